@@ -1,0 +1,248 @@
+/* libInstrumentationEngine.ProfilerProxy.so: the stable path products point CoreCLR at.
+ *
+ * On the first DllGetClassObject it finds the install root (two folders above its own
+ * folder, or InstrumentationEngineProxy_RootPath), chooses the newest eligible engine with
+ * libversion, loads it once and forwards to it. Every failure is returned as an HRESULT and
+ * explained in one log line; nothing fails in silence.
+ */
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "clrie/version.h"
+#include "proxy_log.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+typedef int32_t HRESULT;
+typedef struct {
+    uint32_t Data1;
+    uint16_t Data2;
+    uint16_t Data3;
+    uint8_t Data4[8];
+} GUID;
+
+#define S_OK ((HRESULT)0)
+#define S_FALSE ((HRESULT)1)
+#define E_POINTER ((HRESULT)0x80004003)
+#define E_FAIL ((HRESULT)0x80004005)
+#define E_OUTOFMEMORY ((HRESULT)0x8007000E)
+#define E_INVALIDARG ((HRESULT)0x80070057)
+#define HRESULT_ERROR_FILE_NOT_FOUND ((HRESULT)0x80070002)
+#define HRESULT_ERROR_PROC_NOT_FOUND ((HRESULT)0x8007007F)
+
+typedef HRESULT (*get_class_object_fn)(const GUID *clsid, const GUID *iid, void **out);
+typedef HRESULT (*can_unload_now_fn)(void);
+
+/* engine_lock protects the three engine_* variables below and is held while forwarding, so
+ * DllCanUnloadNow cannot unload an engine another thread is calling into. */
+static pthread_mutex_t engine_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *engine_handle;
+static get_class_object_fn engine_get_class_object;
+static can_unload_now_fn engine_can_unload_now;
+
+/* Any object of this file: dladdr() on it names the file the proxy was loaded from. */
+static const char own_address_marker;
+
+/* dlsym returns an object pointer; ISO C converts it to a function pointer only this way. */
+union symbol {
+    void *object;
+    get_class_object_fn get_class_object;
+    can_unload_now_fn can_unload_now;
+};
+
+EXPORT HRESULT DllGetClassObject(const GUID *clsid, const GUID *iid, void **out);
+EXPORT HRESULT DllCanUnloadNow(void);
+
+/* "1"/"true" on, unset/""/"0"/"false" off; anything else is off and said so. */
+static bool env_switch(const char *name)
+{
+    const char *value = getenv(name);
+    if (!value || !*value || strcmp(value, "0") == 0 || strcasecmp(value, "false") == 0)
+        return false;
+    if (strcmp(value, "1") == 0 || strcasecmp(value, "true") == 0)
+        return true;
+    proxy_log_error("ignoring %s=", name);
+    proxy_log_append_escaped(value);
+    proxy_log_append(": expected 1 or 0");
+    proxy_log_end();
+    return false;
+}
+
+/* The folder two levels above the one this file is in: <root>/Proxy/v<MAJOR>/<this file>. */
+static char *root_from_own_location(void)
+{
+    Dl_info info;
+    if (!dladdr(&own_address_marker, &info) || !info.dli_fname)
+        return NULL;
+    char *path = realpath(info.dli_fname, NULL);
+    for (int up = 0; path && up < 3; up++) {
+        char *slash = strrchr(path, '/');
+        if (!slash || slash == path) {
+            free(path);
+            return NULL;
+        }
+        *slash = '\0';
+    }
+    return path;
+}
+
+static void log_selection_failure(const struct clrie_version_select_options *opts,
+                                  const struct clrie_version_selection *sel)
+{
+    proxy_log_error("no eligible engine under '");
+    proxy_log_append_escaped(opts->root);
+    proxy_log_append("' (looking for major %lu, %s builds, previews %s, file %s/%s",
+                     opts->major, opts->use_debug ? "debug" : "release",
+                     opts->use_preview ? "allowed" : "excluded", opts->arch_folder,
+                     opts->engine_file);
+    if (opts->specific_version) {
+        proxy_log_append(", InstrumentationEngineProxy_UseSpecificVersion=");
+        proxy_log_append_escaped(opts->specific_version);
+    }
+    proxy_log_append(")");
+    if (sel->root_error) {
+        proxy_log_append(": cannot read the root folder: %s", strerror(sel->root_error));
+    } else if (sel->count == 0) {
+        proxy_log_append(": the root folder is empty");
+    } else {
+        for (size_t i = 0; i < sel->count; i++) {
+            const struct clrie_version_candidate *c = &sel->candidates[i];
+            proxy_log_append(i == 0 ? ": '" : "; '");
+            proxy_log_append_escaped(c->name);
+            proxy_log_append("' %s", clrie_version_verdict_string(c->verdict));
+            if (c->verdict == CLRIE_VERSION_BAD_NAME)
+                proxy_log_append(" (at byte %zu)", c->offset);
+            else if (c->error)
+                proxy_log_append(" (%s)", strerror(c->error));
+        }
+    }
+    proxy_log_end();
+}
+
+/* Chooses and loads the engine. Called with engine_lock held and no engine loaded. */
+static HRESULT load_engine(void)
+{
+    char *root = NULL;
+    const char *root_override = getenv("InstrumentationEngineProxy_RootPath");
+    if (root_override && *root_override) {
+        root = strdup(root_override);
+    } else {
+        root = root_from_own_location();
+        if (!root) {
+            proxy_log_error("cannot tell which folder this proxy was loaded from; set "
+                            "InstrumentationEngineProxy_RootPath to the install root");
+            proxy_log_end();
+            return E_FAIL;
+        }
+    }
+    if (!root)
+        return E_OUTOFMEMORY;
+
+    const char *specific = getenv("InstrumentationEngineProxy_UseSpecificVersion");
+    struct clrie_version_select_options opts = {
+        .root = root,
+        .major = CLRIE_ENGINE_MAJOR,
+        .arch_folder = CLRIE_ENGINE_ARCH_FOLDER,
+        .engine_file = CLRIE_ENGINE_FILE,
+        .use_debug = env_switch("InstrumentationEngineProxy_UseDebug"),
+        .use_preview = env_switch("InstrumentationEngineProxy_UsePreview"),
+        .specific_version = specific && *specific ? specific : NULL,
+    };
+
+    HRESULT hr = S_OK;
+    struct clrie_version_selection sel;
+    int r = clrie_version_select(&opts, &sel);
+    if (r == -EINVAL) {
+        proxy_log_error("InstrumentationEngineProxy_UseSpecificVersion='");
+        proxy_log_append_escaped(opts.specific_version ? opts.specific_version : "");
+        proxy_log_append("' is not a folder name (it contains '/')");
+        proxy_log_end();
+        hr = E_INVALIDARG;
+        goto out;
+    }
+    if (r == -ENOMEM) {
+        hr = E_OUTOFMEMORY;
+        goto out;
+    }
+    if (r != 0) {
+        log_selection_failure(&opts, &sel);
+        hr = HRESULT_ERROR_FILE_NOT_FOUND;
+        goto out;
+    }
+
+    void *handle = dlopen(sel.path, RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
+        proxy_log_error("cannot load engine '");
+        proxy_log_append_escaped(sel.path);
+        proxy_log_append("': ");
+        proxy_log_append_escaped(dlerror());
+        proxy_log_end();
+        hr = E_FAIL;
+        goto out;
+    }
+    union symbol get = {dlsym(handle, "DllGetClassObject")};
+    if (!get.object) {
+        proxy_log_error("engine '");
+        proxy_log_append_escaped(sel.path);
+        proxy_log_append("' does not export DllGetClassObject");
+        proxy_log_end();
+        dlclose(handle);
+        hr = HRESULT_ERROR_PROC_NOT_FOUND;
+        goto out;
+    }
+    engine_handle = handle;
+    engine_get_class_object = get.get_class_object;
+    union symbol can_unload = {dlsym(handle, "DllCanUnloadNow")};
+    engine_can_unload_now = can_unload.can_unload_now;
+    if (proxy_log_messages_enabled()) {
+        proxy_log_message("loaded engine '");
+        proxy_log_append_escaped(sel.path);
+        proxy_log_append("' (version %s, root '", sel.version);
+        proxy_log_append_escaped(root);
+        proxy_log_append("')");
+        proxy_log_end();
+    }
+out:
+    clrie_version_selection_finish(&sel);
+    free(root);
+    return hr;
+}
+
+EXPORT HRESULT DllGetClassObject(const GUID *clsid, const GUID *iid, void **out)
+{
+    if (!out)
+        return E_POINTER;
+    *out = NULL;
+
+    pthread_mutex_lock(&engine_lock);
+    HRESULT hr = engine_handle ? S_OK : load_engine();
+    if (hr == S_OK)
+        hr = engine_get_class_object(clsid, iid, out);
+    pthread_mutex_unlock(&engine_lock);
+    return hr;
+}
+
+EXPORT HRESULT DllCanUnloadNow(void)
+{
+    pthread_mutex_lock(&engine_lock);
+    HRESULT hr = S_OK;
+    if (engine_handle) {
+        hr = engine_can_unload_now ? engine_can_unload_now() : S_FALSE;
+        if (hr == S_OK) {
+            dlclose(engine_handle);
+            engine_handle = NULL;
+            engine_get_class_object = NULL;
+            engine_can_unload_now = NULL;
+        }
+    }
+    pthread_mutex_unlock(&engine_lock);
+    return hr;
+}

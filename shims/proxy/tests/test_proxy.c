@@ -1,0 +1,658 @@
+/* The real proxy, loaded with dlopen from a temporary install tree, choosing among fake
+ * engines. Each scenario runs in its own child process: the proxy keeps per-process state and
+ * reads the environment, exactly as it does inside a .NET process. */
+#define _GNU_SOURCE /* clearenv, RTLD_NOLOAD */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "support.h"
+
+#define ARCH ENGINE_ARCH_FOLDER
+#define ENGINE_REL ARCH "/libInstrumentationEngine.so"
+#define PROXY_REL "Proxy/v1/libInstrumentationEngine.ProfilerProxy.so"
+
+#define S_OK 0
+#define S_FALSE 1
+#define E_POINTER ((int32_t)0x80004003)
+#define E_FAIL ((int32_t)0x80004005)
+#define E_INVALIDARG ((int32_t)0x80070057)
+#define NOT_FOUND ((int32_t)0x80070002)
+#define PROC_NOT_FOUND ((int32_t)0x8007007F)
+#define THREADS_DISAGREED ((int32_t)0x7fff0001)
+
+typedef struct {
+    uint32_t Data1;
+    uint16_t Data2, Data3;
+    uint8_t Data4[8];
+} GUID;
+
+static const GUID profiler_clsid = {0x324F817A, 0x7420, 0x4E6D,
+                                    {0xB3, 0xC1, 0x14, 0x3F, 0xBE, 0xD6, 0xD8, 0x55}};
+static const GUID class_factory_iid = {0x00000001, 0, 0,
+                                       {0xC0, 0, 0, 0, 0, 0, 0, 0x46}};
+
+typedef int32_t (*get_class_object_fn)(const GUID *, const GUID *, void **);
+typedef int32_t (*can_unload_fn)(void);
+
+static const char *built_proxy, *built_engine, *built_no_export;
+
+struct scenario {
+    const char *proxy;     /* the proxy copy to load */
+    const char *env[12];   /* NAME=VALUE, NULL-terminated; the child sees nothing else */
+    int threads;           /* concurrent first calls (default 1) */
+    bool null_out;         /* pass NULL as the out pointer */
+    bool unload_first;     /* call DllCanUnloadNow before anything is loaded */
+    bool unload;           /* call DllCanUnloadNow after DllGetClassObject */
+    bool again;            /* call DllGetClassObject once more after that */
+    bool ordinary_user;    /* drop root first so permissions apply */
+};
+
+struct outcome {
+    int32_t hr;
+    int32_t unload_first_hr;
+    int32_t unload_hr;
+    int32_t again_hr;
+    bool out_was_null;
+    bool engine_resident; /* after DllCanUnloadNow: is the chosen engine still mapped */
+    char answer[4096];
+    char *log;            /* everything the child wrote to stderr */
+};
+
+struct race {
+    get_class_object_fn get;
+    pthread_barrier_t *barrier;
+    int32_t hr;
+    void *out;
+};
+
+static void *race_call(void *arg)
+{
+    struct race *r = arg;
+    pthread_barrier_wait(r->barrier);
+    r->hr = r->get(&profiler_clsid, &class_factory_iid, &r->out);
+    return NULL;
+}
+
+static void child(const struct scenario *sc, int result_fd, const char *log_path)
+{
+    int log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (log_fd < 0 || dup2(log_fd, STDERR_FILENO) < 0)
+        _exit(10);
+    clearenv();
+    for (size_t i = 0; sc->env[i]; i++)
+        putenv((char *)sc->env[i]);
+    if (sc->ordinary_user && !test_drop_root())
+        _exit(11);
+
+    void *proxy = dlopen(sc->proxy, RTLD_NOW | RTLD_LOCAL);
+    if (!proxy) {
+        fprintf(stderr, "test: dlopen proxy: %s\n", dlerror());
+        _exit(12);
+    }
+    union {
+        void *object;
+        get_class_object_fn fn;
+    } get_sym = {dlsym(proxy, "DllGetClassObject")};
+    union {
+        void *object;
+        can_unload_fn fn;
+    } unload_sym = {dlsym(proxy, "DllCanUnloadNow")};
+    get_class_object_fn get = get_sym.fn;
+    can_unload_fn unload = unload_sym.fn;
+    if (!get || !unload)
+        _exit(13);
+
+    struct outcome o = {0};
+    if (sc->unload_first)
+        o.unload_first_hr = unload();
+
+    void *out = (void *)&o; /* anything not NULL: the proxy must clear it on failure */
+    if (sc->null_out) {
+        o.hr = get(&profiler_clsid, &class_factory_iid, NULL);
+        out = NULL;
+    } else if (sc->threads > 1) {
+        pthread_barrier_t barrier;
+        pthread_barrier_init(&barrier, NULL, (unsigned)sc->threads);
+        struct race races[32];
+        pthread_t threads[32];
+        for (int i = 0; i < sc->threads; i++) {
+            races[i] = (struct race){.get = get, .barrier = &barrier, .out = (void *)&o};
+            pthread_create(&threads[i], NULL, race_call, &races[i]);
+        }
+        for (int i = 0; i < sc->threads; i++)
+            pthread_join(threads[i], NULL);
+        o.hr = races[0].hr;
+        out = races[0].out;
+        for (int i = 1; i < sc->threads; i++)
+            if (races[i].hr != o.hr || races[i].out != out)
+                o.hr = THREADS_DISAGREED;
+    } else {
+        o.hr = get(&profiler_clsid, &class_factory_iid, &out);
+    }
+    o.out_was_null = out == NULL;
+    if (out && o.hr == S_OK)
+        snprintf(o.answer, sizeof(o.answer), "%s", (const char *)out);
+
+    if (sc->unload) {
+        o.unload_hr = unload();
+        char engine_path[4096];
+        snprintf(engine_path, sizeof(engine_path), "%s", o.answer);
+        char *bar = strchr(engine_path, '|');
+        if (bar)
+            *bar = '\0';
+        void *still = dlopen(engine_path, RTLD_NOW | RTLD_NOLOAD);
+        o.engine_resident = still != NULL;
+        if (still)
+            dlclose(still);
+    }
+    if (sc->again) {
+        void *again_out = NULL;
+        o.again_hr = get(&profiler_clsid, &class_factory_iid, &again_out);
+    }
+    if (write(result_fd, &o, sizeof(o)) != (ssize_t)sizeof(o))
+        _exit(14);
+    _exit(0);
+}
+
+static struct outcome run(const char *tree, const struct scenario *sc)
+{
+    char *log_path = test_path(tree, "child-stderr.log");
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        child(sc, fds[1], log_path);
+    }
+    close(fds[1]);
+    struct outcome o;
+    ssize_t got = read(fds[0], &o, sizeof(o));
+    close(fds[0]);
+    int status;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    o.log = test_read_file(log_path, NULL);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || got != (ssize_t)sizeof(o))
+        fail_msg("scenario child failed (status %d); its stderr:\n%s", status,
+                 o.log ? o.log : "(none)");
+    unlink(log_path);
+    free(log_path);
+    return o;
+}
+
+static void outcome_free(struct outcome *o)
+{
+    free(o->log);
+}
+
+/* A fresh install tree: the proxy in <root>/Proxy/v1 and a fake engine per listed version. */
+static char *install(const char *const *versions)
+{
+    char *root = test_tree_new();
+    test_tree_copy(root, PROXY_REL, built_proxy);
+    for (size_t i = 0; versions && versions[i]; i++) {
+        char rel[1024];
+        snprintf(rel, sizeof(rel), "%s/" ENGINE_REL, versions[i]);
+        test_tree_copy(root, rel, built_engine);
+    }
+    return root;
+}
+
+static char *proxy_in(const char *root)
+{
+    return test_path(root, PROXY_REL);
+}
+
+/* The answer the fake engine installed as version v under root gives. */
+static void assert_chose(const struct outcome *o, const char *root, const char *version)
+{
+    if (o->hr != S_OK)
+        fail_msg("expected %s to be chosen, got hr 0x%08x; log:\n%s", version,
+                 (unsigned)o->hr, o->log);
+    char rel[1024], expected[4096];
+    snprintf(rel, sizeof(rel), "%s/" ENGINE_REL, version);
+    char *p = test_path(root, rel);
+    char *real = realpath(p, NULL);
+    assert_non_null(real);
+    snprintf(expected, sizeof(expected), "%s|324f817a|00000001", real);
+    assert_string_equal(o->answer, expected);
+    free(real);
+    free(p);
+}
+
+static void assert_log_has(const struct outcome *o, const char *needle)
+{
+    if (!o->log || !strstr(o->log, needle))
+        fail_msg("log lacks \"%s\"; log:\n%s", needle, o->log ? o->log : "(none)");
+}
+
+static size_t count_lines(const char *text)
+{
+    size_t n = 0;
+    for (; text && *text; text++)
+        n += *text == '\n';
+    return n;
+}
+
+static void chooses_the_newest_by_numeric_order(void **state)
+{
+    const char *versions[] = {"1.2.0", "1.9.0", "1.10.0", "1.0.99", NULL};
+    char *root = install(versions);
+    char *proxy = proxy_in(root);
+    struct outcome o = run(root, &(struct scenario){.proxy = proxy});
+    assert_chose(&o, root, "1.10.0");
+    assert_string_equal(o.log, ""); /* quiet when all is well */
+    outcome_free(&o);
+    free(proxy);
+    test_tree_free(root);
+}
+
+static void compares_numbers_longer_than_any_integer(void **state)
+{
+    const char *versions[] = {"1.99999999999999999999999999.0", "1.100000000000000000000000000.0",
+                              "1.0.18446744073709551616", NULL};
+    char *root = install(versions);
+    char *proxy = proxy_in(root);
+    struct outcome o = run(root, &(struct scenario){.proxy = proxy});
+    assert_chose(&o, root, "1.100000000000000000000000000.0");
+    outcome_free(&o);
+    free(proxy);
+    test_tree_free(root);
+}
+
+static void debug_and_preview_switches_in_every_combination(void **state)
+{
+    const char *versions[] = {"1.1.0",       "1.2.0-build1", "1.2.0-build10",      "1.2.0-build9",
+                              "1.0.0_Debug", "1.0.5_debug",  "1.3.0-build2_Debug", NULL};
+    char *root = install(versions);
+    char *proxy = proxy_in(root);
+    static const struct {
+        const char *debug, *preview, *expected;
+    } cases[] = {
+        {NULL, NULL, "1.1.0"},
+        {"InstrumentationEngineProxy_UseDebug=0", "InstrumentationEngineProxy_UsePreview=0",
+         "1.1.0"},
+        {NULL, "InstrumentationEngineProxy_UsePreview=1", "1.2.0-build10"},
+        {"InstrumentationEngineProxy_UseDebug=1", NULL, "1.0.5_debug"},
+        {"InstrumentationEngineProxy_UseDebug=1", "InstrumentationEngineProxy_UsePreview=1",
+         "1.3.0-build2_Debug"},
+        {"InstrumentationEngineProxy_UseDebug=true", NULL, "1.0.5_debug"},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct scenario sc = {.proxy = proxy};
+        size_t n = 0;
+        if (cases[i].debug)
+            sc.env[n++] = cases[i].debug;
+        if (cases[i].preview)
+            sc.env[n++] = cases[i].preview;
+        struct outcome o = run(root, &sc);
+        assert_chose(&o, root, cases[i].expected);
+        outcome_free(&o);
+    }
+    free(proxy);
+    test_tree_free(root);
+}
+
+static void an_unknown_switch_value_is_reported_and_off(void **state)
+{
+    const char *versions[] = {"1.1.0", "1.0.0_Debug", NULL};
+    char *root = install(versions);
+    char *proxy = proxy_in(root);
+    struct outcome o =
+        run(root, &(struct scenario){.proxy = proxy,
+                                     .env = {"InstrumentationEngineProxy_UseDebug=yes", NULL}});
+    assert_chose(&o, root, "1.1.0");
+    assert_log_has(&o, "ignoring InstrumentationEngineProxy_UseDebug=yes: expected 1 or 0");
+    outcome_free(&o);
+    free(proxy);
+    test_tree_free(root);
+}
+
+static void a_specific_version_wins_or_fails_loudly(void **state)
+{
+    const char *versions[] = {"1.0.0", "1.5.0", "1.2.0_Debug", NULL};
+    char *root = install(versions);
+    char *proxy = proxy_in(root);
+
+    struct outcome o = run(
+        root, &(struct scenario){
+                  .proxy = proxy,
+                  .env = {"InstrumentationEngineProxy_UseSpecificVersion=1.0.0", NULL}});
+    assert_chose(&o, root, "1.0.0");
+    outcome_free(&o);
+
+    o = run(root, &(struct scenario){
+                      .proxy = proxy,
+                      .env = {"InstrumentationEngineProxy_UseSpecificVersion=1.2.0_Debug", NULL}});
+    assert_chose(&o, root, "1.2.0_Debug");
+    outcome_free(&o);
+
+    o = run(root, &(struct scenario){
+                      .proxy = proxy,
+                      .env = {"InstrumentationEngineProxy_UseSpecificVersion=1.7.0", NULL}});
+    assert_int_equal(o.hr, NOT_FOUND);
+    assert_true(o.out_was_null);
+    assert_log_has(&o, "InstrumentationEngineProxy_UseSpecificVersion=1.7.0");
+    assert_log_has(&o, "'1.7.0' unreadable (No such file or directory)");
+    outcome_free(&o);
+
+    o = run(root, &(struct scenario){
+                      .proxy = proxy,
+                      .env = {"InstrumentationEngineProxy_UseSpecificVersion=../1.5.0", NULL}});
+    assert_int_equal(o.hr, E_INVALIDARG);
+    assert_true(o.out_was_null);
+    assert_log_has(&o, "is not a folder name");
+    outcome_free(&o);
+    free(proxy);
+    test_tree_free(root);
+}
+
+static void junk_only_means_not_found_with_every_reason(void **state)
+{
+    char *root = install(NULL);
+    test_tree_mkdir(root, "garbage");
+    test_tree_mkdir(root, "1.0");
+    test_tree_write(root, "1.1.0", "a file", 6);
+    test_tree_mkdir(root, "1.2.0/" ARCH);
+    test_tree_mkdir(root, "1.3.0/" ENGINE_REL);
+    test_tree_copy(root, "2.0.0/" ENGINE_REL, built_engine);
+    test_tree_copy(root, "1.4.0-build1/" ENGINE_REL, built_engine);
+    test_tree_mkdir(root, "1.5.0\nLogError[00:00:00]: forged");
+    char *proxy = proxy_in(root);
+
+    struct outcome o = run(root, &(struct scenario){.proxy = proxy});
+    assert_int_equal(o.hr, NOT_FOUND);
+    assert_true(o.out_was_null);
+    assert_int_equal(count_lines(o.log), 1);
+    assert_log_has(&o, "LogError[");
+    assert_log_has(&o, "clrie proxy: no eligible engine under '");
+    assert_log_has(&o, "(looking for major 1, release builds, previews excluded, file " ENGINE_REL
+                       ")");
+    assert_log_has(&o, "'garbage' not a version name (at byte 0)");
+    assert_log_has(&o, "'1.0' not a version name (at byte 3)");
+    assert_log_has(&o, "'1.1.0' not a directory");
+    assert_log_has(&o, "'1.2.0' engine file missing");
+    assert_log_has(&o, "'1.3.0' engine is not a regular file");
+    assert_log_has(&o, "'2.0.0' different major version");
+    assert_log_has(&o, "'1.4.0-build1' preview not allowed");
+    assert_log_has(&o, "'1.5.0\\x0aLogError[00:00:00]: forged' not a version name");
+    assert_log_has(&o, "'Proxy' not a version name");
+    outcome_free(&o);
+    free(proxy);
+    test_tree_free(root);
+}
+
+static void a_missing_root_is_not_found_and_named(void **state)
+{
+    char *root = install(NULL);
+    char *proxy = proxy_in(root);
+    struct outcome o = run(
+        root, &(struct scenario){.proxy = proxy,
+                                 .env = {"InstrumentationEngineProxy_RootPath=/nonexistent/clrie",
+                                         NULL}});
+    assert_int_equal(o.hr, NOT_FOUND);
+    assert_true(o.out_was_null);
+    assert_log_has(&o, "no eligible engine under '/nonexistent/clrie'");
+    assert_log_has(&o, "cannot read the root folder: No such file or directory");
+    outcome_free(&o);
+    free(proxy);
+    test_tree_free(root);
+}
+
+static void the_root_override_replaces_the_proxy_location(void **state)
+{
+    const char *here[] = {"1.9.0", NULL};
+    const char *there[] = {"1.3.0", "1.4.0", NULL};
+    char *root = install(here);
+    char *other = install(there);
+    char *proxy = proxy_in(root);
+    char env[4200];
+    snprintf(env, sizeof(env), "InstrumentationEngineProxy_RootPath=%s", other);
+    struct outcome o = run(root, &(struct scenario){.proxy = proxy, .env = {env, NULL}});
+    assert_chose(&o, other, "1.4.0");
+    outcome_free(&o);
+    free(proxy);
+    test_tree_free(other);
+    test_tree_free(root);
+}
+
+static void a_copied_tree_works_unchanged(void **state)
+{
+    /* A symlink to the proxy (as a product might ship) still finds the real tree. */
+    const char *versions[] = {"1.1.0", NULL};
+    char *root = install(versions);
+    char *elsewhere = test_tree_new();
+    char *proxy = proxy_in(root);
+    test_tree_symlink(elsewhere, "product/libproxy.so", proxy);
+    char *link = test_path(elsewhere, "product/libproxy.so");
+    struct outcome o = run(root, &(struct scenario){.proxy = link});
+    assert_chose(&o, root, "1.1.0");
+    outcome_free(&o);
+    free(link);
+    free(proxy);
+    test_tree_free(elsewhere);
+    test_tree_free(root);
+}
+
+static void an_unloadable_engine_is_a_failure_not_a_null(void **state)
+{
+    char *root = install(NULL);
+    test_tree_write(root, "1.0.0/" ENGINE_REL, "this is not an ELF file", 23);
+    char *proxy = proxy_in(root);
+    struct outcome o = run(root, &(struct scenario){.proxy = proxy});
+    assert_int_equal(o.hr, E_FAIL);
+    assert_true(o.out_was_null);
+    assert_log_has(&o, "cannot load engine '");
+    assert_log_has(&o, "1.0.0/" ENGINE_REL "': ");
+    outcome_free(&o);
+    free(proxy);
+    test_tree_free(root);
+}
+
+static void an_engine_without_the_export_is_refused(void **state)
+{
+    char *root = install(NULL);
+    test_tree_copy(root, "1.0.0/" ENGINE_REL, built_no_export);
+    char *proxy = proxy_in(root);
+    struct outcome o = run(root, &(struct scenario){.proxy = proxy});
+    assert_int_equal(o.hr, PROC_NOT_FOUND);
+    assert_true(o.out_was_null);
+    assert_log_has(&o, "does not export DllGetClassObject");
+    outcome_free(&o);
+    free(proxy);
+    test_tree_free(root);
+}
+
+static void a_null_out_pointer_is_refused(void **state)
+{
+    const char *versions[] = {"1.0.0", NULL};
+    char *root = install(versions);
+    char *proxy = proxy_in(root);
+    struct outcome o = run(root, &(struct scenario){.proxy = proxy, .null_out = true});
+    assert_int_equal(o.hr, E_POINTER);
+    outcome_free(&o);
+    free(proxy);
+    test_tree_free(root);
+}
+
+static void concurrent_first_calls_load_the_engine_once(void **state)
+{
+    const char *versions[] = {"1.0.0", "1.1.0", NULL};
+    char *root = install(versions);
+    char *proxy = proxy_in(root);
+    /* If the engine had been opened more than once, one DllCanUnloadNow would leave it
+     * mapped: being gone afterwards proves a single load. */
+    struct outcome o = run(root, &(struct scenario){.proxy = proxy,
+                                                    .threads = 16,
+                                                    .unload = true,
+                                                    .again = true,
+                                                    .env = {"FAKE_ENGINE_CAN_UNLOAD=1", NULL}});
+    assert_chose(&o, root, "1.1.0");
+    assert_int_equal(o.unload_hr, S_OK);
+    assert_false(o.engine_resident);
+    assert_int_equal(o.again_hr, S_OK); /* and it loads again after an unload */
+    outcome_free(&o);
+    free(proxy);
+    test_tree_free(root);
+}
+
+static void unload_forwards_and_keeps_a_busy_engine(void **state)
+{
+    const char *versions[] = {"1.0.0", NULL};
+    char *root = install(versions);
+    char *proxy = proxy_in(root);
+    struct outcome o = run(root, &(struct scenario){.proxy = proxy,
+                                                    .unload_first = true,
+                                                    .unload = true,
+                                                    .again = true});
+    assert_int_equal(o.unload_first_hr, S_OK); /* nothing loaded yet */
+    assert_chose(&o, root, "1.0.0");
+    assert_int_equal(o.unload_hr, S_FALSE); /* the engine said no */
+    assert_true(o.engine_resident);
+    assert_int_equal(o.again_hr, S_OK);
+    outcome_free(&o);
+    free(proxy);
+    test_tree_free(root);
+}
+
+static void failures_go_to_the_log_file_when_one_is_named(void **state)
+{
+    char *root = install(NULL);
+    char *proxy = proxy_in(root);
+    char *file = test_path(root, "engine.log");
+    char env[4200];
+    snprintf(env, sizeof(env), "MicrosoftInstrumentationEngine_FileLogPath=%s", file);
+    struct outcome o = run(root, &(struct scenario){.proxy = proxy, .env = {env, NULL}});
+    assert_int_equal(o.hr, NOT_FOUND);
+    assert_string_equal(o.log, "");
+    char *logged = test_read_file(file, NULL);
+    assert_non_null(logged);
+    assert_non_null(strstr(logged, "no eligible engine under"));
+    free(logged);
+    outcome_free(&o);
+
+    /* A folder gets ProfilerLog_<pid>.txt. */
+    test_tree_mkdir(root, "logs");
+    char *folder = test_path(root, "logs");
+    snprintf(env, sizeof(env), "MicrosoftInstrumentationEngine_FileLogPath=%s", folder);
+    o = run(root, &(struct scenario){.proxy = proxy, .env = {env, NULL}});
+    assert_int_equal(o.hr, NOT_FOUND);
+    assert_string_equal(o.log, "");
+    char *pattern = test_path(folder, "ProfilerLog_*.txt");
+    glob_t matches;
+    assert_int_equal(glob(pattern, 0, NULL, &matches), 0);
+    assert_int_equal(matches.gl_pathc, 1);
+    logged = test_read_file(matches.gl_pathv[0], NULL);
+    assert_non_null(strstr(logged, "no eligible engine under"));
+    free(logged);
+    globfree(&matches);
+    free(pattern);
+    outcome_free(&o);
+
+    /* A log path that cannot be written still reaches stderr: never silent. */
+    o = run(root, &(struct scenario){
+                      .proxy = proxy,
+                      .env = {"MicrosoftInstrumentationEngine_FileLogPath=/nonexistent/dir/x.log",
+                              NULL}});
+    assert_int_equal(o.hr, NOT_FOUND);
+    assert_log_has(&o, "no eligible engine under");
+    outcome_free(&o);
+    free(folder);
+    free(file);
+    free(proxy);
+    test_tree_free(root);
+}
+
+static void messages_level_logs_the_chosen_engine(void **state)
+{
+    const char *versions[] = {"1.0.0", NULL};
+    char *root = install(versions);
+    char *proxy = proxy_in(root);
+    const char *levels[] = {"MicrosoftInstrumentationEngine_LogLevel=Messages",
+                            "MicrosoftInstrumentationEngine_LogLevel=All",
+                            "MicrosoftInstrumentationEngine_LogLevel=Errors|Messages"};
+    for (size_t i = 0; i < 3; i++) {
+        struct outcome o = run(root, &(struct scenario){.proxy = proxy, .env = {levels[i], NULL}});
+        assert_chose(&o, root, "1.0.0");
+        assert_log_has(&o, "LogMessage[");
+        assert_log_has(&o, "loaded engine '");
+        assert_log_has(&o, "(version 1.0.0, root '");
+        outcome_free(&o);
+    }
+    struct outcome o = run(root, &(struct scenario){
+                                     .proxy = proxy,
+                                     .env = {"MicrosoftInstrumentationEngine_LogLevel=Errors", NULL}});
+    assert_string_equal(o.log, "");
+    outcome_free(&o);
+    free(proxy);
+    test_tree_free(root);
+}
+
+static void unreadable_folders_are_skipped_and_named(void **state)
+{
+    const char *versions[] = {"1.0.0", "1.1.0", NULL};
+    char *root = install(versions);
+    test_tree_chmod(root, "1.1.0", 0);
+    char *proxy = proxy_in(root);
+    struct outcome o = run(root, &(struct scenario){.proxy = proxy,
+                                                    .ordinary_user = true,
+                                                    .env = {"MicrosoftInstrumentationEngine_LogLevel=All",
+                                                            NULL}});
+    assert_chose(&o, root, "1.0.0");
+    outcome_free(&o);
+
+    test_tree_chmod(root, "1.0.0", 0);
+    o = run(root, &(struct scenario){.proxy = proxy, .ordinary_user = true});
+    assert_int_equal(o.hr, NOT_FOUND);
+    assert_log_has(&o, "'1.0.0' unreadable (Permission denied)");
+    assert_log_has(&o, "'1.1.0' unreadable (Permission denied)");
+    outcome_free(&o);
+    free(proxy);
+    test_tree_free(root);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 4) {
+        fprintf(stderr, "usage: %s PROXY FAKE_ENGINE FAKE_ENGINE_NO_EXPORT\n", argv[0]);
+        return 2;
+    }
+    built_proxy = argv[1];
+    built_engine = argv[2];
+    built_no_export = argv[3];
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(chooses_the_newest_by_numeric_order),
+        cmocka_unit_test(compares_numbers_longer_than_any_integer),
+        cmocka_unit_test(debug_and_preview_switches_in_every_combination),
+        cmocka_unit_test(an_unknown_switch_value_is_reported_and_off),
+        cmocka_unit_test(a_specific_version_wins_or_fails_loudly),
+        cmocka_unit_test(junk_only_means_not_found_with_every_reason),
+        cmocka_unit_test(a_missing_root_is_not_found_and_named),
+        cmocka_unit_test(the_root_override_replaces_the_proxy_location),
+        cmocka_unit_test(a_copied_tree_works_unchanged),
+        cmocka_unit_test(an_unloadable_engine_is_a_failure_not_a_null),
+        cmocka_unit_test(an_engine_without_the_export_is_refused),
+        cmocka_unit_test(a_null_out_pointer_is_refused),
+        cmocka_unit_test(concurrent_first_calls_load_the_engine_once),
+        cmocka_unit_test(unload_forwards_and_keeps_a_busy_engine),
+        cmocka_unit_test(failures_go_to_the_log_file_when_one_is_named),
+        cmocka_unit_test(messages_level_logs_the_chosen_engine),
+        cmocka_unit_test(unreadable_folders_are_skipped_and_named),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
