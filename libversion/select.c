@@ -23,6 +23,8 @@ const char *clrie_version_verdict_string(enum clrie_version_verdict verdict)
         return "debug/release mismatch";
     case CLRIE_VERSION_PREVIEW_NOT_ALLOWED:
         return "preview not allowed";
+    case CLRIE_VERSION_NO_SUCH_FOLDER:
+        return "no such folder";
     case CLRIE_VERSION_NOT_A_DIRECTORY:
         return "not a directory";
     case CLRIE_VERSION_ENGINE_MISSING:
@@ -31,8 +33,6 @@ const char *clrie_version_verdict_string(enum clrie_version_verdict verdict)
         return "engine is not a regular file";
     case CLRIE_VERSION_UNREADABLE:
         return "unreadable";
-    case CLRIE_VERSION_NOT_REQUESTED:
-        return "not the requested version";
     }
     return "unknown verdict";
 }
@@ -98,8 +98,9 @@ static int examine(const struct clrie_version_select_options *opts,
     if (!folder || !engine) {
         ret = -ENOMEM;
     } else if (stat(folder, &st) != 0) {
-        candidate->verdict = CLRIE_VERSION_UNREADABLE;
-        candidate->error = errno;
+        candidate->error = errno == ENOENT ? 0 : errno;
+        candidate->verdict =
+            errno == ENOENT ? CLRIE_VERSION_NO_SUCH_FOLDER : CLRIE_VERSION_UNREADABLE;
     } else if (!S_ISDIR(st.st_mode)) {
         candidate->verdict = CLRIE_VERSION_NOT_A_DIRECTORY;
     } else if (stat(engine, &st) != 0) {

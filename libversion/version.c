@@ -31,8 +31,8 @@ static int fail(const struct cursor *c, struct clrie_version_diag *diag, const c
         if (c->pos < c->len) {
             unsigned char ch = (unsigned char)c->text[c->pos];
             if (ch >= 0x20 && ch < 0x7f)
-                snprintf(diag->message, sizeof(diag->message), "expected %s, found '%c'",
-                         expected, ch);
+                snprintf(diag->message, sizeof(diag->message), "expected %s, found '%c'", expected,
+                         ch);
             else
                 snprintf(diag->message, sizeof(diag->message), "expected %s, found byte 0x%02x",
                          expected, ch);

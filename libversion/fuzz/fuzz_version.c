@@ -13,8 +13,8 @@ static void check(const struct clrie_version *v, const char *text, size_t len)
     const struct clrie_version_number *numbers[] = {&v->major, &v->minor, &v->patch, &v->build};
     for (size_t i = 0; i < 4; i++) {
         const struct clrie_version_number *n = numbers[i];
-        if (n->len > 0 && (n->digits < text || n->digits + n->len > text + len ||
-                           n->digits[0] == '0'))
+        if (n->len > 0 &&
+            (n->digits < text || n->digits + n->len > text + len || n->digits[0] == '0'))
             abort();
     }
     if (v->build.len > 0 && !v->is_preview)

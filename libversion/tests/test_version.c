@@ -103,9 +103,9 @@ static void rejects_everything_else_with_the_offset(void **state)
         {"1.0.0_Debug_Debug", 0, 11},
         {"1.0.0-build1-build2", 0, 12},
         {"1.0.0-rc1", 0, 5},
-        {"1.\xd9\xa3.0", 0, 2},           /* ARABIC-INDIC DIGIT THREE */
-        {"1.0.\xef\xbc\x91", 0, 4},       /* FULLWIDTH DIGIT ONE */
-        {"1.0.0\0garbage", 13, 5},        /* an embedded NUL ends nothing early */
+        {"1.\xd9\xa3.0", 0, 2},     /* ARABIC-INDIC DIGIT THREE */
+        {"1.0.\xef\xbc\x91", 0, 4}, /* FULLWIDTH DIGIT ONE */
+        {"1.0.0\0garbage", 13, 5},  /* an embedded NUL ends nothing early */
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         const struct bad_case *c = &cases[i];
@@ -248,8 +248,8 @@ static void assert_verdict(const struct clrie_version_selection *s, const char *
 {
     const struct clrie_version_candidate *c = find(s, name);
     if (c->verdict != verdict)
-        fail_msg("%s: verdict '%s', expected '%s'", name,
-                 clrie_version_verdict_string(c->verdict), clrie_version_verdict_string(verdict));
+        fail_msg("%s: verdict '%s', expected '%s'", name, clrie_version_verdict_string(c->verdict),
+                 clrie_version_verdict_string(verdict));
 }
 
 static void chooses_the_newest_and_says_why_each_other_entry_lost(void **state)
@@ -266,6 +266,7 @@ static void chooses_the_newest_and_says_why_each_other_entry_lost(void **state)
     test_tree_mkdir(root, "1.80.0/Instrumentation64");
     test_tree_mkdir(root, "1.90.0/" ENGINE);
     test_tree_symlink(root, "1.95.0", "1.95.0");
+    test_tree_symlink(root, "1.98.0", "nowhere");
     test_tree_write(root, "1.96.0/Instrumentation64", "file", 4);
     add_engine(root, "1.97.0/InstrumentationARM64");
 
@@ -277,7 +278,7 @@ static void chooses_the_newest_and_says_why_each_other_entry_lost(void **state)
     assert_string_equal(s.path, expected);
     free(expected);
 
-    assert_int_equal(s.count, 13);
+    assert_int_equal(s.count, 14);
     for (size_t i = 1; i < s.count; i++)
         assert_true(strcmp(s.candidates[i - 1].name, s.candidates[i].name) < 0);
     assert_verdict(&s, "1.10.0", CLRIE_VERSION_CHOSEN);
@@ -294,6 +295,7 @@ static void chooses_the_newest_and_says_why_each_other_entry_lost(void **state)
     assert_verdict(&s, "1.95.0", CLRIE_VERSION_UNREADABLE);
     assert_int_equal(find(&s, "1.95.0")->error, ELOOP);
     assert_verdict(&s, "1.96.0", CLRIE_VERSION_ENGINE_MISSING);
+    assert_verdict(&s, "1.98.0", CLRIE_VERSION_NO_SUCH_FOLDER);
     assert_verdict(&s, "1.97.0", CLRIE_VERSION_ENGINE_MISSING);
     clrie_version_selection_finish(&s);
     test_tree_free(root);
@@ -385,8 +387,8 @@ static void a_specific_version_is_taken_as_named_or_not_at_all(void **state)
 
     opts.specific_version = "1.6.0";
     assert_int_equal(clrie_version_select(&opts, &s), -ENOENT);
-    assert_verdict(&s, "1.6.0", CLRIE_VERSION_UNREADABLE);
-    assert_int_equal(s.candidates[0].error, ENOENT);
+    assert_verdict(&s, "1.6.0", CLRIE_VERSION_NO_SUCH_FOLDER);
+    assert_int_equal(s.candidates[0].error, 0);
     clrie_version_selection_finish(&s);
 
     opts.specific_version = "2.0.0";
@@ -488,7 +490,7 @@ static void unreadable_folders_are_reported_not_chosen(void **state)
 
 static void every_verdict_has_a_phrase(void **state)
 {
-    for (int v = CLRIE_VERSION_CHOSEN; v <= CLRIE_VERSION_NOT_REQUESTED; v++)
+    for (int v = CLRIE_VERSION_CHOSEN; v <= CLRIE_VERSION_UNREADABLE; v++)
         assert_string_not_equal(clrie_version_verdict_string(v), "unknown verdict");
     assert_string_equal(clrie_version_verdict_string((enum clrie_version_verdict)999),
                         "unknown verdict");

@@ -99,8 +99,8 @@ static void log_selection_failure(const struct clrie_version_select_options *opt
 {
     proxy_log_error("no eligible engine under '");
     proxy_log_append_escaped(opts->root);
-    proxy_log_append("' (looking for major %lu, %s builds, previews %s, file %s/%s",
-                     opts->major, opts->use_debug ? "debug" : "release",
+    proxy_log_append("' (looking for major %lu, %s builds, previews %s, file %s/%s", opts->major,
+                     opts->use_debug ? "debug" : "release",
                      opts->use_preview ? "allowed" : "excluded", opts->arch_folder,
                      opts->engine_file);
     if (opts->specific_version) {

@@ -79,23 +79,23 @@ enum clrie_version_verdict {
     CLRIE_VERSION_WRONG_MAJOR,         /* the major version is not the one required */
     CLRIE_VERSION_DEBUG_MISMATCH,      /* debug build without use_debug, or the reverse */
     CLRIE_VERSION_PREVIEW_NOT_ALLOWED, /* a preview without use_preview */
+    CLRIE_VERSION_NO_SUCH_FOLDER,      /* nothing of that name (or a dangling link) */
     CLRIE_VERSION_NOT_A_DIRECTORY,     /* the entry is not a folder */
     CLRIE_VERSION_ENGINE_MISSING,      /* <arch folder>/<engine file> does not exist */
     CLRIE_VERSION_ENGINE_NOT_A_FILE,   /* <arch folder>/<engine file> is not a regular file */
     CLRIE_VERSION_UNREADABLE,          /* the entry or its engine could not be examined */
-    CLRIE_VERSION_NOT_REQUESTED,       /* use_specific_version names another folder */
 };
 
 /* A short English phrase for a verdict ("not a version name", ...). Never NULL. */
 const char *clrie_version_verdict_string(enum clrie_version_verdict verdict);
 
 struct clrie_version_select_options {
-    const char *root;          /* folder holding one sub-folder per installed version */
-    unsigned long major;       /* only this major version is eligible */
-    const char *arch_folder;   /* e.g. "Instrumentation64" */
-    const char *engine_file;   /* e.g. "libInstrumentationEngine.so" */
-    bool use_debug;            /* only debug builds are eligible (otherwise only release) */
-    bool use_preview;          /* previews are eligible too */
+    const char *root;        /* folder holding one sub-folder per installed version */
+    unsigned long major;     /* only this major version is eligible */
+    const char *arch_folder; /* e.g. "Instrumentation64" */
+    const char *engine_file; /* e.g. "libInstrumentationEngine.so" */
+    bool use_debug;          /* only debug builds are eligible (otherwise only release) */
+    bool use_preview;        /* previews are eligible too */
     /* If not NULL, only the folder of exactly this name is considered. It must be a version
      * name of the required major, contain no '/', and hold the engine file; use_debug and
      * use_preview do not apply to it (the caller named it explicitly). */
@@ -106,17 +106,17 @@ struct clrie_version_select_options {
 struct clrie_version_candidate {
     char *name;
     enum clrie_version_verdict verdict;
-    int error;    /* errno behind CLRIE_VERSION_UNREADABLE, else 0 */
+    int error;     /* errno behind CLRIE_VERSION_UNREADABLE, else 0 */
     size_t offset; /* for CLRIE_VERSION_BAD_NAME: where the name stopped being a version */
 };
 
 /* What clrie_version_select() found. Owned by the caller: release with
  * clrie_version_selection_finish() whatever select returned. */
 struct clrie_version_selection {
-    char *path;        /* the chosen engine file, NULL if none */
-    char *version;     /* the chosen folder's name, NULL if none */
-    int root_error;    /* errno if the root folder could not be read, else 0 */
-    size_t count;      /* entries of the root, sorted by name */
+    char *path;     /* the chosen engine file, NULL if none */
+    char *version;  /* the chosen folder's name, NULL if none */
+    int root_error; /* errno if the root folder could not be read, else 0 */
+    size_t count;   /* entries of the root, sorted by name */
     struct clrie_version_candidate *candidates;
 };
 

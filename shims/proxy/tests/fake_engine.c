@@ -15,8 +15,8 @@ typedef struct {
     uint8_t Data4[8];
 } GUID;
 
-__attribute__((visibility("default"))) int32_t DllGetClassObject(const GUID *clsid,
-                                                                 const GUID *iid, void **out);
+__attribute__((visibility("default"))) int32_t DllGetClassObject(const GUID *clsid, const GUID *iid,
+                                                                 void **out);
 __attribute__((visibility("default"))) int32_t DllCanUnloadNow(void);
 
 static char answer[8192];
@@ -27,8 +27,8 @@ int32_t DllGetClassObject(const GUID *clsid, const GUID *iid, void **out)
     Dl_info info;
     if (!dladdr(&own_address_marker, &info))
         return (int32_t)0x80004005;
-    snprintf(answer, sizeof(answer), "%s|%08x|%08x", info.dli_fname,
-             clsid ? clsid->Data1 : 0, iid ? iid->Data1 : 0);
+    snprintf(answer, sizeof(answer), "%s|%08x|%08x", info.dli_fname, clsid ? clsid->Data1 : 0,
+             iid ? iid->Data1 : 0);
     *out = answer;
     return 0;
 }
