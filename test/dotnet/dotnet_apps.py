@@ -1,0 +1,55 @@
+"""Builds the C# test apps under test/dotnet/ with the machine's SDK and runs them, with and
+without a profiler attached. Used by the tests that need the real runtime."""
+import os
+import shutil
+import subprocess
+import sys
+
+SKIP = 77
+PROFILER_CLSID = "{324F817A-7420-4E6D-B3C1-143FBED6D855}"
+APPS = os.path.dirname(os.path.abspath(__file__))
+
+
+def find_dotnet(name="dotnet"):
+    """The dotnet host, or exit with the 'skipped' code when the machine has none."""
+    path = shutil.which(name)
+    if not path:
+        print("no dotnet on this machine: skipped")
+        sys.exit(SKIP)
+    return path
+
+
+def quiet_environment():
+    env = dict(os.environ)
+    env.update(DOTNET_CLI_TELEMETRY_OPTOUT="1", DOTNET_NOLOGO="1",
+               DOTNET_SKIP_FIRST_TIME_EXPERIENCE="1", DOTNET_GENERATE_ASPNET_CERTIFICATE="0")
+    for name in list(env):
+        if name.startswith(("CORECLR_", "DOTNET_PROFILER", "DOTNET_ENABLE_PROFILING",
+                            "MicrosoftInstrumentationEngine_", "InstrumentationEngineProxy_")):
+            del env[name]
+    return env
+
+
+def build_app(dotnet, name, out_root):
+    """Builds test/dotnet/<name> into out_root/<name> (offline, incremental) and returns the
+    path of its main assembly."""
+    out = os.path.join(out_root, name)
+    project = os.path.join(APPS, name, name + ".csproj")
+    result = subprocess.run(
+        [dotnet, "build", project, "-c", "Release", "-o", out, "--nologo", "-v", "q",
+         "-p:BaseIntermediateOutputPath=" + os.path.join(out_root, "obj", name) + "/"],
+        env=quiet_environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if result.returncode != 0:
+        sys.exit("building %s failed:\n%s" % (name, result.stdout))
+    return os.path.join(out, name + ".dll")
+
+
+def run_app(dotnet, assembly, profiler_path=None, extra_env=None, args=()):
+    """Runs the app; with profiler_path, CoreCLR loads that file as the profiler."""
+    env = quiet_environment()
+    if profiler_path:
+        env.update(CORECLR_ENABLE_PROFILING="1", CORECLR_PROFILER=PROFILER_CLSID,
+                   CORECLR_PROFILER_PATH=profiler_path)
+    env.update(extra_env or {})
+    return subprocess.run([dotnet, assembly, *args], env=env, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, timeout=300)
