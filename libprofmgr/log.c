@@ -1,0 +1,239 @@
+#define _DEFAULT_SOURCE /* strncasecmp */
+#include "log.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ENV_PREFIX "MicrosoftInstrumentationEngine_"
+#define LEVEL_PREFIX ENV_PREFIX "LogLevel_"
+
+static const struct {
+    const char *word;
+    unsigned kinds;
+} level_words[] = {
+    {"All", CLRIE_PM_LOG_ALL},
+    {"Errors", CLRIE_PM_LOG_ERRORS},
+    {"Messages", CLRIE_PM_LOG_MESSAGES},
+    {"Dumps", CLRIE_PM_LOG_DUMPS},
+    {"None", 0},
+};
+
+unsigned clrie_pm_log_parse_kinds(const char *text, bool *unknown)
+{
+    unsigned kinds = 0;
+    bool strange = false;
+    const char *p = text ? text : "";
+    while (*p) {
+        while (*p && !isalpha((unsigned char)*p))
+            p++;
+        const char *start = p;
+        while (isalpha((unsigned char)*p))
+            p++;
+        size_t n = (size_t)(p - start);
+        if (n == 0)
+            break;
+        size_t i;
+        for (i = 0; i < sizeof(level_words) / sizeof(level_words[0]); i++) {
+            if (strlen(level_words[i].word) == n &&
+                strncasecmp(start, level_words[i].word, n) == 0) {
+                kinds |= level_words[i].kinds;
+                break;
+            }
+        }
+        if (i == sizeof(level_words) / sizeof(level_words[0]))
+            strange = true;
+    }
+    if (unknown)
+        *unknown = strange;
+    return kinds;
+}
+
+static const char *env_get(char *const *envp, const char *name)
+{
+    size_t n = strlen(name);
+    for (; envp && *envp; envp++)
+        if (strncmp(*envp, name, n) == 0 && (*envp)[n] == '=')
+            return *envp + n + 1;
+    return NULL;
+}
+
+/* Opens the file FileLogPath names: the file itself, or ProfilerLog_<pid>.txt in a folder. */
+static int open_log_file(const char *path, int *error)
+{
+    struct stat st;
+    char *file = NULL;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        size_t n = strlen(path) + 40;
+        file = malloc(n);
+        if (!file) {
+            *error = ENOMEM;
+            return -1;
+        }
+        snprintf(file, n, "%s%sProfilerLog_%ld.txt", path, path[strlen(path) - 1] == '/' ? "" : "/",
+                 (long)getpid());
+    }
+    int fd = open(file ? file : path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    *error = fd < 0 ? errno : 0;
+    free(file);
+    return fd;
+}
+
+static int read_overrides(struct clrie_pm_log *log, char *const *envp)
+{
+    size_t prefix = strlen(LEVEL_PREFIX);
+    for (char *const *e = envp; e && *e; e++) {
+        const char *eq = strchr(*e, '=');
+        if (strncmp(*e, LEVEL_PREFIX, prefix) != 0 || !eq || eq - *e != (ptrdiff_t)prefix + 36)
+            continue;
+        void *grown = realloc(log->overrides, (log->override_count + 1) * sizeof(*log->overrides));
+        if (!grown)
+            return -ENOMEM;
+        log->overrides = grown;
+        struct clrie_pm_log_override *o = &log->overrides[log->override_count++];
+        for (size_t i = 0; i < 36; i++)
+            o->guid[i] = (char)toupper((unsigned char)(*e)[prefix + i]);
+        o->guid[36] = '\0';
+        o->kinds = clrie_pm_log_parse_kinds(eq + 1, NULL) | CLRIE_PM_LOG_ERRORS;
+    }
+    return 0;
+}
+
+static void update_kinds(struct clrie_pm_log *log)
+{
+    unsigned kinds = log->stream_kinds | log->host.kinds;
+    for (size_t i = 0; i < log->override_count; i++)
+        kinds |= log->overrides[i].kinds;
+    atomic_store(&log->kinds, kinds);
+}
+
+int clrie_pm_log_init(struct clrie_pm_log *log, char *const *envp)
+{
+    *log = (struct clrie_pm_log){.fd = -1};
+    pthread_mutex_init(&log->host_lock, NULL);
+
+    bool strange_level = false, strange_file_level = false;
+    const char *level = env_get(envp, ENV_PREFIX "LogLevel");
+    const char *file_level = env_get(envp, ENV_PREFIX "FileLog");
+    const char *path = env_get(envp, ENV_PREFIX "FileLogPath");
+    unsigned kinds = clrie_pm_log_parse_kinds(level, &strange_level) | CLRIE_PM_LOG_ERRORS;
+    int file_error = 0;
+
+    log->method_prefix = env_get(envp, ENV_PREFIX "DisableLogMethodPrefix") == NULL;
+    log->stream_kinds = kinds;
+    if (path && *path) {
+        log->fd = open_log_file(path, &file_error);
+        if (log->fd >= 0 && file_level)
+            log->stream_kinds =
+                clrie_pm_log_parse_kinds(file_level, &strange_file_level) | CLRIE_PM_LOG_ERRORS;
+    }
+    int r = read_overrides(log, envp);
+    update_kinds(log);
+
+    if (file_error)
+        clrie_pm_log_write(log, CLRIE_PM_LOG_ERRORS, NULL,
+                           "cannot open the log file '%s' (%s); logging to stderr", path,
+                           strerror(file_error));
+    if (strange_level)
+        clrie_pm_log_write(log, CLRIE_PM_LOG_ERRORS, NULL,
+                           ENV_PREFIX "LogLevel='%s' has a word other than Errors, Messages, "
+                                      "Dumps, All or None",
+                           level);
+    if (strange_file_level)
+        clrie_pm_log_write(log, CLRIE_PM_LOG_ERRORS, NULL,
+                           ENV_PREFIX "FileLog='%s' has a word other than Errors, Messages, "
+                                      "Dumps, All or None",
+                           file_level);
+    return r;
+}
+
+void clrie_pm_log_finish(struct clrie_pm_log *log)
+{
+    if (!log)
+        return;
+    if (log->fd >= 0)
+        close(log->fd);
+    free(log->overrides);
+    pthread_mutex_destroy(&log->host_lock);
+    *log = (struct clrie_pm_log){.fd = -1};
+}
+
+unsigned clrie_pm_log_kinds_for(struct clrie_pm_log *log, const char *guid36)
+{
+    for (size_t i = 0; guid36 && i < log->override_count; i++)
+        if (strcasecmp(log->overrides[i].guid, guid36) == 0)
+            return log->overrides[i].kinds;
+    return log->stream_kinds;
+}
+
+static void write_all(int fd, const char *text, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, text, len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return;
+        text += n;
+        len -= (size_t)n;
+    }
+}
+
+void clrie_pm_log_write(struct clrie_pm_log *log, enum clrie_pm_log_kind kind, const char *guid36,
+                        const char *fmt, ...)
+{
+    /* A plugin's own level decides for its lines; the engine's lines follow the stream's. */
+    unsigned to_stream = guid36 ? clrie_pm_log_kinds_for(log, guid36) : log->stream_kinds;
+    if (!(to_stream & (unsigned)kind) && !clrie_pm_log_enabled(log, kind))
+        return;
+
+    char *line = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&line, &len);
+    if (!out)
+        return;
+    if (kind != CLRIE_PM_LOG_DUMPS) {
+        time_t now = time(NULL);
+        struct tm tm;
+        localtime_r(&now, &tm);
+        fprintf(out,
+                "%s[%02d:%02d:%02d]: ", kind == CLRIE_PM_LOG_ERRORS ? "LogError" : "LogMessage",
+                tm.tm_hour, tm.tm_min, tm.tm_sec);
+        if (guid36 && log->method_prefix)
+            fprintf(out, "[IM:{%s}] ", guid36);
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(out, fmt, ap);
+    va_end(ap);
+    fclose(out);
+    if (!line)
+        return;
+
+    if (to_stream & (unsigned)kind) {
+        line[len] = '\n'; /* open_memstream keeps a NUL after the text: room for this */
+        write_all(log->fd >= 0 ? log->fd : STDERR_FILENO, line, len + 1);
+        line[len] = '\0';
+    }
+    pthread_mutex_lock(&log->host_lock);
+    if (log->host.write && (log->host.kinds & (unsigned)kind))
+        log->host.write(log->host.context, kind, line);
+    pthread_mutex_unlock(&log->host_lock);
+    free(line);
+}
+
+void clrie_pm_log_set_host(struct clrie_pm_log *log, const struct clrie_pm_log_host *host)
+{
+    pthread_mutex_lock(&log->host_lock);
+    log->host = host ? *host : (struct clrie_pm_log_host){0};
+    update_kinds(log);
+    pthread_mutex_unlock(&log->host_lock);
+}

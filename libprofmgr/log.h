@@ -1,0 +1,90 @@
+/* The engine's log, configured as CLRIE's is:
+ *
+ *   MicrosoftInstrumentationEngine_LogLevel          Errors|Messages|Dumps|All (words, any case)
+ *   MicrosoftInstrumentationEngine_LogLevel_<GUID>   the same for one plugin (36 chars, no braces)
+ *   MicrosoftInstrumentationEngine_FileLogPath       a file, or a folder for ProfilerLog_<pid>.txt
+ *   MicrosoftInstrumentationEngine_FileLog           the level for the file alone
+ *   MicrosoftInstrumentationEngine_DisableLogMethodPrefix   (set) no "[IM:{GUID}]" prefix
+ *
+ * Unlike CLRIE, errors are always on: with no log file they go to stderr, so a plugin that
+ * fails to load is never silent. Messages and dumps go where errors go once asked for. Lines
+ * read "LogError[HH:MM:SS]: text" and "LogMessage[HH:MM:SS]: text"; dumps are written as they
+ * are. A host sink (IProfilerManagerLoggingHost) can be added at run time.
+ *
+ * Thread safety: every function may be called from any thread at any time after init. Checking
+ * whether a kind is enabled is one atomic load, so callers format nothing for disabled kinds. */
+#ifndef CLRIE_PM_LOG_H
+#define CLRIE_PM_LOG_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+enum clrie_pm_log_kind {
+    CLRIE_PM_LOG_ERRORS = 0x1,
+    CLRIE_PM_LOG_MESSAGES = 0x2,
+    CLRIE_PM_LOG_DUMPS = 0x4,
+    CLRIE_PM_LOG_ALL = 0x7,
+};
+
+/* Receives every line the host asked for, already formatted, without the trailing newline. */
+struct clrie_pm_log_host {
+    void (*write)(void *context, enum clrie_pm_log_kind kind, const char *line);
+    void *context;
+    unsigned kinds;
+};
+
+struct clrie_pm_log_override {
+    char guid[37]; /* upper case, no braces */
+    unsigned kinds;
+};
+
+struct clrie_pm_log {
+    atomic_uint kinds;     /* union of what some sink takes: the fast check */
+    unsigned stream_kinds; /* to the file, or else stderr */
+    int fd;                /* the log file, or -1 for stderr */
+    bool method_prefix;
+    size_t override_count;
+    struct clrie_pm_log_override *overrides;
+    pthread_mutex_t host_lock; /* protects host, and serialises calls into it */
+    struct clrie_pm_log_host host;
+};
+
+/* Parses a level ("Errors|Messages", "All", "dumps", ...). Unknown words are ignored; *unknown
+ * (may be NULL) is set when there was one. */
+unsigned clrie_pm_log_parse_kinds(const char *text, bool *unknown);
+
+/* Configures the log from an environment (NAME=VALUE strings, NULL-terminated; the engine
+ * passes environ). Problems with the configuration itself (a log file that cannot be opened,
+ * unknown level words) are logged as errors once the log is usable. Returns 0 or -ENOMEM. */
+int clrie_pm_log_init(struct clrie_pm_log *log, char *const *envp);
+void clrie_pm_log_finish(struct clrie_pm_log *log);
+
+static inline bool clrie_pm_log_enabled(struct clrie_pm_log *log, enum clrie_pm_log_kind kind)
+{
+    return (atomic_load_explicit(&log->kinds, memory_order_relaxed) & (unsigned)kind) != 0;
+}
+
+/* The kinds written for one plugin: its own LogLevel_<GUID> if set, else the global kinds. */
+unsigned clrie_pm_log_kinds_for(struct clrie_pm_log *log, const char *guid36);
+
+/* Writes one line of the given kind, on behalf of the plugin guid36 (NULL for the engine). */
+void clrie_pm_log_write(struct clrie_pm_log *log, enum clrie_pm_log_kind kind, const char *guid36,
+                        const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Installs (or, with host NULL, removes) the host sink. */
+void clrie_pm_log_set_host(struct clrie_pm_log *log, const struct clrie_pm_log_host *host);
+
+#define CLRIE_PM_LOG_ERROR(log, ...)                                                               \
+    do {                                                                                           \
+        if (clrie_pm_log_enabled((log), CLRIE_PM_LOG_ERRORS))                                      \
+            clrie_pm_log_write((log), CLRIE_PM_LOG_ERRORS, NULL, __VA_ARGS__);                     \
+    } while (0)
+#define CLRIE_PM_LOG_MESSAGE(log, ...)                                                             \
+    do {                                                                                           \
+        if (clrie_pm_log_enabled((log), CLRIE_PM_LOG_MESSAGES))                                    \
+            clrie_pm_log_write((log), CLRIE_PM_LOG_MESSAGES, NULL, __VA_ARGS__);                   \
+    } while (0)
+
+#endif

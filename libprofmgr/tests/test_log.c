@@ -1,0 +1,314 @@
+/* The engine log: what lands where for each CLRIE logging variable. */
+#define _DEFAULT_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "log.h"
+#include "support.h"
+
+#define GUID_A "0D92A8D9-6645-4803-B94B-06A1C4F4E633"
+#define GUID_B "11111111-2222-3333-4444-555555555555"
+
+/* stderr is redirected to a file while a log is in use, so tests can read it. */
+struct captured {
+    char *tree;
+    char *path;
+    int saved;
+};
+
+static struct captured capture_stderr(void)
+{
+    struct captured c = {.tree = test_tree_new()};
+    c.path = test_path(c.tree, "stderr.txt");
+    int fd = open(c.path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    assert_true(fd >= 0);
+    c.saved = dup(STDERR_FILENO);
+    dup2(fd, STDERR_FILENO);
+    close(fd);
+    return c;
+}
+
+/* Restores stderr and returns what was written to it. */
+static char *release_stderr(struct captured *c)
+{
+    dup2(c->saved, STDERR_FILENO);
+    close(c->saved);
+    char *text = test_read_file(c->path, NULL);
+    free(c->path);
+    test_tree_free(c->tree);
+    return text;
+}
+
+static char *env_entry(const char *name, const char *value)
+{
+    size_t n = strlen(name) + strlen(value) + 2;
+    char *e = malloc(n);
+    snprintf(e, n, "%s=%s", name, value);
+    return e;
+}
+
+static void parses_level_words_like_clrie_and_then_some(void **state)
+{
+    bool unknown;
+    assert_int_equal(clrie_pm_log_parse_kinds("Errors|Messages", &unknown), 3);
+    assert_false(unknown);
+    assert_int_equal(clrie_pm_log_parse_kinds("All", NULL), 7);
+    assert_int_equal(clrie_pm_log_parse_kinds("dumps, errors", NULL), 5);
+    assert_int_equal(clrie_pm_log_parse_kinds("None", NULL), 0);
+    assert_int_equal(clrie_pm_log_parse_kinds(NULL, &unknown), 0);
+    assert_false(unknown);
+    assert_int_equal(clrie_pm_log_parse_kinds("Errors|Verbose", &unknown), 1);
+    assert_true(unknown);
+}
+
+static void errors_reach_stderr_even_with_no_configuration(void **state)
+{
+    struct captured c = capture_stderr();
+    char *env[] = {NULL};
+    struct clrie_pm_log log;
+    assert_int_equal(clrie_pm_log_init(&log, env), 0);
+    assert_true(clrie_pm_log_enabled(&log, CLRIE_PM_LOG_ERRORS));
+    assert_false(clrie_pm_log_enabled(&log, CLRIE_PM_LOG_MESSAGES));
+    CLRIE_PM_LOG_ERROR(&log, "plugin %s failed to load: 0x%08x", "Nagler", 0x8007007eu);
+    CLRIE_PM_LOG_MESSAGE(&log, "not shown");
+    clrie_pm_log_finish(&log);
+    char *text = release_stderr(&c);
+    assert_non_null(strstr(text, "LogError["));
+    assert_non_null(strstr(text, "]: plugin Nagler failed to load: 0x8007007e\n"));
+    assert_null(strstr(text, "not shown"));
+    free(text);
+}
+
+static void a_log_file_takes_everything_asked_for(void **state)
+{
+    char *tree = test_tree_new();
+    char *file = test_path(tree, "engine.log");
+    char *env[] = {env_entry("MicrosoftInstrumentationEngine_LogLevel", "Messages"),
+                   env_entry("MicrosoftInstrumentationEngine_FileLogPath", file), NULL};
+    struct captured c = capture_stderr();
+    struct clrie_pm_log log;
+    assert_int_equal(clrie_pm_log_init(&log, env), 0);
+    CLRIE_PM_LOG_MESSAGE(&log, "loaded %d plugins", 2);
+    CLRIE_PM_LOG_ERROR(&log, "one failed");
+    clrie_pm_log_write(&log, CLRIE_PM_LOG_DUMPS, NULL, "<dump/>");
+    clrie_pm_log_finish(&log);
+    char *err = release_stderr(&c);
+    assert_string_equal(err, "");
+    char *text = test_read_file(file, NULL);
+    assert_non_null(strstr(text, "LogMessage["));
+    assert_non_null(strstr(text, "]: loaded 2 plugins\n"));
+    assert_non_null(strstr(text, "]: one failed\n"));
+    assert_null(strstr(text, "<dump/>")); /* dumps were not asked for */
+    free(text);
+    free(err);
+    for (char **e = env; *e; e++)
+        free(*e);
+    free(file);
+    test_tree_free(tree);
+}
+
+static void a_folder_gets_a_file_named_after_the_process(void **state)
+{
+    const char *suffixes[] = {"", "/"};
+    for (size_t i = 0; i < 2; i++) {
+        char *tree = test_tree_new();
+        char path[4096];
+        snprintf(path, sizeof(path), "%s%s", tree, suffixes[i]);
+        char *env[] = {env_entry("MicrosoftInstrumentationEngine_LogLevel", "All"),
+                       env_entry("MicrosoftInstrumentationEngine_FileLogPath", path), NULL};
+        struct clrie_pm_log log;
+        assert_int_equal(clrie_pm_log_init(&log, env), 0);
+        clrie_pm_log_write(&log, CLRIE_PM_LOG_DUMPS, NULL, "<dump/>");
+        clrie_pm_log_finish(&log);
+        char expected[4200];
+        snprintf(expected, sizeof(expected), "%s/ProfilerLog_%ld.txt", tree, (long)getpid());
+        char *text = test_read_file(expected, NULL);
+        assert_non_null(text);
+        assert_string_equal(text, "<dump/>\n"); /* dumps are written as they are */
+        free(text);
+        for (char **e = env; *e; e++)
+            free(*e);
+        test_tree_free(tree);
+    }
+}
+
+static void an_unusable_log_file_is_reported_on_stderr(void **state)
+{
+    char *env[] = {env_entry("MicrosoftInstrumentationEngine_FileLogPath", "/nonexistent/x.log"),
+                   env_entry("MicrosoftInstrumentationEngine_LogLevel", "Errors|Chatty"), NULL};
+    struct captured c = capture_stderr();
+    struct clrie_pm_log log;
+    assert_int_equal(clrie_pm_log_init(&log, env), 0);
+    CLRIE_PM_LOG_ERROR(&log, "still seen");
+    clrie_pm_log_finish(&log);
+    char *text = release_stderr(&c);
+    assert_non_null(strstr(text, "cannot open the log file '/nonexistent/x.log' (No such file or "
+                                 "directory); logging to stderr"));
+    assert_non_null(strstr(text, "LogLevel='Errors|Chatty' has a word other than"));
+    assert_non_null(strstr(text, "still seen"));
+    free(text);
+    for (char **e = env; *e; e++)
+        free(*e);
+}
+
+static void each_plugin_can_have_its_own_level(void **state)
+{
+    char *env[] = {env_entry("MicrosoftInstrumentationEngine_LogLevel_" GUID_A, "Messages"), NULL};
+    struct captured c = capture_stderr();
+    struct clrie_pm_log log;
+    assert_int_equal(clrie_pm_log_init(&log, env), 0);
+    assert_int_equal(clrie_pm_log_kinds_for(&log, GUID_A), 3);
+    assert_int_equal(clrie_pm_log_kinds_for(&log, "0d92a8d9-6645-4803-b94b-06a1c4f4e633"), 3);
+    assert_int_equal(clrie_pm_log_kinds_for(&log, GUID_B), 1);
+    clrie_pm_log_write(&log, CLRIE_PM_LOG_MESSAGES, GUID_A, "from A");
+    clrie_pm_log_write(&log, CLRIE_PM_LOG_MESSAGES, GUID_B, "from B");
+    clrie_pm_log_write(&log, CLRIE_PM_LOG_MESSAGES, NULL, "from the engine");
+    clrie_pm_log_finish(&log);
+    char *text = release_stderr(&c);
+    assert_non_null(strstr(text, "LogMessage["));
+    assert_non_null(strstr(text, "]: [IM:{" GUID_A "}] from A\n"));
+    assert_null(strstr(text, "from B"));
+    assert_null(strstr(text, "from the engine"));
+    free(text);
+    free(env[0]);
+}
+
+static void the_method_prefix_can_be_turned_off(void **state)
+{
+    char *env[] = {(char *)"MicrosoftInstrumentationEngine_DisableLogMethodPrefix=", NULL};
+    struct captured c = capture_stderr();
+    struct clrie_pm_log log;
+    assert_int_equal(clrie_pm_log_init(&log, env), 0);
+    clrie_pm_log_write(&log, CLRIE_PM_LOG_ERRORS, GUID_A, "bare");
+    clrie_pm_log_finish(&log);
+    char *text = release_stderr(&c);
+    assert_non_null(strstr(text, "]: bare\n"));
+    assert_null(strstr(text, "[IM:"));
+    free(text);
+}
+
+static void the_file_level_overrides_for_the_file(void **state)
+{
+    char *tree = test_tree_new();
+    char *file = test_path(tree, "engine.log");
+    char *env[] = {env_entry("MicrosoftInstrumentationEngine_LogLevel", "Errors"),
+                   env_entry("MicrosoftInstrumentationEngine_FileLog", "Dumps"),
+                   env_entry("MicrosoftInstrumentationEngine_FileLogPath", file), NULL};
+    struct clrie_pm_log log;
+    assert_int_equal(clrie_pm_log_init(&log, env), 0);
+    assert_true(clrie_pm_log_enabled(&log, CLRIE_PM_LOG_DUMPS));
+    clrie_pm_log_write(&log, CLRIE_PM_LOG_DUMPS, NULL, "<method/>");
+    clrie_pm_log_finish(&log);
+    char *text = test_read_file(file, NULL);
+    assert_string_equal(text, "<method/>\n");
+    free(text);
+    for (char **e = env; *e; e++)
+        free(*e);
+    free(file);
+    test_tree_free(tree);
+}
+
+struct host_record {
+    int calls;
+    enum clrie_pm_log_kind kind;
+    char line[256];
+};
+
+static void record(void *context, enum clrie_pm_log_kind kind, const char *line)
+{
+    struct host_record *r = context;
+    r->calls++;
+    r->kind = kind;
+    snprintf(r->line, sizeof(r->line), "%s", line);
+}
+
+static void a_host_receives_lines_until_removed(void **state)
+{
+    char *env[] = {NULL};
+    struct captured c = capture_stderr();
+    struct clrie_pm_log log;
+    assert_int_equal(clrie_pm_log_init(&log, env), 0);
+    struct host_record r = {0};
+    clrie_pm_log_set_host(&log, &(struct clrie_pm_log_host){record, &r, CLRIE_PM_LOG_ALL});
+    assert_true(clrie_pm_log_enabled(&log, CLRIE_PM_LOG_MESSAGES));
+    CLRIE_PM_LOG_MESSAGE(&log, "to the host");
+    assert_int_equal(r.calls, 1);
+    assert_int_equal(r.kind, CLRIE_PM_LOG_MESSAGES);
+    assert_non_null(strstr(r.line, "]: to the host"));
+    assert_null(strchr(r.line, '\n'));
+    clrie_pm_log_set_host(&log, NULL);
+    assert_false(clrie_pm_log_enabled(&log, CLRIE_PM_LOG_MESSAGES));
+    CLRIE_PM_LOG_MESSAGE(&log, "nobody");
+    assert_int_equal(r.calls, 1);
+    clrie_pm_log_finish(&log);
+    char *text = release_stderr(&c);
+    assert_null(strstr(text, "to the host")); /* messages were for the host alone */
+    free(text);
+}
+
+#define WRITERS 8
+#define LINES 500
+
+static void *write_lines(void *arg)
+{
+    struct clrie_pm_log *log = arg;
+    for (int i = 0; i < LINES; i++)
+        CLRIE_PM_LOG_ERROR(log, "writer %p line %d %s", (void *)pthread_self(), i,
+                           "................................................................");
+    return NULL;
+}
+
+static void concurrent_lines_never_interleave(void **state)
+{
+    char *tree = test_tree_new();
+    char *file = test_path(tree, "engine.log");
+    char *env[] = {env_entry("MicrosoftInstrumentationEngine_FileLogPath", file), NULL};
+    struct clrie_pm_log log;
+    assert_int_equal(clrie_pm_log_init(&log, env), 0);
+    pthread_t threads[WRITERS];
+    for (int i = 0; i < WRITERS; i++)
+        pthread_create(&threads[i], NULL, write_lines, &log);
+    for (int i = 0; i < WRITERS; i++)
+        pthread_join(threads[i], NULL);
+    clrie_pm_log_finish(&log);
+    char *text = test_read_file(file, NULL);
+    size_t lines = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"), lines++) {
+        if (strncmp(line, "LogError[", 9) != 0 || strcmp(line + strlen(line) - 8, "........") != 0)
+            fail_msg("mangled line: %s", line);
+    }
+    assert_int_equal(lines, WRITERS * LINES);
+    free(text);
+    free(env[0]);
+    free(file);
+    test_tree_free(tree);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(parses_level_words_like_clrie_and_then_some),
+        cmocka_unit_test(errors_reach_stderr_even_with_no_configuration),
+        cmocka_unit_test(a_log_file_takes_everything_asked_for),
+        cmocka_unit_test(a_folder_gets_a_file_named_after_the_process),
+        cmocka_unit_test(an_unusable_log_file_is_reported_on_stderr),
+        cmocka_unit_test(each_plugin_can_have_its_own_level),
+        cmocka_unit_test(the_method_prefix_can_be_turned_off),
+        cmocka_unit_test(the_file_level_overrides_for_the_file),
+        cmocka_unit_test(a_host_receives_lines_until_removed),
+        cmocka_unit_test(concurrent_lines_never_interleave),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
