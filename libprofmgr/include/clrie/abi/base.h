@@ -285,7 +285,8 @@ typedef enum CorElementType {
  * CLRIE_IFOO_METHODS(CLRIE_ABI_VTBL_SLOT, IFoo *This, This); a forwarding wrapper is
  *
  *     #define FWD(ret, name, params, args) \
- *         static ret fwd_##name params { IFoo *inner = unwrap(This); return inner->lpVtbl->name args; }
+ *         static ret fwd_##name params \
+ *         { IFoo *inner = unwrap(This); return inner->lpVtbl->name args; }
  *     CLRIE_IFOO_METHODS(FWD, IFoo *This, inner)
  *
  * (IMetaDataImport::CloseEnum is the one slot returning void.) */

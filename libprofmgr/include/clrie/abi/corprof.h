@@ -531,8 +531,10 @@ CLRIE_ABI_FORWARD(ICorProfilerAssemblyReferenceProvider)
     X(HRESULT, RuntimeThreadSuspended, (SELF, ThreadID threadId), (OBJ, threadId)) \
     X(HRESULT, RuntimeThreadResumed, (SELF, ThreadID threadId), (OBJ, threadId)) \
     X(HRESULT, MovedReferences, \
-      (SELF, ULONG cMovedObjectIDRanges, ObjectID oldObjectIDRangeStart[], ObjectID newObjectIDRangeStart[], ULONG cObjectIDRangeLength[]), \
-      (OBJ, cMovedObjectIDRanges, oldObjectIDRangeStart, newObjectIDRangeStart, cObjectIDRangeLength)) \
+      (SELF, ULONG cMovedObjectIDRanges, ObjectID oldObjectIDRangeStart[], \
+       ObjectID newObjectIDRangeStart[], ULONG cObjectIDRangeLength[]), \
+      (OBJ, cMovedObjectIDRanges, oldObjectIDRangeStart, newObjectIDRangeStart, \
+       cObjectIDRangeLength)) \
     X(HRESULT, ObjectAllocated, \
       (SELF, ObjectID objectId, ClassID classId), \
       (OBJ, objectId, classId)) \
@@ -580,14 +582,16 @@ CLRIE_ABI_FORWARD(ICorProfilerAssemblyReferenceProvider)
       (SELF, int cGenerations, BOOL generationCollected[], COR_PRF_GC_REASON reason), \
       (OBJ, cGenerations, generationCollected, reason)) \
     X(HRESULT, SurvivingReferences, \
-      (SELF, ULONG cSurvivingObjectIDRanges, ObjectID objectIDRangeStart[], ULONG cObjectIDRangeLength[]), \
+      (SELF, ULONG cSurvivingObjectIDRanges, ObjectID objectIDRangeStart[], \
+       ULONG cObjectIDRangeLength[]), \
       (OBJ, cSurvivingObjectIDRanges, objectIDRangeStart, cObjectIDRangeLength)) \
     X(HRESULT, GarbageCollectionFinished, (SELF), (OBJ)) \
     X(HRESULT, FinalizeableObjectQueued, \
       (SELF, DWORD finalizerFlags, ObjectID objectID), \
       (OBJ, finalizerFlags, objectID)) \
     X(HRESULT, RootReferences2, \
-      (SELF, ULONG cRootRefs, ObjectID rootRefIds[], COR_PRF_GC_ROOT_KIND rootKinds[], COR_PRF_GC_ROOT_FLAGS rootFlags[], UINT_PTR rootIds[]), \
+      (SELF, ULONG cRootRefs, ObjectID rootRefIds[], COR_PRF_GC_ROOT_KIND rootKinds[], \
+       COR_PRF_GC_ROOT_FLAGS rootFlags[], UINT_PTR rootIds[]), \
       (OBJ, cRootRefs, rootRefIds, rootKinds, rootFlags, rootIds)) \
     X(HRESULT, HandleCreated, \
       (SELF, GCHandleID handleId, ObjectID initialObjectId), \
@@ -610,7 +614,8 @@ CLRIE_ABI_FORWARD(ICorProfilerAssemblyReferenceProvider)
       (SELF, FunctionID functionId, ReJITID rejitId, BOOL fIsSafeToBlock), \
       (OBJ, functionId, rejitId, fIsSafeToBlock)) \
     X(HRESULT, GetReJITParameters, \
-      (SELF, ModuleID moduleId, mdMethodDef methodId, ICorProfilerFunctionControl *pFunctionControl), \
+      (SELF, ModuleID moduleId, mdMethodDef methodId, \
+       ICorProfilerFunctionControl *pFunctionControl), \
       (OBJ, moduleId, methodId, pFunctionControl)) \
     X(HRESULT, ReJITCompilationFinished, \
       (SELF, FunctionID functionId, ReJITID rejitId, HRESULT hrStatus, BOOL fIsSafeToBlock), \
@@ -619,24 +624,29 @@ CLRIE_ABI_FORWARD(ICorProfilerAssemblyReferenceProvider)
       (SELF, ModuleID moduleId, mdMethodDef methodId, FunctionID functionId, HRESULT hrStatus), \
       (OBJ, moduleId, methodId, functionId, hrStatus)) \
     X(HRESULT, MovedReferences2, \
-      (SELF, ULONG cMovedObjectIDRanges, ObjectID oldObjectIDRangeStart[], ObjectID newObjectIDRangeStart[], SIZE_T cObjectIDRangeLength[]), \
-      (OBJ, cMovedObjectIDRanges, oldObjectIDRangeStart, newObjectIDRangeStart, cObjectIDRangeLength)) \
+      (SELF, ULONG cMovedObjectIDRanges, ObjectID oldObjectIDRangeStart[], \
+       ObjectID newObjectIDRangeStart[], SIZE_T cObjectIDRangeLength[]), \
+      (OBJ, cMovedObjectIDRanges, oldObjectIDRangeStart, newObjectIDRangeStart, \
+       cObjectIDRangeLength)) \
     X(HRESULT, SurvivingReferences2, \
-      (SELF, ULONG cSurvivingObjectIDRanges, ObjectID objectIDRangeStart[], SIZE_T cObjectIDRangeLength[]), \
+      (SELF, ULONG cSurvivingObjectIDRanges, ObjectID objectIDRangeStart[], \
+       SIZE_T cObjectIDRangeLength[]), \
       (OBJ, cSurvivingObjectIDRanges, objectIDRangeStart, cObjectIDRangeLength))
 
 /* ICorProfilerCallback5 : ICorProfilerCallback4, 1 methods, 90 slots */
 #define CLRIE_ICORPROFILERCALLBACK5_METHODS(X, SELF, OBJ) \
     CLRIE_ICORPROFILERCALLBACK4_METHODS(X, SELF, OBJ) \
     X(HRESULT, ConditionalWeakTableElementReferences, \
-      (SELF, ULONG cRootRefs, ObjectID keyRefIds[], ObjectID valueRefIds[], GCHandleID rootIds[]), \
+      (SELF, ULONG cRootRefs, ObjectID keyRefIds[], ObjectID valueRefIds[], \
+       GCHandleID rootIds[]), \
       (OBJ, cRootRefs, keyRefIds, valueRefIds, rootIds))
 
 /* ICorProfilerCallback6 : ICorProfilerCallback5, 1 methods, 91 slots */
 #define CLRIE_ICORPROFILERCALLBACK6_METHODS(X, SELF, OBJ) \
     CLRIE_ICORPROFILERCALLBACK5_METHODS(X, SELF, OBJ) \
     X(HRESULT, GetAssemblyReferences, \
-      (SELF, const WCHAR *wszAssemblyPath, ICorProfilerAssemblyReferenceProvider *pAsmRefProvider), \
+      (SELF, const WCHAR *wszAssemblyPath, \
+       ICorProfilerAssemblyReferenceProvider *pAsmRefProvider), \
       (OBJ, wszAssemblyPath, pAsmRefProvider))
 
 /* ICorProfilerCallback7 : ICorProfilerCallback6, 1 methods, 92 slots */
@@ -663,14 +673,20 @@ CLRIE_ABI_FORWARD(ICorProfilerAssemblyReferenceProvider)
 #define CLRIE_ICORPROFILERCALLBACK10_METHODS(X, SELF, OBJ) \
     CLRIE_ICORPROFILERCALLBACK9_METHODS(X, SELF, OBJ) \
     X(HRESULT, EventPipeEventDelivered, \
-      (SELF, EVENTPIPE_PROVIDER provider, DWORD eventId, DWORD eventVersion, ULONG cbMetadataBlob, LPCBYTE metadataBlob, ULONG cbEventData, LPCBYTE eventData, LPCGUID pActivityId, LPCGUID pRelatedActivityId, ThreadID eventThread, ULONG numStackFrames, UINT_PTR stackFrames[]), \
-      (OBJ, provider, eventId, eventVersion, cbMetadataBlob, metadataBlob, cbEventData, eventData, pActivityId, pRelatedActivityId, eventThread, numStackFrames, stackFrames)) \
+      (SELF, EVENTPIPE_PROVIDER provider, DWORD eventId, DWORD eventVersion, \
+       ULONG cbMetadataBlob, LPCBYTE metadataBlob, ULONG cbEventData, LPCBYTE eventData, \
+       LPCGUID pActivityId, LPCGUID pRelatedActivityId, ThreadID eventThread, \
+       ULONG numStackFrames, UINT_PTR stackFrames[]), \
+      (OBJ, provider, eventId, eventVersion, cbMetadataBlob, metadataBlob, cbEventData, \
+       eventData, pActivityId, pRelatedActivityId, eventThread, numStackFrames, stackFrames)) \
     X(HRESULT, EventPipeProviderCreated, (SELF, EVENTPIPE_PROVIDER provider), (OBJ, provider))
 
 /* ICorProfilerCallback11 : ICorProfilerCallback10, 1 methods, 98 slots */
 #define CLRIE_ICORPROFILERCALLBACK11_METHODS(X, SELF, OBJ) \
     CLRIE_ICORPROFILERCALLBACK10_METHODS(X, SELF, OBJ) \
-    X(HRESULT, LoadAsNotificationOnly, (SELF, BOOL *pbNotificationOnly), (OBJ, pbNotificationOnly))
+    X(HRESULT, LoadAsNotificationOnly, \
+      (SELF, BOOL *pbNotificationOnly), \
+      (OBJ, pbNotificationOnly))
 
 /* ICorProfilerInfo : IUnknown, 33 methods, 36 slots */
 #define CLRIE_ICORPROFILERINFO_METHODS(X, SELF, OBJ) \
@@ -696,7 +712,8 @@ CLRIE_ABI_FORWARD(ICorProfilerAssemblyReferenceProvider)
       (OBJ, threadId, phThread)) \
     X(HRESULT, GetObjectSize, (SELF, ObjectID objectId, ULONG *pcSize), (OBJ, objectId, pcSize)) \
     X(HRESULT, IsArrayClass, \
-      (SELF, ClassID classId, CorElementType *pBaseElemType, ClassID *pBaseClassId, ULONG *pcRank), \
+      (SELF, ClassID classId, CorElementType *pBaseElemType, ClassID *pBaseClassId, \
+       ULONG *pcRank), \
       (OBJ, classId, pBaseElemType, pBaseClassId, pcRank)) \
     X(HRESULT, GetThreadInfo, \
       (SELF, ThreadID threadId, DWORD *pdwWin32ThreadId), \
@@ -710,20 +727,23 @@ CLRIE_ABI_FORWARD(ICorProfilerAssemblyReferenceProvider)
       (OBJ, functionId, pClassId, pModuleId, pToken)) \
     X(HRESULT, SetEventMask, (SELF, DWORD dwEvents), (OBJ, dwEvents)) \
     X(HRESULT, SetEnterLeaveFunctionHooks, \
-      (SELF, FunctionEnter *pFuncEnter, FunctionLeave *pFuncLeave, FunctionTailcall *pFuncTailcall), \
+      (SELF, FunctionEnter *pFuncEnter, FunctionLeave *pFuncLeave, \
+       FunctionTailcall *pFuncTailcall), \
       (OBJ, pFuncEnter, pFuncLeave, pFuncTailcall)) \
     X(HRESULT, SetFunctionIDMapper, (SELF, FunctionIDMapper *pFunc), (OBJ, pFunc)) \
     X(HRESULT, GetTokenAndMetaDataFromFunction, \
       (SELF, FunctionID functionId, REFIID riid, IUnknown **ppImport, mdToken *pToken), \
       (OBJ, functionId, riid, ppImport, pToken)) \
     X(HRESULT, GetModuleInfo, \
-      (SELF, ModuleID moduleId, LPCBYTE *ppBaseLoadAddress, ULONG cchName, ULONG *pcchName, WCHAR szName[], AssemblyID *pAssemblyId), \
+      (SELF, ModuleID moduleId, LPCBYTE *ppBaseLoadAddress, ULONG cchName, ULONG *pcchName, \
+       WCHAR szName[], AssemblyID *pAssemblyId), \
       (OBJ, moduleId, ppBaseLoadAddress, cchName, pcchName, szName, pAssemblyId)) \
     X(HRESULT, GetModuleMetaData, \
       (SELF, ModuleID moduleId, DWORD dwOpenFlags, REFIID riid, IUnknown **ppOut), \
       (OBJ, moduleId, dwOpenFlags, riid, ppOut)) \
     X(HRESULT, GetILFunctionBody, \
-      (SELF, ModuleID moduleId, mdMethodDef methodId, LPCBYTE *ppMethodHeader, ULONG *pcbMethodSize), \
+      (SELF, ModuleID moduleId, mdMethodDef methodId, LPCBYTE *ppMethodHeader, \
+       ULONG *pcbMethodSize), \
       (OBJ, moduleId, methodId, ppMethodHeader, pcbMethodSize)) \
     X(HRESULT, GetILFunctionBodyAllocator, \
       (SELF, ModuleID moduleId, IMethodMalloc **ppMalloc), \
@@ -732,15 +752,18 @@ CLRIE_ABI_FORWARD(ICorProfilerAssemblyReferenceProvider)
       (SELF, ModuleID moduleId, mdMethodDef methodid, LPCBYTE pbNewILMethodHeader), \
       (OBJ, moduleId, methodid, pbNewILMethodHeader)) \
     X(HRESULT, GetAppDomainInfo, \
-      (SELF, AppDomainID appDomainId, ULONG cchName, ULONG *pcchName, WCHAR szName[], ProcessID *pProcessId), \
+      (SELF, AppDomainID appDomainId, ULONG cchName, ULONG *pcchName, WCHAR szName[], \
+       ProcessID *pProcessId), \
       (OBJ, appDomainId, cchName, pcchName, szName, pProcessId)) \
     X(HRESULT, GetAssemblyInfo, \
-      (SELF, AssemblyID assemblyId, ULONG cchName, ULONG *pcchName, WCHAR szName[], AppDomainID *pAppDomainId, ModuleID *pModuleId), \
+      (SELF, AssemblyID assemblyId, ULONG cchName, ULONG *pcchName, WCHAR szName[], \
+       AppDomainID *pAppDomainId, ModuleID *pModuleId), \
       (OBJ, assemblyId, cchName, pcchName, szName, pAppDomainId, pModuleId)) \
     X(HRESULT, SetFunctionReJIT, (SELF, FunctionID functionId), (OBJ, functionId)) \
     X(HRESULT, ForceGC, (SELF), (OBJ)) \
     X(HRESULT, SetILInstrumentedCodeMap, \
-      (SELF, FunctionID functionId, BOOL fStartJit, ULONG cILMapEntries, COR_IL_MAP rgILMapEntries[]), \
+      (SELF, FunctionID functionId, BOOL fStartJit, ULONG cILMapEntries, \
+       COR_IL_MAP rgILMapEntries[]), \
       (OBJ, functionId, fStartJit, cILMapEntries, rgILMapEntries)) \
     X(HRESULT, GetInprocInspectionInterface, (SELF, IUnknown **ppicd), (OBJ, ppicd)) \
     X(HRESULT, GetInprocInspectionIThisThread, (SELF, IUnknown **ppicd), (OBJ, ppicd)) \
@@ -752,44 +775,57 @@ CLRIE_ABI_FORWARD(ICorProfilerAssemblyReferenceProvider)
       (OBJ, fThisThreadOnly, pdwProfilerContext)) \
     X(HRESULT, EndInprocDebugging, (SELF, DWORD dwProfilerContext), (OBJ, dwProfilerContext)) \
     X(HRESULT, GetILToNativeMapping, \
-      (SELF, FunctionID functionId, ULONG32 cMap, ULONG32 *pcMap, COR_DEBUG_IL_TO_NATIVE_MAP map[]), \
+      (SELF, FunctionID functionId, ULONG32 cMap, ULONG32 *pcMap, \
+       COR_DEBUG_IL_TO_NATIVE_MAP map[]), \
       (OBJ, functionId, cMap, pcMap, map))
 
 /* ICorProfilerInfo2 : ICorProfilerInfo, 21 methods, 57 slots */
 #define CLRIE_ICORPROFILERINFO2_METHODS(X, SELF, OBJ) \
     CLRIE_ICORPROFILERINFO_METHODS(X, SELF, OBJ) \
     X(HRESULT, DoStackSnapshot, \
-      (SELF, ThreadID thread, StackSnapshotCallback *callback, ULONG32 infoFlags, void *clientData, BYTE context[], ULONG32 contextSize), \
+      (SELF, ThreadID thread, StackSnapshotCallback *callback, ULONG32 infoFlags, \
+       void *clientData, BYTE context[], ULONG32 contextSize), \
       (OBJ, thread, callback, infoFlags, clientData, context, contextSize)) \
     X(HRESULT, SetEnterLeaveFunctionHooks2, \
-      (SELF, FunctionEnter2 *pFuncEnter, FunctionLeave2 *pFuncLeave, FunctionTailcall2 *pFuncTailcall), \
+      (SELF, FunctionEnter2 *pFuncEnter, FunctionLeave2 *pFuncLeave, \
+       FunctionTailcall2 *pFuncTailcall), \
       (OBJ, pFuncEnter, pFuncLeave, pFuncTailcall)) \
     X(HRESULT, GetFunctionInfo2, \
-      (SELF, FunctionID funcId, COR_PRF_FRAME_INFO frameInfo, ClassID *pClassId, ModuleID *pModuleId, mdToken *pToken, ULONG32 cTypeArgs, ULONG32 *pcTypeArgs, ClassID typeArgs[]), \
+      (SELF, FunctionID funcId, COR_PRF_FRAME_INFO frameInfo, ClassID *pClassId, \
+       ModuleID *pModuleId, mdToken *pToken, ULONG32 cTypeArgs, ULONG32 *pcTypeArgs, \
+       ClassID typeArgs[]), \
       (OBJ, funcId, frameInfo, pClassId, pModuleId, pToken, cTypeArgs, pcTypeArgs, typeArgs)) \
     X(HRESULT, GetStringLayout, \
       (SELF, ULONG *pBufferLengthOffset, ULONG *pStringLengthOffset, ULONG *pBufferOffset), \
       (OBJ, pBufferLengthOffset, pStringLengthOffset, pBufferOffset)) \
     X(HRESULT, GetClassLayout, \
-      (SELF, ClassID classID, COR_FIELD_OFFSET rFieldOffset[], ULONG cFieldOffset, ULONG *pcFieldOffset, ULONG *pulClassSize), \
+      (SELF, ClassID classID, COR_FIELD_OFFSET rFieldOffset[], ULONG cFieldOffset, \
+       ULONG *pcFieldOffset, ULONG *pulClassSize), \
       (OBJ, classID, rFieldOffset, cFieldOffset, pcFieldOffset, pulClassSize)) \
     X(HRESULT, GetClassIDInfo2, \
-      (SELF, ClassID classId, ModuleID *pModuleId, mdTypeDef *pTypeDefToken, ClassID *pParentClassId, ULONG32 cNumTypeArgs, ULONG32 *pcNumTypeArgs, ClassID typeArgs[]), \
-      (OBJ, classId, pModuleId, pTypeDefToken, pParentClassId, cNumTypeArgs, pcNumTypeArgs, typeArgs)) \
+      (SELF, ClassID classId, ModuleID *pModuleId, mdTypeDef *pTypeDefToken, \
+       ClassID *pParentClassId, ULONG32 cNumTypeArgs, ULONG32 *pcNumTypeArgs, \
+       ClassID typeArgs[]), \
+      (OBJ, classId, pModuleId, pTypeDefToken, pParentClassId, cNumTypeArgs, pcNumTypeArgs, \
+       typeArgs)) \
     X(HRESULT, GetCodeInfo2, \
-      (SELF, FunctionID functionID, ULONG32 cCodeInfos, ULONG32 *pcCodeInfos, COR_PRF_CODE_INFO codeInfos[]), \
+      (SELF, FunctionID functionID, ULONG32 cCodeInfos, ULONG32 *pcCodeInfos, \
+       COR_PRF_CODE_INFO codeInfos[]), \
       (OBJ, functionID, cCodeInfos, pcCodeInfos, codeInfos)) \
     X(HRESULT, GetClassFromTokenAndTypeArgs, \
-      (SELF, ModuleID moduleID, mdTypeDef typeDef, ULONG32 cTypeArgs, ClassID typeArgs[], ClassID *pClassID), \
+      (SELF, ModuleID moduleID, mdTypeDef typeDef, ULONG32 cTypeArgs, ClassID typeArgs[], \
+       ClassID *pClassID), \
       (OBJ, moduleID, typeDef, cTypeArgs, typeArgs, pClassID)) \
     X(HRESULT, GetFunctionFromTokenAndTypeArgs, \
-      (SELF, ModuleID moduleID, mdMethodDef funcDef, ClassID classId, ULONG32 cTypeArgs, ClassID typeArgs[], FunctionID *pFunctionID), \
+      (SELF, ModuleID moduleID, mdMethodDef funcDef, ClassID classId, ULONG32 cTypeArgs, \
+       ClassID typeArgs[], FunctionID *pFunctionID), \
       (OBJ, moduleID, funcDef, classId, cTypeArgs, typeArgs, pFunctionID)) \
     X(HRESULT, EnumModuleFrozenObjects, \
       (SELF, ModuleID moduleID, ICorProfilerObjectEnum **ppEnum), \
       (OBJ, moduleID, ppEnum)) \
     X(HRESULT, GetArrayObjectInfo, \
-      (SELF, ObjectID objectId, ULONG32 cDimensions, ULONG32 pDimensionSizes[], int pDimensionLowerBounds[], BYTE **ppData), \
+      (SELF, ObjectID objectId, ULONG32 cDimensions, ULONG32 pDimensionSizes[], \
+       int pDimensionLowerBounds[], BYTE **ppData), \
       (OBJ, objectId, cDimensions, pDimensionSizes, pDimensionLowerBounds, ppData)) \
     X(HRESULT, GetBoxClassLayout, \
       (SELF, ClassID classId, ULONG32 *pBufferOffset), \
@@ -818,7 +854,9 @@ CLRIE_ABI_FORWARD(ICorProfilerAssemblyReferenceProvider)
     X(HRESULT, GetObjectGeneration, \
       (SELF, ObjectID objectId, COR_PRF_GC_GENERATION_RANGE *range), \
       (OBJ, objectId, range)) \
-    X(HRESULT, GetNotifiedExceptionClauseInfo, (SELF, COR_PRF_EX_CLAUSE_INFO *pinfo), (OBJ, pinfo))
+    X(HRESULT, GetNotifiedExceptionClauseInfo, \
+      (SELF, COR_PRF_EX_CLAUSE_INFO *pinfo), \
+      (OBJ, pinfo))
 
 /* ICorProfilerInfo3 : ICorProfilerInfo2, 14 methods, 71 slots */
 #define CLRIE_ICORPROFILERINFO3_METHODS(X, SELF, OBJ) \
@@ -834,32 +872,43 @@ CLRIE_ABI_FORWARD(ICorProfilerAssemblyReferenceProvider)
       (SELF, ULONG *pStringLengthOffset, ULONG *pBufferOffset), \
       (OBJ, pStringLengthOffset, pBufferOffset)) \
     X(HRESULT, SetEnterLeaveFunctionHooks3, \
-      (SELF, FunctionEnter3 *pFuncEnter3, FunctionLeave3 *pFuncLeave3, FunctionTailcall3 *pFuncTailcall3), \
+      (SELF, FunctionEnter3 *pFuncEnter3, FunctionLeave3 *pFuncLeave3, \
+       FunctionTailcall3 *pFuncTailcall3), \
       (OBJ, pFuncEnter3, pFuncLeave3, pFuncTailcall3)) \
     X(HRESULT, SetEnterLeaveFunctionHooks3WithInfo, \
-      (SELF, FunctionEnter3WithInfo *pFuncEnter3WithInfo, FunctionLeave3WithInfo *pFuncLeave3WithInfo, FunctionTailcall3WithInfo *pFuncTailcall3WithInfo), \
+      (SELF, FunctionEnter3WithInfo *pFuncEnter3WithInfo, \
+       FunctionLeave3WithInfo *pFuncLeave3WithInfo, \
+       FunctionTailcall3WithInfo *pFuncTailcall3WithInfo), \
       (OBJ, pFuncEnter3WithInfo, pFuncLeave3WithInfo, pFuncTailcall3WithInfo)) \
     X(HRESULT, GetFunctionEnter3Info, \
-      (SELF, FunctionID functionId, COR_PRF_ELT_INFO eltInfo, COR_PRF_FRAME_INFO *pFrameInfo, ULONG *pcbArgumentInfo, COR_PRF_FUNCTION_ARGUMENT_INFO *pArgumentInfo), \
+      (SELF, FunctionID functionId, COR_PRF_ELT_INFO eltInfo, COR_PRF_FRAME_INFO *pFrameInfo, \
+       ULONG *pcbArgumentInfo, COR_PRF_FUNCTION_ARGUMENT_INFO *pArgumentInfo), \
       (OBJ, functionId, eltInfo, pFrameInfo, pcbArgumentInfo, pArgumentInfo)) \
     X(HRESULT, GetFunctionLeave3Info, \
-      (SELF, FunctionID functionId, COR_PRF_ELT_INFO eltInfo, COR_PRF_FRAME_INFO *pFrameInfo, COR_PRF_FUNCTION_ARGUMENT_RANGE *pRetvalRange), \
+      (SELF, FunctionID functionId, COR_PRF_ELT_INFO eltInfo, COR_PRF_FRAME_INFO *pFrameInfo, \
+       COR_PRF_FUNCTION_ARGUMENT_RANGE *pRetvalRange), \
       (OBJ, functionId, eltInfo, pFrameInfo, pRetvalRange)) \
     X(HRESULT, GetFunctionTailcall3Info, \
       (SELF, FunctionID functionId, COR_PRF_ELT_INFO eltInfo, COR_PRF_FRAME_INFO *pFrameInfo), \
       (OBJ, functionId, eltInfo, pFrameInfo)) \
     X(HRESULT, EnumModules, (SELF, ICorProfilerModuleEnum **ppEnum), (OBJ, ppEnum)) \
     X(HRESULT, GetRuntimeInformation, \
-      (SELF, USHORT *pClrInstanceId, COR_PRF_RUNTIME_TYPE *pRuntimeType, USHORT *pMajorVersion, USHORT *pMinorVersion, USHORT *pBuildNumber, USHORT *pQFEVersion, ULONG cchVersionString, ULONG *pcchVersionString, WCHAR szVersionString[]), \
-      (OBJ, pClrInstanceId, pRuntimeType, pMajorVersion, pMinorVersion, pBuildNumber, pQFEVersion, cchVersionString, pcchVersionString, szVersionString)) \
+      (SELF, USHORT *pClrInstanceId, COR_PRF_RUNTIME_TYPE *pRuntimeType, USHORT *pMajorVersion, \
+       USHORT *pMinorVersion, USHORT *pBuildNumber, USHORT *pQFEVersion, ULONG cchVersionString, \
+       ULONG *pcchVersionString, WCHAR szVersionString[]), \
+      (OBJ, pClrInstanceId, pRuntimeType, pMajorVersion, pMinorVersion, pBuildNumber, \
+       pQFEVersion, cchVersionString, pcchVersionString, szVersionString)) \
     X(HRESULT, GetThreadStaticAddress2, \
-      (SELF, ClassID classId, mdFieldDef fieldToken, AppDomainID appDomainId, ThreadID threadId, void **ppAddress), \
+      (SELF, ClassID classId, mdFieldDef fieldToken, AppDomainID appDomainId, ThreadID threadId, \
+       void **ppAddress), \
       (OBJ, classId, fieldToken, appDomainId, threadId, ppAddress)) \
     X(HRESULT, GetAppDomainsContainingModule, \
-      (SELF, ModuleID moduleId, ULONG32 cAppDomainIds, ULONG32 *pcAppDomainIds, AppDomainID appDomainIds[]), \
+      (SELF, ModuleID moduleId, ULONG32 cAppDomainIds, ULONG32 *pcAppDomainIds, \
+       AppDomainID appDomainIds[]), \
       (OBJ, moduleId, cAppDomainIds, pcAppDomainIds, appDomainIds)) \
     X(HRESULT, GetModuleInfo2, \
-      (SELF, ModuleID moduleId, LPCBYTE *ppBaseLoadAddress, ULONG cchName, ULONG *pcchName, WCHAR szName[], AssemblyID *pAssemblyId, DWORD *pdwModuleFlags), \
+      (SELF, ModuleID moduleId, LPCBYTE *ppBaseLoadAddress, ULONG cchName, ULONG *pcchName, \
+       WCHAR szName[], AssemblyID *pAssemblyId, DWORD *pdwModuleFlags), \
       (OBJ, moduleId, ppBaseLoadAddress, cchName, pcchName, szName, pAssemblyId, pdwModuleFlags))
 
 /* ICorProfilerInfo4 : ICorProfilerInfo3, 10 methods, 81 slots */
@@ -874,7 +923,8 @@ CLRIE_ABI_FORWARD(ICorProfilerAssemblyReferenceProvider)
       (SELF, ULONG cFunctions, ModuleID moduleIds[], mdMethodDef methodIds[], HRESULT status[]), \
       (OBJ, cFunctions, moduleIds, methodIds, status)) \
     X(HRESULT, GetCodeInfo3, \
-      (SELF, FunctionID functionID, ReJITID reJitId, ULONG32 cCodeInfos, ULONG32 *pcCodeInfos, COR_PRF_CODE_INFO codeInfos[]), \
+      (SELF, FunctionID functionID, ReJITID reJitId, ULONG32 cCodeInfos, ULONG32 *pcCodeInfos, \
+       COR_PRF_CODE_INFO codeInfos[]), \
       (OBJ, functionID, reJitId, cCodeInfos, pcCodeInfos, codeInfos)) \
     X(HRESULT, GetFunctionFromIP2, \
       (SELF, LPCBYTE ip, FunctionID *pFunctionId, ReJITID *pReJitId), \
@@ -883,7 +933,8 @@ CLRIE_ABI_FORWARD(ICorProfilerAssemblyReferenceProvider)
       (SELF, FunctionID functionId, ULONG cReJitIds, ULONG *pcReJitIds, ReJITID reJitIds[]), \
       (OBJ, functionId, cReJitIds, pcReJitIds, reJitIds)) \
     X(HRESULT, GetILToNativeMapping2, \
-      (SELF, FunctionID functionId, ReJITID reJitId, ULONG32 cMap, ULONG32 *pcMap, COR_DEBUG_IL_TO_NATIVE_MAP map[]), \
+      (SELF, FunctionID functionId, ReJITID reJitId, ULONG32 cMap, ULONG32 *pcMap, \
+       COR_DEBUG_IL_TO_NATIVE_MAP map[]), \
       (OBJ, functionId, reJitId, cMap, pcMap, map)) \
     X(HRESULT, EnumJITedFunctions2, (SELF, ICorProfilerFunctionEnum **ppEnum), (OBJ, ppEnum)) \
     X(HRESULT, GetObjectSize2, (SELF, ObjectID objectId, SIZE_T *pcSize), (OBJ, objectId, pcSize))
@@ -902,7 +953,8 @@ CLRIE_ABI_FORWARD(ICorProfilerAssemblyReferenceProvider)
 #define CLRIE_ICORPROFILERINFO6_METHODS(X, SELF, OBJ) \
     CLRIE_ICORPROFILERINFO5_METHODS(X, SELF, OBJ) \
     X(HRESULT, EnumNgenModuleMethodsInliningThisMethod, \
-      (SELF, ModuleID inlinersModuleId, ModuleID inlineeModuleId, mdMethodDef inlineeMethodId, BOOL *incompleteData, ICorProfilerMethodEnum **ppEnum), \
+      (SELF, ModuleID inlinersModuleId, ModuleID inlineeModuleId, mdMethodDef inlineeMethodId, \
+       BOOL *incompleteData, ICorProfilerMethodEnum **ppEnum), \
       (OBJ, inlinersModuleId, inlineeModuleId, inlineeMethodId, incompleteData, ppEnum))
 
 /* ICorProfilerInfo7 : ICorProfilerInfo6, 3 methods, 87 slots */
@@ -913,7 +965,8 @@ CLRIE_ABI_FORWARD(ICorProfilerAssemblyReferenceProvider)
       (SELF, ModuleID moduleId, DWORD *pCountSymbolBytes), \
       (OBJ, moduleId, pCountSymbolBytes)) \
     X(HRESULT, ReadInMemorySymbols, \
-      (SELF, ModuleID moduleId, DWORD symbolsReadOffset, BYTE *pSymbolBytes, DWORD countSymbolBytes, DWORD *pCountSymbolBytesRead), \
+      (SELF, ModuleID moduleId, DWORD symbolsReadOffset, BYTE *pSymbolBytes, \
+       DWORD countSymbolBytes, DWORD *pCountSymbolBytesRead), \
       (OBJ, moduleId, symbolsReadOffset, pSymbolBytes, countSymbolBytes, pCountSymbolBytesRead))
 
 /* ICorProfilerInfo8 : ICorProfilerInfo7, 3 methods, 90 slots */
@@ -926,20 +979,24 @@ CLRIE_ABI_FORWARD(ICorProfilerAssemblyReferenceProvider)
       (SELF, LPCBYTE ip, FunctionID *functionId, ReJITID *pReJitId), \
       (OBJ, ip, functionId, pReJitId)) \
     X(HRESULT, GetDynamicFunctionInfo, \
-      (SELF, FunctionID functionId, ModuleID *moduleId, PCCOR_SIGNATURE *ppvSig, ULONG *pbSig, ULONG cchName, ULONG *pcchName, WCHAR wszName[]), \
+      (SELF, FunctionID functionId, ModuleID *moduleId, PCCOR_SIGNATURE *ppvSig, ULONG *pbSig, \
+       ULONG cchName, ULONG *pcchName, WCHAR wszName[]), \
       (OBJ, functionId, moduleId, ppvSig, pbSig, cchName, pcchName, wszName))
 
 /* ICorProfilerInfo9 : ICorProfilerInfo8, 3 methods, 93 slots */
 #define CLRIE_ICORPROFILERINFO9_METHODS(X, SELF, OBJ) \
     CLRIE_ICORPROFILERINFO8_METHODS(X, SELF, OBJ) \
     X(HRESULT, GetNativeCodeStartAddresses, \
-      (SELF, FunctionID functionID, ReJITID reJitId, ULONG32 cCodeStartAddresses, ULONG32 *pcCodeStartAddresses, UINT_PTR codeStartAddresses[]), \
+      (SELF, FunctionID functionID, ReJITID reJitId, ULONG32 cCodeStartAddresses, \
+       ULONG32 *pcCodeStartAddresses, UINT_PTR codeStartAddresses[]), \
       (OBJ, functionID, reJitId, cCodeStartAddresses, pcCodeStartAddresses, codeStartAddresses)) \
     X(HRESULT, GetILToNativeMapping3, \
-      (SELF, UINT_PTR pNativeCodeStartAddress, ULONG32 cMap, ULONG32 *pcMap, COR_DEBUG_IL_TO_NATIVE_MAP map[]), \
+      (SELF, UINT_PTR pNativeCodeStartAddress, ULONG32 cMap, ULONG32 *pcMap, \
+       COR_DEBUG_IL_TO_NATIVE_MAP map[]), \
       (OBJ, pNativeCodeStartAddress, cMap, pcMap, map)) \
     X(HRESULT, GetCodeInfo4, \
-      (SELF, UINT_PTR pNativeCodeStartAddress, ULONG32 cCodeInfos, ULONG32 *pcCodeInfos, COR_PRF_CODE_INFO codeInfos[]), \
+      (SELF, UINT_PTR pNativeCodeStartAddress, ULONG32 cCodeInfos, ULONG32 *pcCodeInfos, \
+       COR_PRF_CODE_INFO codeInfos[]), \
       (OBJ, pNativeCodeStartAddress, cCodeInfos, pcCodeInfos, codeInfos))
 
 /* ICorProfilerInfo10 : ICorProfilerInfo9, 6 methods, 99 slots */
@@ -948,10 +1005,13 @@ CLRIE_ABI_FORWARD(ICorProfilerAssemblyReferenceProvider)
     X(HRESULT, EnumerateObjectReferences, \
       (SELF, ObjectID objectId, ObjectReferenceCallback callback, void *clientData), \
       (OBJ, objectId, callback, clientData)) \
-    X(HRESULT, IsFrozenObject, (SELF, ObjectID objectId, BOOL *pbFrozen), (OBJ, objectId, pbFrozen)) \
+    X(HRESULT, IsFrozenObject, \
+      (SELF, ObjectID objectId, BOOL *pbFrozen), \
+      (OBJ, objectId, pbFrozen)) \
     X(HRESULT, GetLOHObjectSizeThreshold, (SELF, DWORD *pThreshold), (OBJ, pThreshold)) \
     X(HRESULT, RequestReJITWithInliners, \
-      (SELF, DWORD dwRejitFlags, ULONG cFunctions, ModuleID moduleIds[], mdMethodDef methodIds[]), \
+      (SELF, DWORD dwRejitFlags, ULONG cFunctions, ModuleID moduleIds[], \
+       mdMethodDef methodIds[]), \
       (OBJ, dwRejitFlags, cFunctions, moduleIds, methodIds)) \
     X(HRESULT, SuspendRuntime, (SELF), (OBJ)) \
     X(HRESULT, ResumeRuntime, (SELF), (OBJ))
@@ -970,7 +1030,8 @@ CLRIE_ABI_FORWARD(ICorProfilerAssemblyReferenceProvider)
 #define CLRIE_ICORPROFILERINFO12_METHODS(X, SELF, OBJ) \
     CLRIE_ICORPROFILERINFO11_METHODS(X, SELF, OBJ) \
     X(HRESULT, EventPipeStartSession, \
-      (SELF, UINT32 cProviderConfigs, COR_PRF_EVENTPIPE_PROVIDER_CONFIG pProviderConfigs[], BOOL requestRundown, EVENTPIPE_SESSION *pSession), \
+      (SELF, UINT32 cProviderConfigs, COR_PRF_EVENTPIPE_PROVIDER_CONFIG pProviderConfigs[], \
+       BOOL requestRundown, EVENTPIPE_SESSION *pSession), \
       (OBJ, cProviderConfigs, pProviderConfigs, requestRundown, pSession)) \
     X(HRESULT, EventPipeAddProviderToSession, \
       (SELF, EVENTPIPE_SESSION session, COR_PRF_EVENTPIPE_PROVIDER_CONFIG providerConfig), \
@@ -983,10 +1044,14 @@ CLRIE_ABI_FORWARD(ICorProfilerAssemblyReferenceProvider)
       (SELF, EVENTPIPE_PROVIDER provider, ULONG cchName, ULONG *pcchName, WCHAR providerName[]), \
       (OBJ, provider, cchName, pcchName, providerName)) \
     X(HRESULT, EventPipeDefineEvent, \
-      (SELF, EVENTPIPE_PROVIDER provider, const WCHAR *eventName, UINT32 eventID, UINT64 keywords, UINT32 eventVersion, UINT32 level, UINT8 opcode, BOOL needStack, UINT32 cParamDescs, COR_PRF_EVENTPIPE_PARAM_DESC pParamDescs[], EVENTPIPE_EVENT *pEvent), \
-      (OBJ, provider, eventName, eventID, keywords, eventVersion, level, opcode, needStack, cParamDescs, pParamDescs, pEvent)) \
+      (SELF, EVENTPIPE_PROVIDER provider, const WCHAR *eventName, UINT32 eventID, \
+       UINT64 keywords, UINT32 eventVersion, UINT32 level, UINT8 opcode, BOOL needStack, \
+       UINT32 cParamDescs, COR_PRF_EVENTPIPE_PARAM_DESC pParamDescs[], EVENTPIPE_EVENT *pEvent), \
+      (OBJ, provider, eventName, eventID, keywords, eventVersion, level, opcode, needStack, \
+       cParamDescs, pParamDescs, pEvent)) \
     X(HRESULT, EventPipeWriteEvent, \
-      (SELF, EVENTPIPE_EVENT event, UINT32 cData, COR_PRF_EVENT_DATA data[], LPCGUID pActivityId, LPCGUID pRelatedActivityId), \
+      (SELF, EVENTPIPE_EVENT event, UINT32 cData, COR_PRF_EVENT_DATA data[], \
+       LPCGUID pActivityId, LPCGUID pRelatedActivityId), \
       (OBJ, event, cData, data, pActivityId, pRelatedActivityId))
 
 /* ICorProfilerInfo13 : ICorProfilerInfo12, 3 methods, 111 slots */
@@ -1008,7 +1073,8 @@ CLRIE_ABI_FORWARD(ICorProfilerAssemblyReferenceProvider)
       (SELF, ULONG cObjectRanges, ULONG *pcObjectRanges, COR_PRF_NONGC_HEAP_RANGE ranges[]), \
       (OBJ, cObjectRanges, pcObjectRanges, ranges)) \
     X(HRESULT, EventPipeCreateProvider2, \
-      (SELF, const WCHAR *providerName, EventPipeProviderCallback *pCallback, EVENTPIPE_PROVIDER *pProvider), \
+      (SELF, const WCHAR *providerName, EventPipeProviderCallback *pCallback, \
+       EVENTPIPE_PROVIDER *pProvider), \
       (OBJ, providerName, pCallback, pProvider))
 
 /* ICorProfilerInfo15 : ICorProfilerInfo14, 1 methods, 115 slots */

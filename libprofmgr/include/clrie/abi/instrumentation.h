@@ -244,8 +244,10 @@ CLRIE_ABI_FORWARD(IInstrumentationMethodAttach)
       (SELF, IInstrumentationMethod *pInstrumentationMethod), \
       (OBJ, pInstrumentationMethod)) \
     X(HRESULT, AddInstrumentationMethod, \
-      (SELF, BSTR bstrModulePath, BSTR bstrName, BSTR bstrDescription, BSTR bstrModule, BSTR bstrClassGuid, DWORD dwPriority, IInstrumentationMethod **pInstrumentationMethod), \
-      (OBJ, bstrModulePath, bstrName, bstrDescription, bstrModule, bstrClassGuid, dwPriority, pInstrumentationMethod)) \
+      (SELF, BSTR bstrModulePath, BSTR bstrName, BSTR bstrDescription, BSTR bstrModule, \
+       BSTR bstrClassGuid, DWORD dwPriority, IInstrumentationMethod **pInstrumentationMethod), \
+      (OBJ, bstrModulePath, bstrName, bstrDescription, bstrModule, bstrClassGuid, dwPriority, \
+       pInstrumentationMethod)) \
     X(HRESULT, GetRuntimeType, (SELF, COR_PRF_RUNTIME_TYPE *pRuntimeType), (OBJ, pRuntimeType))
 
 /* IProfilerManager2 : IUnknown, 2 methods, 5 slots */
@@ -324,7 +326,8 @@ CLRIE_ABI_FORWARD(IInstrumentationMethodAttach)
       (SELF, IMethodInfo *pMethodInfo, BOOL isRejit), \
       (OBJ, pMethodInfo, isRejit)) \
     X(HRESULT, AllowInlineSite, \
-      (SELF, IMethodInfo *pMethodInfoInlinee, IMethodInfo *pMethodInfoCaller, BOOL *pbAllowInline), \
+      (SELF, IMethodInfo *pMethodInfoInlinee, IMethodInfo *pMethodInfoCaller, \
+       BOOL *pbAllowInline), \
       (OBJ, pMethodInfoInlinee, pMethodInfoCaller, pbAllowInline))
 
 /* IInstrumentationMethodExceptionEvents : IUnknown, 12 methods, 15 slots */
@@ -477,8 +480,11 @@ CLRIE_ABI_FORWARD(IInstrumentationMethodAttach)
     X(HRESULT, Remove, (SELF, IInstruction *pInstructionOrig), (OBJ, pInstructionOrig)) \
     X(HRESULT, RemoveAll, (SELF), (OBJ)) \
     X(HRESULT, CreateBaseline, \
-      (SELF, LPCBYTE pCodeBase, LPCBYTE pEndOfCode, DWORD originalToBaselineCorIlMapSize, COR_IL_MAP originalToBaselineCorIlMap[], DWORD baselineSequencePointSize, DWORD baselineSequencePointList[]), \
-      (OBJ, pCodeBase, pEndOfCode, originalToBaselineCorIlMapSize, originalToBaselineCorIlMap, baselineSequencePointSize, baselineSequencePointList)) \
+      (SELF, LPCBYTE pCodeBase, LPCBYTE pEndOfCode, DWORD originalToBaselineCorIlMapSize, \
+       COR_IL_MAP originalToBaselineCorIlMap[], DWORD baselineSequencePointSize, \
+       DWORD baselineSequencePointList[]), \
+      (OBJ, pCodeBase, pEndOfCode, originalToBaselineCorIlMapSize, originalToBaselineCorIlMap, \
+       baselineSequencePointSize, baselineSequencePointList)) \
     X(HRESULT, HasBaselineBeenSet, (SELF, BOOL *pHasBaselineBeenSet), (OBJ, pHasBaselineBeenSet)) \
     X(HRESULT, ExpandBranches, (SELF), (OBJ))
 
@@ -512,7 +518,9 @@ CLRIE_ABI_FORWARD(IInstrumentationMethodAttach)
     X(HRESULT, SetFlags, (SELF, DWORD flags), (OBJ, flags)) \
     X(HRESULT, SetTryFirstInstruction, (SELF, IInstruction *pInstruction), (OBJ, pInstruction)) \
     X(HRESULT, SetTryLastInstruction, (SELF, IInstruction *pInstruction), (OBJ, pInstruction)) \
-    X(HRESULT, SetHandlerFirstInstruction, (SELF, IInstruction *pInstruction), (OBJ, pInstruction)) \
+    X(HRESULT, SetHandlerFirstInstruction, \
+      (SELF, IInstruction *pInstruction), \
+      (OBJ, pInstruction)) \
     X(HRESULT, SetHandlerLastInstruction, (SELF, IInstruction *pInstruction), (OBJ, pInstruction)) \
     X(HRESULT, SetFilterFirstInstruction, (SELF, IInstruction *pInstruction), (OBJ, pInstruction)) \
     X(HRESULT, SetExceptionHandlerType, (SELF, mdToken token), (OBJ, token))
@@ -532,8 +540,12 @@ CLRIE_ABI_FORWARD(IInstrumentationMethodAttach)
       (OBJ, pExceptionClause)) \
     X(HRESULT, RemoveAllExceptionClauses, (SELF), (OBJ)) \
     X(HRESULT, AddNewExceptionClause, \
-      (SELF, DWORD flags, IInstruction *pTryFirstInstruction, IInstruction *pTryLastInstruction, IInstruction *pHandlerFirstInstruction, IInstruction *pHandlerLastInstruction, IInstruction *pFilterLastInstruction, mdToken handlerTypeToken, IExceptionClause **ppExceptionClause), \
-      (OBJ, flags, pTryFirstInstruction, pTryLastInstruction, pHandlerFirstInstruction, pHandlerLastInstruction, pFilterLastInstruction, handlerTypeToken, ppExceptionClause))
+      (SELF, DWORD flags, IInstruction *pTryFirstInstruction, IInstruction *pTryLastInstruction, \
+       IInstruction *pHandlerFirstInstruction, IInstruction *pHandlerLastInstruction, \
+       IInstruction *pFilterLastInstruction, mdToken handlerTypeToken, \
+       IExceptionClause **ppExceptionClause), \
+      (OBJ, flags, pTryFirstInstruction, pTryLastInstruction, pHandlerFirstInstruction, \
+       pHandlerLastInstruction, pFilterLastInstruction, handlerTypeToken, ppExceptionClause))
 
 /* IInstructionFactory : IUnknown, 17 methods, 20 slots */
 #define CLRIE_IINSTRUCTIONFACTORY_METHODS(X, SELF, OBJ) \
@@ -566,7 +578,8 @@ CLRIE_ABI_FORWARD(IInstrumentationMethodAttach)
       (SELF, ILOrdinalOpcode opcode, IInstruction *pBranchTarget, IInstruction **ppInstruction), \
       (OBJ, opcode, pBranchTarget, ppInstruction)) \
     X(HRESULT, CreateSwitchInstruction, \
-      (SELF, ILOrdinalOpcode opcode, DWORD cBranchTargets, IInstruction **ppBranchTargets, IInstruction **ppInstruction), \
+      (SELF, ILOrdinalOpcode opcode, DWORD cBranchTargets, IInstruction **ppBranchTargets, \
+       IInstruction **ppInstruction), \
       (OBJ, opcode, cBranchTargets, ppBranchTargets, ppInstruction)) \
     X(HRESULT, CreateLoadConstInstruction, \
       (SELF, int value, IInstruction **ppInstruction), \
@@ -906,13 +919,18 @@ CLRIE_ABI_FORWARD(IInstrumentationMethodAttach)
 #define CLRIE_ISIGNATUREPARSER_METHODS(X, SELF, OBJ) \
     CLRIE_IUNKNOWN_METHODS(X, SELF, OBJ) \
     X(HRESULT, ParseMethodSignature, \
-      (SELF, const BYTE *pSignature, ULONG cbSignature, ULONG *pCallingConvention, IType **ppReturnType, IEnumTypes **ppEnumParameterTypes, ULONG *pcGenericTypeParameters, ULONG *pcbRead), \
-      (OBJ, pSignature, cbSignature, pCallingConvention, ppReturnType, ppEnumParameterTypes, pcGenericTypeParameters, pcbRead)) \
+      (SELF, const BYTE *pSignature, ULONG cbSignature, ULONG *pCallingConvention, \
+       IType **ppReturnType, IEnumTypes **ppEnumParameterTypes, ULONG *pcGenericTypeParameters, \
+       ULONG *pcbRead), \
+      (OBJ, pSignature, cbSignature, pCallingConvention, ppReturnType, ppEnumParameterTypes, \
+       pcGenericTypeParameters, pcbRead)) \
     X(HRESULT, ParseLocalVarSignature, \
-      (SELF, const BYTE *pSignature, ULONG cbSignature, ULONG *pCallingConvention, IEnumTypes **ppEnumTypes, ULONG *pcbRead), \
+      (SELF, const BYTE *pSignature, ULONG cbSignature, ULONG *pCallingConvention, \
+       IEnumTypes **ppEnumTypes, ULONG *pcbRead), \
       (OBJ, pSignature, cbSignature, pCallingConvention, ppEnumTypes, pcbRead)) \
     X(HRESULT, ParseTypeSequence, \
-      (SELF, const BYTE *pBuffer, ULONG cbBuffer, ULONG cTypes, IEnumTypes **ppEnumTypes, ULONG *pcbRead), \
+      (SELF, const BYTE *pBuffer, ULONG cbBuffer, ULONG cTypes, IEnumTypes **ppEnumTypes, \
+       ULONG *pcbRead), \
       (OBJ, pBuffer, cbBuffer, cTypes, ppEnumTypes, pcbRead))
 
 /* IType : IUnknown, 6 methods, 9 slots */
@@ -963,12 +981,16 @@ CLRIE_ABI_FORWARD(IInstrumentationMethodAttach)
 /* ISingleRetDefaultInstrumentation2 : ISingleRetDefaultInstrumentation, 1 methods, 6 slots */
 #define CLRIE_ISINGLERETDEFAULTINSTRUMENTATION2_METHODS(X, SELF, OBJ) \
     CLRIE_ISINGLERETDEFAULTINSTRUMENTATION_METHODS(X, SELF, OBJ) \
-    X(HRESULT, GetBranchTargetInstruction, (SELF, IInstruction **pInstruction), (OBJ, pInstruction))
+    X(HRESULT, GetBranchTargetInstruction, \
+      (SELF, IInstruction **pInstruction), \
+      (OBJ, pInstruction))
 
 /* IInstrumentationMethodJitEvents : IUnknown, 2 methods, 5 slots */
 #define CLRIE_IINSTRUMENTATIONMETHODJITEVENTS_METHODS(X, SELF, OBJ) \
     CLRIE_IUNKNOWN_METHODS(X, SELF, OBJ) \
-    X(HRESULT, JitStarted, (SELF, FunctionID functionID, BOOL isRejit), (OBJ, functionID, isRejit)) \
+    X(HRESULT, JitStarted, \
+      (SELF, FunctionID functionID, BOOL isRejit), \
+      (OBJ, functionID, isRejit)) \
     X(HRESULT, JitComplete, \
       (SELF, FunctionID functionID, BOOL isRejit, HRESULT jitResult), \
       (OBJ, functionID, isRejit, jitResult))

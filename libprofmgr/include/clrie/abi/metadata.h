@@ -120,11 +120,15 @@ CLRIE_ABI_FORWARD(IMetaDataAssemblyEmit)
       (SELF, LPWSTR szBuffer, DWORD cchBuffer, DWORD *pchBuffer), \
       (OBJ, szBuffer, cchBuffer, pchBuffer)) \
     X(HRESULT, FindAssembly, \
-      (SELF, LPCWSTR szAppBase, LPCWSTR szPrivateBin, LPCWSTR szGlobalBin, LPCWSTR szAssemblyName, LPCWSTR szName, ULONG cchName, ULONG *pcName), \
+      (SELF, LPCWSTR szAppBase, LPCWSTR szPrivateBin, LPCWSTR szGlobalBin, \
+       LPCWSTR szAssemblyName, LPCWSTR szName, ULONG cchName, ULONG *pcName), \
       (OBJ, szAppBase, szPrivateBin, szGlobalBin, szAssemblyName, szName, cchName, pcName)) \
     X(HRESULT, FindAssemblyModule, \
-      (SELF, LPCWSTR szAppBase, LPCWSTR szPrivateBin, LPCWSTR szGlobalBin, LPCWSTR szAssemblyName, LPCWSTR szModuleName, LPWSTR szName, ULONG cchName, ULONG *pcName), \
-      (OBJ, szAppBase, szPrivateBin, szGlobalBin, szAssemblyName, szModuleName, szName, cchName, pcName))
+      (SELF, LPCWSTR szAppBase, LPCWSTR szPrivateBin, LPCWSTR szGlobalBin, \
+       LPCWSTR szAssemblyName, LPCWSTR szModuleName, LPWSTR szName, ULONG cchName, \
+       ULONG *pcName), \
+      (OBJ, szAppBase, szPrivateBin, szGlobalBin, szAssemblyName, szModuleName, szName, cchName, \
+       pcName))
 
 /* IMetaDataImport : IUnknown, 62 methods, 65 slots */
 #define CLRIE_IMETADATAIMPORT_METHODS(X, SELF, OBJ) \
@@ -136,7 +140,8 @@ CLRIE_ABI_FORWARD(IMetaDataAssemblyEmit)
       (SELF, HCORENUM *phEnum, mdTypeDef rTypeDefs[], ULONG cMax, ULONG *pcTypeDefs), \
       (OBJ, phEnum, rTypeDefs, cMax, pcTypeDefs)) \
     X(HRESULT, EnumInterfaceImpls, \
-      (SELF, HCORENUM *phEnum, mdTypeDef td, mdInterfaceImpl rImpls[], ULONG cMax, ULONG *pcImpls), \
+      (SELF, HCORENUM *phEnum, mdTypeDef td, mdInterfaceImpl rImpls[], ULONG cMax, \
+       ULONG *pcImpls), \
       (OBJ, phEnum, td, rImpls, cMax, pcImpls)) \
     X(HRESULT, EnumTypeRefs, \
       (SELF, HCORENUM *phEnum, mdTypeRef rTypeRefs[], ULONG cMax, ULONG *pcTypeRefs), \
@@ -149,13 +154,15 @@ CLRIE_ABI_FORWARD(IMetaDataAssemblyEmit)
       (OBJ, szName, cchName, pchName, pmvid)) \
     X(HRESULT, GetModuleFromScope, (SELF, mdModule *pmd), (OBJ, pmd)) \
     X(HRESULT, GetTypeDefProps, \
-      (SELF, mdTypeDef td, LPWSTR szTypeDef, ULONG cchTypeDef, ULONG *pchTypeDef, DWORD *pdwTypeDefFlags, mdToken *ptkExtends), \
+      (SELF, mdTypeDef td, LPWSTR szTypeDef, ULONG cchTypeDef, ULONG *pchTypeDef, \
+       DWORD *pdwTypeDefFlags, mdToken *ptkExtends), \
       (OBJ, td, szTypeDef, cchTypeDef, pchTypeDef, pdwTypeDefFlags, ptkExtends)) \
     X(HRESULT, GetInterfaceImplProps, \
       (SELF, mdInterfaceImpl iiImpl, mdTypeDef *pClass, mdToken *ptkIface), \
       (OBJ, iiImpl, pClass, ptkIface)) \
     X(HRESULT, GetTypeRefProps, \
-      (SELF, mdTypeRef tr, mdToken *ptkResolutionScope, LPWSTR szName, ULONG cchName, ULONG *pchName), \
+      (SELF, mdTypeRef tr, mdToken *ptkResolutionScope, LPWSTR szName, ULONG cchName, \
+       ULONG *pchName), \
       (OBJ, tr, ptkResolutionScope, szName, cchName, pchName)) \
     X(HRESULT, ResolveTypeRef, \
       (SELF, mdTypeRef tr, REFIID riid, IUnknown **ppIScope, mdTypeDef *ptd), \
@@ -164,67 +171,90 @@ CLRIE_ABI_FORWARD(IMetaDataAssemblyEmit)
       (SELF, HCORENUM *phEnum, mdTypeDef cl, mdToken rMembers[], ULONG cMax, ULONG *pcTokens), \
       (OBJ, phEnum, cl, rMembers, cMax, pcTokens)) \
     X(HRESULT, EnumMembersWithName, \
-      (SELF, HCORENUM *phEnum, mdTypeDef cl, LPCWSTR szName, mdToken rMembers[], ULONG cMax, ULONG *pcTokens), \
+      (SELF, HCORENUM *phEnum, mdTypeDef cl, LPCWSTR szName, mdToken rMembers[], ULONG cMax, \
+       ULONG *pcTokens), \
       (OBJ, phEnum, cl, szName, rMembers, cMax, pcTokens)) \
     X(HRESULT, EnumMethods, \
-      (SELF, HCORENUM *phEnum, mdTypeDef cl, mdMethodDef rMethods[], ULONG cMax, ULONG *pcTokens), \
+      (SELF, HCORENUM *phEnum, mdTypeDef cl, mdMethodDef rMethods[], ULONG cMax, \
+       ULONG *pcTokens), \
       (OBJ, phEnum, cl, rMethods, cMax, pcTokens)) \
     X(HRESULT, EnumMethodsWithName, \
-      (SELF, HCORENUM *phEnum, mdTypeDef cl, LPCWSTR szName, mdMethodDef rMethods[], ULONG cMax, ULONG *pcTokens), \
+      (SELF, HCORENUM *phEnum, mdTypeDef cl, LPCWSTR szName, mdMethodDef rMethods[], ULONG cMax, \
+       ULONG *pcTokens), \
       (OBJ, phEnum, cl, szName, rMethods, cMax, pcTokens)) \
     X(HRESULT, EnumFields, \
       (SELF, HCORENUM *phEnum, mdTypeDef cl, mdFieldDef rFields[], ULONG cMax, ULONG *pcTokens), \
       (OBJ, phEnum, cl, rFields, cMax, pcTokens)) \
     X(HRESULT, EnumFieldsWithName, \
-      (SELF, HCORENUM *phEnum, mdTypeDef cl, LPCWSTR szName, mdFieldDef rFields[], ULONG cMax, ULONG *pcTokens), \
+      (SELF, HCORENUM *phEnum, mdTypeDef cl, LPCWSTR szName, mdFieldDef rFields[], ULONG cMax, \
+       ULONG *pcTokens), \
       (OBJ, phEnum, cl, szName, rFields, cMax, pcTokens)) \
     X(HRESULT, EnumParams, \
-      (SELF, HCORENUM *phEnum, mdMethodDef mb, mdParamDef rParams[], ULONG cMax, ULONG *pcTokens), \
+      (SELF, HCORENUM *phEnum, mdMethodDef mb, mdParamDef rParams[], ULONG cMax, \
+       ULONG *pcTokens), \
       (OBJ, phEnum, mb, rParams, cMax, pcTokens)) \
     X(HRESULT, EnumMemberRefs, \
-      (SELF, HCORENUM *phEnum, mdToken tkParent, mdMemberRef rMemberRefs[], ULONG cMax, ULONG *pcTokens), \
+      (SELF, HCORENUM *phEnum, mdToken tkParent, mdMemberRef rMemberRefs[], ULONG cMax, \
+       ULONG *pcTokens), \
       (OBJ, phEnum, tkParent, rMemberRefs, cMax, pcTokens)) \
     X(HRESULT, EnumMethodImpls, \
-      (SELF, HCORENUM *phEnum, mdTypeDef td, mdToken rMethodBody[], mdToken rMethodDecl[], ULONG cMax, ULONG *pcTokens), \
+      (SELF, HCORENUM *phEnum, mdTypeDef td, mdToken rMethodBody[], mdToken rMethodDecl[], \
+       ULONG cMax, ULONG *pcTokens), \
       (OBJ, phEnum, td, rMethodBody, rMethodDecl, cMax, pcTokens)) \
     X(HRESULT, EnumPermissionSets, \
-      (SELF, HCORENUM *phEnum, mdToken tk, DWORD dwActions, mdPermission rPermission[], ULONG cMax, ULONG *pcTokens), \
+      (SELF, HCORENUM *phEnum, mdToken tk, DWORD dwActions, mdPermission rPermission[], \
+       ULONG cMax, ULONG *pcTokens), \
       (OBJ, phEnum, tk, dwActions, rPermission, cMax, pcTokens)) \
     X(HRESULT, FindMember, \
-      (SELF, mdTypeDef td, LPCWSTR szName, PCCOR_SIGNATURE pvSigBlob, ULONG cbSigBlob, mdToken *pmb), \
+      (SELF, mdTypeDef td, LPCWSTR szName, PCCOR_SIGNATURE pvSigBlob, ULONG cbSigBlob, \
+       mdToken *pmb), \
       (OBJ, td, szName, pvSigBlob, cbSigBlob, pmb)) \
     X(HRESULT, FindMethod, \
-      (SELF, mdTypeDef td, LPCWSTR szName, PCCOR_SIGNATURE pvSigBlob, ULONG cbSigBlob, mdMethodDef *pmb), \
+      (SELF, mdTypeDef td, LPCWSTR szName, PCCOR_SIGNATURE pvSigBlob, ULONG cbSigBlob, \
+       mdMethodDef *pmb), \
       (OBJ, td, szName, pvSigBlob, cbSigBlob, pmb)) \
     X(HRESULT, FindField, \
-      (SELF, mdTypeDef td, LPCWSTR szName, PCCOR_SIGNATURE pvSigBlob, ULONG cbSigBlob, mdFieldDef *pmb), \
+      (SELF, mdTypeDef td, LPCWSTR szName, PCCOR_SIGNATURE pvSigBlob, ULONG cbSigBlob, \
+       mdFieldDef *pmb), \
       (OBJ, td, szName, pvSigBlob, cbSigBlob, pmb)) \
     X(HRESULT, FindMemberRef, \
-      (SELF, mdTypeRef td, LPCWSTR szName, PCCOR_SIGNATURE pvSigBlob, ULONG cbSigBlob, mdMemberRef *pmr), \
+      (SELF, mdTypeRef td, LPCWSTR szName, PCCOR_SIGNATURE pvSigBlob, ULONG cbSigBlob, \
+       mdMemberRef *pmr), \
       (OBJ, td, szName, pvSigBlob, cbSigBlob, pmr)) \
     X(HRESULT, GetMethodProps, \
-      (SELF, mdMethodDef mb, mdTypeDef *pClass, LPWSTR szMethod, ULONG cchMethod, ULONG *pchMethod, DWORD *pdwAttr, PCCOR_SIGNATURE *ppvSigBlob, ULONG *pcbSigBlob, ULONG *pulCodeRVA, DWORD *pdwImplFlags), \
-      (OBJ, mb, pClass, szMethod, cchMethod, pchMethod, pdwAttr, ppvSigBlob, pcbSigBlob, pulCodeRVA, pdwImplFlags)) \
+      (SELF, mdMethodDef mb, mdTypeDef *pClass, LPWSTR szMethod, ULONG cchMethod, \
+       ULONG *pchMethod, DWORD *pdwAttr, PCCOR_SIGNATURE *ppvSigBlob, ULONG *pcbSigBlob, \
+       ULONG *pulCodeRVA, DWORD *pdwImplFlags), \
+      (OBJ, mb, pClass, szMethod, cchMethod, pchMethod, pdwAttr, ppvSigBlob, pcbSigBlob, \
+       pulCodeRVA, pdwImplFlags)) \
     X(HRESULT, GetMemberRefProps, \
-      (SELF, mdMemberRef mr, mdToken *ptk, LPWSTR szMember, ULONG cchMember, ULONG *pchMember, PCCOR_SIGNATURE *ppvSigBlob, ULONG *pbSig), \
+      (SELF, mdMemberRef mr, mdToken *ptk, LPWSTR szMember, ULONG cchMember, ULONG *pchMember, \
+       PCCOR_SIGNATURE *ppvSigBlob, ULONG *pbSig), \
       (OBJ, mr, ptk, szMember, cchMember, pchMember, ppvSigBlob, pbSig)) \
     X(HRESULT, EnumProperties, \
-      (SELF, HCORENUM *phEnum, mdTypeDef td, mdProperty rProperties[], ULONG cMax, ULONG *pcProperties), \
+      (SELF, HCORENUM *phEnum, mdTypeDef td, mdProperty rProperties[], ULONG cMax, \
+       ULONG *pcProperties), \
       (OBJ, phEnum, td, rProperties, cMax, pcProperties)) \
     X(HRESULT, EnumEvents, \
       (SELF, HCORENUM *phEnum, mdTypeDef td, mdEvent rEvents[], ULONG cMax, ULONG *pcEvents), \
       (OBJ, phEnum, td, rEvents, cMax, pcEvents)) \
     X(HRESULT, GetEventProps, \
-      (SELF, mdEvent ev, mdTypeDef *pClass, LPCWSTR szEvent, ULONG cchEvent, ULONG *pchEvent, DWORD *pdwEventFlags, mdToken *ptkEventType, mdMethodDef *pmdAddOn, mdMethodDef *pmdRemoveOn, mdMethodDef *pmdFire, mdMethodDef rmdOtherMethod[], ULONG cMax, ULONG *pcOtherMethod), \
-      (OBJ, ev, pClass, szEvent, cchEvent, pchEvent, pdwEventFlags, ptkEventType, pmdAddOn, pmdRemoveOn, pmdFire, rmdOtherMethod, cMax, pcOtherMethod)) \
+      (SELF, mdEvent ev, mdTypeDef *pClass, LPCWSTR szEvent, ULONG cchEvent, ULONG *pchEvent, \
+       DWORD *pdwEventFlags, mdToken *ptkEventType, mdMethodDef *pmdAddOn, \
+       mdMethodDef *pmdRemoveOn, mdMethodDef *pmdFire, mdMethodDef rmdOtherMethod[], ULONG cMax, \
+       ULONG *pcOtherMethod), \
+      (OBJ, ev, pClass, szEvent, cchEvent, pchEvent, pdwEventFlags, ptkEventType, pmdAddOn, \
+       pmdRemoveOn, pmdFire, rmdOtherMethod, cMax, pcOtherMethod)) \
     X(HRESULT, EnumMethodSemantics, \
-      (SELF, HCORENUM *phEnum, mdMethodDef mb, mdToken rEventProp[], ULONG cMax, ULONG *pcEventProp), \
+      (SELF, HCORENUM *phEnum, mdMethodDef mb, mdToken rEventProp[], ULONG cMax, \
+       ULONG *pcEventProp), \
       (OBJ, phEnum, mb, rEventProp, cMax, pcEventProp)) \
     X(HRESULT, GetMethodSemantics, \
       (SELF, mdMethodDef mb, mdToken tkEventProp, DWORD *pdwSemanticsFlags), \
       (OBJ, mb, tkEventProp, pdwSemanticsFlags)) \
     X(HRESULT, GetClassLayout, \
-      (SELF, mdTypeDef td, DWORD *pdwPackSize, COR_FIELD_OFFSET rFieldOffset[], ULONG cMax, ULONG *pcFieldOffset, ULONG *pulClassSize), \
+      (SELF, mdTypeDef td, DWORD *pdwPackSize, COR_FIELD_OFFSET rFieldOffset[], ULONG cMax, \
+       ULONG *pcFieldOffset, ULONG *pulClassSize), \
       (OBJ, td, pdwPackSize, rFieldOffset, cMax, pcFieldOffset, pulClassSize)) \
     X(HRESULT, GetFieldMarshal, \
       (SELF, mdToken tk, PCCOR_SIGNATURE *ppvNativeType, ULONG *pcbNativeType), \
@@ -233,7 +263,8 @@ CLRIE_ABI_FORWARD(IMetaDataAssemblyEmit)
       (SELF, mdToken tk, ULONG *pulCodeRVA, DWORD *pdwImplFlags), \
       (OBJ, tk, pulCodeRVA, pdwImplFlags)) \
     X(HRESULT, GetPermissionSetProps, \
-      (SELF, mdPermission pm, DWORD *pdwAction, void const **ppvPermission, ULONG *pcbPermission), \
+      (SELF, mdPermission pm, DWORD *pdwAction, void const **ppvPermission, \
+       ULONG *pcbPermission), \
       (OBJ, pm, pdwAction, ppvPermission, pcbPermission)) \
     X(HRESULT, GetSigFromToken, \
       (SELF, mdSignature mdSig, PCCOR_SIGNATURE *ppvSig, ULONG *pcbSig), \
@@ -257,7 +288,8 @@ CLRIE_ABI_FORWARD(IMetaDataAssemblyEmit)
       (SELF, mdString stk, LPWSTR szString, ULONG cchString, ULONG *pchString), \
       (OBJ, stk, szString, cchString, pchString)) \
     X(HRESULT, GetPinvokeMap, \
-      (SELF, mdToken tk, DWORD *pdwMappingFlags, LPWSTR szImportName, ULONG cchImportName, ULONG *pchImportName, mdModuleRef *pmrImportDLL), \
+      (SELF, mdToken tk, DWORD *pdwMappingFlags, LPWSTR szImportName, ULONG cchImportName, \
+       ULONG *pchImportName, mdModuleRef *pmrImportDLL), \
       (OBJ, tk, pdwMappingFlags, szImportName, cchImportName, pchImportName, pmrImportDLL)) \
     X(HRESULT, EnumSignatures, \
       (SELF, HCORENUM *phEnum, mdSignature rSignatures[], ULONG cmax, ULONG *pcSignatures), \
@@ -272,26 +304,43 @@ CLRIE_ABI_FORWARD(IMetaDataAssemblyEmit)
       (SELF, mdMethodDef md, ULONG ulParamSeq, mdParamDef *ppd), \
       (OBJ, md, ulParamSeq, ppd)) \
     X(HRESULT, EnumCustomAttributes, \
-      (SELF, HCORENUM *phEnum, mdToken tk, mdToken tkType, mdCustomAttribute rCustomAttributes[], ULONG cMax, ULONG *pcCustomAttributes), \
+      (SELF, HCORENUM *phEnum, mdToken tk, mdToken tkType, \
+       mdCustomAttribute rCustomAttributes[], ULONG cMax, ULONG *pcCustomAttributes), \
       (OBJ, phEnum, tk, tkType, rCustomAttributes, cMax, pcCustomAttributes)) \
     X(HRESULT, GetCustomAttributeProps, \
-      (SELF, mdCustomAttribute cv, mdToken *ptkObj, mdToken *ptkType, void const **ppBlob, ULONG *pcbSize), \
+      (SELF, mdCustomAttribute cv, mdToken *ptkObj, mdToken *ptkType, void const **ppBlob, \
+       ULONG *pcbSize), \
       (OBJ, cv, ptkObj, ptkType, ppBlob, pcbSize)) \
     X(HRESULT, FindTypeRef, \
       (SELF, mdToken tkResolutionScope, LPCWSTR szName, mdTypeRef *ptr), \
       (OBJ, tkResolutionScope, szName, ptr)) \
     X(HRESULT, GetMemberProps, \
-      (SELF, mdToken mb, mdTypeDef *pClass, LPWSTR szMember, ULONG cchMember, ULONG *pchMember, DWORD *pdwAttr, PCCOR_SIGNATURE *ppvSigBlob, ULONG *pcbSigBlob, ULONG *pulCodeRVA, DWORD *pdwImplFlags, DWORD *pdwCPlusTypeFlag, UVCP_CONSTANT *ppValue, ULONG *pcchValue), \
-      (OBJ, mb, pClass, szMember, cchMember, pchMember, pdwAttr, ppvSigBlob, pcbSigBlob, pulCodeRVA, pdwImplFlags, pdwCPlusTypeFlag, ppValue, pcchValue)) \
+      (SELF, mdToken mb, mdTypeDef *pClass, LPWSTR szMember, ULONG cchMember, ULONG *pchMember, \
+       DWORD *pdwAttr, PCCOR_SIGNATURE *ppvSigBlob, ULONG *pcbSigBlob, ULONG *pulCodeRVA, \
+       DWORD *pdwImplFlags, DWORD *pdwCPlusTypeFlag, UVCP_CONSTANT *ppValue, ULONG *pcchValue), \
+      (OBJ, mb, pClass, szMember, cchMember, pchMember, pdwAttr, ppvSigBlob, pcbSigBlob, \
+       pulCodeRVA, pdwImplFlags, pdwCPlusTypeFlag, ppValue, pcchValue)) \
     X(HRESULT, GetFieldProps, \
-      (SELF, mdFieldDef mb, mdTypeDef *pClass, LPWSTR szField, ULONG cchField, ULONG *pchField, DWORD *pdwAttr, PCCOR_SIGNATURE *ppvSigBlob, ULONG *pcbSigBlob, DWORD *pdwCPlusTypeFlag, UVCP_CONSTANT *ppValue, ULONG *pcchValue), \
-      (OBJ, mb, pClass, szField, cchField, pchField, pdwAttr, ppvSigBlob, pcbSigBlob, pdwCPlusTypeFlag, ppValue, pcchValue)) \
+      (SELF, mdFieldDef mb, mdTypeDef *pClass, LPWSTR szField, ULONG cchField, ULONG *pchField, \
+       DWORD *pdwAttr, PCCOR_SIGNATURE *ppvSigBlob, ULONG *pcbSigBlob, DWORD *pdwCPlusTypeFlag, \
+       UVCP_CONSTANT *ppValue, ULONG *pcchValue), \
+      (OBJ, mb, pClass, szField, cchField, pchField, pdwAttr, ppvSigBlob, pcbSigBlob, \
+       pdwCPlusTypeFlag, ppValue, pcchValue)) \
     X(HRESULT, GetPropertyProps, \
-      (SELF, mdProperty prop, mdTypeDef *pClass, LPCWSTR szProperty, ULONG cchProperty, ULONG *pchProperty, DWORD *pdwPropFlags, PCCOR_SIGNATURE *ppvSig, ULONG *pbSig, DWORD *pdwCPlusTypeFlag, UVCP_CONSTANT *ppDefaultValue, ULONG *pcchDefaultValue, mdMethodDef *pmdSetter, mdMethodDef *pmdGetter, mdMethodDef rmdOtherMethod[], ULONG cMax, ULONG *pcOtherMethod), \
-      (OBJ, prop, pClass, szProperty, cchProperty, pchProperty, pdwPropFlags, ppvSig, pbSig, pdwCPlusTypeFlag, ppDefaultValue, pcchDefaultValue, pmdSetter, pmdGetter, rmdOtherMethod, cMax, pcOtherMethod)) \
+      (SELF, mdProperty prop, mdTypeDef *pClass, LPCWSTR szProperty, ULONG cchProperty, \
+       ULONG *pchProperty, DWORD *pdwPropFlags, PCCOR_SIGNATURE *ppvSig, ULONG *pbSig, \
+       DWORD *pdwCPlusTypeFlag, UVCP_CONSTANT *ppDefaultValue, ULONG *pcchDefaultValue, \
+       mdMethodDef *pmdSetter, mdMethodDef *pmdGetter, mdMethodDef rmdOtherMethod[], ULONG cMax, \
+       ULONG *pcOtherMethod), \
+      (OBJ, prop, pClass, szProperty, cchProperty, pchProperty, pdwPropFlags, ppvSig, pbSig, \
+       pdwCPlusTypeFlag, ppDefaultValue, pcchDefaultValue, pmdSetter, pmdGetter, rmdOtherMethod, \
+       cMax, pcOtherMethod)) \
     X(HRESULT, GetParamProps, \
-      (SELF, mdParamDef tk, mdMethodDef *pmd, ULONG *pulSequence, LPWSTR szName, ULONG cchName, ULONG *pchName, DWORD *pdwAttr, DWORD *pdwCPlusTypeFlag, UVCP_CONSTANT *ppValue, ULONG *pcchValue), \
-      (OBJ, tk, pmd, pulSequence, szName, cchName, pchName, pdwAttr, pdwCPlusTypeFlag, ppValue, pcchValue)) \
+      (SELF, mdParamDef tk, mdMethodDef *pmd, ULONG *pulSequence, LPWSTR szName, ULONG cchName, \
+       ULONG *pchName, DWORD *pdwAttr, DWORD *pdwCPlusTypeFlag, UVCP_CONSTANT *ppValue, \
+       ULONG *pcchValue), \
+      (OBJ, tk, pmd, pulSequence, szName, cchName, pchName, pdwAttr, pdwCPlusTypeFlag, ppValue, \
+       pcchValue)) \
     X(HRESULT, GetCustomAttributeByName, \
       (SELF, mdToken tkObj, LPCWSTR szName, const void **ppData, ULONG *pcbData), \
       (OBJ, tkObj, szName, ppData, pcbData)) \
@@ -308,26 +357,34 @@ CLRIE_ABI_FORWARD(IMetaDataAssemblyEmit)
 #define CLRIE_IMETADATAIMPORT2_METHODS(X, SELF, OBJ) \
     CLRIE_IMETADATAIMPORT_METHODS(X, SELF, OBJ) \
     X(HRESULT, EnumGenericParams, \
-      (SELF, HCORENUM *phEnum, mdToken tk, mdGenericParam rGenericParams[], ULONG cMax, ULONG *pcGenericParams), \
+      (SELF, HCORENUM *phEnum, mdToken tk, mdGenericParam rGenericParams[], ULONG cMax, \
+       ULONG *pcGenericParams), \
       (OBJ, phEnum, tk, rGenericParams, cMax, pcGenericParams)) \
     X(HRESULT, GetGenericParamProps, \
-      (SELF, mdGenericParam gp, ULONG *pulParamSeq, DWORD *pdwParamFlags, mdToken *ptOwner, DWORD *reserved, LPWSTR wzname, ULONG cchName, ULONG *pchName), \
+      (SELF, mdGenericParam gp, ULONG *pulParamSeq, DWORD *pdwParamFlags, mdToken *ptOwner, \
+       DWORD *reserved, LPWSTR wzname, ULONG cchName, ULONG *pchName), \
       (OBJ, gp, pulParamSeq, pdwParamFlags, ptOwner, reserved, wzname, cchName, pchName)) \
     X(HRESULT, GetMethodSpecProps, \
       (SELF, mdMethodSpec mi, mdToken *tkParent, PCCOR_SIGNATURE *ppvSigBlob, ULONG *pcbSigBlob), \
       (OBJ, mi, tkParent, ppvSigBlob, pcbSigBlob)) \
     X(HRESULT, EnumGenericParamConstraints, \
-      (SELF, HCORENUM *phEnum, mdGenericParam tk, mdGenericParamConstraint rGenericParamConstraints[], ULONG cMax, ULONG *pcGenericParamConstraints), \
+      (SELF, HCORENUM *phEnum, mdGenericParam tk, \
+       mdGenericParamConstraint rGenericParamConstraints[], ULONG cMax, \
+       ULONG *pcGenericParamConstraints), \
       (OBJ, phEnum, tk, rGenericParamConstraints, cMax, pcGenericParamConstraints)) \
     X(HRESULT, GetGenericParamConstraintProps, \
-      (SELF, mdGenericParamConstraint gpc, mdGenericParam *ptGenericParam, mdToken *ptkConstraintType), \
+      (SELF, mdGenericParamConstraint gpc, mdGenericParam *ptGenericParam, \
+       mdToken *ptkConstraintType), \
       (OBJ, gpc, ptGenericParam, ptkConstraintType)) \
-    X(HRESULT, GetPEKind, (SELF, DWORD *pdwPEKind, DWORD *pdwMAchine), (OBJ, pdwPEKind, pdwMAchine)) \
+    X(HRESULT, GetPEKind, \
+      (SELF, DWORD *pdwPEKind, DWORD *pdwMAchine), \
+      (OBJ, pdwPEKind, pdwMAchine)) \
     X(HRESULT, GetVersionString, \
       (SELF, LPWSTR pwzBuf, DWORD ccBufSize, DWORD *pccBufSize), \
       (OBJ, pwzBuf, ccBufSize, pccBufSize)) \
     X(HRESULT, EnumMethodSpecs, \
-      (SELF, HCORENUM *phEnum, mdToken tk, mdMethodSpec rMethodSpecs[], ULONG cMax, ULONG *pcMethodSpecs), \
+      (SELF, HCORENUM *phEnum, mdToken tk, mdMethodSpec rMethodSpecs[], ULONG cMax, \
+       ULONG *pcMethodSpecs), \
       (OBJ, phEnum, tk, rMethodSpecs, cMax, pcMethodSpecs))
 
 /* IMetaDataEmit : IUnknown, 49 methods, 52 slots */
@@ -342,14 +399,17 @@ CLRIE_ABI_FORWARD(IMetaDataAssemblyEmit)
       (SELF, CorSaveSize fSave, DWORD *pdwSaveSize), \
       (OBJ, fSave, pdwSaveSize)) \
     X(HRESULT, DefineTypeDef, \
-      (SELF, LPCWSTR szTypeDef, DWORD dwTypeDefFlags, mdToken tkExtends, mdToken rtkImplements[], mdTypeDef *ptd), \
+      (SELF, LPCWSTR szTypeDef, DWORD dwTypeDefFlags, mdToken tkExtends, \
+       mdToken rtkImplements[], mdTypeDef *ptd), \
       (OBJ, szTypeDef, dwTypeDefFlags, tkExtends, rtkImplements, ptd)) \
     X(HRESULT, DefineNestedType, \
-      (SELF, LPCWSTR szTypeDef, DWORD dwTypeDefFlags, mdToken tkExtends, mdToken rtkImplements[], mdTypeDef tdEncloser, mdTypeDef *ptd), \
+      (SELF, LPCWSTR szTypeDef, DWORD dwTypeDefFlags, mdToken tkExtends, \
+       mdToken rtkImplements[], mdTypeDef tdEncloser, mdTypeDef *ptd), \
       (OBJ, szTypeDef, dwTypeDefFlags, tkExtends, rtkImplements, tdEncloser, ptd)) \
     X(HRESULT, SetHandler, (SELF, IUnknown *pUnk), (OBJ, pUnk)) \
     X(HRESULT, DefineMethod, \
-      (SELF, mdTypeDef td, LPCWSTR szName, DWORD dwMethodFlags, PCCOR_SIGNATURE pvSigBlob, ULONG cbSigBlob, ULONG ulCodeRVA, DWORD dwImplFlags, mdMethodDef *pmd), \
+      (SELF, mdTypeDef td, LPCWSTR szName, DWORD dwMethodFlags, PCCOR_SIGNATURE pvSigBlob, \
+       ULONG cbSigBlob, ULONG ulCodeRVA, DWORD dwImplFlags, mdMethodDef *pmd), \
       (OBJ, td, szName, dwMethodFlags, pvSigBlob, cbSigBlob, ulCodeRVA, dwImplFlags, pmd)) \
     X(HRESULT, DefineMethodImpl, \
       (SELF, mdTypeDef td, mdToken tkBody, mdToken tkDecl), \
@@ -358,19 +418,29 @@ CLRIE_ABI_FORWARD(IMetaDataAssemblyEmit)
       (SELF, mdToken tkResolutionScope, LPCWSTR szName, mdTypeRef *ptr), \
       (OBJ, tkResolutionScope, szName, ptr)) \
     X(HRESULT, DefineImportType, \
-      (SELF, IMetaDataAssemblyImport *pAssemImport, const void *pbHashValue, ULONG cbHashValue, IMetaDataImport *pImport, mdTypeDef tdImport, IMetaDataAssemblyEmit *pAssemEmit, mdTypeRef *ptr), \
+      (SELF, IMetaDataAssemblyImport *pAssemImport, const void *pbHashValue, ULONG cbHashValue, \
+       IMetaDataImport *pImport, mdTypeDef tdImport, IMetaDataAssemblyEmit *pAssemEmit, \
+       mdTypeRef *ptr), \
       (OBJ, pAssemImport, pbHashValue, cbHashValue, pImport, tdImport, pAssemEmit, ptr)) \
     X(HRESULT, DefineMemberRef, \
-      (SELF, mdToken tkImport, LPCWSTR szName, PCCOR_SIGNATURE pvSigBlob, ULONG cbSigBlob, mdMemberRef *pmr), \
+      (SELF, mdToken tkImport, LPCWSTR szName, PCCOR_SIGNATURE pvSigBlob, ULONG cbSigBlob, \
+       mdMemberRef *pmr), \
       (OBJ, tkImport, szName, pvSigBlob, cbSigBlob, pmr)) \
     X(HRESULT, DefineImportMember, \
-      (SELF, IMetaDataAssemblyImport *pAssemImport, const void *pbHashValue, ULONG cbHashValue, IMetaDataImport *pImport, mdToken mbMember, IMetaDataAssemblyEmit *pAssemEmit, mdToken tkParent, mdMemberRef *pmr), \
-      (OBJ, pAssemImport, pbHashValue, cbHashValue, pImport, mbMember, pAssemEmit, tkParent, pmr)) \
+      (SELF, IMetaDataAssemblyImport *pAssemImport, const void *pbHashValue, ULONG cbHashValue, \
+       IMetaDataImport *pImport, mdToken mbMember, IMetaDataAssemblyEmit *pAssemEmit, \
+       mdToken tkParent, mdMemberRef *pmr), \
+      (OBJ, pAssemImport, pbHashValue, cbHashValue, pImport, mbMember, pAssemEmit, tkParent, \
+       pmr)) \
     X(HRESULT, DefineEvent, \
-      (SELF, mdTypeDef td, LPCWSTR szEvent, DWORD dwEventFlags, mdToken tkEventType, mdMethodDef mdAddOn, mdMethodDef mdRemoveOn, mdMethodDef mdFire, mdMethodDef rmdOtherMethods[], mdEvent *pmdEvent), \
-      (OBJ, td, szEvent, dwEventFlags, tkEventType, mdAddOn, mdRemoveOn, mdFire, rmdOtherMethods, pmdEvent)) \
+      (SELF, mdTypeDef td, LPCWSTR szEvent, DWORD dwEventFlags, mdToken tkEventType, \
+       mdMethodDef mdAddOn, mdMethodDef mdRemoveOn, mdMethodDef mdFire, \
+       mdMethodDef rmdOtherMethods[], mdEvent *pmdEvent), \
+      (OBJ, td, szEvent, dwEventFlags, tkEventType, mdAddOn, mdRemoveOn, mdFire, \
+       rmdOtherMethods, pmdEvent)) \
     X(HRESULT, SetClassLayout, \
-      (SELF, mdTypeDef td, DWORD dwPackSize, COR_FIELD_OFFSET rFieldOffsets[], ULONG ulClassSize), \
+      (SELF, mdTypeDef td, DWORD dwPackSize, COR_FIELD_OFFSET rFieldOffsets[], \
+       ULONG ulClassSize), \
       (OBJ, td, dwPackSize, rFieldOffsets, ulClassSize)) \
     X(HRESULT, DeleteClassLayout, (SELF, mdTypeDef td), (OBJ, td)) \
     X(HRESULT, SetFieldMarshal, \
@@ -378,7 +448,8 @@ CLRIE_ABI_FORWARD(IMetaDataAssemblyEmit)
       (OBJ, tk, pvNativeType, cbNativeType)) \
     X(HRESULT, DeleteFieldMarshal, (SELF, mdToken tk), (OBJ, tk)) \
     X(HRESULT, DefinePermissionSet, \
-      (SELF, mdToken tk, DWORD dwAction, void const *pvPermission, ULONG cbPermission, mdPermission *ppm), \
+      (SELF, mdToken tk, DWORD dwAction, void const *pvPermission, ULONG cbPermission, \
+       mdPermission *ppm), \
       (OBJ, tk, dwAction, pvPermission, cbPermission, ppm)) \
     X(HRESULT, SetRVA, (SELF, mdMethodDef md, ULONG ulRVA), (OBJ, md, ulRVA)) \
     X(HRESULT, GetTokenFromSig, \
@@ -401,10 +472,12 @@ CLRIE_ABI_FORWARD(IMetaDataAssemblyEmit)
       (SELF, mdTypeDef td, DWORD dwTypeDefFlags, mdToken tkExtends, mdToken rtkImplements[]), \
       (OBJ, td, dwTypeDefFlags, tkExtends, rtkImplements)) \
     X(HRESULT, SetEventProps, \
-      (SELF, mdEvent ev, DWORD dwEventFlags, mdToken tkEventType, mdMethodDef mdAddOn, mdMethodDef mdRemoveOn, mdMethodDef mdFire, mdMethodDef rmdOtherMethods[]), \
+      (SELF, mdEvent ev, DWORD dwEventFlags, mdToken tkEventType, mdMethodDef mdAddOn, \
+       mdMethodDef mdRemoveOn, mdMethodDef mdFire, mdMethodDef rmdOtherMethods[]), \
       (OBJ, ev, dwEventFlags, tkEventType, mdAddOn, mdRemoveOn, mdFire, rmdOtherMethods)) \
     X(HRESULT, SetPermissionSetProps, \
-      (SELF, mdToken tk, DWORD dwAction, void const *pvPermission, ULONG cbPermission, mdPermission *ppm), \
+      (SELF, mdToken tk, DWORD dwAction, void const *pvPermission, ULONG cbPermission, \
+       mdPermission *ppm), \
       (OBJ, tk, dwAction, pvPermission, cbPermission, ppm)) \
     X(HRESULT, DefinePinvokeMap, \
       (SELF, mdToken tk, DWORD dwMappingFlags, LPCWSTR szImportName, mdModuleRef mrImportDLL), \
@@ -414,36 +487,54 @@ CLRIE_ABI_FORWARD(IMetaDataAssemblyEmit)
       (OBJ, tk, dwMappingFlags, szImportName, mrImportDLL)) \
     X(HRESULT, DeletePinvokeMap, (SELF, mdToken tk), (OBJ, tk)) \
     X(HRESULT, DefineCustomAttribute, \
-      (SELF, mdToken tkOwner, mdToken tkCtor, void const *pCustomAttribute, ULONG cbCustomAttribute, mdCustomAttribute *pcv), \
+      (SELF, mdToken tkOwner, mdToken tkCtor, void const *pCustomAttribute, \
+       ULONG cbCustomAttribute, mdCustomAttribute *pcv), \
       (OBJ, tkOwner, tkCtor, pCustomAttribute, cbCustomAttribute, pcv)) \
     X(HRESULT, SetCustomAttributeValue, \
       (SELF, mdCustomAttribute pcv, void const *pCustomAttribute, ULONG cbCustomAttribute), \
       (OBJ, pcv, pCustomAttribute, cbCustomAttribute)) \
     X(HRESULT, DefineField, \
-      (SELF, mdTypeDef td, LPCWSTR szName, DWORD dwFieldFlags, PCCOR_SIGNATURE pvSigBlob, ULONG cbSigBlob, DWORD dwCPlusTypeFlag, void const *pValue, ULONG cchValue, mdFieldDef *pmd), \
-      (OBJ, td, szName, dwFieldFlags, pvSigBlob, cbSigBlob, dwCPlusTypeFlag, pValue, cchValue, pmd)) \
+      (SELF, mdTypeDef td, LPCWSTR szName, DWORD dwFieldFlags, PCCOR_SIGNATURE pvSigBlob, \
+       ULONG cbSigBlob, DWORD dwCPlusTypeFlag, void const *pValue, ULONG cchValue, \
+       mdFieldDef *pmd), \
+      (OBJ, td, szName, dwFieldFlags, pvSigBlob, cbSigBlob, dwCPlusTypeFlag, pValue, cchValue, \
+       pmd)) \
     X(HRESULT, DefineProperty, \
-      (SELF, mdTypeDef td, LPCWSTR szProperty, DWORD dwPropFlags, PCCOR_SIGNATURE pvSig, ULONG cbSig, DWORD dwCPlusTypeFlag, void const *pValue, ULONG cchValue, mdMethodDef mdSetter, mdMethodDef mdGetter, mdMethodDef rmdOtherMethods[], mdProperty *pmdProp), \
-      (OBJ, td, szProperty, dwPropFlags, pvSig, cbSig, dwCPlusTypeFlag, pValue, cchValue, mdSetter, mdGetter, rmdOtherMethods, pmdProp)) \
+      (SELF, mdTypeDef td, LPCWSTR szProperty, DWORD dwPropFlags, PCCOR_SIGNATURE pvSig, \
+       ULONG cbSig, DWORD dwCPlusTypeFlag, void const *pValue, ULONG cchValue, \
+       mdMethodDef mdSetter, mdMethodDef mdGetter, mdMethodDef rmdOtherMethods[], \
+       mdProperty *pmdProp), \
+      (OBJ, td, szProperty, dwPropFlags, pvSig, cbSig, dwCPlusTypeFlag, pValue, cchValue, \
+       mdSetter, mdGetter, rmdOtherMethods, pmdProp)) \
     X(HRESULT, DefineParam, \
-      (SELF, mdMethodDef md, ULONG ulParamSeq, LPCWSTR szName, DWORD dwParamFlags, DWORD dwCPlusTypeFlag, void const *pValue, ULONG cchValue, mdParamDef *ppd), \
+      (SELF, mdMethodDef md, ULONG ulParamSeq, LPCWSTR szName, DWORD dwParamFlags, \
+       DWORD dwCPlusTypeFlag, void const *pValue, ULONG cchValue, mdParamDef *ppd), \
       (OBJ, md, ulParamSeq, szName, dwParamFlags, dwCPlusTypeFlag, pValue, cchValue, ppd)) \
     X(HRESULT, SetFieldProps, \
-      (SELF, mdFieldDef fd, DWORD dwFieldFlags, DWORD dwCPlusTypeFlag, void const *pValue, ULONG cchValue), \
+      (SELF, mdFieldDef fd, DWORD dwFieldFlags, DWORD dwCPlusTypeFlag, void const *pValue, \
+       ULONG cchValue), \
       (OBJ, fd, dwFieldFlags, dwCPlusTypeFlag, pValue, cchValue)) \
     X(HRESULT, SetPropertyProps, \
-      (SELF, mdProperty pr, DWORD dwPropFlags, DWORD dwCPlusTypeFlag, void const *pValue, ULONG cchValue, mdMethodDef mdSetter, mdMethodDef mdGetter, mdMethodDef rmdOtherMethods[]), \
-      (OBJ, pr, dwPropFlags, dwCPlusTypeFlag, pValue, cchValue, mdSetter, mdGetter, rmdOtherMethods)) \
+      (SELF, mdProperty pr, DWORD dwPropFlags, DWORD dwCPlusTypeFlag, void const *pValue, \
+       ULONG cchValue, mdMethodDef mdSetter, mdMethodDef mdGetter, \
+       mdMethodDef rmdOtherMethods[]), \
+      (OBJ, pr, dwPropFlags, dwCPlusTypeFlag, pValue, cchValue, mdSetter, mdGetter, \
+       rmdOtherMethods)) \
     X(HRESULT, SetParamProps, \
-      (SELF, mdParamDef pd, LPCWSTR szName, DWORD dwParamFlags, DWORD dwCPlusTypeFlag, void const *pValue, ULONG cchValue), \
+      (SELF, mdParamDef pd, LPCWSTR szName, DWORD dwParamFlags, DWORD dwCPlusTypeFlag, \
+       void const *pValue, ULONG cchValue), \
       (OBJ, pd, szName, dwParamFlags, dwCPlusTypeFlag, pValue, cchValue)) \
     X(HRESULT, DefineSecurityAttributeSet, \
       (SELF, mdToken tkObj, COR_SECATTR rSecAttrs[], ULONG cSecAttrs, ULONG *pulErrorAttr), \
       (OBJ, tkObj, rSecAttrs, cSecAttrs, pulErrorAttr)) \
     X(HRESULT, ApplyEditAndContinue, (SELF, IUnknown *pImport), (OBJ, pImport)) \
     X(HRESULT, TranslateSigWithScope, \
-      (SELF, IMetaDataAssemblyImport *pAssemImport, const void *pbHashValue, ULONG cbHashValue, IMetaDataImport *import, PCCOR_SIGNATURE pbSigBlob, ULONG cbSigBlob, IMetaDataAssemblyEmit *pAssemEmit, IMetaDataEmit *emit, PCOR_SIGNATURE pvTranslatedSig, ULONG cbTranslatedSigMax, ULONG *pcbTranslatedSig), \
-      (OBJ, pAssemImport, pbHashValue, cbHashValue, import, pbSigBlob, cbSigBlob, pAssemEmit, emit, pvTranslatedSig, cbTranslatedSigMax, pcbTranslatedSig)) \
+      (SELF, IMetaDataAssemblyImport *pAssemImport, const void *pbHashValue, ULONG cbHashValue, \
+       IMetaDataImport *import, PCCOR_SIGNATURE pbSigBlob, ULONG cbSigBlob, \
+       IMetaDataAssemblyEmit *pAssemEmit, IMetaDataEmit *emit, PCOR_SIGNATURE pvTranslatedSig, \
+       ULONG cbTranslatedSigMax, ULONG *pcbTranslatedSig), \
+      (OBJ, pAssemImport, pbHashValue, cbHashValue, import, pbSigBlob, cbSigBlob, pAssemEmit, \
+       emit, pvTranslatedSig, cbTranslatedSigMax, pcbTranslatedSig)) \
     X(HRESULT, SetMethodImplFlags, \
       (SELF, mdMethodDef md, DWORD dwImplFlags), \
       (OBJ, md, dwImplFlags)) \
@@ -468,10 +559,12 @@ CLRIE_ABI_FORWARD(IMetaDataAssemblyEmit)
       (OBJ, pIStream, dwSaveFlags)) \
     X(HRESULT, SaveDeltaToMemory, (SELF, void *pbData, ULONG cbData), (OBJ, pbData, cbData)) \
     X(HRESULT, DefineGenericParam, \
-      (SELF, mdToken tk, ULONG ulParamSeq, DWORD dwParamFlags, LPCWSTR szname, DWORD reserved, mdToken rtkConstraints[], mdGenericParam *pgp), \
+      (SELF, mdToken tk, ULONG ulParamSeq, DWORD dwParamFlags, LPCWSTR szname, DWORD reserved, \
+       mdToken rtkConstraints[], mdGenericParam *pgp), \
       (OBJ, tk, ulParamSeq, dwParamFlags, szname, reserved, rtkConstraints, pgp)) \
     X(HRESULT, SetGenericParamProps, \
-      (SELF, mdGenericParam gp, DWORD dwParamFlags, LPCWSTR szName, DWORD reserved, mdToken rtkConstraints[]), \
+      (SELF, mdGenericParam gp, DWORD dwParamFlags, LPCWSTR szName, DWORD reserved, \
+       mdToken rtkConstraints[]), \
       (OBJ, gp, dwParamFlags, szName, reserved, rtkConstraints)) \
     X(HRESULT, ResetENCLog, (SELF), (OBJ))
 
@@ -479,19 +572,28 @@ CLRIE_ABI_FORWARD(IMetaDataAssemblyEmit)
 #define CLRIE_IMETADATAASSEMBLYIMPORT_METHODS(X, SELF, OBJ) \
     CLRIE_IUNKNOWN_METHODS(X, SELF, OBJ) \
     X(HRESULT, GetAssemblyProps, \
-      (SELF, mdAssembly mda, const void **ppbPublicKey, ULONG *pcbPublicKey, ULONG *pulHashAlgId, LPWSTR szName, ULONG cchName, ULONG *pchName, ASSEMBLYMETADATA *pMetaData, DWORD *pdwAssemblyFlags), \
-      (OBJ, mda, ppbPublicKey, pcbPublicKey, pulHashAlgId, szName, cchName, pchName, pMetaData, pdwAssemblyFlags)) \
+      (SELF, mdAssembly mda, const void **ppbPublicKey, ULONG *pcbPublicKey, \
+       ULONG *pulHashAlgId, LPWSTR szName, ULONG cchName, ULONG *pchName, \
+       ASSEMBLYMETADATA *pMetaData, DWORD *pdwAssemblyFlags), \
+      (OBJ, mda, ppbPublicKey, pcbPublicKey, pulHashAlgId, szName, cchName, pchName, pMetaData, \
+       pdwAssemblyFlags)) \
     X(HRESULT, GetAssemblyRefProps, \
-      (SELF, mdAssemblyRef mdar, const void **ppbPublicKeyOrToken, ULONG *pcbPublicKeyOrToken, LPWSTR szName, ULONG cchName, ULONG *pchName, ASSEMBLYMETADATA *pMetaData, const void **ppbHashValue, ULONG *pcbHashValue, DWORD *pdwAssemblyRefFlags), \
-      (OBJ, mdar, ppbPublicKeyOrToken, pcbPublicKeyOrToken, szName, cchName, pchName, pMetaData, ppbHashValue, pcbHashValue, pdwAssemblyRefFlags)) \
+      (SELF, mdAssemblyRef mdar, const void **ppbPublicKeyOrToken, ULONG *pcbPublicKeyOrToken, \
+       LPWSTR szName, ULONG cchName, ULONG *pchName, ASSEMBLYMETADATA *pMetaData, \
+       const void **ppbHashValue, ULONG *pcbHashValue, DWORD *pdwAssemblyRefFlags), \
+      (OBJ, mdar, ppbPublicKeyOrToken, pcbPublicKeyOrToken, szName, cchName, pchName, pMetaData, \
+       ppbHashValue, pcbHashValue, pdwAssemblyRefFlags)) \
     X(HRESULT, GetFileProps, \
-      (SELF, mdFile mdf, LPWSTR szName, ULONG cchName, ULONG *pchName, const void **ppbHashValue, ULONG *pcbHashValue, DWORD *pdwFileFlags), \
+      (SELF, mdFile mdf, LPWSTR szName, ULONG cchName, ULONG *pchName, \
+       const void **ppbHashValue, ULONG *pcbHashValue, DWORD *pdwFileFlags), \
       (OBJ, mdf, szName, cchName, pchName, ppbHashValue, pcbHashValue, pdwFileFlags)) \
     X(HRESULT, GetExportedTypeProps, \
-      (SELF, mdExportedType mdct, LPWSTR szName, ULONG cchName, ULONG *pchName, mdToken *ptkImplementation, mdTypeDef *ptkTypeDef, DWORD *pdwExportedTypeFlags), \
+      (SELF, mdExportedType mdct, LPWSTR szName, ULONG cchName, ULONG *pchName, \
+       mdToken *ptkImplementation, mdTypeDef *ptkTypeDef, DWORD *pdwExportedTypeFlags), \
       (OBJ, mdct, szName, cchName, pchName, ptkImplementation, ptkTypeDef, pdwExportedTypeFlags)) \
     X(HRESULT, GetManifestResourceProps, \
-      (SELF, mdManifestResource mdmr, LPWSTR szName, ULONG cchName, ULONG *pchName, mdToken *ptkImplementation, DWORD *pdwOffset, DWORD *pdwResourceFlags), \
+      (SELF, mdManifestResource mdmr, LPWSTR szName, ULONG cchName, ULONG *pchName, \
+       mdToken *ptkImplementation, DWORD *pdwOffset, DWORD *pdwResourceFlags), \
       (OBJ, mdmr, szName, cchName, pchName, ptkImplementation, pdwOffset, pdwResourceFlags)) \
     X(HRESULT, EnumAssemblyRefs, \
       (SELF, HCORENUM *phEnum, mdAssemblyRef rAssemblyRefs[], ULONG cMax, ULONG *pcTokens), \
@@ -503,7 +605,8 @@ CLRIE_ABI_FORWARD(IMetaDataAssemblyEmit)
       (SELF, HCORENUM *phEnum, mdExportedType rExportedTypes[], ULONG cMax, ULONG *pcTokens), \
       (OBJ, phEnum, rExportedTypes, cMax, pcTokens)) \
     X(HRESULT, EnumManifestResources, \
-      (SELF, HCORENUM *phEnum, mdManifestResource rManifestResources[], ULONG cMax, ULONG *pcTokens), \
+      (SELF, HCORENUM *phEnum, mdManifestResource rManifestResources[], ULONG cMax, \
+       ULONG *pcTokens), \
       (OBJ, phEnum, rManifestResources, cMax, pcTokens)) \
     X(HRESULT, GetAssemblyFromScope, (SELF, mdAssembly *ptkAssembly), (OBJ, ptkAssembly)) \
     X(HRESULT, FindExportedTypeByName, \
@@ -514,41 +617,55 @@ CLRIE_ABI_FORWARD(IMetaDataAssemblyEmit)
       (OBJ, szName, ptkManifestResource)) \
     X(void, CloseEnum, (SELF, HCORENUM hEnum), (OBJ, hEnum)) \
     X(HRESULT, FindAssembliesByName, \
-      (SELF, LPCWSTR szAppBase, LPCWSTR szPrivateBin, LPCWSTR szAssemblyName, IUnknown *ppIUnk[], ULONG cMax, ULONG *pcAssemblies), \
+      (SELF, LPCWSTR szAppBase, LPCWSTR szPrivateBin, LPCWSTR szAssemblyName, \
+       IUnknown *ppIUnk[], ULONG cMax, ULONG *pcAssemblies), \
       (OBJ, szAppBase, szPrivateBin, szAssemblyName, ppIUnk, cMax, pcAssemblies))
 
 /* IMetaDataAssemblyEmit : IUnknown, 10 methods, 13 slots */
 #define CLRIE_IMETADATAASSEMBLYEMIT_METHODS(X, SELF, OBJ) \
     CLRIE_IUNKNOWN_METHODS(X, SELF, OBJ) \
     X(HRESULT, DefineAssembly, \
-      (SELF, const void *pbPublicKey, ULONG cbPublicKey, ULONG ulHashAlgId, LPCWSTR szName, const ASSEMBLYMETADATA *pMetaData, DWORD dwAssemblyFlags, mdAssembly *pma), \
+      (SELF, const void *pbPublicKey, ULONG cbPublicKey, ULONG ulHashAlgId, LPCWSTR szName, \
+       const ASSEMBLYMETADATA *pMetaData, DWORD dwAssemblyFlags, mdAssembly *pma), \
       (OBJ, pbPublicKey, cbPublicKey, ulHashAlgId, szName, pMetaData, dwAssemblyFlags, pma)) \
     X(HRESULT, DefineAssemblyRef, \
-      (SELF, const void *pbPublicKeyOrToken, ULONG cbPublicKeyOrToken, LPCWSTR szName, const ASSEMBLYMETADATA *pMetaData, const void *pbHashValue, ULONG cbHashValue, DWORD dwAssemblyRefFlags, mdAssemblyRef *pmdar), \
-      (OBJ, pbPublicKeyOrToken, cbPublicKeyOrToken, szName, pMetaData, pbHashValue, cbHashValue, dwAssemblyRefFlags, pmdar)) \
+      (SELF, const void *pbPublicKeyOrToken, ULONG cbPublicKeyOrToken, LPCWSTR szName, \
+       const ASSEMBLYMETADATA *pMetaData, const void *pbHashValue, ULONG cbHashValue, \
+       DWORD dwAssemblyRefFlags, mdAssemblyRef *pmdar), \
+      (OBJ, pbPublicKeyOrToken, cbPublicKeyOrToken, szName, pMetaData, pbHashValue, cbHashValue, \
+       dwAssemblyRefFlags, pmdar)) \
     X(HRESULT, DefineFile, \
-      (SELF, LPCWSTR szName, const void *pbHashValue, ULONG cbHashValue, DWORD dwFileFlags, mdFile *pmdf), \
+      (SELF, LPCWSTR szName, const void *pbHashValue, ULONG cbHashValue, DWORD dwFileFlags, \
+       mdFile *pmdf), \
       (OBJ, szName, pbHashValue, cbHashValue, dwFileFlags, pmdf)) \
     X(HRESULT, DefineExportedType, \
-      (SELF, LPCWSTR szName, mdToken tkImplementation, mdTypeDef tkTypeDef, DWORD dwExportedTypeFlags, mdExportedType *pmdct), \
+      (SELF, LPCWSTR szName, mdToken tkImplementation, mdTypeDef tkTypeDef, \
+       DWORD dwExportedTypeFlags, mdExportedType *pmdct), \
       (OBJ, szName, tkImplementation, tkTypeDef, dwExportedTypeFlags, pmdct)) \
     X(HRESULT, DefineManifestResource, \
-      (SELF, LPCWSTR szName, mdToken tkImplementation, DWORD dwOffset, DWORD dwResourceFlags, mdManifestResource *pmdmr), \
+      (SELF, LPCWSTR szName, mdToken tkImplementation, DWORD dwOffset, DWORD dwResourceFlags, \
+       mdManifestResource *pmdmr), \
       (OBJ, szName, tkImplementation, dwOffset, dwResourceFlags, pmdmr)) \
     X(HRESULT, SetAssemblyProps, \
-      (SELF, mdAssembly pma, const void *pbPublicKey, ULONG cbPublicKey, ULONG ulHashAlgId, LPCWSTR szName, const ASSEMBLYMETADATA *pMetaData, DWORD dwAssemblyFlags), \
+      (SELF, mdAssembly pma, const void *pbPublicKey, ULONG cbPublicKey, ULONG ulHashAlgId, \
+       LPCWSTR szName, const ASSEMBLYMETADATA *pMetaData, DWORD dwAssemblyFlags), \
       (OBJ, pma, pbPublicKey, cbPublicKey, ulHashAlgId, szName, pMetaData, dwAssemblyFlags)) \
     X(HRESULT, SetAssemblyRefProps, \
-      (SELF, mdAssemblyRef ar, const void *pbPublicKeyOrToken, ULONG cbPublicKeyOrToken, LPCWSTR szName, const ASSEMBLYMETADATA *pMetaData, const void *pbHashValue, ULONG cbHashValue, DWORD dwAssemblyRefFlags), \
-      (OBJ, ar, pbPublicKeyOrToken, cbPublicKeyOrToken, szName, pMetaData, pbHashValue, cbHashValue, dwAssemblyRefFlags)) \
+      (SELF, mdAssemblyRef ar, const void *pbPublicKeyOrToken, ULONG cbPublicKeyOrToken, \
+       LPCWSTR szName, const ASSEMBLYMETADATA *pMetaData, const void *pbHashValue, \
+       ULONG cbHashValue, DWORD dwAssemblyRefFlags), \
+      (OBJ, ar, pbPublicKeyOrToken, cbPublicKeyOrToken, szName, pMetaData, pbHashValue, \
+       cbHashValue, dwAssemblyRefFlags)) \
     X(HRESULT, SetFileProps, \
       (SELF, mdFile file, const void *pbHashValue, ULONG cbHashValue, DWORD dwFileFlags), \
       (OBJ, file, pbHashValue, cbHashValue, dwFileFlags)) \
     X(HRESULT, SetExportedTypeProps, \
-      (SELF, mdExportedType ct, mdToken tkImplementation, mdTypeDef tkTypeDef, DWORD dwExportedTypeFlags), \
+      (SELF, mdExportedType ct, mdToken tkImplementation, mdTypeDef tkTypeDef, \
+       DWORD dwExportedTypeFlags), \
       (OBJ, ct, tkImplementation, tkTypeDef, dwExportedTypeFlags)) \
     X(HRESULT, SetManifestResourceProps, \
-      (SELF, mdManifestResource mr, mdToken tkImplementation, DWORD dwOffset, DWORD dwResourceFlags), \
+      (SELF, mdManifestResource mr, mdToken tkImplementation, DWORD dwOffset, \
+       DWORD dwResourceFlags), \
       (OBJ, mr, tkImplementation, dwOffset, dwResourceFlags))
 
 /* IIDs: X(Name, Data1, Data2, Data3, Data4[0..7]). */
