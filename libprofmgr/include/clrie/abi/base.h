@@ -312,6 +312,12 @@ typedef enum CorElementType {
     CLRIE_ABI_STATIC_ASSERT(sizeof(struct iface##Vtbl) == (slots) * sizeof(void *), \
         #iface " must have " #slots " vtable slots");
 
+/* An entry of a header's interface list, X(name, method table, slots): defines the
+ * interface and checks its size. */
+#define CLRIE_ABI_INTERFACE(iface, METHODS, slots) \
+    CLRIE_ABI_DEFINE_INTERFACE(iface, METHODS) \
+    CLRIE_ABI_CHECK_SLOTS(iface, slots)
+
 /* The object holding `member` at `ptr`: how an object with several interfaces finds itself. */
 #define CLRIE_CONTAINER_OF(ptr, type, member) \
     ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
@@ -330,10 +336,13 @@ typedef enum CorElementType {
       (OBJ, pUnkOuter, riid, ppvObject)) \
     X(HRESULT, LockServer, (SELF, BOOL fLock), (OBJ, fLock))
 
+#define CLRIE_BASE_INTERFACES(X) \
+    X(IUnknown, CLRIE_IUNKNOWN_METHODS, 3) \
+    X(IClassFactory, CLRIE_ICLASSFACTORY_METHODS, 5)
+
 CLRIE_ABI_FORWARD(IUnknown)
 CLRIE_ABI_FORWARD(IClassFactory)
-CLRIE_ABI_DEFINE_INTERFACE(IUnknown, CLRIE_IUNKNOWN_METHODS)
-CLRIE_ABI_DEFINE_INTERFACE(IClassFactory, CLRIE_ICLASSFACTORY_METHODS)
+CLRIE_BASE_INTERFACES(CLRIE_ABI_INTERFACE)
 
 /* Opaque OLE types that appear only behind pointers in the interfaces clrie declares. */
 CLRIE_ABI_FORWARD(IStream)
@@ -353,8 +362,6 @@ CLRIE_ABI_STATIC_ASSERT(sizeof(ULONG) == 4 && sizeof(DWORD) == 4 && sizeof(LONG)
 CLRIE_ABI_STATIC_ASSERT(sizeof(BOOL) == 4 && sizeof(HRESULT) == 4, "BOOL, HRESULT 32-bit");
 CLRIE_ABI_STATIC_ASSERT(sizeof(UINT_PTR) == sizeof(void *), "UINT_PTR is pointer-sized");
 CLRIE_ABI_STATIC_ASSERT(sizeof(CorElementType) == 4, "enums are 32-bit");
-CLRIE_ABI_CHECK_SLOTS(IUnknown, 3)
-CLRIE_ABI_CHECK_SLOTS(IClassFactory, 5)
 
 #ifdef __cplusplus
 }
