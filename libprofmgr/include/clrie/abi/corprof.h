@@ -633,7 +633,7 @@ CLRIE_ABI_FORWARD(ICorProfilerAssemblyReferenceProvider)
        SIZE_T cObjectIDRangeLength[]), \
       (OBJ, cSurvivingObjectIDRanges, objectIDRangeStart, cObjectIDRangeLength))
 
-/* ICorProfilerCallback5 : ICorProfilerCallback4, 1 methods, 90 slots */
+/* ICorProfilerCallback5 : ICorProfilerCallback4, 1 method, 90 slots */
 #define CLRIE_ICORPROFILERCALLBACK5_METHODS(X, SELF, OBJ) \
     CLRIE_ICORPROFILERCALLBACK4_METHODS(X, SELF, OBJ) \
     X(HRESULT, ConditionalWeakTableElementReferences, \
@@ -641,7 +641,7 @@ CLRIE_ABI_FORWARD(ICorProfilerAssemblyReferenceProvider)
        GCHandleID rootIds[]), \
       (OBJ, cRootRefs, keyRefIds, valueRefIds, rootIds))
 
-/* ICorProfilerCallback6 : ICorProfilerCallback5, 1 methods, 91 slots */
+/* ICorProfilerCallback6 : ICorProfilerCallback5, 1 method, 91 slots */
 #define CLRIE_ICORPROFILERCALLBACK6_METHODS(X, SELF, OBJ) \
     CLRIE_ICORPROFILERCALLBACK5_METHODS(X, SELF, OBJ) \
     X(HRESULT, GetAssemblyReferences, \
@@ -649,7 +649,7 @@ CLRIE_ABI_FORWARD(ICorProfilerAssemblyReferenceProvider)
        ICorProfilerAssemblyReferenceProvider *pAsmRefProvider), \
       (OBJ, wszAssemblyPath, pAsmRefProvider))
 
-/* ICorProfilerCallback7 : ICorProfilerCallback6, 1 methods, 92 slots */
+/* ICorProfilerCallback7 : ICorProfilerCallback6, 1 method, 92 slots */
 #define CLRIE_ICORPROFILERCALLBACK7_METHODS(X, SELF, OBJ) \
     CLRIE_ICORPROFILERCALLBACK6_METHODS(X, SELF, OBJ) \
     X(HRESULT, ModuleInMemorySymbolsUpdated, (SELF, ModuleID moduleId), (OBJ, moduleId))
@@ -664,7 +664,7 @@ CLRIE_ABI_FORWARD(ICorProfilerAssemblyReferenceProvider)
       (SELF, FunctionID functionId, HRESULT hrStatus, BOOL fIsSafeToBlock), \
       (OBJ, functionId, hrStatus, fIsSafeToBlock))
 
-/* ICorProfilerCallback9 : ICorProfilerCallback8, 1 methods, 95 slots */
+/* ICorProfilerCallback9 : ICorProfilerCallback8, 1 method, 95 slots */
 #define CLRIE_ICORPROFILERCALLBACK9_METHODS(X, SELF, OBJ) \
     CLRIE_ICORPROFILERCALLBACK8_METHODS(X, SELF, OBJ) \
     X(HRESULT, DynamicMethodUnloaded, (SELF, FunctionID functionId), (OBJ, functionId))
@@ -681,7 +681,7 @@ CLRIE_ABI_FORWARD(ICorProfilerAssemblyReferenceProvider)
        eventData, pActivityId, pRelatedActivityId, eventThread, numStackFrames, stackFrames)) \
     X(HRESULT, EventPipeProviderCreated, (SELF, EVENTPIPE_PROVIDER provider), (OBJ, provider))
 
-/* ICorProfilerCallback11 : ICorProfilerCallback10, 1 methods, 98 slots */
+/* ICorProfilerCallback11 : ICorProfilerCallback10, 1 method, 98 slots */
 #define CLRIE_ICORPROFILERCALLBACK11_METHODS(X, SELF, OBJ) \
     CLRIE_ICORPROFILERCALLBACK10_METHODS(X, SELF, OBJ) \
     X(HRESULT, LoadAsNotificationOnly, \
@@ -949,7 +949,7 @@ CLRIE_ABI_FORWARD(ICorProfilerAssemblyReferenceProvider)
       (SELF, DWORD dwEventsLow, DWORD dwEventsHigh), \
       (OBJ, dwEventsLow, dwEventsHigh))
 
-/* ICorProfilerInfo6 : ICorProfilerInfo5, 1 methods, 84 slots */
+/* ICorProfilerInfo6 : ICorProfilerInfo5, 1 method, 84 slots */
 #define CLRIE_ICORPROFILERINFO6_METHODS(X, SELF, OBJ) \
     CLRIE_ICORPROFILERINFO5_METHODS(X, SELF, OBJ) \
     X(HRESULT, EnumNgenModuleMethodsInliningThisMethod, \
@@ -1077,7 +1077,7 @@ CLRIE_ABI_FORWARD(ICorProfilerAssemblyReferenceProvider)
        EVENTPIPE_PROVIDER *pProvider), \
       (OBJ, providerName, pCallback, pProvider))
 
-/* ICorProfilerInfo15 : ICorProfilerInfo14, 1 methods, 115 slots */
+/* ICorProfilerInfo15 : ICorProfilerInfo14, 1 method, 115 slots */
 #define CLRIE_ICORPROFILERINFO15_METHODS(X, SELF, OBJ) \
     CLRIE_ICORPROFILERINFO14_METHODS(X, SELF, OBJ) \
     X(HRESULT, EnumerateGCHeapObjects, \
@@ -1139,7 +1139,7 @@ CLRIE_ABI_FORWARD(ICorProfilerAssemblyReferenceProvider)
       (SELF, ULONG celt, ThreadID ids[], ULONG *pceltFetched), \
       (OBJ, celt, ids, pceltFetched))
 
-/* IMethodMalloc : IUnknown, 1 methods, 4 slots */
+/* IMethodMalloc : IUnknown, 1 method, 4 slots */
 #define CLRIE_IMETHODMALLOC_METHODS(X, SELF, OBJ) \
     CLRIE_IUNKNOWN_METHODS(X, SELF, OBJ) \
     X(PVOID, Alloc, (SELF, ULONG cb), (OBJ, cb))
@@ -1155,7 +1155,7 @@ CLRIE_ABI_FORWARD(ICorProfilerAssemblyReferenceProvider)
       (SELF, ULONG cILMapEntries, COR_IL_MAP rgILMapEntries[]), \
       (OBJ, cILMapEntries, rgILMapEntries))
 
-/* ICorProfilerAssemblyReferenceProvider : IUnknown, 1 methods, 4 slots */
+/* ICorProfilerAssemblyReferenceProvider : IUnknown, 1 method, 4 slots */
 #define CLRIE_ICORPROFILERASSEMBLYREFERENCEPROVIDER_METHODS(X, SELF, OBJ) \
     CLRIE_IUNKNOWN_METHODS(X, SELF, OBJ) \
     X(HRESULT, AddAssemblyReference, \

@@ -256,31 +256,31 @@ CLRIE_ABI_FORWARD(IInstrumentationMethodAttach)
     X(HRESULT, DisableProfiling, (SELF), (OBJ)) \
     X(HRESULT, ApplyMetadata, (SELF, IModuleInfo *pMethodInfo), (OBJ, pMethodInfo))
 
-/* IProfilerManager3 : IUnknown, 1 methods, 4 slots */
+/* IProfilerManager3 : IUnknown, 1 method, 4 slots */
 #define CLRIE_IPROFILERMANAGER3_METHODS(X, SELF, OBJ) \
     CLRIE_IUNKNOWN_METHODS(X, SELF, OBJ) \
     X(HRESULT, GetApiVersion, (SELF, DWORD *pApiVer), (OBJ, pApiVer))
 
-/* IProfilerManager4 : IUnknown, 1 methods, 4 slots */
+/* IProfilerManager4 : IUnknown, 1 method, 4 slots */
 #define CLRIE_IPROFILERMANAGER4_METHODS(X, SELF, OBJ) \
     CLRIE_IUNKNOWN_METHODS(X, SELF, OBJ) \
     X(HRESULT, GetGlobalLoggingInstance, \
       (SELF, IProfilerManagerLogging **ppLogging), \
       (OBJ, ppLogging))
 
-/* IProfilerManager5 : IUnknown, 1 methods, 4 slots */
+/* IProfilerManager5 : IUnknown, 1 method, 4 slots */
 #define CLRIE_IPROFILERMANAGER5_METHODS(X, SELF, OBJ) \
     CLRIE_IUNKNOWN_METHODS(X, SELF, OBJ) \
     X(HRESULT, IsInstrumentationMethodRegistered, \
       (SELF, REFGUID cslid, BOOL *pfRegistered), \
       (OBJ, cslid, pfRegistered))
 
-/* IProfilerStringManager : IUnknown, 1 methods, 4 slots */
+/* IProfilerStringManager : IUnknown, 1 method, 4 slots */
 #define CLRIE_IPROFILERSTRINGMANAGER_METHODS(X, SELF, OBJ) \
     CLRIE_IUNKNOWN_METHODS(X, SELF, OBJ) \
     X(HRESULT, FreeString, (SELF, BSTR bstr), (OBJ, bstr))
 
-/* IProfilerManagerHost : IUnknown, 1 methods, 4 slots */
+/* IProfilerManagerHost : IUnknown, 1 method, 4 slots */
 #define CLRIE_IPROFILERMANAGERHOST_METHODS(X, SELF, OBJ) \
     CLRIE_IUNKNOWN_METHODS(X, SELF, OBJ) \
     X(HRESULT, Initialize, (SELF, IProfilerManager *pProfilerManager), (OBJ, pProfilerManager))
@@ -663,7 +663,7 @@ CLRIE_ABI_FORWARD(IInstrumentationMethodAttach)
       (SELF, ISingleRetDefaultInstrumentation **ppSingleRetDefaultInstrumentation), \
       (OBJ, ppSingleRetDefaultInstrumentation))
 
-/* IMethodInfo2 : IMethodInfo, 1 methods, 37 slots */
+/* IMethodInfo2 : IMethodInfo, 1 method, 37 slots */
 #define CLRIE_IMETHODINFO2_METHODS(X, SELF, OBJ) \
     CLRIE_IMETHODINFO_METHODS(X, SELF, OBJ) \
     X(HRESULT, GetOriginalLocalVariables, \
@@ -717,7 +717,7 @@ CLRIE_ABI_FORWARD(IInstrumentationMethodAttach)
       (SELF, DWORD rva, LPCBYTE *ppbResolvedAddress), \
       (OBJ, rva, ppbResolvedAddress))
 
-/* IModuleInfo3 : IModuleInfo2, 1 methods, 31 slots */
+/* IModuleInfo3 : IModuleInfo2, 1 method, 31 slots */
 #define CLRIE_IMODULEINFO3_METHODS(X, SELF, OBJ) \
     CLRIE_IMODULEINFO2_METHODS(X, SELF, OBJ) \
     X(HRESULT, GetIsLoadedFromDisk, (SELF, BOOL *pbValue), (OBJ, pbValue))
@@ -851,7 +851,7 @@ CLRIE_ABI_FORWARD(IInstrumentationMethodAttach)
       (OBJ, pSignature, dwSigSize)) \
     X(HRESULT, CommitSignature, (SELF), (OBJ))
 
-/* ILocalVariableCollection2 : ILocalVariableCollection, 1 methods, 10 slots */
+/* ILocalVariableCollection2 : ILocalVariableCollection, 1 method, 10 slots */
 #define CLRIE_ILOCALVARIABLECOLLECTION2_METHODS(X, SELF, OBJ) \
     CLRIE_ILOCALVARIABLECOLLECTION_METHODS(X, SELF, OBJ) \
     X(HRESULT, GetEnum, (SELF, IEnumMethodLocals **ppEnumMethodLocals), (OBJ, ppEnumMethodLocals))
@@ -878,12 +878,12 @@ CLRIE_ABI_FORWARD(IInstrumentationMethodAttach)
     X(HRESULT, Clone, (SELF, IEnumMethodParameters **ppenum), (OBJ, ppenum)) \
     X(HRESULT, GetCount, (SELF, DWORD *pLength), (OBJ, pLength))
 
-/* IMethodLocal : IUnknown, 1 methods, 4 slots */
+/* IMethodLocal : IUnknown, 1 method, 4 slots */
 #define CLRIE_IMETHODLOCAL_METHODS(X, SELF, OBJ) \
     CLRIE_IUNKNOWN_METHODS(X, SELF, OBJ) \
     X(HRESULT, GetType, (SELF, IType **ppType), (OBJ, ppType))
 
-/* IMethodParameter : IUnknown, 1 methods, 4 slots */
+/* IMethodParameter : IUnknown, 1 method, 4 slots */
 #define CLRIE_IMETHODPARAMETER_METHODS(X, SELF, OBJ) \
     CLRIE_IUNKNOWN_METHODS(X, SELF, OBJ) \
     X(HRESULT, GetType, (SELF, IType **ppType), (OBJ, ppType))
@@ -951,12 +951,12 @@ CLRIE_ABI_FORWARD(IInstrumentationMethodAttach)
     X(HRESULT, GetToken, (SELF, mdToken *pToken), (OBJ, pToken)) \
     X(HRESULT, GetOwningModule, (SELF, IModuleInfo **ppModuleInfo), (OBJ, ppModuleInfo))
 
-/* ICompositeType : IUnknown, 1 methods, 4 slots */
+/* ICompositeType : IUnknown, 1 method, 4 slots */
 #define CLRIE_ICOMPOSITETYPE_METHODS(X, SELF, OBJ) \
     CLRIE_IUNKNOWN_METHODS(X, SELF, OBJ) \
     X(HRESULT, GetRelatedType, (SELF, IType **ppType), (OBJ, ppType))
 
-/* IGenericParameterType : IUnknown, 1 methods, 4 slots */
+/* IGenericParameterType : IUnknown, 1 method, 4 slots */
 #define CLRIE_IGENERICPARAMETERTYPE_METHODS(X, SELF, OBJ) \
     CLRIE_IUNKNOWN_METHODS(X, SELF, OBJ) \
     X(HRESULT, GetPosition, (SELF, ULONG *pPosition), (OBJ, pPosition))
@@ -978,7 +978,7 @@ CLRIE_ABI_FORWARD(IInstrumentationMethodAttach)
     X(HRESULT, Initialize, (SELF, IInstructionGraph *pInstructionGraph), (OBJ, pInstructionGraph)) \
     X(HRESULT, ApplySingleRetDefaultInstrumentation, (SELF), (OBJ))
 
-/* ISingleRetDefaultInstrumentation2 : ISingleRetDefaultInstrumentation, 1 methods, 6 slots */
+/* ISingleRetDefaultInstrumentation2 : ISingleRetDefaultInstrumentation, 1 method, 6 slots */
 #define CLRIE_ISINGLERETDEFAULTINSTRUMENTATION2_METHODS(X, SELF, OBJ) \
     CLRIE_ISINGLERETDEFAULTINSTRUMENTATION_METHODS(X, SELF, OBJ) \
     X(HRESULT, GetBranchTargetInstruction, \
@@ -1017,7 +1017,8 @@ CLRIE_ABI_FORWARD(IInstrumentationMethodAttach)
     X(HRESULT, GetMethodToken, (SELF, mdMethodDef *pToken), (OBJ, pToken)) \
     X(HRESULT, GetNativeCodeAddress, (SELF, UINT_PTR *pCodeAddress), (OBJ, pCodeAddress))
 
-/* IInstrumentationMethodJitEvents2 : IInstrumentationMethodJitEvents, 1 methods, 6 slots */
+/* IInstrumentationMethodJitEvents2 : IInstrumentationMethodJitEvents, 1 method, 6 slots.
+ * JitComplete2 is the IDL's second JitComplete (an overload C cannot spell) */
 #define CLRIE_IINSTRUMENTATIONMETHODJITEVENTS2_METHODS(X, SELF, OBJ) \
     CLRIE_IINSTRUMENTATIONMETHODJITEVENTS_METHODS(X, SELF, OBJ) \
     X(HRESULT, JitComplete2, (SELF, IMethodJitInfo *pJitInfo), (OBJ, pJitInfo))
@@ -1039,7 +1040,7 @@ CLRIE_ABI_FORWARD(IInstrumentationMethodAttach)
     X(HRESULT, Clone, (SELF, IEnumInstrumentationMethodSettings **ppenum), (OBJ, ppenum)) \
     X(HRESULT, GetCount, (SELF, DWORD *pLength), (OBJ, pLength))
 
-/* IInstrumentationMethodAttachContext : IUnknown, 1 methods, 4 slots */
+/* IInstrumentationMethodAttachContext : IUnknown, 1 method, 4 slots */
 #define CLRIE_IINSTRUMENTATIONMETHODATTACHCONTEXT_METHODS(X, SELF, OBJ) \
     CLRIE_IUNKNOWN_METHODS(X, SELF, OBJ) \
     X(HRESULT, EnumSettings, (SELF, IEnumInstrumentationMethodSettings **ppEnum), (OBJ, ppEnum))
