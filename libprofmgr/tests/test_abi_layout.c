@@ -122,6 +122,9 @@ SLOT(IMetaDataAssemblyEmit, DefineAssemblyRef, 4)
 SLOT(IMetaDataAssemblyEmit, SetAssemblyRefProps, 9)
 SLOT(IMetaDataDispenser, OpenScopeOnMemory, 5)
 SLOT(IMetaDataDispenserEx, FindAssemblyModule, 11)
+SLOT(IMetaDataTables, GetNumTables, 7)
+SLOT(IMetaDataTables, GetNextUserString, 21)
+SLOT(IMetaDataTables2, GetMetaDataStreamInfo, 23)
 
 /* CLRIE: slot numbers as listed in reference/clrie-api.md. */
 SLOT(IProfilerManager, SetupProfilingEnvironment, 3)
@@ -307,6 +310,8 @@ static void iids_match_the_published_values(void **state)
     assert_iid(&IID_IMetaDataEmit2, "{F5DD9950-F693-42E6-830E-7B833E8146A9}");
     assert_iid(&IID_IMetaDataAssemblyImport, "{EE62470B-E94B-424E-9B7C-2F00C9249F93}");
     assert_iid(&IID_IMetaDataAssemblyEmit, "{211EF15B-5317-4438-B196-DEC87B887693}");
+    assert_iid(&IID_IMetaDataTables, "{D8F579AB-402D-4B8E-82D9-5D63B1065C68}");
+    assert_iid(&IID_IMetaDataTables2, "{BADB5F70-58DA-43A9-A1C6-D74819F19B15}");
     assert_iid(&IID_IProfilerManager, "{3A09AD0A-25C6-4093-93E1-3F64EB160A9D}");
     assert_iid(&IID_IInstrumentationMethod, "{0D92A8D9-6645-4803-B94B-06A1C4F4E633}");
     assert_iid(&IID_IMethodInfo, "{CC21A894-F4DF-4726-8318-D6C24C4985B1}");
@@ -339,7 +344,7 @@ static void every_iid_is_distinct(void **state)
     };
 #undef ADDRESS
     size_t n = sizeof all / sizeof all[0];
-    assert_int_equal(n, 2 + 34 + 8 + 58);
+    assert_int_equal(n, 2 + 34 + 10 + 58);
     for (size_t i = 0; i < n; i++)
         for (size_t j = i + 1; j < n; j++)
             if (IsEqualIID(all[i], all[j]))

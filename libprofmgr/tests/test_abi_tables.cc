@@ -37,7 +37,7 @@ static const char *const iids[] = {
 int main()
 {
     const size_t n = sizeof interfaces / sizeof interfaces[0];
-    if (n != sizeof iids / sizeof iids[0] || n != 2 + 34 + 8 + 58) {
+    if (n != sizeof iids / sizeof iids[0] || n != 2 + 34 + 10 + 58) {
         std::printf("%zu interfaces, %zu IIDs\n", n, sizeof iids / sizeof iids[0]);
         return 1;
     }

@@ -1,6 +1,7 @@
 /* clrie ABI: the metadata interfaces of cor.h that the profiling API hands out
- * (IMetaDataImport/2, IMetaDataEmit/2, IMetaDataAssemblyImport/Emit, IMetaDataDispenser/Ex)
- * and the types their methods use. Same method-table form as corprof.h (see base.h). */
+ * (IMetaDataImport/2, IMetaDataEmit/2, IMetaDataAssemblyImport/Emit, IMetaDataDispenser/Ex,
+ * IMetaDataTables/2) and the types their methods use. Same method-table form as corprof.h
+ * (see base.h). */
 #ifndef CLRIE_ABI_METADATA_H
 #define CLRIE_ABI_METADATA_H
 
@@ -94,6 +95,8 @@ CLRIE_ABI_FORWARD(IMetaDataEmit)
 CLRIE_ABI_FORWARD(IMetaDataEmit2)
 CLRIE_ABI_FORWARD(IMetaDataAssemblyImport)
 CLRIE_ABI_FORWARD(IMetaDataAssemblyEmit)
+CLRIE_ABI_FORWARD(IMetaDataTables)
+CLRIE_ABI_FORWARD(IMetaDataTables2)
 
 /* IMetaDataDispenser : IUnknown, 3 methods, 6 slots */
 #define CLRIE_IMETADATADISPENSER_METHODS(X, SELF, OBJ) \
@@ -668,6 +671,55 @@ CLRIE_ABI_FORWARD(IMetaDataAssemblyEmit)
        DWORD dwResourceFlags), \
       (OBJ, mr, tkImplementation, dwOffset, dwResourceFlags))
 
+/* IMetaDataTables : IUnknown, 19 methods, 22 slots */
+#define CLRIE_IMETADATATABLES_METHODS(X, SELF, OBJ) \
+    CLRIE_IUNKNOWN_METHODS(X, SELF, OBJ) \
+    X(HRESULT, GetStringHeapSize, (SELF, ULONG *pcbStrings), (OBJ, pcbStrings)) \
+    X(HRESULT, GetBlobHeapSize, (SELF, ULONG *pcbBlobs), (OBJ, pcbBlobs)) \
+    X(HRESULT, GetGuidHeapSize, (SELF, ULONG *pcbGuids), (OBJ, pcbGuids)) \
+    X(HRESULT, GetUserStringHeapSize, (SELF, ULONG *pcbBlobs), (OBJ, pcbBlobs)) \
+    X(HRESULT, GetNumTables, (SELF, ULONG *pcTables), (OBJ, pcTables)) \
+    X(HRESULT, GetTableIndex, (SELF, ULONG token, ULONG *pixTbl), (OBJ, token, pixTbl)) \
+    X(HRESULT, GetTableInfo, \
+      (SELF, ULONG ixTbl, ULONG *pcbRow, ULONG *pcRows, ULONG *pcCols, ULONG *piKey, \
+       const char **ppName), \
+      (OBJ, ixTbl, pcbRow, pcRows, pcCols, piKey, ppName)) \
+    X(HRESULT, GetColumnInfo, \
+      (SELF, ULONG ixTbl, ULONG ixCol, ULONG *poCol, ULONG *pcbCol, ULONG *pType, \
+       const char **ppName), \
+      (OBJ, ixTbl, ixCol, poCol, pcbCol, pType, ppName)) \
+    X(HRESULT, GetCodedTokenInfo, \
+      (SELF, ULONG ixCdTkn, ULONG *pcTokens, ULONG **ppTokens, const char **ppName), \
+      (OBJ, ixCdTkn, pcTokens, ppTokens, ppName)) \
+    X(HRESULT, GetRow, (SELF, ULONG ixTbl, ULONG rid, void **ppRow), (OBJ, ixTbl, rid, ppRow)) \
+    X(HRESULT, GetColumn, \
+      (SELF, ULONG ixTbl, ULONG ixCol, ULONG rid, ULONG *pVal), \
+      (OBJ, ixTbl, ixCol, rid, pVal)) \
+    X(HRESULT, GetString, \
+      (SELF, ULONG ixString, const char **ppString), \
+      (OBJ, ixString, ppString)) \
+    X(HRESULT, GetBlob, \
+      (SELF, ULONG ixBlob, ULONG *pcbData, const void **ppData), \
+      (OBJ, ixBlob, pcbData, ppData)) \
+    X(HRESULT, GetGuid, (SELF, ULONG ixGuid, const GUID **ppGUID), (OBJ, ixGuid, ppGUID)) \
+    X(HRESULT, GetUserString, \
+      (SELF, ULONG ixUserString, ULONG *pcbData, const void **ppData), \
+      (OBJ, ixUserString, pcbData, ppData)) \
+    X(HRESULT, GetNextString, (SELF, ULONG ixString, ULONG *pNext), (OBJ, ixString, pNext)) \
+    X(HRESULT, GetNextBlob, (SELF, ULONG ixBlob, ULONG *pNext), (OBJ, ixBlob, pNext)) \
+    X(HRESULT, GetNextGuid, (SELF, ULONG ixGuid, ULONG *pNext), (OBJ, ixGuid, pNext)) \
+    X(HRESULT, GetNextUserString, \
+      (SELF, ULONG ixUserString, ULONG *pNext), \
+      (OBJ, ixUserString, pNext))
+
+/* IMetaDataTables2 : IMetaDataTables, 2 methods, 24 slots */
+#define CLRIE_IMETADATATABLES2_METHODS(X, SELF, OBJ) \
+    CLRIE_IMETADATATABLES_METHODS(X, SELF, OBJ) \
+    X(HRESULT, GetMetaDataStorage, (SELF, const void **ppvMd, ULONG *pcbMd), (OBJ, ppvMd, pcbMd)) \
+    X(HRESULT, GetMetaDataStreamInfo, \
+      (SELF, ULONG ix, const char **ppchName, const void **ppv, ULONG *pcb), \
+      (OBJ, ix, ppchName, ppv, pcb))
+
 /* IIDs: X(Name, Data1, Data2, Data3, Data4[0..7]). */
 #define CLRIE_METADATA_IIDS(X) \
     X(IMetaDataDispenser, 0x809C652E, 0x7396, 0x11D2, 0x97, 0x71, 0x00, 0xA0, 0xC9, 0xB4, 0xD5, 0x0C) \
@@ -677,7 +729,9 @@ CLRIE_ABI_FORWARD(IMetaDataAssemblyEmit)
     X(IMetaDataEmit, 0xBA3FEE4C, 0xECB9, 0x4E41, 0x83, 0xB7, 0x18, 0x3F, 0xA4, 0x1C, 0xD8, 0x59) \
     X(IMetaDataEmit2, 0xF5DD9950, 0xF693, 0x42E6, 0x83, 0x0E, 0x7B, 0x83, 0x3E, 0x81, 0x46, 0xA9) \
     X(IMetaDataAssemblyImport, 0xEE62470B, 0xE94B, 0x424E, 0x9B, 0x7C, 0x2F, 0x00, 0xC9, 0x24, 0x9F, 0x93) \
-    X(IMetaDataAssemblyEmit, 0x211EF15B, 0x5317, 0x4438, 0xB1, 0x96, 0xDE, 0xC8, 0x7B, 0x88, 0x76, 0x93)
+    X(IMetaDataAssemblyEmit, 0x211EF15B, 0x5317, 0x4438, 0xB1, 0x96, 0xDE, 0xC8, 0x7B, 0x88, 0x76, 0x93) \
+    X(IMetaDataTables, 0xD8F579AB, 0x402D, 0x4B8E, 0x82, 0xD9, 0x5D, 0x63, 0xB1, 0x06, 0x5C, 0x68) \
+    X(IMetaDataTables2, 0xBADB5F70, 0x58DA, 0x43A9, 0xA1, 0xC6, 0xD7, 0x48, 0x19, 0xF1, 0x9B, 0x15)
 
 CLRIE_METADATA_IIDS(CLRIE_ABI_DECLARE_IID)
 
@@ -692,7 +746,9 @@ CLRIE_METADATA_IIDS(CLRIE_ABI_DECLARE_IID)
     X(IMetaDataEmit, CLRIE_IMETADATAEMIT_METHODS, 52) \
     X(IMetaDataEmit2, CLRIE_IMETADATAEMIT2_METHODS, 60) \
     X(IMetaDataAssemblyImport, CLRIE_IMETADATAASSEMBLYIMPORT_METHODS, 17) \
-    X(IMetaDataAssemblyEmit, CLRIE_IMETADATAASSEMBLYEMIT_METHODS, 13)
+    X(IMetaDataAssemblyEmit, CLRIE_IMETADATAASSEMBLYEMIT_METHODS, 13) \
+    X(IMetaDataTables, CLRIE_IMETADATATABLES_METHODS, 22) \
+    X(IMetaDataTables2, CLRIE_IMETADATATABLES2_METHODS, 24)
 
 CLRIE_METADATA_INTERFACES(CLRIE_ABI_INTERFACE)
 
