@@ -289,7 +289,13 @@ typedef enum CorElementType {
  *         { IFoo *inner = unwrap(This); return inner->lpVtbl->name args; }
  *     CLRIE_IFOO_METHODS(FWD, IFoo *This, inner)
  *
- * (IMetaDataImport::CloseEnum is the one slot returning void.) */
+ * The only slots not returning HRESULT are IUnknown's AddRef/Release (ULONG),
+ * IMethodMalloc::Alloc (PVOID) and the two metadata CloseEnum (void, so a forwarder for them
+ * must not `return` the call).
+ *
+ * Each header also lists its interfaces, CLRIE_<HEADER>_INTERFACES(X) with
+ * X(name, method table, slot count), and its IIDs, CLRIE_<HEADER>_IIDS(X), in the same order,
+ * so code can be generated for every interface at once. */
 #define CLRIE_ABI_VTBL_SLOT(ret, name, params, args) ret (*name) params;
 #define CLRIE_ABI_COUNT_SLOT(ret, name, params, args) +1
 #define CLRIE_ABI_SLOT_NAME(ret, name, params, args) #name,
