@@ -290,8 +290,8 @@ typedef enum CorElementType {
  *     CLRIE_IFOO_METHODS(FWD, IFoo *This, inner)
  *
  * The only slots not returning HRESULT are IUnknown's AddRef/Release (ULONG),
- * IMethodMalloc::Alloc (PVOID) and the two metadata CloseEnum (void, so a forwarder for them
- * must not `return` the call).
+ * IMethodMalloc::Alloc (PVOID), IMetaDataImport::IsValidToken (BOOL) and the two metadata
+ * CloseEnum (void, so a forwarder for them must not `return` the call).
  *
  * Each header also lists its interfaces, CLRIE_<HEADER>_INTERFACES(X) with
  * X(name, method table, slot count), and its IIDs, CLRIE_<HEADER>_IIDS(X), in the same order,
