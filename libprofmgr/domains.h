@@ -1,0 +1,77 @@
+/* What the engine knows of the running process: app domains, assemblies and modules, as the
+ * COM objects plugins see (IAppDomainInfo, IAssemblyInfo, IModuleInfo3, IAppDomainCollection,
+ * their enumerators, and IDataContainer on each).
+ *
+ * The profiler manager feeds it from CoreCLR's callbacks and hands its objects to plugins.
+ * Every object is reference counted (atomic) and may be used from any thread; the tables of
+ * the collection are protected by one mutex held only while they are read or changed, never
+ * while calling into the runtime or a plugin.
+ *
+ * Objects are created on first need, whatever order the runtime reports things in: a module
+ * may be attached to an assembly whose load has not finished yet, in a domain whose creation
+ * has not finished yet. An unloaded module, assembly or domain leaves the tables but lives on
+ * while a plugin holds a reference; its methods then answer from what was recorded. */
+#ifndef CLRIE_PM_DOMAINS_H
+#define CLRIE_PM_DOMAINS_H
+
+#include "clrie/abi/corprof.h"
+#include "clrie/abi/instrumentation.h"
+#include "log.h"
+
+struct clrie_pm_domains;
+
+/* Creates an empty collection that asks info (AddRef'd, released by free) for names, paths,
+ * flags and metadata, and logs problems to log (borrowed: it outlives the collection). */
+HRESULT clrie_pm_domains_new(ICorProfilerInfo3 *info, struct clrie_pm_log *log,
+                             struct clrie_pm_domains **out);
+
+/* Drops the tables and the references they hold. Objects plugins still hold stay valid. */
+void clrie_pm_domains_free(struct clrie_pm_domains *domains);
+
+/* The process-wide IAppDomainCollection; borrowed (AddRef it to keep it). */
+IAppDomainCollection *clrie_pm_domains_collection(struct clrie_pm_domains *domains);
+
+/* Runtime events. Each returns the object concerned in *out, AddRef'd for the caller (out may be
+ * NULL when the caller does not need it), or a failure HRESULT (logged) when the runtime could
+ * not describe it. Repeated events for the same ID return the same object. */
+HRESULT clrie_pm_domains_appdomain_created(struct clrie_pm_domains *domains, AppDomainID id,
+                                           IAppDomainInfo **out);
+HRESULT clrie_pm_domains_assembly_loaded(struct clrie_pm_domains *domains, AssemblyID id,
+                                         IAssemblyInfo **out);
+/* ModuleAttachedToAssembly: the module becomes known with its assembly and domain. A module
+ * without metadata (resource-only) yields S_FALSE and no object. */
+HRESULT clrie_pm_domains_module_attached(struct clrie_pm_domains *domains, ModuleID id,
+                                         AssemblyID assembly, IModuleInfo **out);
+
+/* Unloads remove the object from the tables and return it (AddRef'd) so the caller can tell
+ * plugins; S_FALSE with *out NULL when it was not known. */
+HRESULT clrie_pm_domains_module_unloaded(struct clrie_pm_domains *domains, ModuleID id,
+                                         IModuleInfo **out);
+HRESULT clrie_pm_domains_assembly_unloaded(struct clrie_pm_domains *domains, AssemblyID id,
+                                           IAssemblyInfo **out);
+HRESULT clrie_pm_domains_appdomain_shutdown(struct clrie_pm_domains *domains, AppDomainID id,
+                                            IAppDomainInfo **out);
+
+/* Lookups (AddRef'd result, E_FAIL... when unknown). */
+HRESULT clrie_pm_domains_find_module(struct clrie_pm_domains *domains, ModuleID id,
+                                     IModuleInfo **out);
+
+/* Data containers: the IDataContainer part every engine object embeds. `outer` is the object
+ * that owns it; QueryInterface/AddRef/Release on the container go to the outer object. Items
+ * are keyed by (component GUID, object GUID) and hold a reference to their IUnknown; setting
+ * NULL removes an item. */
+struct clrie_pm_data_item;
+struct clrie_pm_data_container {
+    IDataContainer iface;
+    IUnknown *outer;
+    pthread_mutex_t lock; /* protects count, capacity and items */
+    size_t count;
+    size_t capacity;
+    struct clrie_pm_data_item *items;
+};
+
+void clrie_pm_data_container_init(struct clrie_pm_data_container *container, IUnknown *outer);
+/* Releases every item. */
+void clrie_pm_data_container_finish(struct clrie_pm_data_container *container);
+
+#endif
