@@ -109,7 +109,7 @@ static int read_overrides(struct clrie_pm_log *log, char *const *envp)
 
 static void update_kinds(struct clrie_pm_log *log)
 {
-    unsigned kinds = log->stream_kinds | log->host.kinds;
+    unsigned kinds = atomic_load(&log->stream_kinds) | log->host.kinds;
     for (size_t i = 0; i < log->override_count; i++)
         kinds |= log->overrides[i].kinds;
     atomic_store(&log->kinds, kinds);
@@ -128,12 +128,13 @@ int clrie_pm_log_init(struct clrie_pm_log *log, char *const *envp)
     int file_error = 0;
 
     log->method_prefix = env_get(envp, ENV_PREFIX "DisableLogMethodPrefix") == NULL;
-    log->stream_kinds = kinds;
+    atomic_init(&log->stream_kinds, kinds);
     if (path && *path) {
         log->fd = open_log_file(path, &file_error);
         if (log->fd >= 0 && file_level)
-            log->stream_kinds =
-                clrie_pm_log_parse_kinds(file_level, &strange_file_level) | CLRIE_PM_LOG_ERRORS;
+            atomic_init(&log->stream_kinds,
+                        clrie_pm_log_parse_kinds(file_level, &strange_file_level) |
+                            CLRIE_PM_LOG_ERRORS);
     }
     int r = read_overrides(log, envp);
     update_kinds(log);
@@ -171,7 +172,7 @@ unsigned clrie_pm_log_kinds_for(struct clrie_pm_log *log, const char *guid36)
     for (size_t i = 0; guid36 && i < log->override_count; i++)
         if (strcasecmp(log->overrides[i].guid, guid36) == 0)
             return log->overrides[i].kinds;
-    return log->stream_kinds;
+    return atomic_load(&log->stream_kinds);
 }
 
 static void write_all(int fd, const char *text, size_t len)
@@ -191,7 +192,8 @@ void clrie_pm_log_write(struct clrie_pm_log *log, enum clrie_pm_log_kind kind, c
                         const char *fmt, ...)
 {
     /* A plugin's own level decides for its lines; the engine's lines follow the stream's. */
-    unsigned to_stream = guid36 ? clrie_pm_log_kinds_for(log, guid36) : log->stream_kinds;
+    unsigned to_stream =
+        guid36 ? clrie_pm_log_kinds_for(log, guid36) : atomic_load(&log->stream_kinds);
     if (!(to_stream & (unsigned)kind) && !clrie_pm_log_enabled(log, kind))
         return;
 
@@ -228,6 +230,14 @@ void clrie_pm_log_write(struct clrie_pm_log *log, enum clrie_pm_log_kind kind, c
         log->host.write(log->host.context, kind, line);
     pthread_mutex_unlock(&log->host_lock);
     free(line);
+}
+
+void clrie_pm_log_set_kinds(struct clrie_pm_log *log, unsigned kinds)
+{
+    pthread_mutex_lock(&log->host_lock);
+    atomic_store(&log->stream_kinds, kinds | CLRIE_PM_LOG_ERRORS);
+    update_kinds(log);
+    pthread_mutex_unlock(&log->host_lock);
 }
 
 void clrie_pm_log_set_host(struct clrie_pm_log *log, const struct clrie_pm_log_host *host)

@@ -42,7 +42,7 @@ struct clrie_pm_log_override {
 
 struct clrie_pm_log {
     atomic_uint kinds;     /* union of what some sink takes: the fast check */
-    unsigned stream_kinds; /* to the file, or else stderr */
+    atomic_uint stream_kinds; /* to the file, or else stderr */
     int fd;                /* the log file, or -1 for stderr */
     bool method_prefix;
     size_t override_count;
@@ -72,6 +72,9 @@ unsigned clrie_pm_log_kinds_for(struct clrie_pm_log *log, const char *guid36);
 /* Writes one line of the given kind, on behalf of the plugin guid36 (NULL for the engine). */
 void clrie_pm_log_write(struct clrie_pm_log *log, enum clrie_pm_log_kind kind, const char *guid36,
                         const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Changes what the file (or stderr) receives; errors stay on. */
+void clrie_pm_log_set_kinds(struct clrie_pm_log *log, unsigned kinds);
 
 /* Installs (or, with host NULL, removes) the host sink. */
 void clrie_pm_log_set_host(struct clrie_pm_log *log, const struct clrie_pm_log_host *host);

@@ -1,0 +1,355 @@
+/* ICorProfilerCallback..11 as the runtime sees the manager.
+ *
+ * Every slot is generated from the interface table as a forwarder to the raw profiler hook
+ * (when one is loaded and its interface version has that slot). The callbacks the engine acts
+ * on are written out below and override the generated ones in the vtable: they tell the
+ * plugins in priority order first, then forward to the raw hook as CLRIE does. */
+#include <stddef.h>
+#include <stdlib.h>
+
+#include "manager.h"
+
+#define SLOT_OF(name) (offsetof(struct ICorProfilerCallback11Vtbl, name) / sizeof(void *))
+
+/* How many slots each version of the callback interface has. */
+static const size_t callback_slots[] = {
+    [2] = CLRIE_ABI_SLOT_COUNT(CLRIE_ICORPROFILERCALLBACK2_METHODS),
+    [3] = CLRIE_ABI_SLOT_COUNT(CLRIE_ICORPROFILERCALLBACK3_METHODS),
+    [4] = CLRIE_ABI_SLOT_COUNT(CLRIE_ICORPROFILERCALLBACK4_METHODS),
+    [5] = CLRIE_ABI_SLOT_COUNT(CLRIE_ICORPROFILERCALLBACK5_METHODS),
+    [6] = CLRIE_ABI_SLOT_COUNT(CLRIE_ICORPROFILERCALLBACK6_METHODS),
+    [7] = CLRIE_ABI_SLOT_COUNT(CLRIE_ICORPROFILERCALLBACK7_METHODS),
+    [8] = CLRIE_ABI_SLOT_COUNT(CLRIE_ICORPROFILERCALLBACK8_METHODS),
+    [9] = CLRIE_ABI_SLOT_COUNT(CLRIE_ICORPROFILERCALLBACK9_METHODS),
+    [10] = CLRIE_ABI_SLOT_COUNT(CLRIE_ICORPROFILERCALLBACK10_METHODS),
+    [11] = CLRIE_ABI_SLOT_COUNT(CLRIE_ICORPROFILERCALLBACK11_METHODS),
+};
+
+static const IID *const callback_iids[] = {
+    &IID_IUnknown,
+    &IID_ICorProfilerCallback,
+    &IID_ICorProfilerCallback2,
+    &IID_ICorProfilerCallback3,
+    &IID_ICorProfilerCallback4,
+    &IID_ICorProfilerCallback5,
+    &IID_ICorProfilerCallback6,
+    &IID_ICorProfilerCallback7,
+    &IID_ICorProfilerCallback8,
+    &IID_ICorProfilerCallback9,
+    &IID_ICorProfilerCallback10,
+    &IID_ICorProfilerCallback11,
+};
+
+/* Newest first: the manager keeps the newest ICorProfilerInfo the runtime offers. */
+static const struct {
+    int version;
+    const IID *iid;
+} info_iids[] = {
+    {15, &IID_ICorProfilerInfo15}, {14, &IID_ICorProfilerInfo14}, {13, &IID_ICorProfilerInfo13},
+    {12, &IID_ICorProfilerInfo12}, {11, &IID_ICorProfilerInfo11}, {10, &IID_ICorProfilerInfo10},
+    {9, &IID_ICorProfilerInfo9},   {8, &IID_ICorProfilerInfo8},   {7, &IID_ICorProfilerInfo7},
+    {6, &IID_ICorProfilerInfo6},   {5, &IID_ICorProfilerInfo5},   {4, &IID_ICorProfilerInfo4},
+    {3, &IID_ICorProfilerInfo3},
+};
+
+static struct manager *manager_of(ICorProfilerCallback11 *callback)
+{
+    return CLRIE_CONTAINER_OF(callback, struct manager, callback);
+}
+
+/* The raw hook's callback interface if it has this slot, else NULL. */
+static ICorProfilerCallback11 *hook_with_slot(struct manager *m, size_t slot)
+{
+    struct raw_hook *hook = atomic_load_explicit(&m->raw_hook, memory_order_acquire);
+    if (!hook || atomic_load(&m->shut_down))
+        return NULL;
+    return slot < callback_slots[hook->version] ? hook->callback : NULL;
+}
+
+#define TO_RAW_HOOK(ret, name, params, args)                                               \
+    __attribute__((unused)) static ret hook_##name params                                  \
+    {                                                                                      \
+        ICorProfilerCallback11 *inner = hook_with_slot(manager_of(This), SLOT_OF(name));   \
+        return inner ? inner->lpVtbl->name args : (ret)S_OK;                               \
+    }
+CLRIE_ICORPROFILERCALLBACK11_METHODS(TO_RAW_HOOK, ICorProfilerCallback11 *This, inner)
+
+/* ---- IUnknown ------------------------------------------------------------------------ */
+
+static HRESULT on_QueryInterface(ICorProfilerCallback11 *This, REFIID riid, void **ppvObject)
+{
+    if (!ppvObject)
+        return E_POINTER;
+    for (size_t i = 0; i < sizeof(callback_iids) / sizeof(callback_iids[0]); i++) {
+        if (IsEqualIID(riid, callback_iids[i])) {
+            manager_add_ref(manager_of(This));
+            *ppvObject = This;
+            return S_OK;
+        }
+    }
+    *ppvObject = NULL;
+    return E_NOINTERFACE;
+}
+
+static ULONG on_AddRef(ICorProfilerCallback11 *This)
+{
+    struct manager *m = manager_of(This);
+    manager_add_ref(m);
+    return atomic_load(&m->refs);
+}
+
+static ULONG on_Release(ICorProfilerCallback11 *This)
+{
+    struct manager *m = manager_of(This);
+    ULONG left = atomic_load(&m->refs) - 1;
+    manager_release(m);
+    return left;
+}
+
+/* ---- start and end --------------------------------------------------------------------- */
+
+static HRESULT on_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfilerInfoUnk)
+{
+    struct manager *m = manager_of(This);
+    if (!pICorProfilerInfoUnk)
+        return E_POINTER;
+    for (size_t i = 0; i < sizeof(info_iids) / sizeof(info_iids[0]) && !m->info; i++) {
+        void *info = NULL;
+        if (SUCCEEDED(pICorProfilerInfoUnk->lpVtbl->QueryInterface(pICorProfilerInfoUnk,
+                                                                   info_iids[i].iid, &info)) &&
+            info) {
+            m->info = info;
+            m->info_version = info_iids[i].version;
+        }
+    }
+    if (!m->info) {
+        CLRIE_PM_LOG_ERROR(m->log, "the runtime offers no ICorProfilerInfo3 or newer; the "
+                                   "engine does not attach");
+        return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+    }
+    HRESULT hr =
+        clrie_pm_domains_new((ICorProfilerInfo3 *)(void *)m->info, m->log, &m->domains);
+    if (FAILED(hr)) {
+        CLRIE_PM_LOG_ERROR(m->log, "cannot set up the engine (hr 0x%08X); it does not attach",
+                           (unsigned)hr);
+        return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+    }
+    CLRIE_PM_LOG_MESSAGE(m->log, "clrie engine %s attached (ICorProfilerInfo%d)", CLRIE_VERSION,
+                         m->info_version);
+
+    atomic_store(&m->initializing, true);
+    plugins_load_configured(m);
+    raw_hook_load_configured(m);
+    if (manager_plugins(m)->count > 0) {
+        pthread_mutex_lock(&m->mask_lock);
+        m->base_mask = CLRIE_PM_DEFAULT_EVENT_MASK;
+        pthread_mutex_unlock(&m->mask_lock);
+    }
+    hr = manager_apply_event_mask(m);
+    atomic_store(&m->initializing, false);
+    if (FAILED(hr))
+        CLRIE_PM_LOG_ERROR(m->log, "the runtime refused the event mask (hr 0x%08X)",
+                           (unsigned)hr);
+    if (atomic_load(&m->profiling_disabled)) {
+        CLRIE_PM_LOG_MESSAGE(m->log, "a plugin disabled profiling; the engine detaches");
+        return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+    }
+    return S_OK;
+}
+
+static HRESULT on_InitializeForAttach(ICorProfilerCallback11 *This, IUnknown *pCorProfilerInfoUnk,
+                                      void *pvClientData, UINT cbClientData)
+{
+    CLRIE_PM_LOG_ERROR(manager_of(This)->log,
+                       "attaching to a running process is not supported yet; the engine "
+                       "declines the attach");
+    return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+}
+
+static HRESULT on_LoadAsNotificationOnly(ICorProfilerCallback11 *This, BOOL *pbNotificationOnly)
+{
+    /* The engine rewrites IL, which notification-only profilers may not do. */
+    if (!pbNotificationOnly)
+        return E_POINTER;
+    *pbNotificationOnly = FALSE;
+    return S_OK;
+}
+
+static HRESULT on_Shutdown(ICorProfilerCallback11 *This)
+{
+    struct manager *m = manager_of(This);
+    struct plugin_list *list = manager_plugins(m);
+    for (size_t i = 0; i < list->count; i++)
+        list->items[i]->method->lpVtbl->OnShutdown(list->items[i]->method);
+    HRESULT hr = hook_Shutdown(This);
+    atomic_store(&m->shut_down, true);
+    return hr;
+}
+
+/* ---- app domains, assemblies, modules -------------------------------------------------- */
+
+/* Calls `call` on every active plugin, in priority order; failures are the plugin's business
+ * but are logged for whoever is diagnosing it. */
+#define FOR_EACH_PLUGIN(m, event, call)                                                    \
+    do {                                                                                   \
+        struct plugin_list *list_ = manager_plugins(m);                                    \
+        for (size_t i_ = 0; i_ < list_->count; i_++) {                                     \
+            struct plugin *p_ = list_->items[i_];                                          \
+            HRESULT hr_ = p_->method->lpVtbl->call;                                        \
+            if (FAILED(hr_) && clrie_pm_log_enabled((m)->log, CLRIE_PM_LOG_MESSAGES))      \
+                clrie_pm_log_write((m)->log, CLRIE_PM_LOG_MESSAGES, p_->guid36,            \
+                                   event " returned 0x%08X", (unsigned)hr_);               \
+        }                                                                                  \
+    } while (0)
+
+static HRESULT on_AppDomainCreationFinished(ICorProfilerCallback11 *This, AppDomainID appDomainId,
+                                            HRESULT hrStatus)
+{
+    struct manager *m = manager_of(This);
+    IAppDomainInfo *domain = NULL;
+    if (SUCCEEDED(hrStatus) && m->domains &&
+        SUCCEEDED(clrie_pm_domains_appdomain_created(m->domains, appDomainId, &domain))) {
+        FOR_EACH_PLUGIN(m, "OnAppDomainCreated",
+                        OnAppDomainCreated(p_->method, domain));
+        domain->lpVtbl->Release(domain);
+    }
+    return hook_AppDomainCreationFinished(This, appDomainId, hrStatus);
+}
+
+static HRESULT on_AppDomainShutdownFinished(ICorProfilerCallback11 *This, AppDomainID appDomainId,
+                                            HRESULT hrStatus)
+{
+    struct manager *m = manager_of(This);
+    IAppDomainInfo *domain = NULL;
+    if (m->domains &&
+        clrie_pm_domains_appdomain_shutdown(m->domains, appDomainId, &domain) == S_OK) {
+        FOR_EACH_PLUGIN(m, "OnAppDomainShutdown", OnAppDomainShutdown(p_->method, domain));
+        domain->lpVtbl->Release(domain);
+    }
+    return hook_AppDomainShutdownFinished(This, appDomainId, hrStatus);
+}
+
+static HRESULT on_AssemblyLoadFinished(ICorProfilerCallback11 *This, AssemblyID assemblyId,
+                                       HRESULT hrStatus)
+{
+    struct manager *m = manager_of(This);
+    IAssemblyInfo *assembly = NULL;
+    if (SUCCEEDED(hrStatus) && m->domains &&
+        SUCCEEDED(clrie_pm_domains_assembly_loaded(m->domains, assemblyId, &assembly))) {
+        FOR_EACH_PLUGIN(m, "OnAssemblyLoaded", OnAssemblyLoaded(p_->method, assembly));
+        assembly->lpVtbl->Release(assembly);
+    }
+    return hook_AssemblyLoadFinished(This, assemblyId, hrStatus);
+}
+
+static HRESULT on_AssemblyUnloadFinished(ICorProfilerCallback11 *This, AssemblyID assemblyId,
+                                         HRESULT hrStatus)
+{
+    struct manager *m = manager_of(This);
+    IAssemblyInfo *assembly = NULL;
+    if (m->domains &&
+        clrie_pm_domains_assembly_unloaded(m->domains, assemblyId, &assembly) == S_OK) {
+        FOR_EACH_PLUGIN(m, "OnAssemblyUnloaded", OnAssemblyUnloaded(p_->method, assembly));
+        assembly->lpVtbl->Release(assembly);
+    }
+    return hook_AssemblyUnloadFinished(This, assemblyId, hrStatus);
+}
+
+static HRESULT on_ModuleAttachedToAssembly(ICorProfilerCallback11 *This, ModuleID moduleId,
+                                           AssemblyID AssemblyId)
+{
+    struct manager *m = manager_of(This);
+    IModuleInfo *module = NULL;
+    if (m->domains &&
+        clrie_pm_domains_module_attached(m->domains, moduleId, AssemblyId, &module) == S_OK) {
+        FOR_EACH_PLUGIN(m, "OnModuleLoaded", OnModuleLoaded(p_->method, module));
+        module->lpVtbl->Release(module);
+    }
+    return hook_ModuleAttachedToAssembly(This, moduleId, AssemblyId);
+}
+
+static HRESULT on_ModuleUnloadFinished(ICorProfilerCallback11 *This, ModuleID moduleId,
+                                       HRESULT hrStatus)
+{
+    struct manager *m = manager_of(This);
+    IModuleInfo *module = NULL;
+    if (m->domains && clrie_pm_domains_module_unloaded(m->domains, moduleId, &module) == S_OK) {
+        FOR_EACH_PLUGIN(m, "OnModuleUnloaded", OnModuleUnloaded(p_->method, module));
+        module->lpVtbl->Release(module);
+    }
+    return hook_ModuleUnloadFinished(This, moduleId, hrStatus);
+}
+
+/* ---- exceptions: only to plugins that asked for them ------------------------------------ */
+
+/* Exception callbacks that carry a FunctionID need an IMethodInfo for the plugin interface;
+ * they reach plugins once method infos exist (the IL-rewriting work). These carry none. */
+#define EXCEPTION_EVENT(m, call)                                                           \
+    do {                                                                                   \
+        struct plugin_list *list_ = manager_plugins(m);                                    \
+        for (size_t i_ = 0; i_ < list_->count; i_++) {                                     \
+            struct plugin *p_ = list_->items[i_];                                          \
+            if (p_->exception_events &&                                                    \
+                (atomic_load(&p_->host.event_mask) & COR_PRF_MONITOR_EXCEPTIONS))          \
+                p_->exception_events->lpVtbl->call;                                        \
+        }                                                                                  \
+    } while (0)
+
+static HRESULT on_ExceptionThrown(ICorProfilerCallback11 *This, ObjectID thrownObjectId)
+{
+    EXCEPTION_EVENT(manager_of(This), ExceptionThrown(p_->exception_events, thrownObjectId));
+    return hook_ExceptionThrown(This, thrownObjectId);
+}
+
+#define EXCEPTION_LEAVE(name)                                                              \
+    static HRESULT on_##name(ICorProfilerCallback11 *This)                                 \
+    {                                                                                      \
+        EXCEPTION_EVENT(manager_of(This), name(p_->exception_events));                     \
+        return hook_##name(This);                                                          \
+    }
+EXCEPTION_LEAVE(ExceptionSearchFunctionLeave)
+EXCEPTION_LEAVE(ExceptionSearchFilterLeave)
+EXCEPTION_LEAVE(ExceptionUnwindFunctionLeave)
+EXCEPTION_LEAVE(ExceptionUnwindFinallyLeave)
+EXCEPTION_LEAVE(ExceptionCatcherLeave)
+
+/* ---- the vtable ------------------------------------------------------------------------- */
+
+#define INIT_TO_RAW_HOOK(ret, name, params, args) .name = hook_##name,
+
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Winitializer-overrides"
+#else
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverride-init"
+#endif
+const struct ICorProfilerCallback11Vtbl manager_callback_vtbl = {
+    /* Everything goes to the raw hook ... */
+    CLRIE_ICORPROFILERCALLBACK11_METHODS(INIT_TO_RAW_HOOK, ICorProfilerCallback11 *This, This)
+    /* ... except what the engine handles itself first. */
+    .QueryInterface = on_QueryInterface,
+    .AddRef = on_AddRef,
+    .Release = on_Release,
+    .Initialize = on_Initialize,
+    .InitializeForAttach = on_InitializeForAttach,
+    .LoadAsNotificationOnly = on_LoadAsNotificationOnly,
+    .Shutdown = on_Shutdown,
+    .AppDomainCreationFinished = on_AppDomainCreationFinished,
+    .AppDomainShutdownFinished = on_AppDomainShutdownFinished,
+    .AssemblyLoadFinished = on_AssemblyLoadFinished,
+    .AssemblyUnloadFinished = on_AssemblyUnloadFinished,
+    .ModuleAttachedToAssembly = on_ModuleAttachedToAssembly,
+    .ModuleUnloadFinished = on_ModuleUnloadFinished,
+    .ExceptionThrown = on_ExceptionThrown,
+    .ExceptionSearchFunctionLeave = on_ExceptionSearchFunctionLeave,
+    .ExceptionSearchFilterLeave = on_ExceptionSearchFilterLeave,
+    .ExceptionUnwindFunctionLeave = on_ExceptionUnwindFunctionLeave,
+    .ExceptionUnwindFinallyLeave = on_ExceptionUnwindFinallyLeave,
+    .ExceptionCatcherLeave = on_ExceptionCatcherLeave,
+};
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#else
+#pragma GCC diagnostic pop
+#endif

@@ -1,0 +1,394 @@
+/* The engine as one plugin sees it: IProfilerManager (1-5) and IProfilerStringManager, plus
+ * the logger and wrapped ICorProfilerInfo it hands out. Every interface of a host counts its
+ * references on the manager that owns it. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "clrie/config.h"
+#include "manager.h"
+#include "utf16.h"
+
+#define HOST_OF(iface, member) CLRIE_CONTAINER_OF(iface, struct host, member)
+
+static HRESULT host_query(struct host *host, REFIID riid, void **ppv)
+{
+    if (!ppv)
+        return E_POINTER;
+    void *found = NULL;
+    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IProfilerManager))
+        found = &host->manager;
+    else if (IsEqualIID(riid, &IID_IProfilerManager2))
+        found = &host->manager2;
+    else if (IsEqualIID(riid, &IID_IProfilerManager3))
+        found = &host->manager3;
+    else if (IsEqualIID(riid, &IID_IProfilerManager4))
+        found = &host->manager4;
+    else if (IsEqualIID(riid, &IID_IProfilerManager5))
+        found = &host->manager5;
+    else if (IsEqualIID(riid, &IID_IProfilerStringManager))
+        found = &host->strings;
+    else if (IsEqualIID(riid, &IID_IProfilerManagerLogging))
+        found = &host->logging.iface;
+    *ppv = found;
+    if (!found)
+        return E_NOINTERFACE;
+    manager_add_ref(host->owner);
+    return S_OK;
+}
+
+static ULONG host_add_ref(struct host *host)
+{
+    manager_add_ref(host->owner);
+    return atomic_load(&host->owner->refs);
+}
+
+static ULONG host_release(struct host *host)
+{
+    ULONG left = atomic_load(&host->owner->refs) - 1;
+    manager_release(host->owner);
+    return left;
+}
+
+/* IUnknown for each of the host's interfaces. */
+#define HOST_IUNKNOWN(Iface, member)                                                       \
+    static HRESULT member##_QueryInterface(Iface *This, REFIID riid, void **ppv)            \
+    {                                                                                      \
+        return host_query(HOST_OF(This, member), riid, ppv);                               \
+    }                                                                                      \
+    static ULONG member##_AddRef(Iface *This)                                              \
+    {                                                                                      \
+        return host_add_ref(HOST_OF(This, member));                                        \
+    }                                                                                      \
+    static ULONG member##_Release(Iface *This)                                             \
+    {                                                                                      \
+        return host_release(HOST_OF(This, member));                                        \
+    }
+HOST_IUNKNOWN(IProfilerManager, manager)
+HOST_IUNKNOWN(IProfilerManager2, manager2)
+HOST_IUNKNOWN(IProfilerManager3, manager3)
+HOST_IUNKNOWN(IProfilerManager4, manager4)
+HOST_IUNKNOWN(IProfilerManager5, manager5)
+HOST_IUNKNOWN(IProfilerStringManager, strings)
+
+#define IUNKNOWN_SLOTS(member)                                                             \
+    .QueryInterface = member##_QueryInterface, .AddRef = member##_AddRef,                  \
+    .Release = member##_Release
+
+/* ---- IProfilerManager ------------------------------------------------------------------ */
+
+static HRESULT manager_SetupProfilingEnvironment(IProfilerManager *This, BSTR bstrConfigPath[],
+                                                 UINT numConfigPaths)
+{
+    CLRIE_PM_LOG_ERROR(HOST_OF(This, manager)->owner->log,
+                       "IProfilerManager::SetupProfilingEnvironment is not supported yet; "
+                       "configure plugins with MicrosoftInstrumentationEngine_ConfigPath64_*");
+    return E_NOTIMPL;
+}
+
+static HRESULT manager_AddRawProfilerHook(IProfilerManager *This, IUnknown *pUnkProfilerCallback)
+{
+    struct manager *m = HOST_OF(This, manager)->owner;
+    if (!pUnkProfilerCallback)
+        return E_POINTER;
+    if (!atomic_load(&m->initializing)) {
+        CLRIE_PM_LOG_ERROR(m->log, "a raw profiler hook can only be added while the engine "
+                                   "initialises");
+        return E_FAIL;
+    }
+    return raw_hook_install(m, pUnkProfilerCallback);
+}
+
+static HRESULT manager_RemoveRawProfilerHook(IProfilerManager *This)
+{
+    struct manager *m = HOST_OF(This, manager)->owner;
+    pthread_mutex_lock(&m->load_lock);
+    struct raw_hook *old = atomic_exchange(&m->raw_hook, NULL);
+    if (old) { /* a callback may still be inside it: freed with the manager */
+        old->retired_next = m->retired_hook;
+        m->retired_hook = old;
+    }
+    pthread_mutex_unlock(&m->load_lock);
+    return old ? manager_apply_event_mask(m) : S_FALSE;
+}
+
+static HRESULT manager_GetCorProfilerInfo(IProfilerManager *This, IUnknown **ppCorProfiler)
+{
+    struct host *host = HOST_OF(This, manager);
+    if (!ppCorProfiler)
+        return E_POINTER;
+    host_add_ref(host);
+    *ppCorProfiler = (IUnknown *)(void *)&host->info;
+    return S_OK;
+}
+
+static HRESULT manager_GetProfilerHost(IProfilerManager *This,
+                                       IProfilerManagerHost **ppProfilerManagerHost)
+{
+    if (ppProfilerManagerHost)
+        *ppProfilerManagerHost = NULL;
+    return E_NOTIMPL; /* deprecated in CLRIE too */
+}
+
+static HRESULT manager_GetLoggingInstance(IProfilerManager *This,
+                                          IProfilerManagerLogging **ppLogging)
+{
+    struct host *host = HOST_OF(This, manager);
+    if (!ppLogging)
+        return E_POINTER;
+    host_add_ref(host);
+    *ppLogging = &host->logging.iface;
+    return S_OK;
+}
+
+static HRESULT manager_SetLoggingHost(IProfilerManager *This,
+                                      IProfilerManagerLoggingHost *pLoggingHost)
+{
+    return logger_set_host(pLoggingHost);
+}
+
+static HRESULT manager_GetAppDomainCollection(IProfilerManager *This,
+                                              IAppDomainCollection **ppAppDomainCollection)
+{
+    struct manager *m = HOST_OF(This, manager)->owner;
+    if (!ppAppDomainCollection)
+        return E_POINTER;
+    if (!m->domains) {
+        *ppAppDomainCollection = NULL;
+        return E_UNEXPECTED;
+    }
+    IAppDomainCollection *collection = clrie_pm_domains_collection(m->domains);
+    collection->lpVtbl->AddRef(collection);
+    *ppAppDomainCollection = collection;
+    return S_OK;
+}
+
+static HRESULT manager_CreateSignatureBuilder(IProfilerManager *This,
+                                              ISignatureBuilder **ppSignatureBuilder)
+{
+    if (ppSignatureBuilder)
+        *ppSignatureBuilder = NULL;
+    return E_NOTIMPL; /* comes with IL rewriting */
+}
+
+static struct plugin *find_plugin(struct manager *m, const GUID *clsid,
+                                  IInstrumentationMethod *method)
+{
+    struct plugin_list *list = manager_plugins(m);
+    for (size_t i = 0; i < list->count; i++) {
+        struct plugin *p = list->items[i];
+        if ((clsid && IsEqualCLSID(&p->clsid, clsid)) || (method && p->method == method))
+            return p;
+    }
+    return NULL;
+}
+
+static HRESULT manager_GetInstrumentationMethod(IProfilerManager *This, REFGUID cslid,
+                                                IUnknown **ppUnknown)
+{
+    if (!cslid || !ppUnknown)
+        return E_POINTER;
+    struct plugin *p = find_plugin(HOST_OF(This, manager)->owner, cslid, NULL);
+    *ppUnknown = NULL;
+    if (!p)
+        return E_NOINTERFACE;
+    return p->method->lpVtbl->QueryInterface(p->method, &IID_IUnknown, (void **)ppUnknown);
+}
+
+static HRESULT manager_RemoveInstrumentationMethod(IProfilerManager *This,
+                                                   IInstrumentationMethod *pInstrumentationMethod)
+{
+    struct manager *m = HOST_OF(This, manager)->owner;
+    if (!pInstrumentationMethod)
+        return E_POINTER;
+    pthread_mutex_lock(&m->load_lock);
+    struct plugin *p = find_plugin(m, NULL, pInstrumentationMethod);
+    HRESULT hr = p ? manager_publish_plugins(m, NULL, p) : E_INVALIDARG;
+    if (SUCCEEDED(hr))
+        p->removed = true;
+    pthread_mutex_unlock(&m->load_lock);
+    if (SUCCEEDED(hr)) {
+        CLRIE_PM_LOG_MESSAGE(m->log, "plugin '%s' %s removed", p->name, p->guid_text);
+        manager_apply_event_mask(m);
+    }
+    return hr;
+}
+
+/* A BSTR argument as UTF-8 (NULL or invalid: an empty string the caller need not free). */
+static char *utf8_of(BSTR text)
+{
+    char *utf8 = NULL;
+    if (text && clrie_pm_utf16_to_utf8(text, clrie_pm_utf16_len(text), false, &utf8, NULL) == 0)
+        return utf8;
+    return NULL;
+}
+
+static HRESULT manager_AddInstrumentationMethod(IProfilerManager *This, BSTR bstrModulePath,
+                                                BSTR bstrName, BSTR bstrDescription,
+                                                BSTR bstrModule, BSTR bstrClassGuid,
+                                                DWORD dwPriority,
+                                                IInstrumentationMethod **pInstrumentationMethod)
+{
+    struct manager *m = HOST_OF(This, manager)->owner;
+    char *folder = utf8_of(bstrModulePath), *name = utf8_of(bstrName);
+    char *module = utf8_of(bstrModule), *guid_text = utf8_of(bstrClassGuid);
+    char *path = NULL;
+    GUID clsid;
+    HRESULT hr = E_INVALIDARG;
+    if (!module || !guid_text ||
+        clrie_config_guid_parse(guid_text, strlen(guid_text),
+                                (struct clrie_config_guid *)(void *)&clsid) != 0) {
+        CLRIE_PM_LOG_ERROR(m->log, "AddInstrumentationMethod: the module and a braced class "
+                                   "GUID are required");
+        goto out;
+    }
+    if (module[0] == '/' || !folder || !folder[0]) {
+        path = strdup(module);
+    } else {
+        size_t n = strlen(folder) + strlen(module) + 2;
+        path = malloc(n);
+        if (path)
+            snprintf(path, n, "%s/%s", folder, module);
+    }
+    hr = path ? plugins_load(m, name ? name : module, path, &clsid, dwPriority,
+                             pInstrumentationMethod)
+              : E_OUTOFMEMORY;
+    if (SUCCEEDED(hr))
+        manager_apply_event_mask(m);
+out:
+    free(folder);
+    free(name);
+    free(module);
+    free(guid_text);
+    free(path);
+    return hr;
+}
+
+static HRESULT manager_GetRuntimeType(IProfilerManager *This, COR_PRF_RUNTIME_TYPE *pRuntimeType)
+{
+    struct manager *m = HOST_OF(This, manager)->owner;
+    if (!pRuntimeType)
+        return E_POINTER;
+    if (!m->info)
+        return E_UNEXPECTED;
+    USHORT instance, major, minor, build, qfe;
+    ULONG len;
+    return m->info->lpVtbl->GetRuntimeInformation(m->info, &instance, pRuntimeType, &major,
+                                                  &minor, &build, &qfe, 0, &len, NULL);
+}
+
+static const struct IProfilerManagerVtbl manager_vtbl = {
+    IUNKNOWN_SLOTS(manager),
+    .SetupProfilingEnvironment = manager_SetupProfilingEnvironment,
+    .AddRawProfilerHook = manager_AddRawProfilerHook,
+    .RemoveRawProfilerHook = manager_RemoveRawProfilerHook,
+    .GetCorProfilerInfo = manager_GetCorProfilerInfo,
+    .GetProfilerHost = manager_GetProfilerHost,
+    .GetLoggingInstance = manager_GetLoggingInstance,
+    .SetLoggingHost = manager_SetLoggingHost,
+    .GetAppDomainCollection = manager_GetAppDomainCollection,
+    .CreateSignatureBuilder = manager_CreateSignatureBuilder,
+    .GetInstrumentationMethod = manager_GetInstrumentationMethod,
+    .RemoveInstrumentationMethod = manager_RemoveInstrumentationMethod,
+    .AddInstrumentationMethod = manager_AddInstrumentationMethod,
+    .GetRuntimeType = manager_GetRuntimeType,
+};
+
+/* ---- IProfilerManager2..5 ---------------------------------------------------------------- */
+
+static HRESULT manager2_DisableProfiling(IProfilerManager2 *This)
+{
+    struct manager *m = HOST_OF(This, manager2)->owner;
+    if (!atomic_load(&m->initializing))
+        return E_FAIL; /* only a plugin's Initialize can veto the attach */
+    atomic_store(&m->profiling_disabled, true);
+    return S_OK;
+}
+
+static HRESULT manager2_ApplyMetadata(IProfilerManager2 *This, IModuleInfo *pMethodInfo)
+{
+    struct manager *m = HOST_OF(This, manager2)->owner;
+    ModuleID module;
+    if (!pMethodInfo)
+        return E_POINTER;
+    if (!m->info || m->info_version < 7)
+        return E_NOTIMPL;
+    HRESULT hr = pMethodInfo->lpVtbl->GetModuleID(pMethodInfo, &module);
+    if (FAILED(hr))
+        return hr;
+    return ((ICorProfilerInfo7 *)(void *)m->info)->lpVtbl->ApplyMetaData(
+        (ICorProfilerInfo7 *)(void *)m->info, module);
+}
+
+static const struct IProfilerManager2Vtbl manager2_vtbl = {
+    IUNKNOWN_SLOTS(manager2),
+    .DisableProfiling = manager2_DisableProfiling,
+    .ApplyMetadata = manager2_ApplyMetadata,
+};
+
+static HRESULT manager3_GetApiVersion(IProfilerManager3 *This, DWORD *pApiVer)
+{
+    if (!pApiVer)
+        return E_POINTER;
+    *pApiVer = CLR_INSTRUMENTATION_ENGINE_API_VER;
+    return S_OK;
+}
+
+static const struct IProfilerManager3Vtbl manager3_vtbl = {
+    IUNKNOWN_SLOTS(manager3),
+    .GetApiVersion = manager3_GetApiVersion,
+};
+
+static HRESULT manager4_GetGlobalLoggingInstance(IProfilerManager4 *This,
+                                                 IProfilerManagerLogging **ppLogging)
+{
+    if (!ppLogging)
+        return E_POINTER;
+    *ppLogging = logger_global();
+    return S_OK;
+}
+
+static const struct IProfilerManager4Vtbl manager4_vtbl = {
+    IUNKNOWN_SLOTS(manager4),
+    .GetGlobalLoggingInstance = manager4_GetGlobalLoggingInstance,
+};
+
+static HRESULT manager5_IsInstrumentationMethodRegistered(IProfilerManager5 *This, REFGUID cslid,
+                                                          BOOL *pfRegistered)
+{
+    if (!cslid || !pfRegistered)
+        return E_POINTER;
+    *pfRegistered = find_plugin(HOST_OF(This, manager5)->owner, cslid, NULL) != NULL;
+    return S_OK;
+}
+
+static const struct IProfilerManager5Vtbl manager5_vtbl = {
+    IUNKNOWN_SLOTS(manager5),
+    .IsInstrumentationMethodRegistered = manager5_IsInstrumentationMethodRegistered,
+};
+
+static HRESULT strings_FreeString(IProfilerStringManager *This, BSTR bstr)
+{
+    clrie_pm_bstr_free(bstr);
+    return S_OK;
+}
+
+static const struct IProfilerStringManagerVtbl strings_vtbl = {
+    IUNKNOWN_SLOTS(strings),
+    .FreeString = strings_FreeString,
+};
+
+void host_init(struct host *host, struct manager *owner, const char *guid36)
+{
+    host->manager.lpVtbl = &manager_vtbl;
+    host->manager2.lpVtbl = &manager2_vtbl;
+    host->manager3.lpVtbl = &manager3_vtbl;
+    host->manager4.lpVtbl = &manager4_vtbl;
+    host->manager5.lpVtbl = &manager5_vtbl;
+    host->strings.lpVtbl = &strings_vtbl;
+    logger_init(&host->logging, (IUnknown *)(void *)&host->manager, guid36);
+    host->info.lpVtbl = &host_info_vtbl;
+    host->owner = owner;
+    host->guid36 = guid36;
+    atomic_init(&host->event_mask, 0);
+    atomic_init(&host->event_mask_high, 0);
+}

@@ -1,0 +1,164 @@
+/* The ICorProfilerInfo a plugin (or the raw hook) is handed: every slot forwards to the
+ * runtime's, except the event mask, which is recorded for that plugin and combined with every
+ * other plugin's before the runtime is told. That record is what lets the engine deliver to
+ * each plugin only the events it asked for. */
+#include <stddef.h>
+
+#include "manager.h"
+
+#define SLOT_OF(name) (offsetof(struct ICorProfilerInfo15Vtbl, name) / sizeof(void *))
+
+static const size_t info_slots[] = {
+    [3] = CLRIE_ABI_SLOT_COUNT(CLRIE_ICORPROFILERINFO3_METHODS),
+    [4] = CLRIE_ABI_SLOT_COUNT(CLRIE_ICORPROFILERINFO4_METHODS),
+    [5] = CLRIE_ABI_SLOT_COUNT(CLRIE_ICORPROFILERINFO5_METHODS),
+    [6] = CLRIE_ABI_SLOT_COUNT(CLRIE_ICORPROFILERINFO6_METHODS),
+    [7] = CLRIE_ABI_SLOT_COUNT(CLRIE_ICORPROFILERINFO7_METHODS),
+    [8] = CLRIE_ABI_SLOT_COUNT(CLRIE_ICORPROFILERINFO8_METHODS),
+    [9] = CLRIE_ABI_SLOT_COUNT(CLRIE_ICORPROFILERINFO9_METHODS),
+    [10] = CLRIE_ABI_SLOT_COUNT(CLRIE_ICORPROFILERINFO10_METHODS),
+    [11] = CLRIE_ABI_SLOT_COUNT(CLRIE_ICORPROFILERINFO11_METHODS),
+    [12] = CLRIE_ABI_SLOT_COUNT(CLRIE_ICORPROFILERINFO12_METHODS),
+    [13] = CLRIE_ABI_SLOT_COUNT(CLRIE_ICORPROFILERINFO13_METHODS),
+    [14] = CLRIE_ABI_SLOT_COUNT(CLRIE_ICORPROFILERINFO14_METHODS),
+    [15] = CLRIE_ABI_SLOT_COUNT(CLRIE_ICORPROFILERINFO15_METHODS),
+};
+
+static const IID *const info_iids[] = {
+    &IID_IUnknown,           &IID_ICorProfilerInfo,   &IID_ICorProfilerInfo2,
+    &IID_ICorProfilerInfo3,  &IID_ICorProfilerInfo4,  &IID_ICorProfilerInfo5,
+    &IID_ICorProfilerInfo6,  &IID_ICorProfilerInfo7,  &IID_ICorProfilerInfo8,
+    &IID_ICorProfilerInfo9,  &IID_ICorProfilerInfo10, &IID_ICorProfilerInfo11,
+    &IID_ICorProfilerInfo12, &IID_ICorProfilerInfo13, &IID_ICorProfilerInfo14,
+    &IID_ICorProfilerInfo15,
+};
+
+static struct host *host_of(ICorProfilerInfo15 *info)
+{
+    return CLRIE_CONTAINER_OF(info, struct host, info);
+}
+
+/* The runtime's interface, if it has this slot (a plugin that casts past what QueryInterface
+ * gave it gets E_NOTIMPL instead of a call into the unknown). */
+static ICorProfilerInfo15 *runtime_with_slot(ICorProfilerInfo15 *This, size_t slot)
+{
+    struct manager *m = host_of(This)->owner;
+    return m->info && slot < info_slots[m->info_version] ? m->info : NULL;
+}
+
+#define FORWARD(ret, name, params, args)                                                   \
+    __attribute__((unused)) static ret fwd_##name params                                   \
+    {                                                                                      \
+        ICorProfilerInfo15 *inner = runtime_with_slot(This, SLOT_OF(name));                \
+        return inner ? inner->lpVtbl->name args : (ret)E_NOTIMPL;                          \
+    }
+CLRIE_ICORPROFILERINFO15_METHODS(FORWARD, ICorProfilerInfo15 *This, inner)
+
+static HRESULT on_QueryInterface(ICorProfilerInfo15 *This, REFIID riid, void **ppvObject)
+{
+    struct manager *m = host_of(This)->owner;
+    if (!ppvObject)
+        return E_POINTER;
+    /* Only the versions the runtime itself implements. */
+    for (int v = 0; v <= m->info_version && v < 16; v++) {
+        if (IsEqualIID(riid, info_iids[v])) {
+            manager_add_ref(m);
+            *ppvObject = This;
+            return S_OK;
+        }
+    }
+    *ppvObject = NULL;
+    return E_NOINTERFACE;
+}
+
+static ULONG on_AddRef(ICorProfilerInfo15 *This)
+{
+    struct manager *m = host_of(This)->owner;
+    manager_add_ref(m);
+    return atomic_load(&m->refs);
+}
+
+static ULONG on_Release(ICorProfilerInfo15 *This)
+{
+    struct manager *m = host_of(This)->owner;
+    ULONG left = atomic_load(&m->refs) - 1;
+    manager_release(m);
+    return left;
+}
+
+/* Records what this plugin asks for; the runtime gets the union. A refusal (the runtime will
+ * not change immutable flags after Initialize) leaves the plugin's record as it was. */
+static HRESULT set_mask(struct host *host, DWORD low, DWORD high, bool with_high)
+{
+    DWORD old_low = atomic_exchange(&host->event_mask, low);
+    DWORD old_high = with_high ? atomic_exchange(&host->event_mask_high, high)
+                               : atomic_load(&host->event_mask_high);
+    HRESULT hr = manager_apply_event_mask(host->owner);
+    if (FAILED(hr)) {
+        atomic_store(&host->event_mask, old_low);
+        atomic_store(&host->event_mask_high, old_high);
+        manager_apply_event_mask(host->owner);
+        if (clrie_pm_log_enabled(host->owner->log, CLRIE_PM_LOG_ERRORS))
+            clrie_pm_log_write(host->owner->log, CLRIE_PM_LOG_ERRORS, host->guid36,
+                               "the runtime refused event mask 0x%08X, high 0x%08X "
+                               "(hr 0x%08X)",
+                               (unsigned)low, (unsigned)high, (unsigned)hr);
+    }
+    return hr;
+}
+
+static HRESULT on_SetEventMask(ICorProfilerInfo15 *This, DWORD dwEvents)
+{
+    return set_mask(host_of(This), dwEvents, 0, false);
+}
+
+static HRESULT on_SetEventMask2(ICorProfilerInfo15 *This, DWORD dwEventsLow, DWORD dwEventsHigh)
+{
+    if (host_of(This)->owner->info_version < 5)
+        return E_NOTIMPL;
+    return set_mask(host_of(This), dwEventsLow, dwEventsHigh, true);
+}
+
+/* A plugin reads back its own mask, so `get, add a flag, set` keeps meaning "mine". */
+static HRESULT on_GetEventMask(ICorProfilerInfo15 *This, DWORD *pdwEvents)
+{
+    if (!pdwEvents)
+        return E_POINTER;
+    *pdwEvents = atomic_load(&host_of(This)->event_mask);
+    return S_OK;
+}
+
+static HRESULT on_GetEventMask2(ICorProfilerInfo15 *This, DWORD *pdwEventsLow,
+                                DWORD *pdwEventsHigh)
+{
+    if (!pdwEventsLow || !pdwEventsHigh)
+        return E_POINTER;
+    *pdwEventsLow = atomic_load(&host_of(This)->event_mask);
+    *pdwEventsHigh = atomic_load(&host_of(This)->event_mask_high);
+    return S_OK;
+}
+
+#define INIT_FORWARD(ret, name, params, args) .name = fwd_##name,
+
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Winitializer-overrides"
+#else
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverride-init"
+#endif
+const struct ICorProfilerInfo15Vtbl host_info_vtbl = {
+    CLRIE_ICORPROFILERINFO15_METHODS(INIT_FORWARD, ICorProfilerInfo15 *This, This)
+    .QueryInterface = on_QueryInterface,
+    .AddRef = on_AddRef,
+    .Release = on_Release,
+    .SetEventMask = on_SetEventMask,
+    .SetEventMask2 = on_SetEventMask2,
+    .GetEventMask = on_GetEventMask,
+    .GetEventMask2 = on_GetEventMask2,
+};
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#else
+#pragma GCC diagnostic pop
+#endif

@@ -1,0 +1,164 @@
+/* IProfilerManagerLogging for plugins and the engine, and the IProfilerManagerLoggingHost a
+ * plugin may install to receive the engine's log. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "manager.h"
+#include "utf16.h"
+
+static struct logger *logger_of(IProfilerManagerLogging *iface)
+{
+    return CLRIE_CONTAINER_OF(iface, struct logger, iface);
+}
+
+static HRESULT logger_QueryInterface(IProfilerManagerLogging *This, REFIID riid, void **ppv)
+{
+    struct logger *logger = logger_of(This);
+    if (!ppv)
+        return E_POINTER;
+    if (logger->outer && !IsEqualIID(riid, &IID_IProfilerManagerLogging))
+        return logger->outer->lpVtbl->QueryInterface(logger->outer, riid, ppv);
+    if (IsEqualIID(riid, &IID_IProfilerManagerLogging) || IsEqualIID(riid, &IID_IUnknown)) {
+        This->lpVtbl->AddRef(This);
+        *ppv = This;
+        return S_OK;
+    }
+    *ppv = NULL;
+    return E_NOINTERFACE;
+}
+
+static ULONG logger_AddRef(IProfilerManagerLogging *This)
+{
+    struct logger *logger = logger_of(This);
+    return logger->outer ? logger->outer->lpVtbl->AddRef(logger->outer) : 1;
+}
+
+static ULONG logger_Release(IProfilerManagerLogging *This)
+{
+    struct logger *logger = logger_of(This);
+    return logger->outer ? logger->outer->lpVtbl->Release(logger->outer) : 1;
+}
+
+static HRESULT log_utf16(IProfilerManagerLogging *This, enum clrie_pm_log_kind kind,
+                         const WCHAR *text)
+{
+    struct clrie_pm_log *log = clrie_pm_process_log();
+    if (!text)
+        return E_POINTER;
+    if (!clrie_pm_log_enabled(log, kind))
+        return S_OK;
+    char *utf8;
+    if (clrie_pm_utf16_to_utf8(text, clrie_pm_utf16_len(text), true, &utf8, NULL) != 0)
+        return E_OUTOFMEMORY;
+    clrie_pm_log_write(log, kind, logger_of(This)->guid36, "%s", utf8);
+    free(utf8);
+    return S_OK;
+}
+
+static HRESULT logger_LogMessage(IProfilerManagerLogging *This, const WCHAR *wszMessage)
+{
+    return log_utf16(This, CLRIE_PM_LOG_MESSAGES, wszMessage);
+}
+
+static HRESULT logger_LogError(IProfilerManagerLogging *This, const WCHAR *wszError)
+{
+    return log_utf16(This, CLRIE_PM_LOG_ERRORS, wszError);
+}
+
+static HRESULT logger_LogDumpMessage(IProfilerManagerLogging *This, const WCHAR *wszMessage)
+{
+    return log_utf16(This, CLRIE_PM_LOG_DUMPS, wszMessage);
+}
+
+static HRESULT logger_EnableDiagnosticLogToDebugPort(IProfilerManagerLogging *This, BOOL enable)
+{
+    return S_OK; /* Windows' debug port has no Linux counterpart; stderr is the default sink */
+}
+
+static HRESULT logger_GetLoggingFlags(IProfilerManagerLogging *This, LoggingFlags *pLoggingFlags)
+{
+    if (!pLoggingFlags)
+        return E_POINTER;
+    struct clrie_pm_log *log = clrie_pm_process_log();
+    const char *guid36 = logger_of(This)->guid36;
+    unsigned kinds = guid36 ? clrie_pm_log_kinds_for(log, guid36)
+                            : atomic_load(&log->kinds);
+    *pLoggingFlags = (LoggingFlags)kinds;
+    return S_OK;
+}
+
+static HRESULT logger_SetLoggingFlags(IProfilerManagerLogging *This, LoggingFlags loggingFlags)
+{
+    if ((unsigned)loggingFlags & ~(unsigned)CLRIE_LOGGING_FLAGS_ALL)
+        return E_INVALIDARG;
+    clrie_pm_log_set_kinds(clrie_pm_process_log(), (unsigned)loggingFlags);
+    return S_OK;
+}
+
+static const struct IProfilerManagerLoggingVtbl logger_vtbl = {
+    .QueryInterface = logger_QueryInterface,
+    .AddRef = logger_AddRef,
+    .Release = logger_Release,
+    .LogMessage = logger_LogMessage,
+    .LogError = logger_LogError,
+    .LogDumpMessage = logger_LogDumpMessage,
+    .EnableDiagnosticLogToDebugPort = logger_EnableDiagnosticLogToDebugPort,
+    .GetLoggingFlags = logger_GetLoggingFlags,
+    .SetLoggingFlags = logger_SetLoggingFlags,
+};
+
+void logger_init(struct logger *logger, IUnknown *outer, const char *guid36)
+{
+    logger->iface.lpVtbl = &logger_vtbl;
+    logger->outer = outer;
+    logger->guid36 = guid36;
+}
+
+static struct logger global_logger = {.iface = {.lpVtbl = &logger_vtbl}};
+
+IProfilerManagerLogging *logger_global(void)
+{
+    return &global_logger.iface;
+}
+
+/* ---- the plugin's logging host ------------------------------------------------------- */
+
+/* Called by the log (under its host lock) with a formatted UTF-8 line. */
+static void to_logging_host(void *context, enum clrie_pm_log_kind kind, const char *line)
+{
+    IProfilerManagerLoggingHost *host = context;
+    char16_t *text;
+    size_t n;
+    if (clrie_pm_utf8_to_utf16(line, strlen(line), &text, &n) != 0)
+        return;
+    if (kind == CLRIE_PM_LOG_ERRORS)
+        host->lpVtbl->LogError(host, text);
+    else if (kind == CLRIE_PM_LOG_DUMPS)
+        host->lpVtbl->LogDumpMessage(host, text);
+    else
+        host->lpVtbl->LogMessage(host, text);
+    free(text);
+}
+
+/* The host currently installed; replaced under the log's host lock by clrie_pm_log_set_host,
+ * released here after the replacement so no line is in flight to it. */
+static _Atomic(IProfilerManagerLoggingHost *) installed_host;
+
+HRESULT logger_set_host(IProfilerManagerLoggingHost *host)
+{
+    struct clrie_pm_log *log = clrie_pm_process_log();
+    if (host) {
+        host->lpVtbl->AddRef(host);
+        clrie_pm_log_set_host(log, &(struct clrie_pm_log_host){
+                                       .write = to_logging_host,
+                                       .context = host,
+                                       .kinds = atomic_load(&log->stream_kinds),
+                                   });
+    } else {
+        clrie_pm_log_set_host(log, NULL);
+    }
+    IProfilerManagerLoggingHost *old = atomic_exchange(&installed_host, host);
+    if (old)
+        old->lpVtbl->Release(old);
+    return S_OK;
+}

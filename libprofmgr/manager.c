@@ -1,0 +1,132 @@
+/* The manager's lifetime, its plugin list and the event mask it asks the runtime for. */
+#include "manager.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The process-wide log: the logging variables describe the process, so every manager (and
+ * GetInstrumentationEngineLogger, which needs no manager) shares one, configured once. This
+ * and the factory's object count are the library's only mutable process-wide state. */
+static pthread_once_t process_log_once = PTHREAD_ONCE_INIT;
+static struct clrie_pm_log process_log;
+
+extern char **environ;
+
+static void process_log_init(void)
+{
+    /* Out of memory here leaves a log without per-plugin levels; it still works. */
+    clrie_pm_log_init(&process_log, environ);
+}
+
+struct clrie_pm_log *clrie_pm_process_log(void)
+{
+    pthread_once(&process_log_once, process_log_init);
+    return &process_log;
+}
+
+struct manager *manager_new(void)
+{
+    struct manager *m = calloc(1, sizeof(*m));
+    struct plugin_list *empty = calloc(1, sizeof(*empty));
+    if (!m || !empty) {
+        free(m);
+        free(empty);
+        return NULL;
+    }
+    m->callback.lpVtbl = &manager_callback_vtbl;
+    atomic_init(&m->refs, 1);
+    m->log = clrie_pm_process_log();
+    pthread_mutexattr_t recursive;
+    pthread_mutexattr_init(&recursive);
+    pthread_mutexattr_settype(&recursive, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&m->load_lock, &recursive);
+    pthread_mutexattr_destroy(&recursive);
+    pthread_mutex_init(&m->mask_lock, NULL);
+    atomic_init(&m->plugins, empty);
+    return m;
+}
+
+void manager_add_ref(struct manager *m)
+{
+    atomic_fetch_add(&m->refs, 1);
+}
+
+void manager_release(struct manager *m)
+{
+    if (atomic_fetch_sub(&m->refs, 1) != 1)
+        return;
+    plugins_free_all(m);
+    raw_hook_free(m);
+    clrie_pm_domains_free(m->domains);
+    if (m->info)
+        m->info->lpVtbl->Release(m->info);
+    free(atomic_load(&m->plugins));
+    for (struct plugin_list *l = m->retired, *next; l; l = next) {
+        next = l->retired_next;
+        free(l);
+    }
+    pthread_mutex_destroy(&m->load_lock);
+    pthread_mutex_destroy(&m->mask_lock);
+    free(m);
+}
+
+struct plugin_list *manager_plugins(struct manager *m)
+{
+    return atomic_load_explicit(&m->plugins, memory_order_acquire);
+}
+
+HRESULT manager_publish_plugins(struct manager *m, struct plugin *added, struct plugin *removed)
+{
+    struct plugin_list *old = manager_plugins(m);
+    struct plugin_list *list =
+        malloc(sizeof(*list) + (old->count + 1) * sizeof(list->items[0]));
+    if (!list)
+        return E_OUTOFMEMORY;
+    list->count = 0;
+    list->retired_next = NULL;
+    for (size_t i = 0; i <= old->count; i++) {
+        bool added_goes_here =
+            added && (i == old->count || old->items[i]->order > added->order);
+        if (added_goes_here) {
+            list->items[list->count++] = added;
+            added = NULL;
+        }
+        if (i < old->count && old->items[i] != removed)
+            list->items[list->count++] = old->items[i];
+    }
+    atomic_store_explicit(&m->plugins, list, memory_order_release);
+    /* Readers may still walk the old list: it is freed with the manager. */
+    old->retired_next = m->retired;
+    m->retired = old;
+    return S_OK;
+}
+
+HRESULT manager_apply_event_mask(struct manager *m)
+{
+    if (!m->info)
+        return CORPROF_E_UNSUPPORTED_CALL_SEQUENCE;
+    pthread_mutex_lock(&m->mask_lock);
+    DWORD low = m->base_mask, high = m->base_mask_high;
+    struct plugin_list *list = manager_plugins(m);
+    for (size_t i = 0; i < list->count; i++) {
+        low |= atomic_load(&list->items[i]->host.event_mask);
+        high |= atomic_load(&list->items[i]->host.event_mask_high);
+    }
+    struct plugin *loading = atomic_load(&m->loading);
+    if (loading) {
+        low |= atomic_load(&loading->host.event_mask);
+        high |= atomic_load(&loading->host.event_mask_high);
+    }
+    struct raw_hook *hook = atomic_load(&m->raw_hook);
+    if (hook) {
+        low |= atomic_load(&hook->host.event_mask);
+        high |= atomic_load(&hook->host.event_mask_high);
+    }
+    HRESULT hr = m->info_version >= 5 ? m->info->lpVtbl->SetEventMask2(m->info, low, high)
+                                      : m->info->lpVtbl->SetEventMask(m->info, low);
+    pthread_mutex_unlock(&m->mask_lock);
+    if (SUCCEEDED(hr))
+        CLRIE_PM_LOG_MESSAGE(m->log, "event mask 0x%08X, high 0x%08X", (unsigned)low,
+                             (unsigned)high);
+    return hr;
+}

@@ -1,0 +1,167 @@
+/* The profiler manager: the object CoreCLR loads as its profiler, and the plugins it hosts.
+ *
+ * One manager per CreateInstance (several runtimes in one process each get their own). It
+ * answers ICorProfilerCallback..11 to the runtime. Each plugin gets its own host object: the
+ * IProfilerManager (1-5), IProfilerStringManager and IProfilerManagerLogging it is handed,
+ * and its own wrapped ICorProfilerInfo, so the engine knows which plugin asked for which
+ * events and whose log lines are whose. The raw profiler hook gets a host of its own too.
+ *
+ * Threads: callbacks arrive on any thread. The plugin list is an immutable array published
+ * through an atomic pointer: callbacks read it without locking, the rare writers (loading
+ * plugins, removing one) build a new array under load_lock and publish it; replaced arrays
+ * and removed plugins stay allocated until the manager is freed, so a reader never sees freed
+ * memory. mask_lock serialises event-mask changes; it may be taken while load_lock is held,
+ * never the other way round. */
+#ifndef CLRIE_PM_MANAGER_H
+#define CLRIE_PM_MANAGER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "clrie/abi/corprof.h"
+#include "clrie/abi/instrumentation.h"
+#include "domains.h"
+#include "log.h"
+
+struct manager;
+
+/* IProfilerManagerLogging: log lines on behalf of one plugin (guid36) or of the engine. AddRef
+ * and Release go to `outer`; a logger without one is static and never freed. */
+struct logger {
+    IProfilerManagerLogging iface;
+    IUnknown *outer;
+    const char *guid36; /* upper case, no braces; NULL for the engine itself */
+};
+
+void logger_init(struct logger *logger, IUnknown *outer, const char *guid36);
+/* The process-wide engine logger (GetInstrumentationEngineLogger, GetGlobalLoggingInstance). */
+IProfilerManagerLogging *logger_global(void);
+/* Sends the process log to a plugin's IProfilerManagerLoggingHost (NULL stops it). */
+HRESULT logger_set_host(IProfilerManagerLoggingHost *host);
+
+/* What the engine itself asks the runtime for once a plugin is loaded, as CLRIE does: app
+ * domain, assembly and module loads for its process model, JIT compilation and ReJIT for
+ * instrumentation. Every plugin receives these events whatever mask it sets. */
+#define CLRIE_PM_DEFAULT_EVENT_MASK                                                          \
+    (COR_PRF_MONITOR_APPDOMAIN_LOADS | COR_PRF_MONITOR_ASSEMBLY_LOADS |                      \
+     COR_PRF_MONITOR_MODULE_LOADS | COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_ENABLE_REJIT)
+
+/* What a plugin (or the raw hook) sees of the engine, and what the engine records of it. */
+struct host {
+    IProfilerManager manager;
+    IProfilerManager2 manager2;
+    IProfilerManager3 manager3;
+    IProfilerManager4 manager4;
+    IProfilerManager5 manager5;
+    IProfilerStringManager strings;
+    struct logger logging;
+    ICorProfilerInfo15 info; /* the wrapped ICorProfilerInfo */
+    struct manager *owner;
+    const char *guid36; /* for log lines: upper case, no braces; NULL for the raw hook */
+    /* The events this plugin asked for through its wrapped info. */
+    _Atomic DWORD event_mask;
+    _Atomic DWORD event_mask_high;
+};
+
+struct plugin {
+    struct host host;
+    uint64_t order; /* its priority; 2^32 for none, so it loads after every priority */
+    char *name;
+    char *module_path;
+    GUID clsid;
+    char guid_text[39]; /* braced, upper case */
+    char guid36[37];
+    IInstrumentationMethod *method;
+    IInstrumentationMethodExceptionEvents *exception_events; /* NULL if not implemented */
+    bool removed;
+    struct plugin *next_allocated; /* every plugin ever made, for freeing */
+};
+
+/* An immutable snapshot of the active plugins, in priority order. */
+struct plugin_list {
+    size_t count;
+    struct plugin_list *retired_next; /* replaced lists, freed with the manager */
+    struct plugin *items[];
+};
+
+/* The raw profiler hook: an ordinary profiler that receives every callback after the plugins.
+ * callback points at an interface of version `version` (2..11); slots past that version's
+ * vtable must not be called. */
+struct raw_hook {
+    ICorProfilerCallback11 *callback;
+    int version;
+    struct host host;
+    struct raw_hook *retired_next; /* replaced hooks, freed with the manager */
+};
+
+struct manager {
+    ICorProfilerCallback11 callback;
+    atomic_uint refs;
+
+    /* The runtime's newest ICorProfilerInfo (version info_version, 3..15), set in Initialize. */
+    ICorProfilerInfo15 *info;
+    int info_version;
+    struct clrie_pm_domains *domains;
+    struct clrie_pm_log *log; /* the process-wide log */
+
+    /* Recursive (a plugin's Initialize may load another plugin): serialises loading and
+     * removing plugins and protects all_plugins, retired and writes of plugins. */
+    pthread_mutex_t load_lock;
+    _Atomic(struct plugin_list *) plugins;
+    _Atomic(struct plugin *) loading; /* inside its Initialize: its events count already */
+    struct plugin *all_plugins;
+    struct plugin_list *retired;
+
+    _Atomic(struct raw_hook *) raw_hook;
+    struct raw_hook *retired_hook;
+
+    pthread_mutex_t mask_lock; /* protects base_mask* and serialises SetEventMask calls */
+    DWORD base_mask;
+    DWORD base_mask_high;
+
+    atomic_bool initializing; /* inside ICorProfilerCallback::Initialize */
+    atomic_bool profiling_disabled; /* a plugin called IProfilerManager2::DisableProfiling */
+    atomic_bool shut_down;
+};
+
+/* The process-wide log every manager writes to (configured once from the environment). */
+struct clrie_pm_log *clrie_pm_process_log(void);
+
+/* manager.c */
+struct manager *manager_new(void);
+void manager_add_ref(struct manager *m);
+void manager_release(struct manager *m);
+struct plugin_list *manager_plugins(struct manager *m);
+/* Publishes a new list holding the current plugins plus `added` (if not NULL, placed after
+ * every plugin of lower or equal order) minus `removed` (if not NULL). Call with load_lock held. Returns E_OUTOFMEMORY or S_OK. */
+HRESULT manager_publish_plugins(struct manager *m, struct plugin *added, struct plugin *removed);
+/* Recomputes the runtime event mask: base | every plugin's | the raw hook's. */
+HRESULT manager_apply_event_mask(struct manager *m);
+
+/* callbacks.c */
+extern const struct ICorProfilerCallback11Vtbl manager_callback_vtbl;
+
+/* host.c: the per-plugin facade. */
+void host_init(struct host *host, struct manager *owner, const char *guid36);
+
+/* info_wrapper.c: the ICorProfilerInfo a plugin or the raw hook is handed. */
+extern const struct ICorProfilerInfo15Vtbl host_info_vtbl;
+
+/* plugins.c */
+/* Loads every plugin the environment's configuration names, in priority order. */
+void plugins_load_configured(struct manager *m);
+/* Loads one plugin; on success it is published in the plugin list. */
+HRESULT plugins_load(struct manager *m, const char *name, const char *module_path,
+                     const GUID *clsid, uint64_t order, IInstrumentationMethod **out);
+void plugins_free_all(struct manager *m);
+
+/* raw_hook.c */
+/* Loads the raw profiler hook the environment names, if any, and initialises it. */
+void raw_hook_load_configured(struct manager *m);
+/* Installs an already created profiler as the raw hook (IProfilerManager::AddRawProfilerHook). */
+HRESULT raw_hook_install(struct manager *m, IUnknown *profiler);
+void raw_hook_free(struct manager *m);
+
+#endif
