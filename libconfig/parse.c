@@ -6,12 +6,14 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <libxml/parser.h>
 #include <libxml/parserInternals.h>
 #include <libxml/tree.h>
+#include <libxml/xmlerror.h>
 
 #define ROOT_NAME "InstrumentationEngineConfiguration"
 #define METHOD_NAME "InstrumentationMethod"
@@ -34,6 +36,7 @@ struct document {
     const char *base_dir;
     const struct clrie_config_options *opts;
     startElementNsSAX2Func default_start;
+    xmlParserCtxtPtr ctxt;
     bool saw_doctype;
 };
 
@@ -197,6 +200,31 @@ static void on_doctype(void *ctx, const xmlChar *name, const xmlChar *external_i
     report(doc, CLRIE_CONFIG_ERROR, at,
            "a DOCTYPE is not allowed in a configuration file (no DTDs or entities)");
     xmlStopParser(ctxt);
+}
+
+/* A few libxml2 messages (encoding conversion failures) are raised without a parser context
+ * and go to the thread's generic error function, which by default prints to stderr. While
+ * our parse runs, that function is ours (see config_parse_document). */
+static void on_generic_error(void *user, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void on_generic_error(void *user, const char *fmt, ...)
+{
+    struct document *doc = user;
+    char message[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(message, sizeof(message), fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    size_t len = strlen(message);
+    while (len > 0 && (message[len - 1] == '\n' || message[len - 1] == ' '))
+        message[--len] = '\0';
+    if (len == 0)
+        return;
+    struct position at = {0};
+    if (doc->ctxt && doc->ctxt->input)
+        at.line = doc->ctxt->input->line > 0 ? (unsigned)doc->ctxt->input->line : 0;
+    report(doc, CLRIE_CONFIG_ERROR, at, "%s", message);
 }
 
 static void on_xml_error(void *user, xmlErrorPtr error)
@@ -480,7 +508,7 @@ static void check_method(struct document *doc, const xmlNode *method)
         d->m.column = at.column;
         if (!d->m.description || !d->m.file)
             r->out_of_memory = true;
-        memset(text, 0, sizeof(text));
+        text[F_NAME] = text[F_DESCRIPTION] = text[F_MODULE] = NULL; /* now the draft's */
         module_path = NULL;
         if (fields[F_SETTINGS])
             check_settings(doc, fields[F_SETTINGS], d);
@@ -551,6 +579,7 @@ void config_parse_document(struct file_result *r, const char *data, size_t len,
     }
     /* ctxt->sax belongs to this context alone, so these hooks touch nothing global. */
     ctxt->_private = &doc;
+    doc.ctxt = ctxt;
     doc.default_start = ctxt->sax->startElementNs;
     ctxt->sax->startElementNs = on_start_element;
     ctxt->sax->internalSubset = on_doctype;
@@ -558,8 +587,15 @@ void config_parse_document(struct file_result *r, const char *data, size_t len,
 
     /* NONET: never fetch anything; no NOENT, DTDLOAD or DTDATTR: entities stay unexpanded and
      * no DTD is read; no HUGE: libxml2 keeps its depth and size limits. */
+    /* The generic error function is per thread (libxml2 keeps one per thread, the main
+     * thread's being the process default); it is swapped only around this call and put back
+     * exactly as found, so the host's own handler, if any, is untouched afterwards. */
+    xmlGenericErrorFunc saved_handler = xmlGenericError;
+    void *saved_context = xmlGenericErrorContext;
+    xmlSetGenericErrorFunc(&doc, on_generic_error);
     xmlDocPtr xml = xmlCtxtReadMemory(ctxt, data, (int)len, NULL, NULL,
                                       XML_PARSE_NONET | XML_PARSE_NOCDATA);
+    xmlSetGenericErrorFunc(saved_context, saved_handler);
     bool well_formed = xml && ctxt->wellFormed && !doc.saw_doctype;
     if (!well_formed && r->errors == 0)
         report(&doc, CLRIE_CONFIG_ERROR, (struct position){0}, "the file is not well-formed XML");
