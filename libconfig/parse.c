@@ -125,15 +125,53 @@ static struct position position_at(const struct document *doc, size_t offset)
     return p;
 }
 
+static struct position text_position(const struct document *doc, const xmlNode *node);
+
 /* Where a node starts: the '<' of an element when the SAX hook could record it, else the
  * line libxml2 kept and no column. */
 static struct position node_position(const struct document *doc, const xmlNode *node)
 {
+    if (node->type == XML_TEXT_NODE || node->type == XML_CDATA_SECTION_NODE)
+        return text_position(doc, node);
     uintptr_t stored = (uintptr_t)node->_private;
     if (stored != 0 && doc->line_starts)
         return position_at(doc, (size_t)(stored - 1));
     long line = xmlGetLineNo((xmlNode *)node);
     struct position p = {.line = line > 0 && line < (long)UINT_MAX ? (unsigned)line : 0};
+    return p;
+}
+
+/* Where the first non-blank character of a text node is. libxml2 gives a text node the line
+ * it ends on; counting back the newlines after its first non-blank character gives that
+ * character's line, and finding the start of the text on that line of the input gives the
+ * column (0 when the text is not there byte for byte, as with entity references). */
+static struct position text_position(const struct document *doc, const xmlNode *node)
+{
+    struct position p = {0};
+    long end_line = xmlGetLineNo((xmlNode *)node);
+    const char *text = (const char *)node->content;
+    if (end_line <= 0 || !text)
+        return p;
+    const char *first = text;
+    while (*first && config_is_xml_space(*first))
+        first++;
+    long line = end_line;
+    for (const char *c = first; *c; c++)
+        line -= *c == '\n';
+    if (line <= 0)
+        return p;
+    p.line = line < (long)UINT_MAX ? (unsigned)line : 0;
+    if (!doc->line_starts || (size_t)line > doc->line_count)
+        return p;
+    size_t want = 0;
+    while (want < 16 && first[want] && !config_is_xml_space(first[want]))
+        want++;
+    size_t begin = doc->line_starts[line - 1];
+    size_t end = (size_t)line < doc->line_count ? doc->line_starts[line] : doc->len;
+    for (size_t at = begin; want > 0 && at + want <= end; at++) {
+        if (memcmp(doc->data + at, first, want) == 0)
+            return position_at(doc, at);
+    }
     return p;
 }
 
@@ -246,6 +284,9 @@ static void on_xml_error(void *user, xmlErrorPtr error)
         n = sizeof(message) - 1;
     memcpy(message, text, n);
     message[n] = '\0';
+    for (char *c = message; *c; c++)
+        if (*c == '\n' || *c == '\r' || *c == '\t')
+            *c = ' '; /* one problem, one line */
     struct position at = {
         .line = error->line > 0 ? (unsigned)error->line : 0,
         .column = error->int2 > 0 ? (unsigned)error->int2 : 0,
