@@ -964,8 +964,11 @@ static void survives_deep_nesting_and_huge_text(void **state)
     size_t big = CLRIE_CONFIG_MAX_FILE_SIZE - 400;
     char *huge = malloc(CLRIE_CONFIG_MAX_FILE_SIZE + 2);
     assert_non_null(huge);
-    n = (size_t)sprintf(huge, HEAD "<InstrumentationMethod><Name>");
-    memset(huge + n, 'N', big);
+    static const char prefix[] = HEAD "<InstrumentationMethod><Name>";
+    memcpy(huge, prefix, sizeof(prefix) - 1);
+    n = sizeof(prefix) - 1;
+    for (size_t i = 0; i < big; i++)
+        huge[n + i] = 'N';
     n += big;
     n += (size_t)sprintf(huge + n, "</Name><Module>plugin.so</Module><ClassGuid>" GUID_B
                                    "</ClassGuid></InstrumentationMethod>" TAIL);
