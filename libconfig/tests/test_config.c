@@ -1208,10 +1208,10 @@ static void loads_from_several_threads_at_once(void **state)
         jobs[i] = (struct thread_job){.path = dir};
         assert_int_equal(pthread_create(&threads[i], NULL, load_many, &jobs[i]), 0);
     }
-    for (int i = 0; i < 4; i++) {
-        pthread_join(threads[i], NULL);
+    for (int i = 0; i < 4; i++)
+        pthread_join(threads[i], NULL); /* all of them before any assertion can leave */
+    for (int i = 0; i < 4; i++)
         assert_int_equal(jobs[i].failures, 0);
-    }
     free(dir);
     test_tree_free(root);
 }

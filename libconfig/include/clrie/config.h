@@ -90,7 +90,9 @@ struct clrie_config_method {
     bool has_priority;         /* false: no <Priority>; loads after every method with one */
     uint32_t priority;         /* meaningful only when has_priority */
     size_t setting_count;
-    const struct clrie_config_setting *settings; /* in file order, names unique */
+    /* In file order. Names are unique: a repeated Name is a warning and the first one wins
+     * (as CLRIE does for attach settings). Values are kept exactly, not trimmed. */
+    const struct clrie_config_setting *settings;
     const char *file;          /* the configuration file (or memory name) it came from */
     unsigned line;             /* where its <InstrumentationMethod> element starts */
     unsigned column;
@@ -101,7 +103,8 @@ enum clrie_config_severity {
     CLRIE_CONFIG_WARNING,     /* something was ignored; the file still counts */
 };
 
-/* One problem. file is the configuration file, folder or listed path concerned; line and
+/* One problem. file is the configuration file, folder or listed path concerned (for an empty
+ * entry of an environment list, the variable's name); line and
  * column are 1-based, 0 when they do not apply (a file that cannot be read has neither, an
  * XML problem in a file not encoded in UTF-8 may have no column). message is one line of
  * English, without the location or severity. Owned by the struct clrie_config. */
