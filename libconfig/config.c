@@ -96,8 +96,8 @@ void file_result_finish(struct file_result *r)
     memset(r, 0, sizeof(*r));
 }
 
-void file_result_vreport(struct file_result *r, enum clrie_config_severity severity,
-                         unsigned line, unsigned column, const char *fmt, va_list ap)
+void file_result_vreport(struct file_result *r, enum clrie_config_severity severity, unsigned line,
+                         unsigned column, const char *fmt, va_list ap)
 {
     if (severity == CLRIE_CONFIG_ERROR)
         r->errors++; /* counted even without memory: the file must still be rejected */
@@ -120,8 +120,8 @@ void file_result_vreport(struct file_result *r, enum clrie_config_severity sever
     r->diags[r->diag_count++] = d;
 }
 
-void file_result_report(struct file_result *r, enum clrie_config_severity severity,
-                        unsigned line, unsigned column, const char *fmt, ...)
+void file_result_report(struct file_result *r, enum clrie_config_severity severity, unsigned line,
+                        unsigned column, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -258,9 +258,10 @@ static int commit_methods(struct clrie_config *config, struct file_result *r)
                 .line = d->m.line,
                 .column = d->m.column,
             };
-            w.message = format("ClassGuid %s is already declared by '%s' at %s:%u:%u; '%s' is ignored",
-                               d->m.class_guid_text, first->name, first->file, first->line,
-                               first->column, d->m.name);
+            w.message =
+                format("ClassGuid %s is already declared by '%s' at %s:%u:%u; '%s' is ignored",
+                       d->m.class_guid_text, first->name, first->file, first->line, first->column,
+                       d->m.name);
             if (!w.file || !w.message) {
                 diag_finish(&w);
                 return -ENOMEM;

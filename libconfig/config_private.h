@@ -15,13 +15,13 @@ struct method_draft {
 /* The outcome of parsing one document: the methods and problems of that one file, kept apart
  * from the collection until the file is known to be acceptable. */
 struct file_result {
-    const char *file;       /* borrowed: the name problems are reported under */
+    const char *file; /* borrowed: the name problems are reported under */
     struct method_draft *methods;
     size_t count, capacity;
     struct clrie_config_diag *diags;
     size_t diag_count, diag_capacity;
     size_t errors;
-    bool truncated;         /* the last problem says the rest was not checked */
+    bool truncated; /* the last problem says the rest was not checked */
     bool out_of_memory;
 };
 
@@ -29,11 +29,11 @@ void file_result_init(struct file_result *r, const char *file);
 void file_result_finish(struct file_result *r);
 
 /* Records a problem of r->file. Sets r->out_of_memory when it cannot. */
-void file_result_report(struct file_result *r, enum clrie_config_severity severity,
-                        unsigned line, unsigned column, const char *fmt, ...)
+void file_result_report(struct file_result *r, enum clrie_config_severity severity, unsigned line,
+                        unsigned column, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
-void file_result_vreport(struct file_result *r, enum clrie_config_severity severity,
-                         unsigned line, unsigned column, const char *fmt, va_list ap)
+void file_result_vreport(struct file_result *r, enum clrie_config_severity severity, unsigned line,
+                         unsigned column, const char *fmt, va_list ap)
     __attribute__((format(printf, 5, 0)));
 
 /* A new empty draft at the end of r->methods, or NULL (out of memory). */

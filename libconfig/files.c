@@ -47,8 +47,7 @@ static char *join(const char *dir, const char *name)
 }
 
 char *config_resolve_module(struct file_result *r, const char *module, const char *base_dir,
-                            const struct clrie_config_options *opts, unsigned line,
-                            unsigned column)
+                            const struct clrie_config_options *opts, unsigned line, unsigned column)
 {
     char buf[320];
     char *candidate;
@@ -91,8 +90,8 @@ char *config_resolve_module(struct file_result *r, const char *module, const cha
         problem = buf;
     }
     if (problem) {
-        file_result_report(r, CLRIE_CONFIG_ERROR, line, column, "<Module> '%s' (%s): %s",
-                           module, resolved, problem);
+        file_result_report(r, CLRIE_CONFIG_ERROR, line, column, "<Module> '%s' (%s): %s", module,
+                           resolved, problem);
         free(resolved);
         return NULL;
     }
@@ -288,8 +287,8 @@ static int load_folder(struct clrie_config *config, const char *path,
     closedir(dir);
     if (ret == 0 && count == 0 &&
         config_report(config, CLRIE_CONFIG_WARNING, path,
-                      "the folder has no *.config or *.xml file%s%s%s", origin ? " (listed in " : "",
-                      origin ? origin : "", origin ? ")" : "") != 0)
+                      "the folder has no *.config or *.xml file%s%s%s",
+                      origin ? " (listed in " : "", origin ? origin : "", origin ? ")" : "") != 0)
         ret = -ENOMEM;
     if (names)
         qsort(names, count, sizeof(*names), compare_names);

@@ -31,7 +31,7 @@ struct document {
     struct file_result *r;
     const char *data;
     size_t len;
-    size_t *line_starts;     /* byte offset where each line begins; NULL if unavailable */
+    size_t *line_starts; /* byte offset where each line begins; NULL if unavailable */
     size_t line_count;
     const char *base_dir;
     const struct clrie_config_options *opts;
@@ -56,10 +56,10 @@ static bool gave_up(const struct document *doc)
     return doc->r->diag_count >= MAX_PROBLEMS_PER_FILE || doc->r->out_of_memory;
 }
 
-static void report(struct document *doc, enum clrie_config_severity severity,
-                   struct position at, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void report(struct document *doc, enum clrie_config_severity severity,
-                   struct position at, const char *fmt, ...)
+static void report(struct document *doc, enum clrie_config_severity severity, struct position at,
+                   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void report(struct document *doc, enum clrie_config_severity severity, struct position at,
+                   const char *fmt, ...)
 {
     struct file_result *r = doc->r;
     if (severity == CLRIE_CONFIG_ERROR && r->diag_count >= MAX_PROBLEMS_PER_FILE) {
@@ -85,8 +85,8 @@ static bool index_lines(struct document *doc)
 {
     size_t count = 1;
     for (size_t i = 0; i < doc->len; i++)
-        if (doc->data[i] == '\n' || (doc->data[i] == '\r' && (i + 1 == doc->len ||
-                                                              doc->data[i + 1] != '\n')))
+        if (doc->data[i] == '\n' ||
+            (doc->data[i] == '\r' && (i + 1 == doc->len || doc->data[i + 1] != '\n')))
             count++;
     doc->line_starts = malloc(count * sizeof(*doc->line_starts));
     if (!doc->line_starts)
@@ -94,8 +94,8 @@ static bool index_lines(struct document *doc)
     size_t n = 0;
     doc->line_starts[n++] = 0;
     for (size_t i = 0; i < doc->len; i++)
-        if (doc->data[i] == '\n' || (doc->data[i] == '\r' && (i + 1 == doc->len ||
-                                                              doc->data[i + 1] != '\n')))
+        if (doc->data[i] == '\n' ||
+            (doc->data[i] == '\r' && (i + 1 == doc->len || doc->data[i + 1] != '\n')))
             doc->line_starts[n++] = i + 1;
     doc->line_count = n;
     return true;
@@ -203,7 +203,8 @@ static void on_start_element(void *ctx, const xmlChar *localname, const xmlChar 
                        nb_defaulted, attributes);
     size_t offset;
     xmlNodePtr node = ctxt->node;
-    if (!node || node->type != XML_ELEMENT_NODE || node->name != localname ||
+    if (!node || node->type != XML_ELEMENT_NODE || !node->name || !localname ||
+        strcmp((const char *)node->name, (const char *)localname) != 0 ||
         !input_offset(doc, ctxt, &offset))
         return;
     /* The parser stands on the '>' (or "/>") closing the start tag; a start tag holds no
@@ -230,8 +231,8 @@ static void on_doctype(void *ctx, const xmlChar *name, const xmlChar *external_i
     if (doc->line_starts && input_offset(doc, ctxt, &offset)) {
         static const char keyword[] = "<!DOCTYPE";
         size_t k = sizeof(keyword) - 1;
-        while (offset > 0 && !(offset + k <= doc->len &&
-                               memcmp(doc->data + offset, keyword, k) == 0))
+        while (offset > 0 &&
+               !(offset + k <= doc->len && memcmp(doc->data + offset, keyword, k) == 0))
             offset--;
         at = position_at(doc, offset);
     }
@@ -243,7 +244,8 @@ static void on_doctype(void *ctx, const xmlChar *name, const xmlChar *external_i
 /* A few libxml2 messages (encoding conversion failures) are raised without a parser context
  * and go to the thread's generic error function, which by default prints to stderr. While
  * our parse runs, that function is ours (see config_parse_document). */
-static void on_generic_error(void *user, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void on_generic_error(void *user, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 static void on_generic_error(void *user, const char *fmt, ...)
 {
     struct document *doc = user;
@@ -291,8 +293,8 @@ static void on_xml_error(void *user, xmlErrorPtr error)
         .line = error->line > 0 ? (unsigned)error->line : 0,
         .column = error->int2 > 0 ? (unsigned)error->int2 : 0,
     };
-    report(doc, error->level == XML_ERR_WARNING ? CLRIE_CONFIG_WARNING : CLRIE_CONFIG_ERROR,
-           at, "%s", message);
+    report(doc, error->level == XML_ERR_WARNING ? CLRIE_CONFIG_WARNING : CLRIE_CONFIG_ERROR, at,
+           "%s", message);
 }
 
 /* --- element checks --------------------------------------------------------------------- */
@@ -335,12 +337,12 @@ static bool unexpected_content(struct document *doc, const xmlNode *parent, cons
     case XML_CDATA_SECTION_NODE:
         if (is_blank(child->content))
             return false;
-        report(doc, CLRIE_CONFIG_ERROR, node_position(doc, child),
-               "unexpected text in <%s>", (const char *)parent->name);
+        report(doc, CLRIE_CONFIG_ERROR, node_position(doc, child), "unexpected text in <%s>",
+               (const char *)parent->name);
         return true;
     default:
-        report(doc, CLRIE_CONFIG_ERROR, node_position(doc, child),
-               "unexpected content in <%s>", (const char *)parent->name);
+        report(doc, CLRIE_CONFIG_ERROR, node_position(doc, child), "unexpected content in <%s>",
+               (const char *)parent->name);
         return true;
     }
 }
@@ -356,8 +358,8 @@ static char *element_text(struct document *doc, const xmlNode *node)
             total += c->content ? strlen((const char *)c->content) : 0;
         else if (c->type == XML_ELEMENT_NODE) {
             report(doc, CLRIE_CONFIG_ERROR, node_position(doc, c),
-                   "<%s> is not allowed inside <%s>, which holds only text",
-                   (const char *)c->name, (const char *)node->name);
+                   "<%s> is not allowed inside <%s>, which holds only text", (const char *)c->name,
+                   (const char *)node->name);
             ok = false;
         } else if (c->type != XML_COMMENT_NODE && c->type != XML_PI_NODE) {
             report(doc, CLRIE_CONFIG_ERROR, node_position(doc, node),
@@ -500,8 +502,8 @@ static void check_method(struct document *doc, const xmlNode *method)
     for (size_t f = 0; f <= F_PRIORITY; f++) {
         if (!fields[f]) {
             if (f != F_DESCRIPTION && f != F_PRIORITY)
-                report(doc, CLRIE_CONFIG_ERROR, at, "<%s> has no <%s>",
-                       (const char *)method->name, field_names[f]);
+                report(doc, CLRIE_CONFIG_ERROR, at, "<%s> has no <%s>", (const char *)method->name,
+                       field_names[f]);
             continue;
         }
         warn_attributes(doc, fields[f], NULL);
@@ -528,8 +530,8 @@ static void check_method(struct document *doc, const xmlNode *method)
     char *module_path = NULL;
     if (text[F_MODULE] && *text[F_MODULE]) {
         struct position m = node_position(doc, fields[F_MODULE]);
-        module_path = config_resolve_module(r, text[F_MODULE], doc->base_dir, doc->opts,
-                                            m.line, m.column);
+        module_path =
+            config_resolve_module(r, text[F_MODULE], doc->base_dir, doc->opts, m.line, m.column);
     }
 
     struct method_draft *d = NULL;
@@ -599,11 +601,15 @@ void config_parse_document(struct file_result *r, const char *data, size_t len,
                            const char *base_dir, const struct clrie_config_options *opts)
 {
     struct document doc = {
-        .r = r, .data = data, .len = len, .base_dir = base_dir, .opts = opts,
+        .r = r,
+        .data = data,
+        .len = len,
+        .base_dir = base_dir,
+        .opts = opts,
     };
     if (len > CLRIE_CONFIG_MAX_FILE_SIZE) {
-        file_result_report(r, CLRIE_CONFIG_ERROR, 0, 0,
-                           "the file is larger than %d bytes", CLRIE_CONFIG_MAX_FILE_SIZE);
+        file_result_report(r, CLRIE_CONFIG_ERROR, 0, 0, "the file is larger than %d bytes",
+                           CLRIE_CONFIG_MAX_FILE_SIZE);
         return;
     }
     pthread_once(&libxml_once, init_libxml);
@@ -634,8 +640,8 @@ void config_parse_document(struct file_result *r, const char *data, size_t len,
     xmlGenericErrorFunc saved_handler = xmlGenericError;
     void *saved_context = xmlGenericErrorContext;
     xmlSetGenericErrorFunc(&doc, on_generic_error);
-    xmlDocPtr xml = xmlCtxtReadMemory(ctxt, data, (int)len, NULL, NULL,
-                                      XML_PARSE_NONET | XML_PARSE_NOCDATA);
+    xmlDocPtr xml =
+        xmlCtxtReadMemory(ctxt, data, (int)len, NULL, NULL, XML_PARSE_NONET | XML_PARSE_NOCDATA);
     xmlSetGenericErrorFunc(saved_context, saved_handler);
     bool well_formed = xml && ctxt->wellFormed && !doc.saw_doctype;
     if (!well_formed && r->errors == 0)

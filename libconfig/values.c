@@ -40,8 +40,8 @@ int clrie_config_guid_parse(const char *text, size_t len, struct clrie_config_gu
     if (!text || !out)
         return -EINVAL;
     /* {XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX}: offsets of the fixed characters. */
-    if (len != CLRIE_CONFIG_GUID_TEXT_LEN || text[0] != '{' || text[9] != '-' ||
-        text[14] != '-' || text[19] != '-' || text[24] != '-' || text[37] != '}')
+    if (len != CLRIE_CONFIG_GUID_TEXT_LEN || text[0] != '{' || text[9] != '-' || text[14] != '-' ||
+        text[19] != '-' || text[24] != '-' || text[37] != '}')
         return -EILSEQ;
     struct clrie_config_guid g;
     uint32_t v;

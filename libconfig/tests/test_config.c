@@ -38,8 +38,9 @@ static char *method(const char *name, const char *guid, const char *priority)
     size_t n = 0;
     FILE *f = open_memstream(&s, &n);
     assert_non_null(f);
-    fprintf(f, "  <InstrumentationMethod><Name>%s</Name><Module>plugin.so</Module>"
-               "<ClassGuid>%s</ClassGuid>",
+    fprintf(f,
+            "  <InstrumentationMethod><Name>%s</Name><Module>plugin.so</Module>"
+            "<ClassGuid>%s</ClassGuid>",
             name, guid);
     if (priority)
         fprintf(f, "<Priority>%s</Priority>", priority);
@@ -88,8 +89,8 @@ static void write_methods(const char *root, const char *relative, int count, ...
     for (int i = 0; i < count; i++)
         parts[i] = va_arg(ap, char *);
     va_end(ap);
-    char *doc = document(parts[0] ? parts[0] : "", parts[1], parts[2], parts[3], parts[4],
-                         parts[5], parts[6], parts[7]);
+    char *doc = document(parts[0] ? parts[0] : "", parts[1], parts[2], parts[3], parts[4], parts[5],
+                         parts[6], parts[7]);
     write_text(root, relative, doc);
     free(doc);
     for (int i = 0; i < count; i++)
@@ -380,24 +381,23 @@ static void rejects_unknown_and_duplicate_elements_listing_every_one(void **stat
 {
     char *root = new_tree();
     struct clrie_config *config = clrie_config_new();
-    const char *doc = HEAD
-        "  <InstrumentationMethod32/>\n"
-        "  <InstrumentationMethod>\n"
-        "    <Name>A</Name><Name>B</Name>\n"
-        "    <Module>plugin.so</Module>\n"
-        "    <ClassGuid>" GUID_A "</ClassGuid>\n"
-        "    <Path>x</Path>\n"
-        "    <Priority>1</Priority><Priority>2</Priority>\n"
-        "    stray text\n"
-        "  </InstrumentationMethod>\n"
-        "  <InstrumentationMethod><Name>ok</Name><Module>plugin.so</Module>"
-        "<ClassGuid>" GUID_B "</ClassGuid><Description>x<b>y</b></Description>"
-        "</InstrumentationMethod>\n"
-        "  text at the top\n"
-        TAIL;
+    const char *doc = HEAD "  <InstrumentationMethod32/>\n"
+                           "  <InstrumentationMethod>\n"
+                           "    <Name>A</Name><Name>B</Name>\n"
+                           "    <Module>plugin.so</Module>\n"
+                           "    <ClassGuid>" GUID_A "</ClassGuid>\n"
+                           "    <Path>x</Path>\n"
+                           "    <Priority>1</Priority><Priority>2</Priority>\n"
+                           "    stray text\n"
+                           "  </InstrumentationMethod>\n"
+                           "  <InstrumentationMethod><Name>ok</Name><Module>plugin.so</Module>"
+                           "<ClassGuid>" GUID_B "</ClassGuid><Description>x<b>y</b></Description>"
+                           "</InstrumentationMethod>\n"
+                           "  text at the top\n" TAIL;
     assert_int_equal(load_text(config, root, doc), -EILSEQ);
     assert_int_equal(clrie_config_method_count(config), 0);
-    expect_problems(config, root,
+    expect_problems(
+        config, root,
         "t.config:2:3: error: unknown element <InstrumentationMethod32> in "
         "<InstrumentationEngineConfiguration>; expected <InstrumentationMethod> or "
         "<InstrumentationMethod64>\n"
@@ -420,20 +420,19 @@ static void rejects_missing_and_empty_required_elements(void **state)
 {
     char *root = new_tree();
     struct clrie_config *config = clrie_config_new();
-    const char *doc = HEAD
-        "  <InstrumentationMethod><Description>only</Description></InstrumentationMethod>\n"
-        "  <InstrumentationMethod><Name> </Name><Module/><ClassGuid></ClassGuid>"
-        "<Priority/></InstrumentationMethod>\n"
-        TAIL;
+    const char *doc =
+        HEAD "  <InstrumentationMethod><Description>only</Description></InstrumentationMethod>\n"
+             "  <InstrumentationMethod><Name> </Name><Module/><ClassGuid></ClassGuid>"
+             "<Priority/></InstrumentationMethod>\n" TAIL;
     assert_int_equal(load_text(config, root, doc), -EILSEQ);
     expect_problems(config, root,
-        "t.config:2:3: error: <InstrumentationMethod> has no <Name>\n"
-        "t.config:2:3: error: <InstrumentationMethod> has no <Module>\n"
-        "t.config:2:3: error: <InstrumentationMethod> has no <ClassGuid>\n"
-        "t.config:3:26: error: <Name> is empty\n"
-        "t.config:3:40: error: <Module> is empty\n"
-        "t.config:3:49: error: <ClassGuid> is empty\n"
-        "t.config:3:72: error: <Priority> is empty\n");
+                    "t.config:2:3: error: <InstrumentationMethod> has no <Name>\n"
+                    "t.config:2:3: error: <InstrumentationMethod> has no <Module>\n"
+                    "t.config:2:3: error: <InstrumentationMethod> has no <ClassGuid>\n"
+                    "t.config:3:26: error: <Name> is empty\n"
+                    "t.config:3:40: error: <Module> is empty\n"
+                    "t.config:3:49: error: <ClassGuid> is empty\n"
+                    "t.config:3:72: error: <Priority> is empty\n");
     clrie_config_free(config);
     test_tree_free(root);
 }
@@ -446,13 +445,13 @@ static void parses_guids_in_registry_form_only(void **state)
         "{249e89A6-12D9-4e03-82fF-7FEAa41310E9}",
     };
     static const char *const bad[] = {
-        "249E89A6-12D9-4E03-82FF-7FEAA41310E9",       /* no braces */
+        "249E89A6-12D9-4E03-82FF-7FEAA41310E9", /* no braces */
         "(249E89A6-12D9-4E03-82FF-7FEAA41310E9)",
-        "{249E89A6-12D9-4E03-82FF-7FEAA41310E}",      /* short */
-        "{249E89A6-12D9-4E03-82FF-7FEAA41310E99}",    /* long */
-        "{249E89A612D94E0382FF7FEAA41310E9}",         /* no dashes */
-        "{249E89A6-12D9-4E03-82FF7FEAA41310E9-}",     /* dash misplaced */
-        "{G49E89A6-12D9-4E03-82FF-7FEAA41310E9}",     /* not hex */
+        "{249E89A6-12D9-4E03-82FF-7FEAA41310E}",   /* short */
+        "{249E89A6-12D9-4E03-82FF-7FEAA41310E99}", /* long */
+        "{249E89A612D94E0382FF7FEAA41310E9}",      /* no dashes */
+        "{249E89A6-12D9-4E03-82FF7FEAA41310E9-}",  /* dash misplaced */
+        "{G49E89A6-12D9-4E03-82FF-7FEAA41310E9}",  /* not hex */
         "{249E89A6-12D9-4E03-82FF-7FEAA41310Ez}",
         "{249E89A6-12D9-4E03-82FF-7FEAA4131 E9}",
         "{0x49E89A-12D9-4E03-82FF-7FEAA41310E9}",
@@ -491,10 +490,22 @@ static void accepts_priorities_from_0_to_4294967295_only(void **state)
         const char *text;
         long long value; /* -1: rejected */
     } cases[] = {
-        {"0", 0}, {"50", 50}, {" 7\n", 7}, {"007", 7}, {"4294967295", 4294967295LL},
+        {"0", 0},
+        {"50", 50},
+        {" 7\n", 7},
+        {"007", 7},
+        {"4294967295", 4294967295LL},
         {"000000000000000000000000004294967295", 4294967295LL},
-        {"4294967296", -1}, {"99999999999999999999999", -1}, {"-1", -1}, {"+5", -1},
-        {"abc", -1}, {"1.5", -1}, {"1e3", -1}, {"0x10", -1}, {"5 5", -1}, {"\xd9\xa3", -1},
+        {"4294967296", -1},
+        {"99999999999999999999999", -1},
+        {"-1", -1},
+        {"+5", -1},
+        {"abc", -1},
+        {"1.5", -1},
+        {"1e3", -1},
+        {"0x10", -1},
+        {"5 5", -1},
+        {"\xd9\xa3", -1},
     };
     char *root = new_tree();
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -504,8 +515,9 @@ static void accepts_priorities_from_0_to_4294967295_only(void **state)
         int r = load_text(config, root, doc);
         if (cases[i].value < 0) {
             const struct clrie_config_diag *d = clrie_config_diag_at(config, 0);
-            if (r != -EILSEQ || !d || !strstr(d->message, "is not a whole number from 0 to "
-                                                          "4294967295"))
+            if (r != -EILSEQ || !d ||
+                !strstr(d->message, "is not a whole number from 0 to "
+                                    "4294967295"))
                 fail_msg("priority '%s' accepted", cases[i].text);
         } else {
             if (r != 0 || clrie_config_method_at(config, 0)->priority != cases[i].value)
@@ -523,11 +535,13 @@ static void accepts_priorities_from_0_to_4294967295_only(void **state)
 static void orders_by_priority_keeping_load_order_for_ties(void **state)
 {
     char *root = new_tree();
-    write_methods(root, "one.config", 4, method("NoPriority1", "{00000000-0000-0000-0000-000000000001}", NULL),
+    write_methods(root, "one.config", 4,
+                  method("NoPriority1", "{00000000-0000-0000-0000-000000000001}", NULL),
                   method("Fifty1", "{00000000-0000-0000-0000-000000000002}", "50"),
                   method("Max", "{00000000-0000-0000-0000-000000000003}", "4294967295"),
                   method("Ten", "{00000000-0000-0000-0000-000000000004}", "10"));
-    write_methods(root, "two.config", 3, method("Fifty2", "{00000000-0000-0000-0000-000000000005}", "50"),
+    write_methods(root, "two.config", 3,
+                  method("Fifty2", "{00000000-0000-0000-0000-000000000005}", "50"),
                   method("NoPriority2", "{00000000-0000-0000-0000-000000000006}", NULL),
                   method("Zero", "{00000000-0000-0000-0000-000000000007}", "0"));
     struct clrie_config *config = clrie_config_new();
@@ -602,16 +616,15 @@ static void reads_settings_first_name_wins(void **state)
 {
     char *root = new_tree();
     struct clrie_config *config = clrie_config_new();
-    const char *doc = HEAD
-        "  <InstrumentationMethod><Name>S</Name><Module>plugin.so</Module>"
-        "<ClassGuid>" GUID_B "</ClassGuid>\n"
-        "    <Settings>\n"
-        "      <!-- ok -->\n"
-        "      <Setting Name=\"LogLevel\" Value=\"Errors\"/>\n"
-        "      <Setting Value=\" spaced &amp; kept \" Name=\"Path\"></Setting>\n"
-        "      <Setting Name=\"LogLevel\" Value=\"All\"/>\n"
-        "    </Settings>\n"
-        "  </InstrumentationMethod>\n" TAIL;
+    const char *doc = HEAD "  <InstrumentationMethod><Name>S</Name><Module>plugin.so</Module>"
+                           "<ClassGuid>" GUID_B "</ClassGuid>\n"
+                           "    <Settings>\n"
+                           "      <!-- ok -->\n"
+                           "      <Setting Name=\"LogLevel\" Value=\"Errors\"/>\n"
+                           "      <Setting Value=\" spaced &amp; kept \" Name=\"Path\"></Setting>\n"
+                           "      <Setting Name=\"LogLevel\" Value=\"All\"/>\n"
+                           "    </Settings>\n"
+                           "  </InstrumentationMethod>\n" TAIL;
     assert_int_equal(load_text(config, root, doc), 0);
     const struct clrie_config_method *m = clrie_config_method_at(config, 0);
     assert_int_equal(m->setting_count, 2);
@@ -625,13 +638,12 @@ static void reads_settings_first_name_wins(void **state)
     clrie_config_free(config);
 
     config = clrie_config_new();
-    doc = HEAD
-        "  <InstrumentationMethod><Name>S</Name><Module>plugin.so</Module>"
-        "<ClassGuid>" GUID_B "</ClassGuid>\n"
-        "    <Settings><Setting Name=\"\" Value=\"v\"/><Setting Name=\"n\"/>"
-        "<Option Name=\"a\" Value=\"b\"/><Setting Name=\"x\" Value=\"y\">text</Setting>"
-        "</Settings>\n"
-        "  </InstrumentationMethod>\n" TAIL;
+    doc = HEAD "  <InstrumentationMethod><Name>S</Name><Module>plugin.so</Module>"
+               "<ClassGuid>" GUID_B "</ClassGuid>\n"
+               "    <Settings><Setting Name=\"\" Value=\"v\"/><Setting Name=\"n\"/>"
+               "<Option Name=\"a\" Value=\"b\"/><Setting Name=\"x\" Value=\"y\">text</Setting>"
+               "</Settings>\n"
+               "  </InstrumentationMethod>\n" TAIL;
     assert_int_equal(load_text(config, root, doc), -EILSEQ);
     expect_problems(config, root,
                     "t.config:3:15: error: <Setting> needs a non-empty Name attribute\n"
@@ -656,13 +668,13 @@ static void resolves_modules_relative_to_the_config_folder_or_absolute(void **st
     char *doc = NULL;
     size_t n = 0;
     FILE *f = open_memstream(&doc, &n);
-    fprintf(f, HEAD
-            "<InstrumentationMethod><Name>Rel</Name><Module>../lib/real.so</Module>"
-            "<ClassGuid>" GUID_B "</ClassGuid></InstrumentationMethod>\n"
-            "<InstrumentationMethod><Name>Dots</Name><Module>sub/../../lib/./link.so</Module>"
-            "<ClassGuid>" GUID_C "</ClassGuid></InstrumentationMethod>\n"
-            "<InstrumentationMethod><Name>Abs</Name><Module>%s</Module>"
-            "<ClassGuid>" GUID_D "</ClassGuid></InstrumentationMethod>\n" TAIL,
+    fprintf(f,
+            HEAD "<InstrumentationMethod><Name>Rel</Name><Module>../lib/real.so</Module>"
+                 "<ClassGuid>" GUID_B "</ClassGuid></InstrumentationMethod>\n"
+                 "<InstrumentationMethod><Name>Dots</Name><Module>sub/../../lib/./link.so</Module>"
+                 "<ClassGuid>" GUID_C "</ClassGuid></InstrumentationMethod>\n"
+                 "<InstrumentationMethod><Name>Abs</Name><Module>%s</Module>"
+                 "<ClassGuid>" GUID_D "</ClassGuid></InstrumentationMethod>\n" TAIL,
             real);
     fclose(f);
     write_text(root, "conf/c.config", doc);
@@ -692,15 +704,15 @@ static void rejects_missing_and_non_file_modules(void **state)
     char *root = new_tree();
     test_tree_mkdir(root, "folder.so");
     test_tree_symlink(root, "dangling.so", "nowhere.so");
-    const char *doc = HEAD
-        "<InstrumentationMethod><Name>M</Name><Module>missing.so</Module>"
-        "<ClassGuid>" GUID_B "</ClassGuid></InstrumentationMethod>\n"
-        "<InstrumentationMethod><Name>F</Name><Module>folder.so</Module>"
-        "<ClassGuid>" GUID_C "</ClassGuid></InstrumentationMethod>\n"
-        "<InstrumentationMethod><Name>D</Name><Module>dangling.so</Module>"
-        "<ClassGuid>" GUID_D "</ClassGuid></InstrumentationMethod>\n"
-        "<InstrumentationMethod><Name>A</Name><Module>/no/such/plugin.so</Module>"
-        "<ClassGuid>" GUID_A "</ClassGuid></InstrumentationMethod>\n" TAIL;
+    const char *doc =
+        HEAD "<InstrumentationMethod><Name>M</Name><Module>missing.so</Module>"
+             "<ClassGuid>" GUID_B "</ClassGuid></InstrumentationMethod>\n"
+             "<InstrumentationMethod><Name>F</Name><Module>folder.so</Module>"
+             "<ClassGuid>" GUID_C "</ClassGuid></InstrumentationMethod>\n"
+             "<InstrumentationMethod><Name>D</Name><Module>dangling.so</Module>"
+             "<ClassGuid>" GUID_D "</ClassGuid></InstrumentationMethod>\n"
+             "<InstrumentationMethod><Name>A</Name><Module>/no/such/plugin.so</Module>"
+             "<ClassGuid>" GUID_A "</ClassGuid></InstrumentationMethod>\n" TAIL;
     write_text(root, "m.config", doc);
     char *path = test_path(root, "m.config");
     struct clrie_config *config = clrie_config_new();
@@ -709,7 +721,8 @@ static void rejects_missing_and_non_file_modules(void **state)
     char *canonical_root = realpath(root, NULL);
     char *got = problems(config, canonical_root);
     char *got2 = relative_to(got, root);
-    assert_string_equal(got2,
+    assert_string_equal(
+        got2,
         "ROOT/m.config:2:38: error: <Module> 'missing.so' (ROOT/missing.so): No such file or "
         "directory\n"
         "ROOT/m.config:3:38: error: <Module> 'folder.so' (ROOT/folder.so): not a regular file\n"
@@ -775,11 +788,10 @@ static void refuses_files_and_modules_others_can_change(void **state)
     write_text(root, "owned.so", "x");
     char *owned = test_path(root, "owned.so");
     assert_int_equal(chown(owned, 65534, 0), 0);
-    const char *doc = HEAD
-        "<InstrumentationMethod><Name>W</Name><Module>plugin.so</Module>"
-        "<ClassGuid>" GUID_B "</ClassGuid></InstrumentationMethod>\n"
-        "<InstrumentationMethod><Name>O</Name><Module>owned.so</Module>"
-        "<ClassGuid>" GUID_C "</ClassGuid></InstrumentationMethod>\n" TAIL;
+    const char *doc = HEAD "<InstrumentationMethod><Name>W</Name><Module>plugin.so</Module>"
+                           "<ClassGuid>" GUID_B "</ClassGuid></InstrumentationMethod>\n"
+                           "<InstrumentationMethod><Name>O</Name><Module>owned.so</Module>"
+                           "<ClassGuid>" GUID_C "</ClassGuid></InstrumentationMethod>\n" TAIL;
     config = clrie_config_new();
     char *canonical_root = realpath(root, NULL);
     assert_int_equal(load_text(config, canonical_root, doc), -EILSEQ);
@@ -792,8 +804,8 @@ static void refuses_files_and_modules_others_can_change(void **state)
                     "MicrosoftInstrumentationEngine_DisableCodeSignatureValidation=1\n");
     clrie_config_free(config);
     config = clrie_config_new();
-    assert_int_equal(clrie_config_load_memory(config, doc, strlen(doc), "t", canonical_root,
-                                              &off), 0);
+    assert_int_equal(clrie_config_load_memory(config, doc, strlen(doc), "t", canonical_root, &off),
+                     0);
     assert_int_equal(clrie_config_method_count(config), 2);
     clrie_config_free(config);
     free(canonical_root);
@@ -896,16 +908,18 @@ static void refuses_doctypes_so_entity_bombs_and_external_entities_fail_fast(voi
     write_text(root, "secret.txt", "TOPSECRET");
     char *secret = test_path(root, "secret.txt");
     char bomb[4096];
-    size_t n = (size_t)snprintf(bomb, sizeof(bomb), "<?xml version=\"1.0\"?>\n<!DOCTYPE lolz [\n"
-                                                    " <!ENTITY lol \"lol\">\n");
+    size_t n = (size_t)snprintf(bomb, sizeof(bomb),
+                                "<?xml version=\"1.0\"?>\n<!DOCTYPE lolz [\n"
+                                " <!ENTITY lol \"lol\">\n");
     for (int i = 1; i < 10; i++) {
         n += (size_t)snprintf(bomb + n, sizeof(bomb) - n, " <!ENTITY lol%d \"", i);
         for (int j = 0; j < 10; j++)
             n += (size_t)snprintf(bomb + n, sizeof(bomb) - n, "&lol%.0d;", i - 1);
         n += (size_t)snprintf(bomb + n, sizeof(bomb) - n, "\">\n");
     }
-    snprintf(bomb + n, sizeof(bomb) - n, "]>\n<InstrumentationEngineConfiguration><x>&lol9;</x>"
-                                         "</InstrumentationEngineConfiguration>\n");
+    snprintf(bomb + n, sizeof(bomb) - n,
+             "]>\n<InstrumentationEngineConfiguration><x>&lol9;</x>"
+             "</InstrumentationEngineConfiguration>\n");
     char xxe[1024];
     snprintf(xxe, sizeof(xxe),
              "<!DOCTYPE InstrumentationEngineConfiguration [\n"
@@ -919,8 +933,7 @@ static void refuses_doctypes_so_entity_bombs_and_external_entities_fail_fast(voi
              "\"http://127.0.0.1:9/x.dtd\">\n" HEAD TAIL);
     const char *parameter = "<!DOCTYPE x [<!ENTITY % p SYSTEM \"/etc/passwd\"> %p;]><x/>";
     const char *docs[] = {bomb, xxe, external_dtd, parameter};
-    const char *where[] = {"t.config:2:1: ", "t.config:1:1: ", "t.config:2:3: ",
-                           "t.config:1:1: "};
+    const char *where[] = {"t.config:2:1: ", "t.config:1:1: ", "t.config:2:3: ", "t.config:1:1: "};
     for (size_t i = 0; i < 4; i++) {
         struct timespec start;
         clock_gettime(CLOCK_MONOTONIC, &start);
@@ -930,7 +943,8 @@ static void refuses_doctypes_so_entity_bombs_and_external_entities_fail_fast(voi
         char expected[256];
         snprintf(expected, sizeof(expected),
                  "%serror: a DOCTYPE is not allowed in a configuration file (no DTDs or "
-                 "entities)\n", where[i]);
+                 "entities)\n",
+                 where[i]);
         expect_problems(config, root, expected);
         clrie_config_free(config);
     }
@@ -981,8 +995,9 @@ static void survives_deep_nesting_and_huge_text(void **state)
     memset(huge, ' ', CLRIE_CONFIG_MAX_FILE_SIZE + 1);
     memcpy(huge, HEAD TAIL, strlen(HEAD TAIL));
     config = clrie_config_new();
-    assert_int_equal(clrie_config_load_memory(config, huge, CLRIE_CONFIG_MAX_FILE_SIZE + 1,
-                                              "big", root, NULL), -EFBIG);
+    assert_int_equal(
+        clrie_config_load_memory(config, huge, CLRIE_CONFIG_MAX_FILE_SIZE + 1, "big", root, NULL),
+        -EFBIG);
     test_tree_write(root, "big.config", huge, CLRIE_CONFIG_MAX_FILE_SIZE + 1);
     char *big_path = test_path(root, "big.config");
     assert_int_equal(clrie_config_load_file(config, big_path, NULL), -EFBIG);
@@ -1068,8 +1083,9 @@ static void accepts_other_encodings_as_libxml2_does(void **state)
     /* UTF-8 with a byte-order mark keeps exact columns. */
     config = clrie_config_new();
     assert_int_equal(load_text(config, root, "\xef\xbb\xbf<Root/>"), -EILSEQ);
-    expect_problems(config, root, "t.config:1:1: error: the root element is <Root>; expected "
-                                  "<InstrumentationEngineConfiguration>\n");
+    expect_problems(config, root,
+                    "t.config:1:1: error: the root element is <Root>; expected "
+                    "<InstrumentationEngineConfiguration>\n");
     clrie_config_free(config);
     test_tree_free(root);
 }
@@ -1104,12 +1120,16 @@ static void a_folder_contributes_its_config_and_xml_files_in_name_order(void **s
 static void discovers_from_the_environment_in_order(void **state)
 {
     char *root = new_tree();
-    write_methods(root, "first.config", 2, method("F50", "{00000000-0000-0000-0000-000000000001}", "50"),
+    write_methods(root, "first.config", 2,
+                  method("F50", "{00000000-0000-0000-0000-000000000001}", "50"),
                   method("Fnone", "{00000000-0000-0000-0000-000000000002}", NULL));
     write_text(root, "list/plugin.so", "x");
-    write_methods(root, "list/a.xml", 1, method("A50", "{00000000-0000-0000-0000-000000000003}", "50"));
-    write_methods(root, "list/b.config", 1, method("B10", "{00000000-0000-0000-0000-000000000004}", "10"));
-    write_methods(root, "second.config", 2, method("S50", "{00000000-0000-0000-0000-000000000005}", "50"),
+    write_methods(root, "list/a.xml", 1,
+                  method("A50", "{00000000-0000-0000-0000-000000000003}", "50"));
+    write_methods(root, "list/b.config", 1,
+                  method("B10", "{00000000-0000-0000-0000-000000000004}", "10"));
+    write_methods(root, "second.config", 2,
+                  method("S50", "{00000000-0000-0000-0000-000000000005}", "50"),
                   method("Dup", "{00000000-0000-0000-0000-000000000001}", "0"));
     write_methods(root, "ignored.config", 1, method("Ignored", GUID_D, NULL));
     char vars[6][1024];
@@ -1117,11 +1137,11 @@ static void discovers_from_the_environment_in_order(void **state)
     snprintf(vars[1], sizeof(vars[1]), CLRIE_CONFIG_ENV_PREFIX "Zeta=%s/first.config", root);
     snprintf(vars[2], sizeof(vars[2]),
              "microsoftinstrumentationengine_configpath64_X=%s/ignored.config", root);
-    snprintf(vars[3], sizeof(vars[3]), CLRIE_CONFIG_ENV_PREFIX "=%s/missing.config::%s/list",
-             root, root);
-    snprintf(vars[4], sizeof(vars[4]), CLRIE_CONFIG_ENV_PREFIX "A=%s/second.config", root);
-    snprintf(vars[5], sizeof(vars[5]), "MicrosoftInstrumentationEngine_ConfigPath32_A=%s/ignored.config",
+    snprintf(vars[3], sizeof(vars[3]), CLRIE_CONFIG_ENV_PREFIX "=%s/missing.config::%s/list", root,
              root);
+    snprintf(vars[4], sizeof(vars[4]), CLRIE_CONFIG_ENV_PREFIX "A=%s/second.config", root);
+    snprintf(vars[5], sizeof(vars[5]),
+             "MicrosoftInstrumentationEngine_ConfigPath32_A=%s/ignored.config", root);
     char *envp[] = {vars[0], vars[1], vars[2], vars[3], vars[4], vars[5], NULL};
     struct clrie_config *config = clrie_config_new();
     assert_int_equal(clrie_config_load_env(config, envp), -ENOENT);
@@ -1132,8 +1152,8 @@ static void discovers_from_the_environment_in_order(void **state)
                         "- {00000000-0000-0000-0000-000000000002} Fnone\n");
     expect_problems(config, root,
                     "ROOT/missing.config:0:0: error: cannot open: No such file or directory "
-                    "(listed in " CLRIE_CONFIG_ENV_PREFIX ")\n"
-                    CLRIE_CONFIG_ENV_PREFIX ":0:0: warning: an empty entry in the path list is "
+                    "(listed in " CLRIE_CONFIG_ENV_PREFIX ")\n" CLRIE_CONFIG_ENV_PREFIX
+                    ":0:0: warning: an empty entry in the path list is "
                     "ignored\n"
                     "ROOT/second.config:3:3: warning: ClassGuid "
                     "{00000000-0000-0000-0000-000000000001} is already declared by 'F50' at "
@@ -1163,8 +1183,8 @@ static void the_environment_can_turn_the_trust_check_off(void **state)
     struct clrie_config *config = clrie_config_new();
     assert_int_equal(clrie_config_load_env(config, checked), -EACCES);
     assert_int_equal(clrie_config_method_count(config), 0);
-    assert_non_null(strstr(clrie_config_diag_at(config, 0)->message,
-                           "writable by group or others"));
+    assert_non_null(
+        strstr(clrie_config_diag_at(config, 0)->message, "writable by group or others"));
     clrie_config_free(config);
     config = clrie_config_new();
     assert_int_equal(clrie_config_load_env(config, unchecked), 0);

@@ -20,14 +20,13 @@ extern char **environ;
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: clrie-config check PATH...   check configuration files or folders\n"
-            "       clrie-config env             check what the environment configures\n"
-            "\n"
-            "Prints the instrumentation methods in load order, one per line:\n"
-            "  priority<TAB>ClassGuid<TAB>name<TAB>module path   (priority '-' when none)\n"
-            "and problems on stderr as file:line:col: error|warning: message.\n"
-            "Exit status: 0 no error, 1 errors found, 2 usage error.\n");
+    fprintf(out, "usage: clrie-config check PATH...   check configuration files or folders\n"
+                 "       clrie-config env             check what the environment configures\n"
+                 "\n"
+                 "Prints the instrumentation methods in load order, one per line:\n"
+                 "  priority<TAB>ClassGuid<TAB>name<TAB>module path   (priority '-' when none)\n"
+                 "and problems on stderr as file:line:col: error|warning: message.\n"
+                 "Exit status: 0 no error, 1 errors found, 2 usage error.\n");
 }
 
 /* Prints text with control characters escaped, so one method stays one line. */

@@ -46,7 +46,8 @@ extern "C" {
 
 /* Set to exactly "1", this variable turns the trust check off (CLRIE's name for its own
  * signature check switch). */
-#define CLRIE_CONFIG_ENV_DISABLE_TRUST "MicrosoftInstrumentationEngine_DisableCodeSignatureValidation"
+#define CLRIE_CONFIG_ENV_DISABLE_TRUST                                                             \
+    "MicrosoftInstrumentationEngine_DisableCodeSignatureValidation"
 
 /* Configuration files larger than this are refused unread. */
 #define CLRIE_CONFIG_MAX_FILE_SIZE (1024 * 1024)
@@ -82,25 +83,25 @@ struct clrie_config_setting {
  * trimmed of surrounding XML white space. */
 struct clrie_config_method {
     const char *name;
-    const char *description;   /* "" when the element is absent */
-    const char *module;        /* the <Module> text as written */
-    const char *module_path;   /* the resolved, canonical path of an existing regular file */
+    const char *description; /* "" when the element is absent */
+    const char *module;      /* the <Module> text as written */
+    const char *module_path; /* the resolved, canonical path of an existing regular file */
     struct clrie_config_guid class_guid;
     char class_guid_text[CLRIE_CONFIG_GUID_TEXT_LEN + 1]; /* upper case, braced */
-    bool has_priority;         /* false: no <Priority>; loads after every method with one */
-    uint32_t priority;         /* meaningful only when has_priority */
+    bool has_priority; /* false: no <Priority>; loads after every method with one */
+    uint32_t priority; /* meaningful only when has_priority */
     size_t setting_count;
     /* In file order. Names are unique: a repeated Name is a warning and the first one wins
      * (as CLRIE does for attach settings). Values are kept exactly, not trimmed. */
     const struct clrie_config_setting *settings;
-    const char *file;          /* the configuration file (or memory name) it came from */
-    unsigned line;             /* where its <InstrumentationMethod> element starts */
+    const char *file; /* the configuration file (or memory name) it came from */
+    unsigned line;    /* where its <InstrumentationMethod> element starts */
     unsigned column;
 };
 
 enum clrie_config_severity {
-    CLRIE_CONFIG_ERROR = 0,   /* the file (or the listed path) contributed nothing */
-    CLRIE_CONFIG_WARNING,     /* something was ignored; the file still counts */
+    CLRIE_CONFIG_ERROR = 0, /* the file (or the listed path) contributed nothing */
+    CLRIE_CONFIG_WARNING,   /* something was ignored; the file still counts */
 };
 
 /* One problem. file is the configuration file, folder or listed path concerned (for an empty
