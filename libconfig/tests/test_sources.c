@@ -184,8 +184,6 @@ static void refuses_files_and_modules_others_can_change(void **state)
     test_tree_free(root);
 }
 
-/* Runs fn in a child that is not root, so permission bits apply. */
-
 static void check_unreadable(const char *root)
 {
     struct clrie_config *config = clrie_config_new();
