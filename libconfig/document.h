@@ -1,0 +1,47 @@
+/* libconfig internals: one document being parsed, shared by the libxml2 side (parse.c) and
+ * the element checks (check.c). */
+#ifndef CLRIE_CONFIG_DOCUMENT_H
+#define CLRIE_CONFIG_DOCUMENT_H
+
+#include "config_private.h"
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+
+/* Lives on the stack of config_parse_document for one parse. */
+struct document {
+    struct file_result *r;
+    const char *data;
+    size_t len;
+    size_t *line_starts; /* byte offset where each line begins; NULL if unavailable */
+    size_t line_count;
+    const char *base_dir;
+    const struct clrie_config_options *opts;
+    startElementNsSAX2Func default_start; /* libxml2's own, which ours wraps */
+    xmlParserCtxtPtr ctxt;
+    bool saw_doctype;
+};
+
+struct position {
+    unsigned line, column;
+};
+
+/* Past this many problems in one file the rest is not examined: a hostile file must not make
+ * us produce (and format) one message per element of a megabyte. */
+#define MAX_PROBLEMS_PER_FILE 100
+
+/* True once the file has so many problems (or memory ran out) that checking stops. */
+bool document_gave_up(const struct document *doc);
+
+/* Records a problem, respecting MAX_PROBLEMS_PER_FILE. */
+void document_report(struct document *doc, enum clrie_config_severity severity, struct position at,
+                     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Where a node starts: an element's '<', a text's first non-blank character; column 0 when
+ * it cannot be known. */
+struct position document_node_position(const struct document *doc, const xmlNode *node);
+
+/* Checks the tree of a well-formed document into doc->r (check.c). */
+void document_check(struct document *doc, const xmlDoc *xml);
+
+#endif

@@ -1,0 +1,377 @@
+/* Getting configuration from the file system: reading a file safely (size cap, regular file,
+ * trust check on the very descriptor read), folders, Modules, and the environment. */
+#define _DEFAULT_SOURCE /* realpath, readlink */
+#include "config_private.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define TRUST_HINT "; refused unless " CLRIE_CONFIG_ENV_DISABLE_TRUST "=1"
+
+static const struct clrie_config_options default_options = {.trust_check = true};
+
+/* Why a file we are asked to trust is not trustworthy, or NULL. Returns -EACCES or -EPERM in
+ * *error. what is "the file" or "Module '…'". */
+static const char *distrust(const struct stat *st, int *error)
+{
+    if (st->st_mode & (S_IWGRP | S_IWOTH)) {
+        *error = -EACCES;
+        return "writable by group or others";
+    }
+    if (st->st_uid != geteuid() && st->st_uid != 0) {
+        *error = -EPERM;
+        return "owned by another user than the current one or root";
+    }
+    return NULL;
+}
+
+static char *join(const char *dir, const char *name)
+{
+    size_t a = strlen(dir), b = strlen(name);
+    char *path = malloc(a + b + 2);
+    if (!path)
+        return NULL;
+    memcpy(path, dir, a);
+    size_t n = a;
+    if (n == 0 || path[n - 1] != '/')
+        path[n++] = '/';
+    memcpy(path + n, name, b + 1);
+    return path;
+}
+
+char *config_resolve_module(struct file_result *r, const char *module, const char *base_dir,
+                            const struct clrie_config_options *opts, unsigned line, unsigned column)
+{
+    char buf[320];
+    char *candidate;
+    if (module[0] == '/') {
+        candidate = strdup(module);
+    } else if (!base_dir) {
+        file_result_report(r, CLRIE_CONFIG_ERROR, line, column,
+                           "<Module> '%s' is relative, and there is no folder to resolve it in",
+                           module);
+        return NULL;
+    } else {
+        candidate = join(base_dir, module);
+    }
+    if (!candidate) {
+        r->out_of_memory = true;
+        return NULL;
+    }
+    char *resolved = realpath(candidate, NULL);
+    if (!resolved) {
+        int err = errno;
+        if (err == ENOMEM)
+            r->out_of_memory = true;
+        else
+            file_result_report(r, CLRIE_CONFIG_ERROR, line, column, "<Module> '%s' (%s): %s",
+                               module, candidate, config_strerror(err, buf, sizeof(buf)));
+        free(candidate);
+        return NULL;
+    }
+    free(candidate);
+    struct stat st;
+    const char *problem = NULL;
+    int ignored;
+    if (stat(resolved, &st) != 0) {
+        problem = config_strerror(errno, buf, sizeof(buf));
+    } else if (!S_ISREG(st.st_mode)) {
+        problem = "not a regular file";
+    } else if (opts->trust_check && (problem = distrust(&st, &ignored)) != NULL) {
+        snprintf(buf, sizeof(buf), "%s (owner %u, mode %04o)" TRUST_HINT, problem,
+                 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+        problem = buf;
+    }
+    if (problem) {
+        file_result_report(r, CLRIE_CONFIG_ERROR, line, column, "<Module> '%s' (%s): %s", module,
+                           resolved, problem);
+        free(resolved);
+        return NULL;
+    }
+    return resolved;
+}
+
+/* Parses data as the file `name` and adds the outcome to config. */
+static int load_document(struct clrie_config *config, const char *data, size_t len,
+                         const char *name, const char *base_dir,
+                         const struct clrie_config_options *opts)
+{
+    struct file_result r;
+    file_result_init(&r, name);
+    config_parse_document(&r, data, len, base_dir, opts);
+    int ret = config_commit(config, &r);
+    if (ret == 0 && r.errors > 0)
+        ret = len > CLRIE_CONFIG_MAX_FILE_SIZE ? -EFBIG : -EILSEQ;
+    file_result_finish(&r);
+    return ret;
+}
+
+int clrie_config_load_memory(struct clrie_config *config, const void *data, size_t len,
+                             const char *name, const char *base_dir,
+                             const struct clrie_config_options *opts)
+{
+    if (!config || (!data && len > 0))
+        return -EINVAL;
+    return load_document(config, data ? data : "", len, name ? name : "<memory>", base_dir,
+                         opts ? opts : &default_options);
+}
+
+/* The folder holding the file open on fd, from its canonical path. */
+static char *folder_of(int fd, const char *path)
+{
+    char link[64], target[PATH_MAX];
+    snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, target, sizeof(target) - 1);
+    char *canonical;
+    if (n > 0 && target[0] == '/') {
+        target[n] = '\0';
+        canonical = strdup(target);
+    } else {
+        canonical = realpath(path, NULL);
+    }
+    if (!canonical)
+        return NULL;
+    char *slash = strrchr(canonical, '/');
+    if (slash == canonical)
+        slash[1] = '\0';
+    else if (slash)
+        *slash = '\0';
+    return canonical;
+}
+
+/* Reads at most limit + 1 bytes, so a file that grew past the limit is noticed. */
+static int read_capped(int fd, char *buf, size_t limit, size_t *len)
+{
+    size_t n = 0;
+    while (n <= limit) {
+        ssize_t got = read(fd, buf + n, limit + 1 - n);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got < 0)
+            return -errno;
+        if (got == 0)
+            break;
+        n += (size_t)got;
+    }
+    *len = n;
+    return 0;
+}
+
+/* origin: the environment variable that listed path, or NULL. */
+static int load_file_from(struct clrie_config *config, const char *path,
+                          const struct clrie_config_options *opts, const char *origin)
+{
+    char why[320], buf[128];
+    char *data = NULL, *folder = NULL;
+    int ret = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        ret = -errno;
+        snprintf(why, sizeof(why), "cannot open: %s", config_strerror(-ret, buf, sizeof(buf)));
+        goto refuse;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        ret = -EISDIR;
+        snprintf(why, sizeof(why), "is a folder, not a configuration file");
+        goto refuse;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        ret = -EINVAL;
+        snprintf(why, sizeof(why), "not a regular file");
+        goto refuse;
+    }
+    const char *problem;
+    if (opts->trust_check && (problem = distrust(&st, &ret)) != NULL) {
+        snprintf(why, sizeof(why), "the file is %s (owner %u, mode %04o)" TRUST_HINT, problem,
+                 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+        goto refuse;
+    }
+    if (st.st_size > CLRIE_CONFIG_MAX_FILE_SIZE) {
+        ret = -EFBIG;
+        snprintf(why, sizeof(why), "the file is larger than %d bytes", CLRIE_CONFIG_MAX_FILE_SIZE);
+        goto refuse;
+    }
+    data = malloc(CLRIE_CONFIG_MAX_FILE_SIZE + 1);
+    folder = folder_of(fd, path);
+    if (!data || !folder) {
+        ret = -ENOMEM;
+        goto out;
+    }
+    size_t len = 0;
+    ret = read_capped(fd, data, CLRIE_CONFIG_MAX_FILE_SIZE, &len);
+    if (ret != 0) {
+        snprintf(why, sizeof(why), "cannot read: %s", config_strerror(-ret, buf, sizeof(buf)));
+        goto refuse;
+    }
+    ret = load_document(config, data, len, path, folder, opts);
+    goto out;
+
+refuse:
+    if (config_report(config, CLRIE_CONFIG_ERROR, path, "%s%s%s%s", why,
+                      origin ? " (listed in " : "", origin ? origin : "", origin ? ")" : "") != 0)
+        ret = -ENOMEM;
+out:
+    if (fd >= 0)
+        close(fd);
+    free(data);
+    free(folder);
+    return ret;
+}
+
+int clrie_config_load_file(struct clrie_config *config, const char *path,
+                           const struct clrie_config_options *opts)
+{
+    if (!config || !path)
+        return -EINVAL;
+    return load_file_from(config, path, opts ? opts : &default_options, NULL);
+}
+
+static bool is_config_name(const char *name)
+{
+    size_t n = strlen(name);
+    if (name[0] == '.')
+        return false;
+    return (n > 7 && strcmp(name + n - 7, ".config") == 0) ||
+           (n > 4 && strcmp(name + n - 4, ".xml") == 0);
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int load_folder(struct clrie_config *config, const char *path,
+                       const struct clrie_config_options *opts, const char *origin)
+{
+    char buf[128];
+    DIR *dir = opendir(path);
+    if (!dir) {
+        int err = errno;
+        if (config_report(config, CLRIE_CONFIG_ERROR, path, "cannot read the folder: %s%s%s%s",
+                          config_strerror(err, buf, sizeof(buf)), origin ? " (listed in " : "",
+                          origin ? origin : "", origin ? ")" : "") != 0)
+            return -ENOMEM;
+        return -err;
+    }
+    char **names = NULL;
+    size_t count = 0, capacity = 0;
+    int ret = 0;
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL) {
+        if (!is_config_name(e->d_name))
+            continue;
+        if (count == capacity) {
+            size_t wanted = capacity ? capacity * 2 : 16;
+            char **bigger = realloc(names, wanted * sizeof(*names));
+            if (!bigger) {
+                ret = -ENOMEM;
+                break;
+            }
+            names = bigger;
+            capacity = wanted;
+        }
+        if (!(names[count] = strdup(e->d_name))) {
+            ret = -ENOMEM;
+            break;
+        }
+        count++;
+    }
+    closedir(dir);
+    if (ret == 0 && count == 0 &&
+        config_report(config, CLRIE_CONFIG_WARNING, path,
+                      "the folder has no *.config or *.xml file%s%s%s",
+                      origin ? " (listed in " : "", origin ? origin : "", origin ? ")" : "") != 0)
+        ret = -ENOMEM;
+    if (names)
+        qsort(names, count, sizeof(*names), compare_names);
+    for (size_t i = 0; i < count && ret != -ENOMEM; i++) {
+        char *child = join(path, names[i]);
+        int r = child ? load_file_from(config, child, opts, origin) : -ENOMEM;
+        if (ret == 0 || r == -ENOMEM)
+            ret = r;
+        free(child);
+    }
+    for (size_t i = 0; i < count; i++)
+        free(names[i]);
+    free(names);
+    return ret;
+}
+
+static int load_path_from(struct clrie_config *config, const char *path,
+                          const struct clrie_config_options *opts, const char *origin)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return load_folder(config, path, opts, origin);
+    return load_file_from(config, path, opts, origin);
+}
+
+int clrie_config_load_path(struct clrie_config *config, const char *path,
+                           const struct clrie_config_options *opts)
+{
+    if (!config || !path)
+        return -EINVAL;
+    return load_path_from(config, path, opts ? opts : &default_options, NULL);
+}
+
+/* The value of the first NAME=VALUE entry for name, as getenv would find it. */
+static const char *lookup(char *const *envp, const char *name)
+{
+    size_t n = strlen(name);
+    for (char *const *e = envp; *e; e++)
+        if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
+            return *e + n + 1;
+    return NULL;
+}
+
+int clrie_config_load_env(struct clrie_config *config, char *const *envp)
+{
+    if (!config || !envp)
+        return -EINVAL;
+    const char *disable = lookup(envp, CLRIE_CONFIG_ENV_DISABLE_TRUST);
+    struct clrie_config_options opts = {.trust_check = !(disable && strcmp(disable, "1") == 0)};
+    const size_t prefix_len = strlen(CLRIE_CONFIG_ENV_PREFIX);
+    int ret = 0;
+    for (char *const *e = envp; *e && ret != -ENOMEM; e++) {
+        if (strncmp(*e, CLRIE_CONFIG_ENV_PREFIX, prefix_len) != 0)
+            continue;
+        const char *equals = strchr(*e + prefix_len, '=');
+        if (!equals)
+            continue; /* not a variable at all: environ entries always have '=' */
+        char *variable = strndup(*e, (size_t)(equals - *e));
+        char *list = strdup(equals + 1);
+        if (!variable || !list) {
+            free(variable);
+            free(list);
+            return -ENOMEM;
+        }
+        char *part = list;
+        for (;;) {
+            char *colon = strchr(part, ':');
+            if (colon)
+                *colon = '\0';
+            int r;
+            if (*part)
+                r = load_path_from(config, part, &opts, variable);
+            else
+                r = config_report(config, CLRIE_CONFIG_WARNING, variable,
+                                  "an empty entry in the path list is ignored");
+            if (r == -ENOMEM || (ret == 0 && r != 0))
+                ret = r;
+            if (!colon || ret == -ENOMEM)
+                break;
+            part = colon + 1;
+        }
+        free(variable);
+        free(list);
+    }
+    return ret;
+}

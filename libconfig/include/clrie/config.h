@@ -1,0 +1,192 @@
+/* clrie/config.h: instrumentation-method configuration files.
+ *
+ * A configuration file names the instrumentation methods (plugins) the engine loads:
+ *
+ *     <InstrumentationEngineConfiguration>
+ *       <InstrumentationMethod>
+ *         <Name>Example</Name>
+ *         <Description>optional</Description>
+ *         <Module>libExample.so</Module>
+ *         <ClassGuid>{12345678-1234-1234-1234-123456789ABC}</ClassGuid>
+ *         <Priority>50</Priority>
+ *         <Settings><Setting Name="Key" Value="Value"/></Settings>
+ *       </InstrumentationMethod>
+ *     </InstrumentationEngineConfiguration>
+ *
+ * A struct clrie_config collects the methods of every file loaded into it, ordered by
+ * ascending Priority (a method without one comes after every method with one; equal
+ * priorities keep the order they were loaded in), together with every problem found. A file
+ * with any error contributes no method at all; the other files still do. The first method
+ * declaring a ClassGuid wins; a later one is dropped with a warning that names both.
+ *
+ * Nothing here prints or aborts on bad input. Only clrie_config_load_env() looks at an
+ * environment, and only the one it is handed. libxml2's process-wide state is left alone,
+ * so the host may use libxml2 too. Distinct struct clrie_config objects may be used from
+ * different threads at the same time; one object must not be used by two threads at once.
+ */
+#ifndef CLRIE_CONFIG_H
+#define CLRIE_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The environment variables clrie_config_load_env() reads: every variable whose name starts
+ * with CLRIE_CONFIG_ENV_PREFIX (case-sensitive, any suffix, also none) holds a ':'-separated
+ * list of configuration files or folders. */
+#if defined(__aarch64__)
+#define CLRIE_CONFIG_ENV_PREFIX "MicrosoftInstrumentationEngine_ConfigPathARM64_"
+#else
+#define CLRIE_CONFIG_ENV_PREFIX "MicrosoftInstrumentationEngine_ConfigPath64_"
+#endif
+
+/* Set to exactly "1", this variable turns the trust check off (CLRIE's name for its own
+ * signature check switch). */
+#define CLRIE_CONFIG_ENV_DISABLE_TRUST                                                             \
+    "MicrosoftInstrumentationEngine_DisableCodeSignatureValidation"
+
+/* Configuration files larger than this are refused unread. */
+#define CLRIE_CONFIG_MAX_FILE_SIZE (1024 * 1024)
+
+/* A ClassGuid in the Windows GUID layout (the bytes a plugin's DllGetClassObject expects). */
+struct clrie_config_guid {
+    uint32_t data1;
+    uint16_t data2;
+    uint16_t data3;
+    uint8_t data4[8];
+};
+
+/* Length of a GUID in registry form, "{XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX}", without NUL. */
+#define CLRIE_CONFIG_GUID_TEXT_LEN 38
+
+/* Parses exactly one braced registry-form GUID (hex digits in either case, no surrounding
+ * space) from text[0..len). Returns 0 and fills *out, or -EILSEQ; -EINVAL for NULL. */
+int clrie_config_guid_parse(const char *text, size_t len, struct clrie_config_guid *out);
+
+/* Writes the upper-case registry form and a NUL: buf must hold
+ * CLRIE_CONFIG_GUID_TEXT_LEN + 1 bytes. */
+void clrie_config_guid_format(const struct clrie_config_guid *guid,
+                              char buf[CLRIE_CONFIG_GUID_TEXT_LEN + 1]);
+
+/* One <Setting Name="…" Value="…"/> handed to the plugin. */
+struct clrie_config_setting {
+    const char *name;
+    const char *value;
+};
+
+/* One instrumentation method as loaded. Every pointer in it is owned by the struct
+ * clrie_config it came from and stays valid until that object is freed. Strings are UTF-8,
+ * trimmed of surrounding XML white space. */
+struct clrie_config_method {
+    const char *name;
+    const char *description; /* "" when the element is absent */
+    const char *module;      /* the <Module> text as written */
+    const char *module_path; /* the resolved, canonical path of an existing regular file */
+    struct clrie_config_guid class_guid;
+    char class_guid_text[CLRIE_CONFIG_GUID_TEXT_LEN + 1]; /* upper case, braced */
+    bool has_priority; /* false: no <Priority>; loads after every method with one */
+    uint32_t priority; /* meaningful only when has_priority */
+    size_t setting_count;
+    /* In file order. Names are unique: a repeated Name is a warning and the first one wins
+     * (as CLRIE does for attach settings). Values are kept exactly, not trimmed. */
+    const struct clrie_config_setting *settings;
+    const char *file; /* the configuration file (or memory name) it came from */
+    unsigned line;    /* where its <InstrumentationMethod> element starts */
+    unsigned column;
+};
+
+enum clrie_config_severity {
+    CLRIE_CONFIG_ERROR = 0, /* the file (or the listed path) contributed nothing */
+    CLRIE_CONFIG_WARNING,   /* something was ignored; the file still counts */
+};
+
+/* One problem. file is the configuration file, folder or listed path concerned (for an empty
+ * entry of an environment list, the variable's name); line and
+ * column are 1-based, 0 when they do not apply (a file that cannot be read has neither, an
+ * XML problem in a file not encoded in UTF-8 may have no column). message is one line of
+ * English, without the location or severity. Owned by the struct clrie_config. */
+struct clrie_config_diag {
+    enum clrie_config_severity severity;
+    const char *file;
+    unsigned line;
+    unsigned column;
+    const char *message;
+};
+
+/* How one file is checked. */
+struct clrie_config_options {
+    /* Refuse a configuration file or Module that is writable by group or others, or owned by
+     * someone other than the effective user or root. */
+    bool trust_check;
+};
+
+struct clrie_config;
+
+/* Returns a new empty collection, or NULL when out of memory. Free with clrie_config_free. */
+struct clrie_config *clrie_config_new(void);
+
+/* Frees the collection and everything it handed out. Accepts NULL. */
+void clrie_config_free(struct clrie_config *config);
+
+/* Loads one configuration file. A relative Module is resolved against the folder of the
+ * file's canonical path. opts NULL means trust_check true.
+ * Returns 0 when the file was accepted (warnings may have been added); otherwise nothing of
+ * the file was added and the diagnostics say why: -ENOENT (no such file), -EISDIR (a folder:
+ * see clrie_config_load_path), -EINVAL (not a regular file), -EFBIG (over
+ * CLRIE_CONFIG_MAX_FILE_SIZE), -EACCES (writable by group or others), -EPERM (owned by
+ * another user), another negative errno when it cannot be read, -EILSEQ when its content is
+ * rejected (bad XML, bad elements or values, or a Module that is missing or untrusted),
+ * -ENOMEM (the collection may then be incomplete). -EINVAL for NULL arguments. */
+int clrie_config_load_file(struct clrie_config *config, const char *path,
+                           const struct clrie_config_options *opts);
+
+/* Like clrie_config_load_file, and a folder contributes its *.config and *.xml entries (not
+ * starting with '.') in byte order of their names. Returns 0 when every file was accepted,
+ * else the first failure's code (-ENOENT, -EACCES, … for the folder itself). */
+int clrie_config_load_path(struct clrie_config *config, const char *path,
+                           const struct clrie_config_options *opts);
+
+/* Loads a configuration held in memory (data need not be NUL-terminated). name stands for
+ * the file in diagnostics and methods (NULL: "<memory>"); a relative Module is resolved
+ * against base_dir (NULL: a relative Module is an error). Returns 0, -EILSEQ, -EFBIG,
+ * -ENOMEM or -EINVAL as clrie_config_load_file does. */
+int clrie_config_load_memory(struct clrie_config *config, const void *data, size_t len,
+                             const char *name, const char *base_dir,
+                             const struct clrie_config_options *opts);
+
+/* Discovers configuration from envp, a NULL-terminated array of "NAME=VALUE" strings in
+ * environment order (pass environ for the real one). Each variable named
+ * CLRIE_CONFIG_ENV_PREFIX… is split on ':' and each part loaded with clrie_config_load_path,
+ * in variable order then list order; a missing or unreadable part is an error for that part
+ * only, an empty part a warning. The trust check is on unless envp sets
+ * CLRIE_CONFIG_ENV_DISABLE_TRUST=1. Returns 0 when no error was found, -ENOMEM, -EINVAL for
+ * NULL arguments, or the first failing part's code. */
+int clrie_config_load_env(struct clrie_config *config, char *const *envp);
+
+/* The methods in load order. index must be below the count (else NULL). A returned pointer
+ * stays valid until config is freed; a later load may change which index it has. */
+size_t clrie_config_method_count(const struct clrie_config *config);
+const struct clrie_config_method *clrie_config_method_at(const struct clrie_config *config,
+                                                         size_t index);
+
+/* The problems in the order they were found; a returned pointer stays valid until config is
+ * freed. */
+size_t clrie_config_diag_count(const struct clrie_config *config);
+const struct clrie_config_diag *clrie_config_diag_at(const struct clrie_config *config,
+                                                     size_t index);
+
+/* How many of the problems are errors. */
+size_t clrie_config_error_count(const struct clrie_config *config);
+
+/* "error" or "warning". Never NULL. */
+const char *clrie_config_severity_string(enum clrie_config_severity severity);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,639 @@
+/* libconfig, where configuration comes from: modules on disk, trust, unreadable and hostile
+ * files, folders, the environment, and sharing the process with threads and the host's
+ * libxml2. */
+#define _DEFAULT_SOURCE /* mkfifo */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <libxml/parser.h>
+#include <libxml/xmlerror.h>
+
+#include "clrie/config.h"
+#include "helpers.h"
+#include "support.h"
+
+/* --- modules ------------------------------------------------------------------------------- */
+
+static void resolves_modules_relative_to_the_config_folder_or_absolute(void **state)
+{
+    char *root = new_tree();
+    test_tree_mkdir(root, "conf/sub");
+    write_text(root, "lib/real.so", "x");
+    char *real = test_path(root, "lib/real.so");
+    test_tree_symlink(root, "lib/link.so", "real.so");
+    char *canonical = realpath(real, NULL);
+    char *doc = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&doc, &n);
+    fprintf(f,
+            HEAD "<InstrumentationMethod><Name>Rel</Name><Module>../lib/real.so</Module>"
+                 "<ClassGuid>" GUID_B "</ClassGuid></InstrumentationMethod>\n"
+                 "<InstrumentationMethod><Name>Dots</Name><Module>sub/../../lib/./link.so</Module>"
+                 "<ClassGuid>" GUID_C "</ClassGuid></InstrumentationMethod>\n"
+                 "<InstrumentationMethod><Name>Abs</Name><Module>%s</Module>"
+                 "<ClassGuid>" GUID_D "</ClassGuid></InstrumentationMethod>\n" TAIL,
+            real);
+    fclose(f);
+    write_text(root, "conf/c.config", doc);
+    /* A configuration reached through a symbolic link resolves from where the file is. */
+    test_tree_mkdir(root, "elsewhere");
+    char *target = test_path(root, "conf/c.config");
+    test_tree_symlink(root, "elsewhere/c.config", target);
+    char *via_link = test_path(root, "elsewhere/c.config");
+    struct clrie_config *config = clrie_config_new();
+    assert_int_equal(clrie_config_load_file(config, via_link, NULL), 0);
+    expect_problems(config, root, "");
+    assert_int_equal(clrie_config_method_count(config), 3);
+    for (size_t i = 0; i < 3; i++)
+        assert_string_equal(clrie_config_method_at(config, i)->module_path, canonical);
+    assert_string_equal(clrie_config_method_at(config, 2)->module, real);
+    clrie_config_free(config);
+    free(doc);
+    free(target);
+    free(via_link);
+    free(real);
+    free(canonical);
+    test_tree_free(root);
+}
+
+static void rejects_missing_and_non_file_modules(void **state)
+{
+    char *root = new_tree();
+    test_tree_mkdir(root, "folder.so");
+    test_tree_symlink(root, "dangling.so", "nowhere.so");
+    const char *doc =
+        HEAD "<InstrumentationMethod><Name>M</Name><Module>missing.so</Module>"
+             "<ClassGuid>" GUID_B "</ClassGuid></InstrumentationMethod>\n"
+             "<InstrumentationMethod><Name>F</Name><Module>folder.so</Module>"
+             "<ClassGuid>" GUID_C "</ClassGuid></InstrumentationMethod>\n"
+             "<InstrumentationMethod><Name>D</Name><Module>dangling.so</Module>"
+             "<ClassGuid>" GUID_D "</ClassGuid></InstrumentationMethod>\n"
+             "<InstrumentationMethod><Name>A</Name><Module>/no/such/plugin.so</Module>"
+             "<ClassGuid>" GUID_A "</ClassGuid></InstrumentationMethod>\n" TAIL;
+    write_text(root, "m.config", doc);
+    char *path = test_path(root, "m.config");
+    struct clrie_config *config = clrie_config_new();
+    assert_int_equal(clrie_config_load_file(config, path, NULL), -EILSEQ);
+    assert_int_equal(clrie_config_method_count(config), 0);
+    char *canonical_root = realpath(root, NULL);
+    char *got = problems(config, canonical_root);
+    char *got2 = relative_to(got, root);
+    assert_string_equal(
+        got2,
+        "ROOT/m.config:2:38: error: <Module> 'missing.so' (ROOT/missing.so): No such file or "
+        "directory\n"
+        "ROOT/m.config:3:38: error: <Module> 'folder.so' (ROOT/folder.so): not a regular file\n"
+        "ROOT/m.config:4:38: error: <Module> 'dangling.so' (ROOT/dangling.so): No such file "
+        "or directory\n"
+        "ROOT/m.config:5:38: error: <Module> '/no/such/plugin.so' (/no/such/plugin.so): No "
+        "such file or directory\n");
+    free(got);
+    free(got2);
+    free(canonical_root);
+
+    /* From memory without a folder, a relative Module cannot be resolved. */
+    clrie_config_free(config);
+    config = clrie_config_new();
+    char *m = method("R", GUID_B, NULL);
+    char *d = document(m, NULL);
+    assert_int_equal(clrie_config_load_memory(config, d, strlen(d), NULL, NULL, NULL), -EILSEQ);
+    expect_problems(config, NULL,
+                    "<memory>:2:40: error: <Module> 'plugin.so' is relative, and there is no "
+                    "folder to resolve it in\n");
+    clrie_config_free(config);
+    free(m);
+    free(d);
+    free(path);
+    test_tree_free(root);
+}
+
+/* --- trust ---------------------------------------------------------------------------------- */
+
+static void refuses_files_and_modules_others_can_change(void **state)
+{
+    char *root = new_tree();
+    write_methods(root, "shared.config", 1, method("S", GUID_B, NULL));
+    test_tree_chmod(root, "shared.config", 0664);
+    write_methods(root, "foreign.config", 1, method("F", GUID_C, NULL));
+    char *foreign = test_path(root, "foreign.config");
+    assert_int_equal(chown(foreign, 65534, 65534), 0);
+    char *shared = test_path(root, "shared.config");
+
+    struct clrie_config *config = clrie_config_new();
+    assert_int_equal(clrie_config_load_file(config, shared, NULL), -EACCES);
+    assert_int_equal(clrie_config_load_file(config, foreign, NULL), -EPERM);
+    assert_int_equal(clrie_config_method_count(config), 0);
+    expect_problems(config, root,
+                    "ROOT/shared.config:0:0: error: the file is writable by group or others "
+                    "(owner 0, mode 0664); refused unless "
+                    "MicrosoftInstrumentationEngine_DisableCodeSignatureValidation=1\n"
+                    "ROOT/foreign.config:0:0: error: the file is owned by another user than the "
+                    "current one or root (owner 65534, mode 0644); refused unless "
+                    "MicrosoftInstrumentationEngine_DisableCodeSignatureValidation=1\n");
+    clrie_config_free(config);
+
+    /* Turned off, both load. */
+    struct clrie_config_options off = {.trust_check = false};
+    config = clrie_config_new();
+    assert_int_equal(clrie_config_load_file(config, shared, &off), 0);
+    assert_int_equal(clrie_config_load_file(config, foreign, &off), 0);
+    expect_list(config, "- " GUID_B " S\n- " GUID_C " F\n");
+    clrie_config_free(config);
+
+    /* The same for modules. */
+    test_tree_chmod(root, "plugin.so", 0646);
+    write_text(root, "owned.so", "x");
+    char *owned = test_path(root, "owned.so");
+    assert_int_equal(chown(owned, 65534, 0), 0);
+    const char *doc = HEAD "<InstrumentationMethod><Name>W</Name><Module>plugin.so</Module>"
+                           "<ClassGuid>" GUID_B "</ClassGuid></InstrumentationMethod>\n"
+                           "<InstrumentationMethod><Name>O</Name><Module>owned.so</Module>"
+                           "<ClassGuid>" GUID_C "</ClassGuid></InstrumentationMethod>\n" TAIL;
+    config = clrie_config_new();
+    char *canonical_root = realpath(root, NULL);
+    assert_int_equal(load_text(config, canonical_root, doc), -EILSEQ);
+    expect_problems(config, canonical_root,
+                    "t.config:2:38: error: <Module> 'plugin.so' (ROOT/plugin.so): writable by "
+                    "group or others (owner 0, mode 0646); refused unless "
+                    "MicrosoftInstrumentationEngine_DisableCodeSignatureValidation=1\n"
+                    "t.config:3:38: error: <Module> 'owned.so' (ROOT/owned.so): owned by another "
+                    "user than the current one or root (owner 65534, mode 0644); refused unless "
+                    "MicrosoftInstrumentationEngine_DisableCodeSignatureValidation=1\n");
+    clrie_config_free(config);
+    config = clrie_config_new();
+    assert_int_equal(clrie_config_load_memory(config, doc, strlen(doc), "t", canonical_root, &off),
+                     0);
+    assert_int_equal(clrie_config_method_count(config), 2);
+    clrie_config_free(config);
+    free(canonical_root);
+    free(owned);
+    free(shared);
+    free(foreign);
+    test_tree_free(root);
+}
+
+static void check_unreadable(const char *root)
+{
+    struct clrie_config *config = clrie_config_new();
+    char *file = test_path(root, "secret.config"), *folder = test_path(root, "locked");
+    struct clrie_config_options off = {.trust_check = false};
+    if (clrie_config_load_file(config, file, &off) != -EACCES)
+        _exit(1);
+    if (clrie_config_load_path(config, folder, &off) != -EACCES)
+        _exit(2);
+    char *got = problems(config, root);
+    if (strcmp(got, "ROOT/secret.config:0:0: error: cannot open: Permission denied\n"
+                    "ROOT/locked:0:0: error: cannot read the folder: Permission denied\n") != 0) {
+        fprintf(stderr, "got: %s", got);
+        _exit(4);
+    }
+    free(got);
+    free(file);
+    free(folder);
+    clrie_config_free(config);
+}
+
+static void reports_unreadable_files_and_folders(void **state)
+{
+    char *root = new_tree();
+    write_methods(root, "secret.config", 1, method("S", GUID_B, NULL));
+    test_tree_chmod(root, "secret.config", 0600);
+    write_methods(root, "locked/a.config", 1, method("L", GUID_B, NULL));
+    test_tree_chmod(root, "locked", 0700);
+    as_ordinary_user(check_unreadable, root);
+    test_tree_free(root);
+}
+
+static void refuses_what_is_not_a_regular_file(void **state)
+{
+    char *root = new_tree();
+    char *fifo = test_path(root, "pipe.config");
+    assert_int_equal(mkfifo(fifo, 0644), 0);
+    struct clrie_config *config = clrie_config_new();
+    assert_int_equal(clrie_config_load_file(config, fifo, NULL), -EINVAL); /* and no hang */
+    assert_int_equal(clrie_config_load_file(config, root, NULL), -EISDIR);
+    char *missing = test_path(root, "missing.config");
+    assert_int_equal(clrie_config_load_file(config, missing, NULL), -ENOENT);
+    expect_problems(config, root,
+                    "ROOT/pipe.config:0:0: error: not a regular file\n"
+                    "ROOT:0:0: error: is a folder, not a configuration file\n"
+                    "ROOT/missing.config:0:0: error: cannot open: No such file or directory\n");
+    assert_int_equal(clrie_config_load_file(NULL, fifo, NULL), -EINVAL);
+    assert_int_equal(clrie_config_load_file(config, NULL, NULL), -EINVAL);
+    assert_int_equal(clrie_config_load_path(config, NULL, NULL), -EINVAL);
+    assert_int_equal(clrie_config_load_memory(config, NULL, 3, NULL, NULL, NULL), -EINVAL);
+    assert_int_equal(clrie_config_load_env(config, NULL), -EINVAL);
+    assert_int_equal(clrie_config_diag_count(config), 3);
+    clrie_config_free(config);
+    clrie_config_free(NULL);
+    assert_int_equal(clrie_config_method_count(NULL), 0);
+    assert_null(clrie_config_diag_at(NULL, 0));
+    free(fifo);
+    free(missing);
+    test_tree_free(root);
+}
+
+/* --- hostile files ---------------------------------------------------------------------------- */
+
+static void refuses_doctypes_so_entity_bombs_and_external_entities_fail_fast(void **state)
+{
+    char *root = new_tree();
+    write_text(root, "secret.txt", "TOPSECRET");
+    char *secret = test_path(root, "secret.txt");
+    char bomb[4096];
+    size_t n = (size_t)snprintf(bomb, sizeof(bomb),
+                                "<?xml version=\"1.0\"?>\n<!DOCTYPE lolz [\n"
+                                " <!ENTITY lol \"lol\">\n");
+    for (int i = 1; i < 10; i++) {
+        n += (size_t)snprintf(bomb + n, sizeof(bomb) - n, " <!ENTITY lol%d \"", i);
+        for (int j = 0; j < 10; j++)
+            n += (size_t)snprintf(bomb + n, sizeof(bomb) - n, "&lol%.0d;", i - 1);
+        n += (size_t)snprintf(bomb + n, sizeof(bomb) - n, "\">\n");
+    }
+    snprintf(bomb + n, sizeof(bomb) - n,
+             "]>\n<InstrumentationEngineConfiguration><x>&lol9;</x>"
+             "</InstrumentationEngineConfiguration>\n");
+    char xxe[1024];
+    snprintf(xxe, sizeof(xxe),
+             "<!DOCTYPE InstrumentationEngineConfiguration [\n"
+             "  <!ENTITY xxe SYSTEM \"file://%s\">]>\n" HEAD
+             "<InstrumentationMethod><Name>&xxe;</Name><Module>plugin.so</Module>"
+             "<ClassGuid>" GUID_B "</ClassGuid></InstrumentationMethod>" TAIL,
+             secret);
+    char external_dtd[512];
+    snprintf(external_dtd, sizeof(external_dtd),
+             "<?xml version=\"1.0\"?>\n  <!DOCTYPE InstrumentationEngineConfiguration SYSTEM "
+             "\"http://127.0.0.1:9/x.dtd\">\n" HEAD TAIL);
+    const char *parameter = "<!DOCTYPE x [<!ENTITY % p SYSTEM \"/etc/passwd\"> %p;]><x/>";
+    const char *docs[] = {bomb, xxe, external_dtd, parameter};
+    const char *where[] = {"t.config:2:1: ", "t.config:1:1: ", "t.config:2:3: ", "t.config:1:1: "};
+    for (size_t i = 0; i < 4; i++) {
+        struct timespec start;
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        struct clrie_config *config = clrie_config_new();
+        assert_int_equal(load_text(config, root, docs[i]), -EILSEQ);
+        assert_true(seconds_since(&start) < 1.0);
+        char expected[256];
+        snprintf(expected, sizeof(expected),
+                 "%serror: a DOCTYPE is not allowed in a configuration file (no DTDs or "
+                 "entities)\n",
+                 where[i]);
+        expect_problems(config, root, expected);
+        clrie_config_free(config);
+    }
+    free(secret);
+    test_tree_free(root);
+}
+
+static void survives_deep_nesting_and_huge_text(void **state)
+{
+    char *root = new_tree();
+    /* 100000 nested elements: libxml2's depth limit stops it, nothing recurses with it. */
+    size_t depth = 100000;
+    char *deep = malloc(depth * 7 + 200);
+    assert_non_null(deep);
+    size_t n = (size_t)sprintf(deep, "%s", HEAD);
+    for (size_t i = 0; i < depth; i++)
+        n += (size_t)sprintf(deep + n, "<a>");
+    deep[n] = '\0';
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    struct clrie_config *config = clrie_config_new();
+    assert_int_equal(load_text(config, root, deep), -EILSEQ);
+    const struct clrie_config_diag *d = clrie_config_diag_at(config, 0);
+    assert_non_null(strstr(d->message, "Excessive depth in document: 256"));
+    assert_int_equal(d->line, 2);
+    assert_true(seconds_since(&start) < 2.0);
+    clrie_config_free(config);
+    free(deep);
+
+    /* A name of almost 1 MiB is still just a name. */
+    size_t big = CLRIE_CONFIG_MAX_FILE_SIZE - 400;
+    char *huge = malloc(CLRIE_CONFIG_MAX_FILE_SIZE + 2);
+    assert_non_null(huge);
+    static const char prefix[] = HEAD "<InstrumentationMethod><Name>";
+    memcpy(huge, prefix, sizeof(prefix) - 1);
+    n = sizeof(prefix) - 1;
+    for (size_t i = 0; i < big; i++)
+        huge[n + i] = 'N';
+    n += big;
+    n += (size_t)sprintf(huge + n, "</Name><Module>plugin.so</Module><ClassGuid>" GUID_B
+                                   "</ClassGuid></InstrumentationMethod>" TAIL);
+    config = clrie_config_new();
+    assert_int_equal(clrie_config_load_memory(config, huge, n, "t", root, NULL), 0);
+    assert_int_equal(strlen(clrie_config_method_at(config, 0)->name), big);
+    clrie_config_free(config);
+
+    /* One byte over the limit is refused unread, from memory and from a file. */
+    memset(huge, ' ', CLRIE_CONFIG_MAX_FILE_SIZE + 1);
+    memcpy(huge, HEAD TAIL, strlen(HEAD TAIL));
+    config = clrie_config_new();
+    assert_int_equal(
+        clrie_config_load_memory(config, huge, CLRIE_CONFIG_MAX_FILE_SIZE + 1, "big", root, NULL),
+        -EFBIG);
+    test_tree_write(root, "big.config", huge, CLRIE_CONFIG_MAX_FILE_SIZE + 1);
+    char *big_path = test_path(root, "big.config");
+    assert_int_equal(clrie_config_load_file(config, big_path, NULL), -EFBIG);
+    /* Exactly at the limit it is read. */
+    test_tree_write(root, "limit.config", huge, CLRIE_CONFIG_MAX_FILE_SIZE);
+    char *limit_path = test_path(root, "limit.config");
+    assert_int_equal(clrie_config_load_file(config, limit_path, NULL), 0);
+    expect_problems(config, root,
+                    "big:0:0: error: the file is larger than 1048576 bytes\n"
+                    "ROOT/big.config:0:0: error: the file is larger than 1048576 bytes\n"
+                    "ROOT/limit.config:1:1: warning: no <InstrumentationMethod> in this file\n");
+    clrie_config_free(config);
+    free(big_path);
+    free(limit_path);
+    free(huge);
+    test_tree_free(root);
+}
+
+static void stops_listing_after_a_hundred_problems(void **state)
+{
+    char *root = new_tree();
+    size_t count = 200000; /* ~1 MiB of unknown elements on one line */
+    char *text = malloc(count * 4 + 100);
+    assert_non_null(text);
+    size_t n = (size_t)sprintf(text, "%s", HEAD);
+    for (size_t i = 0; i < count; i++)
+        n += (size_t)sprintf(text + n, "<u/>");
+    n += (size_t)sprintf(text + n, TAIL);
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    struct clrie_config *config = clrie_config_new();
+    assert_int_equal(clrie_config_load_memory(config, text, n, "t", root, NULL), -EILSEQ);
+    assert_true(seconds_since(&start) < 3.0);
+    assert_int_equal(clrie_config_diag_count(config), 101);
+    const struct clrie_config_diag *last = clrie_config_diag_at(config, 100);
+    assert_string_equal(last->message, "too many problems; the rest of this file is not checked");
+    assert_int_equal(clrie_config_diag_at(config, 99)->column, 1 + 99 * 4);
+    clrie_config_free(config);
+    free(text);
+    test_tree_free(root);
+}
+
+static void accepts_other_encodings_as_libxml2_does(void **state)
+{
+    char *root = new_tree();
+    const char *latin1 = "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n" HEAD
+                         "<InstrumentationMethod><Name>Caf\xe9</Name><Module>plugin.so</Module>"
+                         "<ClassGuid>" GUID_B "</ClassGuid></InstrumentationMethod>\n"
+                         "<Bad/>\n" TAIL;
+    struct clrie_config *config = clrie_config_new();
+    assert_int_equal(load_text(config, root, latin1), -EILSEQ);
+    /* Converted text has no byte offsets into the file: the line is known, the column not. */
+    expect_problems(config, root,
+                    "t.config:4:0: error: unknown element <Bad> in "
+                    "<InstrumentationEngineConfiguration>; expected <InstrumentationMethod> or "
+                    "<InstrumentationMethod64>\n");
+    clrie_config_free(config);
+
+    /* UTF-16 with a byte-order mark, as a Windows editor writes it. */
+    const char *ascii = "<?xml version=\"1.0\" encoding=\"UTF-16\"?>\r\n" HEAD
+                        "<InstrumentationMethod><Name>Wide</Name><Module>plugin.so</Module>"
+                        "<ClassGuid>" GUID_B "</ClassGuid></InstrumentationMethod>\r\n" TAIL;
+    size_t len = strlen(ascii);
+    char *wide = malloc(2 * len + 2);
+    wide[0] = (char)0xFF;
+    wide[1] = (char)0xFE;
+    for (size_t i = 0; i < len; i++) {
+        wide[2 + 2 * i] = ascii[i];
+        wide[3 + 2 * i] = 0;
+    }
+    config = clrie_config_new();
+    assert_int_equal(clrie_config_load_memory(config, wide, 2 * len + 2, "w", root, NULL), 0);
+    expect_list(config, "- " GUID_B " Wide\n");
+    /* Invalid bytes for the declared encoding are a problem, not a message on stderr. */
+    wide[2 + 2 * (len - 5)] = 0;
+    wide[3 + 2 * (len - 5)] = (char)0xDC; /* a lone low surrogate */
+    assert_int_equal(clrie_config_load_memory(config, wide, 2 * len + 2, "w2", root, NULL),
+                     -EILSEQ);
+    assert_true(clrie_config_error_count(config) >= 1);
+    clrie_config_free(config);
+    free(wide);
+
+    /* UTF-8 with a byte-order mark keeps exact columns. */
+    config = clrie_config_new();
+    assert_int_equal(load_text(config, root, "\xef\xbb\xbf<Root/>"), -EILSEQ);
+    expect_problems(config, root,
+                    "t.config:1:1: error: the root element is <Root>; expected "
+                    "<InstrumentationEngineConfiguration>\n");
+    clrie_config_free(config);
+    test_tree_free(root);
+}
+
+/* --- folders and the environment ---------------------------------------------------------- */
+
+static void a_folder_contributes_its_config_and_xml_files_in_name_order(void **state)
+{
+    char *root = new_tree();
+    write_text(root, "dir/plugin.so", "x");
+    write_methods(root, "dir/b.xml", 1, method("B", GUID_B, NULL));
+    write_methods(root, "dir/a.config", 1, method("A", GUID_A, NULL));
+    write_methods(root, "dir/C.xml", 1, method("C", GUID_C, NULL));
+    write_text(root, "dir/notes.txt", "not a config");
+    write_text(root, "dir/.hidden.xml", "<broken");
+    write_text(root, "dir/x.config.bak", "<broken");
+    write_methods(root, "dir/sub/d.config", 1, method("D", GUID_D, NULL));
+    test_tree_mkdir(root, "empty");
+    char *dir = test_path(root, "dir"), *empty = test_path(root, "empty");
+    struct clrie_config *config = clrie_config_new();
+    assert_int_equal(clrie_config_load_path(config, dir, NULL), 0);
+    assert_int_equal(clrie_config_load_path(config, empty, NULL), 0);
+    expect_list(config, "- " GUID_C " C\n- " GUID_A " A\n- " GUID_B " B\n");
+    expect_problems(config, root,
+                    "ROOT/empty:0:0: warning: the folder has no *.config or *.xml file\n");
+    clrie_config_free(config);
+    free(dir);
+    free(empty);
+    test_tree_free(root);
+}
+
+static void discovers_from_the_environment_in_order(void **state)
+{
+    char *root = new_tree();
+    write_methods(root, "first.config", 2,
+                  method("F50", "{00000000-0000-0000-0000-000000000001}", "50"),
+                  method("Fnone", "{00000000-0000-0000-0000-000000000002}", NULL));
+    write_text(root, "list/plugin.so", "x");
+    write_methods(root, "list/a.xml", 1,
+                  method("A50", "{00000000-0000-0000-0000-000000000003}", "50"));
+    write_methods(root, "list/b.config", 1,
+                  method("B10", "{00000000-0000-0000-0000-000000000004}", "10"));
+    write_methods(root, "second.config", 2,
+                  method("S50", "{00000000-0000-0000-0000-000000000005}", "50"),
+                  method("Dup", "{00000000-0000-0000-0000-000000000001}", "0"));
+    write_methods(root, "ignored.config", 1, method("Ignored", GUID_D, NULL));
+    char vars[6][1024];
+    snprintf(vars[0], sizeof(vars[0]), "PATH=/usr/bin");
+    snprintf(vars[1], sizeof(vars[1]), CLRIE_CONFIG_ENV_PREFIX "Zeta=%s/first.config", root);
+    snprintf(vars[2], sizeof(vars[2]),
+             "microsoftinstrumentationengine_configpath64_X=%s/ignored.config", root);
+    snprintf(vars[3], sizeof(vars[3]), CLRIE_CONFIG_ENV_PREFIX "=%s/missing.config::%s/list", root,
+             root);
+    snprintf(vars[4], sizeof(vars[4]), CLRIE_CONFIG_ENV_PREFIX "A=%s/second.config", root);
+    snprintf(vars[5], sizeof(vars[5]),
+             "MicrosoftInstrumentationEngine_ConfigPath32_A=%s/ignored.config", root);
+    char *envp[] = {vars[0], vars[1], vars[2], vars[3], vars[4], vars[5], NULL};
+    struct clrie_config *config = clrie_config_new();
+    assert_int_equal(clrie_config_load_env(config, envp), -ENOENT);
+    expect_list(config, "10 {00000000-0000-0000-0000-000000000004} B10\n"
+                        "50 {00000000-0000-0000-0000-000000000001} F50\n"
+                        "50 {00000000-0000-0000-0000-000000000003} A50\n"
+                        "50 {00000000-0000-0000-0000-000000000005} S50\n"
+                        "- {00000000-0000-0000-0000-000000000002} Fnone\n");
+    expect_problems(config, root,
+                    "ROOT/missing.config:0:0: error: cannot open: No such file or directory "
+                    "(listed in " CLRIE_CONFIG_ENV_PREFIX ")\n" CLRIE_CONFIG_ENV_PREFIX
+                    ":0:0: warning: an empty entry in the path list is "
+                    "ignored\n"
+                    "ROOT/second.config:3:3: warning: ClassGuid "
+                    "{00000000-0000-0000-0000-000000000001} is already declared by 'F50' at "
+                    "ROOT/first.config:2:3; 'Dup' is ignored\n");
+    clrie_config_free(config);
+
+    char *none[] = {vars[0], NULL};
+    config = clrie_config_new();
+    assert_int_equal(clrie_config_load_env(config, none), 0);
+    assert_int_equal(clrie_config_method_count(config), 0);
+    assert_int_equal(clrie_config_diag_count(config), 0);
+    clrie_config_free(config);
+    test_tree_free(root);
+}
+
+static void the_environment_can_turn_the_trust_check_off(void **state)
+{
+    char *root = new_tree();
+    write_methods(root, "open.config", 1, method("Open", GUID_B, NULL));
+    test_tree_chmod(root, "open.config", 0666);
+    char var[1024];
+    snprintf(var, sizeof(var), CLRIE_CONFIG_ENV_PREFIX "=%s/open.config", root);
+    char off[] = CLRIE_CONFIG_ENV_DISABLE_TRUST "=1";
+    char not_one[] = CLRIE_CONFIG_ENV_DISABLE_TRUST "=true";
+    char *checked[] = {var, not_one, NULL};
+    char *unchecked[] = {var, off, NULL};
+    struct clrie_config *config = clrie_config_new();
+    assert_int_equal(clrie_config_load_env(config, checked), -EACCES);
+    assert_int_equal(clrie_config_method_count(config), 0);
+    assert_non_null(
+        strstr(clrie_config_diag_at(config, 0)->message, "writable by group or others"));
+    clrie_config_free(config);
+    config = clrie_config_new();
+    assert_int_equal(clrie_config_load_env(config, unchecked), 0);
+    expect_list(config, "- " GUID_B " Open\n");
+    clrie_config_free(config);
+    test_tree_free(root);
+}
+
+/* --- sharing the process ------------------------------------------------------------------- */
+
+struct thread_job {
+    const char *path;
+    int failures;
+};
+
+static void *load_many(void *arg)
+{
+    struct thread_job *job = arg;
+    for (int i = 0; i < 40; i++) {
+        struct clrie_config *config = clrie_config_new();
+        int r = clrie_config_load_path(config, job->path, NULL);
+        if (r != -EILSEQ || clrie_config_method_count(config) != 2 ||
+            clrie_config_diag_count(config) != 2)
+            job->failures++;
+        clrie_config_free(config);
+    }
+    return NULL;
+}
+
+static void loads_from_several_threads_at_once(void **state)
+{
+    char *root = new_tree();
+    write_text(root, "dir/plugin.so", "x");
+    write_methods(root, "dir/a.config", 2, method("A", GUID_A, "2"), method("B", GUID_B, "1"));
+    write_text(root, "dir/b.config", HEAD "<x>&bad;</x>" TAIL);
+    write_text(root, "dir/c.config", "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><Nope/>");
+    char *dir = test_path(root, "dir");
+    pthread_t threads[4];
+    struct thread_job jobs[4];
+    for (int i = 0; i < 4; i++) {
+        jobs[i] = (struct thread_job){.path = dir};
+        assert_int_equal(pthread_create(&threads[i], NULL, load_many, &jobs[i]), 0);
+    }
+    for (int i = 0; i < 4; i++)
+        pthread_join(threads[i], NULL); /* all of them before any assertion can leave */
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(jobs[i].failures, 0);
+    free(dir);
+    test_tree_free(root);
+}
+
+static int host_messages;
+
+static void host_handler(void *ctx, const char *msg, ...)
+{
+    host_messages++;
+}
+
+static void leaves_the_hosts_libxml2_alone(void **state)
+{
+    /* The host has its own generic error handler and parses documents of its own. */
+    xmlInitParser();
+    int marker;
+    xmlSetGenericErrorFunc(&marker, host_handler);
+    char *root = new_tree();
+    static const char *const bad[] = {
+        HEAD "<x>&bad;</x>" TAIL,
+        "<?xml version=\"1.0\" encoding=\"UTF-16\"?><x/>",
+        "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\xff<x/>",
+        "\xfe\xff\x00<\xdc\x00",
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        struct clrie_config *config = clrie_config_new();
+        assert_int_equal(load_text(config, root, bad[i]), -EILSEQ);
+        clrie_config_free(config);
+    }
+    assert_int_equal(host_messages, 0);
+    assert_ptr_equal(xmlGenericError, host_handler);
+    assert_ptr_equal(xmlGenericErrorContext, &marker);
+    /* The parser was not cleaned up under the host's feet. */
+    xmlDocPtr own = xmlReadMemory("<own/>", 6, NULL, NULL, XML_PARSE_NONET);
+    assert_non_null(own);
+    xmlFreeDoc(own);
+    xmlSetGenericErrorFunc(NULL, NULL);
+    test_tree_free(root);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(resolves_modules_relative_to_the_config_folder_or_absolute),
+        cmocka_unit_test(rejects_missing_and_non_file_modules),
+        cmocka_unit_test(refuses_files_and_modules_others_can_change),
+        cmocka_unit_test(reports_unreadable_files_and_folders),
+        cmocka_unit_test(refuses_what_is_not_a_regular_file),
+        cmocka_unit_test(refuses_doctypes_so_entity_bombs_and_external_entities_fail_fast),
+        cmocka_unit_test(survives_deep_nesting_and_huge_text),
+        cmocka_unit_test(stops_listing_after_a_hundred_problems),
+        cmocka_unit_test(accepts_other_encodings_as_libxml2_does),
+        cmocka_unit_test(a_folder_contributes_its_config_and_xml_files_in_name_order),
+        cmocka_unit_test(discovers_from_the_environment_in_order),
+        cmocka_unit_test(the_environment_can_turn_the_trust_check_off),
+        cmocka_unit_test(loads_from_several_threads_at_once),
+        cmocka_unit_test(leaves_the_hosts_libxml2_alone),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
