@@ -5,7 +5,7 @@
 #include "clrie/abi/instrumentation.h"
 #include "clrie/abi/metadata.h"
 
-#define DEFINE_IID(name, l, w1, w2, b0, b1, b2, b3, b4, b5, b6, b7) \
+#define DEFINE_IID(name, l, w1, w2, b0, b1, b2, b3, b4, b5, b6, b7)                                \
     const IID IID_##name = CLRIE_ABI_GUID_INIT(l, w1, w2, b0, b1, b2, b3, b4, b5, b6, b7);
 
 CLRIE_BASE_IIDS(DEFINE_IID)

@@ -66,11 +66,11 @@ static ICorProfilerCallback11 *hook_with_slot(struct manager *m, size_t slot)
     return slot < callback_slots[hook->version] ? hook->callback : NULL;
 }
 
-#define TO_RAW_HOOK(ret, name, params, args)                                               \
-    __attribute__((unused)) static ret hook_##name params                                  \
-    {                                                                                      \
-        ICorProfilerCallback11 *inner = hook_with_slot(manager_of(This), SLOT_OF(name));   \
-        return inner ? inner->lpVtbl->name args : (ret)S_OK;                               \
+#define TO_RAW_HOOK(ret, name, params, args)                                                       \
+    __attribute__((unused)) static ret hook_##name params                                          \
+    {                                                                                              \
+        ICorProfilerCallback11 *inner = hook_with_slot(manager_of(This), SLOT_OF(name));           \
+        return inner ? inner->lpVtbl->name args : (ret)S_OK;                                       \
     }
 CLRIE_ICORPROFILERCALLBACK11_METHODS(TO_RAW_HOOK, ICorProfilerCallback11 *This, inner)
 
@@ -127,8 +127,7 @@ static HRESULT on_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfil
                                    "engine does not attach");
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
     }
-    HRESULT hr =
-        clrie_pm_domains_new((ICorProfilerInfo3 *)(void *)m->info, m->log, &m->domains);
+    HRESULT hr = clrie_pm_domains_new((ICorProfilerInfo3 *)(void *)m->info, m->log, &m->domains);
     if (FAILED(hr)) {
         CLRIE_PM_LOG_ERROR(m->log, "cannot set up the engine (hr 0x%08X); it does not attach",
                            (unsigned)hr);
@@ -148,8 +147,7 @@ static HRESULT on_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfil
     hr = manager_apply_event_mask(m);
     atomic_store(&m->initializing, false);
     if (FAILED(hr))
-        CLRIE_PM_LOG_ERROR(m->log, "the runtime refused the event mask (hr 0x%08X)",
-                           (unsigned)hr);
+        CLRIE_PM_LOG_ERROR(m->log, "the runtime refused the event mask (hr 0x%08X)", (unsigned)hr);
     if (atomic_load(&m->profiling_disabled)) {
         CLRIE_PM_LOG_MESSAGE(m->log, "a plugin disabled profiling; the engine detaches");
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
@@ -175,6 +173,8 @@ static HRESULT on_LoadAsNotificationOnly(ICorProfilerCallback11 *This, BOOL *pbN
     return S_OK;
 }
 
+/* After Shutdown no plugin is called again. Plugins stay allocated (another thread may still
+ * be inside one) and are released when the runtime releases the manager. */
 static HRESULT on_Shutdown(ICorProfilerCallback11 *This)
 {
     struct manager *m = manager_of(This);
@@ -183,6 +183,7 @@ static HRESULT on_Shutdown(ICorProfilerCallback11 *This)
         list->items[i]->method->lpVtbl->OnShutdown(list->items[i]->method);
     HRESULT hr = hook_Shutdown(This);
     atomic_store(&m->shut_down, true);
+    manager_clear_plugins(m);
     return hr;
 }
 
@@ -190,16 +191,16 @@ static HRESULT on_Shutdown(ICorProfilerCallback11 *This)
 
 /* Calls `call` on every active plugin, in priority order; failures are the plugin's business
  * but are logged for whoever is diagnosing it. */
-#define FOR_EACH_PLUGIN(m, event, call)                                                    \
-    do {                                                                                   \
-        struct plugin_list *list_ = manager_plugins(m);                                    \
-        for (size_t i_ = 0; i_ < list_->count; i_++) {                                     \
-            struct plugin *p_ = list_->items[i_];                                          \
-            HRESULT hr_ = p_->method->lpVtbl->call;                                        \
-            if (FAILED(hr_) && clrie_pm_log_enabled((m)->log, CLRIE_PM_LOG_MESSAGES))      \
-                clrie_pm_log_write((m)->log, CLRIE_PM_LOG_MESSAGES, p_->guid36,            \
-                                   event " returned 0x%08X", (unsigned)hr_);               \
-        }                                                                                  \
+#define FOR_EACH_PLUGIN(m, event, call)                                                            \
+    do {                                                                                           \
+        struct plugin_list *list_ = manager_plugins(m);                                            \
+        for (size_t i_ = 0; i_ < list_->count; i_++) {                                             \
+            struct plugin *p_ = list_->items[i_];                                                  \
+            HRESULT hr_ = p_->method->lpVtbl->call;                                                \
+            if (FAILED(hr_) && clrie_pm_log_enabled((m)->log, CLRIE_PM_LOG_MESSAGES))              \
+                clrie_pm_log_write((m)->log, CLRIE_PM_LOG_MESSAGES, p_->guid36,                    \
+                                   event " returned 0x%08X", (unsigned)hr_);                       \
+        }                                                                                          \
     } while (0)
 
 static HRESULT on_AppDomainCreationFinished(ICorProfilerCallback11 *This, AppDomainID appDomainId,
@@ -209,8 +210,7 @@ static HRESULT on_AppDomainCreationFinished(ICorProfilerCallback11 *This, AppDom
     IAppDomainInfo *domain = NULL;
     if (SUCCEEDED(hrStatus) && m->domains &&
         SUCCEEDED(clrie_pm_domains_appdomain_created(m->domains, appDomainId, &domain))) {
-        FOR_EACH_PLUGIN(m, "OnAppDomainCreated",
-                        OnAppDomainCreated(p_->method, domain));
+        FOR_EACH_PLUGIN(m, "OnAppDomainCreated", OnAppDomainCreated(p_->method, domain));
         domain->lpVtbl->Release(domain);
     }
     return hook_AppDomainCreationFinished(This, appDomainId, hrStatus);
@@ -284,15 +284,15 @@ static HRESULT on_ModuleUnloadFinished(ICorProfilerCallback11 *This, ModuleID mo
 
 /* Exception callbacks that carry a FunctionID need an IMethodInfo for the plugin interface;
  * they reach plugins once method infos exist (the IL-rewriting work). These carry none. */
-#define EXCEPTION_EVENT(m, call)                                                           \
-    do {                                                                                   \
-        struct plugin_list *list_ = manager_plugins(m);                                    \
-        for (size_t i_ = 0; i_ < list_->count; i_++) {                                     \
-            struct plugin *p_ = list_->items[i_];                                          \
-            if (p_->exception_events &&                                                    \
-                (atomic_load(&p_->host.event_mask) & COR_PRF_MONITOR_EXCEPTIONS))          \
-                p_->exception_events->lpVtbl->call;                                        \
-        }                                                                                  \
+#define EXCEPTION_EVENT(m, call)                                                                   \
+    do {                                                                                           \
+        struct plugin_list *list_ = manager_plugins(m);                                            \
+        for (size_t i_ = 0; i_ < list_->count; i_++) {                                             \
+            struct plugin *p_ = list_->items[i_];                                                  \
+            if (p_->exception_events &&                                                            \
+                (atomic_load(&p_->host.event_mask) & COR_PRF_MONITOR_EXCEPTIONS))                  \
+                p_->exception_events->lpVtbl->call;                                                \
+        }                                                                                          \
     } while (0)
 
 static HRESULT on_ExceptionThrown(ICorProfilerCallback11 *This, ObjectID thrownObjectId)
@@ -301,11 +301,11 @@ static HRESULT on_ExceptionThrown(ICorProfilerCallback11 *This, ObjectID thrownO
     return hook_ExceptionThrown(This, thrownObjectId);
 }
 
-#define EXCEPTION_LEAVE(name)                                                              \
-    static HRESULT on_##name(ICorProfilerCallback11 *This)                                 \
-    {                                                                                      \
-        EXCEPTION_EVENT(manager_of(This), name(p_->exception_events));                     \
-        return hook_##name(This);                                                          \
+#define EXCEPTION_LEAVE(name)                                                                      \
+    static HRESULT on_##name(ICorProfilerCallback11 *This)                                         \
+    {                                                                                              \
+        EXCEPTION_EVENT(manager_of(This), name(p_->exception_events));                             \
+        return hook_##name(This);                                                                  \
     }
 EXCEPTION_LEAVE(ExceptionSearchFunctionLeave)
 EXCEPTION_LEAVE(ExceptionSearchFilterLeave)
@@ -327,8 +327,8 @@ EXCEPTION_LEAVE(ExceptionCatcherLeave)
 const struct ICorProfilerCallback11Vtbl manager_callback_vtbl = {
     /* Everything goes to the raw hook ... */
     CLRIE_ICORPROFILERCALLBACK11_METHODS(INIT_TO_RAW_HOOK, ICorProfilerCallback11 *This, This)
-    /* ... except what the engine handles itself first. */
-    .QueryInterface = on_QueryInterface,
+        /* ... except what the engine handles itself first. */
+        .QueryInterface = on_QueryInterface,
     .AddRef = on_AddRef,
     .Release = on_Release,
     .Initialize = on_Initialize,

@@ -1,6 +1,7 @@
 /* The engine as one plugin sees it: IProfilerManager (1-5) and IProfilerStringManager, plus
  * the logger and wrapped ICorProfilerInfo it hands out. Every interface of a host counts its
  * references on the manager that owns it. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,18 +51,18 @@ static ULONG host_release(struct host *host)
 }
 
 /* IUnknown for each of the host's interfaces. */
-#define HOST_IUNKNOWN(Iface, member)                                                       \
-    static HRESULT member##_QueryInterface(Iface *This, REFIID riid, void **ppv)            \
-    {                                                                                      \
-        return host_query(HOST_OF(This, member), riid, ppv);                               \
-    }                                                                                      \
-    static ULONG member##_AddRef(Iface *This)                                              \
-    {                                                                                      \
-        return host_add_ref(HOST_OF(This, member));                                        \
-    }                                                                                      \
-    static ULONG member##_Release(Iface *This)                                             \
-    {                                                                                      \
-        return host_release(HOST_OF(This, member));                                        \
+#define HOST_IUNKNOWN(Iface, member)                                                               \
+    static HRESULT member##_QueryInterface(Iface *This, REFIID riid, void **ppv)                   \
+    {                                                                                              \
+        return host_query(HOST_OF(This, member), riid, ppv);                                       \
+    }                                                                                              \
+    static ULONG member##_AddRef(Iface *This)                                                      \
+    {                                                                                              \
+        return host_add_ref(HOST_OF(This, member));                                                \
+    }                                                                                              \
+    static ULONG member##_Release(Iface *This)                                                     \
+    {                                                                                              \
+        return host_release(HOST_OF(This, member));                                                \
     }
 HOST_IUNKNOWN(IProfilerManager, manager)
 HOST_IUNKNOWN(IProfilerManager2, manager2)
@@ -70,8 +71,8 @@ HOST_IUNKNOWN(IProfilerManager4, manager4)
 HOST_IUNKNOWN(IProfilerManager5, manager5)
 HOST_IUNKNOWN(IProfilerStringManager, strings)
 
-#define IUNKNOWN_SLOTS(member)                                                             \
-    .QueryInterface = member##_QueryInterface, .AddRef = member##_AddRef,                  \
+#define IUNKNOWN_SLOTS(member)                                                                     \
+    .QueryInterface = member##_QueryInterface, .AddRef = member##_AddRef,                          \
     .Release = member##_Release
 
 /* ---- IProfilerManager ------------------------------------------------------------------ */
@@ -272,8 +273,8 @@ static HRESULT manager_GetRuntimeType(IProfilerManager *This, COR_PRF_RUNTIME_TY
         return E_UNEXPECTED;
     USHORT instance, major, minor, build, qfe;
     ULONG len;
-    return m->info->lpVtbl->GetRuntimeInformation(m->info, &instance, pRuntimeType, &major,
-                                                  &minor, &build, &qfe, 0, &len, NULL);
+    return m->info->lpVtbl->GetRuntimeInformation(m->info, &instance, pRuntimeType, &major, &minor,
+                                                  &build, &qfe, 0, &len, NULL);
 }
 
 static const struct IProfilerManagerVtbl manager_vtbl = {
@@ -315,8 +316,8 @@ static HRESULT manager2_ApplyMetadata(IProfilerManager2 *This, IModuleInfo *pMet
     HRESULT hr = pMethodInfo->lpVtbl->GetModuleID(pMethodInfo, &module);
     if (FAILED(hr))
         return hr;
-    return ((ICorProfilerInfo7 *)(void *)m->info)->lpVtbl->ApplyMetaData(
-        (ICorProfilerInfo7 *)(void *)m->info, module);
+    return ((ICorProfilerInfo7 *)(void *)m->info)
+        ->lpVtbl->ApplyMetaData((ICorProfilerInfo7 *)(void *)m->info, module);
 }
 
 static const struct IProfilerManager2Vtbl manager2_vtbl = {

@@ -46,11 +46,11 @@ static ICorProfilerInfo15 *runtime_with_slot(ICorProfilerInfo15 *This, size_t sl
     return m->info && slot < info_slots[m->info_version] ? m->info : NULL;
 }
 
-#define FORWARD(ret, name, params, args)                                                   \
-    __attribute__((unused)) static ret fwd_##name params                                   \
-    {                                                                                      \
-        ICorProfilerInfo15 *inner = runtime_with_slot(This, SLOT_OF(name));                \
-        return inner ? inner->lpVtbl->name args : (ret)E_NOTIMPL;                          \
+#define FORWARD(ret, name, params, args)                                                           \
+    __attribute__((unused)) static ret fwd_##name params                                           \
+    {                                                                                              \
+        ICorProfilerInfo15 *inner = runtime_with_slot(This, SLOT_OF(name));                        \
+        return inner ? inner->lpVtbl->name args : (ret)E_NOTIMPL;                                  \
     }
 CLRIE_ICORPROFILERINFO15_METHODS(FORWARD, ICorProfilerInfo15 *This, inner)
 
@@ -128,8 +128,7 @@ static HRESULT on_GetEventMask(ICorProfilerInfo15 *This, DWORD *pdwEvents)
     return S_OK;
 }
 
-static HRESULT on_GetEventMask2(ICorProfilerInfo15 *This, DWORD *pdwEventsLow,
-                                DWORD *pdwEventsHigh)
+static HRESULT on_GetEventMask2(ICorProfilerInfo15 *This, DWORD *pdwEventsLow, DWORD *pdwEventsHigh)
 {
     if (!pdwEventsLow || !pdwEventsHigh)
         return E_POINTER;
@@ -148,8 +147,8 @@ static HRESULT on_GetEventMask2(ICorProfilerInfo15 *This, DWORD *pdwEventsLow,
 #pragma GCC diagnostic ignored "-Woverride-init"
 #endif
 const struct ICorProfilerInfo15Vtbl host_info_vtbl = {
-    CLRIE_ICORPROFILERINFO15_METHODS(INIT_FORWARD, ICorProfilerInfo15 *This, This)
-    .QueryInterface = on_QueryInterface,
+    CLRIE_ICORPROFILERINFO15_METHODS(INIT_FORWARD, ICorProfilerInfo15 *This, This).QueryInterface =
+        on_QueryInterface,
     .AddRef = on_AddRef,
     .Release = on_Release,
     .SetEventMask = on_SetEventMask,

@@ -41,9 +41,9 @@ struct clrie_pm_log_override {
 };
 
 struct clrie_pm_log {
-    atomic_uint kinds;     /* union of what some sink takes: the fast check */
+    atomic_uint kinds;        /* union of what some sink takes: the fast check */
     atomic_uint stream_kinds; /* to the file, or else stderr */
-    int fd;                /* the log file, or -1 for stderr */
+    int fd;                   /* the log file, or -1 for stderr */
     bool method_prefix;
     size_t override_count;
     struct clrie_pm_log_override *overrides;

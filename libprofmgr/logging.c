@@ -81,8 +81,7 @@ static HRESULT logger_GetLoggingFlags(IProfilerManagerLogging *This, LoggingFlag
         return E_POINTER;
     struct clrie_pm_log *log = clrie_pm_process_log();
     const char *guid36 = logger_of(This)->guid36;
-    unsigned kinds = guid36 ? clrie_pm_log_kinds_for(log, guid36)
-                            : atomic_load(&log->kinds);
+    unsigned kinds = guid36 ? clrie_pm_log_kinds_for(log, guid36) : atomic_load(&log->kinds);
     *pLoggingFlags = (LoggingFlags)kinds;
     return S_OK;
 }

@@ -78,15 +78,13 @@ struct plugin_list *manager_plugins(struct manager *m)
 HRESULT manager_publish_plugins(struct manager *m, struct plugin *added, struct plugin *removed)
 {
     struct plugin_list *old = manager_plugins(m);
-    struct plugin_list *list =
-        malloc(sizeof(*list) + (old->count + 1) * sizeof(list->items[0]));
+    struct plugin_list *list = malloc(sizeof(*list) + (old->count + 1) * sizeof(list->items[0]));
     if (!list)
         return E_OUTOFMEMORY;
     list->count = 0;
     list->retired_next = NULL;
     for (size_t i = 0; i <= old->count; i++) {
-        bool added_goes_here =
-            added && (i == old->count || old->items[i]->order > added->order);
+        bool added_goes_here = added && (i == old->count || old->items[i]->order > added->order);
         if (added_goes_here) {
             list->items[list->count++] = added;
             added = NULL;
@@ -99,6 +97,20 @@ HRESULT manager_publish_plugins(struct manager *m, struct plugin *added, struct 
     old->retired_next = m->retired;
     m->retired = old;
     return S_OK;
+}
+
+void manager_clear_plugins(struct manager *m)
+{
+    struct plugin_list *empty = calloc(1, sizeof(*empty));
+    if (!empty)
+        return; /* plugins stay listed; shut_down still keeps the raw hook quiet */
+    pthread_mutex_lock(&m->load_lock);
+    struct plugin_list *old = atomic_exchange_explicit(&m->plugins, empty, memory_order_acq_rel);
+    for (size_t i = 0; i < old->count; i++)
+        old->items[i]->removed = true;
+    old->retired_next = m->retired;
+    m->retired = old;
+    pthread_mutex_unlock(&m->load_lock);
 }
 
 HRESULT manager_apply_event_mask(struct manager *m)

@@ -44,8 +44,8 @@ HRESULT logger_set_host(IProfilerManagerLoggingHost *host);
 /* What the engine itself asks the runtime for once a plugin is loaded, as CLRIE does: app
  * domain, assembly and module loads for its process model, JIT compilation and ReJIT for
  * instrumentation. Every plugin receives these events whatever mask it sets. */
-#define CLRIE_PM_DEFAULT_EVENT_MASK                                                          \
-    (COR_PRF_MONITOR_APPDOMAIN_LOADS | COR_PRF_MONITOR_ASSEMBLY_LOADS |                      \
+#define CLRIE_PM_DEFAULT_EVENT_MASK                                                                \
+    (COR_PRF_MONITOR_APPDOMAIN_LOADS | COR_PRF_MONITOR_ASSEMBLY_LOADS |                            \
      COR_PRF_MONITOR_MODULE_LOADS | COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_ENABLE_REJIT)
 
 /* What a plugin (or the raw hook) sees of the engine, and what the engine records of it. */
@@ -121,7 +121,7 @@ struct manager {
     DWORD base_mask;
     DWORD base_mask_high;
 
-    atomic_bool initializing; /* inside ICorProfilerCallback::Initialize */
+    atomic_bool initializing;       /* inside ICorProfilerCallback::Initialize */
     atomic_bool profiling_disabled; /* a plugin called IProfilerManager2::DisableProfiling */
     atomic_bool shut_down;
 };
@@ -135,8 +135,11 @@ void manager_add_ref(struct manager *m);
 void manager_release(struct manager *m);
 struct plugin_list *manager_plugins(struct manager *m);
 /* Publishes a new list holding the current plugins plus `added` (if not NULL, placed after
- * every plugin of lower or equal order) minus `removed` (if not NULL). Call with load_lock held. Returns E_OUTOFMEMORY or S_OK. */
+ * every plugin of lower or equal order) minus `removed` (if not NULL). Call with load_lock held.
+ * Returns E_OUTOFMEMORY or S_OK. */
 HRESULT manager_publish_plugins(struct manager *m, struct plugin *added, struct plugin *removed);
+/* Publishes an empty list: no plugin is called after this (Shutdown). */
+void manager_clear_plugins(struct manager *m);
 /* Recomputes the runtime event mask: base | every plugin's | the raw hook's. */
 HRESULT manager_apply_event_mask(struct manager *m);
 

@@ -1,0 +1,192 @@
+/* Loading plugins: from the configuration the environment names (libconfig), or one at a time
+ * through IProfilerManager::AddInstrumentationMethod. A plugin that fails at any step is
+ * skipped with one error line naming it, the step and the reason; the others load. Plugin
+ * libraries are never unloaded: a plugin may have left threads or callbacks behind. */
+#define _GNU_SOURCE /* RTLD_* and dlerror are POSIX; keep glibc's declarations in view */
+#include <dlfcn.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clrie/config.h"
+#include "manager.h"
+
+extern char **environ;
+
+/* libconfig's GUIDs are converted by copying: the layouts must be the same. */
+_Static_assert(sizeof(struct clrie_config_guid) == sizeof(GUID) &&
+                   offsetof(struct clrie_config_guid, data2) == offsetof(GUID, Data2) &&
+                   offsetof(struct clrie_config_guid, data3) == offsetof(GUID, Data3) &&
+                   offsetof(struct clrie_config_guid, data4) == offsetof(GUID, Data4),
+               "libconfig's GUID layout is the ABI's");
+
+typedef HRESULT (*get_class_object_fn)(REFCLSID clsid, REFIID iid, void **out);
+
+/* dlsym returns an object pointer; ISO C converts it to a function pointer only this way. */
+union symbol {
+    void *object;
+    get_class_object_fn get_class_object;
+};
+
+static struct plugin *plugin_new(struct manager *m, const char *name, const char *module_path,
+                                 const GUID *clsid, uint64_t order)
+{
+    struct plugin *p = calloc(1, sizeof(*p));
+    if (!p)
+        return NULL;
+    p->name = strdup(name);
+    p->module_path = strdup(module_path);
+    if (!p->name || !p->module_path) {
+        free(p->name);
+        free(p->module_path);
+        free(p);
+        return NULL;
+    }
+    p->clsid = *clsid;
+    p->order = order;
+    clrie_config_guid_format((const struct clrie_config_guid *)(const void *)clsid, p->guid_text);
+    memcpy(p->guid36, p->guid_text + 1, 36);
+    p->guid36[36] = '\0';
+    host_init(&p->host, m, p->guid36);
+    p->next_allocated = m->all_plugins;
+    m->all_plugins = p;
+    return p;
+}
+
+/* Creates and initialises the plugin's object. Returns S_OK with p->method set, or a failure
+ * HRESULT after logging which step failed. Called with load_lock held. */
+static HRESULT instantiate(struct manager *m, struct plugin *p)
+{
+    void *library = dlopen(p->module_path, RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+        const char *why = dlerror();
+        CLRIE_PM_LOG_ERROR(m->log, "plugin '%s' %s: cannot load '%s': %s", p->name, p->guid_text,
+                           p->module_path, why ? why : "unknown error");
+        return CLRIE_HRESULT(0x8007007Eu); /* ERROR_MOD_NOT_FOUND */
+    }
+    union symbol get = {dlsym(library, "DllGetClassObject")};
+    if (!get.object) {
+        CLRIE_PM_LOG_ERROR(m->log, "plugin '%s' %s: '%s' does not export DllGetClassObject",
+                           p->name, p->guid_text, p->module_path);
+        return CLRIE_HRESULT(0x8007007Fu); /* ERROR_PROC_NOT_FOUND */
+    }
+
+    IClassFactory *factory = NULL;
+    HRESULT hr = get.get_class_object(&p->clsid, &IID_IClassFactory, (void **)&factory);
+    if (SUCCEEDED(hr) && !factory)
+        hr = E_NOINTERFACE;
+    if (FAILED(hr)) {
+        CLRIE_PM_LOG_ERROR(m->log, "plugin '%s' %s: DllGetClassObject failed (hr 0x%08X)", p->name,
+                           p->guid_text, (unsigned)hr);
+        return hr;
+    }
+    IInstrumentationMethod *method = NULL;
+    hr = factory->lpVtbl->CreateInstance(factory, NULL, &IID_IInstrumentationMethod,
+                                         (void **)&method);
+    factory->lpVtbl->Release(factory);
+    if (SUCCEEDED(hr) && !method)
+        hr = E_NOINTERFACE;
+    if (FAILED(hr)) {
+        CLRIE_PM_LOG_ERROR(m->log, "plugin '%s' %s: CreateInstance failed (hr 0x%08X)", p->name,
+                           p->guid_text, (unsigned)hr);
+        return hr;
+    }
+
+    struct plugin *outer = atomic_exchange(&m->loading, p);
+    hr = method->lpVtbl->Initialize(method, &p->host.manager);
+    atomic_store(&m->loading, outer);
+    if (FAILED(hr)) {
+        CLRIE_PM_LOG_ERROR(m->log, "plugin '%s' %s: Initialize failed (hr 0x%08X)", p->name,
+                           p->guid_text, (unsigned)hr);
+        method->lpVtbl->Release(method);
+        return hr;
+    }
+    p->method = method;
+    void *events = NULL;
+    if (SUCCEEDED(method->lpVtbl->QueryInterface(method, &IID_IInstrumentationMethodExceptionEvents,
+                                                 &events)))
+        p->exception_events = events;
+    return S_OK;
+}
+
+HRESULT plugins_load(struct manager *m, const char *name, const char *module_path,
+                     const GUID *clsid, uint64_t order, IInstrumentationMethod **out)
+{
+    if (out)
+        *out = NULL;
+    pthread_mutex_lock(&m->load_lock);
+    struct plugin *p = plugin_new(m, name, module_path, clsid, order);
+    HRESULT hr = p ? instantiate(m, p) : E_OUTOFMEMORY;
+    if (SUCCEEDED(hr))
+        hr = manager_publish_plugins(m, p, NULL);
+    if (SUCCEEDED(hr)) {
+        CLRIE_PM_LOG_MESSAGE(m->log, "loaded plugin '%s' %s from '%s'", p->name, p->guid_text,
+                             p->module_path);
+        if (out) {
+            p->method->lpVtbl->AddRef(p->method);
+            *out = p->method;
+        }
+    } else if (p) {
+        p->removed = true;
+    }
+    pthread_mutex_unlock(&m->load_lock);
+    return hr;
+}
+
+static bool environment_names_configuration(void)
+{
+    size_t n = strlen(CLRIE_CONFIG_ENV_PREFIX);
+    for (char **e = environ; e && *e; e++)
+        if (strncmp(*e, CLRIE_CONFIG_ENV_PREFIX, n) == 0)
+            return true;
+    return false;
+}
+
+void plugins_load_configured(struct manager *m)
+{
+    if (!environment_names_configuration()) {
+        CLRIE_PM_LOG_MESSAGE(m->log,
+                             "no instrumentation method configuration found (no "
+                             "%s* variable); the engine stays attached without plugins",
+                             CLRIE_CONFIG_ENV_PREFIX);
+        return;
+    }
+    struct clrie_config *config = clrie_config_new();
+    if (!config) {
+        CLRIE_PM_LOG_ERROR(m->log, "out of memory reading the plugin configuration");
+        return;
+    }
+    clrie_config_load_env(config, environ);
+    for (size_t i = 0; i < clrie_config_diag_count(config); i++) {
+        const struct clrie_config_diag *d = clrie_config_diag_at(config, i);
+        CLRIE_PM_LOG_ERROR(m->log, "%s:%u:%u: %s: %s", d->file, d->line, d->column,
+                           clrie_config_severity_string(d->severity), d->message);
+    }
+    size_t count = clrie_config_method_count(config);
+    if (count == 0)
+        CLRIE_PM_LOG_MESSAGE(m->log, "the configuration names no usable instrumentation "
+                                     "method; the engine stays attached without plugins");
+    for (size_t i = 0; i < count; i++) {
+        const struct clrie_config_method *method = clrie_config_method_at(config, i);
+        GUID clsid;
+        memcpy(&clsid, &method->class_guid, sizeof(clsid));
+        uint64_t order = method->has_priority ? method->priority : UINT64_C(1) << 32;
+        plugins_load(m, method->name, method->module_path, &clsid, order, NULL);
+    }
+    clrie_config_free(config);
+}
+
+void plugins_free_all(struct manager *m)
+{
+    for (struct plugin *p = m->all_plugins, *next; p; p = next) {
+        next = p->next_allocated;
+        if (p->exception_events)
+            p->exception_events->lpVtbl->Release(p->exception_events);
+        if (p->method)
+            p->method->lpVtbl->Release(p->method);
+        free(p->name);
+        free(p->module_path);
+        free(p);
+    }
+    m->all_plugins = NULL;
+}
