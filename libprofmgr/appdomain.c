@@ -97,8 +97,8 @@ static HRESULT appdomain_GetName(IAppDomainInfo *This, BSTR *pbstrName)
 static HRESULT appdomain_GetAssemblies(IAppDomainInfo *This, IEnumAssemblyInfo **ppAssemblyInfos)
 {
     struct clrie_pm_appdomain *d = from_iface(This);
-    return clrie_pm_enum_from_list(d->domains, CLRIE_PM_ENUM_ASSEMBLIES, &d->assemblies, NULL,
-                                   NULL, (void **)ppAssemblyInfos);
+    return clrie_pm_enum_from_list(d->domains, CLRIE_PM_ENUM_ASSEMBLIES, &d->assemblies, NULL, NULL,
+                                   (void **)ppAssemblyInfos);
 }
 
 static HRESULT appdomain_GetModules(IAppDomainInfo *This, IEnumModuleInfo **ppModuleInfos)
@@ -185,8 +185,7 @@ static HRESULT appdomain_GetModuleInfosByName(IAppDomainInfo *This, BSTR pszModu
         return E_POINTER;
     }
     return clrie_pm_enum_from_list(d->domains, CLRIE_PM_ENUM_MODULES, &d->modules,
-                                   clrie_pm_module_has_name, pszModuleName,
-                                   (void **)ppModuleInfo);
+                                   clrie_pm_module_has_name, pszModuleName, (void **)ppModuleInfo);
 }
 
 static const struct IAppDomainInfoVtbl appdomain_vtbl = {

@@ -151,8 +151,7 @@ static HRESULT assembly_GetModulesByName(IAssemblyInfo *This, BSTR pszModuleName
         return E_POINTER;
     }
     return clrie_pm_enum_from_list(a->domains, CLRIE_PM_ENUM_MODULES, &a->modules,
-                                   clrie_pm_module_has_name, pszModuleName,
-                                   (void **)ppModuleInfo);
+                                   clrie_pm_module_has_name, pszModuleName, (void **)ppModuleInfo);
 }
 
 /* The manifest module, AddRef'd, or NULL. */
@@ -320,8 +319,8 @@ bool clrie_pm_assembly_has_name(void *assembly, const void *name)
     return clrie_pm_text_equal(a->name.text, a->name.len, name);
 }
 
-HRESULT clrie_pm_assembly_read_identity(IUnknown *assembly_import, mdAssembly *token,
-                                        DWORD *flags, BYTE **public_key, ULONG *public_key_size)
+HRESULT clrie_pm_assembly_read_identity(IUnknown *assembly_import, mdAssembly *token, DWORD *flags,
+                                        BYTE **public_key, ULONG *public_key_size)
 {
     IMetaDataAssemblyImport *import = (IMetaDataAssemblyImport *)(void *)assembly_import;
     const void *key = NULL;

@@ -81,9 +81,8 @@ static HRESULT container_SetDataItem(IDataContainer *This, const GUID *component
             c->items = items;
             c->capacity = capacity;
         }
-        c->items[c->count++] =
-            (struct clrie_pm_data_item){.component = *componentId, .object = *objectGuid,
-                                        .item = pDataItem};
+        c->items[c->count++] = (struct clrie_pm_data_item){
+            .component = *componentId, .object = *objectGuid, .item = pDataItem};
     }
 unlock:
     pthread_mutex_unlock(&c->lock);

@@ -228,9 +228,8 @@ static HRESULT query_appdomain(struct clrie_pm_domains *d, AppDomainID id,
     return S_OK;
 }
 
-static HRESULT query_assembly(struct clrie_pm_domains *d, AssemblyID id,
-                              struct clrie_pm_text *name, AppDomainID *appdomain,
-                              ModuleID *manifest)
+static HRESULT query_assembly(struct clrie_pm_domains *d, AssemblyID id, struct clrie_pm_text *name,
+                              AppDomainID *appdomain, ModuleID *manifest)
 {
     ICorProfilerInfo3 *info = d->info;
     ULONG len = 0;
@@ -274,8 +273,8 @@ static HRESULT query_module(struct clrie_pm_domains *d, ModuleID id,
     return S_OK;
 }
 
-static HRESULT open_metadata(struct clrie_pm_domains *d, ModuleID id, DWORD flags,
-                             const IID *iid, IUnknown **out)
+static HRESULT open_metadata(struct clrie_pm_domains *d, ModuleID id, DWORD flags, const IID *iid,
+                             IUnknown **out)
 {
     *out = NULL;
     HRESULT hr = d->info->lpVtbl->GetModuleMetaData(d->info, id, flags, iid, out);
@@ -572,8 +571,8 @@ HRESULT clrie_pm_domains_module_attached(struct clrie_pm_domains *domains, Modul
 
     /* Resource-only modules have no metadata: no object and no event (as CLRIE). */
     if ((facts.flags & COR_PRF_MODULE_RESOURCE) ||
-        FAILED(open_metadata(d, id, OF_READ, &IID_IMetaDataAssemblyImport,
-                             &facts.assembly_import)) ||
+        FAILED(
+            open_metadata(d, id, OF_READ, &IID_IMetaDataAssemblyImport, &facts.assembly_import)) ||
         FAILED(open_metadata(d, id, OF_READ, &IID_IMetaDataImport2, &facts.import))) {
         char *path = printable(&facts.path);
         CLRIE_PM_LOG_MESSAGE(d->log, "module 0x%llx (%s) has no metadata and is not tracked",
@@ -604,9 +603,8 @@ HRESULT clrie_pm_domains_module_attached(struct clrie_pm_domains *domains, Modul
     ULONG public_key_size = 0;
     bool have_identity = false;
     if (is_manifest) {
-        HRESULT identity = clrie_pm_assembly_read_identity(facts.assembly_import, &token,
-                                                           &assembly_flags, &public_key,
-                                                           &public_key_size);
+        HRESULT identity = clrie_pm_assembly_read_identity(
+            facts.assembly_import, &token, &assembly_flags, &public_key, &public_key_size);
         have_identity = SUCCEEDED(identity);
         if (!have_identity)
             CLRIE_PM_LOG_ERROR(d->log,

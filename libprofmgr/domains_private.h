@@ -115,9 +115,9 @@ struct clrie_pm_assembly {
     /* under the lock */
     struct clrie_pm_text name;
     bool loaded;
-    struct clrie_pm_ptr_list modules;  /* struct clrie_pm_module *, loaded ones */
-    struct clrie_pm_module *manifest;  /* one of modules, or NULL */
-    bool have_identity;                /* token and public key read from the manifest */
+    struct clrie_pm_ptr_list modules; /* struct clrie_pm_module *, loaded ones */
+    struct clrie_pm_module *manifest; /* one of modules, or NULL */
+    bool have_identity;               /* token and public key read from the manifest */
     mdAssembly token;
     DWORD flags; /* CorAssemblyFlags */
     BYTE *public_key;
@@ -182,8 +182,8 @@ HRESULT clrie_pm_module_new(struct clrie_pm_domains *domains, struct clrie_pm_as
 
 /* The public key, flags and assembly token from a manifest module's IMetaDataAssemblyImport;
  * called without the lock. The key is a malloc'd copy. */
-HRESULT clrie_pm_assembly_read_identity(IUnknown *assembly_import, mdAssembly *token,
-                                        DWORD *flags, BYTE **public_key, ULONG *public_key_size);
+HRESULT clrie_pm_assembly_read_identity(IUnknown *assembly_import, mdAssembly *token, DWORD *flags,
+                                        BYTE **public_key, ULONG *public_key_size);
 
 /* Copies text into a new BSTR for a plugin. */
 HRESULT clrie_pm_text_to_bstr(const char16_t *text, size_t len, BSTR *out);

@@ -143,9 +143,9 @@ static HRESULT enum_get_count(struct clrie_pm_enum *e, DWORD *length)
     {                                                                                              \
         return enum_release(from_unknown(This));                                                   \
     }                                                                                              \
-    static HRESULT prefix##_Next(IEnum *This, ULONG celt, Element **rgelt, ULONG *pceltFetched)   \
+    static HRESULT prefix##_Next(IEnum *This, ULONG celt, Element **rgelt, ULONG *pceltFetched)    \
     {                                                                                              \
-        return enum_next(from_unknown(This), celt, (IUnknown **)(void *)rgelt, pceltFetched);     \
+        return enum_next(from_unknown(This), celt, (IUnknown **)(void *)rgelt, pceltFetched);      \
     }                                                                                              \
     static HRESULT prefix##_Skip(IEnum *This, ULONG celt)                                          \
     {                                                                                              \

@@ -141,8 +141,7 @@ static HRESULT module_GetMetaDataEmit(IModuleInfo3 *This, IUnknown **ppMetaDataE
     return copy_metadata(from_iface(This)->emit, ppMetaDataEmit);
 }
 
-static HRESULT module_GetMetaDataAssemblyEmit(IModuleInfo3 *This,
-                                              IUnknown **ppMetaDataAssemblyEmit)
+static HRESULT module_GetMetaDataAssemblyEmit(IModuleInfo3 *This, IUnknown **ppMetaDataAssemblyEmit)
 {
     return copy_metadata(from_iface(This)->assembly_emit, ppMetaDataAssemblyEmit);
 }

@@ -22,8 +22,7 @@ static uint16_t read16(const uint8_t *p)
 
 static uint32_t read32(const uint8_t *p)
 {
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
-           ((uint32_t)p[3] << 24);
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
 
 const uint8_t *clrie_pm_pe_image_resolve(const struct clrie_pm_pe_image *image, uint32_t rva,

@@ -37,8 +37,7 @@ bool clrie_pm_ptr_list_remove(struct clrie_pm_ptr_list *list, void *item)
 {
     for (size_t i = 0; i < list->count; i++) {
         if (list->items[i] == item) {
-            memmove(&list->items[i], &list->items[i + 1],
-                    (list->count - i - 1) * sizeof(void *));
+            memmove(&list->items[i], &list->items[i + 1], (list->count - i - 1) * sizeof(void *));
             list->count--;
             return true;
         }

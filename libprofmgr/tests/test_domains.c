@@ -170,11 +170,31 @@ static const char *file_name(const char *path)
 #define NOTIMPL_BODY_PVOID return NULL;
 #define NOTIMPL_BODY_void
 
-#define NI_INFO(ret, name, params, args) static ret ni_info_##name params { NOTIMPL_BODY_##ret }
-#define NI_MDI(ret, name, params, args) static ret ni_mdi_##name params { NOTIMPL_BODY_##ret }
-#define NI_MDA(ret, name, params, args) static ret ni_mda_##name params { NOTIMPL_BODY_##ret }
-#define NI_MDE(ret, name, params, args) static ret ni_mde_##name params { NOTIMPL_BODY_##ret }
-#define NI_MDAE(ret, name, params, args) static ret ni_mdae_##name params { NOTIMPL_BODY_##ret }
+#define NI_INFO(ret, name, params, args)                                                           \
+    static ret ni_info_##name params                                                               \
+    {                                                                                              \
+        NOTIMPL_BODY_##ret                                                                         \
+    }
+#define NI_MDI(ret, name, params, args)                                                            \
+    static ret ni_mdi_##name params                                                                \
+    {                                                                                              \
+        NOTIMPL_BODY_##ret                                                                         \
+    }
+#define NI_MDA(ret, name, params, args)                                                            \
+    static ret ni_mda_##name params                                                                \
+    {                                                                                              \
+        NOTIMPL_BODY_##ret                                                                         \
+    }
+#define NI_MDE(ret, name, params, args)                                                            \
+    static ret ni_mde_##name params                                                                \
+    {                                                                                              \
+        NOTIMPL_BODY_##ret                                                                         \
+    }
+#define NI_MDAE(ret, name, params, args)                                                           \
+    static ret ni_mdae_##name params                                                               \
+    {                                                                                              \
+        NOTIMPL_BODY_##ret                                                                         \
+    }
 CLRIE_ICORPROFILERINFO3_METHODS(NI_INFO, ICorProfilerInfo3 *This, This)
 CLRIE_IMETADATAIMPORT2_METHODS(NI_MDI, IMetaDataImport2 *This, This)
 CLRIE_IMETADATAASSEMBLYIMPORT_METHODS(NI_MDA, IMetaDataAssemblyImport *This, This)
@@ -260,9 +280,8 @@ static HRESULT mdi_FindTypeDefByName(IMetaDataImport2 *This, LPCWSTR szTypeDef,
 {
     char *name;
     size_t len;
-    assert_int_equal(clrie_pm_utf16_to_utf8(szTypeDef, clrie_pm_utf16_len(szTypeDef), false,
-                                            &name, &len),
-                     0);
+    assert_int_equal(
+        clrie_pm_utf16_to_utf8(szTypeDef, clrie_pm_utf16_len(szTypeDef), false, &name, &len), 0);
     bool found = strcmp(name, "Fake.Type") == 0 && tkEnclosingClass == mdTokenNil;
     free(name);
     *ptd = found ? FAKE_TYPE_TOKEN : mdTokenNil;
@@ -347,9 +366,9 @@ static HRESULT info_GetAppDomainInfo(ICorProfilerInfo3 *This, AppDomainID appDom
     return S_OK;
 }
 
-static HRESULT info_GetAssemblyInfo(ICorProfilerInfo3 *This, AssemblyID assemblyId,
-                                    ULONG cchName, ULONG *pcchName, WCHAR szName[],
-                                    AppDomainID *pAppDomainId, ModuleID *pModuleId)
+static HRESULT info_GetAssemblyInfo(ICorProfilerInfo3 *This, AssemblyID assemblyId, ULONG cchName,
+                                    ULONG *pcchName, WCHAR szName[], AppDomainID *pAppDomainId,
+                                    ModuleID *pModuleId)
 {
     struct fake_assembly a;
     if (!get_assembly(assemblyId, &a))
@@ -387,8 +406,8 @@ static HRESULT info_GetModuleInfo(ICorProfilerInfo3 *This, ModuleID moduleId,
                                pAssemblyId, NULL);
 }
 
-static HRESULT info_GetModuleMetaData(ICorProfilerInfo3 *This, ModuleID moduleId,
-                                      DWORD dwOpenFlags, REFIID riid, IUnknown **ppOut)
+static HRESULT info_GetModuleMetaData(ICorProfilerInfo3 *This, ModuleID moduleId, DWORD dwOpenFlags,
+                                      REFIID riid, IUnknown **ppOut)
 {
     struct fake_module m;
     *ppOut = NULL;
@@ -428,7 +447,7 @@ static ICorProfilerInfo3 fake_info = {&info_vtbl};
 static void build_vtables(void)
 {
     info_vtbl = (struct ICorProfilerInfo3Vtbl){
-        CLRIE_ICORPROFILERINFO3_METHODS(SLOT_INFO, ICorProfilerInfo3 *This, This)};
+        CLRIE_ICORPROFILERINFO3_METHODS(SLOT_INFO, ICorProfilerInfo3 * This, This)};
     info_vtbl.QueryInterface = info_QueryInterface;
     info_vtbl.AddRef = info_AddRef;
     info_vtbl.Release = info_Release;
@@ -591,8 +610,8 @@ static int setup(void **state)
     struct fixture *f = calloc(1, sizeof(*f));
     char *env[] = {"MicrosoftInstrumentationEngine_FileLogPath=/dev/null", NULL};
     assert_int_equal(clrie_pm_log_init(&f->log, env), 0);
-    struct clrie_pm_log_host host = {.write = count_errors, .context = f,
-                                     .kinds = CLRIE_PM_LOG_ERRORS};
+    struct clrie_pm_log_host host = {
+        .write = count_errors, .context = f, .kinds = CLRIE_PM_LOG_ERRORS};
     clrie_pm_log_set_host(&f->log, &host);
     fake_reset();
     build_vtables();
@@ -607,8 +626,8 @@ static int setup(void **state)
     add_module((struct fake_module){MOD_APP, "/app/App.dll", ASM_APP, f->mapped,
                                     COR_PRF_MODULE_DISK, MVID_APP, false, false});
     add_module((struct fake_module){MOD_CORE, "/dotnet/System.Private.CoreLib.dll", ASM_CORE,
-                                    f->mapped, COR_PRF_MODULE_DISK | COR_PRF_MODULE_NGEN,
-                                    MVID_CORE, false, false});
+                                    f->mapped, COR_PRF_MODULE_DISK | COR_PRF_MODULE_NGEN, MVID_CORE,
+                                    false, false});
     add_module((struct fake_module){MOD_LIB, "/app/Lib.dll", ASM_LIB, f->flat,
                                     COR_PRF_MODULE_DISK | COR_PRF_MODULE_FLAT_LAYOUT, MVID_LIB,
                                     false, true});
@@ -689,7 +708,8 @@ static ModuleID module_id(IModuleInfo *m)
     return id;
 }
 
-/* ---- tests ------------------------------------------------------------------------------------ */
+/* ---- tests ------------------------------------------------------------------------------------
+ */
 
 static void a_module_attached_first_brings_its_assembly_and_domain(void **state)
 {
@@ -1091,8 +1111,8 @@ static void public_key_tokens_follow_the_strong_name_rule(void **state)
     struct fixture *f = *state;
     static const BYTE token[8] = {0xcc, 0x7b, 0x13, 0xff, 0xcd, 0x2d, 0xdd, 0x51};
     add_assembly((struct fake_assembly){0x2600, "Tok", DOMAIN, 0x3700, token, 8, 0});
-    add_module((struct fake_module){0x3700, "/app/Tok.dll", 0x2600, f->mapped, 0, MVID_LIB,
-                                    false, false});
+    add_module(
+        (struct fake_module){0x3700, "/app/Tok.dll", 0x2600, f->mapped, 0, MVID_LIB, false, false});
     IModuleInfo *mod = attach(f, 0x3700, 0x2600);
     IAssemblyInfo *a = NULL;
     assert_int_equal(mod->lpVtbl->GetAssemblyInfo(mod, &a), S_OK);
@@ -1119,8 +1139,7 @@ static void query_interface_follows_com_rules(void **state)
     /* QueryInterface through the container comes back to the object. */
     IDataContainer *container = dc;
     void *back = NULL;
-    assert_int_equal(container->lpVtbl->QueryInterface(container, &IID_IModuleInfo3, &back),
-                     S_OK);
+    assert_int_equal(container->lpVtbl->QueryInterface(container, &IID_IModuleInfo3, &back), S_OK);
     assert_ptr_equal(back, m);
     assert_int_equal(m->lpVtbl->QueryInterface(m, &IID_IAssemblyInfo, &none), E_NOINTERFACE);
     assert_null(none);
@@ -1604,9 +1623,8 @@ static void threads_load_look_up_unload_and_enumerate_together(void **state)
     struct worker workers[LOADERS + READERS];
     for (int i = 0; i < LOADERS + READERS; i++) {
         workers[i] = (struct worker){f, i};
-        assert_int_equal(pthread_create(&threads[i], NULL, i < LOADERS ? loader : reader,
-                                        &workers[i]),
-                         0);
+        assert_int_equal(
+            pthread_create(&threads[i], NULL, i < LOADERS ? loader : reader, &workers[i]), 0);
     }
     for (int i = 0; i < LOADERS + READERS; i++)
         pthread_join(threads[i], NULL);
