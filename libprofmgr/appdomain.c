@@ -1,0 +1,227 @@
+/* IAppDomainInfo: one app domain. On CoreCLR there is one app domain per process, named after
+ * the application ("clrhost" under some hosts); CLRIE calls a domain "default" only when it is
+ * named "DefaultDomain", which never happens on CoreCLR, so clrie calls the first domain the
+ * runtime reports the default one. There is no system or shared domain on CoreCLR. */
+#include "domains_private.h"
+
+#include <stdlib.h>
+
+static struct clrie_pm_appdomain *from_iface(IAppDomainInfo *iface)
+{
+    return CLRIE_CONTAINER_OF(iface, struct clrie_pm_appdomain, iface);
+}
+
+static HRESULT appdomain_QueryInterface(IAppDomainInfo *This, REFIID riid, void **ppv)
+{
+    struct clrie_pm_appdomain *d = from_iface(This);
+    if (!ppv)
+        return E_POINTER;
+    *ppv = NULL;
+    if (!riid)
+        return E_POINTER;
+    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IAppDomainInfo))
+        *ppv = &d->iface;
+    else if (IsEqualIID(riid, &IID_IDataContainer))
+        *ppv = &d->data.iface;
+    else
+        return E_NOINTERFACE;
+    atomic_fetch_add_explicit(&d->refs, 1, memory_order_relaxed);
+    return S_OK;
+}
+
+static ULONG appdomain_AddRef(IAppDomainInfo *This)
+{
+    struct clrie_pm_appdomain *d = from_iface(This);
+    return (ULONG)(atomic_fetch_add_explicit(&d->refs, 1, memory_order_relaxed) + 1);
+}
+
+static ULONG appdomain_Release(IAppDomainInfo *This)
+{
+    struct clrie_pm_appdomain *d = from_iface(This);
+    unsigned long left = atomic_fetch_sub_explicit(&d->refs, 1, memory_order_acq_rel) - 1;
+    if (left == 0) {
+        /* Out of the tables (they hold a reference), so the lists are empty. */
+        clrie_pm_data_container_finish(&d->data);
+        clrie_pm_text_finish(&d->name);
+        clrie_pm_ptr_list_finish(&d->assemblies);
+        clrie_pm_ptr_list_finish(&d->modules);
+        clrie_pm_domains_unref(d->domains);
+        free(d);
+    }
+    return (ULONG)left;
+}
+
+static HRESULT appdomain_GetAppDomainId(IAppDomainInfo *This, AppDomainID *pAppDomainId)
+{
+    if (!pAppDomainId)
+        return E_POINTER;
+    *pAppDomainId = from_iface(This)->id;
+    return S_OK;
+}
+
+static HRESULT appdomain_GetIsSystemDomain(IAppDomainInfo *This, BOOL *pbValue)
+{
+    if (!pbValue)
+        return E_POINTER;
+    *pbValue = FALSE;
+    return S_OK;
+}
+
+static HRESULT appdomain_GetIsSharedDomain(IAppDomainInfo *This, BOOL *pbValue)
+{
+    if (!pbValue)
+        return E_POINTER;
+    *pbValue = FALSE;
+    return S_OK;
+}
+
+static HRESULT appdomain_GetIsDefaultDomain(IAppDomainInfo *This, BOOL *pbValue)
+{
+    if (!pbValue)
+        return E_POINTER;
+    *pbValue = from_iface(This)->is_default ? TRUE : FALSE;
+    return S_OK;
+}
+
+static HRESULT appdomain_GetName(IAppDomainInfo *This, BSTR *pbstrName)
+{
+    struct clrie_pm_appdomain *d = from_iface(This);
+    if (!pbstrName)
+        return E_POINTER;
+    pthread_mutex_lock(&d->domains->lock);
+    HRESULT hr = clrie_pm_text_to_bstr(d->name.text, d->name.len, pbstrName);
+    pthread_mutex_unlock(&d->domains->lock);
+    return hr;
+}
+
+static HRESULT appdomain_GetAssemblies(IAppDomainInfo *This, IEnumAssemblyInfo **ppAssemblyInfos)
+{
+    struct clrie_pm_appdomain *d = from_iface(This);
+    return clrie_pm_enum_from_list(d->domains, CLRIE_PM_ENUM_ASSEMBLIES, &d->assemblies, NULL, NULL,
+                                   (void **)ppAssemblyInfos);
+}
+
+static HRESULT appdomain_GetModules(IAppDomainInfo *This, IEnumModuleInfo **ppModuleInfos)
+{
+    struct clrie_pm_appdomain *d = from_iface(This);
+    return clrie_pm_enum_from_list(d->domains, CLRIE_PM_ENUM_MODULES, &d->modules, NULL, NULL,
+                                   (void **)ppModuleInfos);
+}
+
+static HRESULT appdomain_GetAssemblyInfoById(IAppDomainInfo *This, AssemblyID assemblyID,
+                                             IAssemblyInfo **ppAssemblyInfo)
+{
+    struct clrie_pm_appdomain *d = from_iface(This);
+    if (!ppAssemblyInfo)
+        return E_POINTER;
+    pthread_mutex_lock(&d->domains->lock);
+    struct clrie_pm_assembly *a = clrie_pm_id_map_get(&d->domains->assembly_map, assemblyID);
+    if (a && a->appdomain == d)
+        CLRIE_PM_ADDREF(a);
+    else
+        a = NULL;
+    pthread_mutex_unlock(&d->domains->lock);
+    *ppAssemblyInfo = a ? &a->iface : NULL;
+    return a ? S_OK : E_FAIL;
+}
+
+static HRESULT appdomain_GetAssemblyInfosByName(IAppDomainInfo *This, BSTR pszAssemblyName,
+                                                IEnumAssemblyInfo **ppAssemblyInfos)
+{
+    struct clrie_pm_appdomain *d = from_iface(This);
+    if (!pszAssemblyName) {
+        if (ppAssemblyInfos)
+            *ppAssemblyInfos = NULL;
+        return E_POINTER;
+    }
+    return clrie_pm_enum_from_list(d->domains, CLRIE_PM_ENUM_ASSEMBLIES, &d->assemblies,
+                                   clrie_pm_assembly_has_name, pszAssemblyName,
+                                   (void **)ppAssemblyInfos);
+}
+
+static HRESULT appdomain_GetModuleCount(IAppDomainInfo *This, ULONG *pcModuleInfos)
+{
+    struct clrie_pm_appdomain *d = from_iface(This);
+    if (!pcModuleInfos)
+        return E_POINTER;
+    pthread_mutex_lock(&d->domains->lock);
+    *pcModuleInfos = (ULONG)d->modules.count;
+    pthread_mutex_unlock(&d->domains->lock);
+    return S_OK;
+}
+
+static HRESULT appdomain_GetModuleInfoById(IAppDomainInfo *This, ModuleID moduleId,
+                                           IModuleInfo **ppModuleInfo)
+{
+    struct clrie_pm_appdomain *d = from_iface(This);
+    if (!ppModuleInfo)
+        return E_POINTER;
+    pthread_mutex_lock(&d->domains->lock);
+    struct clrie_pm_module *m = clrie_pm_id_map_get(&d->domains->module_map, moduleId);
+    if (m && m->appdomain == d)
+        CLRIE_PM_ADDREF(m);
+    else
+        m = NULL;
+    pthread_mutex_unlock(&d->domains->lock);
+    *ppModuleInfo = m ? (IModuleInfo *)(void *)&m->iface : NULL;
+    return m ? S_OK : E_FAIL;
+}
+
+static HRESULT appdomain_GetModuleInfosByMvid(IAppDomainInfo *This, GUID mvid,
+                                              IEnumModuleInfo **ppModuleInfo)
+{
+    struct clrie_pm_appdomain *d = from_iface(This);
+    return clrie_pm_enum_from_list(d->domains, CLRIE_PM_ENUM_MODULES, &d->modules,
+                                   clrie_pm_module_has_mvid, &mvid, (void **)ppModuleInfo);
+}
+
+static HRESULT appdomain_GetModuleInfosByName(IAppDomainInfo *This, BSTR pszModuleName,
+                                              IEnumModuleInfo **ppModuleInfo)
+{
+    struct clrie_pm_appdomain *d = from_iface(This);
+    if (!pszModuleName) {
+        if (ppModuleInfo)
+            *ppModuleInfo = NULL;
+        return E_POINTER;
+    }
+    return clrie_pm_enum_from_list(d->domains, CLRIE_PM_ENUM_MODULES, &d->modules,
+                                   clrie_pm_module_has_name, pszModuleName, (void **)ppModuleInfo);
+}
+
+static const struct IAppDomainInfoVtbl appdomain_vtbl = {
+    .QueryInterface = appdomain_QueryInterface,
+    .AddRef = appdomain_AddRef,
+    .Release = appdomain_Release,
+    .GetAppDomainId = appdomain_GetAppDomainId,
+    .GetIsSystemDomain = appdomain_GetIsSystemDomain,
+    .GetIsSharedDomain = appdomain_GetIsSharedDomain,
+    .GetIsDefaultDomain = appdomain_GetIsDefaultDomain,
+    .GetName = appdomain_GetName,
+    .GetAssemblies = appdomain_GetAssemblies,
+    .GetModules = appdomain_GetModules,
+    .GetAssemblyInfoById = appdomain_GetAssemblyInfoById,
+    .GetAssemblyInfosByName = appdomain_GetAssemblyInfosByName,
+    .GetModuleCount = appdomain_GetModuleCount,
+    .GetModuleInfoById = appdomain_GetModuleInfoById,
+    .GetModuleInfosByMvid = appdomain_GetModuleInfosByMvid,
+    .GetModuleInfosByName = appdomain_GetModuleInfosByName,
+};
+
+HRESULT clrie_pm_appdomain_new(struct clrie_pm_domains *domains, AppDomainID id,
+                               struct clrie_pm_text name, struct clrie_pm_appdomain **out)
+{
+    struct clrie_pm_appdomain *d = calloc(1, sizeof(*d));
+    if (!d) {
+        clrie_pm_text_finish(&name);
+        return E_OUTOFMEMORY;
+    }
+    d->iface.lpVtbl = &appdomain_vtbl;
+    clrie_pm_data_container_init(&d->data, CLRIE_PM_UNKNOWN(d));
+    atomic_init(&d->refs, 1);
+    clrie_pm_domains_ref(domains);
+    d->domains = domains;
+    d->id = id;
+    d->name = name;
+    *out = d;
+    return S_OK;
+}

@@ -1,0 +1,781 @@
+/* The process-wide collection (IAppDomainCollection) and the runtime events that fill and
+ * empty its tables. The ownership and locking rules are in domains_private.h.
+ *
+ * IAppDomainCollection::GetAppDomainIDs does what its signature says (CLRIE's fails whenever the
+ * buffer is large enough): *pcActual is the number of domains; the IDs are written up to
+ * cAppDomains; S_OK when they all fitted (or for a size query with a NULL buffer), else
+ * E_NOT_SUFFICIENT_BUFFER. GetMethodInfoById is E_NOTIMPL until method infos exist. */
+#include "domains_private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "utf16.h"
+
+#define E_NOT_SUFFICIENT_BUFFER CLRIE_HRESULT(0x8007007Au)
+#define OF_READ 0x0u  /* CorOpenFlags.ofRead */
+#define OF_WRITE 0x1u /* CorOpenFlags.ofWrite */
+
+/* ---- lifetime ------------------------------------------------------------------------ */
+
+void clrie_pm_domains_ref(struct clrie_pm_domains *domains)
+{
+    atomic_fetch_add_explicit(&domains->refs, 1, memory_order_relaxed);
+}
+
+unsigned long clrie_pm_domains_unref(struct clrie_pm_domains *domains)
+{
+    unsigned long left = atomic_fetch_sub_explicit(&domains->refs, 1, memory_order_acq_rel) - 1;
+    if (left != 0)
+        return left;
+    /* Every object holds a reference, so the tables are empty by now. */
+    clrie_pm_data_container_finish(&domains->data);
+    clrie_pm_ptr_list_finish(&domains->domain_list);
+    clrie_pm_id_map_finish(&domains->domain_map);
+    clrie_pm_id_map_finish(&domains->assembly_map);
+    clrie_pm_id_map_finish(&domains->module_map);
+    pthread_mutex_destroy(&domains->lock);
+    free(domains);
+    return 0;
+}
+
+/* ---- IAppDomainCollection ----------------------------------------------------------- */
+
+static struct clrie_pm_domains *from_iface(IAppDomainCollection *iface)
+{
+    return CLRIE_CONTAINER_OF(iface, struct clrie_pm_domains, iface);
+}
+
+static HRESULT collection_QueryInterface(IAppDomainCollection *This, REFIID riid, void **ppv)
+{
+    struct clrie_pm_domains *d = from_iface(This);
+    if (!ppv)
+        return E_POINTER;
+    *ppv = NULL;
+    if (!riid)
+        return E_POINTER;
+    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IAppDomainCollection))
+        *ppv = &d->iface;
+    else if (IsEqualIID(riid, &IID_IDataContainer))
+        *ppv = &d->data.iface;
+    else
+        return E_NOINTERFACE;
+    clrie_pm_domains_ref(d);
+    return S_OK;
+}
+
+static ULONG collection_AddRef(IAppDomainCollection *This)
+{
+    struct clrie_pm_domains *d = from_iface(This);
+    return (ULONG)(atomic_fetch_add_explicit(&d->refs, 1, memory_order_relaxed) + 1);
+}
+
+static ULONG collection_Release(IAppDomainCollection *This)
+{
+    return (ULONG)clrie_pm_domains_unref(from_iface(This));
+}
+
+static HRESULT collection_GetAppDomainCount(IAppDomainCollection *This, DWORD *pdwCount)
+{
+    struct clrie_pm_domains *d = from_iface(This);
+    if (!pdwCount)
+        return E_POINTER;
+    pthread_mutex_lock(&d->lock);
+    *pdwCount = (DWORD)d->domain_list.count;
+    pthread_mutex_unlock(&d->lock);
+    return S_OK;
+}
+
+/* The object with that ID in map, AddRef'd, or NULL. */
+static void *find(struct clrie_pm_domains *d, struct clrie_pm_id_map *map, UINT_PTR id)
+{
+    pthread_mutex_lock(&d->lock);
+    void *object = clrie_pm_id_map_get(map, id);
+    if (object)
+        CLRIE_PM_ADDREF(object);
+    pthread_mutex_unlock(&d->lock);
+    return object;
+}
+
+static HRESULT collection_GetAppDomainById(IAppDomainCollection *This, AppDomainID appDomainId,
+                                           IAppDomainInfo **ppAppDomainInfo)
+{
+    struct clrie_pm_domains *d = from_iface(This);
+    if (!ppAppDomainInfo)
+        return E_POINTER;
+    struct clrie_pm_appdomain *dom = find(d, &d->domain_map, appDomainId);
+    *ppAppDomainInfo = dom ? &dom->iface : NULL;
+    return dom ? S_OK : E_FAIL;
+}
+
+static HRESULT collection_GetAppDomainIDs(IAppDomainCollection *This, DWORD cAppDomains,
+                                          DWORD *pcActual, AppDomainID *AppDomainIDs)
+{
+    struct clrie_pm_domains *d = from_iface(This);
+    if (!pcActual || (!AppDomainIDs && cAppDomains))
+        return E_POINTER;
+    pthread_mutex_lock(&d->lock);
+    size_t count = d->domain_list.count;
+    for (size_t i = 0; i < count && i < cAppDomains; i++)
+        AppDomainIDs[i] = ((struct clrie_pm_appdomain *)d->domain_list.items[i])->id;
+    pthread_mutex_unlock(&d->lock);
+    *pcActual = (DWORD)count;
+    return (!AppDomainIDs || count <= cAppDomains) ? S_OK : E_NOT_SUFFICIENT_BUFFER;
+}
+
+static HRESULT collection_GetAppDomains(IAppDomainCollection *This,
+                                        IEnumAppDomainInfo **ppEnumAppDomains)
+{
+    struct clrie_pm_domains *d = from_iface(This);
+    return clrie_pm_enum_from_list(d, CLRIE_PM_ENUM_APPDOMAINS, &d->domain_list, NULL, NULL,
+                                   (void **)ppEnumAppDomains);
+}
+
+static HRESULT collection_GetAssemblyInfoById(IAppDomainCollection *This, AssemblyID assemblyID,
+                                              IAssemblyInfo **ppAssemblyInfo)
+{
+    struct clrie_pm_domains *d = from_iface(This);
+    if (!ppAssemblyInfo)
+        return E_POINTER;
+    struct clrie_pm_assembly *a = find(d, &d->assembly_map, assemblyID);
+    *ppAssemblyInfo = a ? &a->iface : NULL;
+    return a ? S_OK : E_FAIL;
+}
+
+static HRESULT collection_GetModuleInfoById(IAppDomainCollection *This, ModuleID moduleID,
+                                            IModuleInfo **ppModuleInfo)
+{
+    return clrie_pm_domains_find_module(from_iface(This), moduleID, ppModuleInfo);
+}
+
+static HRESULT collection_GetModuleInfosByMvid(IAppDomainCollection *This, GUID mvid,
+                                               IEnumModuleInfo **ppEnum)
+{
+    struct clrie_pm_domains *d = from_iface(This);
+    if (!ppEnum)
+        return E_POINTER;
+    *ppEnum = NULL;
+    pthread_mutex_lock(&d->lock);
+    struct clrie_pm_enum *e = clrie_pm_enum_create(CLRIE_PM_ENUM_MODULES, d->module_map.count);
+    for (size_t i = 0; e && i < d->domain_list.count; i++) {
+        struct clrie_pm_appdomain *dom = d->domain_list.items[i];
+        for (size_t j = 0; j < dom->modules.count; j++)
+            if (clrie_pm_module_has_mvid(dom->modules.items[j], &mvid))
+                clrie_pm_enum_add(e, dom->modules.items[j]);
+    }
+    pthread_mutex_unlock(&d->lock);
+    if (!e)
+        return E_OUTOFMEMORY;
+    *ppEnum = clrie_pm_enum_finish(e);
+    return S_OK;
+}
+
+static HRESULT collection_GetMethodInfoById(IAppDomainCollection *This, FunctionID functionID,
+                                            IMethodInfo **ppMethodInfo)
+{
+    if (!ppMethodInfo)
+        return E_POINTER;
+    *ppMethodInfo = NULL;
+    return E_NOTIMPL;
+}
+
+static const struct IAppDomainCollectionVtbl collection_vtbl = {
+    .QueryInterface = collection_QueryInterface,
+    .AddRef = collection_AddRef,
+    .Release = collection_Release,
+    .GetAppDomainCount = collection_GetAppDomainCount,
+    .GetAppDomainById = collection_GetAppDomainById,
+    .GetAppDomainIDs = collection_GetAppDomainIDs,
+    .GetAppDomains = collection_GetAppDomains,
+    .GetAssemblyInfoById = collection_GetAssemblyInfoById,
+    .GetModuleInfoById = collection_GetModuleInfoById,
+    .GetModuleInfosByMvid = collection_GetModuleInfosByMvid,
+    .GetMethodInfoById = collection_GetMethodInfoById,
+};
+
+/* ---- asking the runtime -------------------------------------------------------------- */
+
+/* A name of at most `len` units from a buffer the runtime filled (it counts the 0 terminator). */
+static void keep_name(char16_t *buffer, ULONG len, struct clrie_pm_text *out)
+{
+    size_t n = 0;
+    while (n < len && buffer[n])
+        n++;
+    buffer[n] = 0;
+    *out = (struct clrie_pm_text){.text = buffer, .len = n};
+}
+
+static HRESULT query_appdomain(struct clrie_pm_domains *d, AppDomainID id,
+                               struct clrie_pm_text *name)
+{
+    ICorProfilerInfo3 *info = d->info;
+    ULONG len = 0;
+    ProcessID process = 0;
+    *name = (struct clrie_pm_text){0};
+    HRESULT hr = info->lpVtbl->GetAppDomainInfo(info, id, 0, &len, NULL, &process);
+    if (FAILED(hr))
+        return hr;
+    char16_t *buffer = calloc((size_t)len + 1, sizeof(char16_t));
+    if (!buffer)
+        return E_OUTOFMEMORY;
+    ULONG got = 0;
+    hr = info->lpVtbl->GetAppDomainInfo(info, id, len, &got, buffer, &process);
+    if (FAILED(hr)) {
+        free(buffer);
+        return hr;
+    }
+    keep_name(buffer, got < len ? got : len, name);
+    return S_OK;
+}
+
+static HRESULT query_assembly(struct clrie_pm_domains *d, AssemblyID id, struct clrie_pm_text *name,
+                              AppDomainID *appdomain, ModuleID *manifest)
+{
+    ICorProfilerInfo3 *info = d->info;
+    ULONG len = 0;
+    *name = (struct clrie_pm_text){0};
+    HRESULT hr = info->lpVtbl->GetAssemblyInfo(info, id, 0, &len, NULL, appdomain, manifest);
+    if (FAILED(hr))
+        return hr;
+    char16_t *buffer = calloc((size_t)len + 1, sizeof(char16_t));
+    if (!buffer)
+        return E_OUTOFMEMORY;
+    ULONG got = 0;
+    hr = info->lpVtbl->GetAssemblyInfo(info, id, len, &got, buffer, appdomain, manifest);
+    if (FAILED(hr)) {
+        free(buffer);
+        return hr;
+    }
+    keep_name(buffer, got < len ? got : len, name);
+    return S_OK;
+}
+
+static HRESULT query_module(struct clrie_pm_domains *d, ModuleID id,
+                            struct clrie_pm_module_facts *facts, AssemblyID *assembly)
+{
+    ICorProfilerInfo3 *info = d->info;
+    ULONG len = 0;
+    HRESULT hr = info->lpVtbl->GetModuleInfo2(info, id, &facts->base, 0, &len, NULL, assembly,
+                                              &facts->flags);
+    if (FAILED(hr))
+        return hr;
+    char16_t *buffer = calloc((size_t)len + 1, sizeof(char16_t));
+    if (!buffer)
+        return E_OUTOFMEMORY;
+    ULONG got = 0;
+    hr = info->lpVtbl->GetModuleInfo2(info, id, &facts->base, len, &got, buffer, assembly,
+                                      &facts->flags);
+    if (FAILED(hr)) {
+        free(buffer);
+        return hr;
+    }
+    keep_name(buffer, got < len ? got : len, &facts->path);
+    return S_OK;
+}
+
+static HRESULT open_metadata(struct clrie_pm_domains *d, ModuleID id, DWORD flags, const IID *iid,
+                             IUnknown **out)
+{
+    *out = NULL;
+    HRESULT hr = d->info->lpVtbl->GetModuleMetaData(d->info, id, flags, iid, out);
+    if (hr != S_OK || !*out) {
+        /* S_FALSE is how the runtime says "no metadata" (resource-only modules). */
+        if (*out)
+            (*out)->lpVtbl->Release(*out);
+        *out = NULL;
+        return FAILED(hr) ? hr : E_FAIL;
+    }
+    return S_OK;
+}
+
+/* Lossy UTF-8 of a runtime string for a log line; free() it. NULL is printed as "?". */
+static char *printable(const struct clrie_pm_text *text)
+{
+    char *out = NULL;
+    size_t len = 0;
+    if (clrie_pm_utf16_to_utf8(text->text, text->len, true, &out, &len) != 0)
+        return NULL;
+    return out;
+}
+
+/* Stores `fresh` in *field if the field is still empty (under the lock); frees what is left. */
+static void fill_name(struct clrie_pm_domains *d, struct clrie_pm_text *field,
+                      struct clrie_pm_text fresh)
+{
+    pthread_mutex_lock(&d->lock);
+    if (field->len == 0 && fresh.len != 0) {
+        struct clrie_pm_text old = *field;
+        *field = fresh;
+        fresh = old;
+    }
+    pthread_mutex_unlock(&d->lock);
+    clrie_pm_text_finish(&fresh);
+}
+
+static bool name_missing(struct clrie_pm_domains *d, const struct clrie_pm_text *field)
+{
+    pthread_mutex_lock(&d->lock);
+    bool missing = field->len == 0;
+    pthread_mutex_unlock(&d->lock);
+    return missing;
+}
+
+/* ---- finding or creating objects ---------------------------------------------------- */
+
+/* The domain with that ID, AddRef'd: from the tables or new. A new one enters the tables
+ * unless the collection is closed. The name may not be known yet when the domain is created on
+ * the way to an assembly; the creation event fills it in. */
+static HRESULT get_appdomain(struct clrie_pm_domains *d, AppDomainID id, bool creation_event,
+                             struct clrie_pm_appdomain **out)
+{
+    struct clrie_pm_appdomain *dom = find(d, &d->domain_map, id);
+    if (dom) {
+        if (creation_event && name_missing(d, &dom->name)) {
+            struct clrie_pm_text name;
+            if (SUCCEEDED(query_appdomain(d, id, &name)))
+                fill_name(d, &dom->name, name);
+        }
+        *out = dom;
+        return S_OK;
+    }
+
+    struct clrie_pm_text name;
+    HRESULT hr = query_appdomain(d, id, &name);
+    if (FAILED(hr)) {
+        if (creation_event)
+            CLRIE_PM_LOG_ERROR(d->log,
+                               "app domain 0x%llx: GetAppDomainInfo failed (0x%08x); its name "
+                               "stays empty",
+                               (unsigned long long)id, (unsigned)hr);
+        name = (struct clrie_pm_text){0};
+    }
+    struct clrie_pm_appdomain *fresh;
+    hr = clrie_pm_appdomain_new(d, id, name, &fresh);
+    if (FAILED(hr))
+        return hr;
+
+    struct clrie_pm_appdomain *loser = NULL;
+    pthread_mutex_lock(&d->lock);
+    dom = clrie_pm_id_map_get(&d->domain_map, id);
+    if (dom) {
+        CLRIE_PM_ADDREF(dom); /* another thread was faster */
+        loser = fresh;
+    } else if (d->closed) {
+        dom = fresh; /* the caller's, outside the tables */
+    } else if (clrie_pm_id_map_reserve(&d->domain_map) != 0 ||
+               clrie_pm_ptr_list_reserve(&d->domain_list, 1) != 0) {
+        loser = fresh;
+        hr = E_OUTOFMEMORY;
+    } else {
+        dom = fresh;
+        dom->is_default = !d->have_default;
+        if (!d->have_default) {
+            d->have_default = true;
+            d->default_domain = id;
+        }
+        clrie_pm_id_map_put(&d->domain_map, id, dom);
+        clrie_pm_ptr_list_append(&d->domain_list, dom);
+        dom->loaded = true;
+        CLRIE_PM_ADDREF(dom); /* the creation reference is now the tables' */
+    }
+    pthread_mutex_unlock(&d->lock);
+    if (loser)
+        CLRIE_PM_RELEASE(loser);
+    if (FAILED(hr))
+        return hr;
+    *out = dom;
+    return S_OK;
+}
+
+static HRESULT get_assembly(struct clrie_pm_domains *d, AssemblyID id, bool load_event,
+                            struct clrie_pm_assembly **out)
+{
+    struct clrie_pm_assembly *a = find(d, &d->assembly_map, id);
+    if (a) {
+        if (load_event && name_missing(d, &a->name)) {
+            struct clrie_pm_text name;
+            AppDomainID appdomain_id;
+            ModuleID manifest_id;
+            if (SUCCEEDED(query_assembly(d, id, &name, &appdomain_id, &manifest_id)))
+                fill_name(d, &a->name, name);
+        }
+        *out = a;
+        return S_OK;
+    }
+
+    struct clrie_pm_text name;
+    AppDomainID appdomain_id = 0;
+    ModuleID manifest_id = 0;
+    HRESULT hr = query_assembly(d, id, &name, &appdomain_id, &manifest_id);
+    if (FAILED(hr)) {
+        CLRIE_PM_LOG_ERROR(d->log, "assembly 0x%llx: GetAssemblyInfo failed (0x%08x)",
+                           (unsigned long long)id, (unsigned)hr);
+        return hr;
+    }
+    struct clrie_pm_appdomain *dom;
+    hr = get_appdomain(d, appdomain_id, false, &dom);
+    if (FAILED(hr)) {
+        clrie_pm_text_finish(&name);
+        return hr;
+    }
+    struct clrie_pm_assembly *fresh;
+    hr = clrie_pm_assembly_new(d, dom, id, manifest_id, name, &fresh);
+    if (FAILED(hr)) {
+        CLRIE_PM_RELEASE(dom);
+        return hr;
+    }
+
+    struct clrie_pm_assembly *loser = NULL;
+    pthread_mutex_lock(&d->lock);
+    a = clrie_pm_id_map_get(&d->assembly_map, id);
+    if (a) {
+        CLRIE_PM_ADDREF(a);
+        loser = fresh;
+    } else if (d->closed || !dom->loaded) {
+        a = fresh; /* its domain is gone: the caller's, outside the tables */
+    } else if (clrie_pm_id_map_reserve(&d->assembly_map) != 0 ||
+               clrie_pm_ptr_list_reserve(&dom->assemblies, 1) != 0) {
+        loser = fresh;
+        hr = E_OUTOFMEMORY;
+    } else {
+        a = fresh;
+        clrie_pm_id_map_put(&d->assembly_map, id, a);
+        clrie_pm_ptr_list_append(&dom->assemblies, a);
+        a->loaded = true;
+        CLRIE_PM_ADDREF(a);
+    }
+    pthread_mutex_unlock(&d->lock);
+    if (loser)
+        CLRIE_PM_RELEASE(loser);
+    CLRIE_PM_RELEASE(dom);
+    if (FAILED(hr))
+        return hr;
+    *out = a;
+    return S_OK;
+}
+
+/* Hands an AddRef'd object to a caller that may not want it. */
+static void give(void *object, void **out)
+{
+    if (out)
+        *out = object;
+    else if (object)
+        CLRIE_PM_RELEASE(object);
+}
+
+/* ---- the contract ---------------------------------------------------------------------- */
+
+HRESULT clrie_pm_domains_new(ICorProfilerInfo3 *info, struct clrie_pm_log *log,
+                             struct clrie_pm_domains **out)
+{
+    if (!out)
+        return E_POINTER;
+    *out = NULL;
+    if (!info || !log)
+        return E_POINTER;
+    struct clrie_pm_domains *d = calloc(1, sizeof(*d));
+    if (!d)
+        return E_OUTOFMEMORY;
+    d->iface.lpVtbl = &collection_vtbl;
+    clrie_pm_data_container_init(&d->data, CLRIE_PM_UNKNOWN(d));
+    atomic_init(&d->refs, 1);
+    info->lpVtbl->AddRef(info);
+    d->info = info;
+    d->log = log;
+    pthread_mutex_init(&d->lock, NULL);
+    *out = d;
+    return S_OK;
+}
+
+void clrie_pm_domains_free(struct clrie_pm_domains *domains)
+{
+    if (!domains)
+        return;
+    pthread_mutex_lock(&domains->lock);
+    domains->closed = true;
+    struct clrie_pm_ptr_list list = domains->domain_list;
+    domains->domain_list = (struct clrie_pm_ptr_list){0};
+    pthread_mutex_unlock(&domains->lock);
+
+    /* Each domain is still in the map; shutting it down takes it out with its assemblies and
+     * modules and drops the tables' references. */
+    for (size_t i = 0; i < list.count; i++) {
+        AppDomainID id = ((struct clrie_pm_appdomain *)list.items[i])->id;
+        clrie_pm_domains_appdomain_shutdown(domains, id, NULL);
+    }
+    clrie_pm_ptr_list_finish(&list);
+
+    ICorProfilerInfo3 *info = domains->info;
+    domains->info = NULL;
+    info->lpVtbl->Release(info);
+    clrie_pm_domains_unref(domains);
+}
+
+IAppDomainCollection *clrie_pm_domains_collection(struct clrie_pm_domains *domains)
+{
+    return &domains->iface;
+}
+
+HRESULT clrie_pm_domains_appdomain_created(struct clrie_pm_domains *domains, AppDomainID id,
+                                           IAppDomainInfo **out)
+{
+    struct clrie_pm_appdomain *dom;
+    if (out)
+        *out = NULL;
+    HRESULT hr = get_appdomain(domains, id, true, &dom);
+    if (FAILED(hr))
+        return hr;
+    give(dom, (void **)out);
+    return S_OK;
+}
+
+HRESULT clrie_pm_domains_assembly_loaded(struct clrie_pm_domains *domains, AssemblyID id,
+                                         IAssemblyInfo **out)
+{
+    struct clrie_pm_assembly *a;
+    if (out)
+        *out = NULL;
+    HRESULT hr = get_assembly(domains, id, true, &a);
+    if (FAILED(hr))
+        return hr;
+    give(a, (void **)out);
+    return S_OK;
+}
+
+HRESULT clrie_pm_domains_module_attached(struct clrie_pm_domains *domains, ModuleID id,
+                                         AssemblyID assembly, IModuleInfo **out)
+{
+    struct clrie_pm_domains *d = domains;
+    struct clrie_pm_module_facts facts = {.id = id};
+    struct clrie_pm_assembly *a = NULL;
+    BYTE *public_key = NULL;
+    HRESULT hr;
+    if (out)
+        *out = NULL;
+
+    struct clrie_pm_module *m = find(d, &d->module_map, id);
+    if (m) {
+        give(m, (void **)out);
+        return S_OK;
+    }
+
+    AssemblyID reported = 0;
+    hr = query_module(d, id, &facts, &reported);
+    if (FAILED(hr)) {
+        CLRIE_PM_LOG_ERROR(d->log, "module 0x%llx: GetModuleInfo2 failed (0x%08x)",
+                           (unsigned long long)id, (unsigned)hr);
+        goto done;
+    }
+    if (!assembly)
+        assembly = reported;
+
+    /* Resource-only modules have no metadata: no object and no event (as CLRIE). */
+    if ((facts.flags & COR_PRF_MODULE_RESOURCE) ||
+        FAILED(
+            open_metadata(d, id, OF_READ, &IID_IMetaDataAssemblyImport, &facts.assembly_import)) ||
+        FAILED(open_metadata(d, id, OF_READ, &IID_IMetaDataImport2, &facts.import))) {
+        char *path = printable(&facts.path);
+        CLRIE_PM_LOG_MESSAGE(d->log, "module 0x%llx (%s) has no metadata and is not tracked",
+                             (unsigned long long)id, path ? path : "?");
+        free(path);
+        hr = S_FALSE;
+        goto done;
+    }
+    /* Only possible now, inside the runtime's callback; winmds and some dynamic modules refuse. */
+    open_metadata(d, id, OF_READ | OF_WRITE, &IID_IMetaDataEmit2, &facts.emit);
+    open_metadata(d, id, OF_READ | OF_WRITE, &IID_IMetaDataAssemblyEmit, &facts.assembly_emit);
+
+    IMetaDataImport2 *import = (IMetaDataImport2 *)(void *)facts.import;
+    hr = import->lpVtbl->GetScopeProps(import, NULL, 0, NULL, &facts.mvid);
+    if (FAILED(hr)) {
+        CLRIE_PM_LOG_ERROR(d->log, "module 0x%llx: IMetaDataImport::GetScopeProps failed (0x%08x)",
+                           (unsigned long long)id, (unsigned)hr);
+        goto done;
+    }
+
+    hr = get_assembly(d, assembly, false, &a);
+    if (FAILED(hr))
+        goto done;
+
+    bool is_manifest = a->manifest_id == id || a->manifest_id == 0;
+    mdAssembly token = mdTokenNil;
+    DWORD assembly_flags = 0;
+    ULONG public_key_size = 0;
+    bool have_identity = false;
+    if (is_manifest) {
+        HRESULT identity = clrie_pm_assembly_read_identity(
+            facts.assembly_import, &token, &assembly_flags, &public_key, &public_key_size);
+        have_identity = SUCCEEDED(identity);
+        if (!have_identity)
+            CLRIE_PM_LOG_ERROR(d->log,
+                               "assembly 0x%llx: cannot read its identity from module 0x%llx "
+                               "(0x%08x); no public key or token",
+                               (unsigned long long)assembly, (unsigned long long)id,
+                               (unsigned)identity);
+    }
+
+    struct clrie_pm_module *fresh;
+    hr = clrie_pm_module_new(d, a, &facts, &fresh);
+    if (FAILED(hr))
+        goto done;
+
+    struct clrie_pm_module *loser = NULL;
+    pthread_mutex_lock(&d->lock);
+    m = clrie_pm_id_map_get(&d->module_map, id);
+    if (m) {
+        CLRIE_PM_ADDREF(m);
+        loser = fresh;
+    } else if (d->closed || !a->loaded) {
+        m = fresh; /* its assembly is gone: the caller's, outside the tables */
+    } else if (clrie_pm_id_map_reserve(&d->module_map) != 0 ||
+               clrie_pm_ptr_list_reserve(&a->modules, 1) != 0 ||
+               clrie_pm_ptr_list_reserve(&a->appdomain->modules, 1) != 0) {
+        loser = fresh;
+        hr = E_OUTOFMEMORY;
+    } else {
+        m = fresh;
+        clrie_pm_id_map_put(&d->module_map, id, m);
+        clrie_pm_ptr_list_append(&a->modules, m);
+        clrie_pm_ptr_list_append(&a->appdomain->modules, m);
+        m->loaded = true;
+        CLRIE_PM_ADDREF(m);
+        if (is_manifest && !a->manifest)
+            a->manifest = m;
+        if (have_identity && !a->have_identity) {
+            a->have_identity = true;
+            a->token = token;
+            a->flags = assembly_flags;
+            a->public_key = public_key;
+            a->public_key_size = public_key_size;
+            public_key = NULL;
+        }
+    }
+    pthread_mutex_unlock(&d->lock);
+    if (loser)
+        CLRIE_PM_RELEASE(loser);
+    if (SUCCEEDED(hr))
+        give(m, (void **)out);
+
+done:
+    free(public_key);
+    if (a)
+        CLRIE_PM_RELEASE(a);
+    clrie_pm_text_finish(&facts.path);
+    if (facts.import)
+        facts.import->lpVtbl->Release(facts.import);
+    if (facts.assembly_import)
+        facts.assembly_import->lpVtbl->Release(facts.assembly_import);
+    if (facts.emit)
+        facts.emit->lpVtbl->Release(facts.emit);
+    if (facts.assembly_emit)
+        facts.assembly_emit->lpVtbl->Release(facts.assembly_emit);
+    return hr;
+}
+
+/* Takes module m out of the tables, under the lock. Its tables reference is the caller's. */
+static void detach_module_locked(struct clrie_pm_domains *d, struct clrie_pm_module *m)
+{
+    clrie_pm_id_map_remove(&d->module_map, m->id);
+    clrie_pm_ptr_list_remove(&m->assembly->modules, m);
+    clrie_pm_ptr_list_remove(&m->appdomain->modules, m);
+    if (m->assembly->manifest == m)
+        m->assembly->manifest = NULL;
+    m->loaded = false;
+}
+
+static void release_all(struct clrie_pm_ptr_list *list)
+{
+    for (size_t i = 0; i < list->count; i++)
+        CLRIE_PM_RELEASE(list->items[i]);
+    clrie_pm_ptr_list_finish(list);
+}
+
+HRESULT clrie_pm_domains_module_unloaded(struct clrie_pm_domains *domains, ModuleID id,
+                                         IModuleInfo **out)
+{
+    if (out)
+        *out = NULL;
+    pthread_mutex_lock(&domains->lock);
+    struct clrie_pm_module *m = clrie_pm_id_map_get(&domains->module_map, id);
+    if (m)
+        detach_module_locked(domains, m);
+    pthread_mutex_unlock(&domains->lock);
+    if (!m)
+        return S_FALSE;
+    give(m, (void **)out);
+    return S_OK;
+}
+
+HRESULT clrie_pm_domains_assembly_unloaded(struct clrie_pm_domains *domains, AssemblyID id,
+                                           IAssemblyInfo **out)
+{
+    struct clrie_pm_ptr_list modules = {0};
+    if (out)
+        *out = NULL;
+    pthread_mutex_lock(&domains->lock);
+    struct clrie_pm_assembly *a = clrie_pm_id_map_remove(&domains->assembly_map, id);
+    if (a) {
+        clrie_pm_ptr_list_remove(&a->appdomain->assemblies, a);
+        /* Its modules leave with it (CLRIE's fabricated module unloads). */
+        modules = a->modules;
+        a->modules = (struct clrie_pm_ptr_list){0};
+        for (size_t i = 0; i < modules.count; i++)
+            detach_module_locked(domains, modules.items[i]);
+        a->manifest = NULL;
+        a->loaded = false;
+    }
+    pthread_mutex_unlock(&domains->lock);
+    release_all(&modules);
+    if (!a)
+        return S_FALSE;
+    give(a, (void **)out);
+    return S_OK;
+}
+
+HRESULT clrie_pm_domains_appdomain_shutdown(struct clrie_pm_domains *domains, AppDomainID id,
+                                            IAppDomainInfo **out)
+{
+    struct clrie_pm_ptr_list assemblies = {0};
+    struct clrie_pm_ptr_list modules = {0};
+    if (out)
+        *out = NULL;
+    pthread_mutex_lock(&domains->lock);
+    struct clrie_pm_appdomain *dom = clrie_pm_id_map_remove(&domains->domain_map, id);
+    if (dom) {
+        clrie_pm_ptr_list_remove(&domains->domain_list, dom);
+        assemblies = dom->assemblies;
+        dom->assemblies = (struct clrie_pm_ptr_list){0};
+        modules = dom->modules;
+        dom->modules = (struct clrie_pm_ptr_list){0};
+        for (size_t i = 0; i < modules.count; i++) {
+            struct clrie_pm_module *m = modules.items[i];
+            clrie_pm_id_map_remove(&domains->module_map, m->id);
+            m->loaded = false;
+        }
+        for (size_t i = 0; i < assemblies.count; i++) {
+            struct clrie_pm_assembly *a = assemblies.items[i];
+            clrie_pm_id_map_remove(&domains->assembly_map, a->id);
+            clrie_pm_ptr_list_finish(&a->modules); /* a subset of the domain's */
+            a->manifest = NULL;
+            a->loaded = false;
+        }
+        dom->loaded = false;
+    }
+    pthread_mutex_unlock(&domains->lock);
+    release_all(&modules);
+    release_all(&assemblies);
+    if (!dom)
+        return S_FALSE;
+    give(dom, (void **)out);
+    return S_OK;
+}
+
+HRESULT clrie_pm_domains_find_module(struct clrie_pm_domains *domains, ModuleID id,
+                                     IModuleInfo **out)
+{
+    if (!out)
+        return E_POINTER;
+    struct clrie_pm_module *m = find(domains, &domains->module_map, id);
+    *out = m ? (IModuleInfo *)(void *)&m->iface : NULL;
+    return m ? S_OK : E_FAIL;
+}

@@ -1,0 +1,427 @@
+/* IModuleInfo, IModuleInfo2, IModuleInfo3: one module, as the runtime described it when it
+ * attached to its assembly. Everything is recorded then and never changes: the path and flags
+ * (ICorProfilerInfo3::GetModuleInfo2), the metadata interfaces (GetModuleMetaData is only
+ * allowed inside callbacks, so they are obtained at attach time and kept), the MVID and the PE
+ * headers (peimage.h). The three interface versions share one vtable and one pointer.
+ *
+ * Choices where CLRIE gives no useful answer on CoreCLR:
+ *  - GetIsMscorlib is TRUE for "mscorlib.dll" (CLRIE's only case) and also for
+ *    "System.Private.CoreLib.dll", CoreCLR's core library, which is what the question means;
+ *    CLRIE answers FALSE for every module on CoreCLR.
+ *  - GetIsILOnly reads COMIMAGE_FLAGS_ILONLY from the CLI header (CLRIE's test is inverted);
+ *    FALSE without a CLI header (dynamic modules).
+ *  - GetIs64bit is TRUE for a PE32+ image (an AnyCPU IL assembly is PE32, so FALSE).
+ *  - ResolveRva also works for flat-layout images, through the section table.
+ *  - GetModuleVersion is E_NOTIMPL: VS_FIXEDFILEINFO is a Windows resource (CLRIE reads it only
+ *    on Windows).
+ * Not implemented yet (E_NOTIMPL), they belong to the IL-rewriting work: RequestRejit,
+ * CreateTypeFactory, GetMethodInfoById, GetMethodInfoByToken; ImportModule (E_NOTIMPL on Linux
+ * in CLRIE too). */
+#include "domains_private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "utf16.h"
+
+static struct clrie_pm_module *from_iface(IModuleInfo3 *iface)
+{
+    return CLRIE_CONTAINER_OF(iface, struct clrie_pm_module, iface);
+}
+
+static HRESULT module_QueryInterface(IModuleInfo3 *This, REFIID riid, void **ppv)
+{
+    struct clrie_pm_module *m = from_iface(This);
+    if (!ppv)
+        return E_POINTER;
+    *ppv = NULL;
+    if (!riid)
+        return E_POINTER;
+    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IModuleInfo) ||
+        IsEqualIID(riid, &IID_IModuleInfo2) || IsEqualIID(riid, &IID_IModuleInfo3))
+        *ppv = &m->iface;
+    else if (IsEqualIID(riid, &IID_IDataContainer))
+        *ppv = &m->data.iface;
+    else
+        return E_NOINTERFACE;
+    atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed);
+    return S_OK;
+}
+
+static ULONG module_AddRef(IModuleInfo3 *This)
+{
+    struct clrie_pm_module *m = from_iface(This);
+    return (ULONG)(atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed) + 1);
+}
+
+static void release_unknown(IUnknown *unknown)
+{
+    if (unknown)
+        unknown->lpVtbl->Release(unknown);
+}
+
+static ULONG module_Release(IModuleInfo3 *This)
+{
+    struct clrie_pm_module *m = from_iface(This);
+    unsigned long left = atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) - 1;
+    if (left == 0) {
+        clrie_pm_data_container_finish(&m->data);
+        release_unknown(m->import);
+        release_unknown(m->assembly_import);
+        release_unknown(m->emit);
+        release_unknown(m->assembly_emit);
+        clrie_pm_pe_image_finish(&m->image);
+        clrie_pm_text_finish(&m->path);
+        CLRIE_PM_RELEASE(m->assembly);
+        CLRIE_PM_RELEASE(m->appdomain);
+        clrie_pm_domains_unref(m->domains);
+        free(m);
+    }
+    return (ULONG)left;
+}
+
+static HRESULT module_GetModuleName(IModuleInfo3 *This, BSTR *pbstrModuleName)
+{
+    struct clrie_pm_module *m = from_iface(This);
+    return clrie_pm_text_to_bstr(m->path.text + m->name_offset, m->path.len - m->name_offset,
+                                 pbstrModuleName);
+}
+
+static HRESULT module_GetFullPath(IModuleInfo3 *This, BSTR *pbstrFullPath)
+{
+    struct clrie_pm_module *m = from_iface(This);
+    return clrie_pm_text_to_bstr(m->path.text, m->path.len, pbstrFullPath);
+}
+
+static HRESULT module_GetAssemblyInfo(IModuleInfo3 *This, IAssemblyInfo **ppAssemblyInfo)
+{
+    struct clrie_pm_module *m = from_iface(This);
+    if (!ppAssemblyInfo)
+        return E_POINTER;
+    CLRIE_PM_ADDREF(m->assembly);
+    *ppAssemblyInfo = &m->assembly->iface;
+    return S_OK;
+}
+
+static HRESULT module_GetAppDomainInfo(IModuleInfo3 *This, IAppDomainInfo **ppAppDomainInfo)
+{
+    struct clrie_pm_module *m = from_iface(This);
+    if (!ppAppDomainInfo)
+        return E_POINTER;
+    CLRIE_PM_ADDREF(m->appdomain);
+    *ppAppDomainInfo = &m->appdomain->iface;
+    return S_OK;
+}
+
+/* A cached metadata interface, AddRef'd; E_FAIL when the runtime refused it at attach time. */
+static HRESULT copy_metadata(IUnknown *cached, IUnknown **out)
+{
+    if (!out)
+        return E_POINTER;
+    *out = cached;
+    if (!cached)
+        return E_FAIL;
+    cached->lpVtbl->AddRef(cached);
+    return S_OK;
+}
+
+static HRESULT module_GetMetaDataImport(IModuleInfo3 *This, IUnknown **ppMetaDataImport)
+{
+    return copy_metadata(from_iface(This)->import, ppMetaDataImport);
+}
+
+static HRESULT module_GetMetaDataAssemblyImport(IModuleInfo3 *This,
+                                                IUnknown **ppMetaDataAssemblyImport)
+{
+    return copy_metadata(from_iface(This)->assembly_import, ppMetaDataAssemblyImport);
+}
+
+static HRESULT module_GetMetaDataEmit(IModuleInfo3 *This, IUnknown **ppMetaDataEmit)
+{
+    return copy_metadata(from_iface(This)->emit, ppMetaDataEmit);
+}
+
+static HRESULT module_GetMetaDataAssemblyEmit(IModuleInfo3 *This, IUnknown **ppMetaDataAssemblyEmit)
+{
+    return copy_metadata(from_iface(This)->assembly_emit, ppMetaDataAssemblyEmit);
+}
+
+static HRESULT module_GetModuleID(IModuleInfo3 *This, ModuleID *pModuleId)
+{
+    if (!pModuleId)
+        return E_POINTER;
+    *pModuleId = from_iface(This)->id;
+    return S_OK;
+}
+
+static HRESULT module_GetMVID(IModuleInfo3 *This, GUID *pguidMvid)
+{
+    if (!pguidMvid)
+        return E_POINTER;
+    *pguidMvid = from_iface(This)->mvid;
+    return S_OK;
+}
+
+static HRESULT answer(BOOL *out, bool value)
+{
+    if (!out)
+        return E_POINTER;
+    *out = value ? TRUE : FALSE;
+    return S_OK;
+}
+
+static HRESULT module_GetIsILOnly(IModuleInfo3 *This, BOOL *pbValue)
+{
+    struct clrie_pm_module *m = from_iface(This);
+    return answer(pbValue, m->have_image && m->image.have_cor_header &&
+                               (m->image.cor_flags & CLRIE_PM_COMIMAGE_FLAGS_ILONLY));
+}
+
+static bool is_core_library(const struct clrie_pm_module *m)
+{
+    static const char16_t mscorlib[] = u"mscorlib.dll";
+    static const char16_t corelib[] = u"System.Private.CoreLib.dll";
+    const char16_t *name = m->path.text + m->name_offset;
+    size_t len = m->path.len - m->name_offset;
+    return clrie_pm_text_equal(name, len, mscorlib) || clrie_pm_text_equal(name, len, corelib);
+}
+
+static HRESULT module_GetIsMscorlib(IModuleInfo3 *This, BOOL *pbValue)
+{
+    return answer(pbValue, is_core_library(from_iface(This)));
+}
+
+static HRESULT module_GetIsDynamic(IModuleInfo3 *This, BOOL *pbValue)
+{
+    struct clrie_pm_module *m = from_iface(This);
+    return answer(pbValue, (m->flags & COR_PRF_MODULE_DYNAMIC) || m->base == NULL);
+}
+
+static HRESULT module_GetIsNgen(IModuleInfo3 *This, BOOL *pbValue)
+{
+    return answer(pbValue, from_iface(This)->flags & COR_PRF_MODULE_NGEN);
+}
+
+static HRESULT module_GetIsWinRT(IModuleInfo3 *This, BOOL *pbValue)
+{
+    return answer(pbValue, from_iface(This)->flags & COR_PRF_MODULE_WINDOWS_RUNTIME);
+}
+
+static HRESULT module_GetIs64bit(IModuleInfo3 *This, BOOL *pbValue)
+{
+    struct clrie_pm_module *m = from_iface(This);
+    return answer(pbValue, m->have_image && m->image.pe32_plus);
+}
+
+static HRESULT module_GetImageBase(IModuleInfo3 *This, LPCBYTE *pbValue)
+{
+    if (!pbValue)
+        return E_POINTER;
+    *pbValue = from_iface(This)->base;
+    return S_OK;
+}
+
+/* Copies up to cbValue bytes of the IMAGE_COR20_HEADER (72 bytes); E_FAIL without one. */
+static HRESULT module_GetCorHeader(IModuleInfo3 *This, DWORD cbValue, BYTE *pbValue)
+{
+    struct clrie_pm_module *m = from_iface(This);
+    if (!pbValue)
+        return E_POINTER;
+    if (!m->have_image || !m->image.have_cor_header)
+        return E_FAIL;
+    size_t n = cbValue < CLRIE_PM_COR20_HEADER_SIZE ? cbValue : CLRIE_PM_COR20_HEADER_SIZE;
+    memcpy(pbValue, m->image.cor_header, n);
+    return S_OK;
+}
+
+/* E_FAIL when the module has no entry point (as CLRIE), e.g. a library. */
+static HRESULT module_GetEntrypointToken(IModuleInfo3 *This, DWORD *pdwEntrypointToken)
+{
+    struct clrie_pm_module *m = from_iface(This);
+    if (!pdwEntrypointToken)
+        return E_POINTER;
+    *pdwEntrypointToken = m->have_image ? m->image.entry_point_token : mdTokenNil;
+    return *pdwEntrypointToken != mdTokenNil ? S_OK : E_FAIL;
+}
+
+static HRESULT module_GetModuleVersion(IModuleInfo3 *This, DWORD cbValue, BYTE *pbValue)
+{
+    return pbValue ? E_NOTIMPL : E_POINTER;
+}
+
+static HRESULT module_RequestRejit(IModuleInfo3 *This, mdToken methodToken)
+{
+    return E_NOTIMPL;
+}
+
+static HRESULT module_CreateTypeFactory(IModuleInfo3 *This, ITypeCreator **ppTypeFactory)
+{
+    if (!ppTypeFactory)
+        return E_POINTER;
+    *ppTypeFactory = NULL;
+    return E_NOTIMPL;
+}
+
+static HRESULT module_GetMethodInfoById(IModuleInfo3 *This, FunctionID functionID,
+                                        IMethodInfo **ppMethodInfo)
+{
+    if (!ppMethodInfo)
+        return E_POINTER;
+    *ppMethodInfo = NULL;
+    return E_NOTIMPL;
+}
+
+static HRESULT module_GetMethodInfoByToken(IModuleInfo3 *This, mdToken token,
+                                           IMethodInfo **ppMethodInfo)
+{
+    if (!ppMethodInfo)
+        return E_POINTER;
+    *ppMethodInfo = NULL;
+    return E_NOTIMPL;
+}
+
+static HRESULT module_ImportModule(IModuleInfo3 *This, IUnknown *pSourceModuleMetadataImport,
+                                   LPCBYTE *pSourceImage)
+{
+    return E_NOTIMPL;
+}
+
+static HRESULT module_GetIsFlatLayout(IModuleInfo3 *This, BOOL *pbValue)
+{
+    return answer(pbValue, from_iface(This)->flags & COR_PRF_MODULE_FLAT_LAYOUT);
+}
+
+/* The address of an RVA in the loaded image: base + rva when mapped, through the section table
+ * when flat. E_NOTIMPL for a module without an image (dynamic, as CLRIE), E_INVALIDARG for an
+ * RVA outside the image. */
+static HRESULT module_ResolveRva(IModuleInfo3 *This, DWORD rva, LPCBYTE *ppbResolvedAddress)
+{
+    struct clrie_pm_module *m = from_iface(This);
+    if (!ppbResolvedAddress)
+        return E_POINTER;
+    *ppbResolvedAddress = NULL;
+    if (!m->have_image)
+        return E_NOTIMPL;
+    *ppbResolvedAddress = clrie_pm_pe_image_resolve(&m->image, rva, 1);
+    return *ppbResolvedAddress ? S_OK : E_INVALIDARG;
+}
+
+static HRESULT module_GetIsLoadedFromDisk(IModuleInfo3 *This, BOOL *pbValue)
+{
+    return answer(pbValue, from_iface(This)->flags & COR_PRF_MODULE_DISK);
+}
+
+static const struct IModuleInfo3Vtbl module_vtbl = {
+    .QueryInterface = module_QueryInterface,
+    .AddRef = module_AddRef,
+    .Release = module_Release,
+    .GetModuleName = module_GetModuleName,
+    .GetFullPath = module_GetFullPath,
+    .GetAssemblyInfo = module_GetAssemblyInfo,
+    .GetAppDomainInfo = module_GetAppDomainInfo,
+    .GetMetaDataImport = module_GetMetaDataImport,
+    .GetMetaDataAssemblyImport = module_GetMetaDataAssemblyImport,
+    .GetMetaDataEmit = module_GetMetaDataEmit,
+    .GetMetaDataAssemblyEmit = module_GetMetaDataAssemblyEmit,
+    .GetModuleID = module_GetModuleID,
+    .GetMVID = module_GetMVID,
+    .GetIsILOnly = module_GetIsILOnly,
+    .GetIsMscorlib = module_GetIsMscorlib,
+    .GetIsDynamic = module_GetIsDynamic,
+    .GetIsNgen = module_GetIsNgen,
+    .GetIsWinRT = module_GetIsWinRT,
+    .GetIs64bit = module_GetIs64bit,
+    .GetImageBase = module_GetImageBase,
+    .GetCorHeader = module_GetCorHeader,
+    .GetEntrypointToken = module_GetEntrypointToken,
+    .GetModuleVersion = module_GetModuleVersion,
+    .RequestRejit = module_RequestRejit,
+    .CreateTypeFactory = module_CreateTypeFactory,
+    .GetMethodInfoById = module_GetMethodInfoById,
+    .GetMethodInfoByToken = module_GetMethodInfoByToken,
+    .ImportModule = module_ImportModule,
+    .GetIsFlatLayout = module_GetIsFlatLayout,
+    .ResolveRva = module_ResolveRva,
+    .GetIsLoadedFromDisk = module_GetIsLoadedFromDisk,
+};
+
+bool clrie_pm_module_has_name(void *module, const void *name)
+{
+    struct clrie_pm_module *m = module;
+    return clrie_pm_text_equal(m->path.text + m->name_offset, m->path.len - m->name_offset, name);
+}
+
+bool clrie_pm_module_has_mvid(void *module, const void *mvid)
+{
+    struct clrie_pm_module *m = module;
+    return IsEqualGUID(&m->mvid, (const GUID *)mvid);
+}
+
+static void drop_facts(struct clrie_pm_module_facts *facts)
+{
+    clrie_pm_text_finish(&facts->path);
+    release_unknown(facts->import);
+    release_unknown(facts->assembly_import);
+    release_unknown(facts->emit);
+    release_unknown(facts->assembly_emit);
+    facts->import = facts->assembly_import = facts->emit = facts->assembly_emit = NULL;
+}
+
+HRESULT clrie_pm_module_new(struct clrie_pm_domains *domains, struct clrie_pm_assembly *assembly,
+                            struct clrie_pm_module_facts *facts, struct clrie_pm_module **out)
+{
+    struct clrie_pm_module *m = calloc(1, sizeof(*m));
+    if (!m) {
+        drop_facts(facts);
+        return E_OUTOFMEMORY;
+    }
+    m->iface.lpVtbl = &module_vtbl;
+    clrie_pm_data_container_init(&m->data, CLRIE_PM_UNKNOWN(m));
+    atomic_init(&m->refs, 1);
+    clrie_pm_domains_ref(domains);
+    m->domains = domains;
+    CLRIE_PM_ADDREF(assembly);
+    m->assembly = assembly;
+    CLRIE_PM_ADDREF(assembly->appdomain);
+    m->appdomain = assembly->appdomain;
+
+    m->id = facts->id;
+    m->path = facts->path;
+    facts->path = (struct clrie_pm_text){0};
+    m->name_offset = 0;
+    for (size_t i = 0; i < m->path.len; i++)
+        if (m->path.text[i] == u'/' || m->path.text[i] == u'\\')
+            m->name_offset = i + 1;
+    m->base = facts->base;
+    m->flags = facts->flags;
+    m->mvid = facts->mvid;
+    m->import = facts->import;
+    m->assembly_import = facts->assembly_import;
+    m->emit = facts->emit;
+    m->assembly_emit = facts->assembly_emit;
+    facts->import = facts->assembly_import = facts->emit = facts->assembly_emit = NULL;
+
+    if (m->base && !(m->flags & COR_PRF_MODULE_DYNAMIC)) {
+        const char *problem = NULL;
+        int rc = clrie_pm_pe_image_read(&m->image, m->base,
+                                        (m->flags & COR_PRF_MODULE_FLAT_LAYOUT) != 0, &problem);
+        if (rc == 0) {
+            m->have_image = true;
+        } else if (problem) {
+            char *path = NULL;
+            size_t path_len = 0;
+            if (clrie_pm_utf16_to_utf8(m->path.text, m->path.len, true, &path, &path_len) != 0)
+                path = NULL;
+            CLRIE_PM_LOG_ERROR(domains->log,
+                               "module 0x%llx (%s): cannot read its PE headers: %s; its image "
+                               "queries (GetCorHeader, ResolveRva, ...) will fail",
+                               (unsigned long long)m->id, path ? path : "?", problem);
+            free(path);
+        } else {
+            CLRIE_PM_RELEASE(m);
+            return E_OUTOFMEMORY;
+        }
+    }
+    *out = m;
+    return S_OK;
+}
