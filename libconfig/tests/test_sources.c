@@ -625,6 +625,41 @@ static void discovers_from_the_environment_in_order(void **state)
     test_tree_free(root);
 }
 
+static void keeps_clrie_locator_test_order_and_reports_what_clrie_dropped(void **state)
+{
+    /* CLRIE's ConfigurationLocatorTests.GetConfigurationPathsExpandsPathCorrectly: it keeps 3
+     * sources [., config1, config2] and silently drops the two missing paths. */
+    char *root = new_tree();
+    write_text(root, "cwd/plugin.so", "x");
+    write_methods(root, "cwd/here.config", 1, method("Here", GUID_A, NULL));
+    write_methods(root, "config1.xml", 1, method("One", GUID_B, NULL));
+    write_methods(root, "config2.xml", 1, method("Two", GUID_C, NULL));
+    char a[256], b[256], c[1024];
+    snprintf(a, sizeof(a), CLRIE_CONFIG_ENV_PREFIX "FeatureA=/non/existing/path");
+    snprintf(b, sizeof(b), CLRIE_CONFIG_ENV_PREFIX "FeatureB=.");
+    snprintf(c, sizeof(c),
+             CLRIE_CONFIG_ENV_PREFIX "FeatureC=%s/config1.xml:/non/existing/path:%s/config2.xml",
+             root, root);
+    char *envp[] = {a, b, c, NULL};
+    char *saved = getcwd(NULL, 0);
+    char *cwd = test_path(root, "cwd");
+    assert_int_equal(chdir(cwd), 0);
+    struct clrie_config *config = clrie_config_new();
+    int r = clrie_config_load_env(config, envp);
+    assert_int_equal(chdir(saved), 0);
+    assert_int_equal(r, -ENOENT);
+    expect_list(config, "- " GUID_A " Here\n- " GUID_B " One\n- " GUID_C " Two\n");
+    expect_problems(config, root,
+                    "/non/existing/path:0:0: error: cannot open: No such file or directory "
+                    "(listed in " CLRIE_CONFIG_ENV_PREFIX "FeatureA)\n"
+                    "/non/existing/path:0:0: error: cannot open: No such file or directory "
+                    "(listed in " CLRIE_CONFIG_ENV_PREFIX "FeatureC)\n");
+    clrie_config_free(config);
+    free(saved);
+    free(cwd);
+    test_tree_free(root);
+}
+
 static void the_environment_can_turn_the_trust_check_off(void **state)
 {
     char *root = new_tree();
@@ -744,6 +779,7 @@ int main(void)
         cmocka_unit_test(accepts_other_encodings_as_libxml2_does),
         cmocka_unit_test(a_folder_contributes_its_config_and_xml_files_in_name_order),
         cmocka_unit_test(discovers_from_the_environment_in_order),
+        cmocka_unit_test(keeps_clrie_locator_test_order_and_reports_what_clrie_dropped),
         cmocka_unit_test(the_environment_can_turn_the_trust_check_off),
         cmocka_unit_test(loads_from_several_threads_at_once),
         cmocka_unit_test(leaves_the_hosts_libxml2_alone),
