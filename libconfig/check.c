@@ -119,9 +119,79 @@ static char *attribute(struct document *doc, const xmlNode *node, const char *na
     return copy;
 }
 
+/* The setting names of one method seen so far, so that a method with tens of thousands of
+ * settings is still checked in linear time. Open addressing; names are borrowed. */
+struct name_set {
+    const char **slots;
+    size_t capacity; /* a power of two, or 0 */
+    size_t count;
+};
+
+static size_t hash_name(const char *name)
+{
+    uint64_t h = 1469598103934665603u; /* FNV-1a */
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+        h = (h ^ *p) * 1099511628211u;
+    return (size_t)h;
+}
+
+static bool name_set_contains(const struct name_set *set, const char *name)
+{
+    if (set->capacity == 0)
+        return false;
+    for (size_t i = hash_name(name) & (set->capacity - 1); set->slots[i];
+         i = (i + 1) & (set->capacity - 1))
+        if (strcmp(set->slots[i], name) == 0)
+            return true;
+    return false;
+}
+
+static void name_set_put(struct name_set *set, const char *name)
+{
+    size_t i = hash_name(name) & (set->capacity - 1);
+    while (set->slots[i])
+        i = (i + 1) & (set->capacity - 1);
+    set->slots[i] = name;
+    set->count++;
+}
+
+static bool name_set_add(struct name_set *set, const char *name)
+{
+    if (2 * (set->count + 1) > set->capacity) {
+        size_t capacity = set->capacity ? 2 * set->capacity : 16;
+        const char **slots = calloc(capacity, sizeof(*slots));
+        if (!slots)
+            return false;
+        struct name_set bigger = {slots, capacity, 0};
+        for (size_t i = 0; i < set->capacity; i++)
+            if (set->slots[i])
+                name_set_put(&bigger, set->slots[i]);
+        free(set->slots);
+        *set = bigger;
+    }
+    name_set_put(set, name);
+    return true;
+}
+
+/* Appends a setting, taking the strings. False when out of memory (nothing taken). */
+static bool add_setting(struct method_draft *d, char *name, char *value)
+{
+    if (d->m.setting_count == d->settings_capacity) {
+        size_t capacity = d->settings_capacity ? 2 * d->settings_capacity : 4;
+        struct clrie_config_setting *grown = realloc(d->settings, capacity * sizeof(*grown));
+        if (!grown)
+            return false;
+        d->settings = grown;
+        d->settings_capacity = capacity;
+    }
+    d->settings[d->m.setting_count++] = (struct clrie_config_setting){name, value};
+    return true;
+}
+
 static void check_settings(struct document *doc, const xmlNode *settings, struct method_draft *d)
 {
     static const char *const setting_attributes[] = {"Name", "Value", NULL};
+    struct name_set seen = {0};
     warn_attributes(doc, settings, NULL);
     for (const xmlNode *c = settings->children; c && !document_gave_up(doc); c = c->next) {
         if (c->type != XML_ELEMENT_NODE) {
@@ -153,30 +223,24 @@ static void check_settings(struct document *doc, const xmlNode *settings, struct
                             "<Setting> needs a non-empty Value attribute");
             fine = false;
         }
-        for (size_t i = 0; fine && i < d->m.setting_count; i++) {
-            if (strcmp(d->settings[i].name, name) == 0) {
-                document_report(doc, CLRIE_CONFIG_WARNING, at,
-                                "Setting '%s' is already given in this method; this one is ignored",
-                                name);
-                fine = false;
-            }
+        if (fine && name_set_contains(&seen, name)) {
+            document_report(doc, CLRIE_CONFIG_WARNING, at,
+                            "Setting '%s' is already given in this method; this one is ignored",
+                            name);
+            fine = false;
         }
-        if (fine) {
-            struct clrie_config_setting *grown =
-                realloc(d->settings, (d->m.setting_count + 1) * sizeof(*grown));
-            if (!grown) {
-                doc->r->out_of_memory = true;
-                fine = false;
-            } else {
-                d->settings = grown;
-                grown[d->m.setting_count++] = (struct clrie_config_setting){name, value};
-            }
+        if (fine && !(add_setting(d, name, value) && name_set_add(&seen, name))) {
+            doc->r->out_of_memory = true;
+            if (d->m.setting_count > 0 && d->settings[d->m.setting_count - 1].name == name)
+                d->m.setting_count--; /* added, but the set could not grow: give it back */
+            fine = false;
         }
         if (!fine) {
             free(name);
             free(value);
         }
     }
+    free(seen.slots);
 }
 
 enum field { F_NAME, F_DESCRIPTION, F_MODULE, F_CLASS_GUID, F_PRIORITY, F_SETTINGS, F_COUNT };

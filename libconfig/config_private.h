@@ -10,6 +10,7 @@
 struct method_draft {
     struct clrie_config_method m;
     struct clrie_config_setting *settings;
+    size_t settings_capacity;
 };
 
 /* The outcome of parsing one document: the methods and problems of that one file, kept apart

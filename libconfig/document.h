@@ -20,6 +20,10 @@ struct document {
     startElementNsSAX2Func default_start; /* libxml2's own, which ours wraps */
     xmlParserCtxtPtr ctxt;
     bool saw_doctype;
+    /* The last position computed: positions are mostly asked for in document order, so
+     * counting on from here keeps a file that is one long line linear, not quadratic. */
+    size_t cached_offset, cached_line, cached_column;
+    bool cached;
 };
 
 struct position {
@@ -39,7 +43,7 @@ void document_report(struct document *doc, enum clrie_config_severity severity, 
 
 /* Where a node starts: an element's '<', a text's first non-blank character; column 0 when
  * it cannot be known. */
-struct position document_node_position(const struct document *doc, const xmlNode *node);
+struct position document_node_position(struct document *doc, const xmlNode *node);
 
 /* Checks the tree of a well-formed document into doc->r (check.c). */
 void document_check(struct document *doc, const xmlDoc *xml);

@@ -72,7 +72,7 @@ static bool index_lines(struct document *doc)
 }
 
 /* Line and column (1-based, counting characters, not bytes) of a byte offset of the input. */
-static struct position position_at(const struct document *doc, size_t offset)
+static struct position position_at(struct document *doc, size_t offset)
 {
     size_t lo = 0, hi = doc->line_count;
     while (hi - lo > 1) {
@@ -85,9 +85,18 @@ static struct position position_at(const struct document *doc, size_t offset)
     size_t column = 1, start = doc->line_starts[lo];
     if (start == 0 && doc->len >= 3 && memcmp(doc->data, "\xEF\xBB\xBF", 3) == 0)
         start = 3; /* a byte-order mark is no character of the line */
+    if (doc->cached && doc->cached_line == lo && doc->cached_offset >= start &&
+        doc->cached_offset <= offset) {
+        start = doc->cached_offset;
+        column = doc->cached_column;
+    }
     for (size_t i = start; i < offset; i++)
         if (((unsigned char)doc->data[i] & 0xC0) != 0x80)
             column++;
+    doc->cached = true;
+    doc->cached_line = lo;
+    doc->cached_offset = offset;
+    doc->cached_column = column;
     struct position p = {
         .line = lo + 1 > UINT_MAX ? UINT_MAX : (unsigned)(lo + 1),
         .column = column > UINT_MAX ? UINT_MAX : (unsigned)column,
@@ -95,11 +104,11 @@ static struct position position_at(const struct document *doc, size_t offset)
     return p;
 }
 
-static struct position text_position(const struct document *doc, const xmlNode *node);
+static struct position text_position(struct document *doc, const xmlNode *node);
 
 /* Where a node starts: the '<' of an element when the SAX hook could record it, else the
  * line libxml2 kept and no column. */
-struct position document_node_position(const struct document *doc, const xmlNode *node)
+struct position document_node_position(struct document *doc, const xmlNode *node)
 {
     if (node->type == XML_TEXT_NODE || node->type == XML_CDATA_SECTION_NODE)
         return text_position(doc, node);
@@ -115,7 +124,7 @@ struct position document_node_position(const struct document *doc, const xmlNode
  * it ends on; counting back the newlines after its first non-blank character gives that
  * character's line, and finding the start of the text on that line of the input gives the
  * column (0 when the text is not there byte for byte, as with entity references). */
-static struct position text_position(const struct document *doc, const xmlNode *node)
+static struct position text_position(struct document *doc, const xmlNode *node)
 {
     struct position p = {0};
     long end_line = xmlGetLineNo((xmlNode *)node);
@@ -159,6 +168,66 @@ static bool input_offset(const struct document *doc, xmlParserCtxtPtr ctxt, size
         return false;
     *out = offset;
     return true;
+}
+
+/* --- before libxml2 ------------------------------------------------------------------- */
+
+/* libxml2 2.9 checks the attributes of a start tag for duplicates pair by pair: a megabyte of
+ * attributes on one element costs it minutes. No configuration element needs more than a
+ * few, so a tag with more than this many is refused before libxml2 sees it. */
+#define MAX_ATTRIBUTES 256
+
+static const char *skip_past(const char *p, const char *end, const char *marker)
+{
+    size_t n = strlen(marker);
+    for (; p + n <= end; p++)
+        if (memcmp(p, marker, n) == 0)
+            return p + n;
+    return end;
+}
+
+/* A linear scan that counts '=' outside quotes inside each tag, skipping comments, CDATA and
+ * processing instructions (and stopping at a DOCTYPE, which is refused anyway). Works on
+ * UTF-8 and on UTF-16, whose ASCII characters are single bytes between zeros. True, with the
+ * offset of the tag's '<', when some tag has too many attributes. */
+static bool find_crowded_tag(const char *data, size_t len, size_t *offset)
+{
+    const char *p = data, *end = data + len;
+    while ((p = memchr(p, '<', (size_t)(end - p))) != NULL) {
+        const char *tag = p++;
+        const char *next = p < end && *p == '\0' ? p + 1 : p; /* UTF-16 */
+        if (next < end && *next == '!') {
+            if (end - next >= 3 && memcmp(next, "!--", 3) == 0)
+                p = skip_past(next, end, "-->");
+            else if (end - next >= 8 && memcmp(next, "![CDATA[", 8) == 0)
+                p = skip_past(next, end, "]]>");
+            else
+                return false; /* a DOCTYPE */
+            continue;
+        }
+        if (next < end && *next == '?') {
+            p = skip_past(next, end, "?>");
+            continue;
+        }
+        size_t equals = 0;
+        char quote = 0;
+        for (; p < end && (quote || *p != '>'); p++) {
+            if (quote) {
+                if (*p == quote)
+                    quote = 0;
+            } else if (*p == '"' || *p == '\'') {
+                quote = *p;
+            } else if (*p == '=' && ++equals > MAX_ATTRIBUTES) {
+                *offset = (size_t)(tag - data);
+                return true;
+            } else if (*p == '<') {
+                break; /* malformed; let libxml2 say so */
+            }
+        }
+        if (p >= end)
+            break;
+    }
+    return false;
 }
 
 /* --- the SAX hooks: per parser context, nothing global ---------------------------------- */
@@ -286,6 +355,15 @@ void config_parse_document(struct file_result *r, const char *data, size_t len,
     pthread_once(&libxml_once, init_libxml);
     if (!index_lines(&doc)) {
         r->out_of_memory = true;
+        return;
+    }
+    size_t crowded;
+    if (find_crowded_tag(data, len, &crowded)) {
+        document_report(&doc, CLRIE_CONFIG_ERROR, position_at(&doc, crowded),
+                        "an element with more than %d attributes (configuration elements have "
+                        "at most 2); the file is not parsed",
+                        MAX_ATTRIBUTES);
+        free(doc.line_starts);
         return;
     }
     xmlParserCtxtPtr ctxt = xmlNewParserCtxt();

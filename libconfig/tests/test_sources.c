@@ -385,6 +385,117 @@ static void stops_listing_after_a_hundred_problems(void **state)
     test_tree_free(root);
 }
 
+/* A growable text buffer for building big documents. */
+struct text {
+    char *data;
+    size_t len, capacity;
+};
+
+static void append(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void append(struct text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char piece[512];
+    int n = vsnprintf(piece, sizeof(piece), fmt, ap);
+    va_end(ap);
+    assert_true(n >= 0 && (size_t)n < sizeof(piece));
+    if (t->len + (size_t)n + 1 > t->capacity) {
+        t->capacity = 2 * (t->len + (size_t)n + 1);
+        t->data = realloc(t->data, t->capacity);
+        assert_non_null(t->data);
+    }
+    memcpy(t->data + t->len, piece, (size_t)n + 1);
+    t->len += (size_t)n;
+}
+
+static void checks_a_megabyte_on_one_line_in_linear_time(void **state)
+{
+    /* Regressions: columns were counted from the start of the line for every element, and
+     * setting names compared pair by pair; such files took 15 and 25 seconds. */
+    char *root = new_tree();
+    struct text methods = {0};
+    append(&methods, "%s", HEAD);
+    size_t count = 0, last = 0;
+    while (methods.len < CLRIE_CONFIG_MAX_FILE_SIZE - 200)
+        last = methods.len,
+        append(&methods,
+               "<InstrumentationMethod><Name>m</Name><Module>plugin.so</Module>"
+               "<ClassGuid>{00000000-0000-0000-0000-%012zX}</ClassGuid></InstrumentationMethod>",
+               count++);
+    append(&methods, "%s", TAIL);
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    struct clrie_config *config = clrie_config_new();
+    assert_int_equal(clrie_config_load_memory(config, methods.data, methods.len, "t", root, NULL),
+                     0);
+    assert_int_equal(clrie_config_method_count(config), count);
+    assert_int_equal(clrie_config_method_at(config, count - 1)->column, last - strlen(HEAD) + 1);
+    assert_true(seconds_since(&start) < 5.0);
+    clrie_config_free(config);
+
+    struct text settings = {0};
+    append(&settings, HEAD "<InstrumentationMethod><Name>s</Name><Module>plugin.so</Module>"
+                           "<ClassGuid>" GUID_B "</ClassGuid><Settings>");
+    count = 0;
+    while (settings.len < CLRIE_CONFIG_MAX_FILE_SIZE - 200)
+        append(&settings, "<Setting Name=\"n%zu\" Value=\"v\"/>", count++);
+    append(&settings,
+           "<Setting Name=\"n0\" Value=\"again\"/></Settings></InstrumentationMethod>" TAIL);
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    config = clrie_config_new();
+    assert_int_equal(clrie_config_load_memory(config, settings.data, settings.len, "t", root, NULL),
+                     0);
+    const struct clrie_config_method *m = clrie_config_method_at(config, 0);
+    assert_int_equal(m->setting_count, count);
+    assert_string_equal(m->settings[count - 1].value, "v");
+    assert_int_equal(clrie_config_diag_count(config), 1);
+    assert_string_equal(clrie_config_diag_at(config, 0)->message,
+                        "Setting 'n0' is already given in this method; this one is ignored");
+    assert_true(seconds_since(&start) < 5.0);
+    clrie_config_free(config);
+    free(methods.data);
+    free(settings.data);
+    test_tree_free(root);
+}
+
+static void refuses_a_tag_with_hundreds_of_attributes_before_parsing(void **state)
+{
+    /* Regression: libxml2 2.9 compares attributes pair by pair; a megabyte of them took more
+     * than a minute. */
+    char *root = new_tree();
+    struct text t = {0};
+    append(&t, "<?xml version=\"1.0\"?><!-- a > b = c -->\n<InstrumentationEngineConfiguration");
+    for (size_t i = 0; t.len < CLRIE_CONFIG_MAX_FILE_SIZE - 100; i++)
+        append(&t, " a%zu=\"=\"", i);
+    append(&t, "/>");
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    struct clrie_config *config = clrie_config_new();
+    assert_int_equal(clrie_config_load_memory(config, t.data, t.len, "t", root, NULL), -EILSEQ);
+    assert_true(seconds_since(&start) < 1.0);
+    expect_problems(config, root,
+                    "t:2:1: error: an element with more than 256 attributes (configuration "
+                    "elements have at most 2); the file is not parsed\n");
+    clrie_config_free(config);
+
+    /* 256 are still left to libxml2, and '=' in text, comments or values does not count. */
+    t.len = 0;
+    append(&t, "<!-- = = = -->" HEAD "<x");
+    for (size_t i = 0; i < 256; i++)
+        append(&t, " a%zu='=>'", i);
+    append(&t, ">%s</x>" TAIL, "= = = = = = = = = = = = = = = = = = = = = = = = = = = = = = = =");
+    config = clrie_config_new();
+    assert_int_equal(clrie_config_load_memory(config, t.data, t.len, "t", root, NULL), -EILSEQ);
+    assert_int_equal(clrie_config_error_count(config), 1); /* and a warning: no methods */
+    const struct clrie_config_diag *d = clrie_config_diag_at(config, 1);
+    if (!strstr(d->message, "unknown element <x>"))
+        fail_msg("%u:%u: %s", d->line, d->column, d->message);
+    clrie_config_free(config);
+    free(t.data);
+    test_tree_free(root);
+}
+
 static void accepts_other_encodings_as_libxml2_does(void **state)
 {
     char *root = new_tree();
@@ -514,6 +625,41 @@ static void discovers_from_the_environment_in_order(void **state)
     test_tree_free(root);
 }
 
+static void keeps_clrie_locator_test_order_and_reports_what_clrie_dropped(void **state)
+{
+    /* CLRIE's ConfigurationLocatorTests.GetConfigurationPathsExpandsPathCorrectly: it keeps 3
+     * sources [., config1, config2] and silently drops the two missing paths. */
+    char *root = new_tree();
+    write_text(root, "cwd/plugin.so", "x");
+    write_methods(root, "cwd/here.config", 1, method("Here", GUID_A, NULL));
+    write_methods(root, "config1.xml", 1, method("One", GUID_B, NULL));
+    write_methods(root, "config2.xml", 1, method("Two", GUID_C, NULL));
+    char a[256], b[256], c[1024];
+    snprintf(a, sizeof(a), CLRIE_CONFIG_ENV_PREFIX "FeatureA=/non/existing/path");
+    snprintf(b, sizeof(b), CLRIE_CONFIG_ENV_PREFIX "FeatureB=.");
+    snprintf(c, sizeof(c),
+             CLRIE_CONFIG_ENV_PREFIX "FeatureC=%s/config1.xml:/non/existing/path:%s/config2.xml",
+             root, root);
+    char *envp[] = {a, b, c, NULL};
+    char *saved = getcwd(NULL, 0);
+    char *cwd = test_path(root, "cwd");
+    assert_int_equal(chdir(cwd), 0);
+    struct clrie_config *config = clrie_config_new();
+    int r = clrie_config_load_env(config, envp);
+    assert_int_equal(chdir(saved), 0);
+    assert_int_equal(r, -ENOENT);
+    expect_list(config, "- " GUID_A " Here\n- " GUID_B " One\n- " GUID_C " Two\n");
+    expect_problems(config, root,
+                    "/non/existing/path:0:0: error: cannot open: No such file or directory "
+                    "(listed in " CLRIE_CONFIG_ENV_PREFIX "FeatureA)\n"
+                    "/non/existing/path:0:0: error: cannot open: No such file or directory "
+                    "(listed in " CLRIE_CONFIG_ENV_PREFIX "FeatureC)\n");
+    clrie_config_free(config);
+    free(saved);
+    free(cwd);
+    test_tree_free(root);
+}
+
 static void the_environment_can_turn_the_trust_check_off(void **state)
 {
     char *root = new_tree();
@@ -628,9 +774,12 @@ int main(void)
         cmocka_unit_test(refuses_doctypes_so_entity_bombs_and_external_entities_fail_fast),
         cmocka_unit_test(survives_deep_nesting_and_huge_text),
         cmocka_unit_test(stops_listing_after_a_hundred_problems),
+        cmocka_unit_test(checks_a_megabyte_on_one_line_in_linear_time),
+        cmocka_unit_test(refuses_a_tag_with_hundreds_of_attributes_before_parsing),
         cmocka_unit_test(accepts_other_encodings_as_libxml2_does),
         cmocka_unit_test(a_folder_contributes_its_config_and_xml_files_in_name_order),
         cmocka_unit_test(discovers_from_the_environment_in_order),
+        cmocka_unit_test(keeps_clrie_locator_test_order_and_reports_what_clrie_dropped),
         cmocka_unit_test(the_environment_can_turn_the_trust_check_off),
         cmocka_unit_test(loads_from_several_threads_at_once),
         cmocka_unit_test(leaves_the_hosts_libxml2_alone),

@@ -26,6 +26,8 @@ static void usage(FILE *out)
                  "Prints the instrumentation methods in load order, one per line:\n"
                  "  priority<TAB>ClassGuid<TAB>name<TAB>module path   (priority '-' when none)\n"
                  "and problems on stderr as file:line:col: error|warning: message.\n"
+                 "Files and modules writable by group or others, or owned by another user than\n"
+                 "you or root, are refused unless " CLRIE_CONFIG_ENV_DISABLE_TRUST "=1.\n"
                  "Exit status: 0 no error, 1 errors found, 2 usage error.\n");
 }
 

@@ -19,10 +19,20 @@
  * with any error contributes no method at all; the other files still do. The first method
  * declaring a ClassGuid wins; a later one is dropped with a warning that names both.
  *
+ * Hostile files fail fast: a file over CLRIE_CONFIG_MAX_FILE_SIZE is not read, a DOCTYPE
+ * (so any DTD or entity declaration) is refused before it is parsed, nothing is fetched from
+ * the network, a tag with more than 256 attributes is refused before libxml2 sees it,
+ * libxml2 stops nesting at depth 256, and after 100 problems the rest of a file is not
+ * checked (which rejects it).
+ *
  * Nothing here prints or aborts on bad input. Only clrie_config_load_env() looks at an
- * environment, and only the one it is handed. libxml2's process-wide state is left alone,
- * so the host may use libxml2 too. Distinct struct clrie_config objects may be used from
- * different threads at the same time; one object must not be used by two threads at once.
+ * environment, and only the one it is handed. libxml2 is used with a parser context per
+ * call; its process-wide state is left alone (no cleanup, no global handlers), so the host
+ * may use libxml2 too. The one thing touched is the calling thread's generic error function,
+ * which libxml2 uses for a few context-less messages (encoding conversion): it is pointed at
+ * the diagnostics list for the duration of one parse and restored exactly afterwards.
+ * Distinct struct clrie_config objects may be used from different threads at the same time;
+ * one object must not be used by two threads at once.
  */
 #ifndef CLRIE_CONFIG_H
 #define CLRIE_CONFIG_H
@@ -173,8 +183,8 @@ size_t clrie_config_method_count(const struct clrie_config *config);
 const struct clrie_config_method *clrie_config_method_at(const struct clrie_config *config,
                                                          size_t index);
 
-/* The problems in the order they were found; a returned pointer stays valid until config is
- * freed. */
+/* The problems, file by file in load order, and within one file in the order of their places
+ * in it. A returned pointer stays valid until config is freed. */
 size_t clrie_config_diag_count(const struct clrie_config *config);
 const struct clrie_config_diag *clrie_config_diag_at(const struct clrie_config *config,
                                                      size_t index);
