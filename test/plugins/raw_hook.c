@@ -7,6 +7,8 @@
  *   raw AppDomainCreationFinished
  *   raw AssemblyLoadFinished <assembly name>
  *   raw ModuleLoadFinished <module file name>
+ *   raw ModuleUnloadStarted <module file name>
+ *   raw AssemblyUnloadStarted <assembly name>
  *   raw Shutdown
  *
  * Each line is one write() on an O_APPEND descriptor. The same module also works as the
@@ -154,10 +156,8 @@ static HRESULT hook_AppDomainCreationFinished(ICorProfilerCallback11 *This, AppD
     return S_OK;
 }
 
-static HRESULT hook_AssemblyLoadFinished(ICorProfilerCallback11 *This, AssemblyID assemblyId,
-                                         HRESULT hrStatus)
+static void write_assembly_line(struct hook *hook, const char *event, AssemblyID assemblyId)
 {
-    struct hook *hook = from_iface(This);
     char name[256] = "?";
     WCHAR wide[256];
     ULONG len = 0;
@@ -166,14 +166,24 @@ static HRESULT hook_AssemblyLoadFinished(ICorProfilerCallback11 *This, AssemblyI
     if (hook->info && SUCCEEDED(hook->info->lpVtbl->GetAssemblyInfo(
                           hook->info, assemblyId, 256, &len, wide, &domain, &module)))
         narrow(wide, len, name, sizeof name);
-    write_line(hook, "AssemblyLoadFinished", name);
+    write_line(hook, event, name);
+}
+
+static HRESULT hook_AssemblyLoadFinished(ICorProfilerCallback11 *This, AssemblyID assemblyId,
+                                         HRESULT hrStatus)
+{
+    write_assembly_line(from_iface(This), "AssemblyLoadFinished", assemblyId);
     return S_OK;
 }
 
-static HRESULT hook_ModuleLoadFinished(ICorProfilerCallback11 *This, ModuleID moduleId,
-                                       HRESULT hrStatus)
+static HRESULT hook_AssemblyUnloadStarted(ICorProfilerCallback11 *This, AssemblyID assemblyId)
 {
-    struct hook *hook = from_iface(This);
+    write_assembly_line(from_iface(This), "AssemblyUnloadStarted", assemblyId);
+    return S_OK;
+}
+
+static void write_module_line(struct hook *hook, const char *event, ModuleID moduleId)
+{
     char name[512] = "?";
     WCHAR wide[512];
     ULONG len = 0;
@@ -186,7 +196,19 @@ static HRESULT hook_ModuleLoadFinished(ICorProfilerCallback11 *This, ModuleID mo
         if (slash && slash[1])
             memmove(name, slash + 1, strlen(slash + 1) + 1);
     }
-    write_line(hook, "ModuleLoadFinished", name);
+    write_line(hook, event, name);
+}
+
+static HRESULT hook_ModuleLoadFinished(ICorProfilerCallback11 *This, ModuleID moduleId,
+                                       HRESULT hrStatus)
+{
+    write_module_line(from_iface(This), "ModuleLoadFinished", moduleId);
+    return S_OK;
+}
+
+static HRESULT hook_ModuleUnloadStarted(ICorProfilerCallback11 *This, ModuleID moduleId)
+{
+    write_module_line(from_iface(This), "ModuleUnloadStarted", moduleId);
     return S_OK;
 }
 
@@ -204,6 +226,8 @@ static const struct ICorProfilerCallback11Vtbl hook_vtbl = {
     .AppDomainCreationFinished = hook_AppDomainCreationFinished,
     .AssemblyLoadFinished = hook_AssemblyLoadFinished,
     .ModuleLoadFinished = hook_ModuleLoadFinished,
+    .ModuleUnloadStarted = hook_ModuleUnloadStarted,
+    .AssemblyUnloadStarted = hook_AssemblyUnloadStarted,
 };
 #pragma GCC diagnostic pop
 
