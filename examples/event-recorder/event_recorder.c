@@ -512,6 +512,7 @@ static HRESULT im_OnShutdown(IInstrumentationMethod *This)
 static HRESULT im_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
                                          BOOL isRejit, BOOL *pbInstrument)
 {
+    (void)This, (void)pMethodInfo, (void)isRejit;
     if (!pbInstrument)
         return E_POINTER;
     *pbInstrument = FALSE;
@@ -521,24 +522,28 @@ static HRESULT im_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodIn
 static HRESULT im_BeforeInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
                                          BOOL isRejit)
 {
+    (void)This, (void)pMethodInfo, (void)isRejit;
     return S_OK;
 }
 
 static HRESULT im_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
                                    BOOL isRejit)
 {
+    (void)This, (void)pMethodInfo, (void)isRejit;
     return S_OK;
 }
 
 static HRESULT im_OnInstrumentationComplete(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
                                             BOOL isRejit)
 {
+    (void)This, (void)pMethodInfo, (void)isRejit;
     return S_OK;
 }
 
 static HRESULT im_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *pMethodInfoInlinee,
                                   IMethodInfo *pMethodInfoCaller, BOOL *pbAllowInline)
 {
+    (void)This, (void)pMethodInfoInlinee, (void)pMethodInfoCaller;
     if (!pbAllowInline)
         return E_POINTER;
     *pbAllowInline = TRUE;
@@ -625,6 +630,7 @@ static HRESULT ex_ExceptionThrown(IInstrumentationMethodExceptionEvents *This,
 static HRESULT ex_ExceptionCatcherEnter(IInstrumentationMethodExceptionEvents *This,
                                         IMethodInfo *pMethodInfo, UINT_PTR objectId)
 {
+    (void)objectId;
     struct recorder *rec = from_exceptions(This);
     char name[LINE_MAX_BYTES / 2] = "?";
     if (pMethodInfo) {
@@ -638,16 +644,19 @@ static HRESULT ex_ExceptionCatcherEnter(IInstrumentationMethodExceptionEvents *T
 
 static HRESULT ex_ExceptionCatcherLeave(IInstrumentationMethodExceptionEvents *This)
 {
+    (void)This;
     return S_OK;
 }
 
 static HRESULT ex_with_method(IInstrumentationMethodExceptionEvents *This, IMethodInfo *pMethodInfo)
 {
+    (void)This, (void)pMethodInfo;
     return S_OK;
 }
 
 static HRESULT ex_without_method(IInstrumentationMethodExceptionEvents *This)
 {
+    (void)This;
     return S_OK;
 }
 
@@ -748,6 +757,7 @@ static HRESULT cf_CreateInstance(IClassFactory *This, IUnknown *pUnkOuter, REFII
 
 static HRESULT cf_LockServer(IClassFactory *This, BOOL fLock)
 {
+    (void)This;
     if (fLock)
         atomic_fetch_add(&live_objects, 1);
     else
