@@ -40,7 +40,7 @@ static const CLSID clsid_b = {0xB2B2B2B2, 0x0000, 0x4000, {0x80, 0, 0, 0, 0, 0, 
  * given but has not freed: both must be 0 once the plugin's instances are gone. */
 static atomic_int fake_refs;
 static atomic_int strings_out;
-static BSTR last_string; /* the latest string handed out */
+static _Thread_local BSTR last_string; /* the latest string handed out on this thread */
 
 /* ---- engine strings ------------------------------------------------------------------------ */
 
