@@ -73,11 +73,11 @@ struct recorder {
     CLSID clsid;
     char data1[9];
     char tag[128];
-    int fd;                           /* -1 until Initialize succeeds */
+    int fd; /* -1 until Initialize succeeds */
     bool wants_exceptions;
-    ICorProfilerInfo *info;           /* held from Initialize to the last Release */
-    IProfilerManagerLogging *logging; /* may be NULL */
-    IProfilerStringManager *strings;  /* how engine BSTRs are freed, if the engine has it */
+    ICorProfilerInfo *info;            /* held from Initialize to the last Release */
+    IProfilerManagerLogging *logging;  /* may be NULL */
+    IProfilerStringManager *strings;   /* how engine BSTRs are freed, if the engine has it */
     free_string_fn engine_free_string; /* else the engine's export, if found */
 };
 
@@ -196,7 +196,9 @@ static bool is_true(const char *value)
 
 /* ---- logging through the engine -------------------------------------------------------- */
 
-__attribute__((format(printf, 3, 4)))
+static void log_to_engine(struct recorder *rec, bool error, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
 static void log_to_engine(struct recorder *rec, bool error, const char *format, ...)
 {
     char text[1024];
@@ -399,8 +401,10 @@ static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *pPr
     if (!path)
         path = getenv(ENV_PREFIX "FILE");
     if (!path || !*path) {
-        log_to_engine(rec, true, "no output file: set " ENV_PREFIX "FILE (or " ENV_PREFIX
-                      "%s_FILE for this instance)", rec->data1);
+        log_to_engine(rec, true,
+                      "no output file: set " ENV_PREFIX "FILE (or " ENV_PREFIX
+                      "%s_FILE for this instance)",
+                      rec->data1);
         return E_FAIL;
     }
 
@@ -584,8 +588,8 @@ static void exception_class_name(struct recorder *rec, UINT_PTR object, char *ou
         FAILED(info->lpVtbl->GetClassIDInfo(info, klass, &module, &type)) || type == mdTokenNil)
         return;
     IUnknown *unknown = NULL;
-    if (FAILED(info->lpVtbl->GetModuleMetaData(info, module, 0 /* ofRead */,
-                                                &IID_IMetaDataImport, &unknown)) ||
+    if (FAILED(info->lpVtbl->GetModuleMetaData(info, module, 0 /* ofRead */, &IID_IMetaDataImport,
+                                               &unknown)) ||
         !unknown)
         return;
     IMetaDataImport *import = (IMetaDataImport *)unknown;
@@ -593,8 +597,8 @@ static void exception_class_name(struct recorder *rec, UINT_PTR object, char *ou
     ULONG len = 0;
     DWORD flags = 0;
     mdToken extends = mdTokenNil;
-    if (SUCCEEDED(import->lpVtbl->GetTypeDefProps(import, type, name, NAME_MAX_UNITS, &len,
-                                                  &flags, &extends))) {
+    if (SUCCEEDED(import->lpVtbl->GetTypeDefProps(import, type, name, NAME_MAX_UNITS, &len, &flags,
+                                                  &extends))) {
         name[NAME_MAX_UNITS - 1] = 0;
         utf16_to_utf8(name, len, out, size);
     }

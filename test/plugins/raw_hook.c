@@ -68,11 +68,11 @@ static void write_line(struct hook *hook, const char *event, const char *detail)
 
 /* ---- every slot: S_OK -------------------------------------------------------------------- */
 
-#define STUB(ret, name, params, args) \
-    static ret stub_##name params \
-    { \
-        (void)This; \
-        return (ret)S_OK; \
+#define STUB(ret, name, params, args)                                                              \
+    static ret stub_##name params                                                                  \
+    {                                                                                              \
+        (void)This;                                                                                \
+        return (ret)S_OK;                                                                          \
     }
 CLRIE_ICORPROFILERCALLBACK11_METHODS(STUB, ICorProfilerCallback11 *This, This)
 
@@ -81,10 +81,18 @@ CLRIE_ICORPROFILERCALLBACK11_METHODS(STUB, ICorProfilerCallback11 *This, This)
 static HRESULT hook_QueryInterface(ICorProfilerCallback11 *This, REFIID riid, void **out)
 {
     static const IID *const known[] = {
-        &IID_IUnknown, &IID_ICorProfilerCallback, &IID_ICorProfilerCallback2,
-        &IID_ICorProfilerCallback3, &IID_ICorProfilerCallback4, &IID_ICorProfilerCallback5,
-        &IID_ICorProfilerCallback6, &IID_ICorProfilerCallback7, &IID_ICorProfilerCallback8,
-        &IID_ICorProfilerCallback9, &IID_ICorProfilerCallback10, &IID_ICorProfilerCallback11,
+        &IID_IUnknown,
+        &IID_ICorProfilerCallback,
+        &IID_ICorProfilerCallback2,
+        &IID_ICorProfilerCallback3,
+        &IID_ICorProfilerCallback4,
+        &IID_ICorProfilerCallback5,
+        &IID_ICorProfilerCallback6,
+        &IID_ICorProfilerCallback7,
+        &IID_ICorProfilerCallback8,
+        &IID_ICorProfilerCallback9,
+        &IID_ICorProfilerCallback10,
+        &IID_ICorProfilerCallback11,
     };
     if (!out)
         return E_POINTER;
@@ -163,8 +171,8 @@ static void write_assembly_line(struct hook *hook, const char *event, AssemblyID
     ULONG len = 0;
     AppDomainID domain = 0;
     ModuleID module = 0;
-    if (hook->info && SUCCEEDED(hook->info->lpVtbl->GetAssemblyInfo(
-                          hook->info, assemblyId, 256, &len, wide, &domain, &module)))
+    if (hook->info && SUCCEEDED(hook->info->lpVtbl->GetAssemblyInfo(hook->info, assemblyId, 256,
+                                                                    &len, wide, &domain, &module)))
         narrow(wide, len, name, sizeof name);
     write_line(hook, event, name);
 }
@@ -189,8 +197,8 @@ static void write_module_line(struct hook *hook, const char *event, ModuleID mod
     ULONG len = 0;
     LPCBYTE base = NULL;
     AssemblyID assembly = 0;
-    if (hook->info && SUCCEEDED(hook->info->lpVtbl->GetModuleInfo(
-                          hook->info, moduleId, &base, 512, &len, wide, &assembly))) {
+    if (hook->info && SUCCEEDED(hook->info->lpVtbl->GetModuleInfo(hook->info, moduleId, &base, 512,
+                                                                  &len, wide, &assembly))) {
         narrow(wide, len, name, sizeof name);
         char *slash = strrchr(name, '/');
         if (slash && slash[1])
@@ -218,7 +226,7 @@ static HRESULT hook_ModuleUnloadStarted(ICorProfilerCallback11 *This, ModuleID m
 #define INIT_STUB(ret, name, params, args) .name = stub_##name,
 static const struct ICorProfilerCallback11Vtbl hook_vtbl = {
     CLRIE_ICORPROFILERCALLBACK11_METHODS(INIT_STUB, ICorProfilerCallback11 *This, This)
-    .QueryInterface = hook_QueryInterface,
+        .QueryInterface = hook_QueryInterface,
     .AddRef = hook_AddRef,
     .Release = hook_Release,
     .Initialize = hook_Initialize,

@@ -127,16 +127,19 @@ static HRESULT manager_GetLoggingInstance(IProfilerManager *This, IProfilerManag
     return S_OK;
 }
 
-#define MANAGER_STUB(ret, name, params, args) \
-    static ret manager_stub_##name params { return (ret)E_NOTIMPL; }
+#define MANAGER_STUB(ret, name, params, args)                                                      \
+    static ret manager_stub_##name params                                                          \
+    {                                                                                              \
+        return (ret)E_NOTIMPL;                                                                     \
+    }
 #define MANAGER_INIT(ret, name, params, args) .name = manager_stub_##name,
 CLRIE_IPROFILERMANAGER_METHODS(MANAGER_STUB, IProfilerManager *This, This)
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Woverride-init"
 static const struct IProfilerManagerVtbl manager_vtbl = {
-    CLRIE_IPROFILERMANAGER_METHODS(MANAGER_INIT, IProfilerManager *This, This)
-    .QueryInterface = manager_QueryInterface,
+    CLRIE_IPROFILERMANAGER_METHODS(MANAGER_INIT, IProfilerManager *This, This).QueryInterface =
+        manager_QueryInterface,
     .AddRef = manager_AddRef,
     .Release = manager_Release,
     .GetCorProfilerInfo = manager_GetCorProfilerInfo,
@@ -308,16 +311,19 @@ static HRESULT info_GetModuleMetaData(ICorProfilerInfo *This, ModuleID module, D
     return S_OK;
 }
 
-#define INFO_STUB(ret, name, params, args) \
-    static ret info_stub_##name params { return (ret)E_NOTIMPL; }
+#define INFO_STUB(ret, name, params, args)                                                         \
+    static ret info_stub_##name params                                                             \
+    {                                                                                              \
+        return (ret)E_NOTIMPL;                                                                     \
+    }
 #define INFO_INIT(ret, name, params, args) .name = info_stub_##name,
 CLRIE_ICORPROFILERINFO_METHODS(INFO_STUB, ICorProfilerInfo *This, This)
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Woverride-init"
 static const struct ICorProfilerInfoVtbl info_vtbl = {
-    CLRIE_ICORPROFILERINFO_METHODS(INFO_INIT, ICorProfilerInfo *This, This)
-    .QueryInterface = info_QueryInterface,
+    CLRIE_ICORPROFILERINFO_METHODS(INFO_INIT, ICorProfilerInfo *This, This).QueryInterface =
+        info_QueryInterface,
     .AddRef = info_AddRef,
     .Release = info_Release,
     .SetEventMask = info_SetEventMask,
@@ -395,14 +401,26 @@ struct fake_named {
 
 #define NAMED_OF(ptr) ((struct fake_named *)(void *)(ptr))
 
-#define DOMAIN_STUB(ret, name, params, args) \
-    static ret domain_stub_##name params { return (ret)E_NOTIMPL; }
-#define ASSEMBLY_STUB(ret, name, params, args) \
-    static ret assembly_stub_##name params { return (ret)E_NOTIMPL; }
-#define MODULE_STUB(ret, name, params, args) \
-    static ret module_stub_##name params { return (ret)E_NOTIMPL; }
-#define METHOD_STUB(ret, name, params, args) \
-    static ret method_stub_##name params { return (ret)E_NOTIMPL; }
+#define DOMAIN_STUB(ret, name, params, args)                                                       \
+    static ret domain_stub_##name params                                                           \
+    {                                                                                              \
+        return (ret)E_NOTIMPL;                                                                     \
+    }
+#define ASSEMBLY_STUB(ret, name, params, args)                                                     \
+    static ret assembly_stub_##name params                                                         \
+    {                                                                                              \
+        return (ret)E_NOTIMPL;                                                                     \
+    }
+#define MODULE_STUB(ret, name, params, args)                                                       \
+    static ret module_stub_##name params                                                           \
+    {                                                                                              \
+        return (ret)E_NOTIMPL;                                                                     \
+    }
+#define METHOD_STUB(ret, name, params, args)                                                       \
+    static ret method_stub_##name params                                                           \
+    {                                                                                              \
+        return (ret)E_NOTIMPL;                                                                     \
+    }
 CLRIE_IAPPDOMAININFO_METHODS(DOMAIN_STUB, IAppDomainInfo *This, This)
 CLRIE_IASSEMBLYINFO_METHODS(ASSEMBLY_STUB, IAssemblyInfo *This, This)
 CLRIE_IMODULEINFO_METHODS(MODULE_STUB, IModuleInfo *This, This)
@@ -439,20 +457,19 @@ static HRESULT method_GetFullName(IMethodInfo *This, BSTR *out)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Woverride-init"
 static const struct IAppDomainInfoVtbl domain_vtbl = {
-    CLRIE_IAPPDOMAININFO_METHODS(DOMAIN_INIT, IAppDomainInfo *This, This)
-    .GetName = domain_GetName,
+    CLRIE_IAPPDOMAININFO_METHODS(DOMAIN_INIT, IAppDomainInfo *This, This).GetName = domain_GetName,
 };
 static const struct IAssemblyInfoVtbl assembly_vtbl = {
-    CLRIE_IASSEMBLYINFO_METHODS(ASSEMBLY_INIT, IAssemblyInfo *This, This)
-    .GetName = assembly_GetName,
+    CLRIE_IASSEMBLYINFO_METHODS(ASSEMBLY_INIT, IAssemblyInfo *This, This).GetName =
+        assembly_GetName,
 };
 static const struct IModuleInfoVtbl module_vtbl = {
-    CLRIE_IMODULEINFO_METHODS(MODULE_INIT, IModuleInfo *This, This)
-    .GetModuleName = module_GetModuleName,
+    CLRIE_IMODULEINFO_METHODS(MODULE_INIT, IModuleInfo *This, This).GetModuleName =
+        module_GetModuleName,
 };
 static const struct IMethodInfoVtbl method_vtbl = {
-    CLRIE_IMETHODINFO_METHODS(METHOD_INIT, IMethodInfo *This, This)
-    .GetFullName = method_GetFullName,
+    CLRIE_IMETHODINFO_METHODS(METHOD_INIT, IMethodInfo *This, This).GetFullName =
+        method_GetFullName,
 };
 #pragma GCC diagnostic pop
 
@@ -567,21 +584,20 @@ static void two_class_ids_are_two_instances_recording_under_their_tags(void **st
     }
 
     char *text = read_output();
-    assert_string_equal(text,
-                        "B OnAppDomainCreated clrhost\n"
-                        "B OnAssemblyLoaded System.Private.CoreLib\n"
-                        "B OnModuleLoaded System.Private.CoreLib.dll\n"
-                        "A OnAppDomainCreated clrhost\n"
-                        "A OnAssemblyLoaded System.Private.CoreLib\n"
-                        "A OnModuleLoaded System.Private.CoreLib.dll\n"
-                        "B OnModuleUnloaded System.Private.CoreLib.dll\n"
-                        "B OnAssemblyUnloaded System.Private.CoreLib\n"
-                        "B OnAppDomainShutdown clrhost\n"
-                        "B OnShutdown\n"
-                        "A OnModuleUnloaded System.Private.CoreLib.dll\n"
-                        "A OnAssemblyUnloaded System.Private.CoreLib\n"
-                        "A OnAppDomainShutdown clrhost\n"
-                        "A OnShutdown\n");
+    assert_string_equal(text, "B OnAppDomainCreated clrhost\n"
+                              "B OnAssemblyLoaded System.Private.CoreLib\n"
+                              "B OnModuleLoaded System.Private.CoreLib.dll\n"
+                              "A OnAppDomainCreated clrhost\n"
+                              "A OnAssemblyLoaded System.Private.CoreLib\n"
+                              "A OnModuleLoaded System.Private.CoreLib.dll\n"
+                              "B OnModuleUnloaded System.Private.CoreLib.dll\n"
+                              "B OnAssemblyUnloaded System.Private.CoreLib\n"
+                              "B OnAppDomainShutdown clrhost\n"
+                              "B OnShutdown\n"
+                              "A OnModuleUnloaded System.Private.CoreLib.dll\n"
+                              "A OnAssemblyUnloaded System.Private.CoreLib\n"
+                              "A OnAppDomainShutdown clrhost\n"
+                              "A OnShutdown\n");
     free(text);
     assert_int_equal(atomic_load(&strings_out), 0);
     assert_non_null(strstr(ma.last_message, "recording to"));
@@ -619,15 +635,14 @@ static void exceptions_are_recorded_with_the_thrown_class(void **state)
     assert_true(fm.mask & COR_PRF_MONITOR_EXCEPTIONS);
 
     IInstrumentationMethodExceptionEvents *ex = NULL;
-    assert_int_equal(a->lpVtbl->QueryInterface(a, &IID_IInstrumentationMethodExceptionEvents,
-                                               (void **)&ex),
-                     S_OK);
+    assert_int_equal(
+        a->lpVtbl->QueryInterface(a, &IID_IInstrumentationMethodExceptionEvents, (void **)&ex),
+        S_OK);
     assert_non_null(ex);
     assert_int_equal(ex->lpVtbl->ExceptionThrown(ex, THROWN_OBJECT), S_OK);
     assert_int_equal(ex->lpVtbl->ExceptionSearchFunctionEnter(ex, &catcher.u.method), S_OK);
     assert_int_equal(ex->lpVtbl->ExceptionSearchCatcherFound(ex, &catcher.u.method), S_OK);
-    assert_int_equal(ex->lpVtbl->ExceptionCatcherEnter(ex, &catcher.u.method, THROWN_OBJECT),
-                     S_OK);
+    assert_int_equal(ex->lpVtbl->ExceptionCatcherEnter(ex, &catcher.u.method, THROWN_OBJECT), S_OK);
     assert_int_equal(ex->lpVtbl->ExceptionCatcherLeave(ex), S_OK);
     assert_int_equal(ex->lpVtbl->ExceptionThrown(ex, (UINT_PTR)0x1), S_OK); /* unknown object */
 
@@ -721,8 +736,7 @@ static void bad_arguments_are_refused_not_crashed_on(void **state)
     assert_int_equal(get_class_object(NULL, &IID_IClassFactory, &out), E_INVALIDARG);
     assert_null(out);
     out = (void *)&out;
-    assert_int_equal(get_class_object(&clsid_a, &IID_IInstrumentationMethod, &out),
-                     E_NOINTERFACE);
+    assert_int_equal(get_class_object(&clsid_a, &IID_IInstrumentationMethod, &out), E_NOINTERFACE);
     assert_null(out);
 
     IClassFactory *factory = NULL;
@@ -754,8 +768,8 @@ static void bad_arguments_are_refused_not_crashed_on(void **state)
     assert_int_equal(a->lpVtbl->ShouldInstrumentMethod(a, &catcher.u.method, FALSE, NULL),
                      E_POINTER);
     flag = FALSE;
-    assert_int_equal(
-        a->lpVtbl->AllowInlineSite(a, &catcher.u.method, &catcher.u.method, &flag), S_OK);
+    assert_int_equal(a->lpVtbl->AllowInlineSite(a, &catcher.u.method, &catcher.u.method, &flag),
+                     S_OK);
     assert_true(flag);
     assert_int_equal(a->lpVtbl->BeforeInstrumentMethod(a, &catcher.u.method, TRUE), S_OK);
     assert_int_equal(a->lpVtbl->InstrumentMethod(a, &catcher.u.method, TRUE), S_OK);
@@ -763,9 +777,9 @@ static void bad_arguments_are_refused_not_crashed_on(void **state)
     /* events before Initialize record nothing and do not crash */
     assert_int_equal(a->lpVtbl->OnShutdown(a), S_OK);
     IInstrumentationMethodExceptionEvents *ex = NULL;
-    assert_int_equal(a->lpVtbl->QueryInterface(a, &IID_IInstrumentationMethodExceptionEvents,
-                                               (void **)&ex),
-                     S_OK);
+    assert_int_equal(
+        a->lpVtbl->QueryInterface(a, &IID_IInstrumentationMethodExceptionEvents, (void **)&ex),
+        S_OK);
     assert_int_equal(ex->lpVtbl->ExceptionThrown(ex, THROWN_OBJECT), S_OK);
     assert_int_equal(ex->lpVtbl->ExceptionCatcherEnter(ex, NULL, 0), S_OK);
     assert_int_equal(ex->lpVtbl->Release(ex), 1);
@@ -870,12 +884,11 @@ int main(int argc, char **argv)
                                         teardown),
         cmocka_unit_test_setup_teardown(fail_initialize_switch_fails_with_a_logged_reason, setup,
                                         teardown),
-        cmocka_unit_test_setup_teardown(without_an_output_file_initialize_fails_and_says_why,
-                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(without_an_output_file_initialize_fails_and_says_why, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(a_per_instance_file_overrides_the_shared_one, setup,
                                         teardown),
-        cmocka_unit_test_setup_teardown(bad_arguments_are_refused_not_crashed_on, setup,
-                                        teardown),
+        cmocka_unit_test_setup_teardown(bad_arguments_are_refused_not_crashed_on, setup, teardown),
         cmocka_unit_test_setup_teardown(without_a_string_manager_nothing_is_misfreed, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(lines_of_concurrent_instances_never_interleave, setup,
