@@ -223,10 +223,11 @@ static HRESULT hook_ModuleUnloadStarted(ICorProfilerCallback11 *This, ModuleID m
 /* The generated S_OK slots, then the ones above in their place. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Woverride-init"
+// clang-format off
 #define INIT_STUB(ret, name, params, args) .name = stub_##name,
 static const struct ICorProfilerCallback11Vtbl hook_vtbl = {
     CLRIE_ICORPROFILERCALLBACK11_METHODS(INIT_STUB, ICorProfilerCallback11 *This, This)
-        .QueryInterface = hook_QueryInterface,
+    .QueryInterface = hook_QueryInterface,
     .AddRef = hook_AddRef,
     .Release = hook_Release,
     .Initialize = hook_Initialize,
@@ -237,6 +238,7 @@ static const struct ICorProfilerCallback11Vtbl hook_vtbl = {
     .ModuleUnloadStarted = hook_ModuleUnloadStarted,
     .AssemblyUnloadStarted = hook_AssemblyUnloadStarted,
 };
+// clang-format on
 #pragma GCC diagnostic pop
 
 /* ---- class factory: any class ID, one new hook per CreateInstance ------------------------- */

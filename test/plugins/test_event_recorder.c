@@ -137,14 +137,16 @@ CLRIE_IPROFILERMANAGER_METHODS(MANAGER_STUB, IProfilerManager *This, This)
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Woverride-init"
+// clang-format off
 static const struct IProfilerManagerVtbl manager_vtbl = {
-    CLRIE_IPROFILERMANAGER_METHODS(MANAGER_INIT, IProfilerManager *This, This).QueryInterface =
-        manager_QueryInterface,
+    CLRIE_IPROFILERMANAGER_METHODS(MANAGER_INIT, IProfilerManager *This, This)
+    .QueryInterface = manager_QueryInterface,
     .AddRef = manager_AddRef,
     .Release = manager_Release,
     .GetCorProfilerInfo = manager_GetCorProfilerInfo,
     .GetLoggingInstance = manager_GetLoggingInstance,
 };
+// clang-format on
 #pragma GCC diagnostic pop
 
 static HRESULT strings_QueryInterface(IProfilerStringManager *This, REFIID riid, void **out)
@@ -321,9 +323,10 @@ CLRIE_ICORPROFILERINFO_METHODS(INFO_STUB, ICorProfilerInfo *This, This)
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Woverride-init"
+// clang-format off
 static const struct ICorProfilerInfoVtbl info_vtbl = {
-    CLRIE_ICORPROFILERINFO_METHODS(INFO_INIT, ICorProfilerInfo *This, This).QueryInterface =
-        info_QueryInterface,
+    CLRIE_ICORPROFILERINFO_METHODS(INFO_INIT, ICorProfilerInfo *This, This)
+    .QueryInterface = info_QueryInterface,
     .AddRef = info_AddRef,
     .Release = info_Release,
     .SetEventMask = info_SetEventMask,
@@ -331,6 +334,7 @@ static const struct ICorProfilerInfoVtbl info_vtbl = {
     .GetClassIDInfo = info_GetClassIDInfo,
     .GetModuleMetaData = info_GetModuleMetaData,
 };
+// clang-format on
 #pragma GCC diagnostic pop
 
 static HRESULT import_QueryInterface(IMetaDataImport *This, REFIID riid, void **out)
@@ -456,21 +460,24 @@ static HRESULT method_GetFullName(IMethodInfo *This, BSTR *out)
 #define METHOD_INIT(ret, name, params, args) .name = method_stub_##name,
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Woverride-init"
+// clang-format off
 static const struct IAppDomainInfoVtbl domain_vtbl = {
-    CLRIE_IAPPDOMAININFO_METHODS(DOMAIN_INIT, IAppDomainInfo *This, This).GetName = domain_GetName,
+    CLRIE_IAPPDOMAININFO_METHODS(DOMAIN_INIT, IAppDomainInfo *This, This)
+    .GetName = domain_GetName,
 };
 static const struct IAssemblyInfoVtbl assembly_vtbl = {
-    CLRIE_IASSEMBLYINFO_METHODS(ASSEMBLY_INIT, IAssemblyInfo *This, This).GetName =
-        assembly_GetName,
+    CLRIE_IASSEMBLYINFO_METHODS(ASSEMBLY_INIT, IAssemblyInfo *This, This)
+    .GetName = assembly_GetName,
 };
 static const struct IModuleInfoVtbl module_vtbl = {
-    CLRIE_IMODULEINFO_METHODS(MODULE_INIT, IModuleInfo *This, This).GetModuleName =
-        module_GetModuleName,
+    CLRIE_IMODULEINFO_METHODS(MODULE_INIT, IModuleInfo *This, This)
+    .GetModuleName = module_GetModuleName,
 };
 static const struct IMethodInfoVtbl method_vtbl = {
-    CLRIE_IMETHODINFO_METHODS(METHOD_INIT, IMethodInfo *This, This).GetFullName =
-        method_GetFullName,
+    CLRIE_IMETHODINFO_METHODS(METHOD_INIT, IMethodInfo *This, This)
+    .GetFullName = method_GetFullName,
 };
+// clang-format on
 #pragma GCC diagnostic pop
 
 static struct fake_named domain = {.u.domain = {&domain_vtbl}, .name = "clrhost"};
