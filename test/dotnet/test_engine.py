@@ -15,11 +15,12 @@ Scenarios (each in its own temporary directory, files 0644 / modules 0755):
   g  an assembly loaded into a collectible context and unloaded: load and unload events
 
 Usage: test_engine.py --engine SO --proxy SO --recorder SO --raw-hook SO --not-a-plugin SO
-                      --apps-out DIR [--arch-folder Instrumentation64] [--only aceg] [--keep]
+                      --apps-out DIR [--arch-folder Instrumentation64] [--only aceg] [--keep] [--verbose]
 Exit: 0 all passed, 1 a check failed, 77 no dotnet on this machine."""
 import argparse
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import traceback
@@ -47,6 +48,7 @@ parser.add_argument("--arch-folder", default="Instrumentation64",
                     help="the engine's folder in an install (InstrumentationARM64 on arm64)")
 parser.add_argument("--only", default="abcdefg", help="the scenarios to run, e.g. 'ac'")
 parser.add_argument("--keep", action="store_true", help="keep the temporary directories")
+parser.add_argument("--verbose", action="store_true", help="print every run's stderr")
 args = parser.parse_args()
 for attr in ("engine", "proxy", "recorder", "raw_hook", "not_a_plugin", "apps_out"):
     setattr(args, attr, os.path.abspath(getattr(args, attr)))  # meson passes build-relative paths
@@ -168,11 +170,32 @@ def baseline(name):
     return baselines[name]
 
 
+class Hung:
+    """What run() returns for an app that did not finish in time."""
+
+    def __init__(self, error):
+        self.returncode = -1
+        self.stdout = error.stdout or ""
+        self.stderr = (error.stderr or "") + "\n[the app did not finish in %d s]" % error.timeout
+        if isinstance(self.stdout, bytes):
+            self.stdout = self.stdout.decode(errors="replace")
+        if isinstance(self.stderr, bytes):
+            self.stderr = self.stderr.decode(errors="replace")
+
+
 def run(sandbox, name, profiler=None, extra_env=None):
     env = dict(sandbox.env)
     env.update(extra_env or {})
-    return dotnet_apps.run_app(dotnet, app(name), profiler_path=profiler or args.engine,
-                               extra_env=env, args=app_args(name))
+    try:
+        result = dotnet_apps.run_app(dotnet, app(name), profiler_path=profiler or args.engine,
+                                     extra_env=env, args=app_args(name))
+    except subprocess.TimeoutExpired as error:
+        result = Hung(error)
+    if args.verbose:
+        print("  [%s %s] exit %d, stderr:\n%s" % (sandbox.name, name, result.returncode,
+                                                  "\n".join("    " + line for line in
+                                                            result.stderr.splitlines())))
+    return result
 
 
 def expect_unchanged(name, result, what):
