@@ -53,3 +53,50 @@ def run_app(dotnet, assembly, profiler_path=None, extra_env=None, args=()):
     env.update(extra_env or {})
     return subprocess.run([dotnet, assembly, *args], env=env, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True, timeout=300)
+
+
+def engine_arch_suffix():
+    """The suffix of the engine's per-architecture variables (..._64 or ..._ARM64)."""
+    import platform
+    return "ARM64" if platform.machine() in ("aarch64", "arm64") else "64"
+
+
+def read_lines(path):
+    """The lines of a file the profiler wrote, [] when it was never created."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read().splitlines()
+    except FileNotFoundError:
+        return []
+
+
+class Checks:
+    """Collects failed checks, each printed with what was expected and what was seen."""
+
+    def __init__(self):
+        self.failures = []
+        self.count = 0
+
+    def expect(self, condition, what, result=None, seen=None):
+        self.count += 1
+        if condition:
+            return True
+        detail = ""
+        if result is not None:
+            detail += "\n    exit %d\n    stdout: %r\n    stderr: %r" % (
+                result.returncode, result.stdout, result.stderr)
+        if seen is not None:
+            detail += "\n    seen: %r" % (seen,)
+        self.failures.append(what + detail)
+        print("FAILED:", what + detail, flush=True)
+        return False
+
+    def expect_in(self, needle, text, what, result=None):
+        return self.expect(needle in text, "%s: expected %r in %r" % (what, needle, text), result)
+
+    def finish(self, success_line):
+        if self.failures:
+            print("%d of %d checks failed" % (len(self.failures), self.count))
+            return 1
+        print("%d checks passed: %s" % (self.count, success_line))
+        return 0
