@@ -13,7 +13,8 @@ static _Thread_local FILE *line;
 static _Thread_local char *line_text;
 static _Thread_local size_t line_len;
 
-static void begin(const char *kind, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void begin(const char *kind, const char *fmt,
+                                                        va_list ap)
 {
     if (line)
         proxy_log_end();
