@@ -52,7 +52,8 @@ int asm_metadata_parse(struct asm_assembly *a, size_t offset, size_t size,
     for (uint16_t i = 0; i < stream_count; i++) {
         size_t header_at = offset + pos;
         if (pos + 8 > size)
-            return asm_fail(diag, header_at, "stream header %u runs past the metadata", i + 1);
+            return asm_fail(diag, offset + (pos < size ? pos : size),
+                            "stream header %u runs past the metadata", i + 1);
         uint32_t stream_offset = rd32(root + pos), stream_size = rd32(root + pos + 4);
         const char *name = (const char *)root + pos + 8;
         size_t room = size - pos - 8;
