@@ -65,6 +65,7 @@ def main():
     p.add_argument("--build-dir", required=True)
     p.add_argument("--asm-list", required=True)
     p.add_argument("--framework", help="folder of assemblies; default: newest installed")
+    p.add_argument("--also", action="append", default=[], help="another assembly to compare")
     args = p.parse_args()
 
     dotnet = shutil.which(args.dotnet) if args.dotnet else None
@@ -83,8 +84,8 @@ def main():
     if missing:
         sys.exit(f"{framework} lacks {', '.join(missing)}")
     failures = methods = bodies = 0
-    for dll in dlls:
-        path = os.path.join(framework, dll)
+    for path in [os.path.join(framework, dll) for dll in dlls] + args.also:
+        dll = os.path.basename(path)
         c_rc, c_out, c_err = run([args.asm_list, path])
         s_rc, s_out, s_err = run(ildump + ["--list", path])
         if c_rc != 0 or s_rc != 0 or c_out != s_out:
@@ -113,8 +114,8 @@ def main():
         print(f"ildump disassembly of System.Linq: rc {rc}, {printed} methods, expected "
               f"{expected}\n{err}")
 
-    print(f"{len(dlls)} assemblies in {framework}: {methods} methods, {bodies} bodies, "
-          f"{failures} differ")
+    print(f"{len(dlls)} assemblies in {framework} and {len(args.also)} more: {methods} methods, "
+          f"{bodies} bodies, {failures} differ")
     return 1 if failures else 0
 
 
