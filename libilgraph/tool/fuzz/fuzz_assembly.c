@@ -30,9 +30,11 @@ static void check_result(int r, const struct asm_diag *diag)
         abort();
 }
 
+/* "" may be the reader's own constant (index 0); any other string is in the input. */
 static void check_string(const char *s)
 {
-    check_inside(s, strlen(s) + 1);
+    if (s[0])
+        check_inside(s, strlen(s) + 1);
 }
 
 static void check_body(const struct asm_body *b)
