@@ -21,8 +21,7 @@ void asm_assembly_free(struct asm_assembly *a)
     free(a);
 }
 
-int asm_assembly_new(const void *data, size_t len, struct asm_assembly **out,
-                     struct asm_diag *diag)
+int asm_assembly_new(const void *data, size_t len, struct asm_assembly **out, struct asm_diag *diag)
 {
     if (!data || !out)
         return -EINVAL;
@@ -97,8 +96,7 @@ out:
     return r;
 }
 
-int asm_assembly_new_from_file(const char *path, struct asm_assembly **out,
-                               struct asm_diag *diag)
+int asm_assembly_new_from_file(const char *path, struct asm_assembly **out, struct asm_diag *diag)
 {
     if (!path || !out)
         return -EINVAL;

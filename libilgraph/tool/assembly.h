@@ -109,16 +109,16 @@ struct asm_assembly;
 
 /* Facts from the headers, valid as long as the assembly. */
 struct asm_info {
-    bool pe32_plus;            /* PE32+ (64-bit optional header) rather than PE32 */
-    bool ready_to_run;         /* the CLI header has a managed native (ReadyToRun) header */
-    uint16_t machine;          /* COFF machine, as stored (ReadyToRun images xor an OS value) */
+    bool pe32_plus;    /* PE32+ (64-bit optional header) rather than PE32 */
+    bool ready_to_run; /* the CLI header has a managed native (ReadyToRun) header */
+    uint16_t machine;  /* COFF machine, as stored (ReadyToRun images xor an OS value) */
     uint16_t section_count;
-    uint32_t cli_flags;        /* CLI header Flags (COMIMAGE_FLAGS_*) */
-    uint32_t entry_point;      /* token or RVA, as stored */
+    uint32_t cli_flags;   /* CLI header Flags (COMIMAGE_FLAGS_*) */
+    uint32_t entry_point; /* token or RVA, as stored */
     uint16_t runtime_major, runtime_minor;
     const char *metadata_version; /* the metadata root's version string, e.g. "v4.0.30319" */
-    bool uncompressed_tables;  /* the #- stream rather than #~ */
-    uint32_t metadata_offset;  /* file offset of the metadata root */
+    bool uncompressed_tables;     /* the #- stream rather than #~ */
+    uint32_t metadata_offset;     /* file offset of the metadata root */
     uint32_t metadata_size;
 };
 
@@ -129,8 +129,7 @@ int asm_assembly_new(const void *data, size_t len, struct asm_assembly **out,
 
 /* Reads the file at path (refusing one over ASM_MAX_FILE_SIZE with -EFBIG) and opens it;
  * the assembly owns the bytes. */
-int asm_assembly_new_from_file(const char *path, struct asm_assembly **out,
-                               struct asm_diag *diag);
+int asm_assembly_new_from_file(const char *path, struct asm_assembly **out, struct asm_diag *diag);
 
 /* Frees the assembly (and its bytes if it owns them). Accepts NULL. */
 void asm_assembly_free(struct asm_assembly *assembly);
@@ -174,11 +173,11 @@ struct asm_typedef {
     uint32_t flags;
     const char *name;
     const char *namespace_;
-    uint32_t extends;       /* TypeDef, TypeRef or TypeSpec token, or 0 */
-    uint32_t enclosing;     /* TypeDef row of the enclosing type (NestedClass), or 0 */
-    uint32_t field_list;    /* as stored: first Field (or FieldPtr) row */
-    uint32_t method_list;   /* as stored: first MethodDef (or MethodPtr) row */
-    uint32_t method_count;  /* rows of the method list that belong to this type */
+    uint32_t extends;      /* TypeDef, TypeRef or TypeSpec token, or 0 */
+    uint32_t enclosing;    /* TypeDef row of the enclosing type (NestedClass), or 0 */
+    uint32_t field_list;   /* as stored: first Field (or FieldPtr) row */
+    uint32_t method_list;  /* as stored: first MethodDef (or MethodPtr) row */
+    uint32_t method_count; /* rows of the method list that belong to this type */
 };
 int asm_typedef_get(const struct asm_assembly *assembly, uint32_t row, struct asm_typedef *out,
                     struct asm_diag *diag);
@@ -192,8 +191,8 @@ struct asm_methoddef {
     uint32_t param_list;
     uint32_t owner; /* TypeDef row that owns the method, 0 if none does */
 };
-int asm_methoddef_get(const struct asm_assembly *assembly, uint32_t row,
-                      struct asm_methoddef *out, struct asm_diag *diag);
+int asm_methoddef_get(const struct asm_assembly *assembly, uint32_t row, struct asm_methoddef *out,
+                      struct asm_diag *diag);
 
 struct asm_field {
     uint16_t flags;
@@ -217,8 +216,8 @@ struct asm_memberref {
     const char *name;
     struct asm_blob signature;
 };
-int asm_memberref_get(const struct asm_assembly *assembly, uint32_t row,
-                      struct asm_memberref *out, struct asm_diag *diag);
+int asm_memberref_get(const struct asm_assembly *assembly, uint32_t row, struct asm_memberref *out,
+                      struct asm_diag *diag);
 
 struct asm_methodspec {
     uint32_t method; /* MethodDef or MemberRef token */
@@ -229,36 +228,35 @@ int asm_methodspec_get(const struct asm_assembly *assembly, uint32_t row,
 
 int asm_standalonesig_get(const struct asm_assembly *assembly, uint32_t row,
                           struct asm_blob *signature, struct asm_diag *diag);
-int asm_typespec_get(const struct asm_assembly *assembly, uint32_t row,
-                     struct asm_blob *signature, struct asm_diag *diag);
+int asm_typespec_get(const struct asm_assembly *assembly, uint32_t row, struct asm_blob *signature,
+                     struct asm_diag *diag);
 
 /* A method body (ECMA-335 II.25.4): start/len cover the whole of it exactly, from the
  * header through the code, the padding and every extra data section (EH tables). */
 struct asm_body {
     const uint8_t *start;
     size_t len;
-    size_t file_offset;         /* of start; 0 for asm_body_parse() */
+    size_t file_offset; /* of start; 0 for asm_body_parse() */
     bool fat;
-    uint16_t flags;             /* header flags (low 12 bits of a fat header; 0x2 for tiny) */
+    uint16_t flags; /* header flags (low 12 bits of a fat header; 0x2 for tiny) */
     bool init_locals;
-    uint16_t max_stack;         /* 8 for a tiny header */
+    uint16_t max_stack; /* 8 for a tiny header */
     uint32_t code_size;
     const uint8_t *code;
-    uint32_t local_sig_token;   /* 0 if none */
-    const uint8_t *sections;    /* first extra data section, NULL if none */
-    size_t sections_len;        /* from sections to the end of the body */
+    uint32_t local_sig_token; /* 0 if none */
+    const uint8_t *sections;  /* first extra data section, NULL if none */
+    size_t sections_len;      /* from sections to the end of the body */
     uint32_t section_count;
 };
 
 /* Parses the body at the start of bytes[0..avail). -EILSEQ (offset relative to bytes) if
  * the header is not tiny or fat, or the code or a section runs past avail. */
-int asm_body_parse(const uint8_t *bytes, size_t avail, struct asm_body *out,
-                   struct asm_diag *diag);
+int asm_body_parse(const uint8_t *bytes, size_t avail, struct asm_body *out, struct asm_diag *diag);
 
 /* The body of MethodDef row: -ENOENT if it has none: RVA 0 (abstract, runtime, extern) or
  * code type native (ImplFlags & 3 == 1: the RVA points at machine code, not IL). */
-int asm_method_body(const struct asm_assembly *assembly, uint32_t method_row,
-                    struct asm_body *out, struct asm_diag *diag);
+int asm_method_body(const struct asm_assembly *assembly, uint32_t method_row, struct asm_body *out,
+                    struct asm_diag *diag);
 
 /* Signatures (ECMA-335 II.23.2). Reads one compressed unsigned integer from p[0..len):
  * *value and the bytes it used. */
@@ -278,7 +276,7 @@ int asm_compressed_uint(const uint8_t *p, size_t len, uint32_t *value, size_t *u
 
 /* What a stack-depth calculation needs from a method signature. */
 struct asm_method_sig {
-    uint8_t conv;            /* the calling convention byte as stored */
+    uint8_t conv; /* the calling convention byte as stored */
     bool has_this;
     bool explicit_this;
     bool generic;

@@ -59,8 +59,7 @@ static int walk_sections(const uint8_t *bytes, size_t avail, size_t pos, size_t 
     }
 }
 
-int asm_body_parse(const uint8_t *bytes, size_t avail, struct asm_body *out,
-                   struct asm_diag *diag)
+int asm_body_parse(const uint8_t *bytes, size_t avail, struct asm_body *out, struct asm_diag *diag)
 {
     if (!bytes || !out)
         return -EINVAL;
@@ -82,8 +81,8 @@ int asm_body_parse(const uint8_t *bytes, size_t avail, struct asm_body *out,
         return 0;
     }
     if ((first & FORMAT_MASK) != FAT_FORMAT)
-        return asm_fail(diag, 0, "method header byte 0x%02X is neither tiny (...10) nor fat (...11)",
-                        first);
+        return asm_fail(diag, 0,
+                        "method header byte 0x%02X is neither tiny (...10) nor fat (...11)", first);
     if (avail < FAT_HEADER_SIZE)
         return asm_fail(diag, 0, "fat method header (12 bytes) runs past the %zu available bytes",
                         avail);

@@ -44,9 +44,9 @@ struct asm_assembly {
     struct table tables[ASM_TABLE_COUNT];
 
     /* Derived from the tables at open, one entry per row (index 0 unused). */
-    uint32_t *method_owner;  /* MethodDef row -> TypeDef row */
-    uint32_t *field_owner;   /* Field row -> TypeDef row */
-    uint32_t *enclosing;     /* TypeDef row -> enclosing TypeDef row */
+    uint32_t *method_owner; /* MethodDef row -> TypeDef row */
+    uint32_t *field_owner;  /* Field row -> TypeDef row */
+    uint32_t *enclosing;    /* TypeDef row -> enclosing TypeDef row */
 };
 
 /* Little-endian reads; the caller has checked the bounds. */
@@ -57,8 +57,7 @@ static inline uint16_t rd16(const uint8_t *p)
 
 static inline uint32_t rd32(const uint8_t *p)
 {
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
-           ((uint32_t)p[3] << 24);
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
 
 /* Fills diag (which may be NULL) and returns -EILSEQ. */
@@ -77,8 +76,7 @@ int asm_pe_parse(struct asm_assembly *a, size_t *metadata_offset, size_t *metada
                  struct asm_diag *diag);
 
 /* metadata.c: the metadata root and its streams. */
-int asm_metadata_parse(struct asm_assembly *a, size_t offset, size_t size,
-                       struct asm_diag *diag);
+int asm_metadata_parse(struct asm_assembly *a, size_t offset, size_t size, struct asm_diag *diag);
 
 /* tables.c: the #~ / #- stream: row counts, sizes, and where each table starts. */
 int asm_tables_parse(struct asm_assembly *a, const uint8_t *stream, uint32_t size,

@@ -23,8 +23,7 @@ static int set_heap(struct heap *heap, const char *name, const uint8_t *data, ui
     return 0;
 }
 
-int asm_metadata_parse(struct asm_assembly *a, size_t offset, size_t size,
-                       struct asm_diag *diag)
+int asm_metadata_parse(struct asm_assembly *a, size_t offset, size_t size, struct asm_diag *diag)
 {
     const uint8_t *root = a->data + offset;
     if (size < ROOT_FIXED_SIZE)
@@ -106,8 +105,8 @@ int asm_string(const struct asm_assembly *a, uint32_t index, const char **out,
         return 0;
     }
     if (index >= a->strings.size)
-        return asm_fail(diag, a->strings.file_offset,
-                        "string index %u outside #Strings (%u bytes)", index, a->strings.size);
+        return asm_fail(diag, a->strings.file_offset, "string index %u outside #Strings (%u bytes)",
+                        index, a->strings.size);
     const char *s = (const char *)a->strings.data + index;
     if (!memchr(s, '\0', a->strings.size - index))
         return asm_fail(diag, a->strings.file_offset + index,
@@ -135,8 +134,8 @@ static int heap_entry(const struct heap *heap, const char *heap_name, uint32_t i
                         "%s entry %u has a malformed compressed length", heap_name, index);
     if (len > heap->size - index - used)
         return asm_fail(diag, heap->file_offset + index,
-                        "%s entry %u of %u bytes runs past the heap (%u bytes)", heap_name,
-                        index, len, heap->size);
+                        "%s entry %u of %u bytes runs past the heap (%u bytes)", heap_name, index,
+                        len, heap->size);
     out->data = heap->data + index + used;
     out->len = len;
     return 0;
@@ -179,8 +178,8 @@ int asm_guid(const struct asm_assembly *a, uint32_t index, const uint8_t **out,
         return 0;
     }
     if ((uint64_t)index * 16 > a->guids.size)
-        return asm_fail(diag, a->guids.file_offset, "GUID index %u outside #GUID (%u bytes)",
-                        index, a->guids.size);
+        return asm_fail(diag, a->guids.file_offset, "GUID index %u outside #GUID (%u bytes)", index,
+                        a->guids.size);
     *out = a->guids.data + (size_t)(index - 1) * 16;
     return 0;
 }

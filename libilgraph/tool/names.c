@@ -33,8 +33,8 @@ static void put(struct name *n, const char *s)
     n->buf[n->len] = '\0';
 }
 
-static int put_typedef(const struct asm_assembly *a, uint32_t row, unsigned depth,
-                       struct name *n, struct asm_diag *diag)
+static int put_typedef(const struct asm_assembly *a, uint32_t row, unsigned depth, struct name *n,
+                       struct asm_diag *diag)
 {
     struct asm_typedef t;
     int r = asm_typedef_get(a, row, &t, diag);
@@ -52,8 +52,8 @@ static int put_typedef(const struct asm_assembly *a, uint32_t row, unsigned dept
     return 0;
 }
 
-static int put_typeref(const struct asm_assembly *a, uint32_t row, unsigned depth,
-                       struct name *n, struct asm_diag *diag)
+static int put_typeref(const struct asm_assembly *a, uint32_t row, unsigned depth, struct name *n,
+                       struct asm_diag *diag)
 {
     struct asm_typeref t;
     int r = asm_typeref_get(a, row, &t, diag);
@@ -180,8 +180,7 @@ static int put_token(const struct asm_assembly *a, uint32_t token, struct name *
                             row);
         r = put_token(a, m.method, n, diag);
         return r == -ENOENT ? asm_fail(diag, asm_row_offset(a, table, row),
-                                       "MethodSpec %u method 0x%08X does not exist", row,
-                                       m.method)
+                                       "MethodSpec %u method 0x%08X does not exist", row, m.method)
                             : r;
     }
     default:

@@ -30,8 +30,8 @@ int asm_fail(struct asm_diag *diag, size_t offset, const char *format, ...)
     return -EILSEQ;
 }
 
-int asm_rva_to_offset(const struct asm_assembly *a, uint32_t rva, size_t *offset,
-                      size_t *available, struct asm_diag *diag)
+int asm_rva_to_offset(const struct asm_assembly *a, uint32_t rva, size_t *offset, size_t *available,
+                      struct asm_diag *diag)
 {
     if (!a || !offset || !available)
         return -EINVAL;
@@ -99,9 +99,8 @@ static int map_directory(const struct asm_assembly *a, uint32_t rva, uint32_t si
     if (asm_rva_to_offset(a, rva, offset, &available, &inner) != 0)
         return asm_fail(diag, at, "%s: %s", what, inner.message);
     if (size > available)
-        return asm_fail(diag, at,
-                        "%s at RVA 0x%X claims %u bytes but its section holds only %zu", what, rva,
-                        size, available);
+        return asm_fail(diag, at, "%s at RVA 0x%X claims %u bytes but its section holds only %zu",
+                        what, rva, size, available);
     return 0;
 }
 
@@ -157,8 +156,7 @@ int asm_pe_parse(struct asm_assembly *a, size_t *metadata_offset, size_t *metada
     uint32_t directory_count = rd32(d + optional + count_at);
     if (directory_count <= CLI_DIRECTORY)
         return asm_fail(diag, optional + count_at,
-                        "only %u data directories: no CLI header (directory 14)",
-                        directory_count);
+                        "only %u data directories: no CLI header (directory 14)", directory_count);
     if ((uint64_t)directories_at + (uint64_t)directory_count * 8 > optional_size)
         return asm_fail(diag, optional + count_at,
                         "%u data directories do not fit in the optional header (%u bytes)",

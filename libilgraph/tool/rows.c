@@ -11,8 +11,8 @@ static int check_row(const struct asm_assembly *a, enum asm_table t, uint32_t ro
     return row >= 1 && row <= a->tables[t].rows ? 0 : -ENOENT;
 }
 
-static int string_cell(const struct asm_assembly *a, enum asm_table t, uint32_t row,
-                       unsigned col, const char **out, struct asm_diag *diag)
+static int string_cell(const struct asm_assembly *a, enum asm_table t, uint32_t row, unsigned col,
+                       const char **out, struct asm_diag *diag)
 {
     return asm_string(a, asm_cell(a, t, row, col), out, diag);
 }

@@ -33,8 +33,8 @@ int asm_compressed_uint(const uint8_t *p, size_t len, uint32_t *value, size_t *u
     if ((p[0] & 0xE0) == 0xC0) {
         if (len < 4)
             return -EILSEQ;
-        *value = ((uint32_t)(p[0] & 0x1F) << 24) | ((uint32_t)p[1] << 16) |
-                 ((uint32_t)p[2] << 8) | p[3];
+        *value =
+            ((uint32_t)(p[0] & 0x1F) << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
         *used = 4;
         return 0;
     }
@@ -46,8 +46,7 @@ static int read_uint(const uint8_t *blob, size_t len, size_t *pos, uint32_t *val
 {
     size_t used;
     if (asm_compressed_uint(blob + *pos, len - *pos, value, &used) != 0)
-        return asm_fail(diag, *pos, "signature: %s is not a well-formed compressed integer",
-                        what);
+        return asm_fail(diag, *pos, "signature: %s is not a well-formed compressed integer", what);
     *pos += used;
     return 0;
 }
@@ -62,16 +61,15 @@ int asm_method_sig_parse(const uint8_t *blob, size_t len, struct asm_method_sig 
     struct asm_method_sig s = {.conv = blob[0]};
     uint8_t kind = s.conv & ASM_SIG_KIND_MASK;
     if (kind > ASM_SIG_VARARG && kind != CALLCONV_UNMANAGED)
-        return asm_fail(diag, 0, "signature: calling convention 0x%02X is not a method's",
-                        s.conv);
+        return asm_fail(diag, 0, "signature: calling convention 0x%02X is not a method's", s.conv);
     s.has_this = (s.conv & ASM_SIG_HAS_THIS) != 0;
     s.explicit_this = (s.conv & ASM_SIG_EXPLICIT_THIS) != 0;
     s.generic = (s.conv & ASM_SIG_GENERIC) != 0;
     s.vararg = kind == ASM_SIG_VARARG;
     size_t pos = 1;
     int r;
-    if (s.generic && (r = read_uint(blob, len, &pos, &s.generic_params,
-                                    "generic parameter count", diag)) != 0)
+    if (s.generic &&
+        (r = read_uint(blob, len, &pos, &s.generic_params, "generic parameter count", diag)) != 0)
         return r;
     if ((r = read_uint(blob, len, &pos, &s.params, "parameter count", diag)) != 0)
         return r;
@@ -91,8 +89,8 @@ int asm_method_sig_parse(const uint8_t *blob, size_t len, struct asm_method_sig 
     return 0;
 }
 
-int asm_token_method_sig(const struct asm_assembly *a, uint32_t token,
-                         struct asm_method_sig *out, struct asm_diag *diag)
+int asm_token_method_sig(const struct asm_assembly *a, uint32_t token, struct asm_method_sig *out,
+                         struct asm_diag *diag)
 {
     if (!a || !out)
         return -EINVAL;

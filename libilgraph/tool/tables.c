@@ -43,27 +43,32 @@ struct coded_index {
 static const struct coded_index coded_indexes[CODED_KIND_COUNT] = {
     [TYPE_DEF_OR_REF] = {2, 3, {ASM_TABLE_TYPE_DEF, ASM_TABLE_TYPE_REF, ASM_TABLE_TYPE_SPEC}},
     [HAS_CONSTANT] = {2, 3, {ASM_TABLE_FIELD, ASM_TABLE_PARAM, ASM_TABLE_PROPERTY}},
-    [HAS_CUSTOM_ATTRIBUTE] = {5, 22,
-                              {ASM_TABLE_METHOD_DEF, ASM_TABLE_FIELD, ASM_TABLE_TYPE_REF,
-                               ASM_TABLE_TYPE_DEF, ASM_TABLE_PARAM, ASM_TABLE_INTERFACE_IMPL,
-                               ASM_TABLE_MEMBER_REF, ASM_TABLE_MODULE, ASM_TABLE_DECL_SECURITY,
-                               ASM_TABLE_PROPERTY, ASM_TABLE_EVENT, ASM_TABLE_STAND_ALONE_SIG,
-                               ASM_TABLE_MODULE_REF, ASM_TABLE_TYPE_SPEC, ASM_TABLE_ASSEMBLY,
-                               ASM_TABLE_ASSEMBLY_REF, ASM_TABLE_FILE, ASM_TABLE_EXPORTED_TYPE,
-                               ASM_TABLE_MANIFEST_RESOURCE, ASM_TABLE_GENERIC_PARAM,
-                               ASM_TABLE_GENERIC_PARAM_CONSTRAINT, ASM_TABLE_METHOD_SPEC}},
+    [HAS_CUSTOM_ATTRIBUTE] =
+        {5,
+         22,
+         {ASM_TABLE_METHOD_DEF,        ASM_TABLE_FIELD,         ASM_TABLE_TYPE_REF,
+          ASM_TABLE_TYPE_DEF,          ASM_TABLE_PARAM,         ASM_TABLE_INTERFACE_IMPL,
+          ASM_TABLE_MEMBER_REF,        ASM_TABLE_MODULE,        ASM_TABLE_DECL_SECURITY,
+          ASM_TABLE_PROPERTY,          ASM_TABLE_EVENT,         ASM_TABLE_STAND_ALONE_SIG,
+          ASM_TABLE_MODULE_REF,        ASM_TABLE_TYPE_SPEC,     ASM_TABLE_ASSEMBLY,
+          ASM_TABLE_ASSEMBLY_REF,      ASM_TABLE_FILE,          ASM_TABLE_EXPORTED_TYPE,
+          ASM_TABLE_MANIFEST_RESOURCE, ASM_TABLE_GENERIC_PARAM, ASM_TABLE_GENERIC_PARAM_CONSTRAINT,
+          ASM_TABLE_METHOD_SPEC}},
     [HAS_FIELD_MARSHAL] = {1, 2, {ASM_TABLE_FIELD, ASM_TABLE_PARAM}},
     [HAS_DECL_SECURITY] = {2, 3, {ASM_TABLE_TYPE_DEF, ASM_TABLE_METHOD_DEF, ASM_TABLE_ASSEMBLY}},
-    [MEMBER_REF_PARENT] = {3, 5,
+    [MEMBER_REF_PARENT] = {3,
+                           5,
                            {ASM_TABLE_TYPE_DEF, ASM_TABLE_TYPE_REF, ASM_TABLE_MODULE_REF,
                             ASM_TABLE_METHOD_DEF, ASM_TABLE_TYPE_SPEC}},
     [HAS_SEMANTICS] = {1, 2, {ASM_TABLE_EVENT, ASM_TABLE_PROPERTY}},
     [METHOD_DEF_OR_REF] = {1, 2, {ASM_TABLE_METHOD_DEF, ASM_TABLE_MEMBER_REF}},
     [MEMBER_FORWARDED] = {1, 2, {ASM_TABLE_FIELD, ASM_TABLE_METHOD_DEF}},
     [IMPLEMENTATION] = {2, 3, {ASM_TABLE_FILE, ASM_TABLE_ASSEMBLY_REF, ASM_TABLE_EXPORTED_TYPE}},
-    [CUSTOM_ATTRIBUTE_TYPE] = {3, 5,
+    [CUSTOM_ATTRIBUTE_TYPE] = {3,
+                               5,
                                {NONE, NONE, ASM_TABLE_METHOD_DEF, ASM_TABLE_MEMBER_REF, NONE}},
-    [RESOLUTION_SCOPE] = {2, 4,
+    [RESOLUTION_SCOPE] = {2,
+                          4,
                           {ASM_TABLE_MODULE, ASM_TABLE_MODULE_REF, ASM_TABLE_ASSEMBLY_REF,
                            ASM_TABLE_TYPE_REF}},
     [TYPE_OR_METHOD_DEF] = {1, 2, {ASM_TABLE_TYPE_DEF, ASM_TABLE_METHOD_DEF}},
@@ -134,8 +139,7 @@ static const uint8_t schema[ASM_TABLE_COUNT][MAX_COLUMNS + 1] = {
     [ASM_TABLE_NESTED_CLASS] = {IDX(ASM_TABLE_TYPE_DEF), IDX(ASM_TABLE_TYPE_DEF)},
     [ASM_TABLE_GENERIC_PARAM] = {U16, U16, CODED(TYPE_OR_METHOD_DEF), STR},
     [ASM_TABLE_METHOD_SPEC] = {CODED(METHOD_DEF_OR_REF), BLOB},
-    [ASM_TABLE_GENERIC_PARAM_CONSTRAINT] = {IDX(ASM_TABLE_GENERIC_PARAM),
-                                            CODED(TYPE_DEF_OR_REF)},
+    [ASM_TABLE_GENERIC_PARAM_CONSTRAINT] = {IDX(ASM_TABLE_GENERIC_PARAM), CODED(TYPE_DEF_OR_REF)},
 };
 
 static uint8_t column_size(const struct asm_assembly *a, uint8_t kind)
@@ -164,12 +168,11 @@ static uint8_t column_size(const struct asm_assembly *a, uint8_t kind)
     }
 }
 
-int asm_tables_parse(struct asm_assembly *a, const uint8_t *stream, uint32_t size,
-                     uint32_t at, struct asm_diag *diag)
+int asm_tables_parse(struct asm_assembly *a, const uint8_t *stream, uint32_t size, uint32_t at,
+                     struct asm_diag *diag)
 {
     if (size < 24)
-        return asm_fail(diag, at, "table stream (%u bytes) shorter than its 24-byte header",
-                        size);
+        return asm_fail(diag, at, "table stream (%u bytes) shorter than its 24-byte header", size);
     a->heap_sizes = stream[6];
     uint64_t valid = (uint64_t)rd32(stream + 8) | ((uint64_t)rd32(stream + 12) << 32);
     if (valid >> ASM_TABLE_COUNT)
@@ -186,8 +189,7 @@ int asm_tables_parse(struct asm_assembly *a, const uint8_t *stream, uint32_t siz
         uint32_t rows = rd32(stream + pos);
         if (rows > MAX_ROWS)
             return asm_fail(diag, at + pos,
-                            "table 0x%02X claims %u rows, more than a token can address", t,
-                            rows);
+                            "table 0x%02X claims %u rows, more than a token can address", t, rows);
         a->tables[t].rows = rows;
         pos += 4;
     }
@@ -270,13 +272,13 @@ static int link_members(struct asm_assembly *a, unsigned list_column, enum asm_t
     uint32_t types = a->tables[ASM_TABLE_TYPE_DEF].rows;
     for (uint32_t type = 1; type <= types; type++) {
         uint32_t first = asm_cell(a, ASM_TABLE_TYPE_DEF, type, list_column);
-        uint32_t end = type < types ? asm_cell(a, ASM_TABLE_TYPE_DEF, type + 1, list_column)
-                                    : list_rows + 1;
+        uint32_t end =
+            type < types ? asm_cell(a, ASM_TABLE_TYPE_DEF, type + 1, list_column) : list_rows + 1;
         if (first == 0 || first > list_rows + 1 || end < first || end > list_rows + 1)
             return asm_fail(diag, asm_row_offset(a, ASM_TABLE_TYPE_DEF, type),
-                            "TypeDef %u lists %s rows %u..%u, outside 1..%u or out of order",
-                            type, members == ASM_TABLE_METHOD_DEF ? "method" : "field", first,
-                            end, list_rows + 1);
+                            "TypeDef %u lists %s rows %u..%u, outside 1..%u or out of order", type,
+                            members == ASM_TABLE_METHOD_DEF ? "method" : "field", first, end,
+                            list_rows + 1);
         for (uint32_t i = first; i < end; i++) {
             uint32_t member = indirect ? asm_cell(a, pointers, i, 0) : i;
             if (member == 0 || member > member_rows)
@@ -291,8 +293,7 @@ static int link_members(struct asm_assembly *a, unsigned list_column, enum asm_t
 
 int asm_tables_link(struct asm_assembly *a, struct asm_diag *diag)
 {
-    int r = link_members(a, 5, ASM_TABLE_METHOD_DEF, ASM_TABLE_METHOD_PTR, &a->method_owner,
-                         diag);
+    int r = link_members(a, 5, ASM_TABLE_METHOD_DEF, ASM_TABLE_METHOD_PTR, &a->method_owner, diag);
     if (r == 0)
         r = link_members(a, 4, ASM_TABLE_FIELD, ASM_TABLE_FIELD_PTR, &a->field_owner, diag);
     if (r != 0)

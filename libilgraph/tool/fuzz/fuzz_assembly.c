@@ -63,9 +63,9 @@ static void read_everything(const struct asm_assembly *a)
         if ((r = asm_typedef_get(a, row, &t, &diag)) == 0)
             check_string(t.name);
         check_result(r, &diag);
-        check_result(asm_token_name(a, ASM_TOKEN(ASM_TABLE_TYPE_DEF, row), name, sizeof(name),
-                                    &diag),
-                     &diag);
+        check_result(
+            asm_token_name(a, ASM_TOKEN(ASM_TABLE_TYPE_DEF, row), name, sizeof(name), &diag),
+            &diag);
     }
     for (uint32_t row = 1; row <= asm_table_rows(a, ASM_TABLE_METHOD_DEF); row++) {
         uint32_t token = ASM_TOKEN(ASM_TABLE_METHOD_DEF, row);
@@ -84,8 +84,7 @@ static void read_everything(const struct asm_assembly *a)
         check_result(r, &diag);
     }
     for (uint32_t row = 1; row <= asm_table_rows(a, ASM_TABLE_FIELD); row++)
-        check_result(asm_token_name(a, ASM_TOKEN(ASM_TABLE_FIELD, row), name, sizeof(name),
-                                    &diag),
+        check_result(asm_token_name(a, ASM_TOKEN(ASM_TABLE_FIELD, row), name, sizeof(name), &diag),
                      &diag);
     static const enum asm_table named[] = {ASM_TABLE_TYPE_REF, ASM_TABLE_MEMBER_REF,
                                            ASM_TABLE_METHOD_SPEC, ASM_TABLE_TYPE_SPEC};
@@ -99,9 +98,8 @@ static void read_everything(const struct asm_assembly *a)
         }
     for (uint32_t row = 1; row <= asm_table_rows(a, ASM_TABLE_STAND_ALONE_SIG); row++) {
         struct asm_method_sig sig;
-        check_result(asm_token_method_sig(a, ASM_TOKEN(ASM_TABLE_STAND_ALONE_SIG, row), &sig,
-                                          &diag),
-                     &diag);
+        check_result(
+            asm_token_method_sig(a, ASM_TOKEN(ASM_TABLE_STAND_ALONE_SIG, row), &sig, &diag), &diag);
     }
     for (uint32_t index = 0; index < 64; index++) {
         struct asm_blob blob;

@@ -42,8 +42,8 @@ int main(int argc, char **argv)
                 r = 0;
         }
         if (r != 0) {
-            fprintf(stderr, "%s: method 0x%08" PRIX32 ": %s (offset 0x%zX: %s)\n", argv[1],
-                    token, strerror(-r), diag.offset, diag.message);
+            fprintf(stderr, "%s: method 0x%08" PRIX32 ": %s (offset 0x%zX: %s)\n", argv[1], token,
+                    strerror(-r), diag.offset, diag.message);
             status = 1;
             continue;
         }

@@ -104,12 +104,13 @@ static uint32_t add_blob(struct out *heap, const uint8_t *data, size_t n)
     return at;
 }
 
-#define BLOB(heap, ...)                                                                        \
+#define BLOB(heap, ...)                                                                            \
     add_blob(heap, (const uint8_t[]){__VA_ARGS__}, sizeof((const uint8_t[]){__VA_ARGS__}))
 
-/* The five bodies; rows match builder.h. Returns their RVAs in rva[]. */
+/* The five bodies; rows match builder.h. Records where they are in b. */
 static void write_bodies(struct out *text, struct built *b)
 {
+    /* clang-format off */
     /* 1: tiny: ldarg.0; call MemberRef 1; ret */
     static const uint8_t tiny[] = {0x1E, 0x02, 0x28, 0x01, 0x00, 0x00, 0x0A, 0x2A};
     b->body_rva[1] = TEXT_RVA + (uint32_t)put(text, tiny, sizeof(tiny));
@@ -135,15 +136,16 @@ static void write_bodies(struct out *text, struct built *b)
     align(text, 4);
     static const uint8_t chain[] = {
         0x0B, 0x30, 0x01, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* header */
-        0x00, 0x00, 0x2A,                               /* nop; nop; ret */
-        0x00,                                           /* pad */
+        0x00, 0x00, 0x2A,                                                       /* nop nop ret */
+        0x00,                                                                   /* pad */
         0x81, 0x10, 0x00, 0x00,                         /* small, MoreSects, 16 bytes */
         0x02, 0x00, 0x00, 0x00, 0x01, 0x01, 0x00, 0x01, /* finally try 0+1 handler 1+1 */
         0x00, 0x00, 0x00, 0x00,
-        0x41, 0x1C, 0x00, 0x00, /* fat, 28 bytes */
+        0x41, 0x1C, 0x00, 0x00,                         /* fat, 28 bytes */
         0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, /* fault */
         0x01, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
     };
+    /* clang-format on */
     b->body_rva[3] = TEXT_RVA + (uint32_t)put(text, chain, sizeof(chain));
     b->body_len[3] = sizeof(chain);
     b->code_size[3] = 3;
@@ -165,17 +167,25 @@ static void write_tables(struct out *t, struct heaps *h, const struct build_opti
 {
     bool w = opt->wide_heaps;
     enum {
-        MODULE = 0x00, TYPE_REF = 0x01, TYPE_DEF = 0x02, FIELD = 0x04, METHOD_PTR = 0x05,
-        METHOD_DEF = 0x06, MEMBER_REF = 0x0A, STAND_ALONE_SIG = 0x11, TYPE_SPEC = 0x1B,
-        NESTED_CLASS = 0x29, METHOD_SPEC = 0x2B,
+        MODULE = 0x00,
+        TYPE_REF = 0x01,
+        TYPE_DEF = 0x02,
+        FIELD = 0x04,
+        METHOD_PTR = 0x05,
+        METHOD_DEF = 0x06,
+        MEMBER_REF = 0x0A,
+        STAND_ALONE_SIG = 0x11,
+        TYPE_SPEC = 0x1B,
+        NESTED_CLASS = 0x29,
+        METHOD_SPEC = 0x2B,
     };
     struct {
         unsigned table;
         uint32_t rows;
     } counts[] = {
-        {MODULE, 1}, {TYPE_REF, 2},        {TYPE_DEF, 3},  {FIELD, 1},        {METHOD_PTR, 5},
-        {METHOD_DEF, 5}, {MEMBER_REF, 3}, {STAND_ALONE_SIG, 2}, {TYPE_SPEC, 1},
-        {NESTED_CLASS, 1}, {METHOD_SPEC, 1},
+        {MODULE, 1},     {TYPE_REF, 2},     {TYPE_DEF, 3},    {FIELD, 1},
+        {METHOD_PTR, 5}, {METHOD_DEF, 5},   {MEMBER_REF, 3},  {STAND_ALONE_SIG, 2},
+        {TYPE_SPEC, 1},  {NESTED_CLASS, 1}, {METHOD_SPEC, 1},
     };
     uint64_t valid = 0;
     for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)

@@ -25,9 +25,9 @@
 #include <stdint.h>
 
 struct build_options {
-    bool pe32_plus;     /* PE32+ optional header */
-    bool wide_heaps;    /* 4-byte #Strings, #GUID and #Blob indexes */
-    bool method_ptr;    /* "#-" stream with a MethodPtr table between TypeDef and MethodDef */
+    bool pe32_plus;  /* PE32+ optional header */
+    bool wide_heaps; /* 4-byte #Strings, #GUID and #Blob indexes */
+    bool method_ptr; /* "#-" stream with a MethodPtr table between TypeDef and MethodDef */
 };
 
 #define BUILT_METHODS 5
@@ -36,23 +36,23 @@ struct built {
     uint8_t *data; /* malloc'd; free() it */
     size_t len;
 
-    size_t lfanew_at;        /* the DOS header's PE offset field */
-    size_t optional_at;      /* optional header */
+    size_t lfanew_at;   /* the DOS header's PE offset field */
+    size_t optional_at; /* optional header */
     size_t directory_count_at;
     size_t cli_directory_at; /* data directory 14 */
     size_t sections_at;      /* section table */
     size_t cli_at;           /* CLI header */
     size_t metadata_at;      /* metadata root */
     size_t stream_headers_at;
-    size_t tables_at;        /* #~ stream */
+    size_t tables_at; /* #~ stream */
     size_t strings_at, strings_size;
     size_t blobs_at, blobs_size;
-    size_t row_counts_at;    /* first row count of #~ */
+    size_t row_counts_at; /* first row count of #~ */
     size_t typedef_rows_at, methoddef_rows_at, memberref_rows_at, nested_rows_at;
     uint32_t typedef_row_size, methoddef_row_size, memberref_row_size;
 
-    uint32_t body_rva[BUILT_METHODS + 1];  /* by MethodDef row; 0 for none */
-    size_t body_at[BUILT_METHODS + 1];     /* file offset */
+    uint32_t body_rva[BUILT_METHODS + 1]; /* by MethodDef row; 0 for none */
+    size_t body_at[BUILT_METHODS + 1];    /* file offset */
     size_t body_len[BUILT_METHODS + 1];
     uint32_t code_size[BUILT_METHODS + 1];
     uint32_t text_rva, text_raw_at, text_raw_size;

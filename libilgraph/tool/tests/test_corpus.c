@@ -16,13 +16,13 @@ struct totals {
     uint64_t methods, bodies, body_bytes, il_bytes, eh_sections, member_refs, method_specs;
 };
 
-static void failure(struct totals *t, const char *path, const char *what, uint32_t token,
-                    int r, const struct asm_diag *diag)
+static void failure(struct totals *t, const char *path, const char *what, uint32_t token, int r,
+                    const struct asm_diag *diag)
 {
     t->failures++;
     if (t->failures <= 50)
-        fprintf(stderr, "FAIL %s: %s 0x%08" PRIX32 ": %s (offset 0x%zX: %s)\n", path, what,
-                token, strerror(-r), diag->offset, r == -EILSEQ ? diag->message : "");
+        fprintf(stderr, "FAIL %s: %s 0x%08" PRIX32 ": %s (offset 0x%zX: %s)\n", path, what, token,
+                strerror(-r), diag->offset, r == -EILSEQ ? diag->message : "");
 }
 
 static void check_assembly(const char *path, struct totals *t)
@@ -104,8 +104,7 @@ static void check_assembly(const char *path, struct totals *t)
     for (uint32_t row = 1; row <= asm_table_rows(a, ASM_TABLE_STAND_ALONE_SIG); row++) {
         struct asm_blob sig;
         if ((r = asm_standalonesig_get(a, row, &sig, &diag)) != 0)
-            failure(t, path, "standalonesig", ASM_TOKEN(ASM_TABLE_STAND_ALONE_SIG, row), r,
-                    &diag);
+            failure(t, path, "standalonesig", ASM_TOKEN(ASM_TABLE_STAND_ALONE_SIG, row), r, &diag);
     }
     asm_assembly_free(a);
 }
