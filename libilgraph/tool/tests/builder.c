@@ -166,6 +166,11 @@ static void write_tables(struct out *t, struct heaps *h, const struct build_opti
                          struct built *b)
 {
     bool w = opt->wide_heaps;
+    /* Coded index widths (II.24.2.6) that the TypeRef row count decides. */
+    uint32_t type_refs = 2 + opt->extra_type_refs;
+    bool wide_scope = type_refs >= (1u << 14);  /* ResolutionScope: 2 tag bits */
+    bool wide_type = type_refs >= (1u << 14);   /* TypeDefOrRef: 2 tag bits */
+    bool wide_parent = type_refs >= (1u << 13); /* MemberRefParent: 3 tag bits */
     enum {
         MODULE = 0x00,
         TYPE_REF = 0x01,
@@ -183,9 +188,9 @@ static void write_tables(struct out *t, struct heaps *h, const struct build_opti
         unsigned table;
         uint32_t rows;
     } counts[] = {
-        {MODULE, 1},     {TYPE_REF, 2},     {TYPE_DEF, 3},    {FIELD, 1},
-        {METHOD_PTR, 5}, {METHOD_DEF, 5},   {MEMBER_REF, 3},  {STAND_ALONE_SIG, 2},
-        {TYPE_SPEC, 1},  {NESTED_CLASS, 1}, {METHOD_SPEC, 1},
+        {MODULE, 1},     {TYPE_REF, type_refs}, {TYPE_DEF, 3},    {FIELD, 1},
+        {METHOD_PTR, 5}, {METHOD_DEF, 5},       {MEMBER_REF, 3},  {STAND_ALONE_SIG, 2},
+        {TYPE_SPEC, 1},  {NESTED_CLASS, 1},     {METHOD_SPEC, 1},
     };
     uint64_t valid = 0;
     for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
@@ -215,12 +220,17 @@ static void write_tables(struct out *t, struct heaps *h, const struct build_opti
 
     /* TypeRef: ResolutionScope (AssemblyRef 1: tag 2), name, namespace */
     uint32_t ns_system = add_string(&h->strings, "System");
-    u16(t, (1 << 2) | 2);
+    index_cell(t, (1 << 2) | 2, wide_scope);
     index_cell(t, add_string(&h->strings, "Object"), w);
     index_cell(t, ns_system, w);
-    u16(t, (1 << 2) | 2);
+    index_cell(t, (1 << 2) | 2, wide_scope);
     index_cell(t, add_string(&h->strings, "List`1"), w);
     index_cell(t, add_string(&h->strings, "System.Collections.Generic"), w);
+    for (uint32_t i = 0; i < opt->extra_type_refs; i++) {
+        index_cell(t, (1 << 2) | 2, wide_scope);
+        index_cell(t, 0, w);
+        index_cell(t, ns_system, w);
+    }
 
     /* TypeDef: flags, name, namespace, extends (TypeDefOrRef), field list, method list */
     uint32_t ns = add_string(&h->strings, "Ns");
@@ -229,20 +239,20 @@ static void write_tables(struct out *t, struct heaps *h, const struct build_opti
     u32(t, 0);
     index_cell(t, add_string(&h->strings, "<Module>"), w);
     index_cell(t, 0, w);
-    u16(t, 0);
+    index_cell(t, 0, wide_type);
     u16(t, 1);
     u16(t, 1);
     b->typedef_row_size = (uint32_t)(t->len - start);
     u32(t, 0x00100001);
     index_cell(t, add_string(&h->strings, "C"), w);
     index_cell(t, ns, w);
-    u16(t, (1 << 2) | 1);
+    index_cell(t, (1 << 2) | 1, wide_type);
     u16(t, 1);
     u16(t, 1);
     u32(t, 0x00100002);
     index_cell(t, add_string(&h->strings, "Inner"), w);
     index_cell(t, 0, w);
-    u16(t, (1 << 2) | 1);
+    index_cell(t, (1 << 2) | 1, wide_type);
     u16(t, 2);
     u16(t, 5);
 
@@ -282,14 +292,14 @@ static void write_tables(struct out *t, struct heaps *h, const struct build_opti
     /* MemberRef: parent (MemberRefParent), name, signature */
     b->memberref_rows_at = t->len;
     start = t->len;
-    u16(t, (1 << 3) | 1); /* TypeRef 1 */
+    index_cell(t, (1 << 3) | 1, wide_parent); /* TypeRef 1 */
     index_cell(t, add_string(&h->strings, ".ctor"), w);
     index_cell(t, BLOB(&h->blobs, 0x20, 0x00, 0x01), w);
     b->memberref_row_size = (uint32_t)(t->len - start);
-    u16(t, (1 << 3) | 4); /* TypeSpec 1 */
+    index_cell(t, (1 << 3) | 4, wide_parent); /* TypeSpec 1 */
     index_cell(t, add_string(&h->strings, "Add"), w);
     index_cell(t, BLOB(&h->blobs, 0x20, 0x01, 0x01, 0x13, 0x00), w);
-    u16(t, (1 << 3) | 1);
+    index_cell(t, (1 << 3) | 1, wide_parent);
     index_cell(t, add_string(&h->strings, "f"), w);
     index_cell(t, BLOB(&h->blobs, 0x06, 0x08), w);
 

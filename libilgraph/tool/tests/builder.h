@@ -25,9 +25,10 @@
 #include <stdint.h>
 
 struct build_options {
-    bool pe32_plus;  /* PE32+ optional header */
-    bool wide_heaps; /* 4-byte #Strings, #GUID and #Blob indexes */
-    bool method_ptr; /* "#-" stream with a MethodPtr table between TypeDef and MethodDef */
+    bool pe32_plus;           /* PE32+ optional header */
+    bool wide_heaps;          /* 4-byte #Strings, #GUID and #Blob indexes */
+    bool method_ptr;          /* "#-" stream with a MethodPtr table between TypeDef and MethodDef */
+    uint32_t extra_type_refs; /* nameless TypeRefs after the two above, to widen coded indexes */
 };
 
 #define BUILT_METHODS 5

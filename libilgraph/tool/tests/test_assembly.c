@@ -179,6 +179,30 @@ static void follows_the_method_pointer_table_of_uncompressed_metadata(void **sta
     check_valid_assembly(&(struct build_options){.method_ptr = true, .pe32_plus = true});
 }
 
+/* Coded indexes become 4 bytes when a table they can name reaches 2^(16 - tag bits) rows:
+ * TypeRef rows at and either side of the thresholds of MemberRefParent (3 bits) and of
+ * ResolutionScope and TypeDefOrRef (2 bits). */
+static void sizes_coded_indexes_at_their_thresholds(void **state)
+{
+    static const uint32_t type_refs[] = {8191, 8192, 16383, 16384};
+    for (size_t i = 0; i < sizeof(type_refs) / sizeof(type_refs[0]); i++) {
+        struct build_options options = {.extra_type_refs = type_refs[i] - 2};
+        check_valid_assembly(&options);
+        struct built b = build(&options);
+        struct asm_assembly *a = open_ok(&b);
+        assert_int_equal(asm_table_rows(a, ASM_TABLE_TYPE_REF), type_refs[i]);
+        char name[128];
+        assert_int_equal(asm_token_name(a, 0x0A000002, name, sizeof(name), NULL), 0);
+        assert_string_equal(name, "System.Collections.Generic.List`1::Add");
+        assert_int_equal(asm_token_name(a, ASM_TOKEN(ASM_TABLE_TYPE_REF, type_refs[i]), name,
+                                        sizeof(name), NULL),
+                         0);
+        assert_string_equal(name, "System.");
+        asm_assembly_free(a);
+        free(b.data);
+    }
+}
+
 static void assert_name(const struct asm_assembly *a, uint32_t token, const char *expected)
 {
     char buf[256];
@@ -685,6 +709,7 @@ int main(void)
         cmocka_unit_test(reads_a_hand_made_pe32_plus_assembly),
         cmocka_unit_test(reads_wide_heap_indexes),
         cmocka_unit_test(follows_the_method_pointer_table_of_uncompressed_metadata),
+        cmocka_unit_test(sizes_coded_indexes_at_their_thresholds),
         cmocka_unit_test(names_methods_types_and_references),
         cmocka_unit_test(summarises_call_site_signatures),
         cmocka_unit_test(decodes_compressed_integers),
