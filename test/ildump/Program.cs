@@ -3,6 +3,10 @@
 // and IL decoder must print for the same file.
 //
 //   dotnet ildump.dll [--list] [--filter TEXT] ASSEMBLY
+//   dotnet ildump.dll --opcodes
+//
+// --opcodes prints the opcode table the disassembly uses, one "0xNN name OperandType" (or
+// 0xFENN) line per opcode: ECMA-335 Partition III's opcodes, no reserved or internal ones.
 //
 // Names. A type is "Namespace.Name"; a nested type is "Outer/Inner" after its outermost
 // type's namespace (the nested type's own namespace is not shown). A method is
@@ -59,6 +63,12 @@ internal static class Program
     private static int Main(string[] args)
     {
         bool list = false;
+        if (args.Length == 1 && args[0] == "--opcodes")
+        {
+            LoadOpCodes();
+            PrintOpCodes();
+            return 0;
+        }
         string? filter = null, path = null;
         for (int i = 0; i < args.Length; i++)
         {
@@ -148,14 +158,35 @@ internal static class Program
         }
     }
 
+    // "no." (0xFE19) is in ECMA-335 but not in System.Reflection.Emit.OpCodes.
+    private static readonly (ushort Value, string Name, OperandType Operand)[] Missing =
+    {
+        (0xFE19, "no.", OperandType.ShortInlineI),
+    };
+    private static readonly Dictionary<ushort, (string Name, OperandType Operand)> Extra = new();
+
     private static void LoadOpCodes()
     {
         foreach (var field in typeof(OpCodes).GetFields(BindingFlags.Public | BindingFlags.Static))
         {
             if (field.GetValue(null) is not OpCode op) continue;
+            if (op.OpCodeType == OpCodeType.Nternal) continue; // prefix1..7, prefixref: reserved
             ushort value = unchecked((ushort)op.Value);
             if (op.Size == 1) OneByte[value & 0xFF] = op;
             else TwoByte[value & 0xFF] = op;
+        }
+        foreach (var m in Missing) Extra[m.Value] = (m.Name, m.Operand);
+    }
+
+    private static void PrintOpCodes()
+    {
+        var o = Console.Out;
+        for (int i = 0; i < 256; i++)
+            if (OneByte[i] is OpCode op) o.WriteLine($"0x{i:X2} {op.Name} {op.OperandType}");
+        for (int i = 0; i < 256; i++)
+        {
+            if (TwoByte[i] is OpCode op) o.WriteLine($"0xFE{i:X2} {op.Name} {op.OperandType}");
+            else if (Extra.TryGetValue((ushort)(0xFE00 | i), out var e)) o.WriteLine($"0xFE{i:X2} {e.Name} {e.Operand}");
         }
     }
 
@@ -188,33 +219,35 @@ internal static class Program
         while (pos < il.Length)
         {
             int start = pos;
-            OpCode? found;
+            string? name = null;
+            OperandType operandType = OperandType.InlineNone;
             int value = il[pos++];
             if (value == 0xFE && pos < il.Length)
             {
-                value = 0xFE00 | il[pos];
-                found = TwoByte[il[pos++]];
+                value = 0xFE00 | il[pos++];
+                if (TwoByte[value & 0xFF] is OpCode two) (name, operandType) = (two.Name, two.OperandType);
+                else if (Extra.TryGetValue((ushort)value, out var extra)) (name, operandType) = extra;
             }
-            else found = value == 0xFE ? null : OneByte[value];
-            if (found is not OpCode op)
+            else if (value != 0xFE && OneByte[value] is OpCode one) (name, operandType) = (one.Name, one.OperandType);
+            if (name == null)
             {
                 o.WriteLine($"  {Offset(start)}: .unknown 0x{value:X2}");
                 continue;
             }
-            string? operand = Operand(op, il, ref pos);
+            string? operand = Operand(operandType, il, ref pos);
             if (operand == null)
             {
-                o.WriteLine($"  {Offset(start)}: {op.Name} <truncated>");
+                o.WriteLine($"  {Offset(start)}: {name} <truncated>");
                 return;
             }
-            o.WriteLine(operand.Length == 0 ? $"  {Offset(start)}: {op.Name}" : $"  {Offset(start)}: {op.Name} {operand}");
+            o.WriteLine(operand.Length == 0 ? $"  {Offset(start)}: {name}" : $"  {Offset(start)}: {name} {operand}");
         }
     }
 
     // The operand's text ("" for none), or null when the code ends inside it.
-    private static string? Operand(OpCode op, byte[] il, ref int pos)
+    private static string? Operand(OperandType type, byte[] il, ref int pos)
     {
-        int size = op.OperandType switch
+        int size = type switch
         {
             OperandType.InlineNone => 0,
             OperandType.ShortInlineBrTarget or OperandType.ShortInlineI or OperandType.ShortInlineVar => 1,
@@ -225,7 +258,7 @@ internal static class Program
         if (il.Length - pos < size) return null;
         var span = il.AsSpan(pos, size);
         pos += size;
-        switch (op.OperandType)
+        switch (type)
         {
             case OperandType.InlineNone: return "";
             case OperandType.ShortInlineBrTarget: return Offset(pos + (sbyte)span[0]);
