@@ -12,7 +12,7 @@
 #include "assembly.h"
 
 struct totals {
-    unsigned assemblies, failures;
+    unsigned assemblies, failures, ready_to_run, pe32_plus;
     uint64_t methods, bodies, body_bytes, il_bytes, eh_sections, member_refs, method_specs;
 };
 
@@ -35,6 +35,8 @@ static void check_assembly(const char *path, struct totals *t)
         return;
     }
     t->assemblies++;
+    t->ready_to_run += asm_assembly_info(a)->ready_to_run;
+    t->pe32_plus += asm_assembly_info(a)->pe32_plus;
     struct asm_blob file = asm_assembly_bytes(a);
     struct asm_module module;
     if ((r = asm_module_get(a, &module, &diag)) != 0)
@@ -149,11 +151,11 @@ int main(int argc, char **argv)
         globfree(&files);
     }
     globfree(&dirs);
-    printf("assemblies %u, methods %" PRIu64 ", bodies %" PRIu64 ", body bytes %" PRIu64
-           ", IL bytes %" PRIu64 ", EH sections %" PRIu64 ", member refs %" PRIu64
-           ", method specs %" PRIu64 ", failures %u\n",
-           t.assemblies, t.methods, t.bodies, t.body_bytes, t.il_bytes, t.eh_sections,
-           t.member_refs, t.method_specs, t.failures);
+    printf("assemblies %u (ReadyToRun %u, PE32+ %u), methods %" PRIu64 ", bodies %" PRIu64
+           ", body bytes %" PRIu64 ", IL bytes %" PRIu64 ", EH sections %" PRIu64
+           ", member refs %" PRIu64 ", method specs %" PRIu64 ", failures %u\n",
+           t.assemblies, t.ready_to_run, t.pe32_plus, t.methods, t.bodies, t.body_bytes, t.il_bytes,
+           t.eh_sections, t.member_refs, t.method_specs, t.failures);
     if (t.assemblies == 0) {
         printf("no assemblies found: skipped\n");
         return 77;
