@@ -229,7 +229,15 @@ static void names_methods_types_and_references(void **state)
     assert_name(a, 0x2B000001, "Ns.C::Chain");
     assert_name(a, 0x1B000001, "System.Collections.Generic.List`1");
 
+    /* a vararg call site: the MemberRef's parent is the MethodDef itself (tag 3) */
+    put16(b.data + b.memberref_rows_at + 2 * b.memberref_row_size, (5 << 3) | 3);
+    assert_name(a, 0x0A000003, "Ns.C/Inner::f");
+    put16(b.data + b.memberref_rows_at + 2 * b.memberref_row_size, (1 << 3) | 2); /* ModuleRef */
+    struct asm_diag diag = {0};
     char small[8];
+    assert_int_equal(asm_token_name(a, 0x0A000003, small, sizeof(small), &diag), -EILSEQ);
+    assert_non_null(strstr(diag.message, "does not exist"));
+
     assert_int_equal(asm_token_name(a, 0x06000002, small, sizeof(small), NULL), -ERANGE);
     assert_string_equal(small, "Ns.C::F");
     assert_int_equal(asm_token_name(a, 0x06000009, small, sizeof(small), NULL), -ENOENT);
