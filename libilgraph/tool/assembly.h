@@ -12,7 +12,8 @@
  * Fallible functions return 0 or a negative errno: -EILSEQ for malformed input (with a
  * diagnostic: byte offset into the file and what was wrong), -EINVAL for bad arguments,
  * -ENOENT for a row or body that does not exist, -ENOMEM, and for files the errno of the
- * failing system call. Outputs are written only on success.
+ * failing system call. Outputs are written only on success; a diagnostic (which may be NULL)
+ * is filled only with -EILSEQ, and by asm_assembly_new_from_file() with -EFBIG.
  *
  * Ownership: an asm_assembly made by asm_assembly_new() borrows the caller's bytes, which
  * must outlive it; one made by asm_assembly_new_from_file() owns its copy. Every pointer
