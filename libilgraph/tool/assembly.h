@@ -305,7 +305,8 @@ int asm_token_method_sig(const struct asm_assembly *assembly, uint32_t token,
  *   MemberRef        Parent::Name, the parent named as above
  *   MethodSpec       the name of its method
  * -ERANGE if the name was cut to fit (buf still holds a NUL-terminated prefix), -ENOENT for
- * a token whose row does not exist, -EINVAL for a token of another kind. */
+ * a token whose row does not exist, -EINVAL for a token of another kind. Whatever it
+ * returns, buf holds a NUL-terminated string (a partial name on failure). */
 int asm_token_name(const struct asm_assembly *assembly, uint32_t token, char *buf, size_t size,
                    struct asm_diag *diag);
 
