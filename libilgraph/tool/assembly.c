@@ -1,0 +1,139 @@
+/* Opening and closing an assembly: the order of the checks (PE, metadata root, tables,
+ * links between rows), and reading a whole file into memory. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+void asm_assembly_free(struct asm_assembly *a)
+{
+    if (!a)
+        return;
+    free(a->sections);
+    free(a->method_owner);
+    free(a->field_owner);
+    free(a->enclosing);
+    free(a->owned);
+    free(a);
+}
+
+int asm_assembly_new(const void *data, size_t len, struct asm_assembly **out, struct asm_diag *diag)
+{
+    if (!data || !out)
+        return -EINVAL;
+    struct asm_assembly *a = calloc(1, sizeof(*a));
+    if (!a)
+        return -ENOMEM;
+    a->data = data;
+    a->len = len;
+    size_t metadata_offset, metadata_size;
+    int r = asm_pe_parse(a, &metadata_offset, &metadata_size, diag);
+    if (r == 0)
+        r = asm_metadata_parse(a, metadata_offset, metadata_size, diag);
+    if (r == 0)
+        r = asm_tables_link(a, diag);
+    if (r != 0) {
+        asm_assembly_free(a);
+        return r;
+    }
+    *out = a;
+    return 0;
+}
+
+static int read_file(const char *path, uint8_t **data, size_t *len, struct asm_diag *diag)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    int r = 0;
+    uint8_t *buf = NULL;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        r = -errno;
+        goto out;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        r = -EINVAL;
+        goto out;
+    }
+    if ((uint64_t)st.st_size > ASM_MAX_FILE_SIZE) {
+        if (diag) {
+            diag->offset = 0;
+            strcpy(diag->message, "file is larger than 512 MiB");
+        }
+        r = -EFBIG;
+        goto out;
+    }
+    size_t size = (size_t)st.st_size;
+    buf = malloc(size ? size : 1);
+    if (!buf) {
+        r = -ENOMEM;
+        goto out;
+    }
+    size_t done = 0;
+    while (done < size) {
+        ssize_t n = read(fd, buf + done, size - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            r = -errno;
+            goto out;
+        }
+        if (n == 0)
+            break; /* the file shrank: parse what there is */
+        done += (size_t)n;
+    }
+    *data = buf;
+    *len = done;
+    buf = NULL;
+out:
+    free(buf);
+    close(fd);
+    return r;
+}
+
+int asm_assembly_new_from_file(const char *path, struct asm_assembly **out, struct asm_diag *diag)
+{
+    if (!path || !out)
+        return -EINVAL;
+    uint8_t *data = NULL;
+    size_t len = 0;
+    int r = read_file(path, &data, &len, diag);
+    if (r != 0)
+        return r;
+    struct asm_assembly *a;
+    r = asm_assembly_new(data, len, &a, diag);
+    if (r != 0) {
+        free(data);
+        return r;
+    }
+    a->owned = data;
+    *out = a;
+    return 0;
+}
+
+const struct asm_info *asm_assembly_info(const struct asm_assembly *a)
+{
+    return a ? &a->info : NULL;
+}
+
+struct asm_blob asm_assembly_bytes(const struct asm_assembly *a)
+{
+    struct asm_blob b = {NULL, 0};
+    if (a) {
+        b.data = a->data;
+        b.len = a->len;
+    }
+    return b;
+}
+
+uint32_t asm_table_rows(const struct asm_assembly *a, enum asm_table table)
+{
+    if (!a || (unsigned)table >= ASM_TABLE_COUNT)
+        return 0;
+    return a->tables[table].rows;
+}
