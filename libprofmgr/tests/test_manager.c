@@ -1,0 +1,242 @@
+/* The profiler manager's entry points: the class factory from many threads at once, managers
+ * that are independent of each other, and how a manager answers the runtime before any plugin
+ * is involved. A small fake ICorProfilerInfo15 stands in for the runtime here; the real one is
+ * exercised by the engine's end-to-end suite (test/dotnet/test_engine.py). */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "clrie/profmgr.h"
+
+/* ---- a fake runtime: every slot E_NOTIMPL but the event mask ---------------------------- */
+
+struct fake_info {
+    ICorProfilerInfo15 iface;
+    DWORD low, high;
+    int set_calls;
+};
+
+#define NOT_IMPLEMENTED(ret, name, params, args)                                           \
+    __attribute__((unused)) static ret fake_##name params                                  \
+    {                                                                                      \
+        return (ret)E_NOTIMPL;                                                             \
+    }
+CLRIE_ICORPROFILERINFO15_METHODS(NOT_IMPLEMENTED, ICorProfilerInfo15 *This, This)
+
+static HRESULT fake_query(ICorProfilerInfo15 *This, REFIID riid, void **ppv)
+{
+    static const IID *const known[] = {&IID_IUnknown, &IID_ICorProfilerInfo3,
+                                       &IID_ICorProfilerInfo5, &IID_ICorProfilerInfo15};
+    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+        if (IsEqualIID(riid, known[i])) {
+            *ppv = This;
+            return S_OK;
+        }
+    }
+    *ppv = NULL;
+    return E_NOINTERFACE;
+}
+
+static ULONG fake_ref(ICorProfilerInfo15 *This)
+{
+    return 1;
+}
+
+static HRESULT fake_set_mask2(ICorProfilerInfo15 *This, DWORD low, DWORD high)
+{
+    struct fake_info *f = (struct fake_info *)(void *)This;
+    f->low = low;
+    f->high = high;
+    f->set_calls++;
+    return S_OK;
+}
+
+#define INIT_NOT_IMPLEMENTED(ret, name, params, args) .name = fake_##name,
+#if defined(__clang__)
+#pragma clang diagnostic ignored "-Winitializer-overrides"
+#else
+#pragma GCC diagnostic ignored "-Woverride-init"
+#endif
+static const struct ICorProfilerInfo15Vtbl fake_vtbl = {
+    CLRIE_ICORPROFILERINFO15_METHODS(INIT_NOT_IMPLEMENTED, ICorProfilerInfo15 *This, This)
+    .QueryInterface = fake_query,
+    .AddRef = fake_ref,
+    .Release = fake_ref,
+    .SetEventMask2 = fake_set_mask2,
+};
+
+static const CLSID engine_clsid = CLRIE_CLSID_INSTRUMENTATION_ENGINE_INIT;
+
+static ICorProfilerCallback11 *create_manager(void)
+{
+    IClassFactory *factory = NULL;
+    assert_int_equal(clrie_pm_get_class_object(&engine_clsid, &IID_IClassFactory,
+                                               (void **)&factory),
+                     S_OK);
+    ICorProfilerCallback11 *callback = NULL;
+    assert_int_equal(factory->lpVtbl->CreateInstance(factory, NULL, &IID_ICorProfilerCallback2,
+                                                     (void **)&callback),
+                     S_OK);
+    factory->lpVtbl->Release(factory);
+    return callback;
+}
+
+static void other_classes_and_interfaces_are_refused(void **state)
+{
+    static const CLSID other = {0x12345678, 0x1234, 0x1234, {1, 2, 3, 4, 5, 6, 7, 8}};
+    void *out = &out;
+    assert_int_equal(clrie_pm_get_class_object(&other, &IID_IClassFactory, &out),
+                     CLASS_E_CLASSNOTAVAILABLE);
+    assert_null(out);
+    out = &out;
+    assert_int_equal(clrie_pm_get_class_object(&engine_clsid, &IID_ICorProfilerInfo, &out),
+                     E_NOINTERFACE);
+    assert_null(out);
+    assert_int_equal(clrie_pm_get_class_object(&engine_clsid, &IID_IClassFactory, NULL),
+                     E_POINTER);
+
+    IClassFactory *factory;
+    assert_int_equal(clrie_pm_get_class_object(&engine_clsid, &IID_IUnknown, (void **)&factory),
+                     S_OK);
+    IUnknown *outer = (IUnknown *)(void *)factory;
+    out = &out;
+    assert_int_equal(
+        factory->lpVtbl->CreateInstance(factory, outer, &IID_ICorProfilerCallback2, &out),
+        CLASS_E_NOAGGREGATION);
+    assert_null(out);
+}
+
+static void a_manager_answers_every_callback_version(void **state)
+{
+    ICorProfilerCallback11 *callback = create_manager();
+    const IID *versions[] = {&IID_ICorProfilerCallback,   &IID_ICorProfilerCallback3,
+                             &IID_ICorProfilerCallback7,  &IID_ICorProfilerCallback9,
+                             &IID_ICorProfilerCallback10, &IID_ICorProfilerCallback11};
+    for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++) {
+        void *same = NULL;
+        assert_int_equal(callback->lpVtbl->QueryInterface(callback, versions[i], &same), S_OK);
+        assert_ptr_equal(same, callback);
+        callback->lpVtbl->Release(callback);
+    }
+    void *none = &none;
+    assert_int_equal(callback->lpVtbl->QueryInterface(callback, &IID_ICorProfilerInfo, &none),
+                     E_NOINTERFACE);
+    assert_null(none);
+    assert_int_equal(clrie_pm_can_unload_now(), S_FALSE);
+    callback->lpVtbl->Release(callback);
+}
+
+static void without_configuration_it_attaches_with_an_empty_mask(void **state)
+{
+    struct fake_info info = {.iface = {&fake_vtbl}, .low = 0xdead, .high = 0xbeef};
+    ICorProfilerCallback11 *callback = create_manager();
+    assert_int_equal(callback->lpVtbl->Initialize(callback, (IUnknown *)(void *)&info), S_OK);
+    assert_int_equal(info.set_calls, 1);
+    assert_int_equal(info.low, 0);
+    assert_int_equal(info.high, 0);
+
+    BOOL notification_only = TRUE;
+    assert_int_equal(callback->lpVtbl->LoadAsNotificationOnly(callback, &notification_only),
+                     S_OK);
+    assert_false(notification_only);
+    /* Callbacks the engine does not act on are accepted and go nowhere. */
+    assert_int_equal(callback->lpVtbl->JITCompilationStarted(callback, 1, TRUE), S_OK);
+    assert_int_equal(callback->lpVtbl->GarbageCollectionFinished(callback), S_OK);
+    assert_int_equal(callback->lpVtbl->Shutdown(callback), S_OK);
+    callback->lpVtbl->Release(callback);
+}
+
+static void attaching_is_declined_not_half_done(void **state)
+{
+    struct fake_info info = {.iface = {&fake_vtbl}};
+    ICorProfilerCallback11 *callback = create_manager();
+    assert_int_equal(
+        callback->lpVtbl->InitializeForAttach(callback, (IUnknown *)(void *)&info, NULL, 0),
+        CORPROF_E_PROFILER_CANCEL_ACTIVATION);
+    assert_int_equal(info.set_calls, 0);
+    callback->lpVtbl->Release(callback);
+}
+
+#define RACERS 16
+
+struct racer {
+    pthread_barrier_t *barrier;
+    ICorProfilerCallback11 *callback;
+    struct fake_info info;
+};
+
+static void *race(void *arg)
+{
+    struct racer *r = arg;
+    pthread_barrier_wait(r->barrier);
+    IClassFactory *factory = NULL;
+    if (clrie_pm_get_class_object(&engine_clsid, &IID_IClassFactory, (void **)&factory) != S_OK)
+        return NULL;
+    factory->lpVtbl->CreateInstance(factory, NULL, &IID_ICorProfilerCallback11,
+                                    (void **)&r->callback);
+    if (r->callback &&
+        r->callback->lpVtbl->Initialize(r->callback, (IUnknown *)(void *)&r->info) != S_OK) {
+        r->callback->lpVtbl->Release(r->callback);
+        r->callback = NULL;
+    }
+    return NULL;
+}
+
+static void concurrent_runtimes_each_get_their_own_manager(void **state)
+{
+    pthread_barrier_t barrier;
+    pthread_barrier_init(&barrier, NULL, RACERS);
+    struct racer racers[RACERS];
+    pthread_t threads[RACERS];
+    for (int i = 0; i < RACERS; i++) {
+        racers[i] = (struct racer){.barrier = &barrier, .info = {.iface = {&fake_vtbl}}};
+        pthread_create(&threads[i], NULL, race, &racers[i]);
+    }
+    for (int i = 0; i < RACERS; i++)
+        pthread_join(threads[i], NULL);
+    for (int i = 0; i < RACERS; i++) {
+        assert_non_null(racers[i].callback);
+        /* each manager talked to its own runtime only */
+        assert_int_equal(racers[i].info.set_calls, 1);
+        for (int j = 0; j < i; j++)
+            assert_ptr_not_equal(racers[i].callback, racers[j].callback);
+    }
+    for (int i = 0; i < RACERS; i++) {
+        racers[i].callback->lpVtbl->Shutdown(racers[i].callback);
+        racers[i].callback->lpVtbl->Release(racers[i].callback);
+    }
+    pthread_barrier_destroy(&barrier);
+}
+
+static void the_engine_logger_and_strings_work_without_a_manager(void **state)
+{
+    IProfilerManagerLogging *logger = NULL;
+    assert_int_equal(clrie_pm_get_logger(&logger), S_OK);
+    assert_non_null(logger);
+    LoggingFlags flags;
+    assert_int_equal(logger->lpVtbl->GetLoggingFlags(logger, &flags), S_OK);
+    assert_true(flags & LoggingFlags_Errors); /* errors are always on */
+    assert_int_equal(logger->lpVtbl->LogMessage(logger, u"a message nobody asked for"), S_OK);
+    assert_int_equal(logger->lpVtbl->LogError(logger, NULL), E_POINTER);
+    clrie_pm_free_string(NULL);
+    assert_string_equal(clrie_pm_version(), CLRIE_EXPECTED_VERSION);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(other_classes_and_interfaces_are_refused),
+        cmocka_unit_test(a_manager_answers_every_callback_version),
+        cmocka_unit_test(without_configuration_it_attaches_with_an_empty_mask),
+        cmocka_unit_test(attaching_is_declined_not_half_done),
+        cmocka_unit_test(concurrent_runtimes_each_get_their_own_manager),
+        cmocka_unit_test(the_engine_logger_and_strings_work_without_a_manager),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
