@@ -1539,7 +1539,7 @@ static void objects_survive_the_collection(void **state)
 /* ---- threads ------------------------------------------------------------------------------ */
 
 #define THREAD_MODULES 24
-#define ROUNDS 200
+#define ROUNDS 2000
 
 struct worker {
     struct fixture *f;
