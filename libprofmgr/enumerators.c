@@ -84,6 +84,9 @@ static HRESULT enum_next(struct clrie_pm_enum *e, ULONG celt, void *rgelt, ULONG
         memcpy((char *)rgelt + (size_t)n++ * sizeof(item), &item, sizeof(item));
     }
     pthread_mutex_unlock(&e->lock);
+    /* Slots not filled are NULL, as CLRIE leaves them: plugins loop until they see NULL. */
+    if (n < celt)
+        memset((char *)rgelt + (size_t)n * sizeof(void *), 0, (size_t)(celt - n) * sizeof(void *));
     if (fetched)
         *fetched = n;
     return n == celt ? S_OK : S_FALSE;

@@ -1373,10 +1373,12 @@ static void enumerators_walk_in_chunks_skip_reset_and_clone(void **state)
 
     IEnumModuleInfo *clone = NULL;
     assert_int_equal(e->lpVtbl->Clone(e, &clone), S_OK);
+    chunk[2] = (IModuleInfo *)(uintptr_t)1;
     assert_int_equal(e->lpVtbl->Next(e, 3, chunk, &fetched), S_FALSE);
     assert_int_equal(fetched, 2);
     assert_ptr_equal(chunk[0], mods[5]);
     assert_ptr_equal(chunk[1], mods[6]);
+    assert_null(chunk[2]); /* what is not fetched is NULL, as in CLRIE */
     chunk[0]->lpVtbl->Release(chunk[0]);
     chunk[1]->lpVtbl->Release(chunk[1]);
     assert_int_equal(e->lpVtbl->Next(e, 1, chunk, &fetched), S_FALSE);
