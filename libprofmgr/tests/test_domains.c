@@ -1538,6 +1538,83 @@ static void objects_survive_the_collection(void **state)
     assert_int_equal(c->lpVtbl->Release(c), 0);
 }
 
+static void events_without_an_out_pointer_still_fill_the_tables(void **state)
+{
+    struct fixture *f = *state;
+    assert_int_equal(clrie_pm_domains_appdomain_created(f->domains, DOMAIN, NULL), S_OK);
+    assert_int_equal(clrie_pm_domains_assembly_loaded(f->domains, ASM_LIB, NULL), S_OK);
+    assert_int_equal(clrie_pm_domains_module_attached(f->domains, MOD_LIB, ASM_LIB, NULL), S_OK);
+    IModuleInfo *m = NULL;
+    assert_int_equal(clrie_pm_domains_find_module(f->domains, MOD_LIB, &m), S_OK);
+    assert_int_equal(refcount_of((IUnknown *)m), 2); /* the tables' and ours */
+    m->lpVtbl->Release(m);
+    assert_int_equal(clrie_pm_domains_find_module(f->domains, MOD_LIB, NULL), E_POINTER);
+}
+
+static void appdomain_ids_report_a_small_buffer(void **state)
+{
+    struct fixture *f = *state;
+    add_domain((struct fake_domain){0x1300, "other", false});
+    assert_int_equal(clrie_pm_domains_appdomain_created(f->domains, DOMAIN, NULL), S_OK);
+    assert_int_equal(clrie_pm_domains_appdomain_created(f->domains, 0x1300, NULL), S_OK);
+    IAppDomainCollection *c = clrie_pm_domains_collection(f->domains);
+    AppDomainID ids[2] = {0};
+    DWORD actual = 0;
+    assert_int_equal(c->lpVtbl->GetAppDomainIDs(c, 1, &actual, ids), CLRIE_HRESULT(0x8007007Au));
+    assert_int_equal(actual, 2);
+    assert_int_equal(ids[0], DOMAIN);
+    assert_int_equal(c->lpVtbl->GetAppDomainIDs(c, 2, &actual, ids), S_OK);
+    assert_int_equal(ids[1], 0x1300);
+    assert_int_equal(c->lpVtbl->GetAppDomainIDs(c, 2, NULL, ids), E_POINTER);
+}
+
+struct container_worker {
+    IDataContainer *container;
+    struct item *items;
+    int index;
+};
+
+static void *container_user(void *arg)
+{
+    struct container_worker *w = arg;
+    GUID component = {(ULONG)w->index, 0, 0, {0}};
+    for (int round = 0; round < 2000; round++) {
+        GUID object = {(ULONG)(round % 5), 1, 1, {1}};
+        IUnknown *item = &w->items[round % 3].iface;
+        IDataContainer *c = w->container;
+        assert_int_equal(c->lpVtbl->SetDataItem(c, &component, &object, item), S_OK);
+        IUnknown *got = NULL;
+        if (c->lpVtbl->GetDataItem(c, &component, &object, &got) == S_OK)
+            got->lpVtbl->Release(got);
+        if (round % 4 == 0)
+            assert_int_equal(c->lpVtbl->SetDataItem(c, &component, &object, NULL), S_OK);
+    }
+    return NULL;
+}
+
+static void data_containers_take_concurrent_use(void **state)
+{
+    struct fixture *f = *state;
+    IModuleInfo *m = attach(f, MOD_APP, ASM_APP);
+    IDataContainer *dc = NULL;
+    assert_int_equal(m->lpVtbl->QueryInterface(m, &IID_IDataContainer, (void **)&dc), S_OK);
+    enum { THREADS = 4 };
+    struct item items[3] = {item_new(), item_new(), item_new()};
+    pthread_t threads[THREADS];
+    struct container_worker workers[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        workers[i] = (struct container_worker){dc, items, i};
+        assert_int_equal(pthread_create(&threads[i], NULL, container_user, &workers[i]), 0);
+    }
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(threads[i], NULL);
+    dc->lpVtbl->Release(dc);
+    assert_int_equal(clrie_pm_domains_module_unloaded(f->domains, MOD_APP, NULL), S_OK);
+    m->lpVtbl->Release(m);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(atomic_load(&items[i].refs), 1); /* every reference given back */
+}
+
 /* ---- threads ------------------------------------------------------------------------------ */
 
 #define THREAD_MODULES 24
@@ -1660,6 +1737,9 @@ int main(void)
         T(an_assembly_unload_takes_its_modules),
         T(a_domain_shutdown_takes_everything_in_it),
         T(objects_survive_the_collection),
+        T(events_without_an_out_pointer_still_fill_the_tables),
+        T(appdomain_ids_report_a_small_buffer),
+        T(data_containers_take_concurrent_use),
         T(threads_load_look_up_unload_and_enumerate_together),
 #undef T
     };
