@@ -839,11 +839,19 @@ static void module_flags_come_from_the_runtime_and_the_image(void **state)
     IModuleInfo3 *lib = (IModuleInfo3 *)(void *)attach(f, MOD_LIB, ASM_LIB);
     BOOL b;
 
-    /* clrie's choice: CoreCLR's core library counts as mscorlib. */
+    /* As CLRIE: only a module named mscorlib.dll is mscorlib, not CoreCLR's core library. */
     assert_int_equal(core->lpVtbl->GetIsMscorlib(core, &b), S_OK);
-    assert_true(b);
+    assert_false(b);
     assert_int_equal(app->lpVtbl->GetIsMscorlib(app, &b), S_OK);
     assert_false(b);
+    add_assembly((struct fake_assembly){0x2800, "mscorlib", DOMAIN, 0x3800, ecma_key,
+                                        sizeof(ecma_key), 0x1});
+    add_module((struct fake_module){0x3800, "/dotnet/mscorlib.dll", 0x2800, f->mapped,
+                                    COR_PRF_MODULE_DISK, MVID_LIB, false, false});
+    IModuleInfo *facade = attach(f, 0x3800, 0x2800);
+    assert_int_equal(facade->lpVtbl->GetIsMscorlib(facade, &b), S_OK);
+    assert_true(b);
+    facade->lpVtbl->Release(facade);
     assert_int_equal(core->lpVtbl->GetIsNgen(core, &b), S_OK);
     assert_true(b);
     assert_int_equal(app->lpVtbl->GetIsNgen(app, &b), S_OK);
