@@ -190,6 +190,12 @@ HRESULT clrie_pm_text_to_bstr(const char16_t *text, size_t len, BSTR *out);
 bool clrie_pm_text_equal(const char16_t *a, size_t a_len, const char16_t *b);
 void clrie_pm_text_finish(struct clrie_pm_text *text);
 
+/* The collection's COM face (collection.c). */
+extern const struct IAppDomainCollectionVtbl clrie_pm_collection_vtbl;
+/* The object with that ID in one of the collection's maps, AddRef'd, or NULL. */
+void *clrie_pm_domains_find(struct clrie_pm_domains *domains, struct clrie_pm_id_map *map,
+                            UINT_PTR id);
+
 /* The collection's reference count (objects hold one each); the last unref destroys it and
  * returns 0. */
 void clrie_pm_domains_ref(struct clrie_pm_domains *domains);
