@@ -1,5 +1,5 @@
-/* The objects behind domains.h, shared by appdomain.c, assembly.c, module.c, domains.c and
- * enumerators.c.
+/* The objects behind domains.h, shared by appdomain.c, assembly.c, module.c, collection.c,
+ * domains.c and enumerators.c (containers in tables.c).
  *
  * Ownership. The collection's tables hold one reference to each loaded object (the "tables
  * reference"), taken when the object enters them and handed to the caller of the unload
