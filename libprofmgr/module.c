@@ -397,7 +397,7 @@ HRESULT clrie_pm_module_new(struct clrie_pm_domains *domains, struct clrie_pm_as
 
     if (m->base && !(m->flags & COR_PRF_MODULE_DYNAMIC)) {
         const char *problem = NULL;
-        int rc = clrie_pm_pe_image_read(&m->image, m->base,
+        int rc = clrie_pm_pe_image_read(&m->image, m->base, 0,
                                         (m->flags & COR_PRF_MODULE_FLAT_LAYOUT) != 0, &problem);
         if (rc == 0) {
             m->have_image = true;

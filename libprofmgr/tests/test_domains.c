@@ -443,25 +443,25 @@ static void pe_images_are_bounds_checked(void **state)
     const char *where;
     struct clrie_pm_pe_image image;
     uint8_t *pe32 = fake_pe_image(false, false, 1, ENTRY_TOKEN);
-    assert_int_equal(clrie_pm_pe_image_read(&image, pe32, false, &where), 0);
+    assert_int_equal(clrie_pm_pe_image_read(&image, pe32, 0, false, &where), 0);
     assert_false(image.pe32_plus);
     assert_true(image.have_cor_header);
     assert_int_equal(image.entry_point_token, ENTRY_TOKEN);
     clrie_pm_pe_image_finish(&image);
 
     fake_put16(pe32 + 0x80 + 6, 200); /* 200 sections cannot fit in SizeOfHeaders */
-    assert_int_equal(clrie_pm_pe_image_read(&image, pe32, false, &where), -EINVAL);
+    assert_int_equal(clrie_pm_pe_image_read(&image, pe32, 0, false, &where), -EINVAL);
     assert_non_null(where);
     fake_put16(pe32 + 0x80 + 6, 1);
     fake_put32(pe32 + 0x80 + 24 + 96 + 14 * 8, IMAGE_SIZE - 8); /* CLI header runs off the end */
-    assert_int_equal(clrie_pm_pe_image_read(&image, pe32, false, &where), -EINVAL);
+    assert_int_equal(clrie_pm_pe_image_read(&image, pe32, 0, false, &where), -EINVAL);
     fake_put16(pe32, 0x1234);
-    assert_int_equal(clrie_pm_pe_image_read(&image, pe32, false, &where), -EINVAL);
+    assert_int_equal(clrie_pm_pe_image_read(&image, pe32, 0, false, &where), -EINVAL);
     free(pe32);
 
     /* A native entry point is an RVA, not a token. */
     uint8_t *native = fake_pe_image(false, true, 0x1 | 0x10, 0x2345);
-    assert_int_equal(clrie_pm_pe_image_read(&image, native, false, &where), 0);
+    assert_int_equal(clrie_pm_pe_image_read(&image, native, 0, false, &where), 0);
     assert_int_equal(image.entry_point_token, 0);
     clrie_pm_pe_image_finish(&image);
     free(native);

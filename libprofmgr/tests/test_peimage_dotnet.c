@@ -128,7 +128,7 @@ static int check(const char *path, size_t *sections)
     struct clrie_pm_pe_image flat, mapped;
     memset(&mapped, 0, sizeof(mapped));
     uint8_t *image = NULL;
-    if (clrie_pm_pe_image_read(&flat, file, true, &where) != 0 || !flat.have_cor_header) {
+    if (clrie_pm_pe_image_read(&flat, file, size, true, &where) != 0 || !flat.have_cor_header) {
         fprintf(stderr, "%s: flat: %s\n", path, where ? where : "no CLI header");
         free(file);
         return 1;
@@ -144,7 +144,8 @@ static int check(const char *path, size_t *sections)
         failures++;
         goto done;
     }
-    if (clrie_pm_pe_image_read(&mapped, image, false, &where) != 0 || !mapped.have_cor_header) {
+    if (clrie_pm_pe_image_read(&mapped, image, flat.size_of_image, false, &where) != 0 ||
+        !mapped.have_cor_header) {
         fprintf(stderr, "%s: mapped: %s\n", path, where ? where : "no CLI header");
         failures++;
         goto done;
