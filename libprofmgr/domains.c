@@ -163,19 +163,56 @@ static bool name_missing(struct clrie_pm_domains *d, const struct clrie_pm_text 
 
 /* ---- finding or creating objects ---------------------------------------------------- */
 
+/* Classifies a domain by its name, under the lock, as CLRIE does: "System.Private.CoreLib.dll"
+ * or "mscorlib.dll" is the system domain (CoreCLR reports its system domain so, before the app's
+ * domain), "EE Shared Assembly Repository" the shared one, "DefaultDomain" the default one.
+ * Hosts that name the app's domain otherwise ("clrhost", the app) get clrie's addition: the
+ * first named domain that is neither system nor shared is the default. Once default, a domain
+ * stays so. */
+static void classify_locked(struct clrie_pm_domains *d, struct clrie_pm_appdomain *dom)
+{
+    const char16_t *name = dom->name.text;
+    size_t len = dom->name.len;
+    if (len == 0)
+        return;
+    dom->is_system = clrie_pm_text_equal(name, len, u"System.Private.CoreLib.dll") ||
+                     clrie_pm_text_equal(name, len, u"mscorlib.dll");
+    dom->is_shared = clrie_pm_text_equal(name, len, u"EE Shared Assembly Repository");
+    if (clrie_pm_text_equal(name, len, u"DefaultDomain") ||
+        (!dom->is_system && !dom->is_shared && !d->have_default))
+        dom->is_default = true;
+    if (dom->is_default)
+        d->have_default = true;
+}
+
+/* Gives dom the name the runtime now reports (a creation event may follow a creation on need,
+ * before the runtime knew the name, or rename the domain). */
+static void rename_appdomain(struct clrie_pm_domains *d, struct clrie_pm_appdomain *dom)
+{
+    struct clrie_pm_text name;
+    if (FAILED(query_appdomain(d, dom->id, &name)))
+        return;
+    pthread_mutex_lock(&d->lock);
+    if (name.len != 0 && !clrie_pm_text_equal(dom->name.text, dom->name.len, name.text)) {
+        struct clrie_pm_text old = dom->name;
+        dom->name = name;
+        name = old;
+        classify_locked(d, dom);
+    }
+    pthread_mutex_unlock(&d->lock);
+    clrie_pm_text_finish(&name);
+}
+
 /* The domain with that ID, AddRef'd: from the tables or new. A new one enters the tables
  * unless the collection is closed. The name may not be known yet when the domain is created on
- * the way to an assembly; the creation event fills it in. */
+ * the way to an assembly; the creation event asks again. */
 static HRESULT get_appdomain(struct clrie_pm_domains *d, AppDomainID id, bool creation_event,
                              struct clrie_pm_appdomain **out)
 {
     struct clrie_pm_appdomain *dom = clrie_pm_domains_find(d, &d->domain_map, id);
     if (dom) {
-        if (creation_event && name_missing(d, &dom->name)) {
-            struct clrie_pm_text name;
-            if (SUCCEEDED(query_appdomain(d, id, &name)))
-                fill_name(d, &dom->name, name);
-        }
+        if (creation_event)
+            rename_appdomain(d, dom);
         *out = dom;
         return S_OK;
     }
@@ -209,11 +246,7 @@ static HRESULT get_appdomain(struct clrie_pm_domains *d, AppDomainID id, bool cr
         hr = E_OUTOFMEMORY;
     } else {
         dom = fresh;
-        dom->is_default = !d->have_default;
-        if (!d->have_default) {
-            d->have_default = true;
-            d->default_domain = id;
-        }
+        classify_locked(d, dom);
         clrie_pm_id_map_put(&d->domain_map, id, dom);
         clrie_pm_ptr_list_append(&d->domain_list, dom);
         dom->loaded = true;

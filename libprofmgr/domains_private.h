@@ -76,8 +76,7 @@ struct clrie_pm_domains {
     struct clrie_pm_log *log;
     pthread_mutex_t lock; /* protects the fields below and the marked fields of every object */
     bool closed;          /* clrie_pm_domains_free has run: nothing enters the tables */
-    bool have_default;
-    AppDomainID default_domain;
+    bool have_default;    /* some domain was classified default */
     struct clrie_pm_ptr_list domain_list; /* loaded domains, in creation order */
     struct clrie_pm_id_map domain_map;    /* AppDomainID -> struct clrie_pm_appdomain */
     struct clrie_pm_id_map assembly_map;  /* AssemblyID -> struct clrie_pm_assembly */
@@ -96,12 +95,12 @@ struct clrie_pm_appdomain {
     atomic_ulong refs;
     struct clrie_pm_domains *domains;
     AppDomainID id;
-    bool is_default; /* set under the lock as it enters the tables, before anyone else sees it */
     /* under the lock */
     struct clrie_pm_text name; /* may be filled in later: the runtime may not know it yet */
-    bool loaded;               /* in the tables */
-    struct clrie_pm_ptr_list assemblies; /* struct clrie_pm_assembly *, loaded ones */
-    struct clrie_pm_ptr_list modules;    /* struct clrie_pm_module *, loaded ones */
+    bool is_system, is_shared, is_default; /* from the name (domains.c, classify_locked) */
+    bool loaded;                           /* in the tables */
+    struct clrie_pm_ptr_list assemblies;   /* struct clrie_pm_assembly *, loaded ones */
+    struct clrie_pm_ptr_list modules;      /* struct clrie_pm_module *, loaded ones */
 };
 
 struct clrie_pm_assembly {

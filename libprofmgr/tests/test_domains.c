@@ -255,14 +255,16 @@ static void a_domain_named_late_gets_its_name_at_creation(void **state)
     IAppDomainInfo *d = NULL;
     assert_int_equal(a->lpVtbl->GetAppDomainInfo(a, &d), S_OK);
     ASSERT_BSTR(d, GetName, "");
-    /* The first domain reported is the default one, whatever it is called. */
-    BOOL is_default = FALSE;
+    BOOL is_default = TRUE;
     assert_int_equal(d->lpVtbl->GetIsDefaultDomain(d, &is_default), S_OK);
-    assert_true(is_default);
+    assert_false(is_default); /* nothing known yet */
 
     fake_set_domain_complete(0x1100);
     assert_int_equal(clrie_pm_domains_appdomain_created(f->domains, 0x1100, NULL), S_OK);
     ASSERT_BSTR(d, GetName, "second");
+    /* Named like an app's domain, and the first such: the default one. */
+    assert_int_equal(d->lpVtbl->GetIsDefaultDomain(d, &is_default), S_OK);
+    assert_true(is_default);
 
     /* A later domain is not the default. */
     fake_add_domain((struct fake_domain){0x1200, "third", false});
@@ -274,6 +276,46 @@ static void a_domain_named_late_gets_its_name_at_creation(void **state)
     third->lpVtbl->Release(third);
     d->lpVtbl->Release(d);
     a->lpVtbl->Release(a);
+}
+
+/* What .NET 10 does (seen in a real process): CoreLib attaches first, in the system domain named
+ * after it, and only then are the domains created, the app's named "DefaultDomain". */
+static void domains_are_classified_by_name_as_coreclr_reports_them(void **state)
+{
+    struct fixture *f = *state;
+    fake_add_domain((struct fake_domain){0x1400, "System.Private.CoreLib.dll", false});
+    fake_add_domain((struct fake_domain){0x1500, "DefaultDomain", false});
+    fake_add_domain((struct fake_domain){0x1600, "EE Shared Assembly Repository", false});
+    fake_add_assembly((struct fake_assembly){0x2900, "System.Private.CoreLib", 0x1400, 0x3900,
+                                             ecma_key, sizeof(ecma_key), 0x1});
+    fake_add_module((struct fake_module){0x3900, "/dotnet/System.Private.CoreLib.dll", 0x2900,
+                                         f->mapped, COR_PRF_MODULE_DISK, MVID_CORE, false, false});
+    IModuleInfo *core = attach(f, 0x3900, 0x2900);
+    IAppDomainInfo *system = NULL, *app = NULL, *shared = NULL;
+    assert_int_equal(core->lpVtbl->GetAppDomainInfo(core, &system), S_OK);
+    assert_int_equal(clrie_pm_domains_appdomain_created(f->domains, 0x1400, NULL), S_OK);
+    assert_int_equal(clrie_pm_domains_appdomain_created(f->domains, 0x1500, &app), S_OK);
+    assert_int_equal(clrie_pm_domains_appdomain_created(f->domains, 0x1600, &shared), S_OK);
+
+    BOOL b;
+    assert_int_equal(system->lpVtbl->GetIsSystemDomain(system, &b), S_OK);
+    assert_true(b);
+    assert_int_equal(system->lpVtbl->GetIsDefaultDomain(system, &b), S_OK);
+    assert_false(b);
+    assert_int_equal(app->lpVtbl->GetIsDefaultDomain(app, &b), S_OK);
+    assert_true(b);
+    assert_int_equal(app->lpVtbl->GetIsSystemDomain(app, &b), S_OK);
+    assert_false(b);
+    assert_int_equal(shared->lpVtbl->GetIsSharedDomain(shared, &b), S_OK);
+    assert_true(b);
+    assert_int_equal(shared->lpVtbl->GetIsDefaultDomain(shared, &b), S_OK);
+    assert_false(b);
+    assert_int_equal(app->lpVtbl->GetIsSharedDomain(app, NULL), E_POINTER);
+
+    shared->lpVtbl->Release(shared);
+    app->lpVtbl->Release(app);
+    system->lpVtbl->Release(system);
+    core->lpVtbl->Release(core);
 }
 
 static void a_resource_only_module_gets_no_object(void **state)
@@ -1209,6 +1251,7 @@ int main(void)
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
         T(a_module_attached_first_brings_its_assembly_and_domain),
         T(a_domain_named_late_gets_its_name_at_creation),
+        T(domains_are_classified_by_name_as_coreclr_reports_them),
         T(a_resource_only_module_gets_no_object),
         T(the_runtime_failing_is_reported),
         T(module_names_paths_and_mvid),
