@@ -5,6 +5,8 @@
  *   probe: assembly name=<name> token=<public key token or -> md=<metadata token>
  *   probe: module name=<file> assembly=<name> domain=<name> il=.. 64=.. dynamic=.. flat=.. disk=..
  *          ngen=.. mscorlib=.. entry=<token> cb=<CLI header size> metadata=<0|1> bsjb=<0|1>
+ *   probe: module-unloaded name=<file> found=<0|1>   (found: still in the tables)
+ *   probe: assembly-unloaded name=<name> modules=<n>
  *   probe: shutdown domains=<n> modules=<n>
  *
  * It is not the engine: no plugins, only the events the data model needs. */
@@ -210,9 +212,36 @@ static HRESULT probe_ModuleAttachedToAssembly(ICorProfilerCallback11 *This, Modu
     return S_OK;
 }
 
+/* An unloaded object is out of the tables but still answers. */
 static HRESULT probe_ModuleUnloadFinished(ICorProfilerCallback11 *This, ModuleID id, HRESULT status)
 {
-    clrie_pm_domains_module_unloaded(domains, id, NULL);
+    IModuleInfo *m = NULL, *found = NULL;
+    if (clrie_pm_domains_module_unloaded(domains, id, &m) == S_OK) {
+        BSTR file = NULL;
+        HRESULT hr = m->lpVtbl->GetModuleName(m, &file);
+        char *name = utf8(hr, file);
+        bool still_found = SUCCEEDED(clrie_pm_domains_find_module(domains, id, &found));
+        fprintf(stderr, "probe: module-unloaded name=%s found=%d\n", name, still_found);
+        if (found)
+            found->lpVtbl->Release(found);
+        free(name);
+        m->lpVtbl->Release(m);
+    }
+    return S_OK;
+}
+
+static HRESULT probe_AssemblyUnloadFinished(ICorProfilerCallback11 *This, AssemblyID id,
+                                            HRESULT status)
+{
+    IAssemblyInfo *a = NULL;
+    if (clrie_pm_domains_assembly_unloaded(domains, id, &a) == S_OK) {
+        char *name = assembly_name(a);
+        ULONG count = 0;
+        a->lpVtbl->GetModuleCount(a, &count);
+        fprintf(stderr, "probe: assembly-unloaded name=%s modules=%u\n", name, count);
+        free(name);
+        a->lpVtbl->Release(a);
+    }
     return S_OK;
 }
 
@@ -262,6 +291,7 @@ static HRESULT factory_CreateInstance(IClassFactory *This, IUnknown *outer, REFI
     probe_vtbl.AssemblyLoadFinished = probe_AssemblyLoadFinished;
     probe_vtbl.ModuleAttachedToAssembly = probe_ModuleAttachedToAssembly;
     probe_vtbl.ModuleUnloadFinished = probe_ModuleUnloadFinished;
+    probe_vtbl.AssemblyUnloadFinished = probe_AssemblyUnloadFinished;
     return probe_QueryInterface(&probe, riid, ppv);
 }
 

@@ -66,10 +66,29 @@ expect(len(shutdown) == 1 and int(shutdown[0]["modules"]) == len(modules) >= 4,
        "shutdown saw every module: %r" % shutdown)
 layouts = {m["flat"] for m in modules.values()}
 
+# Unloads: the events app loads eventslib into a collectible context and unloads it.
+events = dotnet_apps.build_app(dotnet, "events", out_root)
+lib = dotnet_apps.build_app(dotnet, "eventslib", out_root)
+run = dotnet_apps.run_app(dotnet, events, profiler_path=probe, args=[lib])
+expect(run.returncode == 0, "the events app runs: %d %r" % (run.returncode, run.stderr))
+lines = [l for l in run.stderr.splitlines() if l.startswith("probe: ")]
+seen = [fields(l) for l in lines if l.startswith("probe: module ")]
+expect(any(m["name"] == "eventslib.dll" for m in seen), "eventslib.dll attached: %r" % seen)
+unloaded = "eventslib unloaded" in run.stdout
+if unloaded:
+    gone = [fields(l) for l in lines if l.startswith("probe: module-unloaded ")]
+    expect([g for g in gone if g["name"] == "eventslib.dll" and g["found"] == "0"],
+           "eventslib.dll unloaded, out of the tables, still named: %r" % gone)
+    gone = [fields(l) for l in lines if l.startswith("probe: assembly-unloaded ")]
+    expect([g for g in gone if g["name"] == "eventslib" and g["modules"] == "0"],
+           "the eventslib assembly unloaded with no modules left: %r" % gone)
+
 for f in failures:
     print("FAILED:", f)
 if failures:
     print(run.stderr)
     sys.exit(1)
-print("%d domains, %d assemblies, %d modules (flat layout: %s) described as expected"
-      % (len(domains), len(assemblies), len(modules), "both" if len(layouts) > 1 else layouts))
+print("%d domains, %d assemblies, %d modules (flat layout: %s) described as expected; %s"
+      % (len(domains), len(assemblies), len(modules), "both" if len(layouts) > 1 else layouts,
+         "eventslib unloaded and its objects outlived the tables" if unloaded
+         else "the runtime kept eventslib loaded, unloads not checked"))
