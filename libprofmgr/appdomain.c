@@ -1,7 +1,8 @@
-/* IAppDomainInfo: one app domain. On CoreCLR there is one app domain per process, named after
- * the application ("clrhost" under some hosts); CLRIE calls a domain "default" only when it is
- * named "DefaultDomain", which never happens on CoreCLR, so clrie calls the first domain the
- * runtime reports the default one. There is no system or shared domain on CoreCLR. */
+/* IAppDomainInfo: one app domain. CoreCLR (.NET 10, seen in a real process) reports two: its
+ * system domain, named "System.Private.CoreLib.dll", which holds CoreLib and is reported first,
+ * then the app's domain, named "DefaultDomain" (other hosts and versions name it "clrhost" or
+ * after the app). The system/shared/default flags come from the names as in CLRIE, with clrie's
+ * fallback for other names; see classify_locked in domains.c. */
 #include "domains_private.h"
 
 #include <stdlib.h>
@@ -59,28 +60,31 @@ static HRESULT appdomain_GetAppDomainId(IAppDomainInfo *This, AppDomainID *pAppD
     return S_OK;
 }
 
-static HRESULT appdomain_GetIsSystemDomain(IAppDomainInfo *This, BOOL *pbValue)
+/* One of the flags the name gave the domain (domains.c). */
+static HRESULT flag(IAppDomainInfo *This, const bool *field, BOOL *pbValue)
 {
+    struct clrie_pm_appdomain *d = from_iface(This);
     if (!pbValue)
         return E_POINTER;
-    *pbValue = FALSE;
+    pthread_mutex_lock(&d->domains->lock);
+    *pbValue = *field ? TRUE : FALSE;
+    pthread_mutex_unlock(&d->domains->lock);
     return S_OK;
+}
+
+static HRESULT appdomain_GetIsSystemDomain(IAppDomainInfo *This, BOOL *pbValue)
+{
+    return flag(This, &from_iface(This)->is_system, pbValue);
 }
 
 static HRESULT appdomain_GetIsSharedDomain(IAppDomainInfo *This, BOOL *pbValue)
 {
-    if (!pbValue)
-        return E_POINTER;
-    *pbValue = FALSE;
-    return S_OK;
+    return flag(This, &from_iface(This)->is_shared, pbValue);
 }
 
 static HRESULT appdomain_GetIsDefaultDomain(IAppDomainInfo *This, BOOL *pbValue)
 {
-    if (!pbValue)
-        return E_POINTER;
-    *pbValue = from_iface(This)->is_default ? TRUE : FALSE;
-    return S_OK;
+    return flag(This, &from_iface(This)->is_default, pbValue);
 }
 
 static HRESULT appdomain_GetName(IAppDomainInfo *This, BSTR *pbstrName)

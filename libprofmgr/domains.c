@@ -1,10 +1,6 @@
-/* The process-wide collection (IAppDomainCollection) and the runtime events that fill and
- * empty its tables. The ownership and locking rules are in domains_private.h.
- *
- * IAppDomainCollection::GetAppDomainIDs does what its signature says (CLRIE's fails whenever the
- * buffer is large enough): *pcActual is the number of domains; the IDs are written up to
- * cAppDomains; S_OK when they all fitted (or for a size query with a NULL buffer), else
- * E_NOT_SUFFICIENT_BUFFER. GetMethodInfoById is E_NOTIMPL until method infos exist. */
+/* The runtime events that fill and empty the collection's tables (domains.h), and the
+ * collection's lifetime. The ownership and locking rules are in domains_private.h; the
+ * collection's COM face is collection.c. */
 #include "domains_private.h"
 
 #include <stdlib.h>
@@ -12,7 +8,6 @@
 
 #include "utf16.h"
 
-#define E_NOT_SUFFICIENT_BUFFER CLRIE_HRESULT(0x8007007Au)
 #define OF_READ 0x0u  /* CorOpenFlags.ofRead */
 #define OF_WRITE 0x1u /* CorOpenFlags.ofWrite */
 
@@ -38,160 +33,6 @@ unsigned long clrie_pm_domains_unref(struct clrie_pm_domains *domains)
     free(domains);
     return 0;
 }
-
-/* ---- IAppDomainCollection ----------------------------------------------------------- */
-
-static struct clrie_pm_domains *from_iface(IAppDomainCollection *iface)
-{
-    return CLRIE_CONTAINER_OF(iface, struct clrie_pm_domains, iface);
-}
-
-static HRESULT collection_QueryInterface(IAppDomainCollection *This, REFIID riid, void **ppv)
-{
-    struct clrie_pm_domains *d = from_iface(This);
-    if (!ppv)
-        return E_POINTER;
-    *ppv = NULL;
-    if (!riid)
-        return E_POINTER;
-    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IAppDomainCollection))
-        *ppv = &d->iface;
-    else if (IsEqualIID(riid, &IID_IDataContainer))
-        *ppv = &d->data.iface;
-    else
-        return E_NOINTERFACE;
-    clrie_pm_domains_ref(d);
-    return S_OK;
-}
-
-static ULONG collection_AddRef(IAppDomainCollection *This)
-{
-    struct clrie_pm_domains *d = from_iface(This);
-    return (ULONG)(atomic_fetch_add_explicit(&d->refs, 1, memory_order_relaxed) + 1);
-}
-
-static ULONG collection_Release(IAppDomainCollection *This)
-{
-    return (ULONG)clrie_pm_domains_unref(from_iface(This));
-}
-
-static HRESULT collection_GetAppDomainCount(IAppDomainCollection *This, DWORD *pdwCount)
-{
-    struct clrie_pm_domains *d = from_iface(This);
-    if (!pdwCount)
-        return E_POINTER;
-    pthread_mutex_lock(&d->lock);
-    *pdwCount = (DWORD)d->domain_list.count;
-    pthread_mutex_unlock(&d->lock);
-    return S_OK;
-}
-
-/* The object with that ID in map, AddRef'd, or NULL. */
-static void *find(struct clrie_pm_domains *d, struct clrie_pm_id_map *map, UINT_PTR id)
-{
-    pthread_mutex_lock(&d->lock);
-    void *object = clrie_pm_id_map_get(map, id);
-    if (object)
-        CLRIE_PM_ADDREF(object);
-    pthread_mutex_unlock(&d->lock);
-    return object;
-}
-
-static HRESULT collection_GetAppDomainById(IAppDomainCollection *This, AppDomainID appDomainId,
-                                           IAppDomainInfo **ppAppDomainInfo)
-{
-    struct clrie_pm_domains *d = from_iface(This);
-    if (!ppAppDomainInfo)
-        return E_POINTER;
-    struct clrie_pm_appdomain *dom = find(d, &d->domain_map, appDomainId);
-    *ppAppDomainInfo = dom ? &dom->iface : NULL;
-    return dom ? S_OK : E_FAIL;
-}
-
-static HRESULT collection_GetAppDomainIDs(IAppDomainCollection *This, DWORD cAppDomains,
-                                          DWORD *pcActual, AppDomainID *AppDomainIDs)
-{
-    struct clrie_pm_domains *d = from_iface(This);
-    if (!pcActual || (!AppDomainIDs && cAppDomains))
-        return E_POINTER;
-    pthread_mutex_lock(&d->lock);
-    size_t count = d->domain_list.count;
-    for (size_t i = 0; i < count && i < cAppDomains; i++)
-        AppDomainIDs[i] = ((struct clrie_pm_appdomain *)d->domain_list.items[i])->id;
-    pthread_mutex_unlock(&d->lock);
-    *pcActual = (DWORD)count;
-    return (!AppDomainIDs || count <= cAppDomains) ? S_OK : E_NOT_SUFFICIENT_BUFFER;
-}
-
-static HRESULT collection_GetAppDomains(IAppDomainCollection *This,
-                                        IEnumAppDomainInfo **ppEnumAppDomains)
-{
-    struct clrie_pm_domains *d = from_iface(This);
-    return clrie_pm_enum_from_list(d, CLRIE_PM_ENUM_APPDOMAINS, &d->domain_list, NULL, NULL,
-                                   (void **)ppEnumAppDomains);
-}
-
-static HRESULT collection_GetAssemblyInfoById(IAppDomainCollection *This, AssemblyID assemblyID,
-                                              IAssemblyInfo **ppAssemblyInfo)
-{
-    struct clrie_pm_domains *d = from_iface(This);
-    if (!ppAssemblyInfo)
-        return E_POINTER;
-    struct clrie_pm_assembly *a = find(d, &d->assembly_map, assemblyID);
-    *ppAssemblyInfo = a ? &a->iface : NULL;
-    return a ? S_OK : E_FAIL;
-}
-
-static HRESULT collection_GetModuleInfoById(IAppDomainCollection *This, ModuleID moduleID,
-                                            IModuleInfo **ppModuleInfo)
-{
-    return clrie_pm_domains_find_module(from_iface(This), moduleID, ppModuleInfo);
-}
-
-static HRESULT collection_GetModuleInfosByMvid(IAppDomainCollection *This, GUID mvid,
-                                               IEnumModuleInfo **ppEnum)
-{
-    struct clrie_pm_domains *d = from_iface(This);
-    if (!ppEnum)
-        return E_POINTER;
-    *ppEnum = NULL;
-    pthread_mutex_lock(&d->lock);
-    struct clrie_pm_enum *e = clrie_pm_enum_create(CLRIE_PM_ENUM_MODULES, d->module_map.count);
-    for (size_t i = 0; e && i < d->domain_list.count; i++) {
-        struct clrie_pm_appdomain *dom = d->domain_list.items[i];
-        for (size_t j = 0; j < dom->modules.count; j++)
-            if (clrie_pm_module_has_mvid(dom->modules.items[j], &mvid))
-                clrie_pm_enum_add(e, dom->modules.items[j]);
-    }
-    pthread_mutex_unlock(&d->lock);
-    if (!e)
-        return E_OUTOFMEMORY;
-    *ppEnum = clrie_pm_enum_finish(e);
-    return S_OK;
-}
-
-static HRESULT collection_GetMethodInfoById(IAppDomainCollection *This, FunctionID functionID,
-                                            IMethodInfo **ppMethodInfo)
-{
-    if (!ppMethodInfo)
-        return E_POINTER;
-    *ppMethodInfo = NULL;
-    return E_NOTIMPL;
-}
-
-static const struct IAppDomainCollectionVtbl collection_vtbl = {
-    .QueryInterface = collection_QueryInterface,
-    .AddRef = collection_AddRef,
-    .Release = collection_Release,
-    .GetAppDomainCount = collection_GetAppDomainCount,
-    .GetAppDomainById = collection_GetAppDomainById,
-    .GetAppDomainIDs = collection_GetAppDomainIDs,
-    .GetAppDomains = collection_GetAppDomains,
-    .GetAssemblyInfoById = collection_GetAssemblyInfoById,
-    .GetModuleInfoById = collection_GetModuleInfoById,
-    .GetModuleInfosByMvid = collection_GetModuleInfosByMvid,
-    .GetMethodInfoById = collection_GetMethodInfoById,
-};
 
 /* ---- asking the runtime -------------------------------------------------------------- */
 
@@ -322,19 +163,56 @@ static bool name_missing(struct clrie_pm_domains *d, const struct clrie_pm_text 
 
 /* ---- finding or creating objects ---------------------------------------------------- */
 
+/* Classifies a domain by its name, under the lock, as CLRIE does: "System.Private.CoreLib.dll"
+ * or "mscorlib.dll" is the system domain (CoreCLR reports its system domain so, before the app's
+ * domain), "EE Shared Assembly Repository" the shared one, "DefaultDomain" the default one.
+ * Hosts that name the app's domain otherwise ("clrhost", the app) get clrie's addition: the
+ * first named domain that is neither system nor shared is the default. Once default, a domain
+ * stays so. */
+static void classify_locked(struct clrie_pm_domains *d, struct clrie_pm_appdomain *dom)
+{
+    const char16_t *name = dom->name.text;
+    size_t len = dom->name.len;
+    if (len == 0)
+        return;
+    dom->is_system = clrie_pm_text_equal(name, len, u"System.Private.CoreLib.dll") ||
+                     clrie_pm_text_equal(name, len, u"mscorlib.dll");
+    dom->is_shared = clrie_pm_text_equal(name, len, u"EE Shared Assembly Repository");
+    if (clrie_pm_text_equal(name, len, u"DefaultDomain") ||
+        (!dom->is_system && !dom->is_shared && !d->have_default))
+        dom->is_default = true;
+    if (dom->is_default)
+        d->have_default = true;
+}
+
+/* Gives dom the name the runtime now reports (a creation event may follow a creation on need,
+ * before the runtime knew the name, or rename the domain). */
+static void rename_appdomain(struct clrie_pm_domains *d, struct clrie_pm_appdomain *dom)
+{
+    struct clrie_pm_text name;
+    if (FAILED(query_appdomain(d, dom->id, &name)))
+        return;
+    pthread_mutex_lock(&d->lock);
+    if (name.len != 0 && !clrie_pm_text_equal(dom->name.text, dom->name.len, name.text)) {
+        struct clrie_pm_text old = dom->name;
+        dom->name = name;
+        name = old;
+        classify_locked(d, dom);
+    }
+    pthread_mutex_unlock(&d->lock);
+    clrie_pm_text_finish(&name);
+}
+
 /* The domain with that ID, AddRef'd: from the tables or new. A new one enters the tables
  * unless the collection is closed. The name may not be known yet when the domain is created on
- * the way to an assembly; the creation event fills it in. */
+ * the way to an assembly; the creation event asks again. */
 static HRESULT get_appdomain(struct clrie_pm_domains *d, AppDomainID id, bool creation_event,
                              struct clrie_pm_appdomain **out)
 {
-    struct clrie_pm_appdomain *dom = find(d, &d->domain_map, id);
+    struct clrie_pm_appdomain *dom = clrie_pm_domains_find(d, &d->domain_map, id);
     if (dom) {
-        if (creation_event && name_missing(d, &dom->name)) {
-            struct clrie_pm_text name;
-            if (SUCCEEDED(query_appdomain(d, id, &name)))
-                fill_name(d, &dom->name, name);
-        }
+        if (creation_event)
+            rename_appdomain(d, dom);
         *out = dom;
         return S_OK;
     }
@@ -368,11 +246,7 @@ static HRESULT get_appdomain(struct clrie_pm_domains *d, AppDomainID id, bool cr
         hr = E_OUTOFMEMORY;
     } else {
         dom = fresh;
-        dom->is_default = !d->have_default;
-        if (!d->have_default) {
-            d->have_default = true;
-            d->default_domain = id;
-        }
+        classify_locked(d, dom);
         clrie_pm_id_map_put(&d->domain_map, id, dom);
         clrie_pm_ptr_list_append(&d->domain_list, dom);
         dom->loaded = true;
@@ -390,7 +264,7 @@ static HRESULT get_appdomain(struct clrie_pm_domains *d, AppDomainID id, bool cr
 static HRESULT get_assembly(struct clrie_pm_domains *d, AssemblyID id, bool load_event,
                             struct clrie_pm_assembly **out)
 {
-    struct clrie_pm_assembly *a = find(d, &d->assembly_map, id);
+    struct clrie_pm_assembly *a = clrie_pm_domains_find(d, &d->assembly_map, id);
     if (a) {
         if (load_event && name_missing(d, &a->name)) {
             struct clrie_pm_text name;
@@ -476,7 +350,7 @@ HRESULT clrie_pm_domains_new(ICorProfilerInfo3 *info, struct clrie_pm_log *log,
     struct clrie_pm_domains *d = calloc(1, sizeof(*d));
     if (!d)
         return E_OUTOFMEMORY;
-    d->iface.lpVtbl = &collection_vtbl;
+    d->iface.lpVtbl = &clrie_pm_collection_vtbl;
     clrie_pm_data_container_init(&d->data, CLRIE_PM_UNKNOWN(d));
     atomic_init(&d->refs, 1);
     info->lpVtbl->AddRef(info);
@@ -553,7 +427,7 @@ HRESULT clrie_pm_domains_module_attached(struct clrie_pm_domains *domains, Modul
     if (out)
         *out = NULL;
 
-    struct clrie_pm_module *m = find(d, &d->module_map, id);
+    struct clrie_pm_module *m = clrie_pm_domains_find(d, &d->module_map, id);
     if (m) {
         give(m, (void **)out);
         return S_OK;
@@ -775,7 +649,7 @@ HRESULT clrie_pm_domains_find_module(struct clrie_pm_domains *domains, ModuleID 
 {
     if (!out)
         return E_POINTER;
-    struct clrie_pm_module *m = find(domains, &domains->module_map, id);
+    struct clrie_pm_module *m = clrie_pm_domains_find(domains, &domains->module_map, id);
     *out = m ? (IModuleInfo *)(void *)&m->iface : NULL;
     return m ? S_OK : E_FAIL;
 }

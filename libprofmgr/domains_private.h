@@ -1,5 +1,5 @@
-/* The objects behind domains.h, shared by appdomain.c, assembly.c, module.c, domains.c and
- * enumerators.c.
+/* The objects behind domains.h, shared by appdomain.c, assembly.c, module.c, collection.c,
+ * domains.c and enumerators.c (containers in tables.c).
  *
  * Ownership. The collection's tables hold one reference to each loaded object (the "tables
  * reference"), taken when the object enters them and handed to the caller of the unload
@@ -76,8 +76,7 @@ struct clrie_pm_domains {
     struct clrie_pm_log *log;
     pthread_mutex_t lock; /* protects the fields below and the marked fields of every object */
     bool closed;          /* clrie_pm_domains_free has run: nothing enters the tables */
-    bool have_default;
-    AppDomainID default_domain;
+    bool have_default;    /* some domain was classified default */
     struct clrie_pm_ptr_list domain_list; /* loaded domains, in creation order */
     struct clrie_pm_id_map domain_map;    /* AppDomainID -> struct clrie_pm_appdomain */
     struct clrie_pm_id_map assembly_map;  /* AssemblyID -> struct clrie_pm_assembly */
@@ -96,12 +95,12 @@ struct clrie_pm_appdomain {
     atomic_ulong refs;
     struct clrie_pm_domains *domains;
     AppDomainID id;
-    bool is_default; /* set under the lock as it enters the tables, before anyone else sees it */
     /* under the lock */
     struct clrie_pm_text name; /* may be filled in later: the runtime may not know it yet */
-    bool loaded;               /* in the tables */
-    struct clrie_pm_ptr_list assemblies; /* struct clrie_pm_assembly *, loaded ones */
-    struct clrie_pm_ptr_list modules;    /* struct clrie_pm_module *, loaded ones */
+    bool is_system, is_shared, is_default; /* from the name (domains.c, classify_locked) */
+    bool loaded;                           /* in the tables */
+    struct clrie_pm_ptr_list assemblies;   /* struct clrie_pm_assembly *, loaded ones */
+    struct clrie_pm_ptr_list modules;      /* struct clrie_pm_module *, loaded ones */
 };
 
 struct clrie_pm_assembly {
@@ -189,6 +188,12 @@ HRESULT clrie_pm_assembly_read_identity(IUnknown *assembly_import, mdAssembly *t
 HRESULT clrie_pm_text_to_bstr(const char16_t *text, size_t len, BSTR *out);
 bool clrie_pm_text_equal(const char16_t *a, size_t a_len, const char16_t *b);
 void clrie_pm_text_finish(struct clrie_pm_text *text);
+
+/* The collection's COM face (collection.c). */
+extern const struct IAppDomainCollectionVtbl clrie_pm_collection_vtbl;
+/* The object with that ID in one of the collection's maps, AddRef'd, or NULL. */
+void *clrie_pm_domains_find(struct clrie_pm_domains *domains, struct clrie_pm_id_map *map,
+                            UINT_PTR id);
 
 /* The collection's reference count (objects hold one each); the last unref destroys it and
  * returns 0. */

@@ -8,6 +8,7 @@
 #include "domains_private.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 struct clrie_pm_enum {
     union {
@@ -69,7 +70,9 @@ static ULONG enum_release(struct clrie_pm_enum *e)
     return (ULONG)left;
 }
 
-static HRESULT enum_next(struct clrie_pm_enum *e, ULONG celt, IUnknown **rgelt, ULONG *fetched)
+/* rgelt is an array of IModuleInfo *, IAssemblyInfo * or IAppDomainInfo *: written with memcpy,
+ * which may store into any object type. */
+static HRESULT enum_next(struct clrie_pm_enum *e, ULONG celt, void *rgelt, ULONG *fetched)
 {
     if (!rgelt && celt > 0)
         return E_POINTER;
@@ -78,9 +81,12 @@ static HRESULT enum_next(struct clrie_pm_enum *e, ULONG celt, IUnknown **rgelt, 
     while (n < celt && e->position < e->count) {
         IUnknown *item = e->items[e->position++];
         item->lpVtbl->AddRef(item);
-        rgelt[n++] = item;
+        memcpy((char *)rgelt + (size_t)n++ * sizeof(item), &item, sizeof(item));
     }
     pthread_mutex_unlock(&e->lock);
+    /* Slots not filled are NULL, as CLRIE leaves them: plugins loop until they see NULL. */
+    if (n < celt)
+        memset((char *)rgelt + (size_t)n * sizeof(void *), 0, (size_t)(celt - n) * sizeof(void *));
     if (fetched)
         *fetched = n;
     return n == celt ? S_OK : S_FALSE;
@@ -145,7 +151,7 @@ static HRESULT enum_get_count(struct clrie_pm_enum *e, DWORD *length)
     }                                                                                              \
     static HRESULT prefix##_Next(IEnum *This, ULONG celt, Element **rgelt, ULONG *pceltFetched)    \
     {                                                                                              \
-        return enum_next(from_unknown(This), celt, (IUnknown **)(void *)rgelt, pceltFetched);      \
+        return enum_next(from_unknown(This), celt, rgelt, pceltFetched);                           \
     }                                                                                              \
     static HRESULT prefix##_Skip(IEnum *This, ULONG celt)                                          \
     {                                                                                              \

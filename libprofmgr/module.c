@@ -5,9 +5,12 @@
  * headers (peimage.h). The three interface versions share one vtable and one pointer.
  *
  * Choices where CLRIE gives no useful answer on CoreCLR:
- *  - GetIsMscorlib is TRUE for "mscorlib.dll" (CLRIE's only case) and also for
- *    "System.Private.CoreLib.dll", CoreCLR's core library, which is what the question means;
- *    CLRIE answers FALSE for every module on CoreCLR.
+ *  - GetIsMscorlib is TRUE only for a module named "mscorlib.dll", as in CLRIE: FALSE for
+ *    CoreCLR's core library System.Private.CoreLib.dll, TRUE for the type-forwarding facade
+ *    mscorlib.dll that .NET loads for old libraries. Compatible rather than "useful" on purpose:
+ *    plugins that work with CLRIE on CoreCLR never took their mscorlib branch there, and such
+ *    branches do .NET Framework work (injecting helpers or references into the core library)
+ *    that can break CoreCLR (dotnet/corefx#31281). A plugin that wants CoreLib checks the name.
  *  - GetIsILOnly reads COMIMAGE_FLAGS_ILONLY from the CLI header (CLRIE's test is inverted);
  *    FALSE without a CLI header (dynamic modules).
  *  - GetIs64bit is TRUE for a PE32+ image (an AnyCPU IL assembly is PE32, so FALSE).
@@ -177,18 +180,9 @@ static HRESULT module_GetIsILOnly(IModuleInfo3 *This, BOOL *pbValue)
                                (m->image.cor_flags & CLRIE_PM_COMIMAGE_FLAGS_ILONLY));
 }
 
-static bool is_core_library(const struct clrie_pm_module *m)
-{
-    static const char16_t mscorlib[] = u"mscorlib.dll";
-    static const char16_t corelib[] = u"System.Private.CoreLib.dll";
-    const char16_t *name = m->path.text + m->name_offset;
-    size_t len = m->path.len - m->name_offset;
-    return clrie_pm_text_equal(name, len, mscorlib) || clrie_pm_text_equal(name, len, corelib);
-}
-
 static HRESULT module_GetIsMscorlib(IModuleInfo3 *This, BOOL *pbValue)
 {
-    return answer(pbValue, is_core_library(from_iface(This)));
+    return answer(pbValue, clrie_pm_module_has_name(from_iface(This), u"mscorlib.dll"));
 }
 
 static HRESULT module_GetIsDynamic(IModuleInfo3 *This, BOOL *pbValue)
@@ -403,7 +397,7 @@ HRESULT clrie_pm_module_new(struct clrie_pm_domains *domains, struct clrie_pm_as
 
     if (m->base && !(m->flags & COR_PRF_MODULE_DYNAMIC)) {
         const char *problem = NULL;
-        int rc = clrie_pm_pe_image_read(&m->image, m->base,
+        int rc = clrie_pm_pe_image_read(&m->image, m->base, 0,
                                         (m->flags & COR_PRF_MODULE_FLAT_LAYOUT) != 0, &problem);
         if (rc == 0) {
             m->have_image = true;

@@ -30,28 +30,37 @@ const uint8_t *clrie_pm_pe_image_resolve(const struct clrie_pm_pe_image *image, 
 {
     uint64_t end = (uint64_t)rva + size;
     if (!image->flat)
-        return end <= image->size_of_image ? image->base + rva : NULL;
+        return end <= image->size_of_image && end <= image->readable ? image->base + rva : NULL;
     /* Flat: the headers sit at their RVAs, section data at its file offset. */
     if (end <= image->size_of_headers)
         return image->base + rva;
     for (size_t i = 0; i < image->section_count; i++) {
         const struct clrie_pm_pe_section *s = &image->sections[i];
-        if (rva >= s->virtual_address && end <= (uint64_t)s->virtual_address + s->raw_size)
-            return image->base + s->raw_pointer + (rva - s->virtual_address);
+        if (rva >= s->virtual_address && end <= (uint64_t)s->virtual_address + s->raw_size) {
+            uint64_t offset = (uint64_t)s->raw_pointer + (rva - s->virtual_address);
+            return offset + size <= image->readable ? image->base + offset : NULL;
+        }
     }
     return NULL;
 }
 
-int clrie_pm_pe_image_read(struct clrie_pm_pe_image *image, const uint8_t *base, bool flat,
-                           const char **where)
+int clrie_pm_pe_image_read(struct clrie_pm_pe_image *image, const uint8_t *base, size_t size,
+                           bool flat, const char **where)
 {
     memset(image, 0, sizeof(*image));
     image->base = base;
     image->flat = flat;
+    image->readable = size ? (uint64_t)size : UINT64_MAX;
     *where = NULL;
+    /* What may be read before SizeOfHeaders is known. */
+    uint64_t limit = image->readable < FIRST_PAGE ? image->readable : FIRST_PAGE;
 
     if (!base) {
         *where = "no image base";
+        return -EINVAL;
+    }
+    if (limit < 0x40) {
+        *where = "smaller than a DOS header";
         return -EINVAL;
     }
     if (read16(base) != 0x5A4D) {
@@ -59,7 +68,7 @@ int clrie_pm_pe_image_read(struct clrie_pm_pe_image *image, const uint8_t *base,
         return -EINVAL;
     }
     uint64_t nt = read32(base + 0x3C);
-    if (nt < 0x40 || nt + 24 > FIRST_PAGE) {
+    if (nt < 0x40 || nt + 24 > limit) {
         *where = "DOS header: e_lfanew outside the first page";
         return -EINVAL;
     }
@@ -70,7 +79,7 @@ int clrie_pm_pe_image_read(struct clrie_pm_pe_image *image, const uint8_t *base,
     uint32_t section_count = read16(base + nt + 6);
     uint32_t optional_size = read16(base + nt + 20);
     uint64_t opt = nt + 24;
-    if (opt + 2 > FIRST_PAGE) {
+    if (opt + 2 > limit) {
         *where = "optional header outside the first page";
         return -EINVAL;
     }
@@ -82,7 +91,7 @@ int clrie_pm_pe_image_read(struct clrie_pm_pe_image *image, const uint8_t *base,
     image->pe32_plus = magic == OPT_MAGIC_PE32_PLUS;
     uint32_t dir_count_at = image->pe32_plus ? 108 : 92;
     uint32_t dirs_at = image->pe32_plus ? 112 : 96;
-    if (optional_size < dirs_at || opt + dirs_at > FIRST_PAGE) {
+    if (optional_size < dirs_at || opt + dirs_at > limit) {
         *where = "optional header too short";
         return -EINVAL;
     }
@@ -90,7 +99,11 @@ int clrie_pm_pe_image_read(struct clrie_pm_pe_image *image, const uint8_t *base,
     image->size_of_headers = read32(base + opt + 60);
     uint64_t sections_at = opt + optional_size;
     uint64_t sections_end = sections_at + (uint64_t)section_count * SECTION_HEADER_SIZE;
-    if (sections_end > image->size_of_headers ||
+    if (image->size_of_headers > image->readable) {
+        *where = "SizeOfHeaders past the end of the image";
+        return -EINVAL;
+    }
+    if (sections_end > image->size_of_headers || opt + optional_size > image->size_of_headers ||
         (!flat && image->size_of_headers > image->size_of_image)) {
         *where = "section table past SizeOfHeaders";
         return -EINVAL;

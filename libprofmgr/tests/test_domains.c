@@ -16,471 +16,11 @@
 #include <cmocka.h>
 
 #include "domains.h"
+#include "fake_runtime.h"
 #include "log.h"
 #include "peimage.h"
 #include "sha1.h"
 #include "utf16.h"
-
-/* ---- fake runtime state ------------------------------------------------------------------ */
-
-struct fake_domain {
-    AppDomainID id;
-    const char *name;
-    bool incomplete; /* GetAppDomainInfo answers CORPROF_E_DATAINCOMPLETE */
-};
-
-struct fake_assembly {
-    AssemblyID id;
-    const char *name;
-    AppDomainID domain;
-    ModuleID manifest;
-    const BYTE *key;
-    ULONG key_size;
-    DWORD flags;
-};
-
-struct fake_module {
-    ModuleID id;
-    const char *path;
-    AssemblyID assembly;
-    LPCBYTE base;
-    DWORD flags;
-    GUID mvid;
-    bool no_metadata;
-    bool no_emit;
-};
-
-#define MAX_FAKES 256
-
-static struct {
-    pthread_mutex_t lock;
-    struct fake_domain domains[MAX_FAKES];
-    size_t domain_count;
-    struct fake_assembly assemblies[MAX_FAKES];
-    size_t assembly_count;
-    struct fake_module modules[MAX_FAKES];
-    size_t module_count;
-    atomic_int info_refs;
-    atomic_int metadata_live; /* fake metadata objects not yet destroyed */
-    atomic_int metadata_requests;
-} fake = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-static void fake_reset(void)
-{
-    pthread_mutex_lock(&fake.lock);
-    fake.domain_count = fake.assembly_count = fake.module_count = 0;
-    pthread_mutex_unlock(&fake.lock);
-    atomic_store(&fake.info_refs, 1);
-    atomic_store(&fake.metadata_live, 0);
-    atomic_store(&fake.metadata_requests, 0);
-}
-
-static void add_domain(struct fake_domain d)
-{
-    pthread_mutex_lock(&fake.lock);
-    fake.domains[fake.domain_count++] = d;
-    pthread_mutex_unlock(&fake.lock);
-}
-
-static void add_assembly(struct fake_assembly a)
-{
-    pthread_mutex_lock(&fake.lock);
-    fake.assemblies[fake.assembly_count++] = a;
-    pthread_mutex_unlock(&fake.lock);
-}
-
-static void add_module(struct fake_module m)
-{
-    pthread_mutex_lock(&fake.lock);
-    fake.modules[fake.module_count++] = m;
-    pthread_mutex_unlock(&fake.lock);
-}
-
-/* Copies of the entries, so callers need not hold the lock. */
-static bool get_domain(AppDomainID id, struct fake_domain *out)
-{
-    bool found = false;
-    pthread_mutex_lock(&fake.lock);
-    for (size_t i = 0; i < fake.domain_count && !found; i++)
-        if (fake.domains[i].id == id)
-            *out = fake.domains[i], found = true;
-    pthread_mutex_unlock(&fake.lock);
-    return found;
-}
-
-static void set_domain_complete(AppDomainID id)
-{
-    pthread_mutex_lock(&fake.lock);
-    for (size_t i = 0; i < fake.domain_count; i++)
-        if (fake.domains[i].id == id)
-            fake.domains[i].incomplete = false;
-    pthread_mutex_unlock(&fake.lock);
-}
-
-static bool get_assembly(AssemblyID id, struct fake_assembly *out)
-{
-    bool found = false;
-    pthread_mutex_lock(&fake.lock);
-    for (size_t i = 0; i < fake.assembly_count && !found; i++)
-        if (fake.assemblies[i].id == id)
-            *out = fake.assemblies[i], found = true;
-    pthread_mutex_unlock(&fake.lock);
-    return found;
-}
-
-static bool get_module(ModuleID id, struct fake_module *out)
-{
-    bool found = false;
-    pthread_mutex_lock(&fake.lock);
-    for (size_t i = 0; i < fake.module_count && !found; i++)
-        if (fake.modules[i].id == id)
-            *out = fake.modules[i], found = true;
-    pthread_mutex_unlock(&fake.lock);
-    return found;
-}
-
-/* The runtime's string convention: *pcch gets the length with the terminator; the buffer gets
- * as much as fits, terminated. */
-static void give_string(const char *utf8, ULONG cch, ULONG *pcch, WCHAR *buffer)
-{
-    char16_t *text;
-    size_t len;
-    assert_int_equal(clrie_pm_utf8_to_utf16(utf8, strlen(utf8), &text, &len), 0);
-    if (pcch)
-        *pcch = (ULONG)len + 1;
-    if (buffer && cch) {
-        size_t n = len < cch - 1 ? len : cch - 1;
-        memcpy(buffer, text, n * sizeof(WCHAR));
-        buffer[n] = 0;
-    }
-    free(text);
-}
-
-static const char *file_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
-/* ---- do-nothing slots, generated from the method tables -------------------------------- */
-
-#define NOTIMPL_BODY_HRESULT return E_NOTIMPL;
-#define NOTIMPL_BODY_ULONG return 0;
-#define NOTIMPL_BODY_BOOL return FALSE;
-#define NOTIMPL_BODY_PVOID return NULL;
-#define NOTIMPL_BODY_void
-
-#define NI_INFO(ret, name, params, args)                                                           \
-    static ret ni_info_##name params                                                               \
-    {                                                                                              \
-        NOTIMPL_BODY_##ret                                                                         \
-    }
-#define NI_MDI(ret, name, params, args)                                                            \
-    static ret ni_mdi_##name params                                                                \
-    {                                                                                              \
-        NOTIMPL_BODY_##ret                                                                         \
-    }
-#define NI_MDA(ret, name, params, args)                                                            \
-    static ret ni_mda_##name params                                                                \
-    {                                                                                              \
-        NOTIMPL_BODY_##ret                                                                         \
-    }
-#define NI_MDE(ret, name, params, args)                                                            \
-    static ret ni_mde_##name params                                                                \
-    {                                                                                              \
-        NOTIMPL_BODY_##ret                                                                         \
-    }
-#define NI_MDAE(ret, name, params, args)                                                           \
-    static ret ni_mdae_##name params                                                               \
-    {                                                                                              \
-        NOTIMPL_BODY_##ret                                                                         \
-    }
-CLRIE_ICORPROFILERINFO3_METHODS(NI_INFO, ICorProfilerInfo3 *This, This)
-CLRIE_IMETADATAIMPORT2_METHODS(NI_MDI, IMetaDataImport2 *This, This)
-CLRIE_IMETADATAASSEMBLYIMPORT_METHODS(NI_MDA, IMetaDataAssemblyImport *This, This)
-CLRIE_IMETADATAEMIT2_METHODS(NI_MDE, IMetaDataEmit2 *This, This)
-CLRIE_IMETADATAASSEMBLYEMIT_METHODS(NI_MDAE, IMetaDataAssemblyEmit *This, This)
-
-#define SLOT_INFO(ret, name, params, args) .name = ni_info_##name,
-#define SLOT_MDI(ret, name, params, args) .name = ni_mdi_##name,
-#define SLOT_MDA(ret, name, params, args) .name = ni_mda_##name,
-#define SLOT_MDE(ret, name, params, args) .name = ni_mde_##name,
-#define SLOT_MDAE(ret, name, params, args) .name = ni_mdae_##name,
-
-/* ---- fake metadata ------------------------------------------------------------------------ */
-
-/* One object per GetModuleMetaData call; lpVtbl is whichever interface was asked for. */
-struct fake_metadata {
-    const void *lpVtbl;
-    atomic_int refs;
-    ModuleID module;
-};
-
-static struct fake_metadata *md(void *iface)
-{
-    return iface;
-}
-
-static HRESULT md_query_interface(void *This, REFIID riid, void **ppv)
-{
-    *ppv = NULL;
-    return E_NOINTERFACE; /* not needed by the engine */
-}
-
-static ULONG md_add_ref(void *This)
-{
-    return (ULONG)atomic_fetch_add(&md(This)->refs, 1) + 1;
-}
-
-static ULONG md_release(void *This)
-{
-    int left = atomic_fetch_sub(&md(This)->refs, 1) - 1;
-    assert_true(left >= 0);
-    if (left == 0) {
-        free(This);
-        atomic_fetch_sub(&fake.metadata_live, 1);
-    }
-    return (ULONG)left;
-}
-
-#define MD_UNKNOWN(prefix, Iface)                                                                  \
-    static HRESULT prefix##_qi(Iface *This, REFIID riid, void **ppv)                               \
-    {                                                                                              \
-        return md_query_interface(This, riid, ppv);                                                \
-    }                                                                                              \
-    static ULONG prefix##_addref(Iface *This)                                                      \
-    {                                                                                              \
-        return md_add_ref(This);                                                                   \
-    }                                                                                              \
-    static ULONG prefix##_release(Iface *This)                                                     \
-    {                                                                                              \
-        return md_release(This);                                                                   \
-    }
-MD_UNKNOWN(mdi, IMetaDataImport2)
-MD_UNKNOWN(mda, IMetaDataAssemblyImport)
-MD_UNKNOWN(mde, IMetaDataEmit2)
-MD_UNKNOWN(mdae, IMetaDataAssemblyEmit)
-
-#define FAKE_TYPE_TOKEN 0x02000005u
-#define CLDB_E_RECORD_NOTFOUND CLRIE_HRESULT(0x80131130u)
-
-static HRESULT mdi_GetScopeProps(IMetaDataImport2 *This, LPWSTR szName, ULONG cchName,
-                                 ULONG *pchName, GUID *pmvid)
-{
-    struct fake_module m;
-    assert_true(get_module(md(This)->module, &m));
-    give_string(file_name(m.path), cchName, pchName, szName);
-    if (pmvid)
-        *pmvid = m.mvid;
-    return S_OK;
-}
-
-static HRESULT mdi_FindTypeDefByName(IMetaDataImport2 *This, LPCWSTR szTypeDef,
-                                     mdToken tkEnclosingClass, mdTypeDef *ptd)
-{
-    char *name;
-    size_t len;
-    assert_int_equal(
-        clrie_pm_utf16_to_utf8(szTypeDef, clrie_pm_utf16_len(szTypeDef), false, &name, &len), 0);
-    bool found = strcmp(name, "Fake.Type") == 0 && tkEnclosingClass == mdTokenNil;
-    free(name);
-    *ptd = found ? FAKE_TYPE_TOKEN : mdTokenNil;
-    return found ? S_OK : CLDB_E_RECORD_NOTFOUND;
-}
-
-static HRESULT mda_GetAssemblyFromScope(IMetaDataAssemblyImport *This, mdAssembly *ptkAssembly)
-{
-    *ptkAssembly = 0x20000001;
-    return S_OK;
-}
-
-static HRESULT mda_GetAssemblyProps(IMetaDataAssemblyImport *This, mdAssembly mda,
-                                    const void **ppbPublicKey, ULONG *pcbPublicKey,
-                                    ULONG *pulHashAlgId, LPWSTR szName, ULONG cchName,
-                                    ULONG *pchName, ASSEMBLYMETADATA *pMetaData,
-                                    DWORD *pdwAssemblyFlags)
-{
-    struct fake_module m;
-    struct fake_assembly a;
-    assert_int_equal(mda, 0x20000001);
-    assert_true(get_module(md(This)->module, &m));
-    assert_true(get_assembly(m.assembly, &a));
-    if (ppbPublicKey)
-        *ppbPublicKey = a.key;
-    if (pcbPublicKey)
-        *pcbPublicKey = a.key_size;
-    if (pulHashAlgId)
-        *pulHashAlgId = 0x8004;
-    give_string(a.name, cchName, pchName, szName);
-    if (pMetaData)
-        memset(pMetaData, 0, sizeof(*pMetaData));
-    if (pdwAssemblyFlags)
-        *pdwAssemblyFlags = a.flags;
-    return S_OK;
-}
-
-static const struct IMetaDataImport2Vtbl md_import_vtbl_init = {
-    CLRIE_IMETADATAIMPORT2_METHODS(SLOT_MDI, IMetaDataImport2 *This, This)};
-static const struct IMetaDataAssemblyImportVtbl md_assembly_vtbl_init = {
-    CLRIE_IMETADATAASSEMBLYIMPORT_METHODS(SLOT_MDA, IMetaDataAssemblyImport *This, This)};
-static const struct IMetaDataEmit2Vtbl md_emit_vtbl_init = {
-    CLRIE_IMETADATAEMIT2_METHODS(SLOT_MDE, IMetaDataEmit2 *This, This)};
-static const struct IMetaDataAssemblyEmitVtbl md_assembly_emit_vtbl_init = {
-    CLRIE_IMETADATAASSEMBLYEMIT_METHODS(SLOT_MDAE, IMetaDataAssemblyEmit *This, This)};
-
-static struct IMetaDataImport2Vtbl md_import_vtbl;
-static struct IMetaDataAssemblyImportVtbl md_assembly_vtbl;
-static struct IMetaDataEmit2Vtbl md_emit_vtbl;
-static struct IMetaDataAssemblyEmitVtbl md_assembly_emit_vtbl;
-
-/* ---- fake ICorProfilerInfo3 ------------------------------------------------------------ */
-
-static HRESULT info_QueryInterface(ICorProfilerInfo3 *This, REFIID riid, void **ppv)
-{
-    *ppv = NULL;
-    return E_NOINTERFACE;
-}
-
-static ULONG info_AddRef(ICorProfilerInfo3 *This)
-{
-    return (ULONG)atomic_fetch_add(&fake.info_refs, 1) + 1;
-}
-
-static ULONG info_Release(ICorProfilerInfo3 *This)
-{
-    return (ULONG)atomic_fetch_sub(&fake.info_refs, 1) - 1;
-}
-
-static HRESULT info_GetAppDomainInfo(ICorProfilerInfo3 *This, AppDomainID appDomainId,
-                                     ULONG cchName, ULONG *pcchName, WCHAR szName[],
-                                     ProcessID *pProcessId)
-{
-    struct fake_domain d;
-    if (!get_domain(appDomainId, &d))
-        return E_INVALIDARG;
-    if (d.incomplete)
-        return CORPROF_E_DATAINCOMPLETE;
-    give_string(d.name, cchName, pcchName, szName);
-    if (pProcessId)
-        *pProcessId = 4242;
-    return S_OK;
-}
-
-static HRESULT info_GetAssemblyInfo(ICorProfilerInfo3 *This, AssemblyID assemblyId, ULONG cchName,
-                                    ULONG *pcchName, WCHAR szName[], AppDomainID *pAppDomainId,
-                                    ModuleID *pModuleId)
-{
-    struct fake_assembly a;
-    if (!get_assembly(assemblyId, &a))
-        return E_INVALIDARG;
-    give_string(a.name, cchName, pcchName, szName);
-    if (pAppDomainId)
-        *pAppDomainId = a.domain;
-    if (pModuleId)
-        *pModuleId = a.manifest;
-    return S_OK;
-}
-
-static HRESULT info_GetModuleInfo2(ICorProfilerInfo3 *This, ModuleID moduleId,
-                                   LPCBYTE *ppBaseLoadAddress, ULONG cchName, ULONG *pcchName,
-                                   WCHAR szName[], AssemblyID *pAssemblyId, DWORD *pdwModuleFlags)
-{
-    struct fake_module m;
-    if (!get_module(moduleId, &m))
-        return E_INVALIDARG;
-    if (ppBaseLoadAddress)
-        *ppBaseLoadAddress = m.base;
-    give_string(m.path, cchName, pcchName, szName);
-    if (pAssemblyId)
-        *pAssemblyId = m.assembly;
-    if (pdwModuleFlags)
-        *pdwModuleFlags = m.flags;
-    return S_OK;
-}
-
-static HRESULT info_GetModuleInfo(ICorProfilerInfo3 *This, ModuleID moduleId,
-                                  LPCBYTE *ppBaseLoadAddress, ULONG cchName, ULONG *pcchName,
-                                  WCHAR szName[], AssemblyID *pAssemblyId)
-{
-    return info_GetModuleInfo2(This, moduleId, ppBaseLoadAddress, cchName, pcchName, szName,
-                               pAssemblyId, NULL);
-}
-
-static HRESULT info_GetModuleMetaData(ICorProfilerInfo3 *This, ModuleID moduleId, DWORD dwOpenFlags,
-                                      REFIID riid, IUnknown **ppOut)
-{
-    struct fake_module m;
-    *ppOut = NULL;
-    if (!get_module(moduleId, &m))
-        return E_INVALIDARG;
-    if (m.no_metadata)
-        return S_FALSE; /* what CoreCLR says for a resource-only module */
-    const void *vtbl;
-    if (IsEqualIID(riid, &IID_IMetaDataImport2) || IsEqualIID(riid, &IID_IMetaDataImport))
-        vtbl = &md_import_vtbl;
-    else if (IsEqualIID(riid, &IID_IMetaDataAssemblyImport))
-        vtbl = &md_assembly_vtbl;
-    else if (IsEqualIID(riid, &IID_IMetaDataEmit2) || IsEqualIID(riid, &IID_IMetaDataEmit))
-        vtbl = &md_emit_vtbl;
-    else if (IsEqualIID(riid, &IID_IMetaDataAssemblyEmit))
-        vtbl = &md_assembly_emit_vtbl;
-    else
-        return E_NOINTERFACE;
-    if (vtbl == &md_emit_vtbl || vtbl == &md_assembly_emit_vtbl) {
-        if (!(dwOpenFlags & 1u) || m.no_emit) /* ofWrite */
-            return CLRIE_HRESULT(0x80131363u);
-    }
-    struct fake_metadata *object = malloc(sizeof(*object));
-    assert_non_null(object);
-    object->lpVtbl = vtbl;
-    atomic_init(&object->refs, 1);
-    object->module = moduleId;
-    atomic_fetch_add(&fake.metadata_live, 1);
-    atomic_fetch_add(&fake.metadata_requests, 1);
-    *ppOut = (IUnknown *)(void *)object;
-    return S_OK;
-}
-
-static struct ICorProfilerInfo3Vtbl info_vtbl;
-static ICorProfilerInfo3 fake_info = {&info_vtbl};
-
-static void build_vtables(void)
-{
-    info_vtbl = (struct ICorProfilerInfo3Vtbl){
-        CLRIE_ICORPROFILERINFO3_METHODS(SLOT_INFO, ICorProfilerInfo3 * This, This)};
-    info_vtbl.QueryInterface = info_QueryInterface;
-    info_vtbl.AddRef = info_AddRef;
-    info_vtbl.Release = info_Release;
-    info_vtbl.GetAppDomainInfo = info_GetAppDomainInfo;
-    info_vtbl.GetAssemblyInfo = info_GetAssemblyInfo;
-    info_vtbl.GetModuleInfo = info_GetModuleInfo;
-    info_vtbl.GetModuleInfo2 = info_GetModuleInfo2;
-    info_vtbl.GetModuleMetaData = info_GetModuleMetaData;
-
-    md_import_vtbl = md_import_vtbl_init;
-    md_import_vtbl.QueryInterface = mdi_qi;
-    md_import_vtbl.AddRef = mdi_addref;
-    md_import_vtbl.Release = mdi_release;
-    md_import_vtbl.GetScopeProps = mdi_GetScopeProps;
-    md_import_vtbl.FindTypeDefByName = mdi_FindTypeDefByName;
-
-    md_assembly_vtbl = md_assembly_vtbl_init;
-    md_assembly_vtbl.QueryInterface = mda_qi;
-    md_assembly_vtbl.AddRef = mda_addref;
-    md_assembly_vtbl.Release = mda_release;
-    md_assembly_vtbl.GetAssemblyFromScope = mda_GetAssemblyFromScope;
-    md_assembly_vtbl.GetAssemblyProps = mda_GetAssemblyProps;
-
-    md_emit_vtbl = md_emit_vtbl_init;
-    md_emit_vtbl.QueryInterface = mde_qi;
-    md_emit_vtbl.AddRef = mde_addref;
-    md_emit_vtbl.Release = mde_release;
-
-    md_assembly_emit_vtbl = md_assembly_emit_vtbl_init;
-    md_assembly_emit_vtbl.QueryInterface = mdae_qi;
-    md_assembly_emit_vtbl.AddRef = mdae_addref;
-    md_assembly_emit_vtbl.Release = mdae_release;
-}
 
 /* ---- a plugin-side IUnknown for data items ---------------------------------------------- */
 
@@ -515,61 +55,6 @@ static struct item item_new(void)
     struct item it = {.iface = {&item_vtbl}};
     atomic_init(&it.refs, 1);
     return it;
-}
-
-/* ---- PE images ------------------------------------------------------------------------------ */
-
-#define IMAGE_SIZE 0x4000u
-#define TEXT_RVA 0x2000u
-#define TEXT_RAW 0x200u
-#define COR_RVA (TEXT_RVA + 8u)
-#define ENTRY_TOKEN 0x06000001u
-
-static void put16(uint8_t *p, uint16_t v)
-{
-    p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8);
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (uint8_t)(v >> (8 * i));
-}
-
-/* A PE32+ image with one .text section holding the CLI header, in the layout asked for. */
-static uint8_t *make_image(bool flat, bool pe32_plus, uint32_t cor_flags, uint32_t entry)
-{
-    uint8_t *image = calloc(1, IMAGE_SIZE);
-    assert_non_null(image);
-    put16(image, 0x5A4D);
-    put32(image + 0x3C, 0x80);
-    uint8_t *nt = image + 0x80;
-    put32(nt, 0x00004550);
-    put16(nt + 4, pe32_plus ? 0x8664 : 0x14C);
-    put16(nt + 6, 1);
-    uint16_t optional_size = pe32_plus ? 240 : 224;
-    put16(nt + 20, optional_size);
-    uint8_t *opt = nt + 24;
-    put16(opt, pe32_plus ? 0x20B : 0x10B);
-    put32(opt + 56, IMAGE_SIZE);
-    put32(opt + 60, 0x200);
-    put32(opt + (pe32_plus ? 108 : 92), 16);
-    uint8_t *dirs = opt + (pe32_plus ? 112 : 96);
-    put32(dirs + 14 * 8, COR_RVA);
-    put32(dirs + 14 * 8 + 4, 72);
-    uint8_t *section = opt + optional_size;
-    memcpy(section, ".text", 5);
-    put32(section + 8, 0x1000);
-    put32(section + 12, TEXT_RVA);
-    put32(section + 16, 0x1000);
-    put32(section + 20, TEXT_RAW);
-    uint8_t *cor = image + (flat ? TEXT_RAW + 8 : COR_RVA);
-    put32(cor, 72);
-    put16(cor + 4, 2);
-    put16(cor + 6, 5);
-    put32(cor + 16, cor_flags);
-    put32(cor + 20, entry);
-    return image;
 }
 
 /* ---- fixture ------------------------------------------------------------------------------ */
@@ -613,29 +98,28 @@ static int setup(void **state)
     struct clrie_pm_log_host host = {
         .write = count_errors, .context = f, .kinds = CLRIE_PM_LOG_ERRORS};
     clrie_pm_log_set_host(&f->log, &host);
-    fake_reset();
-    build_vtables();
-    f->mapped = make_image(false, true, 0x1 /* ILONLY */, ENTRY_TOKEN);
-    f->flat = make_image(true, true, 0x1, 0);
+    fake_runtime_reset();
+    f->mapped = fake_pe_image(false, true, 0x1 /* ILONLY */, ENTRY_TOKEN);
+    f->flat = fake_pe_image(true, true, 0x1, 0);
 
-    add_domain((struct fake_domain){DOMAIN, "clrhost", false});
-    add_assembly((struct fake_assembly){ASM_APP, "App", DOMAIN, MOD_APP, NULL, 0, 0});
-    add_assembly((struct fake_assembly){ASM_CORE, "System.Private.CoreLib", DOMAIN, MOD_CORE,
-                                        ecma_key, sizeof(ecma_key), 0x1 /* afPublicKey */});
-    add_assembly((struct fake_assembly){ASM_LIB, "Lib", DOMAIN, MOD_LIB, NULL, 0, 0});
-    add_module((struct fake_module){MOD_APP, "/app/App.dll", ASM_APP, f->mapped,
-                                    COR_PRF_MODULE_DISK, MVID_APP, false, false});
-    add_module((struct fake_module){MOD_CORE, "/dotnet/System.Private.CoreLib.dll", ASM_CORE,
-                                    f->mapped, COR_PRF_MODULE_DISK | COR_PRF_MODULE_NGEN, MVID_CORE,
-                                    false, false});
-    add_module((struct fake_module){MOD_LIB, "/app/Lib.dll", ASM_LIB, f->flat,
-                                    COR_PRF_MODULE_DISK | COR_PRF_MODULE_FLAT_LAYOUT, MVID_LIB,
-                                    false, true});
-    add_module((struct fake_module){MOD_RESOURCES, "/app/fr/App.resources.dll", ASM_APP, NULL,
-                                    COR_PRF_MODULE_RESOURCE, MVID_APP, true, false});
+    fake_add_domain((struct fake_domain){DOMAIN, "clrhost", false});
+    fake_add_assembly((struct fake_assembly){ASM_APP, "App", DOMAIN, MOD_APP, NULL, 0, 0});
+    fake_add_assembly((struct fake_assembly){ASM_CORE, "System.Private.CoreLib", DOMAIN, MOD_CORE,
+                                             ecma_key, sizeof(ecma_key), 0x1 /* afPublicKey */});
+    fake_add_assembly((struct fake_assembly){ASM_LIB, "Lib", DOMAIN, MOD_LIB, NULL, 0, 0});
+    fake_add_module((struct fake_module){MOD_APP, "/app/App.dll", ASM_APP, f->mapped,
+                                         COR_PRF_MODULE_DISK, MVID_APP, false, false});
+    fake_add_module((struct fake_module){MOD_CORE, "/dotnet/System.Private.CoreLib.dll", ASM_CORE,
+                                         f->mapped, COR_PRF_MODULE_DISK | COR_PRF_MODULE_NGEN,
+                                         MVID_CORE, false, false});
+    fake_add_module((struct fake_module){MOD_LIB, "/app/Lib.dll", ASM_LIB, f->flat,
+                                         COR_PRF_MODULE_DISK | COR_PRF_MODULE_FLAT_LAYOUT, MVID_LIB,
+                                         false, true});
+    fake_add_module((struct fake_module){MOD_RESOURCES, "/app/fr/App.resources.dll", ASM_APP, NULL,
+                                         COR_PRF_MODULE_RESOURCE, MVID_APP, true, false});
 
     assert_int_equal(clrie_pm_domains_new(&fake_info, &f->log, &f->domains), S_OK);
-    assert_int_equal(atomic_load(&fake.info_refs), 2);
+    assert_int_equal(fake_info_refs(), 2);
     *state = f;
     return 0;
 }
@@ -645,8 +129,8 @@ static int teardown(void **state)
     struct fixture *f = *state;
     clrie_pm_domains_free(f->domains);
     /* Everything the engine took from the runtime is given back. */
-    assert_int_equal(atomic_load(&fake.info_refs), 1);
-    assert_int_equal(atomic_load(&fake.metadata_live), 0);
+    assert_int_equal(fake_info_refs(), 1);
+    assert_int_equal(fake_metadata_live(), 0);
     if (on_collection.iface.lpVtbl) {
         assert_int_equal(atomic_load(&on_collection.refs), 1);
         on_collection.iface.lpVtbl = NULL;
@@ -764,24 +248,26 @@ static void a_module_attached_first_brings_its_assembly_and_domain(void **state)
 static void a_domain_named_late_gets_its_name_at_creation(void **state)
 {
     struct fixture *f = *state;
-    add_domain((struct fake_domain){0x1100, "second", true});
-    add_assembly((struct fake_assembly){0x2300, "Early", 0x1100, 0x3400, NULL, 0, 0});
+    fake_add_domain((struct fake_domain){0x1100, "second", true});
+    fake_add_assembly((struct fake_assembly){0x2300, "Early", 0x1100, 0x3400, NULL, 0, 0});
     IAssemblyInfo *a = NULL;
     assert_int_equal(clrie_pm_domains_assembly_loaded(f->domains, 0x2300, &a), S_OK);
     IAppDomainInfo *d = NULL;
     assert_int_equal(a->lpVtbl->GetAppDomainInfo(a, &d), S_OK);
     ASSERT_BSTR(d, GetName, "");
-    /* The first domain reported is the default one, whatever it is called. */
-    BOOL is_default = FALSE;
+    BOOL is_default = TRUE;
+    assert_int_equal(d->lpVtbl->GetIsDefaultDomain(d, &is_default), S_OK);
+    assert_false(is_default); /* nothing known yet */
+
+    fake_set_domain_complete(0x1100);
+    assert_int_equal(clrie_pm_domains_appdomain_created(f->domains, 0x1100, NULL), S_OK);
+    ASSERT_BSTR(d, GetName, "second");
+    /* Named like an app's domain, and the first such: the default one. */
     assert_int_equal(d->lpVtbl->GetIsDefaultDomain(d, &is_default), S_OK);
     assert_true(is_default);
 
-    set_domain_complete(0x1100);
-    assert_int_equal(clrie_pm_domains_appdomain_created(f->domains, 0x1100, NULL), S_OK);
-    ASSERT_BSTR(d, GetName, "second");
-
     /* A later domain is not the default. */
-    add_domain((struct fake_domain){0x1200, "third", false});
+    fake_add_domain((struct fake_domain){0x1200, "third", false});
     IAppDomainInfo *third = NULL;
     assert_int_equal(clrie_pm_domains_appdomain_created(f->domains, 0x1200, &third), S_OK);
     assert_int_equal(third->lpVtbl->GetIsDefaultDomain(third, &is_default), S_OK);
@@ -790,6 +276,46 @@ static void a_domain_named_late_gets_its_name_at_creation(void **state)
     third->lpVtbl->Release(third);
     d->lpVtbl->Release(d);
     a->lpVtbl->Release(a);
+}
+
+/* What .NET 10 does (seen in a real process): CoreLib attaches first, in the system domain named
+ * after it, and only then are the domains created, the app's named "DefaultDomain". */
+static void domains_are_classified_by_name_as_coreclr_reports_them(void **state)
+{
+    struct fixture *f = *state;
+    fake_add_domain((struct fake_domain){0x1400, "System.Private.CoreLib.dll", false});
+    fake_add_domain((struct fake_domain){0x1500, "DefaultDomain", false});
+    fake_add_domain((struct fake_domain){0x1600, "EE Shared Assembly Repository", false});
+    fake_add_assembly((struct fake_assembly){0x2900, "System.Private.CoreLib", 0x1400, 0x3900,
+                                             ecma_key, sizeof(ecma_key), 0x1});
+    fake_add_module((struct fake_module){0x3900, "/dotnet/System.Private.CoreLib.dll", 0x2900,
+                                         f->mapped, COR_PRF_MODULE_DISK, MVID_CORE, false, false});
+    IModuleInfo *core = attach(f, 0x3900, 0x2900);
+    IAppDomainInfo *system = NULL, *app = NULL, *shared = NULL;
+    assert_int_equal(core->lpVtbl->GetAppDomainInfo(core, &system), S_OK);
+    assert_int_equal(clrie_pm_domains_appdomain_created(f->domains, 0x1400, NULL), S_OK);
+    assert_int_equal(clrie_pm_domains_appdomain_created(f->domains, 0x1500, &app), S_OK);
+    assert_int_equal(clrie_pm_domains_appdomain_created(f->domains, 0x1600, &shared), S_OK);
+
+    BOOL b;
+    assert_int_equal(system->lpVtbl->GetIsSystemDomain(system, &b), S_OK);
+    assert_true(b);
+    assert_int_equal(system->lpVtbl->GetIsDefaultDomain(system, &b), S_OK);
+    assert_false(b);
+    assert_int_equal(app->lpVtbl->GetIsDefaultDomain(app, &b), S_OK);
+    assert_true(b);
+    assert_int_equal(app->lpVtbl->GetIsSystemDomain(app, &b), S_OK);
+    assert_false(b);
+    assert_int_equal(shared->lpVtbl->GetIsSharedDomain(shared, &b), S_OK);
+    assert_true(b);
+    assert_int_equal(shared->lpVtbl->GetIsDefaultDomain(shared, &b), S_OK);
+    assert_false(b);
+    assert_int_equal(app->lpVtbl->GetIsSharedDomain(app, NULL), E_POINTER);
+
+    shared->lpVtbl->Release(shared);
+    app->lpVtbl->Release(app);
+    system->lpVtbl->Release(system);
+    core->lpVtbl->Release(core);
 }
 
 static void a_resource_only_module_gets_no_object(void **state)
@@ -839,11 +365,19 @@ static void module_flags_come_from_the_runtime_and_the_image(void **state)
     IModuleInfo3 *lib = (IModuleInfo3 *)(void *)attach(f, MOD_LIB, ASM_LIB);
     BOOL b;
 
-    /* clrie's choice: CoreCLR's core library counts as mscorlib. */
+    /* As CLRIE: only a module named mscorlib.dll is mscorlib, not CoreCLR's core library. */
     assert_int_equal(core->lpVtbl->GetIsMscorlib(core, &b), S_OK);
-    assert_true(b);
+    assert_false(b);
     assert_int_equal(app->lpVtbl->GetIsMscorlib(app, &b), S_OK);
     assert_false(b);
+    fake_add_assembly((struct fake_assembly){0x2800, "mscorlib", DOMAIN, 0x3800, ecma_key,
+                                             sizeof(ecma_key), 0x1});
+    fake_add_module((struct fake_module){0x3800, "/dotnet/mscorlib.dll", 0x2800, f->mapped,
+                                         COR_PRF_MODULE_DISK, MVID_LIB, false, false});
+    IModuleInfo *facade = attach(f, 0x3800, 0x2800);
+    assert_int_equal(facade->lpVtbl->GetIsMscorlib(facade, &b), S_OK);
+    assert_true(b);
+    facade->lpVtbl->Release(facade);
     assert_int_equal(core->lpVtbl->GetIsNgen(core, &b), S_OK);
     assert_true(b);
     assert_int_equal(app->lpVtbl->GetIsNgen(app, &b), S_OK);
@@ -911,9 +445,9 @@ static void the_cor_header_is_read_from_mapped_and_flat_images(void **state)
 static void a_dynamic_module_has_no_image(void **state)
 {
     struct fixture *f = *state;
-    add_assembly((struct fake_assembly){0x2400, "Dyn", DOMAIN, 0x3500, NULL, 0, 0});
-    add_module((struct fake_module){0x3500, "", 0x2400, NULL, COR_PRF_MODULE_DYNAMIC, MVID_LIB,
-                                    false, false});
+    fake_add_assembly((struct fake_assembly){0x2400, "Dyn", DOMAIN, 0x3500, NULL, 0, 0});
+    fake_add_module((struct fake_module){0x3500, "", 0x2400, NULL, COR_PRF_MODULE_DYNAMIC, MVID_LIB,
+                                         false, false});
     IModuleInfo3 *m = (IModuleInfo3 *)(void *)attach(f, 0x3500, 0x2400);
     BOOL b = FALSE;
     assert_int_equal(m->lpVtbl->GetIsDynamic(m, &b), S_OK);
@@ -933,11 +467,11 @@ static void a_dynamic_module_has_no_image(void **state)
 static void a_malformed_image_is_logged_not_read(void **state)
 {
     struct fixture *f = *state;
-    uint8_t *bad = make_image(false, true, 1, ENTRY_TOKEN);
-    put32(bad + 0x3C, 0x7FFFFFF0); /* e_lfanew far outside the image */
-    add_assembly((struct fake_assembly){0x2500, "Bad", DOMAIN, 0x3600, NULL, 0, 0});
-    add_module((struct fake_module){0x3600, "/app/Bad.dll", 0x2500, bad, COR_PRF_MODULE_DISK,
-                                    MVID_LIB, false, false});
+    uint8_t *bad = fake_pe_image(false, true, 1, ENTRY_TOKEN);
+    fake_put32(bad + 0x3C, 0x7FFFFFF0); /* e_lfanew far outside the image */
+    fake_add_assembly((struct fake_assembly){0x2500, "Bad", DOMAIN, 0x3600, NULL, 0, 0});
+    fake_add_module((struct fake_module){0x3600, "/app/Bad.dll", 0x2500, bad, COR_PRF_MODULE_DISK,
+                                         MVID_LIB, false, false});
     IModuleInfo *m = attach(f, 0x3600, 0x2500);
     assert_int_equal(atomic_load(&f->errors), 1);
     BYTE header[72];
@@ -950,26 +484,26 @@ static void pe_images_are_bounds_checked(void **state)
 {
     const char *where;
     struct clrie_pm_pe_image image;
-    uint8_t *pe32 = make_image(false, false, 1, ENTRY_TOKEN);
-    assert_int_equal(clrie_pm_pe_image_read(&image, pe32, false, &where), 0);
+    uint8_t *pe32 = fake_pe_image(false, false, 1, ENTRY_TOKEN);
+    assert_int_equal(clrie_pm_pe_image_read(&image, pe32, 0, false, &where), 0);
     assert_false(image.pe32_plus);
     assert_true(image.have_cor_header);
     assert_int_equal(image.entry_point_token, ENTRY_TOKEN);
     clrie_pm_pe_image_finish(&image);
 
-    put16(pe32 + 0x80 + 6, 200); /* 200 sections cannot fit in SizeOfHeaders */
-    assert_int_equal(clrie_pm_pe_image_read(&image, pe32, false, &where), -EINVAL);
+    fake_put16(pe32 + 0x80 + 6, 200); /* 200 sections cannot fit in SizeOfHeaders */
+    assert_int_equal(clrie_pm_pe_image_read(&image, pe32, 0, false, &where), -EINVAL);
     assert_non_null(where);
-    put16(pe32 + 0x80 + 6, 1);
-    put32(pe32 + 0x80 + 24 + 96 + 14 * 8, IMAGE_SIZE - 8); /* CLI header runs off the end */
-    assert_int_equal(clrie_pm_pe_image_read(&image, pe32, false, &where), -EINVAL);
-    put16(pe32, 0x1234);
-    assert_int_equal(clrie_pm_pe_image_read(&image, pe32, false, &where), -EINVAL);
+    fake_put16(pe32 + 0x80 + 6, 1);
+    fake_put32(pe32 + 0x80 + 24 + 96 + 14 * 8, IMAGE_SIZE - 8); /* CLI header runs off the end */
+    assert_int_equal(clrie_pm_pe_image_read(&image, pe32, 0, false, &where), -EINVAL);
+    fake_put16(pe32, 0x1234);
+    assert_int_equal(clrie_pm_pe_image_read(&image, pe32, 0, false, &where), -EINVAL);
     free(pe32);
 
     /* A native entry point is an RVA, not a token. */
-    uint8_t *native = make_image(false, true, 0x1 | 0x10, 0x2345);
-    assert_int_equal(clrie_pm_pe_image_read(&image, native, false, &where), 0);
+    uint8_t *native = fake_pe_image(false, true, 0x1 | 0x10, 0x2345);
+    assert_int_equal(clrie_pm_pe_image_read(&image, native, 0, false, &where), 0);
     assert_int_equal(image.entry_point_token, 0);
     clrie_pm_pe_image_finish(&image);
     free(native);
@@ -979,22 +513,22 @@ static void metadata_interfaces_are_cached_and_addrefed(void **state)
 {
     struct fixture *f = *state;
     IModuleInfo *app = attach(f, MOD_APP, ASM_APP);
-    int requests = atomic_load(&fake.metadata_requests);
+    int requests = fake_metadata_requests();
     assert_int_equal(requests, 4); /* import, assembly import, emit, assembly emit */
 
     IUnknown *import = NULL, *again = NULL, *emit = NULL, *aimport = NULL, *aemit = NULL;
     assert_int_equal(app->lpVtbl->GetMetaDataImport(app, &import), S_OK);
     assert_int_equal(app->lpVtbl->GetMetaDataImport(app, &again), S_OK);
     assert_ptr_equal(import, again);
-    assert_ptr_equal(import->lpVtbl, (const void *)&md_import_vtbl);
+    assert_ptr_equal(import->lpVtbl, fake_metadata_vtbl(&IID_IMetaDataImport2));
     assert_int_equal(refcount_of(import), 3); /* the module's and ours */
     assert_int_equal(app->lpVtbl->GetMetaDataAssemblyImport(app, &aimport), S_OK);
-    assert_ptr_equal(aimport->lpVtbl, (const void *)&md_assembly_vtbl);
+    assert_ptr_equal(aimport->lpVtbl, fake_metadata_vtbl(&IID_IMetaDataAssemblyImport));
     assert_int_equal(app->lpVtbl->GetMetaDataEmit(app, &emit), S_OK);
-    assert_ptr_equal(emit->lpVtbl, (const void *)&md_emit_vtbl);
+    assert_ptr_equal(emit->lpVtbl, fake_metadata_vtbl(&IID_IMetaDataEmit2));
     assert_int_equal(app->lpVtbl->GetMetaDataAssemblyEmit(app, &aemit), S_OK);
-    assert_ptr_equal(aemit->lpVtbl, (const void *)&md_assembly_emit_vtbl);
-    assert_int_equal(atomic_load(&fake.metadata_requests), requests); /* no new requests */
+    assert_ptr_equal(aemit->lpVtbl, fake_metadata_vtbl(&IID_IMetaDataAssemblyEmit));
+    assert_int_equal(fake_metadata_requests(), requests); /* no new requests */
     assert_int_equal(app->lpVtbl->GetMetaDataImport(app, NULL), E_POINTER);
 
     /* A module whose emitters the runtime refused still works; asking for them fails. */
@@ -1110,8 +644,8 @@ static void public_key_tokens_follow_the_strong_name_rule(void **state)
     /* A blob that is already a token (no afPublicKey flag, 8 bytes) is printed as it is. */
     struct fixture *f = *state;
     static const BYTE token[8] = {0xcc, 0x7b, 0x13, 0xff, 0xcd, 0x2d, 0xdd, 0x51};
-    add_assembly((struct fake_assembly){0x2600, "Tok", DOMAIN, 0x3700, token, 8, 0});
-    add_module(
+    fake_add_assembly((struct fake_assembly){0x2600, "Tok", DOMAIN, 0x3700, token, 8, 0});
+    fake_add_module(
         (struct fake_module){0x3700, "/app/Tok.dll", 0x2600, f->mapped, 0, MVID_LIB, false, false});
     IModuleInfo *mod = attach(f, 0x3700, 0x2600);
     IAssemblyInfo *a = NULL;
@@ -1347,10 +881,10 @@ static void enumerators_walk_in_chunks_skip_reset_and_clone(void **state)
     struct fixture *f = *state;
     enum { N = 7 };
     IModuleInfo *mods[N];
-    add_assembly((struct fake_assembly){0x2700, "Many", DOMAIN, 0x4000, NULL, 0, 0});
+    fake_add_assembly((struct fake_assembly){0x2700, "Many", DOMAIN, 0x4000, NULL, 0, 0});
     for (int i = 0; i < N; i++) {
-        add_module((struct fake_module){0x4000 + 0x10 * (ModuleID)i, "/app/Many.dll", 0x2700,
-                                        f->mapped, 0, MVID_LIB, false, false});
+        fake_add_module((struct fake_module){0x4000 + 0x10 * (ModuleID)i, "/app/Many.dll", 0x2700,
+                                             f->mapped, 0, MVID_LIB, false, false});
         mods[i] = attach(f, 0x4000 + 0x10 * (ModuleID)i, 0x2700);
     }
     IAssemblyInfo *a = NULL;
@@ -1373,10 +907,12 @@ static void enumerators_walk_in_chunks_skip_reset_and_clone(void **state)
 
     IEnumModuleInfo *clone = NULL;
     assert_int_equal(e->lpVtbl->Clone(e, &clone), S_OK);
+    chunk[2] = (IModuleInfo *)(uintptr_t)1;
     assert_int_equal(e->lpVtbl->Next(e, 3, chunk, &fetched), S_FALSE);
     assert_int_equal(fetched, 2);
     assert_ptr_equal(chunk[0], mods[5]);
     assert_ptr_equal(chunk[1], mods[6]);
+    assert_null(chunk[2]); /* what is not fetched is NULL, as in CLRIE */
     chunk[0]->lpVtbl->Release(chunk[0]);
     chunk[1]->lpVtbl->Release(chunk[1]);
     assert_int_equal(e->lpVtbl->Next(e, 1, chunk, &fetched), S_FALSE);
@@ -1522,7 +1058,7 @@ static void objects_survive_the_collection(void **state)
     c->lpVtbl->AddRef(c);
     clrie_pm_domains_free(f->domains);
     f->domains = NULL;
-    assert_int_equal(atomic_load(&fake.info_refs), 1);
+    assert_int_equal(fake_info_refs(), 1);
 
     ASSERT_BSTR(m, GetModuleName, "System.Private.CoreLib.dll");
     IAssemblyInfo *a = NULL;
@@ -1536,10 +1072,87 @@ static void objects_survive_the_collection(void **state)
     assert_int_equal(c->lpVtbl->Release(c), 0);
 }
 
+static void events_without_an_out_pointer_still_fill_the_tables(void **state)
+{
+    struct fixture *f = *state;
+    assert_int_equal(clrie_pm_domains_appdomain_created(f->domains, DOMAIN, NULL), S_OK);
+    assert_int_equal(clrie_pm_domains_assembly_loaded(f->domains, ASM_LIB, NULL), S_OK);
+    assert_int_equal(clrie_pm_domains_module_attached(f->domains, MOD_LIB, ASM_LIB, NULL), S_OK);
+    IModuleInfo *m = NULL;
+    assert_int_equal(clrie_pm_domains_find_module(f->domains, MOD_LIB, &m), S_OK);
+    assert_int_equal(refcount_of((IUnknown *)m), 2); /* the tables' and ours */
+    m->lpVtbl->Release(m);
+    assert_int_equal(clrie_pm_domains_find_module(f->domains, MOD_LIB, NULL), E_POINTER);
+}
+
+static void appdomain_ids_report_a_small_buffer(void **state)
+{
+    struct fixture *f = *state;
+    fake_add_domain((struct fake_domain){0x1300, "other", false});
+    assert_int_equal(clrie_pm_domains_appdomain_created(f->domains, DOMAIN, NULL), S_OK);
+    assert_int_equal(clrie_pm_domains_appdomain_created(f->domains, 0x1300, NULL), S_OK);
+    IAppDomainCollection *c = clrie_pm_domains_collection(f->domains);
+    AppDomainID ids[2] = {0};
+    DWORD actual = 0;
+    assert_int_equal(c->lpVtbl->GetAppDomainIDs(c, 1, &actual, ids), CLRIE_HRESULT(0x8007007Au));
+    assert_int_equal(actual, 2);
+    assert_int_equal(ids[0], DOMAIN);
+    assert_int_equal(c->lpVtbl->GetAppDomainIDs(c, 2, &actual, ids), S_OK);
+    assert_int_equal(ids[1], 0x1300);
+    assert_int_equal(c->lpVtbl->GetAppDomainIDs(c, 2, NULL, ids), E_POINTER);
+}
+
+struct container_worker {
+    IDataContainer *container;
+    struct item *items;
+    int index;
+};
+
+static void *container_user(void *arg)
+{
+    struct container_worker *w = arg;
+    GUID component = {(ULONG)w->index, 0, 0, {0}};
+    for (int round = 0; round < 2000; round++) {
+        GUID object = {(ULONG)(round % 5), 1, 1, {1}};
+        IUnknown *item = &w->items[round % 3].iface;
+        IDataContainer *c = w->container;
+        assert_int_equal(c->lpVtbl->SetDataItem(c, &component, &object, item), S_OK);
+        IUnknown *got = NULL;
+        if (c->lpVtbl->GetDataItem(c, &component, &object, &got) == S_OK)
+            got->lpVtbl->Release(got);
+        if (round % 4 == 0)
+            assert_int_equal(c->lpVtbl->SetDataItem(c, &component, &object, NULL), S_OK);
+    }
+    return NULL;
+}
+
+static void data_containers_take_concurrent_use(void **state)
+{
+    struct fixture *f = *state;
+    IModuleInfo *m = attach(f, MOD_APP, ASM_APP);
+    IDataContainer *dc = NULL;
+    assert_int_equal(m->lpVtbl->QueryInterface(m, &IID_IDataContainer, (void **)&dc), S_OK);
+    enum { THREADS = 4 };
+    struct item items[3] = {item_new(), item_new(), item_new()};
+    pthread_t threads[THREADS];
+    struct container_worker workers[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        workers[i] = (struct container_worker){dc, items, i};
+        assert_int_equal(pthread_create(&threads[i], NULL, container_user, &workers[i]), 0);
+    }
+    for (int i = 0; i < THREADS; i++)
+        pthread_join(threads[i], NULL);
+    dc->lpVtbl->Release(dc);
+    assert_int_equal(clrie_pm_domains_module_unloaded(f->domains, MOD_APP, NULL), S_OK);
+    m->lpVtbl->Release(m);
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(atomic_load(&items[i].refs), 1); /* every reference given back */
+}
+
 /* ---- threads ------------------------------------------------------------------------------ */
 
 #define THREAD_MODULES 24
-#define ROUNDS 200
+#define ROUNDS 2000
 
 struct worker {
     struct fixture *f;
@@ -1611,12 +1224,12 @@ static void threads_load_look_up_unload_and_enumerate_together(void **state)
     static char paths[LOADERS][THREAD_MODULES][32];
     for (int t = 0; t < LOADERS; t++) {
         AssemblyID asm_id = 0x9000 + (AssemblyID)t * 8;
-        add_assembly((struct fake_assembly){asm_id, "Threaded", DOMAIN, 0, NULL, 0, 0});
+        fake_add_assembly((struct fake_assembly){asm_id, "Threaded", DOMAIN, 0, NULL, 0, 0});
         for (int i = 0; i < THREAD_MODULES; i++) {
             snprintf(paths[t][i], sizeof(paths[t][i]), "/app/T%d_%d.dll", t, i);
-            add_module((struct fake_module){0x10000 + (ModuleID)(t * THREAD_MODULES + i) * 8,
-                                            paths[t][i], asm_id, f->mapped, 0, MVID_LIB, false,
-                                            false});
+            fake_add_module((struct fake_module){0x10000 + (ModuleID)(t * THREAD_MODULES + i) * 8,
+                                                 paths[t][i], asm_id, f->mapped, 0, MVID_LIB, false,
+                                                 false});
         }
     }
     pthread_t threads[LOADERS + READERS];
@@ -1638,6 +1251,7 @@ int main(void)
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
         T(a_module_attached_first_brings_its_assembly_and_domain),
         T(a_domain_named_late_gets_its_name_at_creation),
+        T(domains_are_classified_by_name_as_coreclr_reports_them),
         T(a_resource_only_module_gets_no_object),
         T(the_runtime_failing_is_reported),
         T(module_names_paths_and_mvid),
@@ -1658,6 +1272,9 @@ int main(void)
         T(an_assembly_unload_takes_its_modules),
         T(a_domain_shutdown_takes_everything_in_it),
         T(objects_survive_the_collection),
+        T(events_without_an_out_pointer_still_fill_the_tables),
+        T(appdomain_ids_report_a_small_buffer),
+        T(data_containers_take_concurrent_use),
         T(threads_load_look_up_unload_and_enumerate_together),
 #undef T
     };

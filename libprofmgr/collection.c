@@ -1,0 +1,162 @@
+/* IAppDomainCollection: the process-wide view plugins get from IProfilerManager, over the
+ * tables domains.c keeps.
+ *
+ * GetAppDomainIDs does what its signature says (CLRIE's fails whenever the buffer is large
+ * enough): *pcActual is the number of domains; the IDs are written up to cAppDomains; S_OK when
+ * they all fitted (or for a size query with a NULL buffer), else E_NOT_SUFFICIENT_BUFFER.
+ * GetMethodInfoById is E_NOTIMPL until method infos exist (the IL-rewriting work). */
+#include "domains_private.h"
+
+#define E_NOT_SUFFICIENT_BUFFER CLRIE_HRESULT(0x8007007Au)
+
+/* The object with that ID in map, AddRef'd, or NULL. */
+void *clrie_pm_domains_find(struct clrie_pm_domains *d, struct clrie_pm_id_map *map, UINT_PTR id)
+{
+    pthread_mutex_lock(&d->lock);
+    void *object = clrie_pm_id_map_get(map, id);
+    if (object)
+        CLRIE_PM_ADDREF(object);
+    pthread_mutex_unlock(&d->lock);
+    return object;
+}
+
+static struct clrie_pm_domains *from_iface(IAppDomainCollection *iface)
+{
+    return CLRIE_CONTAINER_OF(iface, struct clrie_pm_domains, iface);
+}
+
+static HRESULT collection_QueryInterface(IAppDomainCollection *This, REFIID riid, void **ppv)
+{
+    struct clrie_pm_domains *d = from_iface(This);
+    if (!ppv)
+        return E_POINTER;
+    *ppv = NULL;
+    if (!riid)
+        return E_POINTER;
+    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IAppDomainCollection))
+        *ppv = &d->iface;
+    else if (IsEqualIID(riid, &IID_IDataContainer))
+        *ppv = &d->data.iface;
+    else
+        return E_NOINTERFACE;
+    clrie_pm_domains_ref(d);
+    return S_OK;
+}
+
+static ULONG collection_AddRef(IAppDomainCollection *This)
+{
+    struct clrie_pm_domains *d = from_iface(This);
+    return (ULONG)(atomic_fetch_add_explicit(&d->refs, 1, memory_order_relaxed) + 1);
+}
+
+static ULONG collection_Release(IAppDomainCollection *This)
+{
+    return (ULONG)clrie_pm_domains_unref(from_iface(This));
+}
+
+static HRESULT collection_GetAppDomainCount(IAppDomainCollection *This, DWORD *pdwCount)
+{
+    struct clrie_pm_domains *d = from_iface(This);
+    if (!pdwCount)
+        return E_POINTER;
+    pthread_mutex_lock(&d->lock);
+    *pdwCount = (DWORD)d->domain_list.count;
+    pthread_mutex_unlock(&d->lock);
+    return S_OK;
+}
+
+static HRESULT collection_GetAppDomainById(IAppDomainCollection *This, AppDomainID appDomainId,
+                                           IAppDomainInfo **ppAppDomainInfo)
+{
+    struct clrie_pm_domains *d = from_iface(This);
+    if (!ppAppDomainInfo)
+        return E_POINTER;
+    struct clrie_pm_appdomain *dom = clrie_pm_domains_find(d, &d->domain_map, appDomainId);
+    *ppAppDomainInfo = dom ? &dom->iface : NULL;
+    return dom ? S_OK : E_FAIL;
+}
+
+static HRESULT collection_GetAppDomainIDs(IAppDomainCollection *This, DWORD cAppDomains,
+                                          DWORD *pcActual, AppDomainID *AppDomainIDs)
+{
+    struct clrie_pm_domains *d = from_iface(This);
+    if (!pcActual || (!AppDomainIDs && cAppDomains))
+        return E_POINTER;
+    pthread_mutex_lock(&d->lock);
+    size_t count = d->domain_list.count;
+    for (size_t i = 0; i < count && i < cAppDomains; i++)
+        AppDomainIDs[i] = ((struct clrie_pm_appdomain *)d->domain_list.items[i])->id;
+    pthread_mutex_unlock(&d->lock);
+    *pcActual = (DWORD)count;
+    return (!AppDomainIDs || count <= cAppDomains) ? S_OK : E_NOT_SUFFICIENT_BUFFER;
+}
+
+static HRESULT collection_GetAppDomains(IAppDomainCollection *This,
+                                        IEnumAppDomainInfo **ppEnumAppDomains)
+{
+    struct clrie_pm_domains *d = from_iface(This);
+    return clrie_pm_enum_from_list(d, CLRIE_PM_ENUM_APPDOMAINS, &d->domain_list, NULL, NULL,
+                                   (void **)ppEnumAppDomains);
+}
+
+static HRESULT collection_GetAssemblyInfoById(IAppDomainCollection *This, AssemblyID assemblyID,
+                                              IAssemblyInfo **ppAssemblyInfo)
+{
+    struct clrie_pm_domains *d = from_iface(This);
+    if (!ppAssemblyInfo)
+        return E_POINTER;
+    struct clrie_pm_assembly *a = clrie_pm_domains_find(d, &d->assembly_map, assemblyID);
+    *ppAssemblyInfo = a ? &a->iface : NULL;
+    return a ? S_OK : E_FAIL;
+}
+
+static HRESULT collection_GetModuleInfoById(IAppDomainCollection *This, ModuleID moduleID,
+                                            IModuleInfo **ppModuleInfo)
+{
+    return clrie_pm_domains_find_module(from_iface(This), moduleID, ppModuleInfo);
+}
+
+static HRESULT collection_GetModuleInfosByMvid(IAppDomainCollection *This, GUID mvid,
+                                               IEnumModuleInfo **ppEnum)
+{
+    struct clrie_pm_domains *d = from_iface(This);
+    if (!ppEnum)
+        return E_POINTER;
+    *ppEnum = NULL;
+    pthread_mutex_lock(&d->lock);
+    struct clrie_pm_enum *e = clrie_pm_enum_create(CLRIE_PM_ENUM_MODULES, d->module_map.count);
+    for (size_t i = 0; e && i < d->domain_list.count; i++) {
+        struct clrie_pm_appdomain *dom = d->domain_list.items[i];
+        for (size_t j = 0; j < dom->modules.count; j++)
+            if (clrie_pm_module_has_mvid(dom->modules.items[j], &mvid))
+                clrie_pm_enum_add(e, dom->modules.items[j]);
+    }
+    pthread_mutex_unlock(&d->lock);
+    if (!e)
+        return E_OUTOFMEMORY;
+    *ppEnum = clrie_pm_enum_finish(e);
+    return S_OK;
+}
+
+static HRESULT collection_GetMethodInfoById(IAppDomainCollection *This, FunctionID functionID,
+                                            IMethodInfo **ppMethodInfo)
+{
+    if (!ppMethodInfo)
+        return E_POINTER;
+    *ppMethodInfo = NULL;
+    return E_NOTIMPL;
+}
+
+const struct IAppDomainCollectionVtbl clrie_pm_collection_vtbl = {
+    .QueryInterface = collection_QueryInterface,
+    .AddRef = collection_AddRef,
+    .Release = collection_Release,
+    .GetAppDomainCount = collection_GetAppDomainCount,
+    .GetAppDomainById = collection_GetAppDomainById,
+    .GetAppDomainIDs = collection_GetAppDomainIDs,
+    .GetAppDomains = collection_GetAppDomains,
+    .GetAssemblyInfoById = collection_GetAssemblyInfoById,
+    .GetModuleInfoById = collection_GetModuleInfoById,
+    .GetModuleInfosByMvid = collection_GetModuleInfosByMvid,
+    .GetMethodInfoById = collection_GetMethodInfoById,
+};

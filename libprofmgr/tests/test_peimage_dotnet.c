@@ -1,0 +1,216 @@
+/* peimage.c on real inputs: every managed DLL of the installed .NET shared framework, read as
+ * the runtime has it flat (the file's bytes) and mapped (sections copied to their RVAs, as the
+ * loader lays them out). Both layouts must give the same CLI header, and its metadata RVA must
+ * resolve to the metadata signature "BSJB" in both.
+ *
+ * The framework is found from CLRIE_DOTNET or `dotnet` on PATH; without one the test exits 77
+ * (skipped). Prints "N images, M sections" on success. */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "peimage.h"
+
+#define SKIPPED 77
+
+static char *find_on_path(const char *name)
+{
+    const char *path = getenv("PATH");
+    if (!path)
+        return NULL;
+    char *copy = strdup(path);
+    char *result = NULL;
+    for (char *save = NULL, *dir = strtok_r(copy, ":", &save); dir && !result;
+         dir = strtok_r(NULL, ":", &save)) {
+        char candidate[PATH_MAX];
+        int n = snprintf(candidate, sizeof(candidate), "%s/%s", dir, name);
+        if (n > 0 && (size_t)n < sizeof(candidate) && access(candidate, X_OK) == 0)
+            result = strdup(candidate);
+    }
+    free(copy);
+    return result;
+}
+
+/* <dotnet root>/shared/Microsoft.NETCore.App, or NULL. */
+static char *framework_root(void)
+{
+    const char *configured = getenv("CLRIE_DOTNET");
+    char *dotnet = NULL;
+    if (configured && *configured)
+        dotnet = strchr(configured, '/') ? strdup(configured) : find_on_path(configured);
+    else
+        dotnet = find_on_path("dotnet");
+    if (!dotnet)
+        return NULL;
+    char resolved[PATH_MAX];
+    char *real = realpath(dotnet, resolved);
+    free(dotnet);
+    if (!real)
+        return NULL;
+    char *slash = strrchr(resolved, '/');
+    if (!slash)
+        return NULL;
+    *slash = 0;
+    char root[PATH_MAX + 32];
+    int n = snprintf(root, sizeof(root), "%s/shared/Microsoft.NETCore.App", resolved);
+    if (n < 0 || (size_t)n >= sizeof(root))
+        return NULL;
+    struct stat st;
+    return stat(root, &st) == 0 && S_ISDIR(st.st_mode) ? strdup(root) : NULL;
+}
+
+static uint8_t *read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    uint8_t *data = NULL;
+    if (fseek(f, 0, SEEK_END) == 0) {
+        long n = ftell(f);
+        if (n > 0 && fseek(f, 0, SEEK_SET) == 0 && (data = malloc((size_t)n))) {
+            if (fread(data, 1, (size_t)n, f) != (size_t)n) {
+                free(data);
+                data = NULL;
+            } else {
+                *size = (size_t)n;
+            }
+        }
+    }
+    fclose(f);
+    return data;
+}
+
+static uint32_t read32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+
+/* Lays the file out as the loader maps it. NULL if the file is too small for what it declares. */
+static uint8_t *map_like_loader(const struct clrie_pm_pe_image *flat, const uint8_t *file,
+                                size_t size)
+{
+    if (flat->size_of_headers > size || flat->size_of_image < flat->size_of_headers)
+        return NULL;
+    uint8_t *image = calloc(1, flat->size_of_image);
+    if (!image)
+        return NULL;
+    memcpy(image, file, flat->size_of_headers);
+    for (size_t i = 0; i < flat->section_count; i++) {
+        const struct clrie_pm_pe_section *s = &flat->sections[i];
+        uint32_t n =
+            s->raw_size < s->virtual_size || s->virtual_size == 0 ? s->raw_size : s->virtual_size;
+        if ((uint64_t)s->raw_pointer + n > size ||
+            (uint64_t)s->virtual_address + n > flat->size_of_image) {
+            free(image);
+            return NULL;
+        }
+        memcpy(image + s->virtual_address, file + s->raw_pointer, n);
+    }
+    return image;
+}
+
+static int check(const char *path, size_t *sections)
+{
+    size_t size = 0;
+    uint8_t *file = read_file(path, &size);
+    if (!file) {
+        fprintf(stderr, "%s: cannot read: %s\n", path, strerror(errno));
+        return 1;
+    }
+    int failures = 0;
+    const char *where = NULL;
+    struct clrie_pm_pe_image flat, mapped;
+    memset(&mapped, 0, sizeof(mapped));
+    uint8_t *image = NULL;
+    if (clrie_pm_pe_image_read(&flat, file, size, true, &where) != 0 || !flat.have_cor_header) {
+        fprintf(stderr, "%s: flat: %s\n", path, where ? where : "no CLI header");
+        free(file);
+        return 1;
+    }
+    *sections += flat.section_count;
+    if (read32(flat.cor_header) != CLRIE_PM_COR20_HEADER_SIZE) {
+        fprintf(stderr, "%s: CLI header cb is %u\n", path, read32(flat.cor_header));
+        failures++;
+    }
+    image = map_like_loader(&flat, file, size);
+    if (!image) {
+        fprintf(stderr, "%s: cannot lay out as mapped\n", path);
+        failures++;
+        goto done;
+    }
+    if (clrie_pm_pe_image_read(&mapped, image, flat.size_of_image, false, &where) != 0 ||
+        !mapped.have_cor_header) {
+        fprintf(stderr, "%s: mapped: %s\n", path, where ? where : "no CLI header");
+        failures++;
+        goto done;
+    }
+    if (memcmp(flat.cor_header, mapped.cor_header, CLRIE_PM_COR20_HEADER_SIZE) != 0 ||
+        flat.entry_point_token != mapped.entry_point_token || flat.pe32_plus != mapped.pe32_plus) {
+        fprintf(stderr, "%s: the two layouts disagree\n", path);
+        failures++;
+    }
+    uint32_t metadata_rva = read32(flat.cor_header + 8);
+    const uint8_t *a = clrie_pm_pe_image_resolve(&flat, metadata_rva, 4);
+    const uint8_t *b = clrie_pm_pe_image_resolve(&mapped, metadata_rva, 4);
+    if (!a || !b || read32(a) != 0x424A5342 || read32(b) != 0x424A5342) {
+        fprintf(stderr, "%s: metadata RVA 0x%x does not resolve to BSJB\n", path, metadata_rva);
+        failures++;
+    }
+done:
+    clrie_pm_pe_image_finish(&flat);
+    clrie_pm_pe_image_finish(&mapped);
+    free(image);
+    free(file);
+    return failures;
+}
+
+int main(void)
+{
+    char *root = framework_root();
+    if (!root) {
+        printf("no .NET shared framework found: skipped\n");
+        return SKIPPED;
+    }
+    size_t images = 0, sections = 0;
+    int failures = 0;
+    DIR *versions = opendir(root);
+    struct dirent *version;
+    while (versions && (version = readdir(versions))) {
+        if (version->d_name[0] == '.')
+            continue;
+        char dir_path[PATH_MAX];
+        int n = snprintf(dir_path, sizeof(dir_path), "%s/%s", root, version->d_name);
+        if (n < 0 || (size_t)n >= sizeof(dir_path))
+            continue;
+        DIR *dir = opendir(dir_path);
+        struct dirent *entry;
+        while (dir && (entry = readdir(dir))) {
+            size_t len = strlen(entry->d_name);
+            if (len < 5 || strcmp(entry->d_name + len - 4, ".dll") != 0)
+                continue;
+            char path[PATH_MAX];
+            n = snprintf(path, sizeof(path), "%s/%s", dir_path, entry->d_name);
+            if (n < 0 || (size_t)n >= sizeof(path))
+                continue;
+            failures += check(path, &sections);
+            images++;
+        }
+        if (dir)
+            closedir(dir);
+    }
+    if (versions)
+        closedir(versions);
+    free(root);
+    if (images == 0) {
+        printf("no managed DLLs in the shared framework: skipped\n");
+        return SKIPPED;
+    }
+    printf("%zu images, %zu sections, %d failures\n", images, sections, failures);
+    return failures ? 1 : 0;
+}
