@@ -317,13 +317,7 @@ EXCEPTION_LEAVE(ExceptionCatcherLeave)
 
 #define INIT_TO_RAW_HOOK(ret, name, params, args) .name = hook_##name,
 
-#if defined(__clang__)
-#pragma clang diagnostic push
-#pragma clang diagnostic ignored "-Winitializer-overrides"
-#else
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Woverride-init"
-#endif
+VTABLE_OVERRIDES_BEGIN
 const struct ICorProfilerCallback11Vtbl manager_callback_vtbl = {
     /* Everything goes to the raw hook ... */
     CLRIE_ICORPROFILERCALLBACK11_METHODS(INIT_TO_RAW_HOOK, ICorProfilerCallback11 *This, This)
@@ -348,8 +342,4 @@ const struct ICorProfilerCallback11Vtbl manager_callback_vtbl = {
     .ExceptionUnwindFinallyLeave = on_ExceptionUnwindFinallyLeave,
     .ExceptionCatcherLeave = on_ExceptionCatcherLeave,
 };
-#if defined(__clang__)
-#pragma clang diagnostic pop
-#else
-#pragma GCC diagnostic pop
-#endif
+VTABLE_OVERRIDES_END

@@ -139,13 +139,7 @@ static HRESULT on_GetEventMask2(ICorProfilerInfo15 *This, DWORD *pdwEventsLow, D
 
 #define INIT_FORWARD(ret, name, params, args) .name = fwd_##name,
 
-#if defined(__clang__)
-#pragma clang diagnostic push
-#pragma clang diagnostic ignored "-Winitializer-overrides"
-#else
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Woverride-init"
-#endif
+VTABLE_OVERRIDES_BEGIN
 const struct ICorProfilerInfo15Vtbl host_info_vtbl = {
     CLRIE_ICORPROFILERINFO15_METHODS(INIT_FORWARD, ICorProfilerInfo15 *This, This).QueryInterface =
         on_QueryInterface,
@@ -156,8 +150,4 @@ const struct ICorProfilerInfo15Vtbl host_info_vtbl = {
     .GetEventMask = on_GetEventMask,
     .GetEventMask2 = on_GetEventMask2,
 };
-#if defined(__clang__)
-#pragma clang diagnostic pop
-#else
-#pragma GCC diagnostic pop
-#endif
+VTABLE_OVERRIDES_END

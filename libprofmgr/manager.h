@@ -27,6 +27,20 @@
 
 struct manager;
 
+/* A vtable generated from an interface table and then given its own entries for some slots
+ * names those slots twice: the later initialiser wins, which is the point, so the compiler's
+ * warning about it is silenced between these two markers. */
+#if defined(__clang__)
+#define VTABLE_OVERRIDES_BEGIN                                                                     \
+    _Pragma("clang diagnostic push") _Pragma("clang diagnostic ignored "                           \
+                                             "\"-Winitializer-overrides\"")
+#define VTABLE_OVERRIDES_END _Pragma("clang diagnostic pop")
+#else
+#define VTABLE_OVERRIDES_BEGIN                                                                     \
+    _Pragma("GCC diagnostic push") _Pragma("GCC diagnostic ignored \"-Woverride-init\"")
+#define VTABLE_OVERRIDES_END _Pragma("GCC diagnostic pop")
+#endif
+
 /* IProfilerManagerLogging: log lines on behalf of one plugin (guid36) or of the engine. AddRef
  * and Release go to `outer`; a logger without one is static and never freed. */
 struct logger {
