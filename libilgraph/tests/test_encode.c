@@ -1,0 +1,2 @@
+#include "helpers.h"
+int main(void){return 0;}
