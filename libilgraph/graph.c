@@ -772,11 +772,12 @@ int clrie_il_clause_set(struct clrie_il_graph *g, struct clrie_il_clause *c,
     return 0;
 }
 
-/* True if inner's try block lies within the try block outer describes (current offsets). */
-static bool try_within(const struct clrie_il_clause *inner, const struct clrie_il_clause_info *outer)
+/* True if c's try block strictly encloses the one info describes (current offsets). */
+static bool try_encloses(const struct clrie_il_clause *c, const struct clrie_il_clause_info *info)
 {
-    return inner->try_first.target->offset >= outer->try_first->offset &&
-           inner->try_last.target->offset <= outer->try_last->offset;
+    uint32_t s = c->try_first.target->offset, e = c->try_last.target->offset;
+    uint32_t is = info->try_first->offset, ie = info->try_last->offset;
+    return s <= is && ie <= e && (s != is || e != ie);
 }
 
 int clrie_il_graph_add_clause(struct clrie_il_graph *g, const struct clrie_il_clause_info *info,
@@ -796,11 +797,12 @@ int clrie_il_graph_add_clause(struct clrie_il_graph *g, const struct clrie_il_cl
     c->try_last.kind = IL_REF_LAST;
     c->handler_last.kind = IL_REF_LAST;
     c->section = UINT32_MAX;
-    /* After the last clause whose try block lies inside the new one. */
-    size_t at = 0;
-    for (size_t i = g->clause_count; i-- > 0;) {
-        if (try_within(g->clauses[i], info)) {
-            at = i + 1;
+    /* Before the first clause that encloses the new one, else last. In a valid table every
+     * clause inside the new one is inside that encloser too, so it stays before. */
+    size_t at = g->clause_count;
+    for (size_t i = 0; i < g->clause_count; i++) {
+        if (try_encloses(g->clauses[i], info)) {
+            at = i;
             break;
         }
     }

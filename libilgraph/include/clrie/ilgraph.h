@@ -532,8 +532,10 @@ void clrie_il_clause_get(const struct clrie_il_clause *c, struct clrie_il_clause
 /* Changes a clause; nodes must be in g's current list. */
 int clrie_il_clause_set(struct clrie_il_graph *g, struct clrie_il_clause *c,
                         const struct clrie_il_clause_info *info);
-/* Adds a clause after every clause whose try block lies inside the new one's and before the
- * rest, so inner clauses precede outer ones as the runtime requires. */
+/* Adds a clause before the first clause whose try block strictly encloses the new one's, or
+ * last when none does: inner clauses stay before outer ones as the runtime requires, a
+ * clause sharing a try block goes after those already there, and unrelated clauses keep
+ * their order. */
 int clrie_il_graph_add_clause(struct clrie_il_graph *g, const struct clrie_il_clause_info *info,
                               struct clrie_il_clause **out);
 int clrie_il_graph_remove_clause(struct clrie_il_graph *g, struct clrie_il_clause *c);
