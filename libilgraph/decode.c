@@ -144,8 +144,17 @@ static int read_operand(struct clrie_il_graph *g, struct clrie_il_instr *n, cons
 /* Second pass: turn the branch and switch displacements (read again from the bytes) into
  * node references. */
 static int resolve_targets(struct clrie_il_instr *const *nodes, size_t count, const uint8_t *code,
-                           size_t base, struct clrie_il_diag *diag)
+                           size_t len, size_t base, struct clrie_il_diag *diag)
 {
+    /* offset -> node index + 1 (0: no instruction starts there). One direct lookup per
+     * target keeps big methods linear; a search through node pointers would miss the cache
+     * at every probe. Targets were range-checked while reading. */
+    uint32_t *start = calloc(len ? len : 1, sizeof(*start));
+    if (!start)
+        return -ENOMEM;
+    for (size_t k = 0; k < count; k++)
+        start[nodes[k]->offset] = (uint32_t)k + 1;
+    int r = 0;
     for (size_t k = 0; k < count; k++) {
         struct clrie_il_instr *n = nodes[k];
         const struct clrie_il_opcode_info *info = clrie_il_opcode_info(n->opcode);
@@ -153,28 +162,31 @@ static int resolve_targets(struct clrie_il_instr *const *nodes, size_t count, co
         if (il_is_branch(n->opcode)) {
             int64_t t = (int64_t)(p + info->operand_len) +
                         (info->operand_len == 1 ? (int8_t)code[p] : (int32_t)le32(code + p));
-            struct clrie_il_instr *target = find(nodes, count, (uint64_t)t);
-            if (!target)
-                return il_diag(diag, -EILSEQ, (uint32_t)(base + n->offset),
-                               "%s at IL offset %u targets IL offset %lld, inside an "
-                               "instruction",
-                               info->name, n->offset, (long long)t);
-            il_ref_set(&n->u.branch, target);
+            if (!start[t]) {
+                r = il_diag(diag, -EILSEQ, (uint32_t)(base + n->offset),
+                            "%s at IL offset %u targets IL offset %lld, inside an instruction",
+                            info->name, n->offset, (long long)t);
+                goto out;
+            }
+            il_ref_set(&n->u.branch, nodes[start[t] - 1]);
         } else if (n->opcode == CLRIE_IL_OP_SWITCH) {
             size_t end = p + 4 + 4 * (size_t)n->u.sw.count;
             for (uint32_t i = 0; i < n->u.sw.count; i++) {
                 int64_t t = (int64_t)end + (int32_t)le32(code + p + 4 + 4 * (size_t)i);
-                struct clrie_il_instr *target = find(nodes, count, (uint64_t)t);
-                if (!target)
-                    return il_diag(diag, -EILSEQ, (uint32_t)(base + n->offset),
-                                   "switch at IL offset %u: target %u is IL offset %lld, "
-                                   "inside an instruction",
-                                   n->offset, i, (long long)t);
-                il_ref_set(&n->u.sw.targets[i], target);
+                if (!start[t]) {
+                    r = il_diag(diag, -EILSEQ, (uint32_t)(base + n->offset),
+                                "switch at IL offset %u: target %u is IL offset %lld, inside "
+                                "an instruction",
+                                n->offset, i, (long long)t);
+                    goto out;
+                }
+                il_ref_set(&n->u.sw.targets[i], nodes[start[t] - 1]);
             }
         }
     }
-    return 0;
+out:
+    free(start);
+    return r;
 }
 
 int il_decode_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t base,
@@ -227,7 +239,7 @@ int il_decode_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, si
         if (r < 0)
             goto out;
     }
-    r = resolve_targets(nodes, count, code, base, diag);
+    r = resolve_targets(nodes, count, code, len, base, diag);
     if (r < 0)
         goto out;
     for (size_t k = 0; k < count; k++) {

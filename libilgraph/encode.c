@@ -51,21 +51,44 @@ static int check_targets(struct clrie_il_graph *g, const struct clrie_il_instr *
     return 0;
 }
 
+/* A short branch the fixpoint may still widen: its position and its target's. */
+struct short_branch {
+    uint32_t at, target;
+};
+
+/* Grows the layout arrays to hold n entries. */
+static int reserve(struct clrie_il_graph *g, size_t n)
+{
+    if (g->cur_cap >= n)
+        return 0;
+    size_t cap = n + n / 2 + 16;
+    struct clrie_il_instr **cur = realloc(g->cur, cap * sizeof(*cur));
+    if (cur)
+        g->cur = cur;
+    uint32_t *off = realloc(g->layout_off, cap * sizeof(*off));
+    if (off)
+        g->layout_off = off;
+    uint32_t *size = realloc(g->layout_size, cap * sizeof(*size));
+    if (size)
+        g->layout_size = size;
+    if (!cur || !off || !size)
+        return -ENOMEM;
+    g->cur_cap = cap;
+    return 0;
+}
+
 int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie_il_diag *diag)
 {
     if (!g)
         return -EINVAL;
-    if (g->cur_cap < g->count) {
-        size_t cap = g->count + g->count / 2 + 16;
-        struct clrie_il_instr **cur = realloc(g->cur, cap * sizeof(*cur));
-        if (!cur)
-            return -ENOMEM;
-        g->cur = cur;
-        g->cur_cap = cap;
-    }
-    size_t i = 0;
+    int r = reserve(g, g->count + 1);
+    if (r < 0)
+        return r;
+    uint32_t *off = g->layout_off, *size = g->layout_size;
+    size_t i = 0, shorts = 0;
+    uint64_t total = 0;
     for (struct clrie_il_instr *n = g->first; n; n = n->next, i++) {
-        int r = check_targets(g, n, i, diag);
+        r = check_targets(g, n, i, diag);
         if (r < 0)
             return r;
         g->cur[i] = n;
@@ -75,33 +98,60 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
                 n->opcode = n->orig_opcode;
             else
                 n->opcode = il_short_form(n->opcode);
+            shorts += il_is_short_branch(n->opcode);
         }
+        off[i] = (uint32_t)total;
+        size[i] = il_instr_size(n);
+        total += size[i];
+        if (total > UINT32_MAX - 16)
+            return il_diag(diag, -ERANGE, (uint32_t)i, "code is larger than 4 GiB");
     }
+    struct short_branch *br = malloc((shorts ? shorts : 1) * sizeof(*br));
+    if (!br)
+        return -ENOMEM;
+    size_t k = 0;
+    for (i = 0; i < g->count; i++)
+        if (il_is_short_branch(g->cur[i]->opcode))
+            br[k++] = (struct short_branch){(uint32_t)i, g->cur[i]->u.branch.target->index};
+
     /* Only short branches that cannot reach are widened, and widening only moves code
-     * apart, so every round widens at least one branch or ends: a fixpoint. */
-    uint64_t size;
+     * apart, so the rounds end at a fixpoint. Within a round offsets are recomputed as it
+     * goes: a backward target's offset is already this round's, a forward target's is last
+     * round's plus what this round has added so far (a lower bound of its new offset), so
+     * one round catches most cascades and a last round confirms nothing moved. The rounds
+     * run over compact arrays, not the nodes, to stay in cache on big methods. */
     bool changed;
     do {
-        size = 0;
-        for (i = 0; i < g->count; i++) {
-            g->cur[i]->offset = (uint32_t)size;
-            size += il_instr_size(g->cur[i]);
-            if (size > UINT32_MAX - 16)
-                return il_diag(diag, -ERANGE, (uint32_t)i, "code is larger than 4 GiB");
-        }
         changed = false;
+        uint64_t at = 0, shift = 0;
+        size_t next = 0;
         for (i = 0; i < g->count; i++) {
-            struct clrie_il_instr *n = g->cur[i];
-            if (!il_is_short_branch(n->opcode))
-                continue;
-            int64_t disp = (int64_t)n->u.branch.target->offset - (int64_t)(n->offset + 2);
-            if (disp < INT8_MIN || disp > INT8_MAX) {
-                n->opcode = il_long_form(n->opcode);
-                changed = true;
+            off[i] = (uint32_t)at;
+            if (next < shorts && br[next].at == i) {
+                uint32_t t = br[next].target;
+                if (size[i] == 2) {
+                    int64_t target = t <= i ? (int64_t)off[t] : (int64_t)(off[t] + shift);
+                    int64_t disp = target - (int64_t)(at + 2);
+                    if (disp < INT8_MIN || disp > INT8_MAX) {
+                        size[i] = 5;
+                        shift += 3;
+                        changed = true;
+                    }
+                }
+                next++;
             }
+            at += size[i];
         }
+        total = at;
     } while (changed);
-    g->code_size = (uint32_t)size;
+    free(br);
+    for (i = 0; i < g->count; i++) {
+        struct clrie_il_instr *n = g->cur[i];
+        n->offset = off[i];
+        if (il_is_short_branch(n->opcode) && size[i] == 5)
+            n->opcode = il_long_form(n->opcode);
+    }
+    g->code_size = (uint32_t)total;
     g->layout_flags = flags;
     g->stale = false;
     return 0;

@@ -88,6 +88,8 @@ void clrie_il_graph_free(struct clrie_il_graph *g)
     il_arena_finish(&g->arena);
     free(g->clauses);
     free(g->cur);
+    free(g->layout_off);
+    free(g->layout_size);
     free(g->orig);
     free(g);
 }
@@ -216,15 +218,6 @@ uint32_t clrie_il_instr_offset(const struct clrie_il_instr *n)
 uint32_t clrie_il_instr_original_offset(const struct clrie_il_instr *n)
 {
     return n->orig_offset;
-}
-
-uint32_t il_instr_size(const struct clrie_il_instr *n)
-{
-    const struct clrie_il_opcode_info *info = clrie_il_opcode_info(n->opcode);
-    uint32_t size = info->opcode_len + info->operand_len;
-    if (info->operand_kind == CLRIE_IL_OPERAND_SWITCH)
-        size += 4 * n->u.sw.count;
-    return size;
 }
 
 uint32_t clrie_il_instr_size(const struct clrie_il_instr *n)

@@ -72,7 +72,7 @@ struct clrie_il_graph {
     struct il_arena arena;
     struct clrie_il_instr *first, *last;
     size_t count;
-    struct clrie_il_instr **orig; /* original nodes in offset order (arena) */
+    struct clrie_il_instr **orig; /* original nodes in offset order (malloc'd) */
     size_t orig_count;
 
     struct clrie_il_clause **clauses; /* malloc'd, table order */
@@ -82,6 +82,7 @@ struct clrie_il_graph {
     bool clauses_edited;
 
     struct clrie_il_instr **cur; /* malloc'd current list in order, as of the last layout */
+    uint32_t *layout_off, *layout_size; /* malloc'd scratch of the layout, cur_cap entries */
     size_t cur_cap;
     bool stale;
     unsigned layout_flags;
@@ -98,8 +99,19 @@ struct clrie_il_graph {
 int il_diag(struct clrie_il_diag *diag, int err, uint32_t offset, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* The opcode table, indexed by ordinal (rows with a NULL name are not opcodes). Nodes only
+ * ever hold valid opcodes, so internal code indexes it directly. */
+extern const struct clrie_il_opcode_info il_opcode_infos[CLRIE_IL_OP_COUNT];
+
 /* Size in bytes of a node as currently encoded. */
-uint32_t il_instr_size(const struct clrie_il_instr *n);
+static inline uint32_t il_instr_size(const struct clrie_il_instr *n)
+{
+    const struct clrie_il_opcode_info *info = &il_opcode_infos[n->opcode];
+    uint32_t size = (uint32_t)info->opcode_len + info->operand_len;
+    if (info->operand_kind == CLRIE_IL_OPERAND_SWITCH)
+        size += 4 * n->u.sw.count;
+    return size;
+}
 
 /* References. */
 void il_ref_set(struct il_ref *ref, struct clrie_il_instr *target);

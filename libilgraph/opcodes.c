@@ -79,7 +79,7 @@
         .push = pu,                                                                               \
         .alternate = ALTERNATE(o),                                                                \
     },
-static const struct clrie_il_opcode_info infos[CLRIE_IL_OP_COUNT] = {IL_OPCODE_LIST(INFO)};
+const struct clrie_il_opcode_info il_opcode_infos[CLRIE_IL_OP_COUNT] = {IL_OPCODE_LIST(INFO)};
 #undef INFO
 
 /* The enum in the public header and the list must agree on every ordinal. */
@@ -90,7 +90,7 @@ IL_OPCODE_LIST(CHECK)
 
 const struct clrie_il_opcode_info *clrie_il_opcode_info(uint16_t ordinal)
 {
-    if (ordinal >= CLRIE_IL_OP_COUNT || infos[ordinal].name == NULL)
+    if (ordinal >= CLRIE_IL_OP_COUNT || il_opcode_infos[ordinal].name == NULL)
         return NULL;
-    return &infos[ordinal];
+    return &il_opcode_infos[ordinal];
 }
