@@ -325,14 +325,12 @@ static int read_clause(struct clrie_il_graph *g, const uint8_t *p, bool fat, siz
     c->try_last.kind = c->handler_last.kind = IL_REF_LAST;
     int r = bind_block(g, try_off, try_len, &c->try_first, &c->try_last, "try", pos, diag);
     if (r == 0)
-        r = bind_block(g, h_off, h_len, &c->handler_first, &c->handler_last, "handler", pos,
-                       diag);
+        r = bind_block(g, h_off, h_len, &c->handler_first, &c->handler_last, "handler", pos, diag);
     if (r == 0 && kind == CLRIE_IL_EH_FILTER) {
         struct clrie_il_instr *f = find(g->orig, g->orig_count, extra);
         if (!f)
             r = il_diag(diag, -EILSEQ, (uint32_t)pos,
-                        "filter starts at IL offset %u, which is not an instruction start",
-                        extra);
+                        "filter starts at IL offset %u, which is not an instruction start", extra);
         else
             il_ref_set(&c->filter_first, f);
     } else {
@@ -366,9 +364,9 @@ static int read_sections(struct clrie_il_graph *g, const uint8_t *body, size_t l
             return il_diag(diag, -EILSEQ, (uint32_t)pos,
                            "section kind 0x%02X is not an exception table", kind);
         bool fat = kind & SECT_FAT;
-        size_t data = fat ? (size_t)body[pos + 1] | (size_t)body[pos + 2] << 8 |
-                                (size_t)body[pos + 3] << 16
-                          : body[pos + 1];
+        size_t data =
+            fat ? (size_t)body[pos + 1] | (size_t)body[pos + 2] << 8 | (size_t)body[pos + 3] << 16
+                : body[pos + 1];
         size_t clause_size = fat ? 24 : 12;
         if (data < 4)
             return il_diag(diag, -EILSEQ, (uint32_t)pos,

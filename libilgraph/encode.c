@@ -46,8 +46,7 @@ static int check_targets(struct clrie_il_graph *g, const struct clrie_il_instr *
         for (uint32_t i = 0; i < n->u.sw.count; i++)
             if (!target_ok(g, n->u.sw.targets[i].target))
                 return il_diag(diag, -EINVAL, (uint32_t)index,
-                               "switch (instruction %zu) target %u is not in the method", index,
-                               i);
+                               "switch (instruction %zu) target %u is not in the method", index, i);
     return 0;
 }
 
@@ -231,8 +230,10 @@ static int clause_row(const struct clrie_il_graph *g, size_t k, struct eh_row *r
     bool filter = (c->flags & CLRIE_IL_EH_KIND_MASK) == CLRIE_IL_EH_FILTER;
     if (!target_ok(g, tf) || !target_ok(g, tl) || !target_ok(g, hf) || !target_ok(g, hl) ||
         (filter && !target_ok(g, c->filter_first.target)))
-        return il_diag(diag, -EINVAL, 0, "exception clause %zu refers to an instruction not in "
-                                         "the method", k);
+        return il_diag(diag, -EINVAL, 0,
+                       "exception clause %zu refers to an instruction not in "
+                       "the method",
+                       k);
     if (tl->offset < tf->offset || hl->offset < hf->offset)
         return il_diag(diag, -EINVAL, tf->offset,
                        "exception clause %zu has a block that ends before it starts", k);
@@ -247,8 +248,8 @@ static int clause_row(const struct clrie_il_graph *g, size_t k, struct eh_row *r
 
 static bool row_fits_small(const struct eh_row *r)
 {
-    return r->flags <= 0xFFFF && r->try_off <= 0xFFFF && r->try_len <= 0xFF &&
-           r->h_off <= 0xFFFF && r->h_len <= 0xFF;
+    return r->flags <= 0xFFFF && r->try_off <= 0xFFFF && r->try_len <= 0xFF && r->h_off <= 0xFFFF &&
+           r->h_len <= 0xFF;
 }
 
 /* A run of clauses written as one section. */

@@ -470,8 +470,7 @@ int clrie_il_instr_create_branch(struct clrie_il_graph *g, uint16_t opcode,
 }
 
 int clrie_il_instr_create_switch(struct clrie_il_graph *g, uint32_t count,
-                                 struct clrie_il_instr *const *targets,
-                                 struct clrie_il_instr **out)
+                                 struct clrie_il_instr *const *targets, struct clrie_il_instr **out)
 {
     if (!g || !out || (count && !targets) || count > (UINT32_MAX - 5) / 4)
         return -EINVAL;
@@ -633,8 +632,7 @@ int clrie_il_graph_insert_before(struct clrie_il_graph *g, struct clrie_il_instr
     return 0;
 }
 
-int clrie_il_graph_insert_before_retarget(struct clrie_il_graph *g,
-                                          struct clrie_il_instr *anchor,
+int clrie_il_graph_insert_before_retarget(struct clrie_il_graph *g, struct clrie_il_instr *anchor,
                                           struct clrie_il_instr *node)
 {
     int r = clrie_il_graph_insert_before(g, anchor, node);

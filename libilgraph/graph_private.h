@@ -81,7 +81,7 @@ struct clrie_il_graph {
     size_t section_count;
     bool clauses_edited;
 
-    struct clrie_il_instr **cur; /* malloc'd current list in order, as of the last layout */
+    struct clrie_il_instr **cur;        /* malloc'd current list in order, as of the last layout */
     uint32_t *layout_off, *layout_size; /* malloc'd scratch of the layout, cur_cap entries */
     size_t cur_cap;
     bool stale;

@@ -52,38 +52,38 @@
 #define TERM_JMP CLRIE_IL_TERM_CALL
 #define TERM_PREFIX CLRIE_IL_TERM_FALL_THROUGH
 #define TERM_BREAK CLRIE_IL_TERM_TRAP
-#define TERMINATION(ord, flow)                                                                    \
-    ((ord) == CLRIE_IL_OP_CALLI || (ord) == CLRIE_IL_OP_CALLVIRT ? CLRIE_IL_TERM_INDIRECT_CALL   \
-                                                                  : TERM_##flow)
+#define TERMINATION(ord, flow)                                                                     \
+    ((ord) == CLRIE_IL_OP_CALLI || (ord) == CLRIE_IL_OP_CALLVIRT ? CLRIE_IL_TERM_INDIRECT_CALL     \
+                                                                 : TERM_##flow)
 
 /* Short <-> long branch forms: br.s..blt.un.s are br..blt.un minus 13, and leave.s/leave. */
 #define BRANCH_DISTANCE (CLRIE_IL_OP_BR - CLRIE_IL_OP_BR_S)
-#define ALTERNATE(ord)                                                                            \
-    ((ord) >= CLRIE_IL_OP_BR_S && (ord) <= CLRIE_IL_OP_BLT_UN_S ? (ord) + BRANCH_DISTANCE        \
-     : (ord) >= CLRIE_IL_OP_BR && (ord) <= CLRIE_IL_OP_BLT_UN   ? (ord)-BRANCH_DISTANCE          \
-     : (ord) == CLRIE_IL_OP_LEAVE                               ? CLRIE_IL_OP_LEAVE_S            \
-     : (ord) == CLRIE_IL_OP_LEAVE_S                             ? CLRIE_IL_OP_LEAVE              \
+#define ALTERNATE(ord)                                                                             \
+    ((ord) >= CLRIE_IL_OP_BR_S && (ord) <= CLRIE_IL_OP_BLT_UN_S ? (ord) + BRANCH_DISTANCE          \
+     : (ord) >= CLRIE_IL_OP_BR && (ord) <= CLRIE_IL_OP_BLT_UN   ? (ord)-BRANCH_DISTANCE            \
+     : (ord) == CLRIE_IL_OP_LEAVE                               ? CLRIE_IL_OP_LEAVE_S              \
+     : (ord) == CLRIE_IL_OP_LEAVE_S                             ? CLRIE_IL_OP_LEAVE                \
                                                                 : CLRIE_IL_OP_INVALID)
 
-#define INFO(o, id, text, k, f, po, pu)                                                           \
-    [o] = {                                                                                       \
-        .name = text,                                                                             \
-        .ordinal = o,                                                                             \
-        .opcode_len = (o) >= 0x100 ? 2 : 1,                                                       \
-        .operand_len = LEN_##k,                                                                   \
-        .operand_kind = CLRIE_IL_OPERAND_##k,                                                     \
-        .clrie_operand = CLR_##k,                                                                 \
-        .flow = CLRIE_IL_FLOW_##f,                                                                \
-        .termination = TERMINATION(o, f),                                                         \
-        .pop = po,                                                                                \
-        .push = pu,                                                                               \
-        .alternate = ALTERNATE(o),                                                                \
+#define INFO(o, id, text, k, f, po, pu)                                                            \
+    [o] = {                                                                                        \
+        .name = text,                                                                              \
+        .ordinal = o,                                                                              \
+        .opcode_len = (o) >= 0x100 ? 2 : 1,                                                        \
+        .operand_len = LEN_##k,                                                                    \
+        .operand_kind = CLRIE_IL_OPERAND_##k,                                                      \
+        .clrie_operand = CLR_##k,                                                                  \
+        .flow = CLRIE_IL_FLOW_##f,                                                                 \
+        .termination = TERMINATION(o, f),                                                          \
+        .pop = po,                                                                                 \
+        .push = pu,                                                                                \
+        .alternate = ALTERNATE(o),                                                                 \
     },
 const struct clrie_il_opcode_info il_opcode_infos[CLRIE_IL_OP_COUNT] = {IL_OPCODE_LIST(INFO)};
 #undef INFO
 
 /* The enum in the public header and the list must agree on every ordinal. */
-#define CHECK(o, id, text, k, f, po, pu)                                               \
+#define CHECK(o, id, text, k, f, po, pu)                                                           \
     _Static_assert(CLRIE_IL_OP_##id == (o), "enum clrie_il_opcode disagrees on " text);
 IL_OPCODE_LIST(CHECK)
 #undef CHECK

@@ -7,11 +7,29 @@
 #include "graph_private.h"
 
 enum {
-    ET_VOID = 0x01, ET_BOOLEAN = 0x02, ET_R8 = 0x0D, ET_STRING = 0x0E, ET_PTR = 0x0F,
-    ET_BYREF = 0x10, ET_VALUETYPE = 0x11, ET_CLASS = 0x12, ET_VAR = 0x13, ET_ARRAY = 0x14,
-    ET_GENERICINST = 0x15, ET_TYPEDBYREF = 0x16, ET_I = 0x18, ET_U = 0x19, ET_FNPTR = 0x1B,
-    ET_OBJECT = 0x1C, ET_SZARRAY = 0x1D, ET_MVAR = 0x1E, ET_CMOD_REQD = 0x1F,
-    ET_CMOD_OPT = 0x20, ET_INTERNAL = 0x21, ET_SENTINEL = 0x41, ET_PINNED = 0x45,
+    ET_VOID = 0x01,
+    ET_BOOLEAN = 0x02,
+    ET_R8 = 0x0D,
+    ET_STRING = 0x0E,
+    ET_PTR = 0x0F,
+    ET_BYREF = 0x10,
+    ET_VALUETYPE = 0x11,
+    ET_CLASS = 0x12,
+    ET_VAR = 0x13,
+    ET_ARRAY = 0x14,
+    ET_GENERICINST = 0x15,
+    ET_TYPEDBYREF = 0x16,
+    ET_I = 0x18,
+    ET_U = 0x19,
+    ET_FNPTR = 0x1B,
+    ET_OBJECT = 0x1C,
+    ET_SZARRAY = 0x1D,
+    ET_MVAR = 0x1E,
+    ET_CMOD_REQD = 0x1F,
+    ET_CMOD_OPT = 0x20,
+    ET_INTERNAL = 0x21,
+    ET_SENTINEL = 0x41,
+    ET_PINNED = 0x45,
 };
 
 #define CC_KIND_MASK 0x0Fu
@@ -339,8 +357,8 @@ int clrie_il_sig_local_count(const uint8_t *sig, size_t len, uint32_t *count)
     return 0;
 }
 
-int clrie_il_sig_local_append(const uint8_t *sig, size_t len, const uint8_t *type,
-                              size_t type_len, uint8_t **out, size_t *out_len, uint32_t *index)
+int clrie_il_sig_local_append(const uint8_t *sig, size_t len, const uint8_t *type, size_t type_len,
+                              uint8_t **out, size_t *out_len, uint32_t *index)
 {
     if (!type || !out || !out_len || !index)
         return -EINVAL;

@@ -159,8 +159,7 @@ int il_stack_analyse(struct clrie_il_graph *g, clrie_il_stack_fn resolve, void *
             break;
         case CLRIE_IL_FLOW_RETURN:
             if (after != 0)
-                problem(&w, node->offset, "ret leaves %lld items on the stack",
-                        (long long)after);
+                problem(&w, node->offset, "ret leaves %lld items on the stack", (long long)after);
             break;
         case CLRIE_IL_FLOW_JMP:
             if (depth != 0)

@@ -152,20 +152,21 @@ static void check_transfer(struct verifier *v, const struct clrie_il_instr *n, u
         const struct block *b = &v->blocks[i];
         bool in_s = in(b, s), in_t = in(b, t);
         if (in_t && !in_s && !(b->kind == BLOCK_TRY && t == b->start))
-            problem(v, s, "%s at IL offset %u enters the %s block of clause %zu at %u (only a "
-                          "try block's first instruction can be a target)",
+            problem(v, s,
+                    "%s at IL offset %u enters the %s block of clause %zu at %u (only a "
+                    "try block's first instruction can be a target)",
                     name, s, block_names[b->kind], b->clause, t);
         if (in_s && !in_t) {
             if (!by_leave)
                 problem(v, s, "%s at IL offset %u leaves the %s block of clause %zu; use leave",
                         name, s, block_names[b->kind], b->clause);
             else if (b->kind == BLOCK_FILTER)
-                problem(v, s, "leave at IL offset %u exits the filter of clause %zu", s,
-                        b->clause);
-            else if (b->kind == BLOCK_HANDLER && (b->clause_kind == CLRIE_IL_EH_FINALLY ||
-                                                  b->clause_kind == CLRIE_IL_EH_FAULT))
-                problem(v, s, "leave at IL offset %u exits the finally/fault handler of clause "
-                              "%zu",
+                problem(v, s, "leave at IL offset %u exits the filter of clause %zu", s, b->clause);
+            else if (b->kind == BLOCK_HANDLER &&
+                     (b->clause_kind == CLRIE_IL_EH_FINALLY || b->clause_kind == CLRIE_IL_EH_FAULT))
+                problem(v, s,
+                        "leave at IL offset %u exits the finally/fault handler of clause "
+                        "%zu",
                         s, b->clause);
         }
     }
@@ -183,8 +184,8 @@ static void check_fall_through(struct verifier *v, const struct clrie_il_instr *
             problem(v, t, "execution falls into the %s block of clause %zu", block_names[b->kind],
                     b->clause);
         if (in_s && !in_t)
-            problem(v, s, "execution falls out of the %s block of clause %zu",
-                    block_names[b->kind], b->clause);
+            problem(v, s, "execution falls out of the %s block of clause %zu", block_names[b->kind],
+                    b->clause);
     }
 }
 
@@ -232,8 +233,9 @@ static void check_instruction(struct verifier *v, const struct clrie_il_instr *n
     case CLRIE_IL_FLOW_RETURN:
     case CLRIE_IL_FLOW_JMP:
         if ((b = any_block(v, n->offset)) != NULL)
-            problem(v, n->offset, "%s at IL offset %u is inside the %s block of clause %zu "
-                                  "(leave the block first)",
+            problem(v, n->offset,
+                    "%s at IL offset %u is inside the %s block of clause %zu "
+                    "(leave the block first)",
                     info->name, n->offset, block_names[b->kind], b->clause);
         break;
     case CLRIE_IL_FLOW_END_HANDLER:
@@ -241,8 +243,9 @@ static void check_instruction(struct verifier *v, const struct clrie_il_instr *n
         if (n->opcode == CLRIE_IL_OP_ENDFINALLY &&
             (!b || b->kind != BLOCK_HANDLER ||
              (b->clause_kind != CLRIE_IL_EH_FINALLY && b->clause_kind != CLRIE_IL_EH_FAULT)))
-            problem(v, n->offset, "endfinally at IL offset %u is not in a finally or fault "
-                                  "handler",
+            problem(v, n->offset,
+                    "endfinally at IL offset %u is not in a finally or fault "
+                    "handler",
                     n->offset);
         if (n->opcode == CLRIE_IL_OP_ENDFILTER && (!b || b->kind != BLOCK_FILTER))
             problem(v, n->offset, "endfilter at IL offset %u is not in a filter", n->offset);
@@ -252,8 +255,7 @@ static void check_instruction(struct verifier *v, const struct clrie_il_instr *n
         if (n->opcode == CLRIE_IL_OP_RETHROW &&
             (!b || b->kind != BLOCK_HANDLER ||
              (b->clause_kind != CLRIE_IL_EH_CATCH && b->clause_kind != CLRIE_IL_EH_FILTER)))
-            problem(v, n->offset, "rethrow at IL offset %u is not in a catch handler",
-                    n->offset);
+            problem(v, n->offset, "rethrow at IL offset %u is not in a catch handler", n->offset);
         break;
     default:
         check_fall_through(v, n);

@@ -111,8 +111,8 @@ int main(int argc, char **argv)
         sizes[0] = (size_t)atol(argv[2]);
         nsizes = 1;
     }
-    printf("%9s %9s %9s %12s %10s %9s\n", "instrs", "branches", "IL bytes", "us/method",
-           "ns/instr", "MB/s");
+    printf("%9s %9s %9s %12s %10s %9s\n", "instrs", "branches", "IL bytes", "us/method", "ns/instr",
+           "MB/s");
     for (size_t s = 0; s < nsizes; s++) {
         size_t n = sizes[s], len, branches;
         uint8_t *body = make_body(n, &len, &branches);

@@ -43,8 +43,7 @@ static void step(struct clrie_il_graph *g, uint8_t op, uint8_t a, uint8_t b)
     case 1:
         if (!x)
             return;
-        must(clrie_il_instr_create_branch(g, b & 1 ? CLRIE_IL_OP_BR : CLRIE_IL_OP_BRTRUE_S, y,
-                                          &n));
+        must(clrie_il_instr_create_branch(g, b & 1 ? CLRIE_IL_OP_BR : CLRIE_IL_OP_BRTRUE_S, y, &n));
         must(clrie_il_graph_insert_before_retarget(g, x, n));
         break;
     case 2:
@@ -146,8 +145,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t seen = 0;
     for (struct clrie_il_instr *n = clrie_il_graph_original_first(g); n;
          n = clrie_il_instr_original_next(n)) {
-        if (clrie_il_instr_is_new(n) || clrie_il_graph_at_original_offset(
-                                            g, clrie_il_instr_original_offset(n)) != n)
+        if (clrie_il_instr_is_new(n) ||
+            clrie_il_graph_at_original_offset(g, clrie_il_instr_original_offset(n)) != n)
             abort();
         seen++;
     }

@@ -86,19 +86,19 @@ static void every_opcode_decodes_and_encodes_back_exactly(void **state)
 
 static void operands_have_their_values(void **state)
 {
-    struct clrie_il_graph *g = decode_code(BYTES(
-        0x1F, 0xFB,                                     /* ldc.i4.s -5 */
-        0x0E, 0xC8,                                     /* ldarg.s 200 */
-        0xFE, 0x0C, 0x34, 0x12,                         /* ldloc 0x1234 */
-        0x20, 0x60, 0x79, 0xFE, 0xFF,                   /* ldc.i4 -100000 */
-        0x21, 0x01, 0, 0, 0, 0, 0, 0, 0x80,             /* ldc.i8 INT64_MIN + 1 */
-        0x22, 0x00, 0x00, 0xC0, 0x3F,                   /* ldc.r4 1.5 */
-        0x23, 0, 0, 0, 0, 0, 0, 0x02, 0xC0,             /* ldc.r8 -2.25 */
-        0x28, 0x01, 0x00, 0x00, 0x0A,                   /* call 0x0A000001 */
-        0xFE, 0x12, 0x04,                               /* unaligned. 4 */
-        0xFE, 0x16, 0x02, 0x00, 0x00, 0x1B,             /* constrained. 0x1B000002 */
-        0xFE, 0x19, 0x03,                               /* no. 3 */
-        0x2A));
+    struct clrie_il_graph *g =
+        decode_code(BYTES(0x1F, 0xFB,                         /* ldc.i4.s -5 */
+                          0x0E, 0xC8,                         /* ldarg.s 200 */
+                          0xFE, 0x0C, 0x34, 0x12,             /* ldloc 0x1234 */
+                          0x20, 0x60, 0x79, 0xFE, 0xFF,       /* ldc.i4 -100000 */
+                          0x21, 0x01, 0, 0, 0, 0, 0, 0, 0x80, /* ldc.i8 INT64_MIN + 1 */
+                          0x22, 0x00, 0x00, 0xC0, 0x3F,       /* ldc.r4 1.5 */
+                          0x23, 0, 0, 0, 0, 0, 0, 0x02, 0xC0, /* ldc.r8 -2.25 */
+                          0x28, 0x01, 0x00, 0x00, 0x0A,       /* call 0x0A000001 */
+                          0xFE, 0x12, 0x04,                   /* unaligned. 4 */
+                          0xFE, 0x16, 0x02, 0x00, 0x00, 0x1B, /* constrained. 0x1B000002 */
+                          0xFE, 0x19, 0x03,                   /* no. 3 */
+                          0x2A));
     int64_t v;
     double d;
     uint8_t raw[8];
@@ -156,10 +156,12 @@ static void tiny_header_round_trips(void **state)
 
 /* try { nop; leave.s END } catch [0x01000001] { pop; leave.s END } END: ret */
 static const uint8_t try_catch[] = {
-    0x1B, 0x30, 0x01, 0x00, 0x07, 0, 0, 0, 0x05, 0, 0, 0x11, /* fat, InitLocals, MoreSects */
-    0x00, 0xDE, 0x03, 0x26, 0xDE, 0x00, 0x2A, 0x00,          /* code, pad */
-    0x01, 0x10, 0x00, 0x00,                                  /* small EH section, 1 clause */
-    0x00, 0x00, 0x00, 0x00, 0x03, 0x03, 0x00, 0x03, 0x01, 0x00, 0x00, 0x01,
+    0x1B, 0x30, 0x01, 0x00, 0x07, 0,    0,    0,
+    0x05, 0,    0,    0x11,                         /* fat, InitLocals, MoreSects */
+    0x00, 0xDE, 0x03, 0x26, 0xDE, 0x00, 0x2A, 0x00, /* code, pad */
+    0x01, 0x10, 0x00, 0x00,                         /* small EH section, 1 clause */
+    0x00, 0x00, 0x00, 0x00, 0x03, 0x03, 0x00, 0x03,
+    0x01, 0x00, 0x00, 0x01,
 };
 
 static void fat_header_and_small_eh_round_trip(void **state)
@@ -186,20 +188,82 @@ static void fat_header_and_small_eh_round_trip(void **state)
     /* Forced fat EH: same clause in 24 bytes. */
     expect_body(g, CLRIE_IL_ENCODE_FAT_EH,
                 BYTES(0x1B, 0x30, 0x01, 0x00, 0x07, 0, 0, 0, 0x05, 0, 0, 0x11, 0x00, 0xDE, 0x03,
-                      0x26, 0xDE, 0x00, 0x2A, 0x00, 0x41, 0x1C, 0x00, 0x00, 0, 0, 0, 0, 0, 0, 0,
-                      0, 3, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0, 0x01, 0x00, 0x00, 0x01));
+                      0x26, 0xDE, 0x00, 0x2A, 0x00, 0x41, 0x1C, 0x00, 0x00, 0, 0, 0, 0, 0, 0, 0, 0,
+                      3, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0, 0x01, 0x00, 0x00, 0x01));
     clrie_il_graph_free(g);
 }
 
 /* Two sections (one small, one fat) and a filter clause survive a round trip as they were. */
 static const uint8_t two_sections[] = {
-    0x0B, 0x30, 0x02, 0x00, 0x0B, 0, 0, 0, 0, 0, 0, 0, /* fat, MoreSects */
+    0x0B,
+    0x30,
+    0x02,
+    0x00,
+    0x0B,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0, /* fat, MoreSects */
     /* 0 nop; 1 leave.s 10; 3 pop; 4 ldc.i4.1; 5 endfilter; 7 pop; 8 leave.s 10; 10 ret */
-    0x00, 0xDE, 0x07, 0x26, 0x17, 0xFE, 0x11, 0x26, 0xDE, 0x00, 0x2A, 0x00,
-    0x81, 0x10, 0x00, 0x00, /* small section, more follow: filter 3, handler 7..10 */
-    0x01, 0x00, 0x00, 0x00, 0x03, 0x07, 0x00, 0x03, 0x03, 0x00, 0x00, 0x00,
-    0x41, 0x1C, 0x00, 0x00, /* fat section, last: catch, handler 7..10 */
-    0, 0, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 7, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 1,
+    0x00,
+    0xDE,
+    0x07,
+    0x26,
+    0x17,
+    0xFE,
+    0x11,
+    0x26,
+    0xDE,
+    0x00,
+    0x2A,
+    0x00,
+    0x81,
+    0x10,
+    0x00,
+    0x00, /* small section, more follow: filter 3, handler 7..10 */
+    0x01,
+    0x00,
+    0x00,
+    0x00,
+    0x03,
+    0x07,
+    0x00,
+    0x03,
+    0x03,
+    0x00,
+    0x00,
+    0x00,
+    0x41,
+    0x1C,
+    0x00,
+    0x00, /* fat section, last: catch, handler 7..10 */
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0,
+    3,
+    0,
+    0,
+    0,
+    7,
+    0,
+    0,
+    0,
+    3,
+    0,
+    0,
+    0,
+    2,
+    0,
+    0,
+    1,
 };
 
 static void several_sections_and_filters_round_trip(void **state)
@@ -243,7 +307,8 @@ static void malformed_code_is_rejected_with_offsets(void **state)
     expect_bad_code(BYTES(0x00, 0x2B, 0x05, 0x2A), 1, "outside the code");
     expect_bad_code(BYTES(0x2B, 0xFD, 0x2A), 0, "IL offset -1, outside");
     expect_bad_code(BYTES(0x38, 0xFF, 0xFF, 0xFF, 0x7F, 0x2A), 0, "outside the code");
-    expect_bad_code(BYTES(0x20, 0, 0, 0, 0, 0x2B, 0xFA, 0x2A), 5, "IL offset 1, inside an instruction");
+    expect_bad_code(BYTES(0x20, 0, 0, 0, 0, 0x2B, 0xFA, 0x2A), 5,
+                    "IL offset 1, inside an instruction");
     expect_bad_code(BYTES(0x45, 0xFF, 0xFF, 0xFF, 0xFF, 0x00), 0, "has 4294967295 targets");
     expect_bad_code(BYTES(0x45, 0x01, 0, 0, 0), 0, "has 1 targets but only 0 bytes remain");
     expect_bad_code(BYTES(0x45, 0x01, 0, 0, 0, 0xF8, 0xFF, 0xFF, 0xFF, 0x2A), 0,
@@ -257,8 +322,8 @@ static void malformed_code_is_rejected_with_offsets(void **state)
  * the last 12 bytes. */
 static void expect_bad_clause(const uint8_t clause[12], const char *words)
 {
-    uint8_t b[36] = {0x0B, 0x30, 0x01, 0x00, 0x08, 0, 0, 0, 0, 0, 0, 0, 0x00, 0x00, 0x20,
-                     0,    0,    0,    0,    0x2A, 0x01, 0x10, 0, 0};
+    uint8_t b[36] = {0x0B, 0x30, 0x01, 0x00, 0x08, 0, 0, 0,    0,    0,    0, 0,
+                     0x00, 0x00, 0x20, 0,    0,    0, 0, 0x2A, 0x01, 0x10, 0, 0};
     memcpy(b + 24, clause, 12);
     expect_bad_body(b, sizeof(b), 24, words);
 }
@@ -268,15 +333,15 @@ static void malformed_eh_sections_are_rejected(void **state)
     /* MoreSects but the body ends after the code. */
     expect_bad_body(BYTES(0x0B, 0x30, 0x01, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 0x2A), 13,
                     "promises an exception section");
-    expect_bad_body(BYTES(0x0B, 0x30, 0x01, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 0x2A, 0, 0, 0, 0x02,
-                          0x04, 0, 0),
-                    16, "not an exception table");
-    expect_bad_body(BYTES(0x0B, 0x30, 0x01, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 0x2A, 0, 0, 0, 0x01,
-                          0x02, 0, 0),
-                    16, "smaller than its 4-byte header");
-    expect_bad_body(BYTES(0x0B, 0x30, 0x01, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 0x2A, 0, 0, 0, 0x01,
-                          0x10, 0, 0),
-                    16, "runs past the end of the body");
+    expect_bad_body(
+        BYTES(0x0B, 0x30, 0x01, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 0x2A, 0, 0, 0, 0x02, 0x04, 0, 0),
+        16, "not an exception table");
+    expect_bad_body(
+        BYTES(0x0B, 0x30, 0x01, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 0x2A, 0, 0, 0, 0x01, 0x02, 0, 0),
+        16, "smaller than its 4-byte header");
+    expect_bad_body(
+        BYTES(0x0B, 0x30, 0x01, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 0x2A, 0, 0, 0, 0x01, 0x10, 0, 0),
+        16, "runs past the end of the body");
     expect_bad_body(BYTES(0x0B, 0x30, 0x01, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 0x2A, 0, 0, 0, 0x41,
                           0xFF, 0xFF, 0xFF),
                     16, "runs past the end of the body");
@@ -289,12 +354,11 @@ static void malformed_eh_sections_are_rejected(void **state)
                       "handler block ends at IL offset 6, inside an instruction");
     expect_bad_clause((const uint8_t[]){1, 0, 0, 0, 2, 2, 0, 5, 3, 0, 0, 0},
                       "filter starts at IL offset 3");
-    expect_bad_clause((const uint8_t[]){6, 0, 0, 0, 2, 2, 0, 5, 0, 0, 0, 0},
-                      "more than one kind");
+    expect_bad_clause((const uint8_t[]){6, 0, 0, 0, 2, 2, 0, 5, 0, 0, 0, 0}, "more than one kind");
     /* Fat clause whose offset + length overflows 32 bits. */
-    uint8_t b[48] = {0x0B, 0x30, 0x01, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 0x2A, 0, 0, 0,
-                     0x41, 0x1C, 0x00, 0x00, 0,    0, 0, 0, 0xF0, 0xFF, 0xFF, 0xFF,
-                     0x20, 0,    0,    0,    0,    0, 0, 0, 1,    0,    0,    0};
+    uint8_t b[48] = {0x0B, 0x30, 0x01, 0x00, 0x01, 0,    0, 0, 0, 0, 0,    0,    0x2A, 0,
+                     0,    0,    0x41, 0x1C, 0x00, 0x00, 0, 0, 0, 0, 0xF0, 0xFF, 0xFF, 0xFF,
+                     0x20, 0,    0,    0,    0,    0,    0, 0, 1, 0, 0,    0};
     expect_bad_body(b, 44, 20, "ends past the code");
 }
 
@@ -311,9 +375,8 @@ static void bare_streams_and_fragments_decode(void **state)
 
     struct clrie_il_instr **nodes = NULL;
     size_t count = 0;
-    assert_int_equal(clrie_il_graph_decode_fragment(g, BYTES(0x2B, 0x00, 0x00, 0x00), &nodes,
-                                                    &count, NULL),
-                     0);
+    assert_int_equal(
+        clrie_il_graph_decode_fragment(g, BYTES(0x2B, 0x00, 0x00, 0x00), &nodes, &count, NULL), 0);
     assert_int_equal(count, 3);
     assert_true(clrie_il_instr_is_new(nodes[0]));
     assert_ptr_equal(clrie_il_instr_branch_target(nodes[0]), nodes[1]);

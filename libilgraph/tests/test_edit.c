@@ -21,8 +21,7 @@ static void insert_before_leaves_branches_on_the_anchor(void **state)
     assert_int_equal(clrie_il_instr_original_offset(nop), CLRIE_IL_NO_OFFSET);
     expect_code(g, 0, BYTES(0x02, 0x2D, 0x03, 0x16, 0x2A, 0x00, 0x17, 0x2A));
     /* The original view does not see the new node. */
-    assert_ptr_equal(clrie_il_instr_original_next(clrie_il_graph_at_original_offset(g, 4)),
-                     anchor);
+    assert_ptr_equal(clrie_il_instr_original_next(clrie_il_graph_at_original_offset(g, 4)), anchor);
     assert_ptr_equal(clrie_il_instr_next(clrie_il_graph_at_original_offset(g, 4)), nop);
     /* Current-offset lookups follow the new layout. */
     assert_ptr_equal(clrie_il_graph_at_offset(g, 5), nop);
@@ -99,9 +98,9 @@ static void remove_moves_branches_to_the_following_instruction(void **state)
 
 /* try { nop; leave.s END } catch { pop; leave.s END } END: ret */
 static const uint8_t try_catch[] = {
-    0x1B, 0x30, 0x01, 0x00, 0x07, 0, 0, 0, 0x05, 0, 0, 0x11, 0x00, 0xDE, 0x03, 0x26, 0xDE, 0x00,
-    0x2A, 0x00, 0x01, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x03, 0x00, 0x03, 0x01,
-    0x00, 0x00, 0x01,
+    0x1B, 0x30, 0x01, 0x00, 0x07, 0,    0,    0,    0x05, 0,    0,    0x11,
+    0x00, 0xDE, 0x03, 0x26, 0xDE, 0x00, 0x2A, 0x00, 0x01, 0x10, 0x00, 0x00,
+    0x00, 0x00, 0x00, 0x00, 0x03, 0x03, 0x00, 0x03, 0x01, 0x00, 0x00, 0x01,
 };
 
 static struct clrie_il_clause_info clause0(struct clrie_il_graph *g)
@@ -138,8 +137,8 @@ static void edits_move_clause_boundaries_by_their_rules(void **state)
     /* nop(a) nop(b) nop leave.s | leave.s | ret; try = b..leave1, handler = leave2. */
     expect_body(g, CLRIE_IL_ENCODE_PRESERVE,
                 BYTES(0x1B, 0x30, 0x01, 0x00, 0x08, 0, 0, 0, 0x05, 0, 0, 0x11, 0x00, 0x00, 0x00,
-                      0xDE, 0x02, 0xDE, 0x00, 0x2A, 0x01, 0x10, 0x00, 0x00, 0x00, 0x00, 0x01,
-                      0x00, 0x04, 0x05, 0x00, 0x02, 0x01, 0x00, 0x00, 0x01));
+                      0xDE, 0x02, 0xDE, 0x00, 0x2A, 0x01, 0x10, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00,
+                      0x04, 0x05, 0x00, 0x02, 0x01, 0x00, 0x00, 0x01));
 
     clrie_il_graph_remove_all(g);
     assert_int_equal(clrie_il_graph_count(g), 0);
@@ -160,9 +159,9 @@ static void creation_helpers_pick_the_shortest_form(void **state)
         int32_t value;
         uint16_t op;
     } consts[] = {
-        {-1, CLRIE_IL_OP_LDC_I4_M1}, {0, CLRIE_IL_OP_LDC_I4_0},   {8, CLRIE_IL_OP_LDC_I4_8},
-        {9, CLRIE_IL_OP_LDC_I4_S},   {127, CLRIE_IL_OP_LDC_I4_S}, {-2, CLRIE_IL_OP_LDC_I4_S},
-        {-128, CLRIE_IL_OP_LDC_I4_S}, {128, CLRIE_IL_OP_LDC_I4},  {-129, CLRIE_IL_OP_LDC_I4},
+        {-1, CLRIE_IL_OP_LDC_I4_M1},     {0, CLRIE_IL_OP_LDC_I4_0},   {8, CLRIE_IL_OP_LDC_I4_8},
+        {9, CLRIE_IL_OP_LDC_I4_S},       {127, CLRIE_IL_OP_LDC_I4_S}, {-2, CLRIE_IL_OP_LDC_I4_S},
+        {-128, CLRIE_IL_OP_LDC_I4_S},    {128, CLRIE_IL_OP_LDC_I4},   {-129, CLRIE_IL_OP_LDC_I4},
         {INT32_MIN, CLRIE_IL_OP_LDC_I4},
     };
     for (size_t i = 0; i < sizeof(consts) / sizeof(consts[0]); i++) {
@@ -261,13 +260,13 @@ static void clauses_are_added_inner_before_outer(void **state)
     struct clrie_il_graph *g = decode_code(code, sizeof(code));
     struct clrie_il_clause *a, *b, *c;
     struct clrie_il_clause_info info = {CLRIE_IL_EH_FINALLY, nth(g, 2), nth(g, 3), nth(g, 4),
-                                        nth(g, 4), NULL, 0};
+                                        nth(g, 4),           NULL,      0};
     assert_int_equal(clrie_il_graph_add_clause(g, &info, &a), 0);
     info = (struct clrie_il_clause_info){CLRIE_IL_EH_CATCH, nth(g, 0), nth(g, 4), nth(g, 5),
-                                         nth(g, 5), NULL, 0x01000001};
+                                         nth(g, 5),         NULL,      0x01000001};
     assert_int_equal(clrie_il_graph_add_clause(g, &info, &b), 0);
     info = (struct clrie_il_clause_info){CLRIE_IL_EH_FAULT, nth(g, 2), nth(g, 2), nth(g, 6),
-                                         nth(g, 6), NULL, 0};
+                                         nth(g, 6),         NULL,      0};
     assert_int_equal(clrie_il_graph_add_clause(g, &info, &c), 0);
     assert_ptr_equal(clrie_il_graph_clause(g, 0), c);
     assert_ptr_equal(clrie_il_graph_clause(g, 1), a);

@@ -89,8 +89,8 @@ static void widening_cascades_to_a_fixpoint(void **state)
     assert_int_equal(clrie_il_graph_encode_code(g, 0, &out, &len, NULL), 0);
     /* A at 0 (5 bytes), B at 5 (5 bytes), 125 nops, T at 135, 200 nops, F at 336. */
     assert_int_equal(len, 337);
-    assert_memory_equal(out, "\x38\x82\x00\x00\x00", 5);      /* 135 - 5 */
-    assert_memory_equal(out + 5, "\x38\x46\x01\x00\x00", 5);  /* 336 - 10 */
+    assert_memory_equal(out, "\x38\x82\x00\x00\x00", 5);     /* 135 - 5 */
+    assert_memory_equal(out + 5, "\x38\x46\x01\x00\x00", 5); /* 336 - 10 */
     assert_int_equal(clrie_il_instr_offset(t), 135);
     assert_int_equal(clrie_il_instr_offset(f), 336);
     free(out);
@@ -169,8 +169,8 @@ static void eh_sections_grow_to_fat_when_offsets_do_not_fit(void **state)
 {
     /* try { nop; leave.s END } finally { endfinally } END: ret */
     static const uint8_t body[] = {
-        0x0B, 0x30, 0x01, 0x00, 0x05, 0, 0, 0, 0, 0, 0, 0, 0x00, 0xDE, 0x01, 0xDC, 0x2A,
-        0, 0, 0, 0x01, 0x10, 0, 0, 0x02, 0, 0, 0, 3, 3, 0, 1, 0, 0, 0, 0,
+        0x0B, 0x30, 0x01, 0x00, 0x05, 0, 0,    0, 0, 0, 0, 0, 0x00, 0xDE, 0x01, 0xDC, 0x2A, 0,
+        0,    0,    0x01, 0x10, 0,    0, 0x02, 0, 0, 0, 3, 3, 0,    1,    0,    0,    0,    0,
     };
     struct clrie_il_graph *g = decode_body(body, sizeof(body));
     expect_body(g, CLRIE_IL_ENCODE_PRESERVE, body, sizeof(body));

@@ -71,12 +71,13 @@ static void method_signatures_give_shape_and_stack_effect(void **state)
     assert_int_equal(clrie_il_sig_stack_effect(&m, CLRIE_IL_OP_RET, &e), 0);
     assert_int_equal(e.pop, 1);
     assert_int_equal(clrie_il_sig_stack_effect(&m, CLRIE_IL_OP_NOP, &e), -EINVAL);
-    /* generic <1> void (!!0, class [TypeRef 0x12] modreq(...) , valuetype Dictionary<int, string>) */
-    assert_int_equal(clrie_il_sig_parse_method(BYTES(0x10, 0x01, 0x03, 0x01, 0x1E, 0x00, 0x1F,
-                                                     0x49, 0x12, 0x49, 0x15, 0x11, 0x49, 0x02,
-                                                     0x08, 0x0E),
-                                               &m),
-                     0);
+    /* generic <1> void (!!0, class [TypeRef 0x12] modreq(...) , valuetype Dictionary<int, string>)
+     */
+    assert_int_equal(
+        clrie_il_sig_parse_method(BYTES(0x10, 0x01, 0x03, 0x01, 0x1E, 0x00, 0x1F, 0x49, 0x12, 0x49,
+                                        0x15, 0x11, 0x49, 0x02, 0x08, 0x0E),
+                                  &m),
+        0);
     assert_int_equal(m.generic_count, 1);
     assert_int_equal(m.param_count, 3);
     assert_true(m.returns_void);
@@ -84,11 +85,11 @@ static void method_signatures_give_shape_and_stack_effect(void **state)
     assert_int_equal(e.pop, 3);
     assert_int_equal(e.push, 0);
     /* ref int32 with a custom modifier; int32[0...,0...] multi-dim array param; fnptr param */
-    assert_int_equal(clrie_il_sig_parse_method(BYTES(0x00, 0x02, 0x20, 0x49, 0x10, 0x08, 0x14,
-                                                     0x08, 0x02, 0x00, 0x02, 0x00, 0x00, 0x1B,
-                                                     0x00, 0x00, 0x01),
-                                               &m),
-                     0);
+    assert_int_equal(
+        clrie_il_sig_parse_method(BYTES(0x00, 0x02, 0x20, 0x49, 0x10, 0x08, 0x14, 0x08, 0x02, 0x00,
+                                        0x02, 0x00, 0x00, 0x1B, 0x00, 0x00, 0x01),
+                                  &m),
+        0);
     assert_true(m.returns_byref);
     assert_int_equal(m.ret_offset, 2);
     assert_int_equal(m.ret_len, 4);
@@ -160,8 +161,8 @@ static void single_ret_routes_returns_through_one_exit(void **state)
     assert_int_equal(clrie_il_instr_opcode(res.exit), CLRIE_IL_OP_LDLOC_0);
     /* ldarg.0; brfalse.s L; ldc.i4.1; stloc.0; br.s X; L: ldc.i4.2; stloc.0; br.s X;
      * X: ldloc.0; ret */
-    expect_code(g, 0, BYTES(0x02, 0x2C, 0x04, 0x17, 0x0A, 0x2B, 0x04, 0x18, 0x0A, 0x2B, 0x00,
-                            0x06, 0x2A));
+    expect_code(
+        g, 0, BYTES(0x02, 0x2C, 0x04, 0x17, 0x0A, 0x2B, 0x04, 0x18, 0x0A, 0x2B, 0x00, 0x06, 0x2A));
     int one = 1;
     struct reports rep = {0};
     assert_int_equal(clrie_il_graph_verify(g, test_resolver, &one, collect_report, &rep), 0);
@@ -194,15 +195,16 @@ static void single_ret_keeps_tail_calls_and_byref_returns(void **state)
     /* ref int32 M(): the byref stays on the stack across the branch; no local. */
     static const uint8_t byref_sig[] = {0x00, 0x00, 0x10, 0x08};
     /* ldarg.0; brfalse.s L; ldsflda A; ret; L: ldsflda B; ret */
-    g = decode_code(BYTES(0x02, 0x2C, 0x06, 0x7F, 0x01, 0, 0, 0x04, 0x2A, 0x7F, 0x02, 0, 0, 0x04,
-                          0x2A));
+    g = decode_code(
+        BYTES(0x02, 0x2C, 0x06, 0x7F, 0x01, 0, 0, 0x04, 0x2A, 0x7F, 0x02, 0, 0, 0x04, 0x2A));
     m = (struct clrie_il_method_context){byref_sig, sizeof(byref_sig), NULL, 0};
     assert_int_equal(clrie_il_transform_single_ret(g, &m, &res, NULL), 0);
     assert_true(res.changed);
     assert_null(res.local_sig);
     assert_int_equal(clrie_il_instr_opcode(res.exit), CLRIE_IL_OP_RET);
-    expect_code(g, 0, BYTES(0x02, 0x2C, 0x07, 0x7F, 0x01, 0, 0, 0x04, 0x2B, 0x07, 0x7F, 0x02, 0,
-                            0, 0x04, 0x2B, 0x00, 0x2A));
+    expect_code(g, 0,
+                BYTES(0x02, 0x2C, 0x07, 0x7F, 0x01, 0, 0, 0x04, 0x2B, 0x07, 0x7F, 0x02, 0, 0, 0x04,
+                      0x2B, 0x00, 0x2A));
     clrie_il_graph_free(g);
 }
 
@@ -216,8 +218,8 @@ static void fat_header_transform_computes_max_stack(void **state)
     assert_true(h.fat);
     assert_int_equal(h.max_stack, 2);
     assert_true(h.flags & CLRIE_IL_HEADER_INIT_LOCALS);
-    expect_body(g, 0, BYTES(0x13, 0x30, 0x02, 0x00, 0x04, 0, 0, 0, 0, 0, 0, 0, 0x02, 0x03, 0x58,
-                            0x2A));
+    expect_body(g, 0,
+                BYTES(0x13, 0x30, 0x02, 0x00, 0x04, 0, 0, 0, 0, 0, 0, 0, 0x02, 0x03, 0x58, 0x2A));
     clrie_il_graph_free(g);
 
     /* A fat header without InitLocals keeps its flags. */
@@ -248,18 +250,18 @@ static void wrap_puts_the_body_in_try_finally(void **state)
     assert_int_equal(clrie_il_instr_create_int(g, CLRIE_IL_OP_CALL, 0x0A000000, &call), 0);
     assert_int_equal(clrie_il_graph_insert_after(g, res.handler_first, call), 0);
     /* try { nop; leave.s X } finally { nop; call; endfinally } X: ret */
-    expect_body(g, 0, BYTES(0x0B, 0x30, 0x08, 0x00, 0x0B, 0, 0, 0, 0, 0, 0, 0, 0x00, 0xDE, 0x07,
-                            0x00, 0x28, 0x00, 0x00, 0x00, 0x0A, 0xDC, 0x2A, 0x00, 0x01, 0x10, 0x00,
-                            0x00, 0x02, 0x00, 0x00, 0x00, 0x03, 0x03, 0x00, 0x07, 0x00, 0x00, 0x00,
-                            0x00));
+    expect_body(g, 0,
+                BYTES(0x0B, 0x30, 0x08, 0x00, 0x0B, 0, 0, 0, 0, 0, 0, 0, 0x00, 0xDE, 0x07, 0x00,
+                      0x28, 0x00, 0x00, 0x00, 0x0A, 0xDC, 0x2A, 0x00, 0x01, 0x10, 0x00, 0x00, 0x02,
+                      0x00, 0x00, 0x00, 0x03, 0x03, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00));
     clrie_il_graph_free(g);
 }
 
 static void wrap_carries_the_return_value_and_drops_tail_prefixes(void **state)
 {
     /* int32 M(bool): ldarg.0; brfalse.s L; tail. call F; ret; L: ldc.i4.2; ret */
-    struct clrie_il_graph *g = decode_code(
-        BYTES(0x02, 0x2C, 0x08, 0xFE, 0x14, 0x28, 0x01, 0, 0, 0x0A, 0x2A, 0x18, 0x2A));
+    struct clrie_il_graph *g =
+        decode_code(BYTES(0x02, 0x2C, 0x08, 0xFE, 0x14, 0x28, 0x01, 0, 0, 0x0A, 0x2A, 0x18, 0x2A));
     static const uint8_t locals[] = {0x07, 0x01, 0x0E};
     struct clrie_il_method_context m = {int_sig, sizeof(int_sig), locals, sizeof(locals)};
     struct clrie_il_transform_result res;
@@ -275,8 +277,9 @@ static void wrap_carries_the_return_value_and_drops_tail_prefixes(void **state)
     assert_int_equal(r, 0);
     /* ldarg.0; brfalse.s L; call F; stloc.1; leave.s X; L: ldc.i4.2; stloc.1; leave.s X;
      * catch: pop; rethrow; X: ldloc.1; ret */
-    expect_code(g, 0, BYTES(0x02, 0x2C, 0x08, 0x28, 0x01, 0, 0, 0x0A, 0x0B, 0xDE, 0x07, 0x18,
-                            0x0B, 0xDE, 0x03, 0x26, 0xFE, 0x1A, 0x07, 0x2A));
+    expect_code(g, 0,
+                BYTES(0x02, 0x2C, 0x08, 0x28, 0x01, 0, 0, 0x0A, 0x0B, 0xDE, 0x07, 0x18, 0x0B, 0xDE,
+                      0x03, 0x26, 0xFE, 0x1A, 0x07, 0x2A));
     struct clrie_il_clause_info c;
     clrie_il_clause_get(res.clause, &c);
     assert_int_equal(c.flags, CLRIE_IL_EH_CATCH);

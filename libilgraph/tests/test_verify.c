@@ -42,7 +42,12 @@ static void expect_report(const struct reports *rep, uint32_t offset, const char
 static void add_clause(struct clrie_il_graph *g, uint32_t flags, size_t tf, size_t tl, size_t hf,
                        size_t hl, struct clrie_il_clause **out)
 {
-    struct clrie_il_clause_info c = {flags, nth(g, tf), nth(g, tl), nth(g, hf), nth(g, hl), NULL,
+    struct clrie_il_clause_info c = {flags,
+                                     nth(g, tf),
+                                     nth(g, tl),
+                                     nth(g, hf),
+                                     nth(g, hl),
+                                     NULL,
                                      flags == CLRIE_IL_EH_CATCH ? 0x01000001 : 0};
     assert_int_equal(clrie_il_graph_add_clause(g, &c, out), 0);
 }
@@ -63,14 +68,14 @@ static void max_stack_follows_straight_code_and_calls(void **state)
 static void max_stack_follows_loops_and_switches(void **state)
 {
     /* i = 0; do { i = i + 1 } while (i < 10) -- a backward blt.s to offset 2. */
-    struct clrie_il_graph *g = decode_code(
-        BYTES(0x16, 0x0A, 0x06, 0x17, 0x58, 0x25, 0x0A, 0x1F, 0x0A, 0x32, 0xF7, 0x2A));
+    struct clrie_il_graph *g =
+        decode_code(BYTES(0x16, 0x0A, 0x06, 0x17, 0x58, 0x25, 0x0A, 0x1F, 0x0A, 0x32, 0xF7, 0x2A));
     assert_int_equal(max_stack_of(g, &returns_void), 2);
     verify_clean(g, &returns_void);
     clrie_il_graph_free(g);
     /* ldarg.0; switch (L1, L2); ret; L1: ret; L2: ret */
-    g = decode_code(BYTES(0x02, 0x45, 0x02, 0, 0, 0, 0x01, 0, 0, 0, 0x02, 0, 0, 0, 0x2A, 0x2A,
-                          0x2A));
+    g = decode_code(
+        BYTES(0x02, 0x45, 0x02, 0, 0, 0, 0x01, 0, 0, 0, 0x02, 0, 0, 0, 0x2A, 0x2A, 0x2A));
     assert_int_equal(max_stack_of(g, &returns_void), 1);
     verify_clean(g, &returns_void);
     clrie_il_graph_free(g);
@@ -79,17 +84,16 @@ static void max_stack_follows_loops_and_switches(void **state)
 static void handlers_start_with_the_exception_or_nothing(void **state)
 {
     /* try { nop; leave.s END } catch { pop; leave.s END } END: ret */
-    struct clrie_il_graph *g =
-        decode_body(BYTES(0x1B, 0x30, 0x01, 0x00, 0x07, 0, 0, 0, 0, 0, 0, 0, 0x00, 0xDE, 0x03,
-                          0x26, 0xDE, 0x00, 0x2A, 0x00, 0x01, 0x10, 0x00, 0x00, 0, 0, 0, 0, 3, 3,
-                          0, 3, 0x01, 0, 0, 0x01));
+    struct clrie_il_graph *g = decode_body(
+        BYTES(0x1B, 0x30, 0x01, 0x00, 0x07, 0, 0, 0, 0, 0, 0, 0, 0x00, 0xDE, 0x03, 0x26, 0xDE, 0x00,
+              0x2A, 0x00, 0x01, 0x10, 0x00, 0x00, 0, 0, 0, 0, 3, 3, 0, 3, 0x01, 0, 0, 0x01));
     assert_int_equal(max_stack_of(g, &returns_void), 1);
     verify_clean(g, &returns_void);
     clrie_il_graph_free(g);
     /* try { nop; leave.s END } filter { pop; ldc.i4.1; endfilter } { pop; leave.s END } END: ret */
-    g = decode_body(BYTES(0x0B, 0x30, 0x02, 0x00, 0x0B, 0, 0, 0, 0, 0, 0, 0, 0x00, 0xDE, 0x07,
-                          0x26, 0x17, 0xFE, 0x11, 0x26, 0xDE, 0x00, 0x2A, 0x00, 0x01, 0x10, 0, 0,
-                          0x01, 0x00, 0x00, 0x00, 0x03, 0x07, 0x00, 0x03, 0x03, 0x00, 0x00, 0x00));
+    g = decode_body(BYTES(0x0B, 0x30, 0x02, 0x00, 0x0B, 0, 0, 0, 0, 0, 0, 0, 0x00, 0xDE, 0x07, 0x26,
+                          0x17, 0xFE, 0x11, 0x26, 0xDE, 0x00, 0x2A, 0x00, 0x01, 0x10, 0, 0, 0x01,
+                          0x00, 0x00, 0x00, 0x03, 0x07, 0x00, 0x03, 0x03, 0x00, 0x00, 0x00));
     assert_int_equal(max_stack_of(g, &returns_void), 1);
     verify_clean(g, &returns_void);
     clrie_il_graph_free(g);
@@ -222,7 +226,7 @@ static void clause_overlap_and_order_are_reported(void **state)
     add_clause(g, CLRIE_IL_EH_FAULT, 2, 2, 7, 7, &second);
     /* Make the first clause the outer one: it now encloses the second but precedes it. */
     struct clrie_il_clause_info c = {CLRIE_IL_EH_FAULT, nth(g, 0), nth(g, 4), nth(g, 5),
-                                     nth(g, 5), NULL, 0};
+                                     nth(g, 5),         NULL,      0};
     assert_ptr_equal(clrie_il_graph_clause(g, 0), first);
     assert_int_equal(clrie_il_clause_set(g, first, &c), 0);
     rep = verify_dirty(g, &returns_void);

@@ -283,10 +283,14 @@ enum clrie_il_operand_kind {
 
 /* CLRIE's ILOperandType values, for the COM wrapper (IInstruction::GetOperandType). */
 enum clrie_il_clrie_operand_type {
-    CLRIE_IL_CLRIE_OPERAND_NONE = 0, CLRIE_IL_CLRIE_OPERAND_BYTE = 1,
-    CLRIE_IL_CLRIE_OPERAND_INT = 2, CLRIE_IL_CLRIE_OPERAND_USHORT = 3,
-    CLRIE_IL_CLRIE_OPERAND_LONG = 4, CLRIE_IL_CLRIE_OPERAND_SINGLE = 5,
-    CLRIE_IL_CLRIE_OPERAND_DOUBLE = 6, CLRIE_IL_CLRIE_OPERAND_TOKEN = 7,
+    CLRIE_IL_CLRIE_OPERAND_NONE = 0,
+    CLRIE_IL_CLRIE_OPERAND_BYTE = 1,
+    CLRIE_IL_CLRIE_OPERAND_INT = 2,
+    CLRIE_IL_CLRIE_OPERAND_USHORT = 3,
+    CLRIE_IL_CLRIE_OPERAND_LONG = 4,
+    CLRIE_IL_CLRIE_OPERAND_SINGLE = 5,
+    CLRIE_IL_CLRIE_OPERAND_DOUBLE = 6,
+    CLRIE_IL_CLRIE_OPERAND_TOKEN = 7,
     CLRIE_IL_CLRIE_OPERAND_SWITCH = 8,
 };
 
@@ -308,9 +312,14 @@ enum clrie_il_flow {
 
 /* CLRIE's InstructionTerminationType values (IInstruction::GetTerminationType). */
 enum clrie_il_termination {
-    CLRIE_IL_TERM_FALL_THROUGH = 0, CLRIE_IL_TERM_BRANCH = 1,
-    CLRIE_IL_TERM_CONDITIONAL_BRANCH = 2, CLRIE_IL_TERM_THROW = 3, CLRIE_IL_TERM_SWITCH = 4,
-    CLRIE_IL_TERM_CALL = 5, CLRIE_IL_TERM_INDIRECT_CALL = 6, CLRIE_IL_TERM_RETURN = 7,
+    CLRIE_IL_TERM_FALL_THROUGH = 0,
+    CLRIE_IL_TERM_BRANCH = 1,
+    CLRIE_IL_TERM_CONDITIONAL_BRANCH = 2,
+    CLRIE_IL_TERM_THROW = 3,
+    CLRIE_IL_TERM_SWITCH = 4,
+    CLRIE_IL_TERM_CALL = 5,
+    CLRIE_IL_TERM_INDIRECT_CALL = 6,
+    CLRIE_IL_TERM_RETURN = 7,
     CLRIE_IL_TERM_TRAP = 8,
 };
 
@@ -319,16 +328,16 @@ enum clrie_il_termination {
 
 /* Static facts about one opcode. Borrowed from a constant table: valid forever. */
 struct clrie_il_opcode_info {
-    const char *name;       /* "ldarg.s"; NULL for an unused ordinal */
+    const char *name; /* "ldarg.s"; NULL for an unused ordinal */
     uint16_t ordinal;
-    uint8_t opcode_len;     /* 1 or 2 */
-    uint8_t operand_len;    /* 0, 1, 2, 4 or 8; switch: 4 (the count; targets follow) */
-    uint8_t operand_kind;   /* enum clrie_il_operand_kind */
-    uint8_t clrie_operand;  /* enum clrie_il_clrie_operand_type */
-    uint8_t flow;           /* enum clrie_il_flow */
-    uint8_t termination;    /* enum clrie_il_termination */
-    int8_t pop, push;       /* stack items; CLRIE_IL_STACK_VARIABLE for call/ret forms */
-    uint16_t alternate;     /* short <-> long branch form, else CLRIE_IL_OP_INVALID */
+    uint8_t opcode_len;    /* 1 or 2 */
+    uint8_t operand_len;   /* 0, 1, 2, 4 or 8; switch: 4 (the count; targets follow) */
+    uint8_t operand_kind;  /* enum clrie_il_operand_kind */
+    uint8_t clrie_operand; /* enum clrie_il_clrie_operand_type */
+    uint8_t flow;          /* enum clrie_il_flow */
+    uint8_t termination;   /* enum clrie_il_termination */
+    int8_t pop, push;      /* stack items; CLRIE_IL_STACK_VARIABLE for call/ret forms */
+    uint16_t alternate;    /* short <-> long branch form, else CLRIE_IL_OP_INVALID */
 };
 
 /* The facts for an ordinal, or NULL when the ordinal names no opcode (unused, prefixN, or
@@ -338,8 +347,8 @@ const struct clrie_il_opcode_info *clrie_il_opcode_info(uint16_t ordinal);
 /* ---- Diagnostics ------------------------------------------------------------------------ */
 
 struct clrie_il_diag {
-    uint32_t offset;    /* byte offset the problem is at (see each function) */
-    char message[160];  /* what was wrong and what was expected; NUL-terminated */
+    uint32_t offset;   /* byte offset the problem is at (see each function) */
+    char message[160]; /* what was wrong and what was expected; NUL-terminated */
 };
 
 /* Receives each problem a checker finds: the IL offset and a sentence. */
@@ -367,8 +376,8 @@ struct clrie_il_clause; /* one exception-handling clause */
 
 /* Header facts of a graph's method. */
 struct clrie_il_header {
-    bool fat;                 /* fat header (tiny: max_stack 8, no locals, no clauses) */
-    uint16_t flags;           /* fat header flag bits (low 12 bits), e.g. INIT_LOCALS */
+    bool fat;       /* fat header (tiny: max_stack 8, no locals, no clauses) */
+    uint16_t flags; /* fat header flag bits (low 12 bits), e.g. INIT_LOCALS */
     uint16_t max_stack;
     uint32_t local_sig_token; /* 0: no locals */
     uint32_t code_size;       /* of the decoded code (updated by encoding) */
@@ -494,8 +503,7 @@ int clrie_il_graph_insert_before(struct clrie_il_graph *g, struct clrie_il_instr
 /* Places node before anchor and moves to node every branch, switch target and clause start
  * (try, handler, filter) aimed at anchor: the new code runs wherever anchor used to be
  * entered (CLRIE's InsertBeforeAndRetargetOffsets). Clause ends stay on anchor. */
-int clrie_il_graph_insert_before_retarget(struct clrie_il_graph *g,
-                                          struct clrie_il_instr *anchor,
+int clrie_il_graph_insert_before_retarget(struct clrie_il_graph *g, struct clrie_il_instr *anchor,
                                           struct clrie_il_instr *node);
 /* Places node after anchor; anchor NULL places it first. */
 int clrie_il_graph_insert_after(struct clrie_il_graph *g, struct clrie_il_instr *anchor,
@@ -518,7 +526,7 @@ void clrie_il_graph_remove_all(struct clrie_il_graph *g);
 /* ---- Exception clauses ------------------------------------------------------------------ */
 
 struct clrie_il_clause_info {
-    uint32_t flags;                     /* CLRIE_IL_EH_* */
+    uint32_t flags; /* CLRIE_IL_EH_* */
     struct clrie_il_instr *try_first, *try_last;
     struct clrie_il_instr *handler_first, *handler_last;
     struct clrie_il_instr *filter_first; /* filter clauses; NULL otherwise */
@@ -623,7 +631,7 @@ struct clrie_il_method_sig {
     bool has_this, explicit_this;
     uint32_t generic_count;
     uint32_t param_count;
-    size_t ret_offset, ret_len;   /* the return type's bytes within the signature */
+    size_t ret_offset, ret_len;       /* the return type's bytes within the signature */
     bool returns_void, returns_byref; /* custom modifiers skipped */
 };
 int clrie_il_sig_parse_method(const uint8_t *sig, size_t len, struct clrie_il_method_sig *out);
@@ -636,8 +644,8 @@ int clrie_il_sig_stack_effect(const struct clrie_il_method_sig *sig, uint16_t op
 int clrie_il_sig_local_count(const uint8_t *sig, size_t len, uint32_t *count);
 /* A new LOCAL_SIG with the type appended; *index is the new local's index. sig may be
  * empty (no locals yet). *out is malloc'd. */
-int clrie_il_sig_local_append(const uint8_t *sig, size_t len, const uint8_t *type,
-                              size_t type_len, uint8_t **out, size_t *out_len, uint32_t *index);
+int clrie_il_sig_local_append(const uint8_t *sig, size_t len, const uint8_t *type, size_t type_len,
+                              uint8_t **out, size_t *out_len, uint32_t *index);
 
 /* ---- Transforms ------------------------------------------------------------------------- */
 
@@ -658,10 +666,10 @@ struct clrie_il_transform_result {
     struct clrie_il_instr *exit;          /* shared exit: where every return now goes */
     struct clrie_il_instr *handler_first; /* wrap: first and last node of the new handler */
     struct clrie_il_instr *handler_last;
-    struct clrie_il_clause *clause;       /* wrap: the new clause */
+    struct clrie_il_clause *clause; /* wrap: the new clause */
     uint8_t *local_sig;
     size_t local_sig_len;
-    uint32_t local_index;                 /* the return-value local, if one was added */
+    uint32_t local_index; /* the return-value local, if one was added */
 };
 
 /* Single return: with two or more replaceable rets, appends one final ret and turns every
@@ -670,7 +678,8 @@ struct clrie_il_transform_result {
  * call stays. exit is the node every return now reaches (the ldloc, or the final ret; with
  * fewer than two replaceable rets, the only ret and changed = false). */
 int clrie_il_transform_single_ret(struct clrie_il_graph *g, const struct clrie_il_method_context *m,
-                                  struct clrie_il_transform_result *out, struct clrie_il_diag *diag);
+                                  struct clrie_il_transform_result *out,
+                                  struct clrie_il_diag *diag);
 
 /* Tiny to fat: a fat header whose max stack is the computed one, with InitLocals set when
  * the header was tiny (a tiny body has no locals, and locals added later must start zeroed,
