@@ -380,6 +380,23 @@ int clrie_il_instr_set_switch_target(struct clrie_il_instr *n, uint32_t i,
     return 0;
 }
 
+int clrie_il_instr_remove_switch_target(struct clrie_il_instr *n, uint32_t i)
+{
+    if (!n || n->opcode != CLRIE_IL_OP_SWITCH || i >= n->u.sw.count)
+        return -EINVAL;
+    /* References are linked by address: unlink the ones that move, then relink them. */
+    struct il_ref *refs = n->u.sw.targets;
+    for (uint32_t k = i; k < n->u.sw.count; k++) {
+        struct clrie_il_instr *t = refs[k].target;
+        il_ref_set(&refs[k], NULL);
+        if (k > i)
+            il_ref_set(&refs[k - 1], t);
+    }
+    n->u.sw.count--;
+    n->graph->stale = true;
+    return 0;
+}
+
 /* ---- Creating nodes ---- */
 
 struct clrie_il_instr *il_instr_alloc(struct clrie_il_graph *g, uint16_t opcode)

@@ -73,7 +73,9 @@ static void step(struct clrie_il_graph *g, uint8_t op, uint8_t a, uint8_t b)
     case 6:
         if (x && clrie_il_instr_branch_target(x))
             must(clrie_il_instr_set_branch_target(x, y));
-        if (x && clrie_il_instr_switch_count(x))
+        if (x && clrie_il_instr_switch_count(x) && (b & 0x80))
+            must(clrie_il_instr_remove_switch_target(x, b % clrie_il_instr_switch_count(x)));
+        else if (x && clrie_il_instr_switch_count(x))
             must(clrie_il_instr_set_switch_target(x, b % clrie_il_instr_switch_count(x), y));
         return;
     case 7: {

@@ -248,6 +248,13 @@ static void creation_checks_operand_kinds_and_ranges(void **state)
     assert_int_equal(clrie_il_instr_set_switch_target(n, 1, n), 0);
     assert_int_equal(clrie_il_instr_set_switch_target(n, 2, n), -EINVAL);
     expect_code(g, 0, BYTES(0x45, 0x02, 0, 0, 0, 0x00, 0, 0, 0, 0xF3, 0xFF, 0xFF, 0xFF, 0x2A));
+    /* Removing target 0 moves the self-reference down; the ret is no longer referenced. */
+    assert_int_equal(clrie_il_instr_remove_switch_target(n, 0), 0);
+    assert_int_equal(clrie_il_instr_switch_count(n), 1);
+    assert_ptr_equal(clrie_il_instr_switch_target(n, 0), n);
+    assert_int_equal(clrie_il_instr_remove_switch_target(n, 1), -EINVAL);
+    assert_int_equal(clrie_il_graph_replace(g, n, make(g, CLRIE_IL_OP_NOP)), 0);
+    expect_code(g, 0, BYTES(0x00, 0x2A));
     clrie_il_graph_free(g);
     clrie_il_graph_free(other);
 }

@@ -450,6 +450,8 @@ uint32_t clrie_il_instr_switch_count(const struct clrie_il_instr *n);
 struct clrie_il_instr *clrie_il_instr_switch_target(const struct clrie_il_instr *n, uint32_t i);
 int clrie_il_instr_set_switch_target(struct clrie_il_instr *n, uint32_t i,
                                      struct clrie_il_instr *target);
+/* Removes target i; later targets move down one place. */
+int clrie_il_instr_remove_switch_target(struct clrie_il_instr *n, uint32_t i);
 
 /* ---- Creating nodes --------------------------------------------------------------------- */
 /* Each creates a detached "new" node in g's arena, to be placed with an insert or replace.
@@ -530,7 +532,7 @@ struct clrie_il_clause_info {
     struct clrie_il_instr *try_first, *try_last;
     struct clrie_il_instr *handler_first, *handler_last;
     struct clrie_il_instr *filter_first; /* filter clauses; NULL otherwise */
-    uint32_t class_token;                /* catch clauses; 0 otherwise */
+    uint32_t class_token; /* catch type of catch clauses; as decoded for finally/fault */
 };
 
 size_t clrie_il_graph_clause_count(const struct clrie_il_graph *g);
