@@ -210,8 +210,10 @@ const struct clrie_il_opcode_info *clrie_il_instr_info(const struct clrie_il_ins
     return clrie_il_opcode_info(n->opcode);
 }
 
-uint32_t clrie_il_instr_offset(const struct clrie_il_instr *n)
+uint32_t clrie_il_instr_offset(struct clrie_il_instr *n)
 {
+    if (n->attached && n->graph->stale)
+        (void)il_layout_current(n->graph, NULL); /* on failure the old offsets stand */
     return n->offset;
 }
 

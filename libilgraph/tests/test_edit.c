@@ -37,7 +37,11 @@ static void insert_before_retarget_moves_branches_to_the_new_code(void **state)
     struct clrie_il_graph *g = if_else_graph();
     struct clrie_il_instr *anchor = clrie_il_graph_at_original_offset(g, 5);
     struct clrie_il_instr *nop = make(g, CLRIE_IL_OP_NOP);
+    assert_int_equal(clrie_il_instr_offset(anchor), 5);
     assert_int_equal(clrie_il_graph_insert_before_retarget(g, anchor, nop), 0);
+    /* Reading an offset after an edit lays the graph out again. */
+    assert_int_equal(clrie_il_instr_offset(anchor), 6);
+    assert_int_equal(clrie_il_instr_offset(nop), 5);
     assert_ptr_equal(clrie_il_instr_branch_target(nth(g, 1)), nop);
     expect_code(g, 0, BYTES(0x02, 0x2D, 0x02, 0x16, 0x2A, 0x00, 0x17, 0x2A));
     clrie_il_graph_free(g);

@@ -423,7 +423,9 @@ struct clrie_il_instr *clrie_il_graph_at_original_offset(const struct clrie_il_g
 /* Node accessors. */
 uint16_t clrie_il_instr_opcode(const struct clrie_il_instr *n);
 const struct clrie_il_opcode_info *clrie_il_instr_info(const struct clrie_il_instr *n);
-uint32_t clrie_il_instr_offset(const struct clrie_il_instr *n); /* as of the last layout */
+/* Current offset; lays the graph out first if an edit made offsets stale (with the last
+ * encoding mode). A node not in the list keeps the offset it last had. */
+uint32_t clrie_il_instr_offset(struct clrie_il_instr *n);
 uint32_t clrie_il_instr_original_offset(const struct clrie_il_instr *n);
 uint32_t clrie_il_instr_size(const struct clrie_il_instr *n); /* opcode + operand bytes */
 bool clrie_il_instr_is_new(const struct clrie_il_instr *n);
