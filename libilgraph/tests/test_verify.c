@@ -208,6 +208,18 @@ static void branches_into_and_out_of_blocks_are_reported(void **state)
     clrie_il_graph_free(g);
 }
 
+static void targets_outside_the_method_are_reported(void **state)
+{
+    /* br.s L; nop; L: ret -- then aim the branch at a removed node. */
+    struct clrie_il_graph *g = decode_code(BYTES(0x2B, 0x01, 0x00, 0x2A));
+    struct clrie_il_instr *nop = nth(g, 1);
+    assert_int_equal(clrie_il_graph_remove(g, nop), 0);
+    assert_int_equal(clrie_il_instr_set_branch_target(nth(g, 0), nop), 0);
+    struct reports rep = verify_dirty(g, &returns_void);
+    expect_report(&rep, 0, "br.s (instruction 0) has no target in the method");
+    clrie_il_graph_free(g);
+}
+
 static void clause_overlap_and_order_are_reported(void **state)
 {
     uint8_t code[9];
@@ -244,6 +256,7 @@ int main(void)
         cmocka_unit_test(calls_need_a_resolver_that_knows_them),
         cmocka_unit_test(falling_off_the_end_and_misplaced_handler_ends),
         cmocka_unit_test(branches_into_and_out_of_blocks_are_reported),
+        cmocka_unit_test(targets_outside_the_method_are_reported),
         cmocka_unit_test(clause_overlap_and_order_are_reported),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
