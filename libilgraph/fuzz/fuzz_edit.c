@@ -59,7 +59,7 @@ static void step(struct clrie_il_graph *g, uint8_t op, uint8_t a, uint8_t b)
     case 4:
         if (!x)
             return;
-        must(clrie_il_instr_create_ldloc(g, (uint32_t)b * 300, &n));
+        must(clrie_il_instr_create_ldloc(g, (uint32_t)b * 256, &n)); /* up to 65280 */
         must(clrie_il_graph_replace(g, x, n));
         if (!clrie_il_instr_is_removed(x))
             abort();
