@@ -124,6 +124,8 @@ struct clrie_il_instr *il_instr_alloc(struct clrie_il_graph *g, uint16_t opcode)
 struct clrie_il_graph *il_graph_alloc(void);
 /* Links a detached node at the end of the current list (decoding). */
 void il_graph_append(struct clrie_il_graph *g, struct clrie_il_instr *n);
+/* Drops every reference a clause holds. */
+void il_clause_detach(struct clrie_il_clause *c);
 /* Appends a clause to the table; -ENOMEM. */
 int il_graph_push_clause(struct clrie_il_graph *g, struct clrie_il_clause *c);
 
@@ -143,6 +145,12 @@ int il_layout_current(struct clrie_il_graph *g, struct clrie_il_diag *diag);
 int il_stack_analyse(struct clrie_il_graph *g, clrie_il_stack_fn resolve, void *ctx,
                      clrie_il_report_fn report, void *report_ctx, int32_t *entry,
                      uint32_t *max_out);
+
+/* True if n is in g's current list. */
+static inline bool il_in_list(const struct clrie_il_graph *g, const struct clrie_il_instr *n)
+{
+    return n && n->graph == g && n->attached;
+}
 
 static inline bool il_is_branch(uint16_t op)
 {
