@@ -75,14 +75,10 @@ static bool try_encloses(const struct clrie_il_clause *c, const struct clrie_il_
     return s <= is && ie <= e && (s != is || e != ie);
 }
 
-int clrie_il_graph_add_clause(struct clrie_il_graph *g, const struct clrie_il_clause_info *info,
-                              struct clrie_il_clause **out)
+/* Makes a clause from info and puts it at table position at (clause_count: last). */
+static int insert_clause(struct clrie_il_graph *g, const struct clrie_il_clause_info *info,
+                         size_t at, struct clrie_il_clause **out)
 {
-    if (!g || !clause_info_valid(g, info))
-        return -EINVAL;
-    int r = il_layout_current(g, NULL);
-    if (r < 0)
-        return r;
     struct clrie_il_clause *c = il_arena_alloc(&g->arena, sizeof(*c));
     if (!c)
         return -ENOMEM;
@@ -92,16 +88,7 @@ int clrie_il_graph_add_clause(struct clrie_il_graph *g, const struct clrie_il_cl
     c->try_last.kind = IL_REF_LAST;
     c->handler_last.kind = IL_REF_LAST;
     c->section = UINT32_MAX;
-    /* Before the first clause that encloses the new one, else last. In a valid table every
-     * clause inside the new one is inside that encloser too, so it stays before. */
-    size_t at = g->clause_count;
-    for (size_t i = 0; i < g->clause_count; i++) {
-        if (try_encloses(g->clauses[i], info)) {
-            at = i;
-            break;
-        }
-    }
-    r = il_graph_push_clause(g, c);
+    int r = il_graph_push_clause(g, c);
     if (r < 0)
         return r;
     memmove(&g->clauses[at + 1], &g->clauses[at], (g->clause_count - 1 - at) * sizeof(*g->clauses));
@@ -112,6 +99,34 @@ int clrie_il_graph_add_clause(struct clrie_il_graph *g, const struct clrie_il_cl
     if (out)
         *out = c;
     return 0;
+}
+
+int clrie_il_graph_add_clause(struct clrie_il_graph *g, const struct clrie_il_clause_info *info,
+                              struct clrie_il_clause **out)
+{
+    if (!g || !clause_info_valid(g, info))
+        return -EINVAL;
+    int r = il_layout_current(g, NULL);
+    if (r < 0)
+        return r;
+    /* Before the first clause that encloses the new one, else last. In a valid table every
+     * clause inside the new one is inside that encloser too, so it stays before. */
+    size_t at = g->clause_count;
+    for (size_t i = 0; i < g->clause_count; i++) {
+        if (try_encloses(g->clauses[i], info)) {
+            at = i;
+            break;
+        }
+    }
+    return insert_clause(g, info, at, out);
+}
+
+int clrie_il_graph_append_clause(struct clrie_il_graph *g, const struct clrie_il_clause_info *info,
+                                 struct clrie_il_clause **out)
+{
+    if (!g || !clause_info_valid(g, info))
+        return -EINVAL;
+    return insert_clause(g, info, g->clause_count, out);
 }
 
 int clrie_il_graph_remove_clause(struct clrie_il_graph *g, struct clrie_il_clause *c)

@@ -93,7 +93,9 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
         g->cur[i] = n;
         n->index = (uint32_t)i;
         if (il_is_branch(n->opcode)) {
-            if ((flags & CLRIE_IL_ENCODE_PRESERVE) && n->state == IL_ORIGINAL)
+            if (n->keep_long)
+                n->opcode = il_long_form(n->opcode);
+            else if ((flags & CLRIE_IL_ENCODE_PRESERVE) && n->state == IL_ORIGINAL)
                 n->opcode = n->orig_opcode;
             else
                 n->opcode = il_short_form(n->opcode);

@@ -325,6 +325,13 @@ int clrie_il_graph_remove(struct clrie_il_graph *g, struct clrie_il_instr *node)
     return 0;
 }
 
+void clrie_il_graph_expand_branches(struct clrie_il_graph *g)
+{
+    for (struct clrie_il_instr *n = g ? g->first : NULL; n; n = n->next)
+        if (il_is_branch(n->opcode))
+            (void)clrie_il_instr_expand_branch(n);
+}
+
 void clrie_il_graph_remove_all(struct clrie_il_graph *g)
 {
     if (!g)

@@ -43,6 +43,7 @@ struct clrie_il_instr {
     uint8_t state;        /* enum il_state */
     bool attached;        /* in the current list */
     bool removed;         /* was in the current list and left it */
+    bool keep_long;       /* a branch pinned to its long form (expand_branch) */
     union {
         int64_t i; /* integer-like operands and tokens */
         float r4;

@@ -165,6 +165,18 @@ int clrie_il_instr_set_branch_target(struct clrie_il_instr *n, struct clrie_il_i
     return 0;
 }
 
+int clrie_il_instr_expand_branch(struct clrie_il_instr *n)
+{
+    if (!n || !il_is_branch(n->opcode))
+        return -EINVAL;
+    n->keep_long = true;
+    if (il_is_short_branch(n->opcode)) {
+        n->opcode = il_long_form(n->opcode);
+        n->graph->stale = true;
+    }
+    return 0;
+}
+
 uint32_t clrie_il_instr_switch_count(const struct clrie_il_instr *n)
 {
     return n && n->opcode == CLRIE_IL_OP_SWITCH ? n->u.sw.count : 0;

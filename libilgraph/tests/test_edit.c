@@ -287,6 +287,19 @@ static void clauses_are_added_inner_before_outer(void **state)
     assert_int_equal(clrie_il_graph_clause_count(g), 2);
     assert_ptr_equal(clrie_il_graph_clause(g, 1), b);
     assert_null(clrie_il_graph_clause(g, 2));
+    /* Appending does not reorder: an outer clause appended goes last even before an inner
+     * one appended after it. */
+    struct clrie_il_clause *outer, *inner;
+    struct clrie_il_clause_info o = {CLRIE_IL_EH_FINALLY, nth(g, 0), nth(g, 6), nth(g, 7),
+                                     nth(g, 7),           NULL,      0};
+    struct clrie_il_clause_info in = {CLRIE_IL_EH_FINALLY, nth(g, 1), nth(g, 1), nth(g, 2),
+                                      nth(g, 2),           NULL,      0};
+    assert_int_equal(clrie_il_graph_append_clause(g, &o, &outer), 0);
+    assert_int_equal(clrie_il_graph_append_clause(g, &in, &inner), 0);
+    assert_ptr_equal(clrie_il_graph_clause(g, 2), outer);
+    assert_ptr_equal(clrie_il_graph_clause(g, 3), inner);
+    assert_int_equal(clrie_il_graph_remove_clause(g, outer), 0);
+    assert_int_equal(clrie_il_graph_remove_clause(g, inner), 0);
     /* A filter clause needs a filter; others must not have one. */
     info.flags = CLRIE_IL_EH_FILTER;
     assert_int_equal(clrie_il_graph_add_clause(g, &info, NULL), -EINVAL);

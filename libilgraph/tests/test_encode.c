@@ -106,6 +106,19 @@ static void widening_cascades_to_a_fixpoint(void **state)
     clrie_il_graph_free(g);
 }
 
+static void expanded_branches_stay_long(void **state)
+{
+    struct clrie_il_graph *g = decode_code(BYTES(0x2B, 0x00, 0x2D, 0x00, 0x2A));
+    assert_int_equal(clrie_il_instr_expand_branch(nth(g, 0)), 0);
+    assert_int_equal(clrie_il_instr_opcode(nth(g, 0)), CLRIE_IL_OP_BR);
+    expect_code(g, 0, BYTES(0x38, 0x00, 0x00, 0x00, 0x00, 0x2D, 0x00, 0x2A));
+    expect_code(g, CLRIE_IL_ENCODE_PRESERVE, BYTES(0x38, 0x00, 0x00, 0x00, 0x00, 0x2D, 0x00, 0x2A));
+    clrie_il_graph_expand_branches(g);
+    expect_code(g, 0, BYTES(0x38, 0, 0, 0, 0, 0x3A, 0, 0, 0, 0, 0x2A));
+    assert_int_equal(clrie_il_instr_expand_branch(nth(g, 2)), -EINVAL);
+    clrie_il_graph_free(g);
+}
+
 static void il_map_attributes_new_code_to_the_next_original(void **state)
 {
     /* ldarg.0; brtrue.s L; ldc.i4.0; ret; L: ldc.i4.1; ret */
@@ -193,6 +206,7 @@ int main(void)
         cmocka_unit_test(short_branches_widen_when_the_target_moves_out_of_reach),
         cmocka_unit_test(backward_branches_reach_exactly_minus_128),
         cmocka_unit_test(widening_cascades_to_a_fixpoint),
+        cmocka_unit_test(expanded_branches_stay_long),
         cmocka_unit_test(il_map_attributes_new_code_to_the_next_original),
         cmocka_unit_test(headers_grow_to_fat_when_needed),
         cmocka_unit_test(branches_without_targets_are_refused),

@@ -338,7 +338,14 @@ struct clrie_il_opcode_info {
     uint8_t termination;   /* enum clrie_il_termination */
     int8_t pop, push;      /* stack items; CLRIE_IL_STACK_VARIABLE for call/ret forms */
     uint16_t alternate;    /* short <-> long branch form, else CLRIE_IL_OP_INVALID */
+    uint8_t clrie_flags;   /* CLRIE's ILOpcodeFlags: CLRIE_IL_CLRIE_FLAG_* */
 };
+
+/* CLRIE's ILOpcodeFlags values (IInstruction::GetOpcodeFlags): prefixes are Meta, short
+ * branches carry Branch. */
+#define CLRIE_IL_CLRIE_FLAG_META 0x1u
+#define CLRIE_IL_CLRIE_FLAG_UNUSED 0x2u
+#define CLRIE_IL_CLRIE_FLAG_BRANCH 0x4u
 
 /* The facts for an ordinal, or NULL when the ordinal names no opcode (unused, prefixN, or
  * beyond the table). */
@@ -447,6 +454,11 @@ int clrie_il_instr_operand_bytes(const struct clrie_il_instr *n, uint8_t buf[8])
 /* Branch target (branches and leave), NULL for other nodes. */
 struct clrie_il_instr *clrie_il_instr_branch_target(const struct clrie_il_instr *n);
 int clrie_il_instr_set_branch_target(struct clrie_il_instr *n, struct clrie_il_instr *target);
+/* Keeps a branch in its long form whatever the encoding mode (CLRIE's ExpandBranch); the
+ * node's opcode becomes the long form at once. -EINVAL for other nodes. */
+int clrie_il_instr_expand_branch(struct clrie_il_instr *n);
+/* Expands every branch of the current list (CLRIE's ExpandBranches). */
+void clrie_il_graph_expand_branches(struct clrie_il_graph *g);
 /* Switch targets. */
 uint32_t clrie_il_instr_switch_count(const struct clrie_il_instr *n);
 struct clrie_il_instr *clrie_il_instr_switch_target(const struct clrie_il_instr *n, uint32_t i);
@@ -550,6 +562,10 @@ int clrie_il_clause_set(struct clrie_il_graph *g, struct clrie_il_clause *c,
  * their order. */
 int clrie_il_graph_add_clause(struct clrie_il_graph *g, const struct clrie_il_clause_info *info,
                               struct clrie_il_clause **out);
+/* Appends a clause at the end of the table without reordering (CLRIE's AddExceptionClause);
+ * the caller answers for the order, which the verifier checks. */
+int clrie_il_graph_append_clause(struct clrie_il_graph *g, const struct clrie_il_clause_info *info,
+                                 struct clrie_il_clause **out);
 int clrie_il_graph_remove_clause(struct clrie_il_graph *g, struct clrie_il_clause *c);
 
 /* ---- Encoding --------------------------------------------------------------------------- */
