@@ -1,0 +1,2 @@
+#include "tool.h"
+int tool_bench(int argc, char **argv) { return 0; }
