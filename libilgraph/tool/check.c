@@ -49,6 +49,9 @@ struct check_site {
     const struct tool_method *method;
 };
 
+/* Records a failure; offset is an IL offset, or NO_OFFSET when what says where. */
+#define NO_OFFSET UINT32_MAX
+
 static void fail(struct check_site *s, enum check_kind kind, uint32_t offset, const char *what)
 {
     unsigned long n = s->t->failures[kind]++;
@@ -59,12 +62,15 @@ static void fail(struct check_site *s, enum check_kind kind, uint32_t offset, co
         name[0] == '\0')
         snprintf(name, sizeof(name), "?");
     const char *base = strrchr(s->path, '/');
-    size_t len = (size_t)snprintf(NULL, 0, "%s 0x%08" PRIX32 " %s: IL_%04" PRIx32 ": %s",
-                                  base ? base + 1 : s->path, s->method->token, name, offset, what);
+    char where[24] = "";
+    if (offset != NO_OFFSET)
+        snprintf(where, sizeof(where), "IL_%04" PRIx32 ": ", offset);
+    size_t len = (size_t)snprintf(NULL, 0, "%s 0x%08" PRIX32 " %s: %s%s", base ? base + 1 : s->path,
+                                  s->method->token, name, where, what);
     char *line = malloc(len + 1);
     if (line)
-        snprintf(line, len + 1, "%s 0x%08" PRIX32 " %s: IL_%04" PRIx32 ": %s",
-                 base ? base + 1 : s->path, s->method->token, name, offset, what);
+        snprintf(line, len + 1, "%s 0x%08" PRIX32 " %s: %s%s", base ? base + 1 : s->path,
+                 s->method->token, name, where, what);
     s->t->first[kind][n] = line;
 }
 
@@ -118,7 +124,7 @@ static void check_round_trip(struct check_site *s, struct clrie_il_graph *g)
                  "re-encoded body (%zu bytes) differs from the original (%zu bytes) at body "
                  "byte %zu",
                  len, b->len, at);
-        fail(s, CHECK_ROUND_TRIP, 0, what);
+        fail(s, CHECK_ROUND_TRIP, NO_OFFSET, what);
     }
     free(out);
 }
@@ -150,7 +156,7 @@ static void check_stack(struct check_site *s, struct clrie_il_graph *g, struct t
     char what[120];
     snprintf(what, sizeof(what), "the header declares max stack %u, the code needs %" PRIu32,
              (unsigned)b->max_stack, computed);
-    fail(s, CHECK_STACK, 0, what);
+    fail(s, CHECK_STACK, NO_OFFSET, what);
 }
 
 /* Single return + fat header, as an instrumenting plugin would ask, then encode (shortest
@@ -204,8 +210,9 @@ static void check_transformed(struct check_site *s, struct clrie_il_graph *g,
     r = clrie_il_graph_decode(body, len, &again, &diag);
     if (r != 0) {
         char what[240];
-        snprintf(what, sizeof(what), "transformed body does not decode: %s", diag.message);
-        fail(s, CHECK_TRANSFORM, diag.offset, what);
+        snprintf(what, sizeof(what), "transformed body does not decode: %s (body byte %" PRIu32 ")",
+                 diag.message, diag.offset);
+        fail(s, CHECK_TRANSFORM, NO_OFFSET, what);
         goto out;
     }
     f = (struct first_report){0};
@@ -229,7 +236,11 @@ static void check_method(struct check_site *s)
     s->t->methods++;
     int r = clrie_il_graph_decode(s->method->body.start, s->method->body.len, &g, &diag);
     if (r != 0) {
-        fail(s, CHECK_DECODE, diag.offset, r == -EILSEQ ? diag.message : strerror(-r));
+        char what[260];
+        snprintf(what, sizeof(what), "%s (body byte %" PRIu32 ", file offset 0x%zX)",
+                 r == -EILSEQ ? diag.message : strerror(-r), diag.offset,
+                 s->method->body.file_offset + diag.offset);
+        fail(s, CHECK_DECODE, NO_OFFSET, what);
         return;
     }
     struct tool_resolver res;
@@ -266,7 +277,7 @@ static void check_assembly(struct check_totals *t, const char *path)
             snprintf(what, sizeof(what), "%s (at byte offset 0x%zX)",
                      r == -EILSEQ ? diag.message : strerror(-r), diag.offset);
             t->methods++;
-            fail(&s, CHECK_READ, 0, what);
+            fail(&s, CHECK_READ, NO_OFFSET, what);
             continue;
         }
         check_method(&s);
