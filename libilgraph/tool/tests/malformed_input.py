@@ -3,10 +3,12 @@
 given to every subcommand, end with exit status 0 or 1 (never a crash, a signal or a
 sanitizer report), and a non-zero status comes with a message (one "clrie-il: ..." line
 per error on stderr, or check's failure list). Usage errors exit 2; a missing file exits
-1 naming the file. Run in the ASan+UBSan build as well."""
+1 naming the file. A body made invalid (an ldarg.0 turned into nop) is reported by
+check with the method and the stack underflow. Run in the ASan+UBSan build as well."""
 import argparse
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -97,6 +99,29 @@ def main():
     with open(args.assembly, "rb") as f:
         data = f.read()
     with tempfile.TemporaryDirectory() as tmp:
+        # Well-formed bytes, invalid IL: the first ldarg.0 of a fat body becomes nop, so
+        # the next instruction underflows. check names the method and the problem.
+        runs += 1
+        r = run(tool, ["dis", args.assembly])
+        m = re.search(r"\.method (0x[0-9A-F]{8}) (\S+)\n  // fat header, body \d+ bytes at "
+                      r"file offset (0x[0-9A-F]+), code \d+ bytes\n(?:  [^\n]*\n)*?"
+                      r"  IL_0000: ldarg\.0\n", r.stdout)
+        if not m:
+            failures.append("verifier findings: no fat body starting with ldarg.0 in the listing")
+        else:
+            code_at = int(m.group(3), 16) + 12
+            bad = bytearray(data)
+            bad[code_at] = 0x00
+            path = os.path.join(tmp, "underflow.dll")
+            with open(path, "wb") as f:
+                f.write(bad)
+            runs += 1
+            r = run(tool, ["check", path])
+            if (r.returncode != 1 or "original verify failures: 1;" not in r.stdout
+                    or "stack underflow" not in r.stdout or m.group(2) not in r.stdout):
+                failures.append(f"verifier findings: {m.group(2)} with ldarg.0 -> nop: "
+                                f"exit {r.returncode}\n{r.stdout}")
+
         path = os.path.join(tmp, "bad.dll")
         for label, content in variants(data, args.count, args.seed):
             with open(path, "wb") as f:
