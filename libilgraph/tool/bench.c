@@ -20,6 +20,7 @@
 
 struct bench_method {
     const struct asm_assembly *assembly;
+    const char *path;
     struct tool_method m;
     double decode, encode, transform; /* best seconds over the passes */
 };
@@ -145,8 +146,8 @@ static int run_method(struct bench_method *b, struct bench_pass *pass, bool firs
         b->transform = x;
     return 0;
 fail:
-    tool_error("bench: method 0x%08" PRIX32 ": %s (IL_%04" PRIx32 ")", b->m.token,
-               r == -EILSEQ ? diag.message : strerror(-r), diag.offset);
+    tool_error("bench: %s: method 0x%08" PRIX32 " cannot be measured: %s (offset %" PRIu32 ")",
+               b->path, b->m.token, r == -EILSEQ ? diag.message : strerror(-r), diag.offset);
     return -1;
 }
 
@@ -170,14 +171,16 @@ static void print_spread(const char *what, struct bench_method *ms, size_t n, si
     if (asm_token_name(ms[worst].assembly, ms[worst].m.token, name, sizeof(name), NULL) != 0 &&
         name[0] == '\0')
         snprintf(name, sizeof(name), "?");
-    printf("  %-22s median %8.2f us   worst %9.1f us (0x%08" PRIX32 " %s, %" PRIu32
+    const char *file = strrchr(ms[worst].path, '/');
+    printf("  %-22s median %8.2f us   worst %9.1f us (%s 0x%08" PRIX32 " %s, %" PRIu32
            " bytes of code)\n",
-           what, v[n / 2] * 1e6, v[n - 1] * 1e6, ms[worst].m.token, name,
-           ms[worst].m.body.code_size);
+           what, v[n / 2] * 1e6, v[n - 1] * 1e6, file ? file + 1 : ms[worst].path,
+           ms[worst].m.token, name, ms[worst].m.body.code_size);
     free(v);
 }
 
-static int load_methods(struct asm_assembly *a, struct bench_method **ms, size_t *n, size_t *cap)
+static int load_methods(struct asm_assembly *a, const char *path, struct bench_method **ms,
+                        size_t *n, size_t *cap)
 {
     uint32_t rows = asm_table_rows(a, ASM_TABLE_METHOD_DEF);
     for (uint32_t row = 1; row <= rows; row++) {
@@ -202,7 +205,7 @@ static int load_methods(struct asm_assembly *a, struct bench_method **ms, size_t
             *ms = grown;
             *cap = c;
         }
-        (*ms)[(*n)++] = (struct bench_method){.assembly = a, .m = m};
+        (*ms)[(*n)++] = (struct bench_method){.assembly = a, .path = path, .m = m};
     }
     return 0;
 }
@@ -244,7 +247,7 @@ int tool_bench(int argc, char **argv)
             continue;
         }
         struct asm_assembly *a = tool_open(argv[i]);
-        if (!a || load_methods(a, &ms, &n, &cap) != 0) {
+        if (!a || load_methods(a, argv[i], &ms, &n, &cap) != 0) {
             asm_assembly_free(a);
             status = TOOL_EXIT_FAIL;
             goto out;

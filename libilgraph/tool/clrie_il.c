@@ -1,7 +1,7 @@
 /* clrie-il: reads .NET assemblies and runs their method bodies through libilgraph.
  *
  *     clrie-il dis ASSEMBLY [--method NAME|TOKEN] [--canonical]
- *     clrie-il check ASSEMBLY...
+ *     clrie-il check [--strict] ASSEMBLY...
  *     clrie-il bench [--repeat N] ASSEMBLY...
  *
  * Exit status: 0 ok, 1 failures found or bad input, 2 usage. */
@@ -12,15 +12,18 @@
 
 static const char usage[] =
     "usage: clrie-il dis ASSEMBLY [--method NAME|TOKEN] [--canonical]\n"
-    "       clrie-il check ASSEMBLY...\n"
+    "       clrie-il check [--strict] ASSEMBLY...\n"
     "       clrie-il bench [--repeat N] ASSEMBLY...\n"
     "\n"
     "  dis    disassemble method bodies: offsets, operands, EH clauses, max stack;\n"
     "         --canonical prints test/ildump's canonical format (diffable with ildump),\n"
     "         --method selects methods whose full name contains NAME, or one token\n"
     "  check  for every method body: byte-exact decode/encode round trip, verify,\n"
-    "         computed vs declared max stack, single-return + fat header then verify\n"
+    "         computed vs declared max stack, single-return + fat header then verify;\n"
+    "         exit 1 on unreadable bodies, round-trip or transformed-verify failures\n"
+    "         (--strict: also original-verify failures and too small declared max stack)\n"
     "  bench  decode, encode and transform throughput over every method body\n"
+    "         (methods/s, MB/s of IL, median and worst per-method time; --repeat N passes)\n"
     "\n"
     "exit status: 0 ok, 1 failures found or bad input, 2 usage\n";
 
