@@ -5,9 +5,10 @@
  *   verifies       the verifier finds nothing in the original body
  *   max stack      the computed depth against the header's (a tiny header implies 8)
  *   transformed    single return + fat header, encoded, decoded again: verifies
+ *   wrapped        the body wrapped in try/finally + fat header, the same way: verifies
  *
  * Exit 1 when a body cannot be read or decoded, a round trip is not byte-exact or a
- * transformed body does not verify; with --strict also when an original body does not
+ * transformed or wrapped body does not verify; with --strict also when an original body does not
  * verify or declares less stack than it uses. The first failures of each kind are listed. */
 #include <errno.h>
 #include <inttypes.h>
@@ -26,23 +27,22 @@ enum check_kind {
     CHECK_VERIFY,     /* the original does not verify */
     CHECK_STACK,      /* max stack could not be computed, or the header declares less */
     CHECK_TRANSFORM,  /* the transformed body fails to build, encode, decode or verify */
+    CHECK_WRAP,       /* the same for the wrapped body */
     CHECK_STACK_OVER, /* the header declares more than the code needs: legal, listed */
     CHECK_KINDS
 };
 
 static const char *const kind_names[CHECK_KINDS] = {
-    "unreadable body failures",
-    "decode failures",
-    "round trip failures",
-    "original verify failures",
-    "max stack failures",
-    "transformed failures",
-    "max stack declared over computed (legal, not a failure)",
+    "unreadable body failures", "decode failures",
+    "round trip failures",      "original verify failures",
+    "max stack failures",       "transformed failures",
+    "wrapped failures",         "max stack declared over computed (legal, not a failure)",
 };
 
 struct check_totals {
     unsigned long assemblies, bad_assemblies, methods;
     unsigned long round_trip_ok, verify_ok, transformed_ok, single_ret_changed;
+    unsigned long wrapped_ok, wrap_unsupported;
     unsigned long stack_equal, stack_over, stack_under, stack_tiny_ok, stack_unknown;
     unsigned long failures[CHECK_KINDS];
     char *first[CHECK_KINDS][FIRST_FAILURES];
@@ -173,8 +173,9 @@ static void check_stack(struct check_site *s, struct clrie_il_graph *g, struct t
 /* Single return + fat header, as an instrumenting plugin would ask, then encode (shortest
  * branch forms), decode the new body and verify it. */
 static void check_transformed(struct check_site *s, struct clrie_il_graph *g,
-                              struct tool_resolver *res)
+                              struct tool_resolver *res, bool wrap)
 {
+    enum check_kind kind = wrap ? CHECK_WRAP : CHECK_TRANSFORM;
     const struct tool_method *m = s->method;
     struct clrie_il_method_context ctx = {
         .method_sig = m->signature.data,
@@ -187,15 +188,21 @@ static void check_transformed(struct check_site *s, struct clrie_il_graph *g,
     struct clrie_il_graph *again = NULL;
     uint8_t *body = NULL;
     size_t len = 0;
-    int r = clrie_il_transform_single_ret(g, &ctx, &tr, &diag);
-    if (r != 0) {
-        fail(s, CHECK_TRANSFORM, diag.offset, diag.message[0] ? diag.message : strerror(-r));
+    int r = wrap ? clrie_il_transform_wrap(g, CLRIE_IL_EH_FINALLY, 0, &ctx, &tr, &diag)
+                 : clrie_il_transform_single_ret(g, &ctx, &tr, &diag);
+    if (r == -ENOTSUP && wrap) {
+        s->t->wrap_unsupported++; /* jmp: a body that cannot be wrapped */
         goto out;
     }
-    s->t->single_ret_changed += tr.changed;
+    if (r != 0) {
+        fail(s, kind, diag.offset, diag.message[0] ? diag.message : strerror(-r));
+        goto out;
+    }
+    if (!wrap)
+        s->t->single_ret_changed += tr.changed;
     r = clrie_il_transform_fat_header(g, tool_resolve_stack, res, &diag);
     if (r != 0) {
-        fail(s, CHECK_TRANSFORM, diag.offset, diag.message[0] ? diag.message : strerror(-r));
+        fail(s, kind, diag.offset, diag.message[0] ? diag.message : strerror(-r));
         goto out;
     }
     if (tr.local_sig) {
@@ -210,12 +217,12 @@ static void check_transformed(struct check_site *s, struct clrie_il_graph *g,
     if (!verifies(g, res, &f)) {
         char what[240];
         snprintf(what, sizeof(what), "transformed graph: %s", f.message);
-        fail(s, CHECK_TRANSFORM, f.offset, what);
+        fail(s, kind, f.offset, what);
         goto out;
     }
     r = clrie_il_graph_encode(g, 0, &body, &len, &diag);
     if (r != 0) {
-        fail(s, CHECK_TRANSFORM, diag.offset, diag.message[0] ? diag.message : strerror(-r));
+        fail(s, kind, diag.offset, diag.message[0] ? diag.message : strerror(-r));
         goto out;
     }
     r = clrie_il_graph_decode(body, len, &again, &diag);
@@ -223,17 +230,20 @@ static void check_transformed(struct check_site *s, struct clrie_il_graph *g,
         char what[240];
         snprintf(what, sizeof(what), "transformed body does not decode: %s (body byte %" PRIu32 ")",
                  diag.message, diag.offset);
-        fail(s, CHECK_TRANSFORM, NO_OFFSET, what);
+        fail(s, kind, NO_OFFSET, what);
         goto out;
     }
     f = (struct first_report){0};
     if (!verifies(again, res, &f)) {
         char what[240];
         snprintf(what, sizeof(what), "transformed body: %s", f.message);
-        fail(s, CHECK_TRANSFORM, f.offset, what);
+        fail(s, kind, f.offset, what);
         goto out;
     }
-    s->t->transformed_ok++;
+    if (wrap)
+        s->t->wrapped_ok++;
+    else
+        s->t->transformed_ok++;
 out:
     clrie_il_graph_free(again);
     free(body);
@@ -263,7 +273,11 @@ static void check_method(struct check_site *s)
     else
         fail(s, CHECK_VERIFY, f.offset, f.message);
     check_stack(s, g, &res);
-    check_transformed(s, g, &res);
+    check_transformed(s, g, &res, false);
+    clrie_il_graph_free(g);
+    g = NULL;
+    if (clrie_il_graph_decode(s->method->body.start, s->method->body.len, &g, &diag) == 0)
+        check_transformed(s, g, &res, true);
     clrie_il_graph_free(g);
 }
 
@@ -309,6 +323,8 @@ static void print_totals(const struct check_totals *t)
     printf("transformed (single return + fat header) verifies: %lu/%lu (%lu changed by single "
            "return)\n",
            t->transformed_ok, m, t->single_ret_changed);
+    printf("wrapped (try/finally + fat header) verifies: %lu/%lu (%lu with jmp, not wrappable)\n",
+           t->wrapped_ok, m - t->wrap_unsupported, t->wrap_unsupported);
     for (int k = 0; k < CHECK_KINDS; k++) {
         if (!t->failures[k])
             continue;
@@ -346,6 +362,7 @@ int tool_check(int argc, char **argv)
     print_totals(t);
     bool failed = t->bad_assemblies || t->failures[CHECK_READ] || t->failures[CHECK_DECODE] ||
                   t->failures[CHECK_ROUND_TRIP] || t->failures[CHECK_TRANSFORM] ||
+                  t->failures[CHECK_WRAP] ||
                   (strict && (t->failures[CHECK_VERIFY] || t->failures[CHECK_STACK]));
     for (int k = 0; k < CHECK_KINDS; k++)
         for (int i = 0; i < FIRST_FAILURES; i++)

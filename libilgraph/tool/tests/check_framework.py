@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Every method body of every assembly of the installed .NET shared framework survives
 `clrie-il check`: byte-exact decode/encode round trip, and single return + fat header
-gives a body that verifies. Prints the figures (methods, round trips, original verifies,
-max stack agreement, transformed verifies); original-verify findings and max-stack
+(and a try/finally wrap + fat header) gives a body that verifies. Prints the figures
+(methods, round trips, original verifies, max stack agreement, transformed verifies); original-verify findings and max-stack
 disagreements are reported, not failed on.
 
 The framework is the newest Microsoft.NETCore.App that `dotnet --list-runtimes` names, or
