@@ -1,0 +1,68 @@
+/* Arena allocation for instruction graphs: nodes are never freed one by one, so a method's
+ * whole graph goes with one walk over a few chunks. */
+#include <stdalign.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena.h"
+
+struct il_arena_chunk {
+    struct il_arena_chunk *prev;
+    alignas(max_align_t) unsigned char data[];
+};
+
+#define FIRST_CHUNK 4096u
+#define MAX_CHUNK (1u << 20)
+
+void il_arena_init(struct il_arena *a)
+{
+    a->head = NULL;
+    a->used = 0;
+    a->size = 0;
+    a->next_size = FIRST_CHUNK;
+}
+
+void il_arena_finish(struct il_arena *a)
+{
+    struct il_arena_chunk *c = a->head;
+    while (c) {
+        struct il_arena_chunk *prev = c->prev;
+        free(c);
+        c = prev;
+    }
+    il_arena_init(a);
+}
+
+void *il_arena_alloc(struct il_arena *a, size_t size)
+{
+    const size_t align = alignof(max_align_t);
+    if (size > SIZE_MAX / 2)
+        return NULL;
+    size = (size + align - 1) & ~(align - 1);
+    if (!a->head || a->size - a->used < size) {
+        size_t cap = a->next_size;
+        if (cap < size)
+            cap = size;
+        struct il_arena_chunk *c = malloc(sizeof(*c) + cap);
+        if (!c)
+            return NULL;
+        c->prev = a->head;
+        a->head = c;
+        a->used = 0;
+        a->size = cap;
+        if (a->next_size < MAX_CHUNK)
+            a->next_size *= 2;
+    }
+    void *p = a->head->data + a->used;
+    a->used += size;
+    memset(p, 0, size);
+    return p;
+}
+
+void *il_arena_array(struct il_arena *a, size_t n, size_t size)
+{
+    if (size != 0 && n > SIZE_MAX / size)
+        return NULL;
+    return il_arena_alloc(a, n * size);
+}

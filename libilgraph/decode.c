@@ -1,0 +1,496 @@
+/* Decoding: method headers (tiny, fat), instruction streams and exception sections into a
+ * graph. Every read is bounds-checked against the bytes given; every failure names the byte
+ * offset and what was expected there. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph_private.h"
+
+#define SECT_EH_TABLE 0x01u
+#define SECT_OPT_IL_TABLE 0x02u
+#define SECT_FAT 0x40u
+#define SECT_MORE 0x80u
+
+static uint16_t le16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+    return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+/* The node starting at offset among nodes sorted by offset, or NULL. */
+static struct clrie_il_instr *find(struct clrie_il_instr *const *nodes, size_t count,
+                                   uint64_t offset)
+{
+    size_t lo = 0, hi = count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (nodes[mid]->offset == offset)
+            return nodes[mid];
+        if (nodes[mid]->offset < offset)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+static int push_node(struct clrie_il_instr ***nodes, size_t *count, size_t *cap,
+                     struct clrie_il_instr *n)
+{
+    if (*count == *cap) {
+        size_t c = *cap ? *cap * 2 : 64;
+        struct clrie_il_instr **p = realloc(*nodes, c * sizeof(*p));
+        if (!p)
+            return -ENOMEM;
+        *nodes = p;
+        *cap = c;
+    }
+    (*nodes)[(*count)++] = n;
+    return 0;
+}
+
+/* Reads one instruction's operand at code[pos..len); checks that branch targets lie in the
+ * code (whether they hit an instruction start is checked once all starts are known). */
+static int read_operand(struct clrie_il_graph *g, struct clrie_il_instr *n, const uint8_t *code,
+                        size_t len, size_t start, size_t *pos, size_t base,
+                        struct clrie_il_diag *diag)
+{
+    const struct clrie_il_opcode_info *info = clrie_il_opcode_info(n->opcode);
+    size_t p = *pos;
+    if (len - p < info->operand_len)
+        return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
+                       "%s at IL offset %zu needs a %u-byte operand but only %zu bytes remain",
+                       info->name, start, info->operand_len, len - p);
+    const uint8_t *o = code + p;
+    int64_t target;
+    switch (info->operand_kind) {
+    case CLRIE_IL_OPERAND_NONE:
+        break;
+    case CLRIE_IL_OPERAND_INT8:
+        n->u.i = (int8_t)o[0];
+        break;
+    case CLRIE_IL_OPERAND_UINT8:
+        n->u.i = o[0];
+        break;
+    case CLRIE_IL_OPERAND_UINT16:
+        n->u.i = le16(o);
+        break;
+    case CLRIE_IL_OPERAND_INT32:
+        n->u.i = (int32_t)le32(o);
+        break;
+    case CLRIE_IL_OPERAND_TOKEN:
+        n->u.i = le32(o);
+        break;
+    case CLRIE_IL_OPERAND_INT64:
+        n->u.i = (int64_t)le64(o);
+        break;
+    case CLRIE_IL_OPERAND_FLOAT32: {
+        uint32_t bits = le32(o);
+        memcpy(&n->u.r4, &bits, 4);
+        break;
+    }
+    case CLRIE_IL_OPERAND_FLOAT64: {
+        uint64_t bits = le64(o);
+        memcpy(&n->u.r8, &bits, 8);
+        break;
+    }
+    case CLRIE_IL_OPERAND_BRANCH8:
+    case CLRIE_IL_OPERAND_BRANCH32:
+        target = (int64_t)(p + info->operand_len) +
+                 (info->operand_len == 1 ? (int8_t)o[0] : (int32_t)le32(o));
+        if (target < 0 || (uint64_t)target >= len)
+            return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
+                           "%s at IL offset %zu targets IL offset %lld, outside the code "
+                           "(0..%zu)",
+                           info->name, start, (long long)target, len - 1);
+        break;
+    case CLRIE_IL_OPERAND_SWITCH: {
+        uint32_t count = le32(o);
+        if (count > (len - p - 4) / 4)
+            return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
+                           "switch at IL offset %zu has %u targets but only %zu bytes remain",
+                           start, count, len - p - 4);
+        size_t end = p + 4 + 4 * (size_t)count;
+        for (uint32_t i = 0; i < count; i++) {
+            target = (int64_t)end + (int32_t)le32(o + 4 + 4 * (size_t)i);
+            if (target < 0 || (uint64_t)target >= len)
+                return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
+                               "switch at IL offset %zu: target %u is IL offset %lld, outside "
+                               "the code (0..%zu)",
+                               start, i, (long long)target, len - 1);
+        }
+        n->u.sw.targets = il_arena_array(&g->arena, count ? count : 1, sizeof(struct il_ref));
+        if (!n->u.sw.targets)
+            return -ENOMEM;
+        n->u.sw.count = count;
+        *pos = end;
+        return 0;
+    }
+    }
+    *pos = p + info->operand_len;
+    return 0;
+}
+
+/* Second pass: turn the branch and switch displacements (read again from the bytes) into
+ * node references. */
+static int resolve_targets(struct clrie_il_instr *const *nodes, size_t count, const uint8_t *code,
+                           size_t len, size_t base, struct clrie_il_diag *diag)
+{
+    /* offset -> node index + 1 (0: no instruction starts there). One direct lookup per
+     * target keeps big methods linear; a search through node pointers would miss the cache
+     * at every probe. Targets were range-checked while reading. */
+    uint32_t *start = calloc(len ? len : 1, sizeof(*start));
+    if (!start)
+        return -ENOMEM;
+    for (size_t k = 0; k < count; k++)
+        start[nodes[k]->offset] = (uint32_t)k + 1;
+    int r = 0;
+    for (size_t k = 0; k < count; k++) {
+        struct clrie_il_instr *n = nodes[k];
+        const struct clrie_il_opcode_info *info = clrie_il_opcode_info(n->opcode);
+        size_t p = n->offset + info->opcode_len;
+        if (il_is_branch(n->opcode)) {
+            int64_t t = (int64_t)(p + info->operand_len) +
+                        (info->operand_len == 1 ? (int8_t)code[p] : (int32_t)le32(code + p));
+            if (!start[t]) {
+                r = il_diag(diag, -EILSEQ, (uint32_t)(base + n->offset),
+                            "%s at IL offset %u targets IL offset %lld, inside an instruction",
+                            info->name, n->offset, (long long)t);
+                goto out;
+            }
+            il_ref_set(&n->u.branch, nodes[start[t] - 1]);
+        } else if (n->opcode == CLRIE_IL_OP_SWITCH) {
+            size_t end = p + 4 + 4 * (size_t)n->u.sw.count;
+            for (uint32_t i = 0; i < n->u.sw.count; i++) {
+                int64_t t = (int64_t)end + (int32_t)le32(code + p + 4 + 4 * (size_t)i);
+                if (!start[t]) {
+                    r = il_diag(diag, -EILSEQ, (uint32_t)(base + n->offset),
+                                "switch at IL offset %u: target %u is IL offset %lld, inside "
+                                "an instruction",
+                                n->offset, i, (long long)t);
+                    goto out;
+                }
+                il_ref_set(&n->u.sw.targets[i], nodes[start[t] - 1]);
+            }
+        }
+    }
+out:
+    free(start);
+    return r;
+}
+
+int il_decode_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t base,
+                   bool fragment, struct clrie_il_instr ***nodes_out, size_t *count_out,
+                   struct clrie_il_diag *diag)
+{
+    struct clrie_il_instr **nodes = NULL;
+    size_t count = 0, cap = 0;
+    int r = 0;
+    if (len > UINT32_MAX - 16) {
+        r = il_diag(diag, -EILSEQ, (uint32_t)base, "code of %zu bytes is too long", len);
+        goto out;
+    }
+    size_t pos = 0;
+    while (pos < len) {
+        size_t start = pos;
+        uint16_t op = code[pos++];
+        if (op == 0xFE) {
+            if (pos == len) {
+                r = il_diag(diag, -EILSEQ, (uint32_t)(base + start),
+                            "two-byte opcode at IL offset %zu is cut off after 0xFE", start);
+                goto out;
+            }
+            op = (uint16_t)(0x100 | code[pos++]);
+        }
+        if (!clrie_il_opcode_info(op)) {
+            if (op >= 0x100)
+                r = il_diag(diag, -EILSEQ, (uint32_t)(base + start),
+                            "unknown opcode 0xFE 0x%02X at IL offset %zu", op & 0xFF, start);
+            else
+                r = il_diag(diag, -EILSEQ, (uint32_t)(base + start),
+                            "unknown opcode 0x%02X at IL offset %zu", op, start);
+            goto out;
+        }
+        struct clrie_il_instr *n = il_instr_alloc(g, op);
+        if (!n) {
+            r = -ENOMEM;
+            goto out;
+        }
+        n->offset = (uint32_t)start;
+        n->index = (uint32_t)count;
+        if (!fragment) {
+            n->orig_offset = (uint32_t)start;
+            n->state = IL_ORIGINAL;
+        }
+        r = read_operand(g, n, code, len, start, &pos, base, diag);
+        if (r < 0)
+            goto out;
+        r = push_node(&nodes, &count, &cap, n);
+        if (r < 0)
+            goto out;
+    }
+    r = resolve_targets(nodes, count, code, len, base, diag);
+    if (r < 0)
+        goto out;
+    for (size_t k = 0; k < count; k++) {
+        if (!fragment) {
+            nodes[k]->orig_prev = k ? nodes[k - 1] : NULL;
+            nodes[k]->orig_next = k + 1 < count ? nodes[k + 1] : NULL;
+            il_graph_append(g, nodes[k]);
+        }
+    }
+    *nodes_out = nodes;
+    *count_out = count;
+    return 0;
+out:
+    free(nodes);
+    return r;
+}
+
+/* ---- Exception sections ---- */
+
+/* Binds one block [start, start + length) to its first and last nodes. */
+static int bind_block(struct clrie_il_graph *g, uint32_t start, uint32_t length,
+                      struct il_ref *first, struct il_ref *last, const char *what,
+                      size_t clause_pos, struct clrie_il_diag *diag)
+{
+    uint64_t end = (uint64_t)start + length;
+    if (length == 0)
+        return il_diag(diag, -EILSEQ, (uint32_t)clause_pos, "%s block at IL offset %u is empty",
+                       what, start);
+    if (end > g->code_size)
+        return il_diag(diag, -EILSEQ, (uint32_t)clause_pos,
+                       "%s block IL %u..%llu ends past the code (%u bytes)", what, start,
+                       (unsigned long long)end, g->code_size);
+    struct clrie_il_instr *f = find(g->orig, g->orig_count, start);
+    if (!f)
+        return il_diag(diag, -EILSEQ, (uint32_t)clause_pos,
+                       "%s block starts at IL offset %u, inside an instruction", what, start);
+    struct clrie_il_instr *l;
+    if (end == g->code_size) {
+        l = g->orig[g->orig_count - 1];
+    } else {
+        struct clrie_il_instr *after = find(g->orig, g->orig_count, end);
+        if (!after)
+            return il_diag(diag, -EILSEQ, (uint32_t)clause_pos,
+                           "%s block ends at IL offset %llu, inside an instruction", what,
+                           (unsigned long long)end);
+        l = after->orig_prev;
+    }
+    il_ref_set(first, f);
+    il_ref_set(last, l);
+    return 0;
+}
+
+static int read_clause(struct clrie_il_graph *g, const uint8_t *p, bool fat, size_t pos,
+                       uint32_t section, struct clrie_il_diag *diag)
+{
+    uint32_t flags, try_off, try_len, h_off, h_len, extra;
+    if (fat) {
+        flags = le32(p);
+        try_off = le32(p + 4);
+        try_len = le32(p + 8);
+        h_off = le32(p + 12);
+        h_len = le32(p + 16);
+        extra = le32(p + 20);
+    } else {
+        flags = le16(p);
+        try_off = le16(p + 2);
+        try_len = p[4];
+        h_off = le16(p + 5);
+        h_len = p[7];
+        extra = le32(p + 8);
+    }
+    uint32_t kind = flags & CLRIE_IL_EH_KIND_MASK;
+    if (kind != CLRIE_IL_EH_CATCH && kind != CLRIE_IL_EH_FILTER && kind != CLRIE_IL_EH_FINALLY &&
+        kind != CLRIE_IL_EH_FAULT)
+        return il_diag(diag, -EILSEQ, (uint32_t)pos,
+                       "exception clause flags 0x%X name more than one kind of handler", flags);
+    struct clrie_il_clause *c = il_arena_alloc(&g->arena, sizeof(*c));
+    if (!c)
+        return -ENOMEM;
+    c->flags = flags;
+    c->section = section;
+    c->try_first.kind = c->handler_first.kind = c->filter_first.kind = IL_REF_FIRST;
+    c->try_last.kind = c->handler_last.kind = IL_REF_LAST;
+    int r = bind_block(g, try_off, try_len, &c->try_first, &c->try_last, "try", pos, diag);
+    if (r == 0)
+        r = bind_block(g, h_off, h_len, &c->handler_first, &c->handler_last, "handler", pos, diag);
+    if (r == 0 && kind == CLRIE_IL_EH_FILTER) {
+        struct clrie_il_instr *f = find(g->orig, g->orig_count, extra);
+        if (!f)
+            r = il_diag(diag, -EILSEQ, (uint32_t)pos,
+                        "filter starts at IL offset %u, which is not an instruction start", extra);
+        else
+            il_ref_set(&c->filter_first, f);
+    } else {
+        c->class_token = extra; /* the catch type; kept as found for finally and fault */
+    }
+    if (r == 0)
+        r = il_graph_push_clause(g, c);
+    if (r < 0) {
+        il_ref_set(&c->try_first, NULL);
+        il_ref_set(&c->try_last, NULL);
+        il_ref_set(&c->handler_first, NULL);
+        il_ref_set(&c->handler_last, NULL);
+        il_ref_set(&c->filter_first, NULL);
+    }
+    return r;
+}
+
+static int read_sections(struct clrie_il_graph *g, const uint8_t *body, size_t len, size_t pos,
+                         struct clrie_il_diag *diag)
+{
+    size_t cap = 0;
+    for (;;) {
+        pos = (pos + 3) & ~(size_t)3;
+        if (pos > len || len - pos < 4)
+            return il_diag(diag, -EILSEQ, (uint32_t)(pos > len ? len : pos),
+                           "the header promises an exception section at offset %zu, but the "
+                           "body ends at %zu",
+                           pos, len);
+        uint8_t kind = body[pos];
+        if (!(kind & SECT_EH_TABLE) || (kind & SECT_OPT_IL_TABLE))
+            return il_diag(diag, -EILSEQ, (uint32_t)pos,
+                           "section kind 0x%02X is not an exception table", kind);
+        bool fat = kind & SECT_FAT;
+        size_t data =
+            fat ? (size_t)body[pos + 1] | (size_t)body[pos + 2] << 8 | (size_t)body[pos + 3] << 16
+                : body[pos + 1];
+        size_t clause_size = fat ? 24 : 12;
+        if (data < 4)
+            return il_diag(diag, -EILSEQ, (uint32_t)pos,
+                           "exception section of %zu bytes is smaller than its 4-byte header",
+                           data);
+        if (data > len - pos)
+            return il_diag(diag, -EILSEQ, (uint32_t)pos,
+                           "exception section of %zu bytes runs past the end of the body (%zu "
+                           "bytes left)",
+                           data, len - pos);
+        size_t n = (data - 4) / clause_size;
+        if (g->section_count == cap) {
+            cap = cap ? cap * 2 : 4;
+            struct il_section *s = il_arena_array(&g->arena, cap, sizeof(*s));
+            if (!s)
+                return -ENOMEM;
+            if (g->section_count)
+                memcpy(s, g->sections, g->section_count * sizeof(*s));
+            g->sections = s;
+        }
+        g->sections[g->section_count].fat = fat;
+        g->sections[g->section_count].clause_count = (uint32_t)n;
+        for (size_t i = 0; i < n; i++) {
+            size_t at = pos + 4 + i * clause_size;
+            int r = read_clause(g, body + at, fat, at, (uint32_t)g->section_count, diag);
+            if (r < 0)
+                return r;
+        }
+        g->section_count++;
+        pos += data;
+        if (!(kind & SECT_MORE))
+            return 0;
+    }
+}
+
+/* ---- Entry points ---- */
+
+static int finish_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t base,
+                       struct clrie_il_diag *diag)
+{
+    g->code_size = (uint32_t)len;
+    return il_decode_code(g, code, len, base, false, &g->orig, &g->orig_count, diag);
+}
+
+int clrie_il_graph_decode(const uint8_t *body, size_t len, struct clrie_il_graph **out,
+                          struct clrie_il_diag *diag)
+{
+    if ((!body && len) || !out)
+        return -EINVAL;
+    if (len == 0)
+        return il_diag(diag, -EILSEQ, 0, "empty body: expected a tiny or fat method header");
+    struct clrie_il_graph *g = il_graph_alloc();
+    if (!g)
+        return -ENOMEM;
+    int r;
+    size_t header;
+    uint32_t code_size;
+    uint8_t b0 = body[0];
+    if ((b0 & 3) == 2) {
+        header = 1;
+        code_size = b0 >> 2;
+    } else if ((b0 & 3) == 3) {
+        if (len < 12) {
+            r = il_diag(diag, -EILSEQ, (uint32_t)len,
+                        "fat method header needs 12 bytes, the body has %zu", len);
+            goto fail;
+        }
+        uint16_t w = le16(body);
+        if (w >> 12 != 3) {
+            r = il_diag(diag, -EILSEQ, 1, "fat header size is %u dwords, expected 3", w >> 12);
+            goto fail;
+        }
+        header = 12;
+        g->fat = g->orig_fat = true;
+        g->flags = w & 0x0FFF;
+        g->max_stack = le16(body + 2);
+        code_size = le32(body + 4);
+        g->local_sig_token = le32(body + 8);
+    } else {
+        r = il_diag(diag, -EILSEQ, 0,
+                    "byte 0x%02X is not a method header (low bits 2 = tiny, 3 = fat)", b0);
+        goto fail;
+    }
+    if (code_size > len - header) {
+        r = il_diag(diag, -EILSEQ, (uint32_t)header,
+                    "code of %u bytes runs past the end of the body (%zu bytes after the "
+                    "header)",
+                    code_size, len - header);
+        goto fail;
+    }
+    r = finish_code(g, body + header, code_size, header, diag);
+    if (r == 0 && g->fat && (g->flags & CLRIE_IL_HEADER_MORE_SECTS))
+        r = read_sections(g, body, len, header + code_size, diag);
+    if (r < 0)
+        goto fail;
+    *out = g;
+    return 0;
+fail:
+    clrie_il_graph_free(g);
+    return r;
+}
+
+int clrie_il_graph_decode_code(const uint8_t *code, size_t len, struct clrie_il_graph **out,
+                               struct clrie_il_diag *diag)
+{
+    if ((!code && len) || !out)
+        return -EINVAL;
+    struct clrie_il_graph *g = il_graph_alloc();
+    if (!g)
+        return -ENOMEM;
+    int r = finish_code(g, code, len, 0, diag);
+    if (r < 0) {
+        clrie_il_graph_free(g);
+        return r;
+    }
+    *out = g;
+    return 0;
+}
+
+int clrie_il_graph_decode_fragment(struct clrie_il_graph *g, const uint8_t *code, size_t len,
+                                   struct clrie_il_instr ***nodes, size_t *count,
+                                   struct clrie_il_diag *diag)
+{
+    if (!g || (!code && len) || !nodes || !count)
+        return -EINVAL;
+    return il_decode_code(g, code, len, 0, true, nodes, count, diag);
+}

@@ -1,0 +1,446 @@
+/* Encoding: lay the current list out (offsets, then branch forms to a fixpoint), write the
+ * code, the header and the exception sections, and derive the IL map. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph_private.h"
+
+#define FAT_FORMAT 0x3u
+#define TINY_FORMAT 0x2u
+#define SECT_EH_TABLE 0x01u
+#define SECT_FAT 0x40u
+#define SECT_MORE 0x80u
+
+static void put16(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    put16(p, v);
+    put16(p + 2, v >> 16);
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+    put32(p, (uint32_t)v);
+    put32(p + 4, (uint32_t)(v >> 32));
+}
+
+static bool target_ok(const struct clrie_il_graph *g, const struct clrie_il_instr *t)
+{
+    return t && t->graph == g && t->attached;
+}
+
+static int check_targets(struct clrie_il_graph *g, const struct clrie_il_instr *n, size_t index,
+                         struct clrie_il_diag *diag)
+{
+    if (il_is_branch(n->opcode) && !target_ok(g, n->u.branch.target))
+        return il_diag(diag, -EINVAL, (uint32_t)index,
+                       "%s (instruction %zu) has no target in the method",
+                       clrie_il_opcode_info(n->opcode)->name, index);
+    if (n->opcode == CLRIE_IL_OP_SWITCH)
+        for (uint32_t i = 0; i < n->u.sw.count; i++)
+            if (!target_ok(g, n->u.sw.targets[i].target))
+                return il_diag(diag, -EINVAL, (uint32_t)index,
+                               "switch (instruction %zu) target %u is not in the method", index, i);
+    return 0;
+}
+
+/* A short branch the fixpoint may still widen: its position and its target's. */
+struct short_branch {
+    uint32_t at, target;
+};
+
+/* Grows the layout arrays to hold n entries. */
+static int reserve(struct clrie_il_graph *g, size_t n)
+{
+    if (g->cur_cap >= n)
+        return 0;
+    size_t cap = n + n / 2 + 16;
+    struct clrie_il_instr **cur = realloc(g->cur, cap * sizeof(*cur));
+    if (cur)
+        g->cur = cur;
+    uint32_t *off = realloc(g->layout_off, cap * sizeof(*off));
+    if (off)
+        g->layout_off = off;
+    uint32_t *size = realloc(g->layout_size, cap * sizeof(*size));
+    if (size)
+        g->layout_size = size;
+    if (!cur || !off || !size)
+        return -ENOMEM;
+    g->cur_cap = cap;
+    return 0;
+}
+
+int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie_il_diag *diag)
+{
+    if (!g)
+        return -EINVAL;
+    int r = reserve(g, g->count + 1);
+    if (r < 0)
+        return r;
+    uint32_t *off = g->layout_off, *size = g->layout_size;
+    size_t i = 0, shorts = 0;
+    uint64_t total = 0;
+    for (struct clrie_il_instr *n = g->first; n; n = n->next, i++) {
+        r = check_targets(g, n, i, diag);
+        if (r < 0)
+            return r;
+        g->cur[i] = n;
+        n->index = (uint32_t)i;
+        if (il_is_branch(n->opcode)) {
+            if (n->keep_long)
+                n->opcode = il_long_form(n->opcode);
+            else if ((flags & CLRIE_IL_ENCODE_PRESERVE) && n->state == IL_ORIGINAL)
+                n->opcode = n->orig_opcode;
+            else
+                n->opcode = il_short_form(n->opcode);
+            shorts += il_is_short_branch(n->opcode);
+        }
+        off[i] = (uint32_t)total;
+        size[i] = il_instr_size(n);
+        total += size[i];
+        if (total > UINT32_MAX - 16)
+            return il_diag(diag, -ERANGE, (uint32_t)i, "code is larger than 4 GiB");
+    }
+    struct short_branch *br = malloc((shorts ? shorts : 1) * sizeof(*br));
+    if (!br)
+        return -ENOMEM;
+    size_t k = 0;
+    for (i = 0; i < g->count; i++)
+        if (il_is_short_branch(g->cur[i]->opcode))
+            br[k++] = (struct short_branch){(uint32_t)i, g->cur[i]->u.branch.target->index};
+
+    /* Only short branches that cannot reach are widened, and widening only moves code
+     * apart, so the rounds end at a fixpoint. Within a round offsets are recomputed as it
+     * goes: a backward target's offset is already this round's, a forward target's is last
+     * round's plus what this round has added so far (a lower bound of its new offset), so
+     * one round catches most cascades and a last round confirms nothing moved. The rounds
+     * run over compact arrays, not the nodes, to stay in cache on big methods. */
+    bool changed;
+    do {
+        changed = false;
+        uint64_t at = 0, shift = 0;
+        size_t next = 0;
+        for (i = 0; i < g->count; i++) {
+            off[i] = (uint32_t)at;
+            if (next < shorts && br[next].at == i) {
+                uint32_t t = br[next].target;
+                if (size[i] == 2) {
+                    int64_t target = t <= i ? (int64_t)off[t] : (int64_t)(off[t] + shift);
+                    int64_t disp = target - (int64_t)(at + 2);
+                    if (disp < INT8_MIN || disp > INT8_MAX) {
+                        size[i] = 5;
+                        shift += 3;
+                        changed = true;
+                    }
+                }
+                next++;
+            }
+            at += size[i];
+        }
+        total = at;
+    } while (changed);
+    free(br);
+    for (i = 0; i < g->count; i++) {
+        struct clrie_il_instr *n = g->cur[i];
+        n->offset = off[i];
+        if (il_is_short_branch(n->opcode) && size[i] == 5)
+            n->opcode = il_long_form(n->opcode);
+    }
+    g->code_size = (uint32_t)total;
+    g->layout_flags = flags;
+    g->stale = false;
+    return 0;
+}
+
+int il_layout_current(struct clrie_il_graph *g, struct clrie_il_diag *diag)
+{
+    return g->stale ? clrie_il_graph_layout(g, g->layout_flags, diag) : 0;
+}
+
+static void write_code(const struct clrie_il_graph *g, uint8_t *out)
+{
+    for (size_t i = 0; i < g->count; i++) {
+        const struct clrie_il_instr *n = g->cur[i];
+        const struct clrie_il_opcode_info *info = clrie_il_opcode_info(n->opcode);
+        uint8_t *p = out + n->offset;
+        if (n->opcode >= 0x100)
+            *p++ = 0xFE;
+        *p++ = (uint8_t)n->opcode;
+        uint32_t end = n->offset + il_instr_size(n);
+        switch (info->operand_kind) {
+        case CLRIE_IL_OPERAND_NONE:
+            break;
+        case CLRIE_IL_OPERAND_INT8:
+        case CLRIE_IL_OPERAND_UINT8:
+            *p = (uint8_t)n->u.i;
+            break;
+        case CLRIE_IL_OPERAND_UINT16:
+            put16(p, (uint32_t)n->u.i);
+            break;
+        case CLRIE_IL_OPERAND_INT32:
+        case CLRIE_IL_OPERAND_TOKEN:
+            put32(p, (uint32_t)n->u.i);
+            break;
+        case CLRIE_IL_OPERAND_INT64:
+            put64(p, (uint64_t)n->u.i);
+            break;
+        case CLRIE_IL_OPERAND_FLOAT32: {
+            uint32_t bits;
+            memcpy(&bits, &n->u.r4, 4);
+            put32(p, bits);
+            break;
+        }
+        case CLRIE_IL_OPERAND_FLOAT64: {
+            uint64_t bits;
+            memcpy(&bits, &n->u.r8, 8);
+            put64(p, bits);
+            break;
+        }
+        case CLRIE_IL_OPERAND_BRANCH8:
+            *p = (uint8_t)(int8_t)((int64_t)n->u.branch.target->offset - end);
+            break;
+        case CLRIE_IL_OPERAND_BRANCH32:
+            put32(p, (uint32_t)((int64_t)n->u.branch.target->offset - end));
+            break;
+        case CLRIE_IL_OPERAND_SWITCH:
+            put32(p, n->u.sw.count);
+            for (uint32_t t = 0; t < n->u.sw.count; t++)
+                put32(p + 4 + 4 * (size_t)t,
+                      (uint32_t)((int64_t)n->u.sw.targets[t].target->offset - end));
+            break;
+        }
+    }
+}
+
+/* One clause's encoded fields. */
+struct eh_row {
+    uint32_t flags, try_off, try_len, h_off, h_len, extra;
+};
+
+static int clause_row(const struct clrie_il_graph *g, size_t k, struct eh_row *row,
+                      struct clrie_il_diag *diag)
+{
+    const struct clrie_il_clause *c = g->clauses[k];
+    const struct clrie_il_instr *tf = c->try_first.target, *tl = c->try_last.target;
+    const struct clrie_il_instr *hf = c->handler_first.target, *hl = c->handler_last.target;
+    bool filter = (c->flags & CLRIE_IL_EH_KIND_MASK) == CLRIE_IL_EH_FILTER;
+    if (!target_ok(g, tf) || !target_ok(g, tl) || !target_ok(g, hf) || !target_ok(g, hl) ||
+        (filter && !target_ok(g, c->filter_first.target)))
+        return il_diag(diag, -EINVAL, 0,
+                       "exception clause %zu refers to an instruction not in "
+                       "the method",
+                       k);
+    if (tl->offset < tf->offset || hl->offset < hf->offset)
+        return il_diag(diag, -EINVAL, tf->offset,
+                       "exception clause %zu has a block that ends before it starts", k);
+    row->flags = c->flags;
+    row->try_off = tf->offset;
+    row->try_len = tl->offset + il_instr_size(tl) - tf->offset;
+    row->h_off = hf->offset;
+    row->h_len = hl->offset + il_instr_size(hl) - hf->offset;
+    row->extra = filter ? c->filter_first.target->offset : c->class_token;
+    return 0;
+}
+
+static bool row_fits_small(const struct eh_row *r)
+{
+    return r->flags <= 0xFFFF && r->try_off <= 0xFFFF && r->try_len <= 0xFF && r->h_off <= 0xFFFF &&
+           r->h_len <= 0xFF;
+}
+
+/* A run of clauses written as one section. */
+struct group {
+    size_t first, count;
+    bool fat;
+};
+
+static size_t group_size(const struct group *gr)
+{
+    return 4 + gr->count * (gr->fat ? 24u : 12u);
+}
+
+int clrie_il_graph_encode_code(struct clrie_il_graph *g, unsigned flags, uint8_t **code,
+                               size_t *len, struct clrie_il_diag *diag)
+{
+    if (!g || !code || !len)
+        return -EINVAL;
+    int r = clrie_il_graph_layout(g, flags, diag);
+    if (r < 0)
+        return r;
+    uint8_t *buf = malloc(g->code_size ? g->code_size : 1);
+    if (!buf)
+        return -ENOMEM;
+    write_code(g, buf);
+    *code = buf;
+    *len = g->code_size;
+    return 0;
+}
+
+int clrie_il_graph_encode(struct clrie_il_graph *g, unsigned flags, uint8_t **body, size_t *len,
+                          struct clrie_il_diag *diag)
+{
+    if (!g || !body || !len)
+        return -EINVAL;
+    int r = clrie_il_graph_layout(g, flags, diag);
+    if (r < 0)
+        return r;
+
+    struct eh_row *rows = NULL;
+    struct group *groups = NULL;
+    size_t group_count = 0;
+    uint8_t *buf = NULL;
+    size_t nclauses = g->clause_count;
+    if (nclauses) {
+        rows = malloc(nclauses * sizeof(*rows));
+        groups = malloc((g->section_count + 1) * sizeof(*groups));
+        if (!rows || !groups) {
+            r = -ENOMEM;
+            goto out;
+        }
+        for (size_t k = 0; k < nclauses; k++) {
+            r = clause_row(g, k, &rows[k], diag);
+            if (r < 0)
+                goto out;
+        }
+        bool keep = (flags & CLRIE_IL_ENCODE_PRESERVE) && !(flags & CLRIE_IL_ENCODE_FAT_EH) &&
+                    !g->clauses_edited && g->section_count > 0;
+        if (keep) {
+            size_t at = 0;
+            for (size_t s = 0; s < g->section_count; s++) {
+                groups[s] = (struct group){at, g->sections[s].clause_count, g->sections[s].fat};
+                at += g->sections[s].clause_count;
+            }
+            group_count = g->section_count;
+            keep = at == nclauses;
+        }
+        if (!keep) {
+            groups[0] = (struct group){0, nclauses, (flags & CLRIE_IL_ENCODE_FAT_EH) != 0};
+            group_count = 1;
+        }
+        for (size_t s = 0; s < group_count; s++) {
+            for (size_t k = groups[s].first; k < groups[s].first + groups[s].count; k++)
+                if (!row_fits_small(&rows[k]))
+                    groups[s].fat = true;
+            if (!groups[s].fat && group_size(&groups[s]) > 0xFF)
+                groups[s].fat = true;
+            if (group_size(&groups[s]) > 0xFFFFFF) {
+                r = il_diag(diag, -ERANGE, 0, "%zu exception clauses do not fit one section",
+                            groups[s].count);
+                goto out;
+            }
+        }
+    }
+
+    bool tiny = !g->fat && !(flags & CLRIE_IL_ENCODE_FAT_HEADER) && g->code_size < 64 &&
+                nclauses == 0 && g->max_stack <= 8 && g->local_sig_token == 0;
+    size_t header = tiny ? 1 : 12;
+    size_t size = header + g->code_size;
+    size_t eh_at = (size + 3) & ~(size_t)3;
+    if (nclauses) {
+        size = eh_at;
+        for (size_t s = 0; s < group_count; s++)
+            size = ((size + 3) & ~(size_t)3) + group_size(&groups[s]);
+    }
+    buf = calloc(1, size);
+    if (!buf) {
+        r = -ENOMEM;
+        goto out;
+    }
+    if (tiny) {
+        buf[0] = (uint8_t)(TINY_FORMAT | g->code_size << 2);
+    } else {
+        uint32_t f = (g->flags & 0x0FFFu & ~(FAT_FORMAT | CLRIE_IL_HEADER_MORE_SECTS)) |
+                     FAT_FORMAT | (nclauses ? CLRIE_IL_HEADER_MORE_SECTS : 0);
+        put16(buf, f | 3u << 12);
+        put16(buf + 2, g->max_stack);
+        put32(buf + 4, g->code_size);
+        put32(buf + 8, g->local_sig_token);
+    }
+    write_code(g, buf + header);
+    size_t pos = eh_at;
+    for (size_t s = 0; s < group_count; s++) {
+        const struct group *gr = &groups[s];
+        pos = (pos + 3) & ~(size_t)3;
+        size_t data = group_size(gr);
+        buf[pos] = (uint8_t)(SECT_EH_TABLE | (gr->fat ? SECT_FAT : 0) |
+                             (s + 1 < group_count ? SECT_MORE : 0));
+        buf[pos + 1] = (uint8_t)data;
+        if (gr->fat) {
+            buf[pos + 2] = (uint8_t)(data >> 8);
+            buf[pos + 3] = (uint8_t)(data >> 16);
+        }
+        uint8_t *p = buf + pos + 4;
+        for (size_t k = gr->first; k < gr->first + gr->count; k++) {
+            const struct eh_row *row = &rows[k];
+            if (gr->fat) {
+                put32(p, row->flags);
+                put32(p + 4, row->try_off);
+                put32(p + 8, row->try_len);
+                put32(p + 12, row->h_off);
+                put32(p + 16, row->h_len);
+                put32(p + 20, row->extra);
+                p += 24;
+            } else {
+                put16(p, row->flags);
+                put16(p + 2, row->try_off);
+                p[4] = (uint8_t)row->try_len;
+                put16(p + 5, row->h_off);
+                p[7] = (uint8_t)row->h_len;
+                put32(p + 8, row->extra);
+                p += 12;
+            }
+        }
+        pos += data;
+    }
+    *body = buf;
+    *len = size;
+    buf = NULL;
+    r = 0;
+out:
+    free(buf);
+    free(rows);
+    free(groups);
+    return r;
+}
+
+int clrie_il_graph_il_map(struct clrie_il_graph *g, struct clrie_il_map_entry **entries,
+                          size_t *count)
+{
+    if (!g || !entries || !count)
+        return -EINVAL;
+    int r = il_layout_current(g, NULL);
+    if (r < 0)
+        return r;
+    size_t n = 0;
+    for (size_t i = 0; i < g->count; i++)
+        n += g->cur[i]->state == IL_ORIGINAL;
+    struct clrie_il_map_entry *map = NULL;
+    if (n) {
+        map = malloc(n * sizeof(*map));
+        if (!map)
+            return -ENOMEM;
+    }
+    size_t k = 0;
+    uint32_t pending = CLRIE_IL_NO_OFFSET; /* start of new code not yet attributed */
+    for (size_t i = 0; i < g->count; i++) {
+        const struct clrie_il_instr *node = g->cur[i];
+        if (node->state != IL_ORIGINAL) {
+            if (pending == CLRIE_IL_NO_OFFSET)
+                pending = node->offset;
+            continue;
+        }
+        map[k].old_offset = node->orig_offset;
+        map[k].new_offset = pending != CLRIE_IL_NO_OFFSET ? pending : node->offset;
+        pending = CLRIE_IL_NO_OFFSET;
+        k++;
+    }
+    *entries = map;
+    *count = n;
+    return 0;
+}

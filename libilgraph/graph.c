@@ -1,0 +1,346 @@
+/* The instruction graph: its lifetime, the references between nodes, lookups and editing the
+ * current list. Every edit keeps the original list and offsets intact and marks the layout
+ * stale; encode.c recomputes offsets when they are next needed. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph_private.h"
+
+int il_diag(struct clrie_il_diag *diag, int err, uint32_t offset, const char *fmt, ...)
+{
+    if (diag) {
+        va_list ap;
+        va_start(ap, fmt);
+        diag->offset = offset;
+        vsnprintf(diag->message, sizeof(diag->message), fmt, ap);
+        va_end(ap);
+    }
+    return err;
+}
+
+/* ---- References ---- */
+
+void il_ref_set(struct il_ref *ref, struct clrie_il_instr *target)
+{
+    if (ref->target == target)
+        return;
+    if (ref->target) {
+        if (ref->prev)
+            ref->prev->next = ref->next;
+        else
+            ref->target->refs = ref->next;
+        if (ref->next)
+            ref->next->prev = ref->prev;
+    }
+    ref->target = target;
+    ref->prev = NULL;
+    ref->next = NULL;
+    if (target) {
+        ref->next = target->refs;
+        if (target->refs)
+            target->refs->prev = ref;
+        target->refs = ref;
+    }
+}
+
+void il_refs_move(struct clrie_il_instr *from, struct clrie_il_instr *to, unsigned kinds)
+{
+    struct il_ref *r = from->refs;
+    while (r) {
+        struct il_ref *next = r->next;
+        if (kinds & (1u << r->kind))
+            il_ref_set(r, to);
+        r = next;
+    }
+}
+
+/* ---- Graph lifetime ---- */
+
+struct clrie_il_graph *il_graph_alloc(void)
+{
+    struct clrie_il_graph *g = calloc(1, sizeof(*g));
+    if (!g)
+        return NULL;
+    il_arena_init(&g->arena);
+    g->max_stack = 8;
+    g->stale = true;
+    g->layout_flags = CLRIE_IL_ENCODE_PRESERVE;
+    return g;
+}
+
+int clrie_il_graph_new(struct clrie_il_graph **out)
+{
+    if (!out)
+        return -EINVAL;
+    struct clrie_il_graph *g = il_graph_alloc();
+    if (!g)
+        return -ENOMEM;
+    *out = g;
+    return 0;
+}
+
+void clrie_il_graph_free(struct clrie_il_graph *g)
+{
+    if (!g)
+        return;
+    il_arena_finish(&g->arena);
+    free(g->clauses);
+    free(g->cur);
+    free(g->layout_off);
+    free(g->layout_size);
+    free(g->orig);
+    free(g);
+}
+
+void il_graph_append(struct clrie_il_graph *g, struct clrie_il_instr *n)
+{
+    n->prev = g->last;
+    n->next = NULL;
+    if (g->last)
+        g->last->next = n;
+    else
+        g->first = n;
+    g->last = n;
+    n->attached = true;
+    g->count++;
+    g->stale = true;
+}
+
+int il_graph_push_clause(struct clrie_il_graph *g, struct clrie_il_clause *c)
+{
+    if (g->clause_count == g->clause_cap) {
+        size_t cap = g->clause_cap ? g->clause_cap * 2 : 8;
+        struct clrie_il_clause **p = realloc(g->clauses, cap * sizeof(*p));
+        if (!p)
+            return -ENOMEM;
+        g->clauses = p;
+        g->clause_cap = cap;
+    }
+    g->clauses[g->clause_count++] = c;
+    return 0;
+}
+
+void clrie_il_graph_header(const struct clrie_il_graph *g, struct clrie_il_header *out)
+{
+    out->fat = g->fat;
+    out->flags = g->flags;
+    out->max_stack = g->max_stack;
+    out->local_sig_token = g->local_sig_token;
+    out->code_size = g->code_size;
+}
+
+void clrie_il_graph_set_fat_header(struct clrie_il_graph *g, uint16_t flags, uint16_t max_stack,
+                                   uint32_t local_sig_token)
+{
+    g->fat = true;
+    g->flags = flags & 0x0FFF;
+    g->max_stack = max_stack;
+    g->local_sig_token = local_sig_token;
+}
+
+/* ---- Navigation and lookups ---- */
+
+struct clrie_il_instr *clrie_il_graph_first(const struct clrie_il_graph *g)
+{
+    return g->first;
+}
+
+struct clrie_il_instr *clrie_il_graph_last(const struct clrie_il_graph *g)
+{
+    return g->last;
+}
+
+struct clrie_il_instr *clrie_il_graph_original_first(const struct clrie_il_graph *g)
+{
+    return g->orig_count ? g->orig[0] : NULL;
+}
+
+struct clrie_il_instr *clrie_il_graph_original_last(const struct clrie_il_graph *g)
+{
+    return g->orig_count ? g->orig[g->orig_count - 1] : NULL;
+}
+
+size_t clrie_il_graph_count(const struct clrie_il_graph *g)
+{
+    return g->count;
+}
+
+/* Binary search over nodes sorted by the offset field selected by `original`. */
+static struct clrie_il_instr *search(struct clrie_il_instr *const *nodes, size_t count,
+                                     uint32_t offset, bool original)
+{
+    size_t lo = 0, hi = count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint32_t at = original ? nodes[mid]->orig_offset : nodes[mid]->offset;
+        if (at == offset)
+            return nodes[mid];
+        if (at < offset)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+struct clrie_il_instr *clrie_il_graph_at_offset(struct clrie_il_graph *g, uint32_t offset)
+{
+    if (il_layout_current(g, NULL) != 0)
+        return NULL;
+    return search(g->cur, g->count, offset, false);
+}
+
+struct clrie_il_instr *clrie_il_graph_at_original_offset(const struct clrie_il_graph *g,
+                                                         uint32_t offset)
+{
+    return search(g->orig, g->orig_count, offset, true);
+}
+
+/* ---- Edits ---- */
+
+static bool placeable(const struct clrie_il_graph *g, const struct clrie_il_instr *n)
+{
+    return n && n->graph == g && !n->attached && !n->removed && n->state == IL_NEW;
+}
+
+static void link_before(struct clrie_il_graph *g, struct clrie_il_instr *anchor,
+                        struct clrie_il_instr *n)
+{
+    n->next = anchor;
+    n->prev = anchor->prev;
+    if (anchor->prev)
+        anchor->prev->next = n;
+    else
+        g->first = n;
+    anchor->prev = n;
+    n->attached = true;
+    g->count++;
+    g->stale = true;
+}
+
+static void link_after(struct clrie_il_graph *g, struct clrie_il_instr *anchor,
+                       struct clrie_il_instr *n)
+{
+    if (!anchor) {
+        if (g->first) {
+            link_before(g, g->first, n);
+        } else {
+            il_graph_append(g, n);
+        }
+        return;
+    }
+    n->prev = anchor;
+    n->next = anchor->next;
+    if (anchor->next)
+        anchor->next->prev = n;
+    else
+        g->last = n;
+    anchor->next = n;
+    n->attached = true;
+    g->count++;
+    g->stale = true;
+}
+
+static void unlink_node(struct clrie_il_graph *g, struct clrie_il_instr *n)
+{
+    if (n->prev)
+        n->prev->next = n->next;
+    else
+        g->first = n->next;
+    if (n->next)
+        n->next->prev = n->prev;
+    else
+        g->last = n->prev;
+    n->next = n->prev = NULL;
+    n->attached = false;
+    n->removed = true;
+    g->count--;
+    g->stale = true;
+}
+
+#define KIND(k) (1u << (k))
+
+int clrie_il_graph_insert_before(struct clrie_il_graph *g, struct clrie_il_instr *anchor,
+                                 struct clrie_il_instr *node)
+{
+    if (!g || !il_in_list(g, anchor) || !placeable(g, node))
+        return -EINVAL;
+    link_before(g, anchor, node);
+    return 0;
+}
+
+int clrie_il_graph_insert_before_retarget(struct clrie_il_graph *g, struct clrie_il_instr *anchor,
+                                          struct clrie_il_instr *node)
+{
+    int r = clrie_il_graph_insert_before(g, anchor, node);
+    if (r == 0)
+        il_refs_move(anchor, node, KIND(IL_REF_BRANCH) | KIND(IL_REF_FIRST));
+    return r;
+}
+
+int clrie_il_graph_insert_after(struct clrie_il_graph *g, struct clrie_il_instr *anchor,
+                                struct clrie_il_instr *node)
+{
+    if (!g || (anchor && !il_in_list(g, anchor)) || !placeable(g, node))
+        return -EINVAL;
+    link_after(g, anchor, node);
+    return 0;
+}
+
+int clrie_il_graph_insert_after_retarget(struct clrie_il_graph *g, struct clrie_il_instr *anchor,
+                                         struct clrie_il_instr *node)
+{
+    if (!anchor)
+        return -EINVAL;
+    int r = clrie_il_graph_insert_after(g, anchor, node);
+    if (r == 0)
+        il_refs_move(anchor, node, KIND(IL_REF_LAST));
+    return r;
+}
+
+int clrie_il_graph_replace(struct clrie_il_graph *g, struct clrie_il_instr *old,
+                           struct clrie_il_instr *node)
+{
+    if (!g || !il_in_list(g, old) || !placeable(g, node))
+        return -EINVAL;
+    link_before(g, old, node);
+    il_refs_move(old, node, KIND(IL_REF_BRANCH) | KIND(IL_REF_FIRST) | KIND(IL_REF_LAST));
+    unlink_node(g, old);
+    return 0;
+}
+
+int clrie_il_graph_remove(struct clrie_il_graph *g, struct clrie_il_instr *node)
+{
+    if (!g || !il_in_list(g, node))
+        return -EINVAL;
+    struct clrie_il_instr *after = node->next ? node->next : node->prev;
+    struct clrie_il_instr *before = node->prev ? node->prev : node->next;
+    if (!after)
+        return -EINVAL;
+    il_refs_move(node, after, KIND(IL_REF_BRANCH) | KIND(IL_REF_FIRST));
+    il_refs_move(node, before, KIND(IL_REF_LAST));
+    unlink_node(g, node);
+    return 0;
+}
+
+void clrie_il_graph_expand_branches(struct clrie_il_graph *g)
+{
+    for (struct clrie_il_instr *n = g ? g->first : NULL; n; n = n->next)
+        if (il_is_branch(n->opcode))
+            (void)clrie_il_instr_expand_branch(n);
+}
+
+void clrie_il_graph_remove_all(struct clrie_il_graph *g)
+{
+    if (!g)
+        return;
+    for (size_t i = 0; i < g->clause_count; i++)
+        il_clause_detach(g->clauses[i]);
+    if (g->clause_count)
+        g->clauses_edited = true;
+    g->clause_count = 0;
+    while (g->first)
+        unlink_node(g, g->first);
+}

@@ -1,0 +1,185 @@
+/* Private layout of instruction graphs, shared by the libilgraph sources. */
+#ifndef CLRIE_ILGRAPH_PRIVATE_H
+#define CLRIE_ILGRAPH_PRIVATE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clrie/ilgraph.h"
+#include "arena.h"
+
+/* A reference to a node: a branch or switch target or a clause boundary. Every reference
+ * aimed at a node sits in that node's `refs` list, so moving all references from one node to
+ * another costs O(references), not a walk of the method. */
+enum il_ref_kind {
+    IL_REF_BRANCH, /* branch or switch target */
+    IL_REF_FIRST,  /* first node of a try, handler or filter block */
+    IL_REF_LAST,   /* last node of a try or handler block */
+};
+
+struct il_ref {
+    struct clrie_il_instr *target;
+    struct il_ref *prev, *next; /* in target->refs */
+    uint8_t kind;               /* enum il_ref_kind */
+};
+
+enum il_state {
+    IL_ORIGINAL = 1, /* decoded */
+    IL_NEW = 2,      /* created by an edit */
+};
+
+struct clrie_il_instr {
+    struct clrie_il_instr *next, *prev;           /* current list */
+    struct clrie_il_instr *orig_next, *orig_prev; /* original list, never changes */
+    struct clrie_il_graph *graph;
+    struct il_ref *refs; /* references aimed at this node */
+    uint32_t offset;     /* current offset, as of the last layout */
+    uint32_t orig_offset;
+    uint32_t index;       /* position in the last layout; scratch while decoding */
+    uint16_t opcode;      /* current form (layout may change a branch's form) */
+    uint16_t orig_opcode; /* decoded form, for PRESERVE */
+    uint8_t state;        /* enum il_state */
+    bool attached;        /* in the current list */
+    bool removed;         /* was in the current list and left it */
+    bool keep_long;       /* a branch pinned to its long form (expand_branch) */
+    union {
+        int64_t i; /* integer-like operands and tokens */
+        float r4;
+        double r8;
+        struct il_ref branch;
+        struct {
+            uint32_t count;
+            struct il_ref *targets;
+        } sw;
+    } u;
+};
+
+struct clrie_il_clause {
+    uint32_t flags;
+    uint32_t class_token;
+    struct il_ref try_first, try_last, handler_first, handler_last, filter_first;
+    uint32_t section; /* index of the decoded section it came from, for PRESERVE */
+};
+
+/* A decoded EH section's format, kept so PRESERVE can write it back unchanged. */
+struct il_section {
+    bool fat;
+    uint32_t clause_count;
+};
+
+struct clrie_il_graph {
+    struct il_arena arena;
+    struct clrie_il_instr *first, *last;
+    size_t count;
+    struct clrie_il_instr **orig; /* original nodes in offset order (malloc'd) */
+    size_t orig_count;
+
+    struct clrie_il_clause **clauses; /* malloc'd, table order */
+    size_t clause_count, clause_cap;
+    struct il_section *sections; /* arena */
+    size_t section_count;
+    bool clauses_edited;
+
+    struct clrie_il_instr **cur;        /* malloc'd current list in order, as of the last layout */
+    uint32_t *layout_off, *layout_size; /* malloc'd scratch of the layout, cur_cap entries */
+    size_t cur_cap;
+    bool stale;
+    unsigned layout_flags;
+    uint32_t code_size; /* as of the last layout */
+
+    bool fat;
+    bool orig_fat;
+    uint16_t flags;
+    uint16_t max_stack;
+    uint32_t local_sig_token;
+};
+
+/* Formats a diagnostic (diag may be NULL). Returns err, so callers can `return diag_set(...)`. */
+int il_diag(struct clrie_il_diag *diag, int err, uint32_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* The opcode table, indexed by ordinal (rows with a NULL name are not opcodes). Nodes only
+ * ever hold valid opcodes, so internal code indexes it directly. */
+extern const struct clrie_il_opcode_info il_opcode_infos[CLRIE_IL_OP_COUNT];
+
+/* Size in bytes of a node as currently encoded. */
+static inline uint32_t il_instr_size(const struct clrie_il_instr *n)
+{
+    const struct clrie_il_opcode_info *info = &il_opcode_infos[n->opcode];
+    uint32_t size = (uint32_t)info->opcode_len + info->operand_len;
+    if (info->operand_kind == CLRIE_IL_OPERAND_SWITCH)
+        size += 4 * n->u.sw.count;
+    return size;
+}
+
+/* References. */
+void il_ref_set(struct il_ref *ref, struct clrie_il_instr *target);
+/* Moves the references of the given kinds (bit 1 << kind) from `from` to `to`. */
+void il_refs_move(struct clrie_il_instr *from, struct clrie_il_instr *to, unsigned kinds);
+
+/* Allocates a zeroed node of g. */
+struct clrie_il_instr *il_instr_alloc(struct clrie_il_graph *g, uint16_t opcode);
+/* Graph skeleton (arena, tiny header); NULL on ENOMEM. */
+struct clrie_il_graph *il_graph_alloc(void);
+/* Links a detached node at the end of the current list (decoding). */
+void il_graph_append(struct clrie_il_graph *g, struct clrie_il_instr *n);
+/* Drops every reference a clause holds. */
+void il_clause_detach(struct clrie_il_clause *c);
+/* Appends a clause to the table; -ENOMEM. */
+int il_graph_push_clause(struct clrie_il_graph *g, struct clrie_il_clause *c);
+
+/* Decodes code[0..len) into nodes of g appended to its list. base is added to offsets in
+ * diagnostics; mark_new makes the nodes new and detached (a fragment). *nodes (optional)
+ * receives a malloc'd array of the nodes. */
+int il_decode_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t base,
+                   bool fragment, struct clrie_il_instr ***nodes, size_t *count,
+                   struct clrie_il_diag *diag);
+
+/* Lays out if stale (with the last flags). */
+int il_layout_current(struct clrie_il_graph *g, struct clrie_il_diag *diag);
+
+/* Stack analysis over the current layout: computes entry depths (entry[i] = -1 when
+ * unreachable) and the maximum; reports problems through report. Returns the number of
+ * problems (>= 0) or a negative errno. entry may be NULL. */
+int il_stack_analyse(struct clrie_il_graph *g, clrie_il_stack_fn resolve, void *ctx,
+                     clrie_il_report_fn report, void *report_ctx, int32_t *entry,
+                     uint32_t *max_out);
+
+/* True if n is in g's current list. */
+static inline bool il_in_list(const struct clrie_il_graph *g, const struct clrie_il_instr *n)
+{
+    return n && n->graph == g && n->attached;
+}
+
+static inline bool il_is_branch(uint16_t op)
+{
+    return (op >= CLRIE_IL_OP_BR_S && op <= CLRIE_IL_OP_BLT_UN) || op == CLRIE_IL_OP_LEAVE ||
+           op == CLRIE_IL_OP_LEAVE_S;
+}
+
+static inline bool il_is_short_branch(uint16_t op)
+{
+    return (op >= CLRIE_IL_OP_BR_S && op <= CLRIE_IL_OP_BLT_UN_S) || op == CLRIE_IL_OP_LEAVE_S;
+}
+
+static inline uint16_t il_long_form(uint16_t op)
+{
+    if (op == CLRIE_IL_OP_LEAVE_S)
+        return CLRIE_IL_OP_LEAVE;
+    if (op >= CLRIE_IL_OP_BR_S && op <= CLRIE_IL_OP_BLT_UN_S)
+        return (uint16_t)(op + (CLRIE_IL_OP_BR - CLRIE_IL_OP_BR_S));
+    return op;
+}
+
+static inline uint16_t il_short_form(uint16_t op)
+{
+    if (op == CLRIE_IL_OP_LEAVE)
+        return CLRIE_IL_OP_LEAVE_S;
+    if (op >= CLRIE_IL_OP_BR && op <= CLRIE_IL_OP_BLT_UN)
+        return (uint16_t)(op - (CLRIE_IL_OP_BR - CLRIE_IL_OP_BR_S));
+    return op;
+}
+
+#endif

@@ -1,0 +1,216 @@
+/* Encoding: branch forms (shrinking, widening, cascades to a fixpoint), preserve mode,
+ * header choice and the IL map. */
+#include "helpers.h"
+
+static void shortest_mode_shrinks_and_preserve_keeps_long_branches(void **state)
+{
+    static const uint8_t code[] = {0x38, 0x00, 0x00, 0x00, 0x00, 0x2A};
+    struct clrie_il_graph *g = decode_code(code, sizeof(code));
+    expect_code(g, CLRIE_IL_ENCODE_PRESERVE, code, sizeof(code));
+    expect_code(g, 0, BYTES(0x2B, 0x00, 0x2A));
+    assert_int_equal(clrie_il_instr_opcode(nth(g, 0)), CLRIE_IL_OP_BR_S);
+    expect_code(g, CLRIE_IL_ENCODE_PRESERVE, code, sizeof(code));
+    assert_int_equal(clrie_il_instr_opcode(nth(g, 0)), CLRIE_IL_OP_BR);
+    clrie_il_graph_free(g);
+}
+
+/* Appends count nops before `before` (or at the end when NULL). */
+static void nops(struct clrie_il_graph *g, struct clrie_il_instr *before, int count)
+{
+    for (int i = 0; i < count; i++) {
+        struct clrie_il_instr *n = make(g, CLRIE_IL_OP_NOP);
+        if (before)
+            assert_int_equal(clrie_il_graph_insert_before(g, before, n), 0);
+        else
+            assert_int_equal(clrie_il_graph_insert_after(g, clrie_il_graph_last(g), n), 0);
+    }
+}
+
+static void short_branches_widen_when_the_target_moves_out_of_reach(void **state)
+{
+    struct clrie_il_graph *g = decode_code(BYTES(0x2B, 0x00, 0x2A)); /* br.s +0; ret */
+    struct clrie_il_instr *ret = nth(g, 1);
+    nops(g, ret, 127);
+    uint8_t *out;
+    size_t len;
+    assert_int_equal(clrie_il_graph_encode_code(g, CLRIE_IL_ENCODE_PRESERVE, &out, &len, NULL), 0);
+    assert_int_equal(len, 130);
+    assert_int_equal(out[0], 0x2B);
+    assert_int_equal(out[1], 127);
+    free(out);
+    nops(g, ret, 1);
+    assert_int_equal(clrie_il_graph_encode_code(g, CLRIE_IL_ENCODE_PRESERVE, &out, &len, NULL), 0);
+    assert_int_equal(len, 134);
+    assert_memory_equal(out, "\x38\x80\x00\x00\x00", 5);
+    free(out);
+    clrie_il_graph_free(g);
+}
+
+static void backward_branches_reach_exactly_minus_128(void **state)
+{
+    for (int pad = 126; pad <= 127; pad++) {
+        struct clrie_il_graph *g;
+        assert_int_equal(clrie_il_graph_new(&g), 0);
+        nops(g, NULL, pad);
+        struct clrie_il_instr *br = make_branch(g, CLRIE_IL_OP_BR, clrie_il_graph_first(g));
+        assert_int_equal(clrie_il_graph_insert_after(g, clrie_il_graph_last(g), br), 0);
+        uint8_t *out;
+        size_t len;
+        assert_int_equal(clrie_il_graph_encode_code(g, 0, &out, &len, NULL), 0);
+        if (pad == 126) {
+            assert_int_equal(len, 128);
+            assert_memory_equal(out + 126, "\x2B\x80", 2);
+        } else {
+            assert_int_equal(len, 132);
+            assert_memory_equal(out + 127, "\x38\x7C\xFF\xFF\xFF", 5); /* -132 */
+        }
+        free(out);
+        clrie_il_graph_free(g);
+    }
+}
+
+/* A: br.s T sits 127 bytes short of T while B (between them) is short; B must widen (its
+ * target is far), which pushes T out of A's reach: both end long. */
+static void widening_cascades_to_a_fixpoint(void **state)
+{
+    struct clrie_il_graph *g;
+    assert_int_equal(clrie_il_graph_new(&g), 0);
+    struct clrie_il_instr *t = make(g, CLRIE_IL_OP_RET), *f = make(g, CLRIE_IL_OP_RET);
+    assert_int_equal(clrie_il_graph_insert_after(g, NULL, t), 0);
+    nops(g, NULL, 200);
+    assert_int_equal(clrie_il_graph_insert_after(g, clrie_il_graph_last(g), f), 0);
+    nops(g, t, 125);
+    struct clrie_il_instr *b = make_branch(g, CLRIE_IL_OP_BR_S, f);
+    assert_int_equal(clrie_il_graph_insert_after(g, NULL, b), 0);
+    struct clrie_il_instr *a = make_branch(g, CLRIE_IL_OP_BR_S, t);
+    assert_int_equal(clrie_il_graph_insert_after(g, NULL, a), 0);
+    uint8_t *out;
+    size_t len;
+    assert_int_equal(clrie_il_graph_encode_code(g, 0, &out, &len, NULL), 0);
+    /* A at 0 (5 bytes), B at 5 (5 bytes), 125 nops, T at 135, 200 nops, F at 336. */
+    assert_int_equal(len, 337);
+    assert_memory_equal(out, "\x38\x82\x00\x00\x00", 5);     /* 135 - 5 */
+    assert_memory_equal(out + 5, "\x38\x46\x01\x00\x00", 5); /* 336 - 10 */
+    assert_int_equal(clrie_il_instr_offset(t), 135);
+    assert_int_equal(clrie_il_instr_offset(f), 336);
+    free(out);
+    /* Three nops fewer: B still cannot reach F, but A now reaches T at exactly +127. Each
+     * layout starts from the short forms, so A shrinks back. */
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(clrie_il_graph_remove(g, clrie_il_instr_next(b)), 0);
+    assert_int_equal(clrie_il_graph_encode_code(g, 0, &out, &len, NULL), 0);
+    /* A at 0 (2 bytes), B at 2 (5 bytes), 122 nops, T at 129, 200 nops, F at 330. */
+    assert_int_equal(len, 331);
+    assert_memory_equal(out, "\x2B\x7F", 2);
+    free(out);
+    clrie_il_graph_free(g);
+}
+
+static void expanded_branches_stay_long(void **state)
+{
+    struct clrie_il_graph *g = decode_code(BYTES(0x2B, 0x00, 0x2D, 0x00, 0x2A));
+    assert_int_equal(clrie_il_instr_expand_branch(nth(g, 0)), 0);
+    assert_int_equal(clrie_il_instr_opcode(nth(g, 0)), CLRIE_IL_OP_BR);
+    expect_code(g, 0, BYTES(0x38, 0x00, 0x00, 0x00, 0x00, 0x2D, 0x00, 0x2A));
+    expect_code(g, CLRIE_IL_ENCODE_PRESERVE, BYTES(0x38, 0x00, 0x00, 0x00, 0x00, 0x2D, 0x00, 0x2A));
+    clrie_il_graph_expand_branches(g);
+    expect_code(g, 0, BYTES(0x38, 0, 0, 0, 0, 0x3A, 0, 0, 0, 0, 0x2A));
+    assert_int_equal(clrie_il_instr_expand_branch(nth(g, 2)), -EINVAL);
+    clrie_il_graph_free(g);
+}
+
+static void il_map_attributes_new_code_to_the_next_original(void **state)
+{
+    /* ldarg.0; brtrue.s L; ldc.i4.0; ret; L: ldc.i4.1; ret */
+    struct clrie_il_graph *g = decode_code(BYTES(0x02, 0x2D, 0x02, 0x16, 0x2A, 0x17, 0x2A));
+    struct clrie_il_instr *l = clrie_il_graph_at_original_offset(g, 5);
+    assert_int_equal(clrie_il_graph_insert_before_retarget(g, l, make(g, CLRIE_IL_OP_NOP)), 0);
+    assert_int_equal(clrie_il_graph_insert_after(g, NULL, make(g, CLRIE_IL_OP_NOP)), 0);
+    assert_int_equal(clrie_il_graph_remove(g, clrie_il_graph_at_original_offset(g, 3)), 0);
+    expect_code(g, 0, BYTES(0x00, 0x02, 0x2D, 0x01, 0x2A, 0x00, 0x17, 0x2A));
+    struct clrie_il_map_entry *map;
+    size_t n;
+    assert_int_equal(clrie_il_graph_il_map(g, &map, &n), 0);
+    static const struct clrie_il_map_entry want[] = {{0, 0}, {1, 2}, {4, 4}, {5, 5}, {6, 7}};
+    assert_int_equal(n, 5);
+    assert_memory_equal(map, want, sizeof(want));
+    free(map);
+    clrie_il_graph_free(g);
+}
+
+static void headers_grow_to_fat_when_needed(void **state)
+{
+    struct clrie_il_graph *g = decode_body(BYTES(0x06, 0x2A)); /* tiny: ret */
+    nops(g, nth(g, 0), 62);
+    uint8_t *out;
+    size_t len;
+    assert_int_equal(clrie_il_graph_encode(g, 0, &out, &len, NULL), 0);
+    assert_int_equal(len, 64);
+    assert_int_equal(out[0], (63 << 2) | 2);
+    free(out);
+    nops(g, nth(g, 0), 1);
+    assert_int_equal(clrie_il_graph_encode(g, 0, &out, &len, NULL), 0);
+    assert_int_equal(len, 76);
+    assert_memory_equal(out, "\x03\x30\x08\x00\x40\x00\x00\x00\x00\x00\x00\x00", 12);
+    free(out);
+    /* An explicit fat header carries flags, max stack and locals. */
+    clrie_il_graph_set_fat_header(g, CLRIE_IL_HEADER_INIT_LOCALS, 20, 0x11000002);
+    assert_int_equal(clrie_il_graph_encode(g, 0, &out, &len, NULL), 0);
+    assert_memory_equal(out, "\x13\x30\x14\x00\x40\x00\x00\x00\x02\x00\x00\x11", 12);
+    free(out);
+    clrie_il_graph_free(g);
+}
+
+static void branches_without_targets_are_refused(void **state)
+{
+    struct clrie_il_graph *g = decode_code(BYTES(0x2A));
+    struct clrie_il_instr *br = make_branch(g, CLRIE_IL_OP_BRTRUE, NULL);
+    assert_int_equal(clrie_il_graph_insert_after(g, NULL, br), 0);
+    uint8_t *out = NULL;
+    size_t len;
+    struct clrie_il_diag d;
+    assert_int_equal(clrie_il_graph_encode(g, 0, &out, &len, &d), -EINVAL);
+    assert_null(out);
+    assert_non_null(strstr(d.message, "brtrue (instruction 0) has no target"));
+    assert_int_equal(clrie_il_instr_set_branch_target(br, nth(g, 1)), 0);
+    expect_code(g, 0, BYTES(0x2D, 0x00, 0x2A));
+    assert_int_equal(clrie_il_instr_set_branch_target(nth(g, 1), br), -EINVAL); /* ret */
+    clrie_il_graph_free(g);
+}
+
+static void eh_sections_grow_to_fat_when_offsets_do_not_fit(void **state)
+{
+    /* try { nop; leave.s END } finally { endfinally } END: ret */
+    static const uint8_t body[] = {
+        0x0B, 0x30, 0x01, 0x00, 0x05, 0, 0,    0, 0, 0, 0, 0, 0x00, 0xDE, 0x01, 0xDC, 0x2A, 0,
+        0,    0,    0x01, 0x10, 0,    0, 0x02, 0, 0, 0, 3, 3, 0,    1,    0,    0,    0,    0,
+    };
+    struct clrie_il_graph *g = decode_body(body, sizeof(body));
+    expect_body(g, CLRIE_IL_ENCODE_PRESERVE, body, sizeof(body));
+    nops(g, nth(g, 1), 300); /* the try block is now 303 bytes: too long for a small clause */
+    uint8_t *out;
+    size_t len;
+    assert_int_equal(clrie_il_graph_encode(g, CLRIE_IL_ENCODE_PRESERVE, &out, &len, NULL), 0);
+    /* 12 header + 305 code (leave.s still reaches END), then one fat section: try 0..303. */
+    size_t eh = (12 + 305 + 3) & ~3u;
+    assert_int_equal(len, eh + 28);
+    assert_memory_equal(out + eh, "\x41\x1C\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x2F\x01", 14);
+    free(out);
+    clrie_il_graph_free(g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(shortest_mode_shrinks_and_preserve_keeps_long_branches),
+        cmocka_unit_test(short_branches_widen_when_the_target_moves_out_of_reach),
+        cmocka_unit_test(backward_branches_reach_exactly_minus_128),
+        cmocka_unit_test(widening_cascades_to_a_fixpoint),
+        cmocka_unit_test(expanded_branches_stay_long),
+        cmocka_unit_test(il_map_attributes_new_code_to_the_next_original),
+        cmocka_unit_test(headers_grow_to_fat_when_needed),
+        cmocka_unit_test(branches_without_targets_are_refused),
+        cmocka_unit_test(eh_sections_grow_to_fat_when_offsets_do_not_fit),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

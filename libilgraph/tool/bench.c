@@ -1,0 +1,318 @@
+/* clrie-il bench: how fast libilgraph handles real method bodies.
+ *
+ * Every IL body of the given assemblies is read first (the reader's cost is not measured).
+ * Throughput comes from whole passes over all bodies, timed once per pass with both the
+ * thread's CPU time (what one core delivers, whatever else the machine runs) and wall
+ * time: decode; decode + encode with CLRIE_IL_ENCODE_PRESERVE; decode + single return +
+ * fat header + encode (the shape change an instrumenting plugin asks for first). Each
+ * includes freeing the graph and the output. Per-method times (median and worst) come
+ * from separate passes that time each step of each method. Fastest of --repeat passes.
+ * Nothing is asserted: the figures are for docs/benchmarks.md, against DESIGN.md's target
+ * of 150 MB/s of IL for decode + encode. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tool.h"
+
+struct bench_method {
+    const struct asm_assembly *assembly;
+    const char *path;
+    struct tool_method m;
+    double decode, encode, transform; /* best seconds over the passes */
+};
+
+struct bench_pass {
+    double decode, encode, transform;
+};
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+enum bench_phase { PHASE_DECODE, PHASE_DECODE_ENCODE, PHASE_TRANSFORM, PHASES };
+
+/* One untimed-per-method pass of a phase over every body; 0 or a negative errno. */
+static int run_phase(struct bench_method *ms, size_t n, enum bench_phase phase)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct tool_method *m = &ms[i].m;
+        struct clrie_il_graph *g = NULL;
+        uint8_t *out = NULL;
+        size_t len;
+        struct clrie_il_transform_result tr = {0};
+        int r = clrie_il_graph_decode(m->body.start, m->body.len, &g, NULL);
+        if (r == 0 && phase == PHASE_DECODE_ENCODE)
+            r = clrie_il_graph_encode(g, CLRIE_IL_ENCODE_PRESERVE, &out, &len, NULL);
+        if (r == 0 && phase == PHASE_TRANSFORM) {
+            struct tool_resolver res;
+            tool_resolver_init(&res, ms[i].assembly, m);
+            struct clrie_il_method_context ctx = {
+                .method_sig = m->signature.data,
+                .method_sig_len = m->signature.len,
+                .local_sig = m->local_sig.data,
+                .local_sig_len = m->local_sig.len,
+            };
+            r = clrie_il_transform_single_ret(g, &ctx, &tr, NULL);
+            if (r == 0)
+                r = clrie_il_transform_fat_header(g, tool_resolve_stack, &res, NULL);
+            if (r == 0)
+                r = clrie_il_graph_encode(g, 0, &out, &len, NULL);
+        }
+        clrie_il_graph_free(g);
+        free(out);
+        free(tr.local_sig);
+        if (r != 0)
+            return r;
+    }
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* One method, one pass: 0, or -1 after printing why it could not be measured. */
+static int run_method(struct bench_method *b, struct bench_pass *pass, bool first)
+{
+    const struct asm_body *body = &b->m.body;
+    struct clrie_il_graph *g = NULL;
+    uint8_t *out = NULL;
+    size_t len;
+    struct clrie_il_diag diag = {0};
+    struct clrie_il_transform_result tr = {0};
+    struct tool_resolver res;
+    tool_resolver_init(&res, b->assembly, &b->m);
+    struct clrie_il_method_context ctx = {
+        .method_sig = b->m.signature.data,
+        .method_sig_len = b->m.signature.len,
+        .local_sig = b->m.local_sig.data,
+        .local_sig_len = b->m.local_sig.len,
+    };
+
+    double t0 = now();
+    int r = clrie_il_graph_decode(body->start, body->len, &g, &diag);
+    double t1 = now();
+    if (r == 0)
+        r = clrie_il_graph_encode(g, CLRIE_IL_ENCODE_PRESERVE, &out, &len, &diag);
+    double t2 = now();
+    clrie_il_graph_free(g);
+    free(out);
+    g = NULL;
+    out = NULL;
+    if (r != 0)
+        goto fail;
+
+    r = clrie_il_graph_decode(body->start, body->len, &g, &diag);
+    if (r != 0)
+        goto fail;
+    double t3 = now();
+    r = clrie_il_transform_single_ret(g, &ctx, &tr, &diag);
+    if (r == 0)
+        r = clrie_il_transform_fat_header(g, tool_resolve_stack, &res, &diag);
+    if (r == 0)
+        r = clrie_il_graph_encode(g, 0, &out, &len, &diag);
+    double t4 = now();
+    clrie_il_graph_free(g);
+    free(out);
+    free(tr.local_sig);
+    if (r != 0)
+        goto fail;
+
+    double d = t1 - t0, e = t2 - t1, x = t4 - t3;
+    pass->decode += d;
+    pass->encode += e;
+    pass->transform += x;
+    if (first || d < b->decode)
+        b->decode = d;
+    if (first || e < b->encode)
+        b->encode = e;
+    if (first || x < b->transform)
+        b->transform = x;
+    return 0;
+fail:
+    tool_error("bench: %s: method 0x%08" PRIX32 " cannot be measured: %s (offset %" PRIu32 ")",
+               b->path, b->m.token, r == -EILSEQ ? diag.message : strerror(-r), diag.offset);
+    return -1;
+}
+
+/* Median and worst of one per-method time, with the worst method's name. */
+static void print_spread(const char *what, struct bench_method *ms, size_t n, size_t field)
+{
+    double *v = malloc(n * sizeof(*v));
+    if (!v)
+        return;
+    size_t worst = 0;
+    for (size_t i = 0; i < n; i++) {
+        const double *times = &ms[i].decode;
+        double t = field == 3 ? times[0] + times[1] : times[field];
+        v[i] = t;
+        const double *wt = &ms[worst].decode;
+        if (t > (field == 3 ? wt[0] + wt[1] : wt[field]))
+            worst = i;
+    }
+    qsort(v, n, sizeof(*v), cmp_double);
+    char name[256];
+    if (asm_token_name(ms[worst].assembly, ms[worst].m.token, name, sizeof(name), NULL) != 0 &&
+        name[0] == '\0')
+        snprintf(name, sizeof(name), "?");
+    const char *file = strrchr(ms[worst].path, '/');
+    printf("  %-22s median %8.2f us   worst %9.1f us (%s 0x%08" PRIX32 " %s, %" PRIu32
+           " bytes of code)\n",
+           what, v[n / 2] * 1e6, v[n - 1] * 1e6, file ? file + 1 : ms[worst].path,
+           ms[worst].m.token, name, ms[worst].m.body.code_size);
+    free(v);
+}
+
+static int load_methods(struct asm_assembly *a, const char *path, struct bench_method **ms,
+                        size_t *n, size_t *cap)
+{
+    uint32_t rows = asm_table_rows(a, ASM_TABLE_METHOD_DEF);
+    for (uint32_t row = 1; row <= rows; row++) {
+        struct tool_method m;
+        struct asm_diag diag = {0};
+        int r = tool_method_load(a, row, &m, &diag);
+        if (r == -ENOENT)
+            continue;
+        if (r != 0) {
+            tool_error("bench: method 0x%08" PRIX32 ": %s (at byte offset 0x%zX)",
+                       ASM_TOKEN(ASM_TABLE_METHOD_DEF, row),
+                       r == -EILSEQ ? diag.message : strerror(-r), diag.offset);
+            return -1;
+        }
+        if (*n == *cap) {
+            size_t c = *cap ? *cap * 2 : 1024;
+            struct bench_method *grown = realloc(*ms, c * sizeof(**ms));
+            if (!grown) {
+                tool_error("out of memory");
+                return -1;
+            }
+            *ms = grown;
+            *cap = c;
+        }
+        (*ms)[(*n)++] = (struct bench_method){.assembly = a, .path = path, .m = m};
+    }
+    return 0;
+}
+
+int tool_bench(int argc, char **argv)
+{
+    int repeat = 5, files = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
+            char *end;
+            long v = strtol(argv[++i], &end, 10);
+            if (*end || v < 1 || v > 1000) {
+                tool_error("bench: --repeat takes a count from 1 to 1000");
+                return TOOL_EXIT_USAGE;
+            }
+            repeat = (int)v;
+        } else if (argv[i][0] == '-') {
+            tool_error("bench: unknown option '%s'", argv[i]);
+            return TOOL_EXIT_USAGE;
+        } else
+            files++;
+    }
+    if (files == 0) {
+        tool_error("bench: no assembly given");
+        return TOOL_EXIT_USAGE;
+    }
+
+    int status = TOOL_EXIT_OK;
+    struct asm_assembly **assemblies = calloc((size_t)files, sizeof(*assemblies));
+    struct bench_method *ms = NULL;
+    size_t n = 0, cap = 0, opened = 0;
+    if (!assemblies) {
+        tool_error("out of memory");
+        return TOOL_EXIT_FAIL;
+    }
+    for (int i = 1; i < argc; i++) {
+        if (argv[i][0] == '-') {
+            i += strcmp(argv[i], "--repeat") == 0;
+            continue;
+        }
+        struct asm_assembly *a = tool_open(argv[i]);
+        if (!a || load_methods(a, argv[i], &ms, &n, &cap) != 0) {
+            asm_assembly_free(a);
+            status = TOOL_EXIT_FAIL;
+            goto out;
+        }
+        assemblies[opened++] = a;
+    }
+    if (n == 0) {
+        tool_error("bench: no method bodies");
+        status = TOOL_EXIT_FAIL;
+        goto out;
+    }
+
+    double body_bytes = 0, code_bytes = 0;
+    for (size_t i = 0; i < n; i++) {
+        body_bytes += (double)ms[i].m.body.len;
+        code_bytes += (double)ms[i].m.body.code_size;
+    }
+    /* Per-method passes first: they also find any body that cannot be measured. */
+    for (int p = 0; p < repeat; p++) {
+        struct bench_pass pass = {0};
+        for (size_t i = 0; i < n; i++) {
+            if (run_method(&ms[i], &pass, p == 0) != 0) {
+                status = TOOL_EXIT_FAIL;
+                goto out;
+            }
+        }
+    }
+    double cpu[PHASES], wall[PHASES];
+    for (int ph = 0; ph < PHASES; ph++) {
+        for (int p = 0; p < repeat; p++) {
+            double w0 = now(), c0 = cpu_now();
+            int r = run_phase(ms, n, (enum bench_phase)ph);
+            double c = cpu_now() - c0, w = now() - w0;
+            if (r != 0) {
+                tool_error("bench: %s", strerror(-r));
+                status = TOOL_EXIT_FAIL;
+                goto out;
+            }
+            if (p == 0 || c < cpu[ph])
+                cpu[ph] = c;
+            if (p == 0 || w < wall[ph])
+                wall[ph] = w;
+        }
+    }
+
+    printf("%zu method bodies in %zu assemblies: %.2f MB of bodies (header, code, EH), %.2f MB "
+           "of IL code; one thread, fastest of %d passes\n",
+           n, opened, body_bytes / 1e6, code_bytes / 1e6, repeat);
+    printf("throughput (CPU time of the thread; wall time in brackets):\n");
+    printf("  %-32s %10s %13s %15s\n", "", "methods/s", "MB/s of code", "MB/s of bodies");
+    const char *names[PHASES] = {"decode", "decode + encode (preserve)",
+                                 "decode + single-ret + fat + encode"};
+    for (int k = 0; k < PHASES; k++)
+        printf("  %-32s %10.0f %6.1f [%5.1f] %7.1f [%5.1f]\n", names[k], (double)n / cpu[k],
+               code_bytes / cpu[k] / 1e6, code_bytes / wall[k] / 1e6, body_bytes / cpu[k] / 1e6,
+               body_bytes / wall[k] / 1e6);
+    printf("per method (wall time, best of %d passes each):\n", repeat);
+    print_spread("decode", ms, n, 0);
+    print_spread("encode (preserve)", ms, n, 1);
+    print_spread("decode + encode", ms, n, 3);
+    print_spread("single-ret+fat+encode", ms, n, 2);
+out:
+    free(ms);
+    for (size_t i = 0; i < opened; i++)
+        asm_assembly_free(assemblies[i]);
+    free(assemblies);
+    return status;
+}

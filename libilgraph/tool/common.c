@@ -1,0 +1,102 @@
+/* What the clrie-il subcommands share: opening assemblies, loading method bodies, and the
+ * stack resolver that tells libilgraph what a call or ret does to the stack. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tool.h"
+
+void tool_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("clrie-il: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+struct asm_assembly *tool_open(const char *path)
+{
+    struct asm_assembly *a = NULL;
+    struct asm_diag diag = {0};
+    int r = asm_assembly_new_from_file(path, &a, &diag);
+    if (r == -EILSEQ)
+        tool_error("%s: not a valid .NET assembly: %s (at byte offset 0x%zX)", path, diag.message,
+                   diag.offset);
+    else if (r == -EFBIG)
+        tool_error("%s: %s", path, diag.message[0] ? diag.message : strerror(-r));
+    else if (r != 0)
+        tool_error("%s: %s", path, strerror(-r));
+    return r == 0 ? a : NULL;
+}
+
+int tool_method_load(const struct asm_assembly *a, uint32_t row, struct tool_method *out,
+                     struct asm_diag *diag)
+{
+    struct asm_methoddef def;
+    int r = asm_methoddef_get(a, row, &def, diag);
+    if (r != 0)
+        return r;
+    struct tool_method m = {
+        .token = ASM_TOKEN(ASM_TABLE_METHOD_DEF, row),
+        .simple_name = def.name,
+        .signature = def.signature,
+    };
+    r = asm_method_body(a, row, &m.body, diag);
+    if (r != 0)
+        return r;
+    if (m.body.local_sig_token != 0) {
+        if (ASM_TOKEN_TABLE(m.body.local_sig_token) != ASM_TABLE_STAND_ALONE_SIG) {
+            if (diag) {
+                diag->offset = m.body.file_offset;
+                snprintf(diag->message, sizeof(diag->message),
+                         "local signature token 0x%08" PRIX32 " is not a StandAloneSig",
+                         m.body.local_sig_token);
+            }
+            return -EILSEQ;
+        }
+        r = asm_standalonesig_get(a, ASM_TOKEN_ROW(m.body.local_sig_token), &m.local_sig, diag);
+        if (r == -ENOENT && diag) {
+            diag->offset = m.body.file_offset;
+            snprintf(diag->message, sizeof(diag->message),
+                     "local signature token 0x%08" PRIX32 " names no row", m.body.local_sig_token);
+            r = -EILSEQ;
+        }
+        if (r != 0)
+            return r;
+    }
+    *out = m;
+    return 0;
+}
+
+bool tool_resolver_init(struct tool_resolver *r, const struct asm_assembly *a,
+                        const struct tool_method *m)
+{
+    r->assembly = a;
+    r->own_ok = clrie_il_sig_parse_method(m->signature.data, m->signature.len, &r->own) == 0;
+    return r->own_ok;
+}
+
+int tool_resolve_stack(void *ctx, uint16_t opcode, uint32_t token,
+                       struct clrie_il_stack_effect *out)
+{
+    struct tool_resolver *r = ctx;
+    if (opcode == CLRIE_IL_OP_RET)
+        return r->own_ok ? clrie_il_sig_stack_effect(&r->own, opcode, out) : -EILSEQ;
+    struct asm_method_sig s;
+    int rc = asm_token_method_sig(r->assembly, token, &s, NULL);
+    if (rc != 0)
+        return rc;
+    struct clrie_il_method_sig sig = {
+        .calling_convention = s.conv,
+        .has_this = s.has_this,
+        .explicit_this = s.explicit_this,
+        .generic_count = s.generic_params,
+        .param_count = s.params,
+        .returns_void = s.returns_void,
+    };
+    return clrie_il_sig_stack_effect(&sig, opcode, out);
+}
