@@ -234,7 +234,7 @@ MD_UNKNOWN(mdae, IMetaDataAssemblyEmit)
 static HRESULT mdi_GetScopeProps(IMetaDataImport2 *This, LPWSTR szName, ULONG cchName,
                                  ULONG *pchName, GUID *pmvid)
 {
-    struct fake_module m;
+    struct fake_module m = {0};
     assert_true(get_module(md(This)->module, &m));
     give_string(file_name(m.path), cchName, pchName, szName);
     if (pmvid)
@@ -267,8 +267,8 @@ static HRESULT mda_GetAssemblyProps(IMetaDataAssemblyImport *This, mdAssembly md
                                     ULONG *pchName, ASSEMBLYMETADATA *pMetaData,
                                     DWORD *pdwAssemblyFlags)
 {
-    struct fake_module m;
-    struct fake_assembly a;
+    struct fake_module m = {0};
+    struct fake_assembly a = {0};
     assert_int_equal(mda, 0x20000001);
     assert_true(get_module(md(This)->module, &m));
     assert_true(get_assembly(m.assembly, &a));
@@ -337,7 +337,7 @@ static HRESULT info_GetAssemblyInfo(ICorProfilerInfo3 *This, AssemblyID assembly
                                     ULONG *pcchName, WCHAR szName[], AppDomainID *pAppDomainId,
                                     ModuleID *pModuleId)
 {
-    struct fake_assembly a;
+    struct fake_assembly a = {0};
     if (!get_assembly(assemblyId, &a))
         return E_INVALIDARG;
     give_string(a.name, cchName, pcchName, szName);
@@ -352,7 +352,7 @@ static HRESULT info_GetModuleInfo2(ICorProfilerInfo3 *This, ModuleID moduleId,
                                    LPCBYTE *ppBaseLoadAddress, ULONG cchName, ULONG *pcchName,
                                    WCHAR szName[], AssemblyID *pAssemblyId, DWORD *pdwModuleFlags)
 {
-    struct fake_module m;
+    struct fake_module m = {0};
     if (!get_module(moduleId, &m))
         return E_INVALIDARG;
     if (ppBaseLoadAddress)
@@ -376,7 +376,7 @@ static HRESULT info_GetModuleInfo(ICorProfilerInfo3 *This, ModuleID moduleId,
 static HRESULT info_GetModuleMetaData(ICorProfilerInfo3 *This, ModuleID moduleId, DWORD dwOpenFlags,
                                       REFIID riid, IUnknown **ppOut)
 {
-    struct fake_module m;
+    struct fake_module m = {0};
     *ppOut = NULL;
     if (!get_module(moduleId, &m))
         return E_INVALIDARG;
