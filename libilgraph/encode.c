@@ -35,17 +35,18 @@ static bool target_ok(const struct clrie_il_graph *g, const struct clrie_il_inst
     return t && t->graph == g && t->attached;
 }
 
+/* Fails for a branch or switch aimed outside the current list; the diagnostic offset is the
+ * node's offset as of the previous layout (this one has not placed it yet). */
 static int check_targets(struct clrie_il_graph *g, const struct clrie_il_instr *n, size_t index,
                          struct clrie_il_diag *diag)
 {
     if (il_is_branch(n->opcode) && !target_ok(g, n->u.branch.target))
-        return il_diag(diag, -EINVAL, (uint32_t)index,
-                       "%s (instruction %zu) has no target in the method",
+        return il_diag(diag, -EINVAL, n->offset, "%s (instruction %zu) has no target in the method",
                        (&il_opcode_infos[n->opcode])->name, index);
     if (n->opcode == CLRIE_IL_OP_SWITCH)
         for (uint32_t i = 0; i < n->u.sw.count; i++)
             if (!target_ok(g, n->u.sw.targets[i].target))
-                return il_diag(diag, -EINVAL, (uint32_t)index,
+                return il_diag(diag, -EINVAL, n->offset,
                                "switch (instruction %zu) target %u is not in the method", index, i);
     return 0;
 }
