@@ -4,6 +4,8 @@
 
 #include <stddef.h>
 
+#include "private_names.h"
+
 struct il_arena_chunk;
 
 struct il_arena {

@@ -9,6 +9,7 @@
 
 #include "clrie/ilgraph.h"
 #include "arena.h"
+#include "private_names.h"
 
 /* A reference to a node: a branch or switch target or a clause boundary. Every reference
  * aimed at a node sits in that node's `refs` list, so moving all references from one node to
