@@ -18,6 +18,7 @@ struct il_arena_chunk {
 void il_arena_init(struct il_arena *a)
 {
     a->head = NULL;
+    a->base = NULL;
     a->used = 0;
     a->size = 0;
     a->next_size = FIRST_CHUNK;
@@ -34,27 +35,24 @@ void il_arena_finish(struct il_arena *a)
     il_arena_init(a);
 }
 
-void *il_arena_alloc(struct il_arena *a, size_t size)
+void *il_arena_alloc_chunk(struct il_arena *a, size_t size)
 {
-    const size_t align = alignof(max_align_t);
-    if (size > SIZE_MAX / 2)
+    /* size is already rounded by il_arena_alloc. A big request gets a chunk of its own
+     * size, so it does not waste the rest of a geometric chunk. */
+    size_t cap = a->next_size;
+    if (cap < size)
+        cap = size;
+    struct il_arena_chunk *c = malloc(sizeof(*c) + cap);
+    if (!c)
         return NULL;
-    size = (size + align - 1) & ~(align - 1);
-    if (!a->head || a->size - a->used < size) {
-        size_t cap = a->next_size;
-        if (cap < size)
-            cap = size;
-        struct il_arena_chunk *c = malloc(sizeof(*c) + cap);
-        if (!c)
-            return NULL;
-        c->prev = a->head;
-        a->head = c;
-        a->used = 0;
-        a->size = cap;
-        if (a->next_size < MAX_CHUNK)
-            a->next_size *= 2;
-    }
-    void *p = a->head->data + a->used;
+    c->prev = a->head;
+    a->head = c;
+    a->base = c->data;
+    a->used = 0;
+    a->size = cap;
+    if (a->next_size < MAX_CHUNK)
+        a->next_size *= 2;
+    void *p = a->base;
     a->used += size;
     memset(p, 0, size);
     return p;

@@ -4,18 +4,40 @@
 
 #include <stddef.h>
 
+#include "private_names.h"
+
 struct il_arena_chunk;
 
 struct il_arena {
     struct il_arena_chunk *head;
-    size_t used, size; /* of the head chunk */
-    size_t next_size;  /* capacity of the next chunk (grows geometrically) */
+    unsigned char *base; /* the head chunk's data */
+    size_t used, size;   /* of the head chunk */
+    size_t next_size;    /* capacity of the next chunk (grows geometrically) */
 };
 
 void il_arena_init(struct il_arena *a);
 void il_arena_finish(struct il_arena *a);
+#include <stdalign.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Takes a new chunk and allocates from it (the slow path of il_arena_alloc). */
+void *il_arena_alloc_chunk(struct il_arena *a, size_t size);
+
 /* Zeroed, aligned for any object; NULL on ENOMEM or overflow. */
-void *il_arena_alloc(struct il_arena *a, size_t size);
+static inline void *il_arena_alloc(struct il_arena *a, size_t size)
+{
+    const size_t align = alignof(max_align_t);
+    if (size > SIZE_MAX / 2)
+        return NULL;
+    size = (size + align - 1) & ~(align - 1);
+    if (!a->head || a->size - a->used < size)
+        return il_arena_alloc_chunk(a, size);
+    void *p = a->base + a->used;
+    a->used += size;
+    memset(p, 0, size);
+    return p;
+}
 /* n * size, checking for overflow. */
 void *il_arena_array(struct il_arena *a, size_t n, size_t size);
 

@@ -1,6 +1,7 @@
 /* Decoding: method headers (tiny, fat), instruction streams and exception sections into a
  * graph. Every read is bounds-checked against the bytes given; every failure names the byte
  * offset and what was expected there. */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,19 +45,34 @@ static struct clrie_il_instr *find(struct clrie_il_instr *const *nodes, size_t c
     return NULL;
 }
 
-static int push_node(struct clrie_il_instr ***nodes, size_t *count, size_t *cap,
-                     struct clrie_il_instr *n)
+/* Counts the instructions of code[0..len) up to the first malformed one, so the arrays of
+ * the real pass can come from the arena at their final size. */
+static size_t count_instructions(const uint8_t *code, size_t len)
 {
-    if (*count == *cap) {
-        size_t c = *cap ? *cap * 2 : 64;
-        struct clrie_il_instr **p = realloc(*nodes, c * sizeof(*p));
-        if (!p)
-            return -ENOMEM;
-        *nodes = p;
-        *cap = c;
+    size_t count = 0, pos = 0;
+    while (pos < len) {
+        uint16_t op = code[pos++];
+        if (op == 0xFE) {
+            if (pos == len)
+                break;
+            op = (uint16_t)(0x100 | code[pos++]);
+        }
+        if (op >= CLRIE_IL_OP_COUNT || !il_opcode_infos[op].name)
+            break;
+        const struct clrie_il_opcode_info *info = &il_opcode_infos[op];
+        if (len - pos < info->operand_len)
+            break;
+        size_t operand = info->operand_len;
+        if (info->operand_kind == CLRIE_IL_OPERAND_SWITCH) {
+            uint32_t n = le32(code + pos);
+            if (n > (len - pos - 4) / 4)
+                break;
+            operand += 4 * (size_t)n;
+        }
+        pos += operand;
+        count++;
     }
-    (*nodes)[(*count)++] = n;
-    return 0;
+    return count;
 }
 
 /* Reads one instruction's operand at code[pos..len); checks that branch targets lie in the
@@ -65,7 +81,7 @@ static int read_operand(struct clrie_il_graph *g, struct clrie_il_instr *n, cons
                         size_t len, size_t start, size_t *pos, size_t base,
                         struct clrie_il_diag *diag)
 {
-    const struct clrie_il_opcode_info *info = clrie_il_opcode_info(n->opcode);
+    const struct clrie_il_opcode_info *info = (&il_opcode_infos[n->opcode]);
     size_t p = *pos;
     if (len - p < info->operand_len)
         return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
@@ -143,13 +159,19 @@ static int read_operand(struct clrie_il_graph *g, struct clrie_il_instr *n, cons
 
 /* Second pass: turn the branch and switch displacements (read again from the bytes) into
  * node references. */
-static int resolve_targets(struct clrie_il_instr *const *nodes, size_t count, const uint8_t *code,
-                           size_t len, size_t base, struct clrie_il_diag *diag)
+static int resolve_targets(struct clrie_il_graph *g, struct clrie_il_instr *const *nodes,
+                           size_t count, const uint8_t *code, size_t len, size_t base,
+                           struct clrie_il_diag *diag)
 {
     /* offset -> node index + 1 (0: no instruction starts there). One direct lookup per
      * target keeps big methods linear; a search through node pointers would miss the cache
-     * at every probe. Targets were range-checked while reading. */
-    uint32_t *start = calloc(len ? len : 1, sizeof(*start));
+     * at every probe. Targets were range-checked while reading. Only built when needed. */
+    bool any = false;
+    for (size_t k = 0; k < count && !any; k++)
+        any = il_is_branch(nodes[k]->opcode) || nodes[k]->opcode == CLRIE_IL_OP_SWITCH;
+    if (!any)
+        return 0;
+    uint32_t *start = il_arena_array(&g->arena, len, sizeof(*start));
     if (!start)
         return -ENOMEM;
     for (size_t k = 0; k < count; k++)
@@ -157,7 +179,7 @@ static int resolve_targets(struct clrie_il_instr *const *nodes, size_t count, co
     int r = 0;
     for (size_t k = 0; k < count; k++) {
         struct clrie_il_instr *n = nodes[k];
-        const struct clrie_il_opcode_info *info = clrie_il_opcode_info(n->opcode);
+        const struct clrie_il_opcode_info *info = (&il_opcode_infos[n->opcode]);
         size_t p = n->offset + info->opcode_len;
         if (il_is_branch(n->opcode)) {
             int64_t t = (int64_t)(p + info->operand_len) +
@@ -185,7 +207,6 @@ static int resolve_targets(struct clrie_il_instr *const *nodes, size_t count, co
         }
     }
 out:
-    free(start);
     return r;
 }
 
@@ -193,39 +214,33 @@ int il_decode_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, si
                    bool fragment, struct clrie_il_instr ***nodes_out, size_t *count_out,
                    struct clrie_il_diag *diag)
 {
-    struct clrie_il_instr **nodes = NULL;
-    size_t count = 0, cap = 0;
-    int r = 0;
-    if (len > UINT32_MAX - 16) {
-        r = il_diag(diag, -EILSEQ, (uint32_t)base, "code of %zu bytes is too long", len);
-        goto out;
-    }
-    size_t pos = 0;
+    if (len > UINT32_MAX - 16)
+        return il_diag(diag, -EILSEQ, (uint32_t)base, "code of %zu bytes is too long", len);
+    size_t expected = count_instructions(code, len);
+    struct clrie_il_instr **nodes = il_arena_array(&g->arena, expected + 1, sizeof(*nodes));
+    if (!nodes)
+        return -ENOMEM;
+    size_t count = 0, pos = 0;
+    int r;
     while (pos < len) {
         size_t start = pos;
         uint16_t op = code[pos++];
         if (op == 0xFE) {
-            if (pos == len) {
-                r = il_diag(diag, -EILSEQ, (uint32_t)(base + start),
-                            "two-byte opcode at IL offset %zu is cut off after 0xFE", start);
-                goto out;
-            }
+            if (pos == len)
+                return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
+                               "two-byte opcode at IL offset %zu is cut off after 0xFE", start);
             op = (uint16_t)(0x100 | code[pos++]);
         }
-        if (!clrie_il_opcode_info(op)) {
+        if (op >= CLRIE_IL_OP_COUNT || !il_opcode_infos[op].name) {
             if (op >= 0x100)
-                r = il_diag(diag, -EILSEQ, (uint32_t)(base + start),
-                            "unknown opcode 0xFE 0x%02X at IL offset %zu", op & 0xFF, start);
-            else
-                r = il_diag(diag, -EILSEQ, (uint32_t)(base + start),
-                            "unknown opcode 0x%02X at IL offset %zu", op, start);
-            goto out;
+                return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
+                               "unknown opcode 0xFE 0x%02X at IL offset %zu", op & 0xFF, start);
+            return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
+                           "unknown opcode 0x%02X at IL offset %zu", op, start);
         }
         struct clrie_il_instr *n = il_instr_alloc(g, op);
-        if (!n) {
-            r = -ENOMEM;
-            goto out;
-        }
+        if (!n)
+            return -ENOMEM;
         n->offset = (uint32_t)start;
         n->index = (uint32_t)count;
         if (!fragment) {
@@ -234,16 +249,22 @@ int il_decode_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, si
         }
         r = read_operand(g, n, code, len, start, &pos, base, diag);
         if (r < 0)
-            goto out;
-        r = push_node(&nodes, &count, &cap, n);
-        if (r < 0)
-            goto out;
+            return r;
+        assert(count < expected);
+        nodes[count++] = n;
     }
-    r = resolve_targets(nodes, count, code, len, base, diag);
+    r = resolve_targets(g, nodes, count, code, len, base, diag);
     if (r < 0)
-        goto out;
-    for (size_t k = 0; k < count; k++) {
-        if (!fragment) {
+        return r;
+    if (fragment) {
+        /* The caller owns a fragment's node array. */
+        struct clrie_il_instr **copy = malloc((count ? count : 1) * sizeof(*copy));
+        if (!copy)
+            return -ENOMEM;
+        memcpy(copy, nodes, count * sizeof(*copy));
+        nodes = copy;
+    } else {
+        for (size_t k = 0; k < count; k++) {
             nodes[k]->orig_prev = k ? nodes[k - 1] : NULL;
             nodes[k]->orig_next = k + 1 < count ? nodes[k + 1] : NULL;
             il_graph_append(g, nodes[k]);
@@ -252,9 +273,6 @@ int il_decode_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, si
     *nodes_out = nodes;
     *count_out = count;
     return 0;
-out:
-    free(nodes);
-    return r;
 }
 
 /* ---- Exception sections ---- */

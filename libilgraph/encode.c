@@ -35,44 +35,46 @@ static bool target_ok(const struct clrie_il_graph *g, const struct clrie_il_inst
     return t && t->graph == g && t->attached;
 }
 
+/* Fails for a branch or switch aimed outside the current list; the diagnostic offset is the
+ * node's offset as of the previous layout (this one has not placed it yet). */
 static int check_targets(struct clrie_il_graph *g, const struct clrie_il_instr *n, size_t index,
                          struct clrie_il_diag *diag)
 {
     if (il_is_branch(n->opcode) && !target_ok(g, n->u.branch.target))
-        return il_diag(diag, -EINVAL, (uint32_t)index,
-                       "%s (instruction %zu) has no target in the method",
-                       clrie_il_opcode_info(n->opcode)->name, index);
+        return il_diag(diag, -EINVAL, n->offset, "%s (instruction %zu) has no target in the method",
+                       (&il_opcode_infos[n->opcode])->name, index);
     if (n->opcode == CLRIE_IL_OP_SWITCH)
         for (uint32_t i = 0; i < n->u.sw.count; i++)
             if (!target_ok(g, n->u.sw.targets[i].target))
-                return il_diag(diag, -EINVAL, (uint32_t)index,
+                return il_diag(diag, -EINVAL, n->offset,
                                "switch (instruction %zu) target %u is not in the method", index, i);
     return 0;
 }
 
-/* A short branch the fixpoint may still widen: its position and its target's. */
-struct short_branch {
-    uint32_t at, target;
-};
-
-/* Grows the layout arrays to hold n entries. */
-static int reserve(struct clrie_il_graph *g, size_t n)
+/* Grows the layout arrays to hold n entries. They come from the graph's arena: growth is
+ * geometric, so the arrays left behind add up to less than the current ones. */
+static int reserve(struct clrie_il_graph *g, size_t n, size_t shorts)
 {
-    if (g->cur_cap >= n)
-        return 0;
-    size_t cap = n + n / 2 + 16;
-    struct clrie_il_instr **cur = realloc(g->cur, cap * sizeof(*cur));
-    if (cur)
+    if (g->cur_cap < n) {
+        size_t cap = n + n / 2 + 16;
+        struct clrie_il_instr **cur = il_arena_array(&g->arena, cap, sizeof(*cur));
+        uint32_t *off = il_arena_array(&g->arena, cap, sizeof(*off));
+        uint32_t *size = il_arena_array(&g->arena, cap, sizeof(*size));
+        if (!cur || !off || !size)
+            return -ENOMEM;
         g->cur = cur;
-    uint32_t *off = realloc(g->layout_off, cap * sizeof(*off));
-    if (off)
         g->layout_off = off;
-    uint32_t *size = realloc(g->layout_size, cap * sizeof(*size));
-    if (size)
         g->layout_size = size;
-    if (!cur || !off || !size)
-        return -ENOMEM;
-    g->cur_cap = cap;
+        g->cur_cap = cap;
+    }
+    if (g->branch_cap < shorts) {
+        size_t cap = shorts + shorts / 2 + 16;
+        struct il_short_branch *br = il_arena_array(&g->arena, cap, sizeof(*br));
+        if (!br)
+            return -ENOMEM;
+        g->layout_branches = br;
+        g->branch_cap = cap;
+    }
     return 0;
 }
 
@@ -80,7 +82,7 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
 {
     if (!g)
         return -EINVAL;
-    int r = reserve(g, g->count + 1);
+    int r = reserve(g, g->count + 1, 0);
     if (r < 0)
         return r;
     uint32_t *off = g->layout_off, *size = g->layout_size;
@@ -107,13 +109,14 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
         if (total > UINT32_MAX - 16)
             return il_diag(diag, -ERANGE, (uint32_t)i, "code is larger than 4 GiB");
     }
-    struct short_branch *br = malloc((shorts ? shorts : 1) * sizeof(*br));
-    if (!br)
-        return -ENOMEM;
+    r = reserve(g, g->count + 1, shorts);
+    if (r < 0)
+        return r;
+    struct il_short_branch *br = g->layout_branches;
     size_t k = 0;
     for (i = 0; i < g->count; i++)
         if (il_is_short_branch(g->cur[i]->opcode))
-            br[k++] = (struct short_branch){(uint32_t)i, g->cur[i]->u.branch.target->index};
+            br[k++] = (struct il_short_branch){(uint32_t)i, g->cur[i]->u.branch.target->index};
 
     /* Only short branches that cannot reach are widened, and widening only moves code
      * apart, so the rounds end at a fixpoint. Within a round offsets are recomputed as it
@@ -145,7 +148,6 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
         }
         total = at;
     } while (changed);
-    free(br);
     for (i = 0; i < g->count; i++) {
         struct clrie_il_instr *n = g->cur[i];
         n->offset = off[i];
@@ -167,7 +169,7 @@ static void write_code(const struct clrie_il_graph *g, uint8_t *out)
 {
     for (size_t i = 0; i < g->count; i++) {
         const struct clrie_il_instr *n = g->cur[i];
-        const struct clrie_il_opcode_info *info = clrie_il_opcode_info(n->opcode);
+        const struct clrie_il_opcode_info *info = (&il_opcode_infos[n->opcode]);
         uint8_t *p = out + n->offset;
         if (n->opcode >= 0x100)
             *p++ = 0xFE;

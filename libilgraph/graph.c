@@ -60,10 +60,13 @@ void il_refs_move(struct clrie_il_instr *from, struct clrie_il_instr *to, unsign
 
 struct clrie_il_graph *il_graph_alloc(void)
 {
-    struct clrie_il_graph *g = calloc(1, sizeof(*g));
+    /* The graph lives at the start of its own arena: one allocation for a small method. */
+    struct il_arena arena;
+    il_arena_init(&arena);
+    struct clrie_il_graph *g = il_arena_alloc(&arena, sizeof(*g));
     if (!g)
         return NULL;
-    il_arena_init(&g->arena);
+    g->arena = arena;
     g->max_stack = 8;
     g->stale = true;
     g->layout_flags = CLRIE_IL_ENCODE_PRESERVE;
@@ -85,13 +88,9 @@ void clrie_il_graph_free(struct clrie_il_graph *g)
 {
     if (!g)
         return;
-    il_arena_finish(&g->arena);
     free(g->clauses);
-    free(g->cur);
-    free(g->layout_off);
-    free(g->layout_size);
-    free(g->orig);
-    free(g);
+    struct il_arena arena = g->arena; /* g itself is in the arena */
+    il_arena_finish(&arena);
 }
 
 void il_graph_append(struct clrie_il_graph *g, struct clrie_il_instr *n)

@@ -9,6 +9,7 @@
 
 #include "clrie/ilgraph.h"
 #include "arena.h"
+#include "private_names.h"
 
 /* A reference to a node: a branch or switch target or a clause boundary. Every reference
  * aimed at a node sits in that node's `refs` list, so moving all references from one node to
@@ -56,6 +57,11 @@ struct clrie_il_instr {
     } u;
 };
 
+/* A short branch the layout's fixpoint may still widen: its position and its target's. */
+struct il_short_branch {
+    uint32_t at, target;
+};
+
 struct clrie_il_clause {
     uint32_t flags;
     uint32_t class_token;
@@ -73,7 +79,7 @@ struct clrie_il_graph {
     struct il_arena arena;
     struct clrie_il_instr *first, *last;
     size_t count;
-    struct clrie_il_instr **orig; /* original nodes in offset order (malloc'd) */
+    struct clrie_il_instr **orig; /* original nodes in offset order (arena) */
     size_t orig_count;
 
     struct clrie_il_clause **clauses; /* malloc'd, table order */
@@ -82,9 +88,13 @@ struct clrie_il_graph {
     size_t section_count;
     bool clauses_edited;
 
-    struct clrie_il_instr **cur;        /* malloc'd current list in order, as of the last layout */
-    uint32_t *layout_off, *layout_size; /* malloc'd scratch of the layout, cur_cap entries */
+    /* The current list in order as of the last layout, with the layout's scratch arrays
+     * (all in the arena, cur_cap entries; branch_cap for the short-branch list). */
+    struct clrie_il_instr **cur;
+    uint32_t *layout_off, *layout_size;
     size_t cur_cap;
+    struct il_short_branch *layout_branches;
+    size_t branch_cap;
     bool stale;
     unsigned layout_flags;
     uint32_t code_size; /* as of the last layout */

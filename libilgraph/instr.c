@@ -12,7 +12,7 @@ uint16_t clrie_il_instr_opcode(const struct clrie_il_instr *n)
 
 const struct clrie_il_opcode_info *clrie_il_instr_info(const struct clrie_il_instr *n)
 {
-    return clrie_il_opcode_info(n->opcode);
+    return &il_opcode_infos[n->opcode];
 }
 
 uint32_t clrie_il_instr_offset(struct clrie_il_instr *n)
@@ -64,7 +64,7 @@ struct clrie_il_instr *clrie_il_instr_original_prev(const struct clrie_il_instr 
 
 static uint8_t kind_of(const struct clrie_il_instr *n)
 {
-    return clrie_il_opcode_info(n->opcode)->operand_kind;
+    return (&il_opcode_infos[n->opcode])->operand_kind;
 }
 
 static bool is_int_kind(uint8_t kind)
@@ -128,7 +128,7 @@ int clrie_il_instr_operand_bytes(const struct clrie_il_instr *n, uint8_t buf[8])
     if (!n || !buf)
         return -EINVAL;
     uint8_t kind = kind_of(n);
-    int len = clrie_il_opcode_info(n->opcode)->operand_len;
+    int len = (&il_opcode_infos[n->opcode])->operand_len;
     uint64_t bits;
     if (kind == CLRIE_IL_OPERAND_FLOAT32) {
         uint32_t b32;

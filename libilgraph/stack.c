@@ -55,7 +55,7 @@ static void fall_through(struct walk *w, size_t i, int32_t depth)
     const struct clrie_il_instr *n = w->g->cur[i];
     if (i + 1 >= w->g->count)
         problem(w, n->offset, "execution falls off the end of the method after %s",
-                clrie_il_opcode_info(n->opcode)->name);
+                (&il_opcode_infos[n->opcode])->name);
     else
         merge(w, i + 1, depth);
 }
@@ -63,7 +63,7 @@ static void fall_through(struct walk *w, size_t i, int32_t depth)
 static int effect(struct walk *w, const struct clrie_il_instr *n, clrie_il_stack_fn resolve,
                   void *ctx, struct clrie_il_stack_effect *eff)
 {
-    const struct clrie_il_opcode_info *info = clrie_il_opcode_info(n->opcode);
+    const struct clrie_il_opcode_info *info = (&il_opcode_infos[n->opcode]);
     if (info->pop != CLRIE_IL_STACK_VARIABLE && info->push != CLRIE_IL_STACK_VARIABLE) {
         eff->pop = (uint32_t)info->pop;
         eff->push = (uint32_t)info->push;
@@ -113,7 +113,7 @@ int il_stack_analyse(struct clrie_il_graph *g, clrie_il_stack_fn resolve, void *
     while (w.work_len) {
         size_t i = w.work[--w.work_len];
         const struct clrie_il_instr *node = g->cur[i];
-        const struct clrie_il_opcode_info *info = clrie_il_opcode_info(node->opcode);
+        const struct clrie_il_opcode_info *info = (&il_opcode_infos[node->opcode]);
         int32_t depth = w.entry[i];
         struct clrie_il_stack_effect eff;
         r = effect(&w, node, resolve, ctx, &eff);

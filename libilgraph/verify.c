@@ -147,7 +147,7 @@ static void check_transfer(struct verifier *v, const struct clrie_il_instr *n, u
                            bool by_leave)
 {
     uint32_t s = n->offset;
-    const char *name = clrie_il_opcode_info(n->opcode)->name;
+    const char *name = (&il_opcode_infos[n->opcode])->name;
     for (size_t i = 0; i < v->block_count; i++) {
         const struct block *b = &v->blocks[i];
         bool in_s = in(b, s), in_t = in(b, t);
@@ -212,7 +212,7 @@ static const struct block *any_block(const struct verifier *v, uint32_t s)
 
 static void check_instruction(struct verifier *v, const struct clrie_il_instr *n)
 {
-    const struct clrie_il_opcode_info *info = clrie_il_opcode_info(n->opcode);
+    const struct clrie_il_opcode_info *info = (&il_opcode_infos[n->opcode]);
     const struct block *b;
     switch (info->flow) {
     case CLRIE_IL_FLOW_BRANCH:

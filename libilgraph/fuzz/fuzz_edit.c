@@ -87,7 +87,10 @@ static void step(struct clrie_il_graph *g, uint8_t op, uint8_t a, uint8_t b)
             c.flags = CLRIE_IL_EH_FILTER;
             c.filter_first = y;
         }
-        must(clrie_il_graph_add_clause(g, &c, NULL));
+        if (op & 0x80)
+            must(clrie_il_graph_append_clause(g, &c, NULL));
+        else
+            must(clrie_il_graph_add_clause(g, &c, NULL));
         return;
     }
     case 8: {
@@ -107,6 +110,10 @@ static void step(struct clrie_il_graph *g, uint8_t op, uint8_t a, uint8_t b)
     case 10:
         if (a == 0xFF)
             clrie_il_graph_remove_all(g);
+        else if (a >= 0xF0)
+            clrie_il_graph_expand_branches(g);
+        else if (x && clrie_il_instr_branch_target(x))
+            must(clrie_il_instr_expand_branch(x));
         return;
     default: {
         static const uint8_t frag[] = {0x16, 0x2D, 0x01, 0x00, 0x17, 0x26};

@@ -199,6 +199,52 @@ static void eh_sections_grow_to_fat_when_offsets_do_not_fit(void **state)
     clrie_il_graph_free(g);
 }
 
+/* Two sections decoded; once the clause table is edited, PRESERVE writes one section. */
+static void edited_clause_tables_are_written_as_one_section(void **state)
+{
+    static const uint8_t body[] =
+        {
+            0x0B, 0x30, 0x02, 0x00, 0x0B, 0,    0,    0,    0,    0,    0,    0, /* fat, MoreSects
+                                                                                  */
+            0x00, 0xDE, 0x07, 0x26, 0x17, 0xFE, 0x11, 0x26, 0xDE, 0x00, 0x2A, 0x00, 0x81,
+            0x10, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x03, 0x07, 0x00, 0x03, 0x03, 0x00,
+            0x00, 0x00, 0x41, 0x1C, 0x00, 0x00, 0,    0,    0,    0,    0,    0,    0,
+            0,    3,    0,    0,    0,    7,    0,    0,    0,    3,    0,    0,    0,
+            2,    0,    0,    1,    0xEE, 0xEE, /* trailing bytes after the body are ignored */
+        };
+    struct clrie_il_graph *g = decode_body(body, sizeof(body));
+    expect_body(g, CLRIE_IL_ENCODE_PRESERVE, body, sizeof(body) - 2);
+    assert_int_equal(clrie_il_graph_remove_clause(g, clrie_il_graph_clause(g, 1)), 0);
+    expect_body(g, CLRIE_IL_ENCODE_PRESERVE,
+                BYTES(0x0B, 0x30, 0x02, 0x00, 0x0B, 0, 0, 0, 0, 0, 0, 0, 0x00, 0xDE, 0x07, 0x26,
+                      0x17, 0xFE, 0x11, 0x26, 0xDE, 0x00, 0x2A, 0x00, 0x01, 0x10, 0x00, 0x00, 0x01,
+                      0x00, 0x00, 0x00, 0x03, 0x07, 0x00, 0x03, 0x03, 0x00, 0x00, 0x00));
+    /* No clauses left: no MoreSects, no section. */
+    assert_int_equal(clrie_il_graph_remove_clause(g, clrie_il_graph_clause(g, 0)), 0);
+    expect_body(g, CLRIE_IL_ENCODE_PRESERVE,
+                BYTES(0x03, 0x30, 0x02, 0x00, 0x0B, 0, 0, 0, 0, 0, 0, 0, 0x00, 0xDE, 0x07, 0x26,
+                      0x17, 0xFE, 0x11, 0x26, 0xDE, 0x00, 0x2A));
+    clrie_il_graph_free(g);
+}
+
+static void il_map_drops_replaced_originals(void **state)
+{
+    /* ldc.i4.1; ldc.i4.2; add; ret -- replace the add with sub plus a nop before it. */
+    struct clrie_il_graph *g = decode_code(BYTES(0x17, 0x18, 0x58, 0x2A));
+    struct clrie_il_instr *sub = make(g, CLRIE_IL_OP_ADD + 1);
+    assert_int_equal(clrie_il_graph_replace(g, nth(g, 2), sub), 0);
+    assert_int_equal(clrie_il_graph_insert_before(g, sub, make(g, CLRIE_IL_OP_NOP)), 0);
+    expect_code(g, 0, BYTES(0x17, 0x18, 0x00, 0x59, 0x2A));
+    struct clrie_il_map_entry *map;
+    size_t n;
+    assert_int_equal(clrie_il_graph_il_map(g, &map, &n), 0);
+    static const struct clrie_il_map_entry want[] = {{0, 0}, {1, 1}, {3, 2}};
+    assert_int_equal(n, 3);
+    assert_memory_equal(map, want, sizeof(want));
+    free(map);
+    clrie_il_graph_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -211,6 +257,8 @@ int main(void)
         cmocka_unit_test(headers_grow_to_fat_when_needed),
         cmocka_unit_test(branches_without_targets_are_refused),
         cmocka_unit_test(eh_sections_grow_to_fat_when_offsets_do_not_fit),
+        cmocka_unit_test(edited_clause_tables_are_written_as_one_section),
+        cmocka_unit_test(il_map_drops_replaced_originals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -387,7 +387,7 @@ struct clrie_il_header {
     uint16_t flags; /* fat header flag bits (low 12 bits), e.g. INIT_LOCALS */
     uint16_t max_stack;
     uint32_t local_sig_token; /* 0: no locals */
-    uint32_t code_size;       /* of the decoded code (updated by encoding) */
+    uint32_t code_size;       /* of the code as of the last decode or layout */
 };
 
 /* Decodes a whole method body: header, code and exception sections. body[0..len) must hold
@@ -407,7 +407,7 @@ int clrie_il_graph_new(struct clrie_il_graph **out);
 /* Frees the graph with all its nodes and clauses. Accepts NULL. */
 void clrie_il_graph_free(struct clrie_il_graph *g);
 
-/* Header facts; code_size reflects the last decode or encode. */
+/* Header facts; code_size is as of the last decode, layout or encode. */
 void clrie_il_graph_header(const struct clrie_il_graph *g, struct clrie_il_header *out);
 /* Makes the header fat (it stays fat), with the given flags, max stack and local signature. */
 void clrie_il_graph_set_fat_header(struct clrie_il_graph *g, uint16_t flags, uint16_t max_stack,

@@ -1,0 +1,27 @@
+/* Link names of libilgraph's internal functions. A static library exports every non-static
+ * symbol to whatever links it, so internal names carry the library's prefix (with a double
+ * underscore: not API) while the sources keep their short names. */
+#ifndef CLRIE_ILGRAPH_PRIVATE_NAMES_H
+#define CLRIE_ILGRAPH_PRIVATE_NAMES_H
+
+#define il_arena_alloc_chunk clrie_il__arena_alloc_chunk
+#define il_arena_array clrie_il__arena_array
+#define il_arena_finish clrie_il__arena_finish
+#define il_arena_init clrie_il__arena_init
+#define il_clause_detach clrie_il__clause_detach
+#define il_collect_rets clrie_il__collect_rets
+#define il_decode_code clrie_il__decode_code
+#define il_diag clrie_il__diag
+#define il_graph_alloc clrie_il__graph_alloc
+#define il_graph_append clrie_il__graph_append
+#define il_graph_push_clause clrie_il__graph_push_clause
+#define il_instr_alloc clrie_il__instr_alloc
+#define il_layout_current clrie_il__layout_current
+#define il_opcode_infos clrie_il__opcode_infos
+#define il_parse_context clrie_il__parse_context
+#define il_ref_set clrie_il__ref_set
+#define il_refs_move clrie_il__refs_move
+#define il_return_local clrie_il__return_local
+#define il_stack_analyse clrie_il__stack_analyse
+
+#endif
