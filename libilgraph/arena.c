@@ -52,10 +52,8 @@ void *il_arena_alloc_chunk(struct il_arena *a, size_t size)
     a->size = cap;
     if (a->next_size < MAX_CHUNK)
         a->next_size *= 2;
-    void *p = a->base;
-    a->used += size;
-    memset(p, 0, size);
-    return p;
+    a->used = size;
+    return a->base;
 }
 
 void *il_arena_array(struct il_arena *a, size_t n, size_t size)
@@ -63,4 +61,11 @@ void *il_arena_array(struct il_arena *a, size_t n, size_t size)
     if (size != 0 && n > SIZE_MAX / size)
         return NULL;
     return il_arena_alloc(a, n * size);
+}
+
+void *il_arena_take_array(struct il_arena *a, size_t n, size_t size)
+{
+    if (size != 0 && n > SIZE_MAX / size)
+        return NULL;
+    return il_arena_take(a, n * size);
 }

@@ -166,11 +166,6 @@ static int resolve_targets(struct clrie_il_graph *g, struct clrie_il_instr *cons
     /* offset -> node index + 1 (0: no instruction starts there). One direct lookup per
      * target keeps big methods linear; a search through node pointers would miss the cache
      * at every probe. Targets were range-checked while reading. Only built when needed. */
-    bool any = false;
-    for (size_t k = 0; k < count && !any; k++)
-        any = il_is_branch(nodes[k]->opcode) || nodes[k]->opcode == CLRIE_IL_OP_SWITCH;
-    if (!any)
-        return 0;
     uint32_t *start = il_arena_array(&g->arena, len, sizeof(*start));
     if (!start)
         return -ENOMEM;
@@ -217,10 +212,16 @@ int il_decode_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, si
     if (len > UINT32_MAX - 16)
         return il_diag(diag, -EILSEQ, (uint32_t)base, "code of %zu bytes is too long", len);
     size_t expected = count_instructions(code, len);
-    struct clrie_il_instr **nodes = il_arena_array(&g->arena, expected + 1, sizeof(*nodes));
-    if (!nodes)
+    struct clrie_il_instr **nodes =
+        il_arena_take_array(&g->arena, expected + 1, sizeof(*nodes));
+    /* The nodes themselves come as one block, each written once below: one allocation, and
+     * list order is memory order for the walks of layout and encode. The spare entry holds
+     * an instruction whose operand turns out to be malformed. */
+    struct clrie_il_instr *block = il_arena_take_array(&g->arena, expected + 1, sizeof(*block));
+    if (!nodes || !block)
         return -ENOMEM;
     size_t count = 0, pos = 0;
+    bool any_target = false;
     int r;
     while (pos < len) {
         size_t start = pos;
@@ -238,24 +239,31 @@ int il_decode_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, si
             return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
                            "unknown opcode 0x%02X at IL offset %zu", op, start);
         }
-        struct clrie_il_instr *n = il_instr_alloc(g, op);
-        if (!n)
-            return -ENOMEM;
-        n->offset = (uint32_t)start;
-        n->index = (uint32_t)count;
-        if (!fragment) {
-            n->orig_offset = (uint32_t)start;
-            n->state = IL_ORIGINAL;
-        }
+        struct clrie_il_instr *n = &block[count];
+        *n = (struct clrie_il_instr){
+            .graph = g,
+            .offset = (uint32_t)start,
+            .orig_offset = fragment ? CLRIE_IL_NO_OFFSET : (uint32_t)start,
+            .index = (uint32_t)count,
+            .opcode = op,
+            .orig_opcode = op,
+            .state = fragment ? IL_NEW : IL_ORIGINAL,
+            .u.branch.kind = IL_REF_BRANCH,
+        };
         r = read_operand(g, n, code, len, start, &pos, base, diag);
         if (r < 0)
             return r;
         assert(count < expected);
+        uint8_t kind = il_opcode_infos[op].operand_kind;
+        any_target |= kind == CLRIE_IL_OPERAND_BRANCH8 || kind == CLRIE_IL_OPERAND_BRANCH32 ||
+                      kind == CLRIE_IL_OPERAND_SWITCH;
         nodes[count++] = n;
     }
-    r = resolve_targets(g, nodes, count, code, len, base, diag);
-    if (r < 0)
-        return r;
+    if (any_target) {
+        r = resolve_targets(g, nodes, count, code, len, base, diag);
+        if (r < 0)
+            return r;
+    }
     if (fragment) {
         /* The caller owns a fragment's node array. */
         struct clrie_il_instr **copy = malloc((count ? count : 1) * sizeof(*copy));
@@ -264,10 +272,25 @@ int il_decode_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, si
         memcpy(copy, nodes, count * sizeof(*copy));
         nodes = copy;
     } else {
+        /* Appends the nodes to the list in one pass (il_graph_append, unrolled). */
+        struct clrie_il_instr *prev = g->last;
         for (size_t k = 0; k < count; k++) {
-            nodes[k]->orig_prev = k ? nodes[k - 1] : NULL;
-            nodes[k]->orig_next = k + 1 < count ? nodes[k + 1] : NULL;
-            il_graph_append(g, nodes[k]);
+            struct clrie_il_instr *n = nodes[k];
+            n->orig_prev = k ? nodes[k - 1] : NULL;
+            n->orig_next = k + 1 < count ? nodes[k + 1] : NULL;
+            n->prev = prev;
+            n->next = n->orig_next;
+            n->attached = true;
+            prev = n;
+        }
+        if (count) {
+            if (g->last)
+                g->last->next = nodes[0];
+            else
+                g->first = nodes[0];
+            g->last = nodes[count - 1];
+            g->count += count;
+            g->stale = true;
         }
     }
     *nodes_out = nodes;

@@ -57,9 +57,9 @@ static int reserve(struct clrie_il_graph *g, size_t n, size_t shorts)
 {
     if (g->cur_cap < n) {
         size_t cap = n + n / 2 + 16;
-        struct clrie_il_instr **cur = il_arena_array(&g->arena, cap, sizeof(*cur));
-        uint32_t *off = il_arena_array(&g->arena, cap, sizeof(*off));
-        uint32_t *size = il_arena_array(&g->arena, cap, sizeof(*size));
+        struct clrie_il_instr **cur = il_arena_take_array(&g->arena, cap, sizeof(*cur));
+        uint32_t *off = il_arena_take_array(&g->arena, cap, sizeof(*off));
+        uint32_t *size = il_arena_take_array(&g->arena, cap, sizeof(*size));
         if (!cur || !off || !size)
             return -ENOMEM;
         g->cur = cur;
@@ -69,7 +69,7 @@ static int reserve(struct clrie_il_graph *g, size_t n, size_t shorts)
     }
     if (g->branch_cap < shorts) {
         size_t cap = shorts + shorts / 2 + 16;
-        struct il_short_branch *br = il_arena_array(&g->arena, cap, sizeof(*br));
+        struct il_short_branch *br = il_arena_take_array(&g->arena, cap, sizeof(*br));
         if (!br)
             return -ENOMEM;
         g->layout_branches = br;
@@ -109,14 +109,24 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
         if (total > UINT32_MAX - 16)
             return il_diag(diag, -ERANGE, (uint32_t)i, "code is larger than 4 GiB");
     }
+    if (shorts == 0)
+        goto place; /* nothing can widen: the offsets above are final */
     r = reserve(g, g->count + 1, shorts);
     if (r < 0)
         return r;
     struct il_short_branch *br = g->layout_branches;
     size_t k = 0;
-    for (i = 0; i < g->count; i++)
-        if (il_is_short_branch(g->cur[i]->opcode))
-            br[k++] = (struct il_short_branch){(uint32_t)i, g->cur[i]->u.branch.target->index};
+    bool all_reach = true;
+    for (i = 0; i < g->count && k < shorts; i++) {
+        if (il_is_short_branch(g->cur[i]->opcode)) {
+            uint32_t t = g->cur[i]->u.branch.target->index;
+            br[k++] = (struct il_short_branch){(uint32_t)i, t};
+            int64_t disp = (int64_t)off[t] - ((int64_t)off[i] + 2);
+            all_reach = all_reach && disp >= INT8_MIN && disp <= INT8_MAX;
+        }
+    }
+    if (all_reach)
+        goto place; /* every short branch reaches at the unwidened offsets */
 
     /* Only short branches that cannot reach are widened, and widening only moves code
      * apart, so the rounds end at a fixpoint. Within a round offsets are recomputed as it
@@ -154,6 +164,11 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
         if (il_is_short_branch(n->opcode) && size[i] == 5)
             n->opcode = il_long_form(n->opcode);
     }
+    goto finish;
+place:
+    for (i = 0; i < g->count; i++)
+        g->cur[i]->offset = off[i];
+finish:
     g->code_size = (uint32_t)total;
     g->layout_flags = flags;
     g->stale = false;

@@ -8,6 +8,7 @@
 #define il_arena_array clrie_il__arena_array
 #define il_arena_finish clrie_il__arena_finish
 #define il_arena_init clrie_il__arena_init
+#define il_arena_take_array clrie_il__arena_take_array
 #define il_clause_detach clrie_il__clause_detach
 #define il_collect_rets clrie_il__collect_rets
 #define il_decode_code clrie_il__decode_code
