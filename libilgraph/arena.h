@@ -15,7 +15,9 @@ struct il_arena {
     size_t next_size;    /* capacity of the next chunk (grows geometrically) */
 };
 
-void il_arena_init(struct il_arena *a);
+/* first_chunk: capacity of the first chunk (0: a default), so a caller that knows roughly
+ * what it will allocate gets it in one malloc. Later chunks grow geometrically. */
+void il_arena_init(struct il_arena *a, size_t first_chunk);
 void il_arena_finish(struct il_arena *a);
 #include <stdalign.h>
 #include <stdint.h>

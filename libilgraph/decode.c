@@ -205,13 +205,14 @@ out:
     return r;
 }
 
-int il_decode_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t base,
-                   bool fragment, struct clrie_il_instr ***nodes_out, size_t *count_out,
-                   struct clrie_il_diag *diag)
+/* il_decode_code with expected = count_instructions(code, len). */
+static int decode_counted(struct clrie_il_graph *g, const uint8_t *code, size_t len,
+                          size_t expected, size_t base, bool fragment,
+                          struct clrie_il_instr ***nodes_out, size_t *count_out,
+                          struct clrie_il_diag *diag)
 {
     if (len > UINT32_MAX - 16)
         return il_diag(diag, -EILSEQ, (uint32_t)base, "code of %zu bytes is too long", len);
-    size_t expected = count_instructions(code, len);
     struct clrie_il_instr **nodes =
         il_arena_take_array(&g->arena, expected + 1, sizeof(*nodes));
     /* The nodes themselves come as one block, each written once below: one allocation, and
@@ -245,6 +246,7 @@ int il_decode_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, si
             .offset = (uint32_t)start,
             .orig_offset = fragment ? CLRIE_IL_NO_OFFSET : (uint32_t)start,
             .index = (uint32_t)count,
+            .orig_index = (uint32_t)count,
             .opcode = op,
             .orig_opcode = op,
             .state = fragment ? IL_NEW : IL_ORIGINAL,
@@ -276,10 +278,8 @@ int il_decode_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, si
         struct clrie_il_instr *prev = g->last;
         for (size_t k = 0; k < count; k++) {
             struct clrie_il_instr *n = nodes[k];
-            n->orig_prev = k ? nodes[k - 1] : NULL;
-            n->orig_next = k + 1 < count ? nodes[k + 1] : NULL;
             n->prev = prev;
-            n->next = n->orig_next;
+            n->next = k + 1 < count ? nodes[k + 1] : NULL;
             n->attached = true;
             prev = n;
         }
@@ -296,6 +296,14 @@ int il_decode_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, si
     *nodes_out = nodes;
     *count_out = count;
     return 0;
+}
+
+int il_decode_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t base,
+                   bool fragment, struct clrie_il_instr ***nodes, size_t *count,
+                   struct clrie_il_diag *diag)
+{
+    return decode_counted(g, code, len, count_instructions(code, len), base, fragment, nodes,
+                          count, diag);
 }
 
 /* ---- Exception sections ---- */
@@ -326,7 +334,7 @@ static int bind_block(struct clrie_il_graph *g, uint32_t start, uint32_t length,
             return il_diag(diag, -EILSEQ, (uint32_t)clause_pos,
                            "%s block ends at IL offset %llu, inside an instruction", what,
                            (unsigned long long)end);
-        l = after->orig_prev;
+        l = g->orig[after->orig_index - 1]; /* after is not the first: end > start */
     }
     il_ref_set(first, f);
     il_ref_set(last, l);
@@ -445,11 +453,23 @@ static int read_sections(struct clrie_il_graph *g, const uint8_t *body, size_t l
 
 /* ---- Entry points ---- */
 
-static int finish_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t base,
-                       struct clrie_il_diag *diag)
+/* A graph whose first arena chunk fits what decoding and a first layout of code[0..len)
+ * take (about expected instructions), so a small method costs one allocation. */
+static struct clrie_il_graph *graph_for_code(const uint8_t *code, size_t len, size_t *expected)
+{
+    *expected = count_instructions(code, len);
+    size_t slots = *expected + 1;
+    size_t need = 256 + 16 * 8 + /* the graph, and rounding of each array */
+                  slots * (sizeof(struct clrie_il_instr) + sizeof(struct clrie_il_instr *)) +
+                  slots * (sizeof(struct clrie_il_instr *) + 2 * sizeof(uint32_t)) + 4 * len;
+    return il_graph_alloc(need);
+}
+
+static int finish_code(struct clrie_il_graph *g, const uint8_t *code, size_t len,
+                       size_t expected, size_t base, struct clrie_il_diag *diag)
 {
     g->code_size = (uint32_t)len;
-    return il_decode_code(g, code, len, base, false, &g->orig, &g->orig_count, diag);
+    return decode_counted(g, code, len, expected, base, false, &g->orig, &g->orig_count, diag);
 }
 
 int clrie_il_graph_decode(const uint8_t *body, size_t len, struct clrie_il_graph **out,
@@ -459,55 +479,54 @@ int clrie_il_graph_decode(const uint8_t *body, size_t len, struct clrie_il_graph
         return -EINVAL;
     if (len == 0)
         return il_diag(diag, -EILSEQ, 0, "empty body: expected a tiny or fat method header");
-    struct clrie_il_graph *g = il_graph_alloc();
-    if (!g)
-        return -ENOMEM;
-    int r;
+    struct clrie_il_header h = {.max_stack = 8};
     size_t header;
-    uint32_t code_size;
     uint8_t b0 = body[0];
     if ((b0 & 3) == 2) {
         header = 1;
-        code_size = b0 >> 2;
+        h.code_size = b0 >> 2;
     } else if ((b0 & 3) == 3) {
-        if (len < 12) {
-            r = il_diag(diag, -EILSEQ, (uint32_t)len,
-                        "fat method header needs 12 bytes, the body has %zu", len);
-            goto fail;
-        }
+        if (len < 12)
+            return il_diag(diag, -EILSEQ, (uint32_t)len,
+                           "fat method header needs 12 bytes, the body has %zu", len);
         uint16_t w = le16(body);
-        if (w >> 12 != 3) {
-            r = il_diag(diag, -EILSEQ, 1, "fat header size is %u dwords, expected 3", w >> 12);
-            goto fail;
-        }
+        if (w >> 12 != 3)
+            return il_diag(diag, -EILSEQ, 1, "fat header size is %u dwords, expected 3",
+                           w >> 12);
         header = 12;
-        g->fat = g->orig_fat = true;
-        g->flags = w & 0x0FFF;
-        g->max_stack = le16(body + 2);
-        code_size = le32(body + 4);
-        g->local_sig_token = le32(body + 8);
+        h.fat = true;
+        h.flags = w & 0x0FFF;
+        h.max_stack = le16(body + 2);
+        h.code_size = le32(body + 4);
+        h.local_sig_token = le32(body + 8);
     } else {
-        r = il_diag(diag, -EILSEQ, 0,
-                    "byte 0x%02X is not a method header (low bits 2 = tiny, 3 = fat)", b0);
-        goto fail;
+        return il_diag(diag, -EILSEQ, 0,
+                       "byte 0x%02X is not a method header (low bits 2 = tiny, 3 = fat)", b0);
     }
-    if (code_size > len - header) {
-        r = il_diag(diag, -EILSEQ, (uint32_t)header,
-                    "code of %u bytes runs past the end of the body (%zu bytes after the "
-                    "header)",
-                    code_size, len - header);
-        goto fail;
+    if (h.code_size > len - header)
+        return il_diag(diag, -EILSEQ, (uint32_t)header,
+                       "code of %u bytes runs past the end of the body (%zu bytes after the "
+                       "header)",
+                       h.code_size, len - header);
+    size_t expected;
+    struct clrie_il_graph *g = graph_for_code(body + header, h.code_size, &expected);
+    if (!g)
+        return -ENOMEM;
+    if (h.fat) {
+        g->fat = g->orig_fat = true;
+        g->flags = h.flags;
+        g->max_stack = h.max_stack;
+        g->local_sig_token = h.local_sig_token;
     }
-    r = finish_code(g, body + header, code_size, header, diag);
+    int r = finish_code(g, body + header, h.code_size, expected, header, diag);
     if (r == 0 && g->fat && (g->flags & CLRIE_IL_HEADER_MORE_SECTS))
-        r = read_sections(g, body, len, header + code_size, diag);
-    if (r < 0)
-        goto fail;
+        r = read_sections(g, body, len, header + h.code_size, diag);
+    if (r < 0) {
+        clrie_il_graph_free(g);
+        return r;
+    }
     *out = g;
     return 0;
-fail:
-    clrie_il_graph_free(g);
-    return r;
 }
 
 int clrie_il_graph_decode_code(const uint8_t *code, size_t len, struct clrie_il_graph **out,
@@ -515,10 +534,11 @@ int clrie_il_graph_decode_code(const uint8_t *code, size_t len, struct clrie_il_
 {
     if ((!code && len) || !out)
         return -EINVAL;
-    struct clrie_il_graph *g = il_graph_alloc();
+    size_t expected;
+    struct clrie_il_graph *g = graph_for_code(code, len, &expected);
     if (!g)
         return -ENOMEM;
-    int r = finish_code(g, code, len, 0, diag);
+    int r = finish_code(g, code, len, expected, 0, diag);
     if (r < 0) {
         clrie_il_graph_free(g);
         return r;

@@ -56,7 +56,8 @@ static int check_targets(struct clrie_il_graph *g, const struct clrie_il_instr *
 static int reserve(struct clrie_il_graph *g, size_t n, size_t shorts)
 {
     if (g->cur_cap < n) {
-        size_t cap = n + n / 2 + 16;
+        /* The first layout takes what it needs; later ones (after edits) leave room. */
+        size_t cap = g->cur_cap ? n + n / 2 + 16 : n;
         struct clrie_il_instr **cur = il_arena_take_array(&g->arena, cap, sizeof(*cur));
         uint32_t *off = il_arena_take_array(&g->arena, cap, sizeof(*off));
         uint32_t *size = il_arena_take_array(&g->arena, cap, sizeof(*size));
@@ -68,7 +69,7 @@ static int reserve(struct clrie_il_graph *g, size_t n, size_t shorts)
         g->cur_cap = cap;
     }
     if (g->branch_cap < shorts) {
-        size_t cap = shorts + shorts / 2 + 16;
+        size_t cap = g->branch_cap ? shorts + shorts / 2 + 16 : shorts;
         struct il_short_branch *br = il_arena_take_array(&g->arena, cap, sizeof(*br));
         if (!br)
             return -ENOMEM;
@@ -364,7 +365,7 @@ int clrie_il_graph_encode(struct clrie_il_graph *g, unsigned flags, uint8_t **bo
         for (size_t s = 0; s < group_count; s++)
             size = ((size + 3) & ~(size_t)3) + group_size(&groups[s]);
     }
-    buf = calloc(1, size);
+    buf = malloc(size); /* every byte is written below, padding included */
     if (!buf) {
         r = -ENOMEM;
         goto out;
@@ -380,6 +381,8 @@ int clrie_il_graph_encode(struct clrie_il_graph *g, unsigned flags, uint8_t **bo
         put32(buf + 8, g->local_sig_token);
     }
     write_code(g, buf + header);
+    if (nclauses)
+        memset(buf + header + g->code_size, 0, eh_at - (header + g->code_size));
     size_t pos = eh_at;
     for (size_t s = 0; s < group_count; s++) {
         const struct group *gr = &groups[s];
@@ -388,10 +391,8 @@ int clrie_il_graph_encode(struct clrie_il_graph *g, unsigned flags, uint8_t **bo
         buf[pos] = (uint8_t)(SECT_EH_TABLE | (gr->fat ? SECT_FAT : 0) |
                              (s + 1 < group_count ? SECT_MORE : 0));
         buf[pos + 1] = (uint8_t)data;
-        if (gr->fat) {
-            buf[pos + 2] = (uint8_t)(data >> 8);
-            buf[pos + 3] = (uint8_t)(data >> 16);
-        }
+        buf[pos + 2] = gr->fat ? (uint8_t)(data >> 8) : 0; /* small: reserved */
+        buf[pos + 3] = gr->fat ? (uint8_t)(data >> 16) : 0;
         uint8_t *p = buf + pos + 4;
         for (size_t k = gr->first; k < gr->first + gr->count; k++) {
             const struct eh_row *row = &rows[k];

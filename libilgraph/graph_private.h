@@ -32,13 +32,13 @@ enum il_state {
 };
 
 struct clrie_il_instr {
-    struct clrie_il_instr *next, *prev;           /* current list */
-    struct clrie_il_instr *orig_next, *orig_prev; /* original list, never changes */
+    struct clrie_il_instr *next, *prev; /* current list */
     struct clrie_il_graph *graph;
     struct il_ref *refs; /* references aimed at this node */
     uint32_t offset;     /* current offset, as of the last layout */
     uint32_t orig_offset;
-    uint32_t index;       /* position in the last layout; scratch while decoding */
+    uint32_t index;      /* position in the last layout; scratch while decoding */
+    uint32_t orig_index; /* position in graph->orig (the original list) if IL_ORIGINAL */
     uint16_t opcode;      /* current form (layout may change a branch's form) */
     uint16_t orig_opcode; /* decoded form, for PRESERVE */
     uint8_t state;        /* enum il_state */
@@ -131,8 +131,9 @@ void il_refs_move(struct clrie_il_instr *from, struct clrie_il_instr *to, unsign
 
 /* Allocates a zeroed node of g. */
 struct clrie_il_instr *il_instr_alloc(struct clrie_il_graph *g, uint16_t opcode);
-/* Graph skeleton (arena, tiny header); NULL on ENOMEM. */
-struct clrie_il_graph *il_graph_alloc(void);
+/* Graph skeleton (arena, tiny header); NULL on ENOMEM. first_chunk: bytes the arena's first
+ * chunk should hold (0: a default). */
+struct clrie_il_graph *il_graph_alloc(size_t first_chunk);
 /* Links a detached node at the end of the current list (decoding). */
 void il_graph_append(struct clrie_il_graph *g, struct clrie_il_instr *n);
 /* Drops every reference a clause holds. */
