@@ -240,8 +240,12 @@ static int decode_counted(struct clrie_il_graph *g, const uint8_t *code, size_t 
             return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
                            "unknown opcode 0x%02X at IL offset %zu", op, start);
         }
+        /* A whole graph's nodes are linked as they are read, each to the next slot of the
+         * block (the last one's next is cleared below); a fragment's stay detached. */
         struct clrie_il_instr *n = &block[count];
         *n = (struct clrie_il_instr){
+            .next = fragment ? NULL : n + 1,
+            .prev = fragment ? NULL : count ? n - 1 : g->last,
             .graph = g,
             .offset = (uint32_t)start,
             .orig_offset = fragment ? CLRIE_IL_NO_OFFSET : (uint32_t)start,
@@ -250,6 +254,7 @@ static int decode_counted(struct clrie_il_graph *g, const uint8_t *code, size_t 
             .opcode = op,
             .orig_opcode = op,
             .state = fragment ? IL_NEW : IL_ORIGINAL,
+            .attached = !fragment,
             .u.branch.kind = IL_REF_BRANCH,
         };
         r = read_operand(g, n, code, len, start, &pos, base, diag);
@@ -274,16 +279,8 @@ static int decode_counted(struct clrie_il_graph *g, const uint8_t *code, size_t 
         memcpy(copy, nodes, count * sizeof(*copy));
         nodes = copy;
     } else {
-        /* Appends the nodes to the list in one pass (il_graph_append, unrolled). */
-        struct clrie_il_instr *prev = g->last;
-        for (size_t k = 0; k < count; k++) {
-            struct clrie_il_instr *n = nodes[k];
-            n->prev = prev;
-            n->next = k + 1 < count ? nodes[k + 1] : NULL;
-            n->attached = true;
-            prev = n;
-        }
         if (count) {
+            nodes[count - 1]->next = NULL;
             if (g->last)
                 g->last->next = nodes[0];
             else

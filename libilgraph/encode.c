@@ -105,13 +105,14 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
             shorts += il_is_short_branch(n->opcode);
         }
         off[i] = (uint32_t)total;
+        n->offset = (uint32_t)total; /* final unless a short branch widens below */
         size[i] = il_instr_size(n);
         total += size[i];
         if (total > UINT32_MAX - 16)
             return il_diag(diag, -ERANGE, (uint32_t)i, "code is larger than 4 GiB");
     }
     if (shorts == 0)
-        goto place; /* nothing can widen: the offsets above are final */
+        goto finish; /* nothing can widen: the offsets above are final */
     r = reserve(g, g->count + 1, shorts);
     if (r < 0)
         return r;
@@ -127,7 +128,7 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
         }
     }
     if (all_reach)
-        goto place; /* every short branch reaches at the unwidened offsets */
+        goto finish; /* every short branch reaches at the unwidened offsets */
 
     /* Only short branches that cannot reach are widened, and widening only moves code
      * apart, so the rounds end at a fixpoint. Within a round offsets are recomputed as it
@@ -165,10 +166,6 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
         if (il_is_short_branch(n->opcode) && size[i] == 5)
             n->opcode = il_long_form(n->opcode);
     }
-    goto finish;
-place:
-    for (i = 0; i < g->count; i++)
-        g->cur[i]->offset = off[i];
 finish:
     g->code_size = (uint32_t)total;
     g->layout_flags = flags;
