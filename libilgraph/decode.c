@@ -57,13 +57,13 @@ static size_t count_instructions(const uint8_t *code, size_t len)
                 break;
             op = (uint16_t)(0x100 | code[pos++]);
         }
-        if (op >= CLRIE_IL_OP_COUNT || !il_opcode_infos[op].name)
+        uint8_t d = il_opcode_decode[op];
+        if (!d)
             break;
-        const struct clrie_il_opcode_info *info = &il_opcode_infos[op];
-        if (len - pos < info->operand_len)
+        size_t operand = (d & IL_DECODE_LEN) - 1u;
+        if (len - pos < operand)
             break;
-        size_t operand = info->operand_len;
-        if (info->operand_kind == CLRIE_IL_OPERAND_SWITCH) {
+        if (d & IL_DECODE_SWITCH) {
             uint32_t n = le32(code + pos);
             if (n > (len - pos - 4) / 4)
                 break;
@@ -233,7 +233,8 @@ static int decode_counted(struct clrie_il_graph *g, const uint8_t *code, size_t 
                                "two-byte opcode at IL offset %zu is cut off after 0xFE", start);
             op = (uint16_t)(0x100 | code[pos++]);
         }
-        if (op >= CLRIE_IL_OP_COUNT || !il_opcode_infos[op].name) {
+        uint8_t d = il_opcode_decode[op];
+        if (!d) {
             if (op >= 0x100)
                 return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
                                "unknown opcode 0xFE 0x%02X at IL offset %zu", op & 0xFF, start);
@@ -261,9 +262,7 @@ static int decode_counted(struct clrie_il_graph *g, const uint8_t *code, size_t 
         if (r < 0)
             return r;
         assert(count < expected);
-        uint8_t kind = il_opcode_infos[op].operand_kind;
-        any_target |= kind == CLRIE_IL_OPERAND_BRANCH8 || kind == CLRIE_IL_OPERAND_BRANCH32 ||
-                      kind == CLRIE_IL_OPERAND_SWITCH;
+        any_target |= (d & IL_DECODE_TARGETS) != 0;
         nodes[count++] = n;
     }
     if (any_target) {

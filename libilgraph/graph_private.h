@@ -114,6 +114,13 @@ int il_diag(struct clrie_il_diag *diag, int err, uint32_t offset, const char *fm
  * ever hold valid opcodes, so internal code indexes it directly. */
 extern const struct clrie_il_opcode_info il_opcode_infos[CLRIE_IL_OP_COUNT];
 
+/* The same table cut to what decoding needs per instruction, one byte per ordinal: 0 for
+ * no opcode, else the operand length + 1 (IL_DECODE_LEN) and flags. */
+extern const uint8_t il_opcode_decode[0x200]; /* every 1- and 2-byte opcode value */
+#define IL_DECODE_LEN 0x0Fu     /* operand bytes + 1 (switch: the count only) */
+#define IL_DECODE_TARGETS 0x40u /* a branch or switch */
+#define IL_DECODE_SWITCH 0x80u
+
 /* Size in bytes of a node as currently encoded. */
 static inline uint32_t il_instr_size(const struct clrie_il_instr *n)
 {

@@ -18,6 +18,7 @@
 #define il_graph_push_clause clrie_il__graph_push_clause
 #define il_instr_alloc clrie_il__instr_alloc
 #define il_layout_current clrie_il__layout_current
+#define il_opcode_decode clrie_il__opcode_decode
 #define il_opcode_infos clrie_il__opcode_infos
 #define il_parse_context clrie_il__parse_context
 #define il_ref_set clrie_il__ref_set
