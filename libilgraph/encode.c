@@ -90,12 +90,15 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
     size_t i = 0, shorts = 0;
     uint64_t total = 0;
     for (struct clrie_il_instr *n = g->first; n; n = n->next, i++) {
-        r = check_targets(g, n, i, diag);
-        if (r < 0)
-            return r;
+        if (il_opcode_decode[n->opcode] & IL_DECODE_TARGETS) {
+            r = check_targets(g, n, i, diag);
+            if (r < 0)
+                return r;
+        }
         g->cur[i] = n;
         n->index = (uint32_t)i;
-        if (il_is_branch(n->opcode)) {
+        if ((il_opcode_decode[n->opcode] & (IL_DECODE_TARGETS | IL_DECODE_SWITCH)) ==
+            IL_DECODE_TARGETS) { /* a branch */
             if (n->keep_long)
                 n->opcode = il_long_form(n->opcode);
             else if ((flags & CLRIE_IL_ENCODE_PRESERVE) && n->state == IL_ORIGINAL)
@@ -187,7 +190,7 @@ static void write_code(const struct clrie_il_graph *g, uint8_t *out)
         if (n->opcode >= 0x100)
             *p++ = 0xFE;
         *p++ = (uint8_t)n->opcode;
-        uint32_t end = n->offset + il_instr_size(n);
+        int64_t at = p - out; /* the operand's offset; displacements count from its end */
         switch (info->operand_kind) {
         case CLRIE_IL_OPERAND_NONE:
             break;
@@ -218,17 +221,19 @@ static void write_code(const struct clrie_il_graph *g, uint8_t *out)
             break;
         }
         case CLRIE_IL_OPERAND_BRANCH8:
-            *p = (uint8_t)(int8_t)((int64_t)n->u.branch.target->offset - end);
+            *p = (uint8_t)(int8_t)((int64_t)n->u.branch.target->offset - (at + 1));
             break;
         case CLRIE_IL_OPERAND_BRANCH32:
-            put32(p, (uint32_t)((int64_t)n->u.branch.target->offset - end));
+            put32(p, (uint32_t)((int64_t)n->u.branch.target->offset - (at + 4)));
             break;
-        case CLRIE_IL_OPERAND_SWITCH:
+        case CLRIE_IL_OPERAND_SWITCH: {
+            int64_t end = at + 4 + 4 * (int64_t)n->u.sw.count;
             put32(p, n->u.sw.count);
             for (uint32_t t = 0; t < n->u.sw.count; t++)
                 put32(p + 4 + 4 * (size_t)t,
                       (uint32_t)((int64_t)n->u.sw.targets[t].target->offset - end));
             break;
+        }
         }
     }
 }

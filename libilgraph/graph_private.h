@@ -124,9 +124,10 @@ extern const uint8_t il_opcode_decode[0x200]; /* every 1- and 2-byte opcode valu
 /* Size in bytes of a node as currently encoded. */
 static inline uint32_t il_instr_size(const struct clrie_il_instr *n)
 {
-    const struct clrie_il_opcode_info *info = &il_opcode_infos[n->opcode];
-    uint32_t size = (uint32_t)info->opcode_len + info->operand_len;
-    if (info->operand_kind == CLRIE_IL_OPERAND_SWITCH)
+    uint8_t d = il_opcode_decode[n->opcode];
+    /* opcode bytes (1, or 2 from ordinal 0x100) + operand bytes */
+    uint32_t size = (uint32_t)(n->opcode >> 8) + (d & IL_DECODE_LEN);
+    if (d & IL_DECODE_SWITCH)
         size += 4 * n->u.sw.count;
     return size;
 }
