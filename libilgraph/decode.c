@@ -242,22 +242,27 @@ static int decode_counted(struct clrie_il_graph *g, const uint8_t *code, size_t 
                            "unknown opcode 0x%02X at IL offset %zu", op, start);
         }
         /* A whole graph's nodes are linked as they are read, each to the next slot of the
-         * block (the last one's next is cleared below); a fragment's stay detached. */
+         * block (the last one's next is cleared below); a fragment's stay detached. Field by
+         * field: a compound literal would zero the node first, then store the fields. */
         struct clrie_il_instr *n = &block[count];
-        *n = (struct clrie_il_instr){
-            .next = fragment ? NULL : n + 1,
-            .prev = fragment ? NULL : count ? n - 1 : g->last,
-            .graph = g,
-            .offset = (uint32_t)start,
-            .orig_offset = fragment ? CLRIE_IL_NO_OFFSET : (uint32_t)start,
-            .index = (uint32_t)count,
-            .orig_index = (uint32_t)count,
-            .opcode = op,
-            .orig_opcode = op,
-            .state = fragment ? IL_NEW : IL_ORIGINAL,
-            .attached = !fragment,
-            .u.branch.kind = IL_REF_BRANCH,
-        };
+        n->next = fragment ? NULL : n + 1;
+        n->prev = fragment ? NULL : count ? n - 1 : g->last;
+        n->graph = g;
+        n->refs = NULL;
+        n->offset = (uint32_t)start;
+        n->orig_offset = fragment ? CLRIE_IL_NO_OFFSET : (uint32_t)start;
+        n->index = (uint32_t)count;
+        n->orig_index = (uint32_t)count;
+        n->opcode = op;
+        n->orig_opcode = op;
+        n->state = fragment ? IL_NEW : IL_ORIGINAL;
+        n->attached = !fragment;
+        n->removed = false;
+        n->keep_long = false;
+        n->u.branch.target = NULL; /* covers every operand member */
+        n->u.branch.prev = NULL;
+        n->u.branch.next = NULL;
+        n->u.branch.kind = IL_REF_BRANCH;
         r = read_operand(g, n, code, len, start, &pos, base, diag);
         if (r < 0)
             return r;
