@@ -213,8 +213,7 @@ static int decode_counted(struct clrie_il_graph *g, const uint8_t *code, size_t 
 {
     if (len > UINT32_MAX - 16)
         return il_diag(diag, -EILSEQ, (uint32_t)base, "code of %zu bytes is too long", len);
-    struct clrie_il_instr **nodes =
-        il_arena_take_array(&g->arena, expected + 1, sizeof(*nodes));
+    struct clrie_il_instr **nodes = il_arena_take_array(&g->arena, expected + 1, sizeof(*nodes));
     /* The nodes themselves come as one block, each written once below: one allocation, and
      * list order is memory order for the walks of layout and encode. The spare entry holds
      * an instruction whose operand turns out to be malformed. */
@@ -303,8 +302,8 @@ int il_decode_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, si
                    bool fragment, struct clrie_il_instr ***nodes, size_t *count,
                    struct clrie_il_diag *diag)
 {
-    return decode_counted(g, code, len, count_instructions(code, len), base, fragment, nodes,
-                          count, diag);
+    return decode_counted(g, code, len, count_instructions(code, len), base, fragment, nodes, count,
+                          diag);
 }
 
 /* ---- Exception sections ---- */
@@ -466,8 +465,8 @@ static struct clrie_il_graph *graph_for_code(const uint8_t *code, size_t len, si
     return il_graph_alloc(need);
 }
 
-static int finish_code(struct clrie_il_graph *g, const uint8_t *code, size_t len,
-                       size_t expected, size_t base, struct clrie_il_diag *diag)
+static int finish_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t expected,
+                       size_t base, struct clrie_il_diag *diag)
 {
     g->code_size = (uint32_t)len;
     return decode_counted(g, code, len, expected, base, false, &g->orig, &g->orig_count, diag);
@@ -492,8 +491,7 @@ int clrie_il_graph_decode(const uint8_t *body, size_t len, struct clrie_il_graph
                            "fat method header needs 12 bytes, the body has %zu", len);
         uint16_t w = le16(body);
         if (w >> 12 != 3)
-            return il_diag(diag, -EILSEQ, 1, "fat header size is %u dwords, expected 3",
-                           w >> 12);
+            return il_diag(diag, -EILSEQ, 1, "fat header size is %u dwords, expected 3", w >> 12);
         header = 12;
         h.fat = true;
         h.flags = w & 0x0FFF;

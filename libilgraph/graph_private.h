@@ -37,8 +37,8 @@ struct clrie_il_instr {
     struct il_ref *refs; /* references aimed at this node */
     uint32_t offset;     /* current offset, as of the last layout */
     uint32_t orig_offset;
-    uint32_t index;      /* position in the last layout; scratch while decoding */
-    uint32_t orig_index; /* position in graph->orig (the original list) if IL_ORIGINAL */
+    uint32_t index;       /* position in the last layout; scratch while decoding */
+    uint32_t orig_index;  /* position in graph->orig (the original list) if IL_ORIGINAL */
     uint16_t opcode;      /* current form (layout may change a branch's form) */
     uint16_t orig_opcode; /* decoded form, for PRESERVE */
     uint8_t state;        /* enum il_state */
@@ -117,8 +117,8 @@ extern const struct clrie_il_opcode_info il_opcode_infos[CLRIE_IL_OP_COUNT];
 /* The same table cut to what decoding needs per instruction, one byte per ordinal: 0 for
  * no opcode, else the operand length + 1 (IL_DECODE_LEN) and flags. */
 extern const uint8_t il_opcode_decode[0x200]; /* every 1- and 2-byte opcode value */
-#define IL_DECODE_LEN 0x0Fu     /* operand bytes + 1 (switch: the count only) */
-#define IL_DECODE_TARGETS 0x40u /* a branch or switch */
+#define IL_DECODE_LEN 0x0Fu                   /* operand bytes + 1 (switch: the count only) */
+#define IL_DECODE_TARGETS 0x40u               /* a branch or switch */
 #define IL_DECODE_SWITCH 0x80u
 
 /* Size in bytes of a node as currently encoded. */
