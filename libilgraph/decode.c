@@ -461,7 +461,9 @@ static struct clrie_il_graph *graph_for_code(const uint8_t *code, size_t len, si
     size_t slots = *expected + 1;
     size_t need = 256 + 16 * 8 + /* the graph, and rounding of each array */
                   slots * (sizeof(struct clrie_il_instr) + sizeof(struct clrie_il_instr *)) +
-                  slots * (sizeof(struct clrie_il_instr *) + 2 * sizeof(uint32_t)) + 4 * len;
+                  slots * (sizeof(struct clrie_il_instr *) + sizeof(struct il_short_branch) +
+                           2 * sizeof(uint32_t)) +
+                  4 * len;
     return il_graph_alloc(need);
 }
 

@@ -51,31 +51,24 @@ static int check_targets(struct clrie_il_graph *g, const struct clrie_il_instr *
     return 0;
 }
 
-/* Grows the layout arrays to hold n entries. They come from the graph's arena: growth is
- * geometric, so the arrays left behind add up to less than the current ones. */
-static int reserve(struct clrie_il_graph *g, size_t n, size_t shorts)
+/* Grows the layout arrays (node order, offsets, sizes, short branches) to hold n entries,
+ * in one piece of the graph's arena: growth is geometric, so the pieces left behind add up
+ * to less than the current one. */
+static int reserve(struct clrie_il_graph *g, size_t n)
 {
-    if (g->cur_cap < n) {
-        /* The first layout takes what it needs; later ones (after edits) leave room. */
-        size_t cap = g->cur_cap ? n + n / 2 + 16 : n;
-        struct clrie_il_instr **cur = il_arena_take_array(&g->arena, cap, sizeof(*cur));
-        uint32_t *off = il_arena_take_array(&g->arena, cap, sizeof(*off));
-        uint32_t *size = il_arena_take_array(&g->arena, cap, sizeof(*size));
-        if (!cur || !off || !size)
-            return -ENOMEM;
-        g->cur = cur;
-        g->layout_off = off;
-        g->layout_size = size;
-        g->cur_cap = cap;
-    }
-    if (g->branch_cap < shorts) {
-        size_t cap = g->branch_cap ? shorts + shorts / 2 + 16 : shorts;
-        struct il_short_branch *br = il_arena_take_array(&g->arena, cap, sizeof(*br));
-        if (!br)
-            return -ENOMEM;
-        g->layout_branches = br;
-        g->branch_cap = cap;
-    }
+    if (g->cur_cap >= n)
+        return 0;
+    /* The first layout takes what it needs; later ones (after edits) leave room. */
+    size_t cap = g->cur_cap ? n + n / 2 + 16 : n;
+    const size_t entry = sizeof(*g->cur) + sizeof(*g->layout_branches) + 2 * sizeof(uint32_t);
+    unsigned char *p = il_arena_take_array(&g->arena, cap, entry);
+    if (!p)
+        return -ENOMEM;
+    g->cur = (struct clrie_il_instr **)p;
+    g->layout_branches = (struct il_short_branch *)(p + cap * sizeof(*g->cur));
+    g->layout_off = (uint32_t *)(p + cap * (sizeof(*g->cur) + sizeof(*g->layout_branches)));
+    g->layout_size = g->layout_off + cap;
+    g->cur_cap = cap;
     return 0;
 }
 
@@ -83,10 +76,11 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
 {
     if (!g)
         return -EINVAL;
-    int r = reserve(g, g->count + 1, 0);
+    int r = reserve(g, g->count + 1);
     if (r < 0)
         return r;
     uint32_t *off = g->layout_off, *size = g->layout_size;
+    struct il_short_branch *br = g->layout_branches;
     size_t i = 0, shorts = 0;
     uint64_t total = 0;
     for (struct clrie_il_instr *n = g->first; n; n = n->next, i++) {
@@ -105,7 +99,8 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
                 n->opcode = n->orig_opcode;
             else
                 n->opcode = il_short_form(n->opcode);
-            shorts += il_is_short_branch(n->opcode);
+            if (il_is_short_branch(n->opcode))
+                br[shorts++].at = (uint32_t)i;
         }
         off[i] = (uint32_t)total;
         n->offset = (uint32_t)total; /* final unless a short branch widens below */
@@ -116,19 +111,13 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
     }
     if (shorts == 0)
         goto finish; /* nothing can widen: the offsets above are final */
-    r = reserve(g, g->count + 1, shorts);
-    if (r < 0)
-        return r;
-    struct il_short_branch *br = g->layout_branches;
-    size_t k = 0;
+    /* Every index is set now: the short branches' targets, and whether they all reach. */
     bool all_reach = true;
-    for (i = 0; i < g->count && k < shorts; i++) {
-        if (il_is_short_branch(g->cur[i]->opcode)) {
-            uint32_t t = g->cur[i]->u.branch.target->index;
-            br[k++] = (struct il_short_branch){(uint32_t)i, t};
-            int64_t disp = (int64_t)off[t] - ((int64_t)off[i] + 2);
-            all_reach = all_reach && disp >= INT8_MIN && disp <= INT8_MAX;
-        }
+    for (size_t k = 0; k < shorts; k++) {
+        uint32_t at = br[k].at, t = g->cur[at]->u.branch.target->index;
+        br[k].target = t;
+        int64_t disp = (int64_t)off[t] - ((int64_t)off[at] + 2);
+        all_reach = all_reach && disp >= INT8_MIN && disp <= INT8_MAX;
     }
     if (all_reach)
         goto finish; /* every short branch reaches at the unwidened offsets */

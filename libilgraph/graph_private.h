@@ -89,12 +89,11 @@ struct clrie_il_graph {
     bool clauses_edited;
 
     /* The current list in order as of the last layout, with the layout's scratch arrays
-     * (all in the arena, cur_cap entries; branch_cap for the short-branch list). */
+     * (one piece of the arena, cur_cap entries each). */
     struct clrie_il_instr **cur;
+    struct il_short_branch *layout_branches;
     uint32_t *layout_off, *layout_size;
     size_t cur_cap;
-    struct il_short_branch *layout_branches;
-    size_t branch_cap;
     bool stale;
     unsigned layout_flags;
     uint32_t code_size; /* as of the last layout */
