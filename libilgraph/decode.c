@@ -76,10 +76,11 @@ static size_t count_instructions(const uint8_t *code, size_t len)
 }
 
 /* Reads one instruction's operand at code[pos..len); checks that branch targets lie in the
- * code (whether they hit an instruction start is checked once all starts are known). */
-static int read_operand(struct clrie_il_graph *g, struct clrie_il_instr *n, const uint8_t *code,
-                        size_t len, size_t start, size_t *pos, size_t base,
-                        struct clrie_il_diag *diag)
+ * code (whether they hit an instruction start is checked once all starts are known).
+ * Inlined into the decode loop: called once per instruction. */
+static inline __attribute__((always_inline)) int
+read_operand(struct clrie_il_graph *g, struct clrie_il_instr *n, const uint8_t *code, size_t len,
+             size_t start, size_t *pos, size_t base, struct clrie_il_diag *diag)
 {
     const struct clrie_il_opcode_info *info = (&il_opcode_infos[n->opcode]);
     size_t p = *pos;
@@ -205,11 +206,12 @@ out:
     return r;
 }
 
-/* il_decode_code with expected = count_instructions(code, len). */
-static int decode_counted(struct clrie_il_graph *g, const uint8_t *code, size_t len,
-                          size_t expected, size_t base, bool fragment,
-                          struct clrie_il_instr ***nodes_out, size_t *count_out,
-                          struct clrie_il_diag *diag)
+/* il_decode_code with expected = count_instructions(code, len). Inlined into its two
+ * callers so each gets a copy with `fragment` constant (the per-node stores depend on it). */
+static inline __attribute__((always_inline)) int
+decode_counted(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t expected,
+               size_t base, bool fragment, struct clrie_il_instr ***nodes_out, size_t *count_out,
+               struct clrie_il_diag *diag)
 {
     if (len > UINT32_MAX - 16)
         return il_diag(diag, -EILSEQ, (uint32_t)base, "code of %zu bytes is too long", len);
