@@ -175,6 +175,8 @@ static int resolve_targets(struct clrie_il_graph *g, struct clrie_il_instr *cons
     int r = 0;
     for (size_t k = 0; k < count; k++) {
         struct clrie_il_instr *n = nodes[k];
+        if (!(il_opcode_decode[n->opcode] & IL_DECODE_TARGETS))
+            continue;
         const struct clrie_il_opcode_info *info = (&il_opcode_infos[n->opcode]);
         size_t p = n->offset + info->opcode_len;
         if (il_is_branch(n->opcode)) {
