@@ -84,15 +84,16 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
     size_t i = 0, shorts = 0;
     uint64_t total = 0;
     for (struct clrie_il_instr *n = g->first; n; n = n->next, i++) {
-        if (il_opcode_decode[n->opcode] & IL_DECODE_TARGETS) {
+        uint8_t d = il_opcode_decode[n->opcode];
+        uint32_t sz;
+        if (d & IL_DECODE_TARGETS) {
             r = check_targets(g, n, i, diag);
             if (r < 0)
                 return r;
         }
         g->cur[i] = n;
         n->index = (uint32_t)i;
-        if ((il_opcode_decode[n->opcode] & (IL_DECODE_TARGETS | IL_DECODE_SWITCH)) ==
-            IL_DECODE_TARGETS) { /* a branch */
+        if ((d & (IL_DECODE_TARGETS | IL_DECODE_SWITCH)) == IL_DECODE_TARGETS) { /* a branch */
             if (n->keep_long)
                 n->opcode = il_long_form(n->opcode);
             else if ((flags & CLRIE_IL_ENCODE_PRESERVE) && n->state == IL_ORIGINAL)
@@ -101,11 +102,16 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
                 n->opcode = il_short_form(n->opcode);
             if (il_is_short_branch(n->opcode))
                 br[shorts++].at = (uint32_t)i;
+            sz = il_instr_size(n);
+        } else {
+            sz = (uint32_t)(n->opcode >> 8) + (d & IL_DECODE_LEN); /* il_instr_size */
+            if (d & IL_DECODE_SWITCH)
+                sz += 4 * n->u.sw.count;
         }
         off[i] = (uint32_t)total;
         n->offset = (uint32_t)total; /* final unless a short branch widens below */
-        size[i] = il_instr_size(n);
-        total += size[i];
+        size[i] = sz;
+        total += sz;
         if (total > UINT32_MAX - 16)
             return il_diag(diag, -ERANGE, (uint32_t)i, "code is larger than 4 GiB");
     }
