@@ -15,13 +15,15 @@ struct il_arena_chunk {
 #define FIRST_CHUNK 4096u
 #define MAX_CHUNK (1u << 20)
 
-void il_arena_init(struct il_arena *a)
+void il_arena_init(struct il_arena *a, size_t first_chunk)
 {
     a->head = NULL;
     a->base = NULL;
     a->used = 0;
     a->size = 0;
-    a->next_size = FIRST_CHUNK;
+    a->next_size = first_chunk == 0          ? FIRST_CHUNK
+                   : first_chunk > MAX_CHUNK ? MAX_CHUNK
+                                             : first_chunk;
 }
 
 void il_arena_finish(struct il_arena *a)
@@ -32,7 +34,7 @@ void il_arena_finish(struct il_arena *a)
         free(c);
         c = prev;
     }
-    il_arena_init(a);
+    il_arena_init(a, 0);
 }
 
 void *il_arena_alloc_chunk(struct il_arena *a, size_t size)
@@ -50,12 +52,12 @@ void *il_arena_alloc_chunk(struct il_arena *a, size_t size)
     a->base = c->data;
     a->used = 0;
     a->size = cap;
-    if (a->next_size < MAX_CHUNK)
+    if (a->next_size < FIRST_CHUNK / 2)
+        a->next_size = FIRST_CHUNK; /* a small first chunk ran out: an edit is under way */
+    else if (a->next_size < MAX_CHUNK)
         a->next_size *= 2;
-    void *p = a->base;
-    a->used += size;
-    memset(p, 0, size);
-    return p;
+    a->used = size;
+    return a->base;
 }
 
 void *il_arena_array(struct il_arena *a, size_t n, size_t size)
@@ -63,4 +65,11 @@ void *il_arena_array(struct il_arena *a, size_t n, size_t size)
     if (size != 0 && n > SIZE_MAX / size)
         return NULL;
     return il_arena_alloc(a, n * size);
+}
+
+void *il_arena_take_array(struct il_arena *a, size_t n, size_t size)
+{
+    if (size != 0 && n > SIZE_MAX / size)
+        return NULL;
+    return il_arena_take(a, n * size);
 }

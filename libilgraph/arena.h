@@ -15,17 +15,20 @@ struct il_arena {
     size_t next_size;    /* capacity of the next chunk (grows geometrically) */
 };
 
-void il_arena_init(struct il_arena *a);
+/* first_chunk: capacity of the first chunk (0: a default), so a caller that knows roughly
+ * what it will allocate gets it in one malloc. Later chunks grow geometrically. */
+void il_arena_init(struct il_arena *a, size_t first_chunk);
 void il_arena_finish(struct il_arena *a);
 #include <stdalign.h>
 #include <stdint.h>
 #include <string.h>
 
-/* Takes a new chunk and allocates from it (the slow path of il_arena_alloc). */
+/* Takes a new chunk and allocates from it (the slow path of il_arena_take). */
 void *il_arena_alloc_chunk(struct il_arena *a, size_t size);
 
-/* Zeroed, aligned for any object; NULL on ENOMEM or overflow. */
-static inline void *il_arena_alloc(struct il_arena *a, size_t size)
+/* Uninitialised, aligned for any object; NULL on ENOMEM or overflow. For storage the
+ * caller writes in full before reading it. */
+static inline void *il_arena_take(struct il_arena *a, size_t size)
 {
     const size_t align = alignof(max_align_t);
     if (size > SIZE_MAX / 2)
@@ -35,10 +38,20 @@ static inline void *il_arena_alloc(struct il_arena *a, size_t size)
         return il_arena_alloc_chunk(a, size);
     void *p = a->base + a->used;
     a->used += size;
-    memset(p, 0, size);
     return p;
 }
-/* n * size, checking for overflow. */
+
+/* Zeroed, aligned for any object; NULL on ENOMEM or overflow. */
+static inline void *il_arena_alloc(struct il_arena *a, size_t size)
+{
+    void *p = il_arena_take(a, size);
+    if (p)
+        memset(p, 0, size);
+    return p;
+}
+
+/* n * size, checking for overflow: zeroed (il_arena_array) or not (il_arena_take_array). */
 void *il_arena_array(struct il_arena *a, size_t n, size_t size);
+void *il_arena_take_array(struct il_arena *a, size_t n, size_t size);
 
 #endif

@@ -57,13 +57,13 @@ static size_t count_instructions(const uint8_t *code, size_t len)
                 break;
             op = (uint16_t)(0x100 | code[pos++]);
         }
-        if (op >= CLRIE_IL_OP_COUNT || !il_opcode_infos[op].name)
+        uint8_t d = il_opcode_decode[op];
+        if (!d)
             break;
-        const struct clrie_il_opcode_info *info = &il_opcode_infos[op];
-        if (len - pos < info->operand_len)
+        size_t operand = (d & IL_DECODE_LEN) - 1u;
+        if (len - pos < operand)
             break;
-        size_t operand = info->operand_len;
-        if (info->operand_kind == CLRIE_IL_OPERAND_SWITCH) {
+        if (d & IL_DECODE_SWITCH) {
             uint32_t n = le32(code + pos);
             if (n > (len - pos - 4) / 4)
                 break;
@@ -76,10 +76,11 @@ static size_t count_instructions(const uint8_t *code, size_t len)
 }
 
 /* Reads one instruction's operand at code[pos..len); checks that branch targets lie in the
- * code (whether they hit an instruction start is checked once all starts are known). */
-static int read_operand(struct clrie_il_graph *g, struct clrie_il_instr *n, const uint8_t *code,
-                        size_t len, size_t start, size_t *pos, size_t base,
-                        struct clrie_il_diag *diag)
+ * code (whether they hit an instruction start is checked once all starts are known).
+ * Inlined into the decode loop: called once per instruction. */
+static inline __attribute__((always_inline)) int
+read_operand(struct clrie_il_graph *g, struct clrie_il_instr *n, const uint8_t *code, size_t len,
+             size_t start, size_t *pos, size_t base, struct clrie_il_diag *diag)
 {
     const struct clrie_il_opcode_info *info = (&il_opcode_infos[n->opcode]);
     size_t p = *pos;
@@ -166,11 +167,6 @@ static int resolve_targets(struct clrie_il_graph *g, struct clrie_il_instr *cons
     /* offset -> node index + 1 (0: no instruction starts there). One direct lookup per
      * target keeps big methods linear; a search through node pointers would miss the cache
      * at every probe. Targets were range-checked while reading. Only built when needed. */
-    bool any = false;
-    for (size_t k = 0; k < count && !any; k++)
-        any = il_is_branch(nodes[k]->opcode) || nodes[k]->opcode == CLRIE_IL_OP_SWITCH;
-    if (!any)
-        return 0;
     uint32_t *start = il_arena_array(&g->arena, len, sizeof(*start));
     if (!start)
         return -ENOMEM;
@@ -179,6 +175,8 @@ static int resolve_targets(struct clrie_il_graph *g, struct clrie_il_instr *cons
     int r = 0;
     for (size_t k = 0; k < count; k++) {
         struct clrie_il_instr *n = nodes[k];
+        if (!(il_opcode_decode[n->opcode] & IL_DECODE_TARGETS))
+            continue;
         const struct clrie_il_opcode_info *info = (&il_opcode_infos[n->opcode]);
         size_t p = n->offset + info->opcode_len;
         if (il_is_branch(n->opcode)) {
@@ -210,17 +208,24 @@ out:
     return r;
 }
 
-int il_decode_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t base,
-                   bool fragment, struct clrie_il_instr ***nodes_out, size_t *count_out,
-                   struct clrie_il_diag *diag)
+/* il_decode_code with expected = count_instructions(code, len). Inlined into its two
+ * callers so each gets a copy with `fragment` constant (the per-node stores depend on it). */
+static inline __attribute__((always_inline)) int
+decode_counted(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t expected,
+               size_t base, bool fragment, struct clrie_il_instr ***nodes_out, size_t *count_out,
+               struct clrie_il_diag *diag)
 {
     if (len > UINT32_MAX - 16)
         return il_diag(diag, -EILSEQ, (uint32_t)base, "code of %zu bytes is too long", len);
-    size_t expected = count_instructions(code, len);
-    struct clrie_il_instr **nodes = il_arena_array(&g->arena, expected + 1, sizeof(*nodes));
-    if (!nodes)
+    struct clrie_il_instr **nodes = il_arena_take_array(&g->arena, expected + 1, sizeof(*nodes));
+    /* The nodes themselves come as one block, each written once below: one allocation, and
+     * list order is memory order for the walks of layout and encode. The spare entry holds
+     * an instruction whose operand turns out to be malformed. */
+    struct clrie_il_instr *block = il_arena_take_array(&g->arena, expected + 1, sizeof(*block));
+    if (!nodes || !block)
         return -ENOMEM;
     size_t count = 0, pos = 0;
+    bool any_target = false;
     int r;
     while (pos < len) {
         size_t start = pos;
@@ -231,31 +236,48 @@ int il_decode_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, si
                                "two-byte opcode at IL offset %zu is cut off after 0xFE", start);
             op = (uint16_t)(0x100 | code[pos++]);
         }
-        if (op >= CLRIE_IL_OP_COUNT || !il_opcode_infos[op].name) {
+        uint8_t d = il_opcode_decode[op];
+        if (!d) {
             if (op >= 0x100)
                 return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
                                "unknown opcode 0xFE 0x%02X at IL offset %zu", op & 0xFF, start);
             return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
                            "unknown opcode 0x%02X at IL offset %zu", op, start);
         }
-        struct clrie_il_instr *n = il_instr_alloc(g, op);
-        if (!n)
-            return -ENOMEM;
+        /* A whole graph's nodes are linked as they are read, each to the next slot of the
+         * block (the last one's next is cleared below); a fragment's stay detached. Field by
+         * field: a compound literal would zero the node first, then store the fields. */
+        struct clrie_il_instr *n = &block[count];
+        n->next = fragment ? NULL : n + 1;
+        n->prev = fragment ? NULL : count ? n - 1 : g->last;
+        n->graph = g;
+        n->refs = NULL;
         n->offset = (uint32_t)start;
+        n->orig_offset = fragment ? CLRIE_IL_NO_OFFSET : (uint32_t)start;
         n->index = (uint32_t)count;
-        if (!fragment) {
-            n->orig_offset = (uint32_t)start;
-            n->state = IL_ORIGINAL;
-        }
+        n->orig_index = (uint32_t)count;
+        n->opcode = op;
+        n->orig_opcode = op;
+        n->state = fragment ? IL_NEW : IL_ORIGINAL;
+        n->attached = !fragment;
+        n->removed = false;
+        n->keep_long = false;
+        n->u.branch.target = NULL; /* covers every operand member */
+        n->u.branch.prev = NULL;
+        n->u.branch.next = NULL;
+        n->u.branch.kind = IL_REF_BRANCH;
         r = read_operand(g, n, code, len, start, &pos, base, diag);
         if (r < 0)
             return r;
         assert(count < expected);
+        any_target |= (d & IL_DECODE_TARGETS) != 0;
         nodes[count++] = n;
     }
-    r = resolve_targets(g, nodes, count, code, len, base, diag);
-    if (r < 0)
-        return r;
+    if (any_target) {
+        r = resolve_targets(g, nodes, count, code, len, base, diag);
+        if (r < 0)
+            return r;
+    }
     if (fragment) {
         /* The caller owns a fragment's node array. */
         struct clrie_il_instr **copy = malloc((count ? count : 1) * sizeof(*copy));
@@ -264,15 +286,28 @@ int il_decode_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, si
         memcpy(copy, nodes, count * sizeof(*copy));
         nodes = copy;
     } else {
-        for (size_t k = 0; k < count; k++) {
-            nodes[k]->orig_prev = k ? nodes[k - 1] : NULL;
-            nodes[k]->orig_next = k + 1 < count ? nodes[k + 1] : NULL;
-            il_graph_append(g, nodes[k]);
+        if (count) {
+            nodes[count - 1]->next = NULL;
+            if (g->last)
+                g->last->next = nodes[0];
+            else
+                g->first = nodes[0];
+            g->last = nodes[count - 1];
+            g->count += count;
+            g->stale = true;
         }
     }
     *nodes_out = nodes;
     *count_out = count;
     return 0;
+}
+
+int il_decode_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t base,
+                   bool fragment, struct clrie_il_instr ***nodes, size_t *count,
+                   struct clrie_il_diag *diag)
+{
+    return decode_counted(g, code, len, count_instructions(code, len), base, fragment, nodes, count,
+                          diag);
 }
 
 /* ---- Exception sections ---- */
@@ -303,7 +338,7 @@ static int bind_block(struct clrie_il_graph *g, uint32_t start, uint32_t length,
             return il_diag(diag, -EILSEQ, (uint32_t)clause_pos,
                            "%s block ends at IL offset %llu, inside an instruction", what,
                            (unsigned long long)end);
-        l = after->orig_prev;
+        l = g->orig[after->orig_index - 1]; /* after is not the first: end > start */
     }
     il_ref_set(first, f);
     il_ref_set(last, l);
@@ -422,11 +457,25 @@ static int read_sections(struct clrie_il_graph *g, const uint8_t *body, size_t l
 
 /* ---- Entry points ---- */
 
-static int finish_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t base,
-                       struct clrie_il_diag *diag)
+/* A graph whose first arena chunk fits what decoding and a first layout of code[0..len)
+ * take (about expected instructions), so a small method costs one allocation. */
+static struct clrie_il_graph *graph_for_code(const uint8_t *code, size_t len, size_t *expected)
+{
+    *expected = count_instructions(code, len);
+    size_t slots = *expected + 1;
+    size_t need = 256 + 16 * 8 + /* the graph, and rounding of each array */
+                  slots * (sizeof(struct clrie_il_instr) + sizeof(struct clrie_il_instr *)) +
+                  slots * (sizeof(struct clrie_il_instr *) + sizeof(struct il_short_branch) +
+                           2 * sizeof(uint32_t)) +
+                  4 * len;
+    return il_graph_alloc(need);
+}
+
+static int finish_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t expected,
+                       size_t base, struct clrie_il_diag *diag)
 {
     g->code_size = (uint32_t)len;
-    return il_decode_code(g, code, len, base, false, &g->orig, &g->orig_count, diag);
+    return decode_counted(g, code, len, expected, base, false, &g->orig, &g->orig_count, diag);
 }
 
 int clrie_il_graph_decode(const uint8_t *body, size_t len, struct clrie_il_graph **out,
@@ -436,55 +485,53 @@ int clrie_il_graph_decode(const uint8_t *body, size_t len, struct clrie_il_graph
         return -EINVAL;
     if (len == 0)
         return il_diag(diag, -EILSEQ, 0, "empty body: expected a tiny or fat method header");
-    struct clrie_il_graph *g = il_graph_alloc();
-    if (!g)
-        return -ENOMEM;
-    int r;
+    struct clrie_il_header h = {.max_stack = 8};
     size_t header;
-    uint32_t code_size;
     uint8_t b0 = body[0];
     if ((b0 & 3) == 2) {
         header = 1;
-        code_size = b0 >> 2;
+        h.code_size = b0 >> 2;
     } else if ((b0 & 3) == 3) {
-        if (len < 12) {
-            r = il_diag(diag, -EILSEQ, (uint32_t)len,
-                        "fat method header needs 12 bytes, the body has %zu", len);
-            goto fail;
-        }
+        if (len < 12)
+            return il_diag(diag, -EILSEQ, (uint32_t)len,
+                           "fat method header needs 12 bytes, the body has %zu", len);
         uint16_t w = le16(body);
-        if (w >> 12 != 3) {
-            r = il_diag(diag, -EILSEQ, 1, "fat header size is %u dwords, expected 3", w >> 12);
-            goto fail;
-        }
+        if (w >> 12 != 3)
+            return il_diag(diag, -EILSEQ, 1, "fat header size is %u dwords, expected 3", w >> 12);
         header = 12;
-        g->fat = g->orig_fat = true;
-        g->flags = w & 0x0FFF;
-        g->max_stack = le16(body + 2);
-        code_size = le32(body + 4);
-        g->local_sig_token = le32(body + 8);
+        h.fat = true;
+        h.flags = w & 0x0FFF;
+        h.max_stack = le16(body + 2);
+        h.code_size = le32(body + 4);
+        h.local_sig_token = le32(body + 8);
     } else {
-        r = il_diag(diag, -EILSEQ, 0,
-                    "byte 0x%02X is not a method header (low bits 2 = tiny, 3 = fat)", b0);
-        goto fail;
+        return il_diag(diag, -EILSEQ, 0,
+                       "byte 0x%02X is not a method header (low bits 2 = tiny, 3 = fat)", b0);
     }
-    if (code_size > len - header) {
-        r = il_diag(diag, -EILSEQ, (uint32_t)header,
-                    "code of %u bytes runs past the end of the body (%zu bytes after the "
-                    "header)",
-                    code_size, len - header);
-        goto fail;
+    if (h.code_size > len - header)
+        return il_diag(diag, -EILSEQ, (uint32_t)header,
+                       "code of %u bytes runs past the end of the body (%zu bytes after the "
+                       "header)",
+                       h.code_size, len - header);
+    size_t expected;
+    struct clrie_il_graph *g = graph_for_code(body + header, h.code_size, &expected);
+    if (!g)
+        return -ENOMEM;
+    if (h.fat) {
+        g->fat = g->orig_fat = true;
+        g->flags = h.flags;
+        g->max_stack = h.max_stack;
+        g->local_sig_token = h.local_sig_token;
     }
-    r = finish_code(g, body + header, code_size, header, diag);
+    int r = finish_code(g, body + header, h.code_size, expected, header, diag);
     if (r == 0 && g->fat && (g->flags & CLRIE_IL_HEADER_MORE_SECTS))
-        r = read_sections(g, body, len, header + code_size, diag);
-    if (r < 0)
-        goto fail;
+        r = read_sections(g, body, len, header + h.code_size, diag);
+    if (r < 0) {
+        clrie_il_graph_free(g);
+        return r;
+    }
     *out = g;
     return 0;
-fail:
-    clrie_il_graph_free(g);
-    return r;
 }
 
 int clrie_il_graph_decode_code(const uint8_t *code, size_t len, struct clrie_il_graph **out,
@@ -492,10 +539,11 @@ int clrie_il_graph_decode_code(const uint8_t *code, size_t len, struct clrie_il_
 {
     if ((!code && len) || !out)
         return -EINVAL;
-    struct clrie_il_graph *g = il_graph_alloc();
+    size_t expected;
+    struct clrie_il_graph *g = graph_for_code(code, len, &expected);
     if (!g)
         return -ENOMEM;
-    int r = finish_code(g, code, len, 0, diag);
+    int r = finish_code(g, code, len, expected, 0, diag);
     if (r < 0) {
         clrie_il_graph_free(g);
         return r;

@@ -51,30 +51,24 @@ static int check_targets(struct clrie_il_graph *g, const struct clrie_il_instr *
     return 0;
 }
 
-/* Grows the layout arrays to hold n entries. They come from the graph's arena: growth is
- * geometric, so the arrays left behind add up to less than the current ones. */
-static int reserve(struct clrie_il_graph *g, size_t n, size_t shorts)
+/* Grows the layout arrays (node order, offsets, sizes, short branches) to hold n entries,
+ * in one piece of the graph's arena: growth is geometric, so the pieces left behind add up
+ * to less than the current one. */
+static int reserve(struct clrie_il_graph *g, size_t n)
 {
-    if (g->cur_cap < n) {
-        size_t cap = n + n / 2 + 16;
-        struct clrie_il_instr **cur = il_arena_array(&g->arena, cap, sizeof(*cur));
-        uint32_t *off = il_arena_array(&g->arena, cap, sizeof(*off));
-        uint32_t *size = il_arena_array(&g->arena, cap, sizeof(*size));
-        if (!cur || !off || !size)
-            return -ENOMEM;
-        g->cur = cur;
-        g->layout_off = off;
-        g->layout_size = size;
-        g->cur_cap = cap;
-    }
-    if (g->branch_cap < shorts) {
-        size_t cap = shorts + shorts / 2 + 16;
-        struct il_short_branch *br = il_arena_array(&g->arena, cap, sizeof(*br));
-        if (!br)
-            return -ENOMEM;
-        g->layout_branches = br;
-        g->branch_cap = cap;
-    }
+    if (g->cur_cap >= n)
+        return 0;
+    /* The first layout takes what it needs; later ones (after edits) leave room. */
+    size_t cap = g->cur_cap ? n + n / 2 + 16 : n;
+    const size_t entry = sizeof(*g->cur) + sizeof(*g->layout_branches) + 2 * sizeof(uint32_t);
+    unsigned char *p = il_arena_take_array(&g->arena, cap, entry);
+    if (!p)
+        return -ENOMEM;
+    g->cur = (struct clrie_il_instr **)p;
+    g->layout_branches = (struct il_short_branch *)(p + cap * sizeof(*g->cur));
+    g->layout_off = (uint32_t *)(p + cap * (sizeof(*g->cur) + sizeof(*g->layout_branches)));
+    g->layout_size = g->layout_off + cap;
+    g->cur_cap = cap;
     return 0;
 }
 
@@ -82,41 +76,57 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
 {
     if (!g)
         return -EINVAL;
-    int r = reserve(g, g->count + 1, 0);
+    int r = reserve(g, g->count + 1);
     if (r < 0)
         return r;
     uint32_t *off = g->layout_off, *size = g->layout_size;
+    struct il_short_branch *br = g->layout_branches;
     size_t i = 0, shorts = 0;
     uint64_t total = 0;
     for (struct clrie_il_instr *n = g->first; n; n = n->next, i++) {
-        r = check_targets(g, n, i, diag);
-        if (r < 0)
-            return r;
+        uint8_t d = il_opcode_decode[n->opcode];
+        uint32_t sz;
+        if (d & IL_DECODE_TARGETS) {
+            r = check_targets(g, n, i, diag);
+            if (r < 0)
+                return r;
+        }
         g->cur[i] = n;
         n->index = (uint32_t)i;
-        if (il_is_branch(n->opcode)) {
+        if ((d & (IL_DECODE_TARGETS | IL_DECODE_SWITCH)) == IL_DECODE_TARGETS) { /* a branch */
             if (n->keep_long)
                 n->opcode = il_long_form(n->opcode);
             else if ((flags & CLRIE_IL_ENCODE_PRESERVE) && n->state == IL_ORIGINAL)
                 n->opcode = n->orig_opcode;
             else
                 n->opcode = il_short_form(n->opcode);
-            shorts += il_is_short_branch(n->opcode);
+            if (il_is_short_branch(n->opcode))
+                br[shorts++].at = (uint32_t)i;
+            sz = il_instr_size(n);
+        } else {
+            sz = (uint32_t)(n->opcode >> 8) + (d & IL_DECODE_LEN); /* il_instr_size */
+            if (d & IL_DECODE_SWITCH)
+                sz += 4 * n->u.sw.count;
         }
         off[i] = (uint32_t)total;
-        size[i] = il_instr_size(n);
-        total += size[i];
+        n->offset = (uint32_t)total; /* final unless a short branch widens below */
+        size[i] = sz;
+        total += sz;
         if (total > UINT32_MAX - 16)
             return il_diag(diag, -ERANGE, (uint32_t)i, "code is larger than 4 GiB");
     }
-    r = reserve(g, g->count + 1, shorts);
-    if (r < 0)
-        return r;
-    struct il_short_branch *br = g->layout_branches;
-    size_t k = 0;
-    for (i = 0; i < g->count; i++)
-        if (il_is_short_branch(g->cur[i]->opcode))
-            br[k++] = (struct il_short_branch){(uint32_t)i, g->cur[i]->u.branch.target->index};
+    if (shorts == 0)
+        goto finish; /* nothing can widen: the offsets above are final */
+    /* Every index is set now: the short branches' targets, and whether they all reach. */
+    bool all_reach = true;
+    for (size_t k = 0; k < shorts; k++) {
+        uint32_t at = br[k].at, t = g->cur[at]->u.branch.target->index;
+        br[k].target = t;
+        int64_t disp = (int64_t)off[t] - ((int64_t)off[at] + 2);
+        all_reach = all_reach && disp >= INT8_MIN && disp <= INT8_MAX;
+    }
+    if (all_reach)
+        goto finish; /* every short branch reaches at the unwidened offsets */
 
     /* Only short branches that cannot reach are widened, and widening only moves code
      * apart, so the rounds end at a fixpoint. Within a round offsets are recomputed as it
@@ -154,6 +164,7 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
         if (il_is_short_branch(n->opcode) && size[i] == 5)
             n->opcode = il_long_form(n->opcode);
     }
+finish:
     g->code_size = (uint32_t)total;
     g->layout_flags = flags;
     g->stale = false;
@@ -174,7 +185,7 @@ static void write_code(const struct clrie_il_graph *g, uint8_t *out)
         if (n->opcode >= 0x100)
             *p++ = 0xFE;
         *p++ = (uint8_t)n->opcode;
-        uint32_t end = n->offset + il_instr_size(n);
+        int64_t at = p - out; /* the operand's offset; displacements count from its end */
         switch (info->operand_kind) {
         case CLRIE_IL_OPERAND_NONE:
             break;
@@ -205,17 +216,19 @@ static void write_code(const struct clrie_il_graph *g, uint8_t *out)
             break;
         }
         case CLRIE_IL_OPERAND_BRANCH8:
-            *p = (uint8_t)(int8_t)((int64_t)n->u.branch.target->offset - end);
+            *p = (uint8_t)(int8_t)((int64_t)n->u.branch.target->offset - (at + 1));
             break;
         case CLRIE_IL_OPERAND_BRANCH32:
-            put32(p, (uint32_t)((int64_t)n->u.branch.target->offset - end));
+            put32(p, (uint32_t)((int64_t)n->u.branch.target->offset - (at + 4)));
             break;
-        case CLRIE_IL_OPERAND_SWITCH:
+        case CLRIE_IL_OPERAND_SWITCH: {
+            int64_t end = at + 4 + 4 * (int64_t)n->u.sw.count;
             put32(p, n->u.sw.count);
             for (uint32_t t = 0; t < n->u.sw.count; t++)
                 put32(p + 4 + 4 * (size_t)t,
                       (uint32_t)((int64_t)n->u.sw.targets[t].target->offset - end));
             break;
+        }
         }
     }
 }
@@ -349,7 +362,7 @@ int clrie_il_graph_encode(struct clrie_il_graph *g, unsigned flags, uint8_t **bo
         for (size_t s = 0; s < group_count; s++)
             size = ((size + 3) & ~(size_t)3) + group_size(&groups[s]);
     }
-    buf = calloc(1, size);
+    buf = malloc(size); /* every byte is written below, padding included */
     if (!buf) {
         r = -ENOMEM;
         goto out;
@@ -365,6 +378,8 @@ int clrie_il_graph_encode(struct clrie_il_graph *g, unsigned flags, uint8_t **bo
         put32(buf + 8, g->local_sig_token);
     }
     write_code(g, buf + header);
+    if (nclauses)
+        memset(buf + header + g->code_size, 0, eh_at - (header + g->code_size));
     size_t pos = eh_at;
     for (size_t s = 0; s < group_count; s++) {
         const struct group *gr = &groups[s];
@@ -373,10 +388,8 @@ int clrie_il_graph_encode(struct clrie_il_graph *g, unsigned flags, uint8_t **bo
         buf[pos] = (uint8_t)(SECT_EH_TABLE | (gr->fat ? SECT_FAT : 0) |
                              (s + 1 < group_count ? SECT_MORE : 0));
         buf[pos + 1] = (uint8_t)data;
-        if (gr->fat) {
-            buf[pos + 2] = (uint8_t)(data >> 8);
-            buf[pos + 3] = (uint8_t)(data >> 16);
-        }
+        buf[pos + 2] = gr->fat ? (uint8_t)(data >> 8) : 0; /* small: reserved */
+        buf[pos + 3] = gr->fat ? (uint8_t)(data >> 16) : 0;
         uint8_t *p = buf + pos + 4;
         for (size_t k = gr->first; k < gr->first + gr->count; k++) {
             const struct eh_row *row = &rows[k];

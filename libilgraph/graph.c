@@ -58,11 +58,11 @@ void il_refs_move(struct clrie_il_instr *from, struct clrie_il_instr *to, unsign
 
 /* ---- Graph lifetime ---- */
 
-struct clrie_il_graph *il_graph_alloc(void)
+struct clrie_il_graph *il_graph_alloc(size_t first_chunk)
 {
     /* The graph lives at the start of its own arena: one allocation for a small method. */
     struct il_arena arena;
-    il_arena_init(&arena);
+    il_arena_init(&arena, first_chunk);
     struct clrie_il_graph *g = il_arena_alloc(&arena, sizeof(*g));
     if (!g)
         return NULL;
@@ -77,7 +77,7 @@ int clrie_il_graph_new(struct clrie_il_graph **out)
 {
     if (!out)
         return -EINVAL;
-    struct clrie_il_graph *g = il_graph_alloc();
+    struct clrie_il_graph *g = il_graph_alloc(0);
     if (!g)
         return -ENOMEM;
     *out = g;

@@ -32,13 +32,13 @@ enum il_state {
 };
 
 struct clrie_il_instr {
-    struct clrie_il_instr *next, *prev;           /* current list */
-    struct clrie_il_instr *orig_next, *orig_prev; /* original list, never changes */
+    struct clrie_il_instr *next, *prev; /* current list */
     struct clrie_il_graph *graph;
     struct il_ref *refs; /* references aimed at this node */
     uint32_t offset;     /* current offset, as of the last layout */
     uint32_t orig_offset;
     uint32_t index;       /* position in the last layout; scratch while decoding */
+    uint32_t orig_index;  /* position in graph->orig (the original list) if IL_ORIGINAL */
     uint16_t opcode;      /* current form (layout may change a branch's form) */
     uint16_t orig_opcode; /* decoded form, for PRESERVE */
     uint8_t state;        /* enum il_state */
@@ -89,12 +89,11 @@ struct clrie_il_graph {
     bool clauses_edited;
 
     /* The current list in order as of the last layout, with the layout's scratch arrays
-     * (all in the arena, cur_cap entries; branch_cap for the short-branch list). */
+     * (one piece of the arena, cur_cap entries each). */
     struct clrie_il_instr **cur;
+    struct il_short_branch *layout_branches;
     uint32_t *layout_off, *layout_size;
     size_t cur_cap;
-    struct il_short_branch *layout_branches;
-    size_t branch_cap;
     bool stale;
     unsigned layout_flags;
     uint32_t code_size; /* as of the last layout */
@@ -114,12 +113,20 @@ int il_diag(struct clrie_il_diag *diag, int err, uint32_t offset, const char *fm
  * ever hold valid opcodes, so internal code indexes it directly. */
 extern const struct clrie_il_opcode_info il_opcode_infos[CLRIE_IL_OP_COUNT];
 
+/* The same table cut to what decoding needs per instruction, one byte per ordinal: 0 for
+ * no opcode, else the operand length + 1 (IL_DECODE_LEN) and flags. */
+extern const uint8_t il_opcode_decode[0x200]; /* every 1- and 2-byte opcode value */
+#define IL_DECODE_LEN 0x0Fu                   /* operand bytes + 1 (switch: the count only) */
+#define IL_DECODE_TARGETS 0x40u               /* a branch or switch */
+#define IL_DECODE_SWITCH 0x80u
+
 /* Size in bytes of a node as currently encoded. */
 static inline uint32_t il_instr_size(const struct clrie_il_instr *n)
 {
-    const struct clrie_il_opcode_info *info = &il_opcode_infos[n->opcode];
-    uint32_t size = (uint32_t)info->opcode_len + info->operand_len;
-    if (info->operand_kind == CLRIE_IL_OPERAND_SWITCH)
+    uint8_t d = il_opcode_decode[n->opcode];
+    /* opcode bytes (1, or 2 from ordinal 0x100) + operand bytes */
+    uint32_t size = (uint32_t)(n->opcode >> 8) + (d & IL_DECODE_LEN);
+    if (d & IL_DECODE_SWITCH)
         size += 4 * n->u.sw.count;
     return size;
 }
@@ -131,8 +138,9 @@ void il_refs_move(struct clrie_il_instr *from, struct clrie_il_instr *to, unsign
 
 /* Allocates a zeroed node of g. */
 struct clrie_il_instr *il_instr_alloc(struct clrie_il_graph *g, uint16_t opcode);
-/* Graph skeleton (arena, tiny header); NULL on ENOMEM. */
-struct clrie_il_graph *il_graph_alloc(void);
+/* Graph skeleton (arena, tiny header); NULL on ENOMEM. first_chunk: bytes the arena's first
+ * chunk should hold (0: a default). */
+struct clrie_il_graph *il_graph_alloc(size_t first_chunk);
 /* Links a detached node at the end of the current list (decoding). */
 void il_graph_append(struct clrie_il_graph *g, struct clrie_il_instr *n);
 /* Drops every reference a clause holds. */

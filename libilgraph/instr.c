@@ -54,12 +54,16 @@ struct clrie_il_instr *clrie_il_instr_prev(const struct clrie_il_instr *n)
 
 struct clrie_il_instr *clrie_il_instr_original_next(const struct clrie_il_instr *n)
 {
-    return n->orig_next;
+    if (n->state != IL_ORIGINAL || n->orig_index + 1 >= n->graph->orig_count)
+        return NULL;
+    return n->graph->orig[n->orig_index + 1];
 }
 
 struct clrie_il_instr *clrie_il_instr_original_prev(const struct clrie_il_instr *n)
 {
-    return n->orig_prev;
+    if (n->state != IL_ORIGINAL || n->orig_index == 0)
+        return NULL;
+    return n->graph->orig[n->orig_index - 1];
 }
 
 static uint8_t kind_of(const struct clrie_il_instr *n)

@@ -99,6 +99,23 @@
 const struct clrie_il_opcode_info il_opcode_infos[CLRIE_IL_OP_COUNT] = {IL_OPCODE_LIST(INFO)};
 #undef INFO
 
+/* What decoding looks up per instruction, in one byte (see IL_DECODE_*). */
+#define TARGETS_NONE 0
+#define TARGETS_INT8 0
+#define TARGETS_UINT8 0
+#define TARGETS_UINT16 0
+#define TARGETS_INT32 0
+#define TARGETS_INT64 0
+#define TARGETS_FLOAT32 0
+#define TARGETS_FLOAT64 0
+#define TARGETS_TOKEN 0
+#define TARGETS_BRANCH8 IL_DECODE_TARGETS
+#define TARGETS_BRANCH32 IL_DECODE_TARGETS
+#define TARGETS_SWITCH (IL_DECODE_TARGETS | IL_DECODE_SWITCH)
+#define DECODE(o, id, text, k, f, po, pu) [o] = (uint8_t)((LEN_##k + 1) | TARGETS_##k),
+const uint8_t il_opcode_decode[0x200] = {IL_OPCODE_LIST(DECODE)};
+#undef DECODE
+
 /* The enum in the public header and the list must agree on every ordinal. */
 #define CHECK(o, id, text, k, f, po, pu)                                                           \
     _Static_assert(CLRIE_IL_OP_##id == (o), "enum clrie_il_opcode disagrees on " text);
