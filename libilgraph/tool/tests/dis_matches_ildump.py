@@ -16,17 +16,11 @@ import os
 import random
 import re
 import tempfile
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from listing_matches_srm import REQUIRED, build_ildump, framework_dir, skip  # noqa: E402
+from listing_matches_srm import prepare, run  # noqa: E402
 
-
-def run(cmd):
-    r = subprocess.run(cmd, capture_output=True, text=True, encoding="utf-8",
-                       errors="replace")
-    return r.returncode, r.stdout, r.stderr
 
 
 def garbled_code(clrie_il, path, count, seed=7):
@@ -64,22 +58,7 @@ def main():
     args = p.parse_args()
     args.build_dir = os.path.abspath(args.build_dir)
 
-    import shutil
-    dotnet = shutil.which(args.dotnet) if args.dotnet else None
-    if not dotnet:
-        skip(f"no dotnet ({args.dotnet!r})")
-    env = dict(os.environ, DOTNET_CLI_TELEMETRY_OPTOUT="1", DOTNET_NOLOGO="1",
-               DOTNET_SKIP_FIRST_TIME_EXPERIENCE="1",
-               NUGET_PACKAGES=os.path.join(args.build_dir, "nuget-packages"))
-    framework = args.framework or framework_dir(dotnet, env)
-    if not framework or not os.path.isdir(framework):
-        skip("no Microsoft.NETCore.App shared framework")
-    ildump = build_ildump(dotnet, env, args.ildump_source, args.build_dir)
-
-    dlls = sorted(f for f in os.listdir(framework) if f.endswith(".dll"))
-    missing = [r for r in REQUIRED if r + ".dll" not in dlls]
-    if missing:
-        sys.exit(f"{framework} lacks {', '.join(missing)}")
+    ildump, framework, dlls = prepare(args)
     if args.only:
         dlls = [d for d in dlls if d[:-4] in args.only]
     failures = methods = lines = 0

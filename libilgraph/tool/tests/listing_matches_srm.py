@@ -58,16 +58,9 @@ def run(cmd):
     return r.returncode, r.stdout, r.stderr
 
 
-def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--dotnet", default="dotnet")
-    p.add_argument("--ildump-source", required=True)
-    p.add_argument("--build-dir", required=True)
-    p.add_argument("--asm-list", required=True)
-    p.add_argument("--framework", help="folder of assemblies; default: newest installed")
-    p.add_argument("--also", action="append", default=[], help="another assembly to compare")
-    args = p.parse_args()
-
+def prepare(args):
+    """What both differential tests start from: the dotnet host (or a skip), the shared
+    framework folder, ildump built offline into args.build_dir, and the framework's DLLs."""
     dotnet = shutil.which(args.dotnet) if args.dotnet else None
     if not dotnet:
         skip(f"no dotnet ({args.dotnet!r})")
@@ -78,11 +71,24 @@ def main():
     if not framework or not os.path.isdir(framework):
         skip("no Microsoft.NETCore.App shared framework")
     ildump = build_ildump(dotnet, env, args.ildump_source, args.build_dir)
-
     dlls = sorted(f for f in os.listdir(framework) if f.endswith(".dll"))
     missing = [r for r in REQUIRED if r + ".dll" not in dlls]
     if missing:
         sys.exit(f"{framework} lacks {', '.join(missing)}")
+    return ildump, framework, dlls
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--dotnet", default="dotnet")
+    p.add_argument("--ildump-source", required=True)
+    p.add_argument("--build-dir", required=True)
+    p.add_argument("--asm-list", required=True)
+    p.add_argument("--framework", help="folder of assemblies; default: newest installed")
+    p.add_argument("--also", action="append", default=[], help="another assembly to compare")
+    args = p.parse_args()
+
+    ildump, framework, dlls = prepare(args)
     failures = methods = bodies = 0
     for path in [os.path.join(framework, dll) for dll in dlls] + args.also:
         dll = os.path.basename(path)
