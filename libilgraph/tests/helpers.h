@@ -37,8 +37,13 @@ static inline struct clrie_il_graph *decode_code(const uint8_t *b, size_t n)
     return g;
 }
 
-/* Decoding must fail with -EILSEQ at `offset` with a message containing `words`. */
-static inline void expect_bad_body(const uint8_t *b, size_t n, uint32_t offset, const char *words)
+typedef int (*decode_fn)(const uint8_t *bytes, size_t len, struct clrie_il_graph **out,
+                         struct clrie_il_diag *diag);
+
+/* Decoding with `decode` must fail with -EILSEQ at `offset`, with a message containing
+ * `words`, and hand back no graph. */
+static inline void expect_decode_failure(decode_fn decode, const uint8_t *b, size_t n,
+                                         uint32_t offset, const char *words)
 {
     /* An exact-size heap copy, so a read past the end shows under ASan. */
     uint8_t *copy = malloc(n ? n : 1);
@@ -47,7 +52,7 @@ static inline void expect_bad_body(const uint8_t *b, size_t n, uint32_t offset, 
         memcpy(copy, b, n);
     struct clrie_il_graph *g = NULL;
     struct clrie_il_diag d = {0};
-    int r = clrie_il_graph_decode(copy, n, &g, &d);
+    int r = decode(copy, n, &g, &d);
     free(copy);
     if (r != -EILSEQ)
         fail_msg("expected -EILSEQ (%s), got %d (%s)", words, r, r == 0 ? "decoded" : d.message);
@@ -56,20 +61,16 @@ static inline void expect_bad_body(const uint8_t *b, size_t n, uint32_t offset, 
         fail_msg("expected '%s' at %u, got '%s' at %u", words, offset, d.message, d.offset);
 }
 
+/* A whole method body (header, code, EH sections) that must not decode. */
+static inline void expect_bad_body(const uint8_t *b, size_t n, uint32_t offset, const char *words)
+{
+    expect_decode_failure(clrie_il_graph_decode, b, n, offset, words);
+}
+
+/* Bare IL code that must not decode. */
 static inline void expect_bad_code(const uint8_t *b, size_t n, uint32_t offset, const char *words)
 {
-    uint8_t *copy = malloc(n ? n : 1);
-    assert_non_null(copy);
-    if (n)
-        memcpy(copy, b, n);
-    struct clrie_il_graph *g = NULL;
-    struct clrie_il_diag d = {0};
-    int r = clrie_il_graph_decode_code(copy, n, &g, &d);
-    free(copy);
-    if (r != -EILSEQ)
-        fail_msg("expected -EILSEQ (%s), got %d", words, r);
-    if (d.offset != offset || !strstr(d.message, words))
-        fail_msg("expected '%s' at %u, got '%s' at %u", words, offset, d.message, d.offset);
+    expect_decode_failure(clrie_il_graph_decode_code, b, n, offset, words);
 }
 
 static inline void print_hex(const char *what, const uint8_t *b, size_t n)
