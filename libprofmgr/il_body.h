@@ -1,0 +1,68 @@
+/* The COM face of one method's IL, over a libilgraph graph: IInstructionGraph, IInstruction
+ * with IOperandInstruction / IBranchInstruction / ISwitchInstruction, IEnumInstructions,
+ * IInstructionFactory, IExceptionSection, IExceptionClause, IEnumExceptionClauses and
+ * ISingleRetDefaultInstrumentation(2), each with IDataContainer.
+ *
+ * Every IL rule lives in libilgraph; these objects only translate between COM and its API.
+ *
+ * Ownership. A body belongs to one IMethodInfo (its `outer`): every object of the body
+ * forwards AddRef and Release to the outer object, so a plugin that holds an instruction keeps
+ * the whole method alive, and everything is freed together by il_body_free when the method
+ * info goes. The same node always answers with the same IInstruction pointer for the life of
+ * the body (plugins compare instruction pointers).
+ *
+ * Threads: a body is used by one JIT callback at a time (the pipeline runs the plugins of one
+ * method in sequence); it has no lock of its own. */
+#ifndef CLRIE_PM_IL_BODY_H
+#define CLRIE_PM_IL_BODY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clrie/abi/instrumentation.h"
+#include "clrie/ilgraph.h"
+#include "log.h"
+
+struct il_body;
+
+/* Access to the method's local-variable signature, which lives with the method info's
+ * ILocalVariableCollection: single-ret adds its return-value local through these. */
+struct il_body_locals {
+    /* The current LOCAL_SIG blob (len 0: no locals); borrowed until the next set. */
+    HRESULT (*get)(void *ctx, const uint8_t **sig, size_t *len);
+    /* Replaces the LOCAL_SIG blob (copied). */
+    HRESULT (*set)(void *ctx, const uint8_t *sig, size_t len);
+    void *ctx;
+};
+
+struct il_body_params {
+    IUnknown *outer;     /* receives AddRef/Release of every object; borrowed */
+    IMethodInfo *method; /* what IInstructionGraph/IExceptionSection::GetMethodInfo return */
+    const uint8_t *method_sig; /* the method's signature (single-ret: the return type); copied */
+    size_t method_sig_len;
+    struct il_body_locals locals;
+    clrie_il_stack_fn resolve; /* stack effect of calls, for max stack; may be NULL */
+    void *resolve_ctx;
+    struct clrie_pm_log *log; /* where decode failures and plugin misuse are reported */
+};
+
+/* Decodes a method body (header, code, EH sections as the runtime gives them). A malformed
+ * body is logged with its offset and reason and returns E_FAIL; nothing is created. */
+HRESULT il_body_new(const struct il_body_params *params, const uint8_t *body, size_t len,
+                    struct il_body **out);
+/* Frees the body and every COM object of it (plugins' references must be gone). NULL is fine. */
+void il_body_free(struct il_body *body);
+
+/* Borrowed interfaces, valid while the body lives (AddRef them to hand them out). */
+IInstructionGraph *il_body_graph(struct il_body *body);
+IExceptionSection *il_body_exceptions(struct il_body *body);
+IInstructionFactory *il_body_factory(struct il_body *body);
+ISingleRetDefaultInstrumentation2 *il_body_single_ret(struct il_body *body);
+
+/* The graph underneath, for the pipeline's encode step and the dumps. */
+struct clrie_il_graph *il_body_ilgraph(struct il_body *body);
+/* Whether any edit reached the graph since it was decoded (an untouched method is not
+ * rewritten). */
+bool il_body_changed(const struct il_body *body);
+
+#endif

@@ -1,0 +1,56 @@
+/* Signature-level objects: ISignatureBuilder; ITypeCreator with ISignatureParser (one per
+ * module, IModuleInfo::CreateTypeFactory); IType with ITokenType / ICompositeType /
+ * IGenericParameterType and IEnumTypes; IMethodParameter, IMethodLocal and their enumerators;
+ * ILocalVariableCollection(2), the method's locals that plugins add to and the engine commits.
+ *
+ * Blob grammar (compressed integers, coded tokens, type lengths) comes from libilgraph's
+ * clrie_il_sig_* functions; nothing here re-implements it.
+ *
+ * Every object is reference counted (atomic) and carries an IDataContainer. Types are
+ * immutable once made and may be shared between threads; a locals collection belongs to one
+ * method info and is used by one JIT callback at a time. */
+#ifndef CLRIE_PM_TYPES_H
+#define CLRIE_PM_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clrie/abi/instrumentation.h"
+#include "clrie/abi/metadata.h"
+
+/* An empty signature builder (IProfilerManager::CreateSignatureBuilder). */
+HRESULT types_signature_builder_new(ISignatureBuilder **out);
+
+/* The type factory of a module: module is borrowed for the call and AddRef'd by the factory
+ * (ITokenType::GetOwningModule answers with it); import reads names for IType::GetName. */
+HRESULT types_creator_new(IModuleInfo *module, IMetaDataImport *import, ITypeCreator **out);
+
+/* For IMethodInfo: the parameters and return type described by a method signature, and the
+ * declaring type of a method (a TypeDef token). */
+HRESULT types_method_parameters(ITypeCreator *creator, const uint8_t *method_sig, size_t len,
+                                IEnumMethodParameters **out);
+HRESULT types_return_type(ITypeCreator *creator, const uint8_t *method_sig, size_t len,
+                          IType **out);
+HRESULT types_declaring_type(ITypeCreator *creator, mdTypeDef type, IType **out);
+
+/* A method's locals. outer receives AddRef/Release of the collection (the method info owns
+ * it); creator parses the signature into ITypes; emit commits a changed signature through
+ * IMetaDataEmit::GetTokenFromSig (NULL: CommitSignature fails with E_NOTIMPL and the method
+ * keeps its locals). sig/len is the method's LOCAL_SIG blob (len 0: none) and token its
+ * StandAloneSig token (0: none); both copied. read_only: the original locals of
+ * IMethodInfo2::GetOriginalLocalVariables, where every change is E_FAIL. */
+struct types_locals;
+HRESULT types_locals_new(IUnknown *outer, ITypeCreator *creator, IMetaDataEmit *emit,
+                         const uint8_t *sig, size_t len, mdSignature token, bool read_only,
+                         struct types_locals **out);
+void types_locals_free(struct types_locals *locals);
+ILocalVariableCollection2 *types_locals_collection(struct types_locals *locals); /* borrowed */
+/* The current blob (borrowed until the next change) and whether it differs from the original. */
+void types_locals_signature(struct types_locals *locals, const uint8_t **sig, size_t *len);
+bool types_locals_changed(const struct types_locals *locals);
+HRESULT types_locals_replace(struct types_locals *locals, const uint8_t *sig, size_t len);
+/* Commits a changed signature (once; later calls return the same token) and returns the token
+ * the method body must name; an unchanged signature returns the original token. */
+HRESULT types_locals_commit(struct types_locals *locals, mdSignature *token);
+
+#endif
