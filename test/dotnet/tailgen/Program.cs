@@ -1,0 +1,249 @@
+// Writes tailcalls.dll: IL that C# never produces, for the `rewrite` app to load and run.
+//   - `tail.` calls: a self-recursive tail call, mutual recursion, a tail call to a method
+//     with more stack arguments than its caller (the runtime's tail-call helpers), a
+//     `tail. callvirt`, all deep enough (SumTo: millions of frames) that the process dies of
+//     a stack overflow if a rewriter drops the prefix or separates the call from its `ret`;
+//   - a `fault` clause (C# has none);
+//   - a `br.s` over 122 bytes, which a rewriter must widen as soon as it adds anything inside.
+// Usage: dotnet tailgen.dll OUTPUT.dll
+using System;
+using System.Reflection;
+using System.Reflection.Emit;
+
+static class Program
+{
+    static int Main(string[] args)
+    {
+        if (args.Length != 1)
+        {
+            Console.Error.WriteLine("usage: tailgen OUTPUT.dll");
+            return 2;
+        }
+        var assembly = new PersistedAssemblyBuilder(new AssemblyName("tailcalls"),
+                                                    typeof(object).Assembly);
+        ModuleBuilder module = assembly.DefineDynamicModule("tailcalls");
+        TypeBuilder type = module.DefineType("TailCalls", TypeAttributes.Public |
+                                             TypeAttributes.Abstract | TypeAttributes.Sealed);
+        const MethodAttributes Static = MethodAttributes.Public | MethodAttributes.Static;
+
+        // static long SumTo(long n, long acc) => n == 0 ? acc : tail. SumTo(n - 1, acc + n);
+        MethodBuilder sumTo = type.DefineMethod("SumTo", Static, typeof(long),
+                                                new[] { typeof(long), typeof(long) });
+        {
+            ILGenerator il = sumTo.GetILGenerator();
+            Label recurse = il.DefineLabel();
+            il.Emit(OpCodes.Ldarg_0);
+            il.Emit(OpCodes.Brtrue_S, recurse);
+            il.Emit(OpCodes.Ldarg_1);
+            il.Emit(OpCodes.Ret);
+            il.MarkLabel(recurse);
+            il.Emit(OpCodes.Ldarg_0);
+            il.Emit(OpCodes.Ldc_I4_1);
+            il.Emit(OpCodes.Conv_I8);
+            il.Emit(OpCodes.Sub);
+            il.Emit(OpCodes.Ldarg_1);
+            il.Emit(OpCodes.Ldarg_0);
+            il.Emit(OpCodes.Add);
+            il.Emit(OpCodes.Tailcall);
+            il.Emit(OpCodes.Call, sumTo);
+            il.Emit(OpCodes.Ret);
+        }
+
+        // IsEven(n) => n == 0 || tail. IsOdd(n - 1); IsOdd(n) => n != 0 && tail. IsEven(n - 1)
+        MethodBuilder isEven = type.DefineMethod("IsEven", Static, typeof(bool),
+                                                 new[] { typeof(int) });
+        MethodBuilder isOdd = type.DefineMethod("IsOdd", Static, typeof(bool),
+                                                new[] { typeof(int) });
+        foreach (var (method, other, atZero) in new[] { (isEven, isOdd, 1), (isOdd, isEven, 0) })
+        {
+            ILGenerator il = method.GetILGenerator();
+            Label recurse = il.DefineLabel();
+            il.Emit(OpCodes.Ldarg_0);
+            il.Emit(OpCodes.Brtrue_S, recurse);
+            il.Emit(atZero == 1 ? OpCodes.Ldc_I4_1 : OpCodes.Ldc_I4_0);
+            il.Emit(OpCodes.Ret);
+            il.MarkLabel(recurse);
+            il.Emit(OpCodes.Ldarg_0);
+            il.Emit(OpCodes.Ldc_I4_1);
+            il.Emit(OpCodes.Sub);
+            il.Emit(OpCodes.Tailcall);
+            il.Emit(OpCodes.Call, other);
+            il.Emit(OpCodes.Ret);
+        }
+
+        // Few(n, acc) tail-calls Many(n, acc, 1..8), which tail-calls Few(n - 1, acc + sum):
+        // the callee needs more argument stack than the caller has, so the runtime cannot
+        // turn the call into a jump and uses its tail-call helpers.
+        var manyParameters = new Type[10];
+        manyParameters[0] = typeof(int);
+        for (int i = 1; i < manyParameters.Length; i++)
+            manyParameters[i] = typeof(long);
+        MethodBuilder few = type.DefineMethod("Few", Static, typeof(long),
+                                              new[] { typeof(int), typeof(long) });
+        MethodBuilder many = type.DefineMethod("Many", Static, typeof(long), manyParameters);
+        {
+            ILGenerator il = few.GetILGenerator();
+            Label recurse = il.DefineLabel();
+            il.Emit(OpCodes.Ldarg_0);
+            il.Emit(OpCodes.Brtrue_S, recurse);
+            il.Emit(OpCodes.Ldarg_1);
+            il.Emit(OpCodes.Ret);
+            il.MarkLabel(recurse);
+            il.Emit(OpCodes.Ldarg_0);
+            il.Emit(OpCodes.Ldarg_1);
+            for (int i = 1; i <= 8; i++)
+            {
+                il.Emit(OpCodes.Ldc_I4, i);
+                il.Emit(OpCodes.Conv_I8);
+            }
+            il.Emit(OpCodes.Tailcall);
+            il.Emit(OpCodes.Call, many);
+            il.Emit(OpCodes.Ret);
+        }
+        {
+            ILGenerator il = many.GetILGenerator();
+            il.Emit(OpCodes.Ldarg_0);
+            il.Emit(OpCodes.Ldc_I4_1);
+            il.Emit(OpCodes.Sub);
+            il.Emit(OpCodes.Ldarg_1);
+            for (short i = 2; i <= 9; i++)
+            {
+                il.Emit(OpCodes.Ldarg_S, (byte)i);
+                il.Emit(OpCodes.Add);
+            }
+            il.Emit(OpCodes.Tailcall);
+            il.Emit(OpCodes.Call, few);
+            il.Emit(OpCodes.Ret);
+        }
+
+        // A class with a virtual Step(n, acc) that tail-calls itself through callvirt.
+        TypeBuilder counter = module.DefineType("Counter", TypeAttributes.Public);
+        ConstructorBuilder counterCtor = counter.DefineDefaultConstructor(MethodAttributes.Public);
+        MethodBuilder step = counter.DefineMethod("Step", MethodAttributes.Public |
+                                                  MethodAttributes.Virtual |
+                                                  MethodAttributes.HideBySig |
+                                                  MethodAttributes.NewSlot,
+                                                  typeof(long), new[] { typeof(int), typeof(long) });
+        {
+            ILGenerator il = step.GetILGenerator();
+            Label recurse = il.DefineLabel();
+            il.Emit(OpCodes.Ldarg_1);
+            il.Emit(OpCodes.Brtrue_S, recurse);
+            il.Emit(OpCodes.Ldarg_2);
+            il.Emit(OpCodes.Ret);
+            il.MarkLabel(recurse);
+            il.Emit(OpCodes.Ldarg_0);
+            il.Emit(OpCodes.Ldarg_1);
+            il.Emit(OpCodes.Ldc_I4_1);
+            il.Emit(OpCodes.Sub);
+            il.Emit(OpCodes.Ldarg_2);
+            il.Emit(OpCodes.Ldc_I4_3);
+            il.Emit(OpCodes.Conv_I8);
+            il.Emit(OpCodes.Add);
+            il.Emit(OpCodes.Tailcall);
+            il.Emit(OpCodes.Callvirt, step);
+            il.Emit(OpCodes.Ret);
+        }
+        counter.CreateType();
+
+        // static long VirtualSteps(int n) => tail. new Counter().Step(n, 0);
+        MethodBuilder virtualSteps = type.DefineMethod("VirtualSteps", Static, typeof(long),
+                                                       new[] { typeof(int) });
+        {
+            ILGenerator il = virtualSteps.GetILGenerator();
+            il.Emit(OpCodes.Newobj, counterCtor);
+            il.Emit(OpCodes.Ldarg_0);
+            il.Emit(OpCodes.Ldc_I4_0);
+            il.Emit(OpCodes.Conv_I8);
+            il.Emit(OpCodes.Tailcall);
+            il.Emit(OpCodes.Callvirt, step);
+            il.Emit(OpCodes.Ret);
+        }
+
+        // static int ThrowAfter(int n): tail-calls itself n times, then throws; the exception
+        // leaves through frames the tail calls replaced.
+        MethodBuilder throwAfter = type.DefineMethod("ThrowAfter", Static, typeof(int),
+                                                     new[] { typeof(int) });
+        {
+            ILGenerator il = throwAfter.GetILGenerator();
+            Label recurse = il.DefineLabel();
+            il.Emit(OpCodes.Ldarg_0);
+            il.Emit(OpCodes.Brtrue_S, recurse);
+            il.Emit(OpCodes.Ldstr, "thrown at the bottom of the tail calls");
+            il.Emit(OpCodes.Newobj, typeof(InvalidOperationException).GetConstructor(
+                new[] { typeof(string) })!);
+            il.Emit(OpCodes.Throw);
+            il.MarkLabel(recurse);
+            il.Emit(OpCodes.Ldarg_0);
+            il.Emit(OpCodes.Ldc_I4_1);
+            il.Emit(OpCodes.Sub);
+            il.Emit(OpCodes.Tailcall);
+            il.Emit(OpCodes.Call, throwAfter);
+            il.Emit(OpCodes.Ret);
+        }
+
+        // static string Fault(int mode, StringBuilder log): try { log 'a'; if (mode != 0)
+        // throw; log 'b' } fault { log 'F' }, the fault run only when an exception leaves.
+        MethodBuilder fault = type.DefineMethod("Fault", Static, typeof(int),
+                                                new[] { typeof(int), typeof(System.Text.StringBuilder) });
+        {
+            MethodInfo append = typeof(System.Text.StringBuilder).GetMethod(
+                "Append", new[] { typeof(char) })!;
+            ILGenerator il = fault.GetILGenerator();
+            LocalBuilder result = il.DeclareLocal(typeof(int));
+            Label noThrow = il.DefineLabel();
+            il.BeginExceptionBlock();
+            il.Emit(OpCodes.Ldarg_1);
+            il.Emit(OpCodes.Ldc_I4_S, (sbyte)'a');
+            il.Emit(OpCodes.Callvirt, append);
+            il.Emit(OpCodes.Pop);
+            il.Emit(OpCodes.Ldarg_0);
+            il.Emit(OpCodes.Brfalse_S, noThrow);
+            il.Emit(OpCodes.Ldstr, "fault test");
+            il.Emit(OpCodes.Newobj, typeof(ArgumentException).GetConstructor(
+                new[] { typeof(string) })!);
+            il.Emit(OpCodes.Throw);
+            il.MarkLabel(noThrow);
+            il.Emit(OpCodes.Ldarg_1);
+            il.Emit(OpCodes.Ldc_I4_S, (sbyte)'b');
+            il.Emit(OpCodes.Callvirt, append);
+            il.Emit(OpCodes.Pop);
+            il.Emit(OpCodes.Ldc_I4_7);
+            il.Emit(OpCodes.Stloc, result);
+            il.BeginFaultBlock();
+            il.Emit(OpCodes.Ldarg_1);
+            il.Emit(OpCodes.Ldc_I4_S, (sbyte)'F');
+            il.Emit(OpCodes.Callvirt, append);
+            il.Emit(OpCodes.Pop);
+            il.EndExceptionBlock();
+            il.Emit(OpCodes.Ldloc, result);
+            il.Emit(OpCodes.Ret);
+        }
+
+        // static int ShortJump(int n): a blt.s over 61 ldc/add pairs (122 bytes), n on the
+        // stack at the branch and its target: still short, but one added byte per
+        // instruction pushes it past 127.
+        MethodBuilder shortJump = type.DefineMethod("ShortJump", Static, typeof(int),
+                                                    new[] { typeof(int) });
+        {
+            ILGenerator il = shortJump.GetILGenerator();
+            Label skip = il.DefineLabel();
+            il.Emit(OpCodes.Ldarg_0);
+            il.Emit(OpCodes.Dup);
+            il.Emit(OpCodes.Ldc_I4_0);
+            il.Emit(OpCodes.Blt_S, skip);
+            for (int i = 0; i < 61; i++)
+            {
+                il.Emit(OpCodes.Ldc_I4_1);
+                il.Emit(OpCodes.Add);
+            }
+            il.MarkLabel(skip);
+            il.Emit(OpCodes.Ret);
+        }
+
+        type.CreateType();
+        assembly.Save(args[0]);
+        Console.WriteLine("wrote " + args[0]);
+        return 0;
+    }
+}
