@@ -1,0 +1,203 @@
+"""Runs .NET programs under the engine with the stress plugin (examples/stress), for the
+tests that prove rewriting changes nothing (test_rewrite.py, test_csc.py) and for the
+benchmark (test/bench-engine): config files, the plugin's one-line report, the engine's
+per-method log lines, and the SDK's C# compiler."""
+import os
+import re
+import subprocess
+import tempfile
+
+import dotnet_apps
+
+# The stress plugin's ClassGuid (examples/stress), until it lands: replaced then.
+STRESS_GUID = "{00000000-0000-0000-0000-000000000000}"
+CONFIG_VAR = "MicrosoftInstrumentationEngine_ConfigPath64_Stress"
+LOG_LEVEL = "MicrosoftInstrumentationEngine_LogLevel"
+LOG_PATH = "MicrosoftInstrumentationEngine_FileLogPath"
+# One engine log line per instrumented method (LogLevel Messages or All).
+INSTRUMENTED_LINE = re.compile(r"instrumented (.+) in ([0-9.]+) us")
+
+# The plugin's settings for each mode (a contract with examples/stress).
+MODES = {
+    "plain": {},
+    "nops": {"Nops": "true"},
+    "rejit": {"Rejit": "true"},
+}
+
+
+def xml_escape(text):
+    return (text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+            .replace('"', "&quot;"))
+
+
+def write_stress_config(directory, plugin, guid, settings):
+    """Writes directory/stress.config loading the stress plugin with settings (a dict) and
+    returns the environment variables that make the engine read it."""
+    lines = ["<InstrumentationEngineConfiguration>",
+             "  <InstrumentationMethod>",
+             "    <Name>Stress</Name>",
+             "    <Description>clrie stress plugin: every selected method rewritten</Description>",
+             "    <Module>%s</Module>" % xml_escape(os.path.abspath(plugin)),
+             "    <ClassGuid>%s</ClassGuid>" % guid,
+             "    <Priority>50</Priority>",
+             "    <Settings>"]
+    for name, value in settings.items():
+        lines.append('      <Setting Name="%s" Value="%s"/>' % (xml_escape(name),
+                                                               xml_escape(value)))
+    lines += ["    </Settings>", "  </InstrumentationMethod>",
+              "</InstrumentationEngineConfiguration>", ""]
+    path = os.path.join(directory, "stress.config")
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+    os.chmod(path, 0o644)
+    return {CONFIG_VAR: path}
+
+
+REPORT_WORDS = {"seen": ("seen",), "instrumented": ("instrumented",),
+                "failures": ("failures", "failed", "failure")}
+
+
+def parse_report(path):
+    """The stress plugin's one-line summary as {'seen': n, 'instrumented': n, 'failures': n}
+    (keys missing when the line does not say them), plus 'line': the text; None when the
+    plugin wrote no report."""
+    lines = dotnet_apps.read_lines(path)
+    if not lines:
+        return None
+    text = " ".join(lines)
+    report = {"line": text}
+    for key, words in REPORT_WORDS.items():
+        for word in words:
+            # "instrumented=12", "instrumented: 12", "instrumented 12" or "12 instrumented"
+            m = (re.search(r"\b%s\b\s*[=:]?\s*(\d+)" % word, text) or
+                 re.search(r"(\d+)\s+(?:methods\s+)?%s\b" % word, text))
+            if m:
+                report[key] = int(m.group(1))
+                break
+    return report
+
+
+def instrumentation_times(log_path):
+    """[(method, microseconds)] from the engine's log."""
+    times = []
+    for line in dotnet_apps.read_lines(log_path):
+        m = INSTRUMENTED_LINE.search(line)
+        if m:
+            times.append((m.group(1), float(m.group(2))))
+    return times
+
+
+def log_errors(log_path, limit=20):
+    """The engine log's lines that look like errors (for failure messages)."""
+    found = [line for line in dotnet_apps.read_lines(log_path)
+             if re.search(r"\berror\b|InvalidProgram|failed", line, re.IGNORECASE)]
+    return found[:limit]
+
+
+class Profiled:
+    """One run's environment: the engine as the profiler, optionally the stress plugin
+    with settings, the engine log and the plugin report in a temporary directory."""
+
+    def __init__(self, engine, plugin=None, guid=None, settings=None, log_level="Messages",
+                 prefix="clrie-stress-"):
+        self.dir = os.path.realpath(tempfile.mkdtemp(prefix=prefix))
+        os.chmod(self.dir, 0o755)
+        self.log = os.path.join(self.dir, "engine.log")
+        self.report = os.path.join(self.dir, "report.txt")
+        self.env = {"CORECLR_ENABLE_PROFILING": "1",
+                    "CORECLR_PROFILER": dotnet_apps.PROFILER_CLSID,
+                    "CORECLR_PROFILER_PATH": os.path.abspath(engine)}
+        if log_level:
+            self.env.update({LOG_LEVEL: log_level, LOG_PATH: self.log})
+        if plugin:
+            settings = dict(settings or {})
+            settings.setdefault("Report", self.report)
+            self.env.update(write_stress_config(self.dir, plugin, guid, settings))
+
+    def close(self, keep=False):
+        if keep:
+            print("  kept", self.dir)
+            return
+        for name in os.listdir(self.dir):
+            os.remove(os.path.join(self.dir, name))
+        os.rmdir(self.dir)
+
+
+def run(command, env_extra=None, timeout=900, cwd=None):
+    """Runs command (a list) in the quiet environment plus env_extra; a run that hangs comes
+    back as a result with exit code -1 and a note on stderr."""
+    env = dotnet_apps.quiet_environment()
+    env.update(env_extra or {})
+    try:
+        return subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, timeout=timeout, cwd=cwd)
+    except subprocess.TimeoutExpired as error:
+        out = error.stdout or b""
+        err = error.stderr or b""
+        return subprocess.CompletedProcess(
+            command, -1, out.decode(errors="replace") if isinstance(out, bytes) else out,
+            (err.decode(errors="replace") if isinstance(err, bytes) else err) +
+            "\n[did not finish in %d s]" % timeout)
+
+
+# ---- the SDK's C# compiler ---------------------------------------------------------------
+
+def newest_sdk(dotnet):
+    """(version, folder) of the newest SDK `dotnet --list-sdks` names."""
+    out = subprocess.run([dotnet, "--list-sdks"], env=dotnet_apps.quiet_environment(),
+                         stdout=subprocess.PIPE, text=True, check=True).stdout
+    sdks = []
+    for line in out.splitlines():
+        m = re.match(r"(\S+) \[(.+)\]$", line.strip())
+        if m:
+            key = tuple(int(p) if p.isdigit() else 0 for p in re.split(r"[.-]", m.group(1)))
+            sdks.append((key, m.group(1), os.path.join(m.group(2), m.group(1))))
+    if not sdks:
+        return None
+    _, version, folder = max(sdks)
+    return version, folder
+
+
+def find_csc(dotnet):
+    """The SDK's csc.dll, or None."""
+    sdk = newest_sdk(dotnet)
+    if not sdk:
+        return None
+    path = os.path.join(sdk[1], "Roslyn", "bincore", "csc.dll")
+    return path if os.path.isfile(path) else None
+
+
+def reference_assemblies(dotnet):
+    """The reference assemblies of Microsoft.NETCore.App.Ref in the dotnet root's packs
+    folder (the newest version and target framework), or []."""
+    root = os.path.dirname(os.path.realpath(dotnet))
+    packs = os.path.join(root, "packs", "Microsoft.NETCore.App.Ref")
+    if not os.path.isdir(packs):
+        return []
+
+    def version_key(name):
+        return tuple(int(p) if p.isdigit() else -1 for p in re.split(r"[.-]", name))
+
+    version = max(os.listdir(packs), key=version_key)
+    ref = os.path.join(packs, version, "ref")
+    frameworks = sorted(os.listdir(ref), key=lambda n: version_key(n.replace("net", "")))
+    folder = os.path.join(ref, frameworks[-1])
+    return sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".dll"))
+
+
+CSC_INPUT = os.path.join(dotnet_apps.APPS, "csc-input")
+
+
+def csc_command(dotnet, csc, out_dir, references):
+    """A deterministic compile of test/dotnet/csc-input/*.cs into out_dir/cscinput.dll with
+    a portable PDB beside it. Run it with cwd=CSC_INPUT: the sources are named relative to
+    it, so the compiler's diagnostics are the same wherever the tree is."""
+    sources = sorted(f for f in os.listdir(CSC_INPUT) if f.endswith(".cs"))
+    return [dotnet, csc, "-nologo", "-noconfig", "-nostdlib+", "-target:library",
+            "-deterministic+", "-optimize+", "-langversion:latest", "-nullable:enable",
+            "-unsafe+", "-warn:4", "-debug:portable",
+            # the PDB's path is written into the DLL: map the output folder too
+            "-pathmap:%s=/clrie/csc-input,%s=/clrie/out" % (CSC_INPUT, os.path.abspath(out_dir)),
+            "-out:" + os.path.join(out_dir, "cscinput.dll"),
+            "-pdb:" + os.path.join(out_dir, "cscinput.pdb"),
+            *("-r:" + r for r in references), *sources]

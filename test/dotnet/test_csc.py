@@ -1,0 +1,154 @@
+"""The SDK's C# compiler, rewritten, compiles byte-identical output (issue 6, proof on real
+programs): csc.dll compiles test/dotnet/csc-input/*.cs deterministically (-deterministic,
+fixed -pathmap, portable PDB) once without a profiler and then with the engine and the
+stress plugin rewriting every method of the compiler's Microsoft.CodeAnalysis*.dll
+assemblies, in each mode (plain, Nops=true, Rejit=true). The DLL and the PDB must be
+byte-identical to the uninstrumented build, the compiler's stdout, stderr and exit code
+the same, and the plugin's report must show thousands of methods instrumented and no
+failures.
+
+The compiler's assemblies are ReadyToRun and R2R code is never jitted, so every run, the
+baseline included, sets DOTNET_ReadyToRun=0: only the engine differs between them.
+
+Usage: test_csc.py --engine SO --stress SO [--stress-guid GUID] --out DIR
+                   [--modes plain,nops,rejit] [--keep] [--verbose]
+Exit: 0 all passed, 1 a check failed, 77 no dotnet, no SDK or no csc.dll on this machine."""
+import argparse
+import glob
+import os
+import shutil
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import dotnet_apps  # noqa: E402
+import stress_runs  # noqa: E402
+
+# "Thousands of methods": the compiler's own methods a compile of csc-input runs through.
+MINIMUM_INSTRUMENTED = 2000
+
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("--engine", required=True, help="the built libInstrumentationEngine.so")
+parser.add_argument("--stress", required=True, help="the stress plugin (examples/stress)")
+parser.add_argument("--stress-guid", default=stress_runs.STRESS_GUID,
+                    help="the stress plugin's ClassGuid")
+parser.add_argument("--out", required=True, help="a folder for the compiled outputs")
+parser.add_argument("--modes", default=",".join(stress_runs.MODES))
+parser.add_argument("--keep", action="store_true", help="keep each run's directory")
+parser.add_argument("--verbose", action="store_true", help="print every run's report")
+args = parser.parse_args()
+for attr in ("engine", "stress", "out"):
+    setattr(args, attr, os.path.abspath(getattr(args, attr)))
+
+dotnet = dotnet_apps.find_dotnet(os.environ.get("CLRIE_DOTNET", "dotnet"))
+csc = stress_runs.find_csc(dotnet)
+references = stress_runs.reference_assemblies(dotnet)
+if not csc or not references:
+    print("no SDK with Roslyn/bincore/csc.dll and reference packs for %s: skipped" % dotnet)
+    sys.exit(dotnet_apps.SKIP)
+checks = dotnet_apps.Checks()
+for flag, path in (("--engine", args.engine), ("--stress", args.stress)):
+    checks.expect(os.path.isfile(path), "%s %s: no such file" % (flag, path))
+if checks.failures:
+    sys.exit(checks.finish(""))
+
+NO_R2R = {"DOTNET_ReadyToRun": "0"}
+OUTPUTS = ("cscinput.dll", "cscinput.pdb")
+modules = ";".join(sorted(os.path.basename(p) for p in
+                          glob.glob(os.path.join(os.path.dirname(csc),
+                                                 "Microsoft.CodeAnalysis*.dll"))))
+print("csc: %s\nModules=%s\n%d reference assemblies from %s" % (
+    csc, modules, len(references), os.path.dirname(references[0])), flush=True)
+
+
+def compile_into(folder, env):
+    """Compiles csc-input into folder (emptied first; every run writes to the same path, so
+    the PDB path inside the DLL is the same) and returns (result, seconds)."""
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    started = time.monotonic()
+    result = stress_runs.run(stress_runs.csc_command(dotnet, csc, folder, references), env,
+                             cwd=stress_runs.CSC_INPUT)
+    return result, time.monotonic() - started
+
+
+def read_outputs(folder):
+    contents = {}
+    for name in OUTPUTS:
+        try:
+            with open(os.path.join(folder, name), "rb") as f:
+                contents[name] = f.read()
+        except FileNotFoundError:
+            contents[name] = None
+    return contents
+
+
+def first_difference(a, b):
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return i
+    return min(len(a), len(b))
+
+
+build = os.path.join(args.out, "build")
+base, seconds = compile_into(build, NO_R2R)
+print("== without a profiler: exit %d in %.1f s" % (base.returncode, seconds), flush=True)
+expected = read_outputs(build)
+checks.expect(base.returncode == 0 and all(expected.values()),
+              "the uninstrumented compile succeeds and writes %s" % ", ".join(OUTPUTS), base)
+if checks.failures:
+    sys.exit(checks.finish(""))
+# Two uninstrumented compiles agree, or byte equality would prove nothing.
+again, _ = compile_into(build, NO_R2R)
+checks.expect(read_outputs(build) == expected and again.stdout == base.stdout,
+              "two compiles without a profiler are byte-identical (-deterministic)", again)
+
+for mode in [m for m in args.modes.split(",") if m]:
+    what = "csc, Modules=Microsoft.CodeAnalysis*.dll, %s" % mode
+    settings = dict(stress_runs.MODES[mode], Modules=modules)
+    run_dir = stress_runs.Profiled(args.engine, args.stress, args.stress_guid, settings,
+                                   prefix="clrie-csc-")
+    before = len(checks.failures)
+    try:
+        result, seconds = compile_into(build, dict(NO_R2R, **run_dir.env))
+        checks.expect(result.returncode == base.returncode,
+                      "%s: exit code\n    expected %d\n    seen     %d" % (
+                          what, base.returncode, result.returncode), result)
+        checks.expect(result.stdout == base.stdout,
+                      "%s: the compiler's stdout as without a profiler\n    expected: %r" % (
+                          what, base.stdout), result)
+        checks.expect(result.stderr == base.stderr,
+                      "%s: the compiler's stderr as without a profiler\n    expected: %r" % (
+                          what, base.stderr), result)
+        checks.expect("InvalidProgramException" not in result.stdout + result.stderr,
+                      "%s: no InvalidProgramException" % what, result)
+        seen = read_outputs(build)
+        for name in OUTPUTS:
+            a, b = expected[name], seen[name]
+            if b is None:
+                checks.expect(False, "%s: %s written" % (what, name), result)
+                continue
+            checks.expect(a == b, "%s: %s byte-identical to the uninstrumented build\n"
+                          "    expected %d bytes\n    seen     %d bytes, first difference at "
+                          "offset %d" % (what, name, len(a), len(b), first_difference(a, b)))
+        report = stress_runs.parse_report(run_dir.report)
+        errors = stress_runs.log_errors(run_dir.log)
+        if checks.expect(report is not None, "%s: the stress plugin wrote its report" % what,
+                         seen={"engine log errors": errors}):
+            checks.expect(report.get("instrumented", 0) >= MINIMUM_INSTRUMENTED,
+                          "%s: thousands of methods instrumented\n    expected >= %d\n"
+                          "    seen     %r" % (what, MINIMUM_INSTRUMENTED,
+                                               report.get("instrumented")),
+                          seen={"report": report["line"], "engine log errors": errors})
+            checks.expect(report.get("failures") == 0,
+                          "%s: no failures in the stress report\n    expected 0\n"
+                          "    seen     %r" % (what, report.get("failures")),
+                          seen={"report": report["line"], "engine log errors": errors})
+        times = stress_runs.instrumentation_times(run_dir.log)
+        print("   %-6s exit %d in %.1f s; report: %s; %d engine lines 'instrumented'" % (
+            mode, result.returncode, seconds, report["line"] if report else "none",
+            len(times)), flush=True)
+    finally:
+        run_dir.close(keep=args.keep or len(checks.failures) > before)
+
+sys.exit(checks.finish("the rewritten compiler wrote byte-identical output in every mode"))
