@@ -84,8 +84,8 @@ HRESULT clrie_pm_module_record_il_map(IModuleInfo *module, mdMethodDef token, bo
                                       const COR_IL_MAP *map, ULONG count);
 /* The last recorded map: fills up to cap entries, *needed the full count; *transformed whether
  * the last instrumentation changed the method. S_OK, or S_FALSE when nothing is recorded. */
-HRESULT clrie_pm_module_il_map(IModuleInfo *module, mdMethodDef token, ULONG32 cap,
-                               COR_IL_MAP *map, ULONG32 *needed, BOOL *transformed);
+HRESULT clrie_pm_module_il_map(IModuleInfo *module, mdMethodDef token, ULONG32 cap, COR_IL_MAP *map,
+                               ULONG32 *needed, BOOL *transformed);
 /* An inline site the JIT accepted: `token` of this module was inlined into caller. */
 HRESULT clrie_pm_module_add_inline_site(IModuleInfo *module, mdMethodDef token,
                                         ModuleID caller_module, mdMethodDef caller);
