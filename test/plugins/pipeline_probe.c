@@ -85,8 +85,11 @@ static void free_bstr(BSTR text)
     static void (*free_string)(BSTR);
     if (!free_string) {
         void *engine = dlopen("libInstrumentationEngine.so", RTLD_NOW | RTLD_NOLOAD);
-        if (engine)
-            free_string = (void (*)(BSTR))dlsym(engine, "InstrumentationEngineFreeString");
+        if (engine) {
+            void *fn = dlsym(engine, "InstrumentationEngineFreeString");
+            memcpy(&free_string, &fn, sizeof fn);
+            dlclose(engine); /* NOLOAD took a reference; the engine stays loaded */
+        }
     }
     if (free_string && text)
         free_string(text);
