@@ -9,6 +9,8 @@ under the engine with test/plugins/pipeline_probe.c, whose edits show in the app
   - IModuleInfo::RequestRejit from a plugin thread leads to GetReJITParameters, where the
     plugin's edit is applied (1 -> 2), with the ReJIT count;
   - AllowInlineSite = FALSE is asked and honoured without changing behaviour;
+  - two methods jitted at once on two threads are inside InstrumentMethod at the same time
+    (no process-wide lock around the pipeline, unlike CLRIE);
   - with LogLevel Messages and Dumps the log has the per-method timing line and a readable
     dump of the instrumented method.
 The same app without a profiler is the baseline.
@@ -61,7 +63,8 @@ engine_log = os.path.join(workdir, "engine.log")
 
 print("== baseline: the pipeline app without a profiler")
 baseline = dotnet_apps.run_app(dotnet, app)
-expected_base = ["answer 41", "failing 7", "invalid 8", "inline 42", "rejitted 1"]
+expected_base = ["answer 41", "failing 7", "invalid 8", "inline 42", "concurrent 30",
+                 "rejitted 1"]
 checks.expect(baseline.returncode == 5 and baseline.stdout.splitlines() == expected_base,
               "baseline prints %s and exits 5" % expected_base,
               seen=(baseline.returncode, baseline.stdout))
@@ -85,6 +88,8 @@ checks.expect("invalid 8" in out, "Invalid() runs unchanged: its broken IL was r
               seen=out)
 checks.expect("inline 42" in out, "CallsSmall() computes the same with inlining vetoed",
               seen=out)
+checks.expect("concurrent 32" in out,
+              "ConcurrentA and ConcurrentB were both rewritten (+1 each)", seen=out)
 checks.expect("rejitted 2" in out, "Rejitted() returns the rejitted body's value (1 -> 2)",
               seen=out)
 checks.expect("InvalidProgramException" not in result.stderr, "no InvalidProgramException",
@@ -101,7 +106,9 @@ for line in ("instrument Program.Answer rejit=0 count=0",
              "requestrejit Program.Rejitted hr=0x00000000",
              "instrument Program.Rejitted rejit=1 count=1",
              "complete Program.Rejitted rejit=1",
-             "noinline Program.Small into Program.CallsSmall"):
+             "noinline Program.Small into Program.CallsSmall",
+             "concurrent Program.ConcurrentA met=1",
+             "concurrent Program.ConcurrentB met=1"):
     checks.expect(line in probe_lines, "the probe recorded '%s'" % line, seen=probe_lines)
 checks.expect(not any(l.startswith("complete Program.Failing") or
                       l.startswith("complete Program.Invalid") for l in probe_lines),

@@ -7,6 +7,9 @@
  *   Rejitted  after its first JIT completes, a thread asks IModuleInfo::RequestRejit; the
  *             rejitted body returns 2 instead of 1
  *   Small     AllowInlineSite says no to inlining it
+ *   ConcurrentA, ConcurrentB  (jitted at the same time on two threads) InstrumentMethod of
+ *             each waits up to 20 s for the other to be inside InstrumentMethod too: they
+ *             meet only if the engine instruments methods concurrently
  *
  * It appends lines to the file named by CLRIE_PIPELINE_PROBE_FILE:
  *
@@ -15,6 +18,7 @@
  *   jitcomplete <full name> rejit=<0|1> transformed=<0|1> map=<IL map entries> hr=<jit hr>
  *   requestrejit <full name> hr=<hr>
  *   noinline <inlinee full name> into <caller full name>
+ *   concurrent <full name> met=<0|1>
  *
  * Only the ABI headers are used, as by any third-party plugin. */
 #ifndef _GNU_SOURCE
@@ -41,6 +45,7 @@ struct probe {
     IInstrumentationMethodJitEvents2 jit_events;
     atomic_ulong refs;
     int fd;
+    atomic_int inside_concurrent; /* ConcurrentA/B calls inside InstrumentMethod */
 };
 
 static struct probe *from_iface(IInstrumentationMethod *iface)
@@ -190,8 +195,9 @@ static HRESULT im_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodIn
     char name[256], full[512];
     method_names(pMethodInfo, name, sizeof name, full, sizeof full);
     *pbInstrument =
-        is_program(full) && (!strcmp(name, "Answer") || !strcmp(name, "Failing") ||
-                             !strcmp(name, "Invalid") || (!strcmp(name, "Rejitted") && isRejit));
+        is_program(full) &&
+        (!strcmp(name, "Answer") || !strcmp(name, "Failing") || !strcmp(name, "Invalid") ||
+         !strncmp(name, "Concurrent", 10) || (!strcmp(name, "Rejitted") && isRejit));
     return S_OK;
 }
 
@@ -201,7 +207,7 @@ static HRESULT im_BeforeInstrumentMethod(IInstrumentationMethod *This, IMethodIn
     return S_OK;
 }
 
-/* Puts `ldc.i4.1; add` before every ret. */
+/* Puts `ldc.i4.1; add` before every ret (the method returns one more). */
 static HRESULT add_one_before_rets(IMethodInfo *mi)
 {
     IInstructionGraph *graph = NULL;
@@ -283,6 +289,13 @@ static HRESULT im_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pM
         return E_FAIL;
     if (!strcmp(name, "Invalid"))
         return pop_first(pMethodInfo);
+    if (!strncmp(name, "Concurrent", 10)) {
+        atomic_fetch_add(&p->inside_concurrent, 1);
+        int waited = 0;
+        while (atomic_load(&p->inside_concurrent) < 2 && waited++ < 2000)
+            usleep(10 * 1000);
+        record(p, "concurrent %s met=%d", full, atomic_load(&p->inside_concurrent) >= 2);
+    }
     return add_one_before_rets(pMethodInfo);
 }
 

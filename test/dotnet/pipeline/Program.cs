@@ -23,12 +23,34 @@ static class Program
     [MethodImpl(MethodImplOptions.NoInlining)]
     static int CallsSmall(int x) => Small(x) * 2;
 
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static int ConcurrentA() => 10;
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static int ConcurrentB() => 20;
+
+    // Two threads reach their first call of a different method at the same moment, so both
+    // methods are jitted (and instrumented) at once.
+    static int JitTwoAtOnce()
+    {
+        var barrier = new Barrier(2);
+        int a = 0, b = 0;
+        var ta = new Thread(() => { barrier.SignalAndWait(); a = ConcurrentA(); });
+        var tb = new Thread(() => { barrier.SignalAndWait(); b = ConcurrentB(); });
+        ta.Start();
+        tb.Start();
+        ta.Join();
+        tb.Join();
+        return a + b;
+    }
+
     static int Main(string[] args)
     {
         Console.WriteLine("answer " + Answer());
         Console.WriteLine("failing " + Failing());
         Console.WriteLine("invalid " + Invalid());
         Console.WriteLine("inline " + CallsSmall(20));
+        Console.WriteLine("concurrent " + JitTwoAtOnce());
         // A rejit takes effect at some call after it was requested; wait for it a while.
         int seen = Rejitted();
         for (int i = 0; i < 250 && seen == 1; i++)
