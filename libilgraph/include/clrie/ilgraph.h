@@ -450,6 +450,11 @@ int clrie_il_instr_operand_real(const struct clrie_il_instr *n, double *out);
 /* Raw little-endian operand bytes as encoded (not for branches and switch); returns the
  * operand length, or -EINVAL. buf must hold 8 bytes. */
 int clrie_il_instr_operand_bytes(const struct clrie_il_instr *n, uint8_t buf[8]);
+/* Sets the operand from raw little-endian bytes as encoded, the inverse of
+ * clrie_il_instr_operand_bytes (CLRIE's IOperandInstruction::SetOperandValue): len must be
+ * the operand length of the node's opcode. -EINVAL for branches, switch, no operand or
+ * another length. */
+int clrie_il_instr_set_operand_bytes(struct clrie_il_instr *n, const uint8_t *buf, size_t len);
 
 /* Branch target (branches and leave), NULL for other nodes. */
 struct clrie_il_instr *clrie_il_instr_branch_target(const struct clrie_il_instr *n);
