@@ -341,8 +341,9 @@ struct clrie_il_opcode_info {
     uint8_t clrie_flags;   /* CLRIE's ILOpcodeFlags: CLRIE_IL_CLRIE_FLAG_* */
 };
 
-/* CLRIE's ILOpcodeFlags values (IInstruction::GetOpcodeFlags): prefixes are Meta, short
- * branches carry Branch. */
+/* CLRIE's ILOpcodeFlags values (IInstruction::GetOpcodeFlags): every branch and leave, short
+ * or long, carries Branch; no opcode carries Meta or Unused (CLRIE gives them to its
+ * placeholder rows only). */
 #define CLRIE_IL_CLRIE_FLAG_META 0x1u
 #define CLRIE_IL_CLRIE_FLAG_UNUSED 0x2u
 #define CLRIE_IL_CLRIE_FLAG_BRANCH 0x4u
