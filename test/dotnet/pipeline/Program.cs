@@ -20,7 +20,8 @@ static class Program
 
     static int Small(int x) => x + 1;
 
-    [MethodImpl(MethodImplOptions.NoInlining)]
+    // Optimized at its first JIT (tier 0 does not inline), so the JIT considers inlining Small.
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
     static int CallsSmall(int x) => Small(x) * 2;
 
     [MethodImpl(MethodImplOptions.NoInlining)]
