@@ -9,8 +9,8 @@ import tempfile
 
 import dotnet_apps
 
-# The stress plugin's ClassGuid (examples/stress), until it lands: replaced then.
-STRESS_GUID = "{00000000-0000-0000-0000-000000000000}"
+# examples/stress serves any ClassGuid (each config entry is an instance); this one is ours.
+STRESS_GUID = "{5712E55A-C1E0-4C5B-9E0C-0000000000A6}"
 CONFIG_VAR = "MicrosoftInstrumentationEngine_ConfigPath64_Stress"
 LOG_LEVEL = "MicrosoftInstrumentationEngine_LogLevel"
 LOG_PATH = "MicrosoftInstrumentationEngine_FileLogPath"
@@ -53,28 +53,32 @@ def write_stress_config(directory, plugin, guid, settings):
     return {CONFIG_VAR: path}
 
 
-REPORT_WORDS = {"seen": ("seen",), "instrumented": ("instrumented",),
-                "failures": ("failures", "failed", "failure")}
-
-
 def parse_report(path):
-    """The stress plugin's one-line summary as {'seen': n, 'instrumented': n, 'failures': n}
-    (keys missing when the line does not say them), plus 'line': the text; None when the
-    plugin wrote no report."""
+    """The stress plugin's report line, `stress seen=<n> instrumented=<n> failed=<n>
+    rejit_requested=<n> rejit_failed=<n>`, as a dict of those counts plus 'line' (the text);
+    None when the plugin wrote no report."""
     lines = dotnet_apps.read_lines(path)
     if not lines:
         return None
     text = " ".join(lines)
     report = {"line": text}
-    for key, words in REPORT_WORDS.items():
-        for word in words:
-            # "instrumented=12", "instrumented: 12", "instrumented 12" or "12 instrumented"
-            m = (re.search(r"\b%s\b\s*[=:]?\s*(\d+)" % word, text) or
-                 re.search(r"(\d+)\s+(?:methods\s+)?%s\b" % word, text))
-            if m:
-                report[key] = int(m.group(1))
-                break
+    for key, value in re.findall(r"(\w+)=(\d+)", text):
+        report[key] = int(value)
     return report
+
+
+def report_problems(report, mode, minimum):
+    """What is wrong with a stress report for a run in mode that should have instrumented at
+    least minimum methods: a list of (what, expected, seen), empty when all is well."""
+    problems = []
+    if report.get("instrumented", 0) < minimum:
+        problems.append(("methods instrumented", ">= %d" % minimum, report.get("instrumented")))
+    for key in ("failed", "rejit_failed"):
+        if report.get(key) != 0:
+            problems.append(("'%s' in the report" % key, "0", report.get(key)))
+    if mode == "rejit" and report.get("rejit_requested", 0) < minimum:
+        problems.append(("ReJIT requests", ">= %d" % minimum, report.get("rejit_requested")))
+    return problems
 
 
 def instrumentation_times(log_path):
