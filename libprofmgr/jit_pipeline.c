@@ -75,6 +75,7 @@ static HRESULT run_plugins(struct manager *m, struct method_info *mi)
             if (!chosen[i])
                 continue;
             struct plugin *p = list->items[i];
+            method_info_allow_baseline(mi, step == 0);
             hr = step == 0 ? p->method->lpVtbl->BeforeInstrumentMethod(p->method, iface, rejit)
                            : p->method->lpVtbl->InstrumentMethod(p->method, iface, rejit);
             if (FAILED(hr)) {
@@ -89,6 +90,7 @@ static HRESULT run_plugins(struct manager *m, struct method_info *mi)
     }
     hr = S_OK;
 out:
+    method_info_allow_baseline(mi, false);
     if (chosen != chosen_small)
         free(chosen);
     return hr;
@@ -108,6 +110,14 @@ static void report_problem(void *ctx, uint32_t offset, const char *message)
     if (p->count++ < MAX_REPORTED_PROBLEMS)
         CLRIE_PM_LOG_ERROR(p->m->log, "%s: instrumented IL is invalid at IL_%04X: %s",
                            method_info_full_name(p->mi), (unsigned)offset, message);
+}
+
+static bool is_sequence_point(const struct il_body_baseline *baseline, uint32_t offset)
+{
+    for (size_t i = 0; i < baseline->sequence_point_count; i++)
+        if (baseline->sequence_points[i] == offset)
+            return true;
+    return false;
 }
 
 /* The local-variable signature token the new body names. */
@@ -175,9 +185,17 @@ static HRESULT encode(struct manager *m, struct method_info *mi, struct encoded 
         free(entries);
         return E_OUTOFMEMORY;
     }
-    for (size_t i = 0; i < count; i++)
-        out->map[i] = (COR_IL_MAP){entries[i].old_offset, entries[i].new_offset, TRUE};
-    out->map_count = count;
+    /* After CreateBaseline the map starts as the identity over the plugin's sequence points
+     * (baseline offsets), as CLRIE composes it: entries for other offsets are dropped. */
+    struct il_body_baseline baseline;
+    bool replaced = il_body_baseline(mi->body, &baseline);
+    size_t kept = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (replaced && !is_sequence_point(&baseline, entries[i].old_offset))
+            continue;
+        out->map[kept++] = (COR_IL_MAP){entries[i].old_offset, entries[i].new_offset, TRUE};
+    }
+    out->map_count = kept;
     free(entries);
 
     if (clrie_pm_log_enabled(m->log, CLRIE_PM_LOG_DUMPS)) {

@@ -299,7 +299,17 @@ static HRESULT prepare_il(struct method_info *mi)
         .resolve_ctx = mi,
         .log = mi->owner->log,
     };
-    return il_body_new(&params, mi->original_body, mi->original_size, &mi->body);
+    hr = il_body_new(&params, mi->original_body, mi->original_size, &mi->body);
+    if (SUCCEEDED(hr))
+        il_body_allow_baseline(mi->body, mi->baseline_allowed);
+    return hr;
+}
+
+void method_info_allow_baseline(struct method_info *mi, bool allow)
+{
+    mi->baseline_allowed = allow;
+    if (mi->body)
+        il_body_allow_baseline(mi->body, allow);
 }
 
 HRESULT method_info_il(struct method_info *mi)

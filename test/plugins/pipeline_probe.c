@@ -9,6 +9,9 @@
  *   RevertNow, RejitAgainNow  when their first JIT completes, a thread asks the runtime to
  *             revert Rejitted (ICorProfilerInfo4::RequestRevert through the engine's wrapped
  *             info), or to rejit it again: the second ReJIT starts again from the original IL
+ *   Replaced  BeforeInstrumentMethod replaces its code (CreateBaseline) with `ldc.i4.s 99; ret`,
+ *             then InstrumentMethod adds one as for Answer: the app prints 100; a second
+ *             CreateBaseline from InstrumentMethod must be refused
  *   Small     AllowInlineSite says no to inlining it
  *   ConcurrentA, ConcurrentB  (jitted at the same time on two threads) InstrumentMethod of
  *             each waits up to 20 s for the other to be inside InstrumentMethod too: they
@@ -23,6 +26,7 @@
  *   requestrevert <full name> hr=<hr> status=<hr>
  *   noinline <inlinee full name> into <caller full name>
  *   concurrent <full name> met=<0|1>
+ *   baseline <full name> before=<hr> late=<hr>
  *
  * Only the ABI headers are used, as by any third-party plugin. */
 #ifndef _GNU_SOURCE
@@ -51,6 +55,7 @@ struct probe {
     int fd;
     atomic_int inside_concurrent; /* ConcurrentA/B calls inside InstrumentMethod */
     ICorProfilerInfo4 *info;      /* the engine's wrapped info */
+    HRESULT baseline_hr;          /* CreateBaseline from BeforeInstrumentMethod */
     /* Rejitted, once its first JIT completed: what RevertNow and RejitAgainNow act on. */
     pthread_mutex_t lock;
     IModuleInfo *rejitted_module;
@@ -216,16 +221,37 @@ static HRESULT im_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodIn
     char name[256], full[512];
     method_names(pMethodInfo, name, sizeof name, full, sizeof full);
     *pbInstrument =
-        is_program(full) &&
-        (!strcmp(name, "Answer") || !strcmp(name, "Failing") || !strcmp(name, "Invalid") ||
-         !strncmp(name, "Concurrent", 10) || (!strcmp(name, "Rejitted") && isRejit));
+        is_program(full) && (!strcmp(name, "Answer") || !strcmp(name, "Failing") ||
+                             !strcmp(name, "Invalid") || !strncmp(name, "Concurrent", 10) ||
+                             !strcmp(name, "Replaced") || (!strcmp(name, "Rejitted") && isRejit));
     return S_OK;
+}
+
+/* Replaces the method's code with `ldc.i4.s 99; ret`; the sequence point at 0 maps. */
+static HRESULT replace_code(IMethodInfo *mi)
+{
+    static const BYTE code[] = {0x1F, 99, 0x2A};
+    COR_IL_MAP map[] = {{0, 0, TRUE}};
+    DWORD points[] = {0};
+    IInstructionGraph *graph = NULL;
+    HRESULT hr = mi->lpVtbl->GetInstructions(mi, &graph);
+    if (SUCCEEDED(hr)) {
+        hr = graph->lpVtbl->CreateBaseline(graph, code, code + sizeof code, 1, map, 1, points);
+        graph->lpVtbl->Release(graph);
+    }
+    return hr;
 }
 
 static HRESULT im_BeforeInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
                                          BOOL isRejit)
 {
-    return S_OK;
+    struct probe *p = from_iface(This);
+    char name[256], full[512];
+    method_names(pMethodInfo, name, sizeof name, full, sizeof full);
+    if (strcmp(name, "Replaced") != 0)
+        return S_OK;
+    p->baseline_hr = replace_code(pMethodInfo);
+    return p->baseline_hr;
 }
 
 /* Puts `ldc.i4.1; add` before every ret (the method returns one more). */
@@ -310,6 +336,9 @@ static HRESULT im_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pM
         return E_FAIL;
     if (!strcmp(name, "Invalid"))
         return pop_first(pMethodInfo);
+    if (!strcmp(name, "Replaced"))
+        record(p, "baseline %s before=0x%08X late=0x%08X", full, (unsigned)p->baseline_hr,
+               (unsigned)replace_code(pMethodInfo));
     if (!strncmp(name, "Concurrent", 10)) {
         atomic_fetch_add(&p->inside_concurrent, 1);
         int waited = 0;

@@ -19,6 +19,9 @@ static class Program
     static int Rejitted() => 1;
 
     [MethodImpl(MethodImplOptions.NoInlining)]
+    static int Replaced() => 5;
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
     static void RevertNow() { }
 
     [MethodImpl(MethodImplOptions.NoInlining)]
@@ -69,6 +72,7 @@ static class Program
         Console.WriteLine("answer " + Answer());
         Console.WriteLine("failing " + Failing());
         Console.WriteLine("invalid " + Invalid());
+        Console.WriteLine("replaced " + Replaced());
         Console.WriteLine("inline " + CallsSmall(20));
         Console.WriteLine("concurrent " + JitTwoAtOnce());
         Console.WriteLine("rejitted " + WaitFor(2));
