@@ -299,6 +299,11 @@ static const struct sample samples[] = {
     {"pinned then modopt", {0x45, 0x20, 0x49, 0x0E}, 4, ELEMENT_TYPE_STRING, NULL},
     {"byref modreq", {0x10, 0x1F, 0x49, 0x08}, 4, ELEMENT_TYPE_BYREF, &IID_ICompositeType},
     {"sentinel", {0x41, 0x08}, 2, ELEMENT_TYPE_I4, NULL},
+    {"runtime type handle",
+     {0x21, 1, 2, 3, 4, 5, 6, 7, 8},
+     1 + sizeof(void *),
+     ELEMENT_TYPE_INTERNAL,
+     NULL},
 };
 
 static void every_element_type_reemits_its_exact_bytes(void **state)
