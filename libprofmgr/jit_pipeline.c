@@ -235,10 +235,38 @@ static void log_timing(struct manager *m, struct method_info *mi, const struct t
                            method_info_full_name(mi), elapsed_us(start));
 }
 
+/* Gives the runtime an encoded body: through ICorProfilerInfo at a first JIT, through the
+ * function control at a ReJIT. */
+typedef HRESULT (*apply_fn)(struct manager *m, struct method_info *mi, struct encoded *e,
+                            void *ctx);
+
+/* The whole pipeline for one method, from the plugins to OnInstrumentationComplete. */
+static void run(struct manager *m, struct method_info *mi, apply_fn apply, void *ctx,
+                const struct timespec *start)
+{
+    struct encoded e = {0};
+    HRESULT hr = instrument(m, mi, &e);
+    if (hr == S_OK) {
+        hr = apply(m, mi, &e, ctx);
+        if (FAILED(hr))
+            CLRIE_PM_LOG_ERROR(m->log,
+                               "%s: the runtime refused the instrumented body (hr 0x%08X); the "
+                               "method runs uninstrumented",
+                               method_info_full_name(mi), (unsigned)hr);
+        clrie_pm_module_record_il_map(mi->module, mi->token, SUCCEEDED(hr), e.map, e.map_count);
+        complete(m, mi);
+        if (SUCCEEDED(hr))
+            log_timing(m, mi, start);
+    } else if (mi->body) {
+        clrie_pm_module_record_il_map(mi->module, mi->token, false, NULL, 0);
+    }
+    encoded_finish(&e);
+}
+
 /* ---- JIT ----------------------------------------------------------------------------------- */
 
 /* Gives the runtime the new body, in memory from its allocator for this module. */
-static HRESULT apply_jit(struct manager *m, struct method_info *mi, const struct encoded *e)
+static HRESULT apply_jit(struct manager *m, struct method_info *mi, struct encoded *e, void *ctx)
 {
     IMethodMalloc *allocator = NULL;
     HRESULT hr = m->info->lpVtbl->GetILFunctionBodyAllocator(m->info, mi->module_id, &allocator);
@@ -268,23 +296,7 @@ void jit_pipeline_jit(struct manager *m, FunctionID function)
     if (method_info_for_jit(m, function, &mi) != S_OK)
         return; /* not a method the engine can see the IL of */
 
-    struct encoded e = {0};
-    HRESULT hr = instrument(m, mi, &e);
-    if (hr == S_OK) {
-        hr = apply_jit(m, mi, &e);
-        if (FAILED(hr))
-            CLRIE_PM_LOG_ERROR(m->log,
-                               "%s: the runtime refused the instrumented body (hr 0x%08X); the "
-                               "method runs uninstrumented",
-                               method_info_full_name(mi), (unsigned)hr);
-        clrie_pm_module_record_il_map(mi->module, mi->token, SUCCEEDED(hr), e.map, e.map_count);
-        complete(m, mi);
-        if (SUCCEEDED(hr))
-            log_timing(m, mi, &start);
-    } else if (mi->body) {
-        clrie_pm_module_record_il_map(mi->module, mi->token, false, NULL, 0);
-    }
-    encoded_finish(&e);
+    run(m, mi, apply_jit, NULL, &start);
     method_info_release(mi);
 }
 
@@ -294,9 +306,9 @@ void jit_pipeline_jit(struct manager *m, FunctionID function)
  * method they see: oldOffset 0xFEEFEE, newOffset = the ReJIT count. */
 #define REJIT_MAP_MARKER 0xFEEFEEu
 
-static HRESULT apply_rejit(struct method_info *mi, ICorProfilerFunctionControl *control,
-                           struct encoded *e)
+static HRESULT apply_rejit(struct manager *m, struct method_info *mi, struct encoded *e, void *ctx)
 {
+    ICorProfilerFunctionControl *control = ctx;
     HRESULT hr = control->lpVtbl->SetILFunctionBody(control, (ULONG)e->len, e->body);
     if (FAILED(hr))
         return hr;
@@ -327,21 +339,7 @@ HRESULT jit_pipeline_rejit(struct manager *m, ModuleID module, mdMethodDef token
                            (unsigned)token, (unsigned long long)module, (unsigned)hr);
         return S_OK;
     }
-    struct encoded e = {0};
-    hr = instrument(m, mi, &e);
-    if (hr == S_OK) {
-        hr = apply_rejit(mi, control, &e);
-        if (FAILED(hr))
-            CLRIE_PM_LOG_ERROR(m->log,
-                               "%s: the runtime refused the rejitted body (hr 0x%08X); the "
-                               "method runs uninstrumented",
-                               method_info_full_name(mi), (unsigned)hr);
-        clrie_pm_module_record_il_map(mi->module, mi->token, SUCCEEDED(hr), e.map, e.map_count);
-        complete(m, mi);
-        if (SUCCEEDED(hr))
-            log_timing(m, mi, &start);
-    }
-    encoded_finish(&e);
+    run(m, mi, apply_rejit, control, &start);
     method_info_release(mi);
     return S_OK;
 }
