@@ -387,12 +387,17 @@ static void query_interface_answers_what_the_operand_kind_fits(void **state)
     release(back);
     assert_int_equal(dc->lpVtbl->SetDataItem(dc, &component, &component, NULL), S_OK);
     release(dc);
+    /* The operand interface stands for the instruction where an IInstruction is expected. */
+    IInstruction *nop = make(f, Cee_Nop);
+    assert_int_equal(f->graph->lpVtbl->InsertBefore(f->graph, (IInstruction *)(void *)op, nop),
+                     S_OK);
+    release(nop);
     release(si);
     release(op);
     release(ldarg);
     release(ldc);
     release(sw);
-    expect_code(f, BYTES(0x02, 0x1F, 0xF0, 0x45, 0x01, 0, 0, 0, 0, 0, 0, 0, 0x26, 0x2A));
+    expect_code(f, BYTES(0x02, 0x00, 0x1F, 0xF0, 0x45, 0x01, 0, 0, 0, 0, 0, 0, 0, 0x26, 0x2A));
 }
 
 static void edits_move_branches_as_each_edit_says(void **state)
