@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "il_body.h"
+#include "il_private.h" /* only to see that objects are made lazily */
 #include "utf16.h"
 
 #define BYTES(...) ((const uint8_t[]){__VA_ARGS__}), sizeof((const uint8_t[]){__VA_ARGS__})
@@ -237,8 +238,14 @@ static void a_decoded_body_walks_in_both_lists_with_offsets(void **state)
 {
     struct fixture *f = *state;
     open_body(f, BRANCHY);
+    /* A method nobody walks gets no instruction objects, even when encoded. */
+    expect_code(f, BYTES(0x02, 0x2D, 0x02, 0x17, 0x2A, 0x18, 0x2A));
+    assert_int_equal(f->body->instructions.count, 0);
     IInstruction *first = NULL, *last = NULL, *ofirst = NULL;
     assert_int_equal(f->graph->lpVtbl->GetFirstInstruction(f->graph, &first), S_OK);
+    /* What a plugin holds, it holds on the method info. */
+    assert_int_equal(f->outer.refs, 1);
+    assert_int_equal(f->body->instructions.count, 1);
     assert_int_equal(f->graph->lpVtbl->GetLastInstruction(f->graph, &last), S_OK);
     assert_int_equal(f->graph->lpVtbl->GetOriginalFirstInstruction(f->graph, &ofirst), S_OK);
     assert_ptr_equal(first, ofirst); /* one object per node */
