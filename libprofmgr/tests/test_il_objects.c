@@ -1097,6 +1097,156 @@ static void misuse_returns_errors_and_is_reported(void **state)
     release(nop);
 }
 
+/* A long method: every node keeps one object however many there are. */
+static void identity_holds_across_a_long_method(void **state)
+{
+    struct fixture *f = *state;
+    enum { N = 5000 };
+    /* fat header, N nops, ret */
+    uint8_t *body = calloc(1, 12 + N + 1);
+    body[0] = 0x03;
+    body[1] = 0x30;
+    body[2] = 0x08;
+    uint32_t code_size = N + 1;
+    memcpy(body + 4, &code_size, 4);
+    body[12 + N] = 0x2A;
+    open_body_sig(f, body, 12 + N + 1, sig_void, sizeof(sig_void));
+    free(body);
+    IInstruction *i = NULL;
+    assert_int_equal(f->graph->lpVtbl->GetFirstInstruction(f->graph, &i), S_OK);
+    for (DWORD k = 0; k <= N; k++) {
+        IInstruction *same = at(f, k);
+        assert_ptr_equal(same, i);
+        release(same);
+        IInstruction *n = NULL;
+        HRESULT hr = i->lpVtbl->GetNextInstruction(i, &n);
+        assert_int_equal(hr, k == N ? E_FAIL : S_OK);
+        release(i);
+        i = n;
+    }
+    assert_int_equal(f->body->instructions.count, N + 1);
+    IEnumInstructions *e = NULL;
+    DWORD count;
+    assert_int_equal(il_body_enum_instructions(f->body, false, &e), S_OK);
+    assert_int_equal(e->lpVtbl->GetCount(e, &count), S_OK);
+    assert_int_equal(count, N + 1);
+    release(e);
+}
+
+/* A clause object a plugin implemented itself. */
+struct plugin_clause {
+    IExceptionClause iface;
+    IInstruction *parts[4];
+};
+
+static HRESULT pc_QueryInterface(IExceptionClause *This, REFIID riid, void **ppv)
+{
+    *ppv = NULL;
+    return E_NOINTERFACE;
+}
+static ULONG pc_AddRef(IExceptionClause *This)
+{
+    return 1;
+}
+static ULONG pc_Release(IExceptionClause *This)
+{
+    return 1;
+}
+static HRESULT pc_GetFlags(IExceptionClause *This, DWORD *flags)
+{
+    *flags = CLRIE_IL_EH_FAULT;
+    return S_OK;
+}
+static HRESULT pc_part(IExceptionClause *This, int k, IInstruction **out)
+{
+    *out = ((struct plugin_clause *)(void *)This)->parts[k];
+    (*out)->lpVtbl->AddRef(*out);
+    return S_OK;
+}
+static HRESULT pc_TryFirst(IExceptionClause *This, IInstruction **out)
+{
+    return pc_part(This, 0, out);
+}
+static HRESULT pc_TryLast(IExceptionClause *This, IInstruction **out)
+{
+    return pc_part(This, 1, out);
+}
+static HRESULT pc_HandlerFirst(IExceptionClause *This, IInstruction **out)
+{
+    return pc_part(This, 2, out);
+}
+static HRESULT pc_HandlerLast(IExceptionClause *This, IInstruction **out)
+{
+    return pc_part(This, 3, out);
+}
+static HRESULT pc_FilterFirst(IExceptionClause *This, IInstruction **out)
+{
+    *out = NULL;
+    return S_OK;
+}
+static HRESULT pc_GetType(IExceptionClause *This, mdToken *token)
+{
+    *token = 0;
+    return S_OK;
+}
+
+static const struct IExceptionClauseVtbl plugin_clause_vtbl = {
+    .QueryInterface = pc_QueryInterface,
+    .AddRef = pc_AddRef,
+    .Release = pc_Release,
+    .GetFlags = pc_GetFlags,
+    .GetTryFirstInstruction = pc_TryFirst,
+    .GetTryLastInstruction = pc_TryLast,
+    .GetHandlerFirstInstruction = pc_HandlerFirst,
+    .GetHandlerLastInstruction = pc_HandlerLast,
+    .GetFilterFirstInstruction = pc_FilterFirst,
+    .GetExceptionHandlerType = pc_GetType,
+};
+
+static void a_plugin_made_clause_is_read_through_its_interface(void **state)
+{
+    struct fixture *f = *state;
+    IUnknown *method_unknown = &f->outer.iface;
+    /* The method info the objects name is the outer object here (only AddRef'd). */
+    struct il_body_params p = {
+        .outer = &f->outer.iface,
+        .method = (IMethodInfo *)(void *)method_unknown,
+        .method_sig = sig_void,
+        .method_sig_len = sizeof(sig_void),
+        .log = &f->log,
+    };
+    /* nop; leave.s 4; endfinally; ret: a try and a handler without a clause yet */
+    assert_int_equal(il_body_new(&p, TINY(0x00, 0xDE, 0x01, 0xDC, 0x2A), &f->body), S_OK);
+    f->graph = il_body_graph(f->body);
+    f->eh = il_body_exceptions(f->body);
+    f->returns_void = true;
+    IMethodInfo *mi = NULL;
+    assert_int_equal(f->eh->lpVtbl->GetMethodInfo(f->eh, &mi), S_OK);
+    assert_ptr_equal(mi, method_unknown);
+    release(mi);
+    assert_int_equal(f->graph->lpVtbl->GetMethodInfo(f->graph, &mi), S_OK);
+    release(mi);
+    struct plugin_clause pc = {.iface.lpVtbl = &plugin_clause_vtbl};
+    pc.parts[0] = at(f, 0);
+    pc.parts[1] = at(f, 1);
+    pc.parts[2] = at(f, 3);
+    pc.parts[3] = at(f, 3);
+    assert_int_equal(f->eh->lpVtbl->AddExceptionClause(f->eh, &pc.iface), S_OK);
+    IExceptionClause *c[2] = {NULL};
+    assert_int_equal(clauses(f, c, 2), 1);
+    DWORD flags;
+    assert_int_equal(c[0]->lpVtbl->GetFlags(c[0], &flags), S_OK);
+    assert_int_equal(flags, CLRIE_IL_EH_FAULT);
+    assert_int_equal(clause_offset(c[0], true), 1);
+    release(c[0]);
+    expect_code(f, BYTES(0x00, 0xDE, 0x01, 0xDC, 0x2A));
+    /* Its instructions must be the method's: one removed, it is refused. */
+    assert_int_equal(f->graph->lpVtbl->Remove(f->graph, pc.parts[0]), S_OK);
+    assert_int_equal(f->eh->lpVtbl->AddExceptionClause(f->eh, &pc.iface), E_INVALIDARG);
+    for (int k = 0; k < 4; k++)
+        release(pc.parts[k]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1122,6 +1272,9 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(single_ret_leaves_a_tail_call_alone, setup, teardown),
         cmocka_unit_test_setup_teardown(misuse_returns_errors_and_is_reported, setup, teardown),
+        cmocka_unit_test_setup_teardown(identity_holds_across_a_long_method, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_plugin_made_clause_is_read_through_its_interface, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests_name("profmgr-il-objects", tests, NULL, NULL);
 }
