@@ -49,6 +49,25 @@ if checks.failures:
 
 NO_R2R = {"DOTNET_ReadyToRun": "0"}
 
+# What a run of each app without a profiler must show, or comparing with it proves little:
+# its exit code, and lines saying that every part ran (the tail calls included).
+BASELINE = {
+    "rewrite": (37, ["SumTo(5000000) = 12500002500000", "Fault(1): System.ArgumentException",
+                     "ShortJump = 66, -5", "stack trace lines = Level3:"],
+                ["stderr: all sections ran"], ["failed:", "skipped"]),
+    "ilshapes": (42, ["async = "], ["stderr: done"], []),
+}
+# Methods the engine must log as instrumented at first JIT (modes plain and nops; through
+# ReJIT a method is rewritten only if it runs again after its rejit): IL that C# does not
+# produce (tail. calls, a fault clause, a br.s at the edge of its range) and the largest
+# bodies.
+MUST_BE_REWRITTEN = {
+    "rewrite": ["TailCalls.SumTo", "TailCalls.IsEven", "TailCalls.Few", "TailCalls.Many",
+                "Counter.Step", "TailCalls.ThrowAfter", "TailCalls.Fault", "TailCalls.ShortJump",
+                "Large.BigSwitch", "Large.NearTheLimit", "Large.LongLoopInTry",
+                "Exceptions.Nested", "Values.Cursors", "Flow.TypedRef"],
+}
+
 
 def prepare(name):
     """Builds the app; returns (assembly, arguments, the module names of its own code)."""
@@ -111,6 +130,21 @@ for name in [a for a in args.apps.split(",") if a]:
         if not checks.expect("InvalidProgramException" not in base.stdout + base.stderr,
                              "%s: the baseline run is clean" % name, base):
             continue
+        if name in BASELINE:
+            code, out_lines, err_lines, absent = BASELINE[name]
+            ok = checks.expect(base.returncode == code,
+                               "%s without a profiler: exit code\n    expected %d\n    seen     %d"
+                               % (name, code, base.returncode), base)
+            for needle in out_lines:
+                ok &= checks.expect_in(needle, base.stdout, "%s without a profiler" % name)
+            for needle in err_lines:
+                ok &= checks.expect_in(needle, base.stderr, "%s without a profiler" % name)
+            for needle in absent:
+                ok &= checks.expect(needle not in base.stdout,
+                                    "%s without a profiler: no %r in stdout" % (name, needle),
+                                    base)
+            if not ok:
+                continue
         instrumented = {}
         for mode in [m for m in args.modes.split(",") if m]:
             what = "%s, Modules=%s, %s" % (name, modules, mode)
@@ -126,6 +160,12 @@ for name in [a for a in args.apps.split(",") if a]:
                 if report and "instrumented" in report:
                     instrumented[mode] = report["instrumented"]
                 times = stress_runs.instrumentation_times(run_dir.log)
+                if mode in ("plain", "nops"):
+                    rewritten = {method for method, _ in times}
+                    missing = [m for m in MUST_BE_REWRITTEN.get(name, []) if m not in rewritten]
+                    checks.expect(not missing, "%s: the engine logged these methods as "
+                                  "instrumented\n    expected %s\n    missing  %s" % (
+                                      what, MUST_BE_REWRITTEN[name] if missing else "", missing))
                 print("   %-6s exit %d in %.1f s; report: %s; %d engine lines 'instrumented'"
                       % (mode, result.returncode, elapsed,
                          report["line"] if report else "none", len(times)), flush=True)
