@@ -55,8 +55,8 @@ def write_stress_config(directory, plugin, guid, settings):
 
 def parse_report(path):
     """The stress plugin's report line, `stress seen=<n> instrumented=<n> failed=<n>
-    rejit_requested=<n> rejit_failed=<n>`, as a dict of those counts plus 'line' (the text);
-    None when the plugin wrote no report."""
+    rejit_requested=<n> rejit_failed=<n>` (and any further `key=<n>`), as a dict of those
+    counts plus 'line' (the text); None when the plugin wrote no report."""
     lines = dotnet_apps.read_lines(path)
     if not lines:
         return None
@@ -73,7 +73,8 @@ def report_problems(report, mode, minimum):
     problems = []
     if report.get("instrumented", 0) < minimum:
         problems.append(("methods instrumented", ">= %d" % minimum, report.get("instrumented")))
-    for key in ("failed", "rejit_failed"):
+    # failed, rejit_failed, and jit_failed where the plugin counts the JIT's verdicts
+    for key in ["failed"] + sorted(k for k in report if k.endswith("_failed")):
         if report.get(key) != 0:
             problems.append(("'%s' in the report" % key, "0", report.get(key)))
     if mode == "rejit" and report.get("rejit_requested", 0) < minimum:
