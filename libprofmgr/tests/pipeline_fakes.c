@@ -21,6 +21,7 @@
 #endif
 
 #define CLDB_E_RECORD_NOTFOUND CLRIE_HRESULT(0x80131130u)
+#define CORPROF_E_FUNCTION_IS_COLLECTIBLE_OR_JITTED CLRIE_HRESULT(0x80131388u)
 
 /* ---- the methods the runtime knows ---------------------------------------------------------- */
 
@@ -96,6 +97,7 @@ static struct {
     atomic_int foreign_bodies;
     atomic_int token_from_sig_calls;
     atomic_int rejit_requests;
+    atomic_bool refuse_bodies;
 } pf = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static uint8_t *image; /* the mapped PE image of PF_MODULE */
@@ -159,6 +161,12 @@ void pf_reset(void)
     atomic_store(&pf.foreign_bodies, 0);
     atomic_store(&pf.token_from_sig_calls, 0);
     atomic_store(&pf.rejit_requests, 0);
+    atomic_store(&pf.refuse_bodies, false);
+}
+
+void pf_refuse_bodies(void)
+{
+    atomic_store(&pf.refuse_bodies, true);
 }
 
 /* Call with the lock. */
@@ -749,7 +757,9 @@ static HRESULT info_SetILFunctionBody(ICorProfilerInfo15 *This, ModuleID moduleI
         a = a->next;
     struct method *m = method_locked(methodid);
     HRESULT hr = S_OK;
-    if (!a || !m || moduleId != PF_MODULE) {
+    if (atomic_load(&pf.refuse_bodies)) {
+        hr = CORPROF_E_FUNCTION_IS_COLLECTIBLE_OR_JITTED;
+    } else if (!a || !m || moduleId != PF_MODULE) {
         atomic_fetch_add(&pf.foreign_bodies, 1);
         hr = E_INVALIDARG;
     } else if (pf.body_count == MAX_RECORDS) {

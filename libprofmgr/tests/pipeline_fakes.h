@@ -80,6 +80,8 @@ struct pf_body {
 size_t pf_set_body_count(void);
 /* The latest body set for token; false when none was. */
 bool pf_set_body(mdMethodDef token, struct pf_body *out);
+/* Makes SetILFunctionBody fail (as for a method already jitted) until pf_reset. */
+void pf_refuse_bodies(void);
 /* A body SetILFunctionBody was given that did not come from the allocator (must stay 0). */
 int pf_foreign_bodies(void);
 

@@ -57,6 +57,7 @@ static struct {
     enum action action;
     const char *deny_inline; /* AllowInlineSite says no for this inlinee */
     bool exceptions;         /* subscribe to exception events */
+    DWORD codegen_flags;     /* IMethodInfo::SetRejitCodeGenFlags at a ReJIT */
     /* records */
     int should_calls, instrument_calls, complete_calls;
     BOOL last_rejit;
@@ -602,6 +603,8 @@ static HRESULT im_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *mi
     cfg.last_rejit = isRejit;
     cfg.last_rejit_count = count;
     pthread_mutex_unlock(&cfg.lock);
+    if (isRejit && cfg.codegen_flags)
+        mi->lpVtbl->SetRejitCodeGenFlags(mi, cfg.codegen_flags);
     return instrument(mi);
 }
 
@@ -883,6 +886,7 @@ static int setup(void **state)
     cfg.action = DO_NOTHING;
     cfg.deny_inline = NULL;
     cfg.exceptions = false;
+    cfg.codegen_flags = 0;
     cfg.should_calls = cfg.instrument_calls = cfg.complete_calls = 0;
     cfg.exception_count = 0;
     cfg.jit_complete_seen = false;
@@ -1038,6 +1042,23 @@ static void failing_or_invalid_instrumentation_is_not_applied(void **state)
     detach(&w);
 }
 
+static void a_body_the_runtime_refuses_is_logged_and_not_reported_as_applied(void **state)
+{
+    struct world w;
+    cfg.target = "Tiny", cfg.action = INSERT_CALL;
+    attach(&w);
+    pf_refuse_bodies();
+    size_t mark = log_size();
+    jit(&w, PF_FN_TINY);
+    assert_int_equal(pf_set_body_count(), 0);
+    assert_int_equal(pf_map_count(), 0);
+    assert_logged(mark, "Fake.Program.Tiny: the runtime refused the instrumented body");
+    assert_int_equal(w.cb->lpVtbl->JITCompilationFinished(w.cb, PF_FN_TINY, S_OK, TRUE), S_OK);
+    assert_true(cfg.jit_complete_seen);
+    assert_false(cfg.transformed);
+    detach(&w);
+}
+
 static void methods_nobody_instruments_are_left_alone(void **state)
 {
     struct world w;
@@ -1072,6 +1093,7 @@ static void rejit_starts_from_the_original_il_every_time(void **state)
 {
     struct world w;
     cfg.target = "Tiny", cfg.action = INSERT_CALL;
+    cfg.codegen_flags = 0x40; /* COR_PRF_CODEGEN_DISABLE_INLINING */
     attach(&w);
     jit(&w, PF_FN_TINY);
     assert_body(PF_TOKEN_TINY, tiny_with_call, sizeof(tiny_with_call));
@@ -1094,10 +1116,23 @@ static void rejit_starts_from_the_original_il_every_time(void **state)
         assert_int_equal(control.map[1].newOffset, 1);
         assert_int_equal(control.map[2].oldOffset, 0xFEEFEE);
         assert_int_equal(control.map[2].newOffset, round);
+        assert_int_equal(control.codegen_flags, 0x40);
         assert_int_equal(control.refs, 1);
         pf_control_finish(&control);
     }
     assert_int_equal(pf_set_body_count(), 1); /* the ReJITs went through the control only */
+
+    /* a module the engine does not know: logged, nothing set, the runtime carries on */
+    struct pf_control control;
+    pf_control_init(&control);
+    size_t mark = log_size();
+    assert_int_equal(
+        w.cb->lpVtbl->GetReJITParameters(w.cb, PF_UNKNOWN_MODULE, PF_TOKEN_TINY, &control.iface),
+        S_OK);
+    assert_null(control.body);
+    assert_int_equal(control.map_count, 0);
+    assert_logged(mark, "ReJIT of method 0x06000001 in module 0x1200");
+    pf_control_finish(&control);
     detach(&w);
 }
 
@@ -1105,7 +1140,7 @@ static void request_rejit_includes_recorded_inline_callers(void **state)
 {
     struct world w;
     attach(&w);
-    BOOL inline_it = FALSE;
+    BOOL inline_it = FALSE; /* runtimes before .NET 5 leave it uninitialised */
     assert_int_equal(w.cb->lpVtbl->JITInlining(w.cb, PF_FN_TINY, PF_FN_SMALL, &inline_it), S_OK);
     assert_true(inline_it);
     assert_int_equal(cfg.module->lpVtbl->RequestRejit(cfg.module, PF_TOKEN_SMALL), S_OK);
@@ -1316,6 +1351,8 @@ int main(void)
         cmocka_unit_test_setup(a_new_local_gets_a_signature_token_and_a_fat_header, setup),
         cmocka_unit_test_setup(single_ret_and_a_finally_wrap_verify, setup),
         cmocka_unit_test_setup(failing_or_invalid_instrumentation_is_not_applied, setup),
+        cmocka_unit_test_setup(a_body_the_runtime_refuses_is_logged_and_not_reported_as_applied,
+                               setup),
         cmocka_unit_test_setup(methods_nobody_instruments_are_left_alone, setup),
         cmocka_unit_test_setup(rejit_starts_from_the_original_il_every_time, setup),
         cmocka_unit_test_setup(request_rejit_includes_recorded_inline_callers, setup),
