@@ -45,6 +45,7 @@ enum action {
     INVALID,     /* a pop first: stack underflow */
     NOP,         /* a nop before every ret */
     HOSTILE,     /* bad arguments through every interface; keeps Small's first instruction */
+    BASELINE,    /* BeforeInstrumentMethod: CreateBaseline `ldc.i4.s 99; ret`; then INSERT_CALL */
 };
 
 #define MAX_SEEN 8
@@ -70,6 +71,8 @@ static struct {
     COR_IL_MAP map[MAX_SEEN];
     HRESULT jit_hr;
     mdToken jit_token;
+    HRESULT baseline_before, baseline_late;
+    HRESULT info_only_il; /* GetInstructions on an exception event's method info */
     HRESULT hostile[32];
     int hostile_count;
     IInstruction *foreign; /* from another method, for HOSTILE */
@@ -436,6 +439,20 @@ static HRESULT hostile(struct edit *e)
     return S_OK;
 }
 
+/* Replaces the method's code with `ldc.i4.s 99; ret`; the sequence point at 0 maps. */
+static HRESULT create_baseline(IMethodInfo *mi)
+{
+    static const BYTE code[] = {0x1F, 99, 0x2A};
+    COR_IL_MAP map[] = {{0, 0, TRUE}};
+    DWORD points[] = {0};
+    IInstructionGraph *graph = NULL;
+    HRESULT hr = mi->lpVtbl->GetInstructions(mi, &graph);
+    if (SUCCEEDED(hr))
+        hr = graph->lpVtbl->CreateBaseline(graph, code, code + sizeof(code), 1, map, 1, points);
+    release(graph);
+    return hr;
+}
+
 static HRESULT instrument(IMethodInfo *mi)
 {
     struct edit e;
@@ -467,6 +484,10 @@ static HRESULT instrument(IMethodInfo *mi)
             break;
         case HOSTILE:
             hr = hostile(&e);
+            break;
+        case BASELINE:
+            cfg.baseline_late = create_baseline(mi);
+            hr = for_each_ret(&e, call_and_add);
             break;
         }
     }
@@ -591,7 +612,10 @@ static HRESULT im_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodIn
 static HRESULT im_BeforeInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *mi,
                                          BOOL isRejit)
 {
-    return S_OK;
+    if (cfg.action != BASELINE || !is_target(mi))
+        return S_OK;
+    cfg.baseline_before = create_baseline(mi);
+    return cfg.baseline_before;
 }
 
 static HRESULT im_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *mi, BOOL isRejit)
@@ -685,6 +709,9 @@ static const struct IInstrumentationMethodJitEvents2Vtbl jit_vtbl = {
 
 static HRESULT seen_exception(IMethodInfo *mi)
 {
+    IInstructionGraph *graph = NULL;
+    cfg.info_only_il = mi->lpVtbl->GetInstructions(mi, &graph);
+    release(graph);
     pthread_mutex_lock(&cfg.lock);
     if (cfg.exception_count < MAX_SEEN)
         full_name(mi, cfg.exception_names[cfg.exception_count++], 64);
@@ -887,6 +914,7 @@ static int setup(void **state)
     cfg.deny_inline = NULL;
     cfg.exceptions = false;
     cfg.codegen_flags = 0;
+    cfg.baseline_before = cfg.baseline_late = cfg.info_only_il = E_NOTIMPL;
     cfg.should_calls = cfg.instrument_calls = cfg.complete_calls = 0;
     cfg.exception_count = 0;
     cfg.jit_complete_seen = false;
@@ -950,6 +978,23 @@ static void inserted_instructions_reach_the_runtime(void **state)
     assert_map(PF_FN_DEEP, deep_map, 2);
     assert_int_equal(pf_set_body_count(), 2);
     assert_no_error_logged(mark);
+    detach(&w);
+}
+
+static void a_baseline_replaces_the_code_and_maps_its_sequence_points(void **state)
+{
+    struct world w;
+    cfg.target = "Tiny", cfg.action = BASELINE;
+    attach(&w);
+    jit(&w, PF_FN_TINY);
+    assert_int_equal(cfg.baseline_before, S_OK);
+    assert_true(FAILED(cfg.baseline_late)); /* only from BeforeInstrumentMethod */
+    /* ldc.i4.s 99; call Helper; add; ret */
+    static const uint8_t expected[] = {0x26, 0x1F, 0x63, 0x28, 0x01, 0x00, 0x00, 0x0A, 0x58, 0x2A};
+    assert_body(PF_TOKEN_TINY, expected, sizeof(expected));
+    /* only the baseline's sequence points are mapped */
+    static const COR_IL_MAP map[] = {{0, 0, TRUE}};
+    assert_map(PF_FN_TINY, map, 1);
     detach(&w);
 }
 
@@ -1228,6 +1273,8 @@ static void exception_events_name_the_method(void **state)
     assert_int_equal(cfg.exception_count, 2);
     assert_string_equal(cfg.exception_names[0], "Fake.Program+Inner.Multi");
     assert_string_equal(cfg.exception_names[1], "Fake.Program.Tiny");
+    /* an event's method info describes the method; it has no IL to edit */
+    assert_int_equal(cfg.info_only_il, E_UNEXPECTED);
     detach(&w);
 }
 
@@ -1235,6 +1282,8 @@ struct racer {
     pthread_barrier_t *barrier;
     ICorProfilerCallback11 *cb;
     FunctionID function;
+    mdMethodDef token;
+    struct pf_control control; /* its ReJIT */
 };
 
 static void *race(void *arg)
@@ -1243,10 +1292,11 @@ static void *race(void *arg)
     pthread_barrier_wait(r->barrier);
     r->cb->lpVtbl->JITCompilationStarted(r->cb, r->function, TRUE);
     r->cb->lpVtbl->JITCompilationFinished(r->cb, r->function, S_OK, TRUE);
+    r->cb->lpVtbl->GetReJITParameters(r->cb, PF_MODULE, r->token, &r->control.iface);
     return NULL;
 }
 
-static void methods_jitted_at_once_are_all_instrumented(void **state)
+static void methods_jitted_and_rejitted_at_once_are_all_instrumented(void **state)
 {
     struct world w;
     cfg.target = "Worker", cfg.prefix = true, cfg.action = NOP;
@@ -1257,7 +1307,11 @@ static void methods_jitted_at_once_are_all_instrumented(void **state)
     struct racer racers[PF_WORKERS];
     pthread_t threads[PF_WORKERS];
     for (int i = 0; i < PF_WORKERS; i++) {
-        racers[i] = (struct racer){&barrier, w.cb, PF_FN_WORKER + (FunctionID)i};
+        racers[i] = (struct racer){.barrier = &barrier,
+                                   .cb = w.cb,
+                                   .function = PF_FN_WORKER + (FunctionID)i,
+                                   .token = PF_TOKEN_WORKER + (mdMethodDef)i};
+        pf_control_init(&racers[i].control);
         assert_int_equal(pthread_create(&threads[i], NULL, race, &racers[i]), 0);
     }
     for (int i = 0; i < PF_WORKERS; i++)
@@ -1270,8 +1324,15 @@ static void methods_jitted_at_once_are_all_instrumented(void **state)
         assert_body(PF_TOKEN_WORKER + (mdMethodDef)i, expected, sizeof(expected));
         static const COR_IL_MAP map[] = {{0, 0, TRUE}, {2, 2, TRUE}};
         assert_map(PF_FN_WORKER + (FunctionID)i, map, 2);
+        struct pf_control *c = &racers[i].control;
+        assert_int_equal(c->body_len, sizeof(expected));
+        assert_memory_equal(c->body, expected, sizeof(expected));
+        assert_int_equal(c->map_count, 3);
+        assert_int_equal(c->map[2].oldOffset, 0xFEEFEE);
+        assert_int_equal(c->map[2].newOffset, 1);
+        pf_control_finish(c);
     }
-    assert_int_equal(cfg.complete_calls, PF_WORKERS);
+    assert_int_equal(cfg.complete_calls, 2 * PF_WORKERS);
     assert_no_error_logged(mark);
     detach(&w);
 }
@@ -1348,6 +1409,7 @@ int main(void)
     configure();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(inserted_instructions_reach_the_runtime, setup),
+        cmocka_unit_test_setup(a_baseline_replaces_the_code_and_maps_its_sequence_points, setup),
         cmocka_unit_test_setup(a_new_local_gets_a_signature_token_and_a_fat_header, setup),
         cmocka_unit_test_setup(single_ret_and_a_finally_wrap_verify, setup),
         cmocka_unit_test_setup(failing_or_invalid_instrumentation_is_not_applied, setup),
@@ -1359,7 +1421,7 @@ int main(void)
         cmocka_unit_test_setup(a_denied_inline_site_is_refused_and_not_recorded, setup),
         cmocka_unit_test_setup(jit_complete2_reports_the_instrumentation, setup),
         cmocka_unit_test_setup(exception_events_name_the_method, setup),
-        cmocka_unit_test_setup(methods_jitted_at_once_are_all_instrumented, setup),
+        cmocka_unit_test_setup(methods_jitted_and_rejitted_at_once_are_all_instrumented, setup),
         cmocka_unit_test_setup(hostile_calls_fail_and_change_nothing, setup),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
