@@ -46,6 +46,8 @@ enum action {
     NOP,         /* a nop before every ret */
     HOSTILE,     /* bad arguments through every interface; keeps Small's first instruction */
     BASELINE,    /* BeforeInstrumentMethod: CreateBaseline `ldc.i4.s 99; ret`; then INSERT_CALL */
+    KEEP,        /* INSERT_CALL, and keeps the method info and its graph after the callback */
+    SIG_TOKEN,   /* SetLocalVarSigToken(Multi's local signature) */
 };
 
 #define MAX_SEEN 8
@@ -77,6 +79,8 @@ static struct {
     int hostile_count;
     IInstruction *foreign; /* from another method, for HOSTILE */
     IModuleInfo *module;   /* PF_MODULE, from OnModuleLoaded */
+    IMethodInfo *kept;     /* KEEP: released after the manager is gone */
+    IInstructionGraph *kept_graph;
 } cfg = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static atomic_int plugins_live;
@@ -489,6 +493,16 @@ static HRESULT instrument(IMethodInfo *mi)
             cfg.baseline_late = create_baseline(mi);
             hr = for_each_ret(&e, call_and_add);
             break;
+        case KEEP:
+            mi->lpVtbl->AddRef(mi);
+            cfg.kept = mi;
+            e.graph->lpVtbl->AddRef(e.graph);
+            cfg.kept_graph = e.graph;
+            hr = for_each_ret(&e, call_and_add);
+            break;
+        case SIG_TOKEN:
+            hr = mi->lpVtbl->SetLocalVarSigToken(mi, PF_MULTI_LOCALS);
+            break;
         }
     }
     edit_end(&e);
@@ -897,6 +911,11 @@ static void detach(struct world *w)
     cfg.module = NULL;
     assert_int_equal(w->cb->lpVtbl->Shutdown(w->cb), S_OK);
     assert_int_equal(w->cb->lpVtbl->Release(w->cb), 0);
+    /* what a plugin kept in a global outlives the engine's objects */
+    release(cfg.kept_graph);
+    cfg.kept_graph = NULL;
+    release(cfg.kept);
+    cfg.kept = NULL;
     assert_int_equal(atomic_load(&plugins_live), w->plugins_before);
     assert_int_equal(pf_info_refs(), 1);
     assert_int_equal(pf_metadata_live(), 0);
@@ -995,6 +1014,44 @@ static void a_baseline_replaces_the_code_and_maps_its_sequence_points(void **sta
     /* only the baseline's sequence points are mapped */
     static const COR_IL_MAP map[] = {{0, 0, TRUE}};
     assert_map(PF_FN_TINY, map, 1);
+    detach(&w);
+}
+
+static void a_method_info_kept_past_its_jit_stays_usable(void **state)
+{
+    struct world w;
+    cfg.target = "Tiny", cfg.action = KEEP;
+    attach(&w);
+    jit(&w, PF_FN_TINY);
+    assert_body(PF_TOKEN_TINY, tiny_with_call, sizeof(tiny_with_call));
+    assert_non_null(cfg.kept);
+    char name[64];
+    full_name(cfg.kept, name, sizeof(name));
+    assert_string_equal(name, "Fake.Program.Tiny");
+    IInstruction *first = NULL;
+    assert_int_equal(cfg.kept_graph->lpVtbl->GetFirstInstruction(cfg.kept_graph, &first), S_OK);
+    release(first);
+    /* a ReJIT makes a method info of its own */
+    struct pf_control control;
+    pf_control_init(&control);
+    cfg.action = INSERT_CALL;
+    assert_int_equal(
+        w.cb->lpVtbl->GetReJITParameters(w.cb, PF_MODULE, PF_TOKEN_TINY, &control.iface), S_OK);
+    assert_int_equal(control.body_len, sizeof(tiny_with_call));
+    pf_control_finish(&control);
+    detach(&w);
+}
+
+static void a_plugin_chosen_local_signature_is_named_by_the_body(void **state)
+{
+    struct world w;
+    cfg.target = "Tiny", cfg.action = SIG_TOKEN;
+    attach(&w);
+    jit(&w, PF_FN_TINY);
+    static const uint8_t expected[] = {0x13, 0x30, 0x01, 0x00, 0x02, 0x00, 0x00,
+                                       0x00, 0x01, 0x00, 0x00, 0x11, 0x17, 0x2A};
+    assert_body(PF_TOKEN_TINY, expected, sizeof(expected));
+    assert_int_equal(pf_token_from_sig_calls(), 0);
     detach(&w);
 }
 
@@ -1411,6 +1468,8 @@ int main(void)
         cmocka_unit_test_setup(inserted_instructions_reach_the_runtime, setup),
         cmocka_unit_test_setup(a_baseline_replaces_the_code_and_maps_its_sequence_points, setup),
         cmocka_unit_test_setup(a_new_local_gets_a_signature_token_and_a_fat_header, setup),
+        cmocka_unit_test_setup(a_plugin_chosen_local_signature_is_named_by_the_body, setup),
+        cmocka_unit_test_setup(a_method_info_kept_past_its_jit_stays_usable, setup),
         cmocka_unit_test_setup(single_ret_and_a_finally_wrap_verify, setup),
         cmocka_unit_test_setup(failing_or_invalid_instrumentation_is_not_applied, setup),
         cmocka_unit_test_setup(a_body_the_runtime_refuses_is_logged_and_not_reported_as_applied,
