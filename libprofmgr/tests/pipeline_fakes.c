@@ -20,48 +20,7 @@
 #pragma GCC diagnostic ignored "-Woverride-init"
 #endif
 
-#define CLDB_E_RECORD_NOTFOUND CLRIE_HRESULT(0x80131130u)
 #define CORPROF_E_FUNCTION_IS_COLLECTIBLE_OR_JITTED CLRIE_HRESULT(0x80131388u)
-
-/* ---- the methods the runtime knows ---------------------------------------------------------- */
-
-static const uint8_t sig_int32_void[] = {0x00, 0x00, 0x08};        /* static int32 () */
-static const uint8_t sig_int32_int32[] = {0x00, 0x01, 0x08, 0x08}; /* static int32 (int32) */
-static const uint8_t multi_locals_sig[] = {0x07, 0x01, 0x08};      /* LOCAL_SIG: int32 */
-static const uint8_t method_spec_sig[] = {0x0A, 0x01, 0x08};       /* GENERICINST <int32> */
-
-static const uint8_t tiny_body[] = {0x0A, 0x17, 0x2A};  /* ldc.i4.1; ret */
-static const uint8_t small_body[] = {0x0A, 0x18, 0x2A}; /* ldc.i4.2; ret */
-
-/* Fat, InitLocals, one int32 local, a try/finally, two rets:
- *   0 ldarg.0; 1 brfalse.s 5; 3 ldc.i4.1; 4 ret;
- *   5 ldc.i4.2; 6 stloc.0; 7 leave.s 11;  (try 5..9)
- *   9 nop; 10 endfinally;                  (finally 9..11)
- *   11 ldloc.0; 12 ret */
-const uint8_t pf_multi_body[] = {
-    0x1B, 0x30, 0x01, 0x00, 0x0D, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x11,       /* header */
-    0x02, 0x2C, 0x02, 0x17, 0x2A, 0x18, 0x0A, 0xDE, 0x02, 0x00, 0xDC, 0x06, 0x2A, /* code */
-    0x00, 0x00, 0x00,                                                             /* pad */
-    0x01, 0x10, 0x00, 0x00, /* small EH section, one clause */
-    0x02, 0x00, 0x05, 0x00, 0x04, 0x09, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, /* finally */
-};
-const size_t pf_multi_body_size = sizeof(pf_multi_body);
-
-struct method {
-    mdMethodDef token;
-    char name[16];
-    mdTypeDef type;
-    const uint8_t *sig;
-    ULONG sig_len;
-    const uint8_t *original;
-    ULONG original_size;
-    uint8_t worker_body[4];
-    /* what GetILFunctionBody answers now (changed by SetILFunctionBody) */
-    const uint8_t *current;
-    ULONG current_size;
-};
-
-#define METHOD_COUNT (5 + PF_WORKERS)
 
 /* One allocation the engine made through IMethodMalloc. */
 struct allocation {
@@ -74,7 +33,6 @@ struct allocation {
 
 static struct {
     pthread_mutex_t lock; /* protects everything below but the atomics */
-    struct method methods[METHOD_COUNT];
     struct allocation *allocations;
     struct pf_body bodies[MAX_RECORDS];
     size_t body_count;
@@ -84,37 +42,19 @@ static struct {
         size_t count;
     } maps[MAX_RECORDS];
     size_t map_count;
-    uint8_t last_sig[64];
-    size_t last_sig_len;
     ModuleID rejit_modules[16];
     mdMethodDef rejit_tokens[16];
     size_t rejit_count;
     bool rejit_with_inliners;
     DWORD event_mask;
     atomic_int info_refs;
-    atomic_int metadata_live;
     atomic_int allocators_live;
     atomic_int foreign_bodies;
-    atomic_int token_from_sig_calls;
     atomic_int rejit_requests;
     atomic_bool refuse_bodies;
 } pf = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static uint8_t *image; /* the mapped PE image of PF_MODULE */
-
-static void set_method(struct method *m, mdMethodDef token, const char *name, mdTypeDef type,
-                       const uint8_t *sig, ULONG sig_len, const uint8_t *body, ULONG size)
-{
-    *m = (struct method){.token = token,
-                         .type = type,
-                         .sig = sig,
-                         .sig_len = sig_len,
-                         .original = body,
-                         .original_size = size};
-    snprintf(m->name, sizeof(m->name), "%s", name);
-    m->current = body;
-    m->current_size = size;
-}
 
 void pf_reset(void)
 {
@@ -130,38 +70,18 @@ void pf_reset(void)
     for (size_t i = 0; i < pf.map_count; i++)
         free(pf.maps[i].map);
     pf.map_count = 0;
-    pf.last_sig_len = 0;
     pf.rejit_count = 0;
     pf.event_mask = 0;
 
-    struct method *m = pf.methods;
-    set_method(m++, PF_TOKEN_TINY, "Tiny", PF_TYPE_PROGRAM, sig_int32_void, 3, tiny_body, 3);
-    set_method(m++, PF_TOKEN_MULTI, "Multi", PF_TYPE_INNER, sig_int32_int32, 4, pf_multi_body,
-               (ULONG)sizeof(pf_multi_body));
-    set_method(m++, PF_TOKEN_ABSTRACT, "Abstract", PF_TYPE_PROGRAM, sig_int32_void, 3, NULL, 0);
-    set_method(m++, PF_TOKEN_SMALL, "Small", PF_TYPE_PROGRAM, sig_int32_void, 3, small_body, 3);
-    set_method(m++, PF_TOKEN_DEEP, "Deep", PF_TYPE_PROGRAM, sig_int32_void, 3, tiny_body, 3);
-    for (int i = 0; i < PF_WORKERS; i++, m++) {
-        char name[16];
-        snprintf(name, sizeof(name), "Worker%d", i);
-        set_method(m, PF_TOKEN_WORKER + (mdMethodDef)i, name, PF_TYPE_PROGRAM, sig_int32_void, 3,
-                   NULL, 0);
-        /* ldc.i4.s i; ret */
-        m->worker_body[0] = 0x0E, m->worker_body[1] = 0x1F, m->worker_body[2] = (uint8_t)i;
-        m->worker_body[3] = 0x2A;
-        m->original = m->current = m->worker_body;
-        m->original_size = m->current_size = 4;
-    }
     if (!image)
         image = fake_pe_image(false, true, 1 /* ILONLY */, 0);
     pthread_mutex_unlock(&pf.lock);
     atomic_store(&pf.info_refs, 1);
-    atomic_store(&pf.metadata_live, 0);
     atomic_store(&pf.allocators_live, 0);
     atomic_store(&pf.foreign_bodies, 0);
-    atomic_store(&pf.token_from_sig_calls, 0);
     atomic_store(&pf.rejit_requests, 0);
     atomic_store(&pf.refuse_bodies, false);
+    pf_methods_reset();
 }
 
 void pf_refuse_bodies(void)
@@ -169,320 +89,18 @@ void pf_refuse_bodies(void)
     atomic_store(&pf.refuse_bodies, true);
 }
 
-/* Call with the lock. */
-static struct method *method_locked(mdToken token)
-{
-    for (size_t i = 0; i < METHOD_COUNT; i++)
-        if (pf.methods[i].token == token)
-            return &pf.methods[i];
-    return NULL;
-}
-
-/* The runtime's string convention: *pcch gets the length with the terminator; the buffer gets
- * as much as fits, terminated. */
-static void give_string(const char *ascii, ULONG cch, ULONG *pcch, WCHAR *buffer)
-{
-    size_t len = strlen(ascii);
-    if (pcch)
-        *pcch = (ULONG)len + 1;
-    if (buffer && cch) {
-        size_t n = len < cch - 1 ? len : cch - 1;
-        for (size_t i = 0; i < n; i++)
-            buffer[i] = (WCHAR)ascii[i];
-        buffer[n] = 0;
-    }
-}
-
-/* ---- generated do-nothing slots ----------------------------------------------------------------
- */
+/* ---- generated do-nothing slots -------------------------------------------------------------- */
 
 #define NOTIMPL_BODY_HRESULT return E_NOTIMPL;
 #define NOTIMPL_BODY_ULONG return 0;
-#define NOTIMPL_BODY_BOOL return FALSE;
-#define NOTIMPL_BODY_PVOID return NULL;
-#define NOTIMPL_BODY_void
 
 #define NI_INFO(ret, name, params, args)                                                           \
     __attribute__((unused)) static ret ni_info_##name params                                       \
     {                                                                                              \
         NOTIMPL_BODY_##ret                                                                         \
     }
-#define NI_MDI(ret, name, params, args)                                                            \
-    __attribute__((unused)) static ret ni_mdi_##name params                                        \
-    {                                                                                              \
-        NOTIMPL_BODY_##ret                                                                         \
-    }
-#define NI_MDA(ret, name, params, args)                                                            \
-    __attribute__((unused)) static ret ni_mda_##name params                                        \
-    {                                                                                              \
-        NOTIMPL_BODY_##ret                                                                         \
-    }
-#define NI_MDE(ret, name, params, args)                                                            \
-    __attribute__((unused)) static ret ni_mde_##name params                                        \
-    {                                                                                              \
-        NOTIMPL_BODY_##ret                                                                         \
-    }
-#define NI_MDAE(ret, name, params, args)                                                           \
-    __attribute__((unused)) static ret ni_mdae_##name params                                       \
-    {                                                                                              \
-        NOTIMPL_BODY_##ret                                                                         \
-    }
 CLRIE_ICORPROFILERINFO15_METHODS(NI_INFO, ICorProfilerInfo15 *This, This)
-CLRIE_IMETADATAIMPORT2_METHODS(NI_MDI, IMetaDataImport2 *This, This)
-CLRIE_IMETADATAASSEMBLYIMPORT_METHODS(NI_MDA, IMetaDataAssemblyImport *This, This)
-CLRIE_IMETADATAEMIT2_METHODS(NI_MDE, IMetaDataEmit2 *This, This)
-CLRIE_IMETADATAASSEMBLYEMIT_METHODS(NI_MDAE, IMetaDataAssemblyEmit *This, This)
-
 #define SLOT_INFO(ret, name, params, args) .name = ni_info_##name,
-#define SLOT_MDI(ret, name, params, args) .name = ni_mdi_##name,
-#define SLOT_MDA(ret, name, params, args) .name = ni_mda_##name,
-#define SLOT_MDE(ret, name, params, args) .name = ni_mde_##name,
-#define SLOT_MDAE(ret, name, params, args) .name = ni_mdae_##name,
-
-/* ---- metadata: one object per GetModuleMetaData call, with all four interfaces ------------ */
-
-struct metadata {
-    IMetaDataImport2 import;
-    IMetaDataAssemblyImport assembly_import;
-    IMetaDataEmit2 emit;
-    IMetaDataAssemblyEmit assembly_emit;
-    atomic_int refs;
-    ModuleID module;
-};
-
-static const struct IMetaDataImport2Vtbl import_vtbl;
-static const struct IMetaDataAssemblyImportVtbl assembly_import_vtbl;
-static const struct IMetaDataEmit2Vtbl emit_vtbl;
-static const struct IMetaDataAssemblyEmitVtbl assembly_emit_vtbl;
-
-static HRESULT md_query(struct metadata *md, REFIID riid, void **ppv)
-{
-    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IMetaDataImport) ||
-        IsEqualIID(riid, &IID_IMetaDataImport2))
-        *ppv = &md->import;
-    else if (IsEqualIID(riid, &IID_IMetaDataAssemblyImport))
-        *ppv = &md->assembly_import;
-    else if (IsEqualIID(riid, &IID_IMetaDataEmit) || IsEqualIID(riid, &IID_IMetaDataEmit2))
-        *ppv = &md->emit;
-    else if (IsEqualIID(riid, &IID_IMetaDataAssemblyEmit))
-        *ppv = &md->assembly_emit;
-    else {
-        *ppv = NULL;
-        return E_NOINTERFACE;
-    }
-    atomic_fetch_add(&md->refs, 1);
-    return S_OK;
-}
-
-static ULONG md_release(struct metadata *md)
-{
-    int left = atomic_fetch_sub(&md->refs, 1) - 1;
-    assert_true(left >= 0);
-    if (left == 0) {
-        free(md);
-        atomic_fetch_sub(&pf.metadata_live, 1);
-    }
-    return (ULONG)left;
-}
-
-#define MD_UNKNOWN(prefix, Iface, member)                                                          \
-    static struct metadata *prefix##_md(Iface *This)                                               \
-    {                                                                                              \
-        return CLRIE_CONTAINER_OF(This, struct metadata, member);                                  \
-    }                                                                                              \
-    static HRESULT prefix##_QueryInterface(Iface *This, REFIID riid, void **ppv)                   \
-    {                                                                                              \
-        return md_query(prefix##_md(This), riid, ppv);                                             \
-    }                                                                                              \
-    static ULONG prefix##_AddRef(Iface *This)                                                      \
-    {                                                                                              \
-        return (ULONG)atomic_fetch_add(&prefix##_md(This)->refs, 1) + 1;                           \
-    }                                                                                              \
-    static ULONG prefix##_Release(Iface *This)                                                     \
-    {                                                                                              \
-        return md_release(prefix##_md(This));                                                      \
-    }
-MD_UNKNOWN(mdi, IMetaDataImport2, import)
-MD_UNKNOWN(mda, IMetaDataAssemblyImport, assembly_import)
-MD_UNKNOWN(mde, IMetaDataEmit2, emit)
-MD_UNKNOWN(mdae, IMetaDataAssemblyEmit, assembly_emit)
-
-static HRESULT mdi_GetScopeProps(IMetaDataImport2 *This, LPWSTR szName, ULONG cchName,
-                                 ULONG *pchName, GUID *pmvid)
-{
-    give_string("Fake.dll", cchName, pchName, szName);
-    if (pmvid)
-        *pmvid = (GUID){0x12345678, 1, 2, {3, 4, 5, 6, 7, 8, 9, 10}};
-    return S_OK;
-}
-
-static HRESULT mdi_GetMethodProps(IMetaDataImport2 *This, mdMethodDef mb, mdTypeDef *pClass,
-                                  LPWSTR szMethod, ULONG cchMethod, ULONG *pchMethod,
-                                  DWORD *pdwAttr, PCCOR_SIGNATURE *ppvSigBlob, ULONG *pcbSigBlob,
-                                  ULONG *pulCodeRVA, DWORD *pdwImplFlags)
-{
-    pthread_mutex_lock(&pf.lock);
-    struct method *m = method_locked(mb);
-    struct method copy = m ? *m : (struct method){0};
-    pthread_mutex_unlock(&pf.lock);
-    if (!m)
-        return CLDB_E_RECORD_NOTFOUND;
-    if (pClass)
-        *pClass = copy.type;
-    give_string(copy.name, cchMethod, pchMethod, szMethod);
-    if (pdwAttr)
-        *pdwAttr = 0x0016; /* public static */
-    if (ppvSigBlob)
-        *ppvSigBlob = copy.sig;
-    if (pcbSigBlob)
-        *pcbSigBlob = copy.sig_len;
-    if (pulCodeRVA)
-        *pulCodeRVA = copy.original ? 0x2050 + (mb & 0xFF) * 0x10 : 0;
-    if (pdwImplFlags)
-        *pdwImplFlags = 0;
-    return S_OK;
-}
-
-static HRESULT mdi_GetTypeDefProps(IMetaDataImport2 *This, mdTypeDef td, LPWSTR szTypeDef,
-                                   ULONG cchTypeDef, ULONG *pchTypeDef, DWORD *pdwTypeDefFlags,
-                                   mdToken *ptkExtends)
-{
-    const char *name = td == PF_TYPE_PROGRAM ? "Fake.Program"
-                       : td == PF_TYPE_INNER ? "Inner"
-                                             : NULL;
-    if (!name)
-        return CLDB_E_RECORD_NOTFOUND;
-    give_string(name, cchTypeDef, pchTypeDef, szTypeDef);
-    if (pdwTypeDefFlags)
-        *pdwTypeDefFlags = td == PF_TYPE_INNER ? 0x2 /* nested public */ : 0x1;
-    if (ptkExtends)
-        *ptkExtends = 0x01000001;
-    return S_OK;
-}
-
-static HRESULT mdi_GetNestedClassProps(IMetaDataImport2 *This, mdTypeDef tdNestedClass,
-                                       mdTypeDef *ptdEnclosingClass)
-{
-    if (tdNestedClass != PF_TYPE_INNER)
-        return CLDB_E_RECORD_NOTFOUND;
-    *ptdEnclosingClass = PF_TYPE_PROGRAM;
-    return S_OK;
-}
-
-static HRESULT mdi_GetMemberRefProps(IMetaDataImport2 *This, mdMemberRef mr, mdToken *ptk,
-                                     LPWSTR szMember, ULONG cchMember, ULONG *pchMember,
-                                     PCCOR_SIGNATURE *ppvSigBlob, ULONG *pbSig)
-{
-    if (mr != PF_MEMBER_REF)
-        return CLDB_E_RECORD_NOTFOUND;
-    if (ptk)
-        *ptk = 0x01000002;
-    give_string("Helper", cchMember, pchMember, szMember);
-    if (ppvSigBlob)
-        *ppvSigBlob = sig_int32_void;
-    if (pbSig)
-        *pbSig = sizeof(sig_int32_void);
-    return S_OK;
-}
-
-static HRESULT mdi_GetMethodSpecProps(IMetaDataImport2 *This, mdMethodSpec mi, mdToken *tkParent,
-                                      PCCOR_SIGNATURE *ppvSigBlob, ULONG *pcbSigBlob)
-{
-    if (mi != PF_METHOD_SPEC)
-        return CLDB_E_RECORD_NOTFOUND;
-    if (tkParent)
-        *tkParent = PF_MEMBER_REF;
-    if (ppvSigBlob)
-        *ppvSigBlob = method_spec_sig;
-    if (pcbSigBlob)
-        *pcbSigBlob = sizeof(method_spec_sig);
-    return S_OK;
-}
-
-static HRESULT mdi_GetSigFromToken(IMetaDataImport2 *This, mdSignature mdSig,
-                                   PCCOR_SIGNATURE *ppvSig, ULONG *pcbSig)
-{
-    if (mdSig != PF_MULTI_LOCALS)
-        return CLDB_E_RECORD_NOTFOUND;
-    *ppvSig = multi_locals_sig;
-    *pcbSig = sizeof(multi_locals_sig);
-    return S_OK;
-}
-
-static HRESULT mda_GetAssemblyFromScope(IMetaDataAssemblyImport *This, mdAssembly *ptkAssembly)
-{
-    *ptkAssembly = 0x20000001;
-    return S_OK;
-}
-
-static HRESULT mda_GetAssemblyProps(IMetaDataAssemblyImport *This, mdAssembly mda,
-                                    const void **ppbPublicKey, ULONG *pcbPublicKey,
-                                    ULONG *pulHashAlgId, LPWSTR szName, ULONG cchName,
-                                    ULONG *pchName, ASSEMBLYMETADATA *pMetaData,
-                                    DWORD *pdwAssemblyFlags)
-{
-    if (ppbPublicKey)
-        *ppbPublicKey = NULL;
-    if (pcbPublicKey)
-        *pcbPublicKey = 0;
-    if (pulHashAlgId)
-        *pulHashAlgId = 0x8004;
-    give_string("Fake", cchName, pchName, szName);
-    if (pMetaData)
-        memset(pMetaData, 0, sizeof(*pMetaData));
-    if (pdwAssemblyFlags)
-        *pdwAssemblyFlags = 0;
-    return S_OK;
-}
-
-static HRESULT mde_GetTokenFromSig(IMetaDataEmit2 *This, PCCOR_SIGNATURE pvSig, ULONG cbSig,
-                                   mdSignature *pmsig)
-{
-    if (!pvSig || !pmsig)
-        return E_POINTER;
-    int n = atomic_fetch_add(&pf.token_from_sig_calls, 1);
-    pthread_mutex_lock(&pf.lock);
-    pf.last_sig_len = cbSig < sizeof(pf.last_sig) ? cbSig : sizeof(pf.last_sig);
-    memcpy(pf.last_sig, pvSig, pf.last_sig_len);
-    pthread_mutex_unlock(&pf.lock);
-    *pmsig = PF_FIRST_NEW_SIG + (mdSignature)n;
-    return S_OK;
-}
-
-static const struct IMetaDataImport2Vtbl import_vtbl = {
-    CLRIE_IMETADATAIMPORT2_METHODS(SLOT_MDI, IMetaDataImport2 *This, This).QueryInterface =
-        mdi_QueryInterface,
-    .AddRef = mdi_AddRef,
-    .Release = mdi_Release,
-    .GetScopeProps = mdi_GetScopeProps,
-    .GetMethodProps = mdi_GetMethodProps,
-    .GetTypeDefProps = mdi_GetTypeDefProps,
-    .GetNestedClassProps = mdi_GetNestedClassProps,
-    .GetMemberRefProps = mdi_GetMemberRefProps,
-    .GetMethodSpecProps = mdi_GetMethodSpecProps,
-    .GetSigFromToken = mdi_GetSigFromToken,
-};
-static const struct IMetaDataAssemblyImportVtbl assembly_import_vtbl = {
-    CLRIE_IMETADATAASSEMBLYIMPORT_METHODS(SLOT_MDA, IMetaDataAssemblyImport *This, This)
-        .QueryInterface = mda_QueryInterface,
-    .AddRef = mda_AddRef,
-    .Release = mda_Release,
-    .GetAssemblyFromScope = mda_GetAssemblyFromScope,
-    .GetAssemblyProps = mda_GetAssemblyProps,
-};
-static const struct IMetaDataEmit2Vtbl emit_vtbl = {
-    CLRIE_IMETADATAEMIT2_METHODS(SLOT_MDE, IMetaDataEmit2 *This, This).QueryInterface =
-        mde_QueryInterface,
-    .AddRef = mde_AddRef,
-    .Release = mde_Release,
-    .GetTokenFromSig = mde_GetTokenFromSig,
-};
-static const struct IMetaDataAssemblyEmitVtbl assembly_emit_vtbl = {
-    CLRIE_IMETADATAASSEMBLYEMIT_METHODS(SLOT_MDAE, IMetaDataAssemblyEmit *This, This)
-        .QueryInterface = mdae_QueryInterface,
-    .AddRef = mdae_AddRef,
-    .Release = mdae_Release,
-};
 
 /* ---- IMethodMalloc ------------------------------------------------------------------------- */
 
@@ -596,7 +214,7 @@ static HRESULT info_GetAppDomainInfo(ICorProfilerInfo15 *This, AppDomainID appDo
 {
     if (appDomainId != PF_DOMAIN)
         return E_INVALIDARG;
-    give_string("clrhost", cchName, pcchName, szName);
+    pf_give_string("clrhost", cchName, pcchName, szName);
     if (pProcessId)
         *pProcessId = 4242;
     return S_OK;
@@ -608,7 +226,7 @@ static HRESULT info_GetAssemblyInfo(ICorProfilerInfo15 *This, AssemblyID assembl
 {
     if (assemblyId != PF_ASSEMBLY)
         return E_INVALIDARG;
-    give_string("Fake", cchName, pcchName, szName);
+    pf_give_string("Fake", cchName, pcchName, szName);
     if (pAppDomainId)
         *pAppDomainId = PF_DOMAIN;
     if (pModuleId)
@@ -630,7 +248,7 @@ static HRESULT info_GetModuleInfo2(ICorProfilerInfo15 *This, ModuleID moduleId,
     bool dynamic = moduleId == PF_DYNAMIC_MODULE;
     if (ppBaseLoadAddress)
         *ppBaseLoadAddress = dynamic ? NULL : image;
-    give_string(dynamic ? "" : "/app/Fake.dll", cchName, pcchName, szName);
+    pf_give_string(dynamic ? "" : "/app/Fake.dll", cchName, pcchName, szName);
     if (pAssemblyId)
         *pAssemblyId = PF_ASSEMBLY;
     if (pdwModuleFlags)
@@ -652,24 +270,7 @@ static HRESULT info_GetModuleMetaData(ICorProfilerInfo15 *This, ModuleID moduleI
     *ppOut = NULL;
     if (!known_module(moduleId))
         return E_INVALIDARG;
-    struct metadata *md = calloc(1, sizeof(*md));
-    assert_non_null(md);
-    md->import.lpVtbl = &import_vtbl;
-    md->assembly_import.lpVtbl = &assembly_import_vtbl;
-    md->emit.lpVtbl = &emit_vtbl;
-    md->assembly_emit.lpVtbl = &assembly_emit_vtbl;
-    md->module = moduleId;
-    atomic_init(&md->refs, 0);
-    atomic_fetch_add(&pf.metadata_live, 1);
-    void *out = NULL;
-    HRESULT hr = md_query(md, riid, &out);
-    if (FAILED(hr)) {
-        free(md);
-        atomic_fetch_sub(&pf.metadata_live, 1);
-        return hr;
-    }
-    *ppOut = out;
-    return S_OK;
+    return pf_metadata_new(moduleId, riid, ppOut);
 }
 
 static HRESULT info_GetFunctionInfo(ICorProfilerInfo15 *This, FunctionID functionId,
@@ -719,15 +320,11 @@ static HRESULT info_GetILFunctionBody(ICorProfilerInfo15 *This, ModuleID moduleI
 {
     if (moduleId != PF_MODULE)
         return E_INVALIDARG;
-    pthread_mutex_lock(&pf.lock);
-    struct method *m = method_locked(methodId);
-    const uint8_t *body = m ? m->current : NULL;
-    ULONG size = m ? m->current_size : 0;
-    pthread_mutex_unlock(&pf.lock);
-    if (!m)
-        return E_INVALIDARG;
-    if (!body)
-        return CORPROF_E_FUNCTION_NOT_IL;
+    const uint8_t *body = NULL;
+    ULONG size = 0;
+    HRESULT hr = pf_method_body(methodId, &body, &size);
+    if (FAILED(hr))
+        return hr;
     *ppMethodHeader = body;
     if (pcbMethodSize)
         *pcbMethodSize = size;
@@ -755,11 +352,11 @@ static HRESULT info_SetILFunctionBody(ICorProfilerInfo15 *This, ModuleID moduleI
     struct allocation *a = pf.allocations;
     while (a && a->bytes != pbNewILMethodHeader)
         a = a->next;
-    struct method *m = method_locked(methodid);
     HRESULT hr = S_OK;
     if (atomic_load(&pf.refuse_bodies)) {
         hr = CORPROF_E_FUNCTION_IS_COLLECTIBLE_OR_JITTED;
-    } else if (!a || !m || moduleId != PF_MODULE) {
+    } else if (!a || moduleId != PF_MODULE ||
+               !pf_method_replace_body(methodid, a->bytes, (ULONG)a->size)) {
         atomic_fetch_add(&pf.foreign_bodies, 1);
         hr = E_INVALIDARG;
     } else if (pf.body_count == MAX_RECORDS) {
@@ -769,8 +366,6 @@ static HRESULT info_SetILFunctionBody(ICorProfilerInfo15 *This, ModuleID moduleI
         *b = (struct pf_body){moduleId, methodid, malloc(a->size), a->size};
         assert_non_null(b->bytes);
         memcpy(b->bytes, a->bytes, a->size);
-        m->current = a->bytes;
-        m->current_size = (ULONG)a->size;
     }
     pthread_mutex_unlock(&pf.lock);
     return hr;
@@ -877,11 +472,6 @@ int pf_info_refs(void)
     return atomic_load(&pf.info_refs);
 }
 
-int pf_metadata_live(void)
-{
-    return atomic_load(&pf.metadata_live);
-}
-
 int pf_allocators_live(void)
 {
     return atomic_load(&pf.allocators_live);
@@ -940,20 +530,6 @@ bool pf_map(FunctionID function, COR_IL_MAP *map, size_t cap, size_t *count)
     }
     pthread_mutex_unlock(&pf.lock);
     return found;
-}
-
-int pf_token_from_sig_calls(void)
-{
-    return atomic_load(&pf.token_from_sig_calls);
-}
-
-size_t pf_last_token_sig(uint8_t *buf, size_t cap)
-{
-    pthread_mutex_lock(&pf.lock);
-    size_t n = pf.last_sig_len < cap ? pf.last_sig_len : cap;
-    memcpy(buf, pf.last_sig, n);
-    pthread_mutex_unlock(&pf.lock);
-    return n;
 }
 
 int pf_rejit_requests(void)
@@ -1043,29 +619,4 @@ void pf_control_finish(struct pf_control *c)
     free(c->body);
     free(c->map);
     *c = (struct pf_control){0};
-}
-
-/* ---- stack effects for verifying what the runtime received ---------------------------------- */
-
-int pf_stack_effect(void *ctx, uint16_t opcode, uint32_t token, struct clrie_il_stack_effect *out)
-{
-    const uint8_t *sig = NULL;
-    size_t len = 0;
-    mdToken method = (mdToken)(uintptr_t)ctx;
-    if (opcode == CLRIE_IL_OP_RET)
-        token = method;
-    if (token == PF_MEMBER_REF || token == PF_METHOD_SPEC) {
-        sig = sig_int32_void, len = sizeof(sig_int32_void);
-    } else {
-        pthread_mutex_lock(&pf.lock);
-        struct method *m = method_locked(token);
-        if (m)
-            sig = m->sig, len = m->sig_len;
-        pthread_mutex_unlock(&pf.lock);
-    }
-    if (!sig)
-        return -2; /* -ENOENT */
-    struct clrie_il_method_sig parsed;
-    int rc = clrie_il_sig_parse_method(sig, len, &parsed);
-    return rc ? rc : clrie_il_sig_stack_effect(&parsed, opcode, out);
 }

@@ -5,6 +5,7 @@
  * Its metadata object answers IMetaDataImport2 (method, type, member ref, method spec and
  * signature queries), IMetaDataAssemblyImport, IMetaDataEmit2 (GetTokenFromSig, recorded) and
  * IMetaDataAssemblyEmit. An ICorProfilerFunctionControl records what GetReJITParameters sets.
+ * The runtime objects are in pipeline_fakes.c, the methods and metadata in pipeline_metadata.c.
  *
  * Like the real runtime, GetILFunctionBody answers the body last set by SetILFunctionBody.
  * Every object counts its references, so a test can prove the engine gave back all it took.
@@ -113,5 +114,20 @@ void pf_control_finish(struct pf_control *c);
 /* Stack effects from the fake metadata, for verifying the bodies the runtime received; ctx is
  * the method token (a uintptr_t) whose return type a ret pops. */
 int pf_stack_effect(void *ctx, uint16_t opcode, uint32_t token, struct clrie_il_stack_effect *out);
+
+/* ---- between pipeline_fakes.c (the runtime) and pipeline_metadata.c (methods, metadata) ---- */
+
+/* Restores every method's original body and forgets the metadata records. */
+void pf_methods_reset(void);
+/* What GetILFunctionBody answers for a method of PF_MODULE now. */
+HRESULT pf_method_body(mdMethodDef token, const uint8_t **body, ULONG *size);
+/* SetILFunctionBody's effect on what GetILFunctionBody answers; false for an unknown method. */
+bool pf_method_replace_body(mdMethodDef token, const uint8_t *body, ULONG size);
+/* A new metadata object of the module, as riid; its references are counted in
+ * pf_metadata_live. */
+HRESULT pf_metadata_new(ModuleID module, REFIID riid, IUnknown **out);
+/* The runtime's string convention: *pcch gets the length with the terminator; the buffer gets
+ * as much as fits, terminated. */
+void pf_give_string(const char *ascii, ULONG cch, ULONG *pcch, WCHAR *buffer);
 
 #endif
