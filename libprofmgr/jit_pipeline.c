@@ -257,7 +257,9 @@ static void run(struct manager *m, struct method_info *mi, apply_fn apply, void 
         complete(m, mi);
         if (SUCCEEDED(hr))
             log_timing(m, mi, start);
-    } else if (mi->body) {
+    } else if (mi->body || mi->is_rejit) {
+        /* A ReJIT nobody instruments runs the original IL: what an earlier compilation
+         * recorded no longer describes the code. */
         clrie_pm_module_record_il_map(mi->module, mi->token, false, NULL, 0);
     }
     encoded_finish(&e);
