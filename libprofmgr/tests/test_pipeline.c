@@ -136,6 +136,11 @@ static int setup(void **state)
 {
     pf_reset();
     pthread_mutex_lock(&plugin_cfg.lock);
+    /* a failed test leaves these behind with its manager */
+    plugin_cfg.module = NULL;
+    plugin_cfg.foreign = NULL;
+    plugin_cfg.kept = NULL;
+    plugin_cfg.kept_graph = NULL;
     plugin_cfg.target = NULL;
     plugin_cfg.prefix = false;
     plugin_cfg.action = DO_NOTHING;
@@ -434,6 +439,23 @@ static void rejit_starts_from_the_original_il_every_time(void **state)
         pf_control_finish(&control);
     }
     assert_int_equal(pf_set_body_count(), 1); /* the ReJITs went through the control only */
+    assert_int_equal(w.cb->lpVtbl->ReJITCompilationFinished(w.cb, PF_FN_TINY, 2, S_OK, TRUE), S_OK);
+    assert_int_equal(plugin_cfg.jit_info_hr, S_OK);
+    assert_true(plugin_cfg.transformed);
+    assert_int_equal(plugin_cfg.map_count, 2);
+
+    /* a ReJIT nobody instruments runs the original IL: not transformed, no map */
+    plugin_cfg.target = NULL;
+    struct pf_control plain;
+    pf_control_init(&plain);
+    assert_int_equal(w.cb->lpVtbl->GetReJITParameters(w.cb, PF_MODULE, PF_TOKEN_TINY, &plain.iface),
+                     S_OK);
+    assert_null(plain.body);
+    pf_control_finish(&plain);
+    assert_int_equal(w.cb->lpVtbl->ReJITCompilationFinished(w.cb, PF_FN_TINY, 3, S_OK, TRUE), S_OK);
+    assert_int_equal(plugin_cfg.jit_info_hr, S_OK);
+    assert_false(plugin_cfg.transformed);
+    assert_int_equal(plugin_cfg.map_count, 0);
 
     /* a module the engine does not know: logged, nothing set, the runtime carries on */
     struct pf_control control;
