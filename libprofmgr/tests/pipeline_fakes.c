@@ -394,7 +394,7 @@ static HRESULT info_GetCodeInfo2(ICorProfilerInfo15 *This, FunctionID functionID
 {
     *pcCodeInfos = 1;
     if (cCodeInfos >= 1)
-        codeInfos[0] = (COR_PRF_CODE_INFO){.startAddress = 0x7000 + functionID, .size = 16};
+        codeInfos[0] = (COR_PRF_CODE_INFO){.startAddress = PF_CODE_START(functionID), .size = 16};
     return S_OK;
 }
 
@@ -407,6 +407,24 @@ static HRESULT info_GetILToNativeMapping(ICorProfilerInfo15 *This, FunctionID fu
         map[0] = (COR_DEBUG_IL_TO_NATIVE_MAP){
             .ilOffset = 0, .nativeStartOffset = 0, .nativeEndOffset = 16};
     return S_OK;
+}
+
+/* A ReJIT's code starts 0x100 later than the first JIT's. */
+static HRESULT info_GetCodeInfo3(ICorProfilerInfo15 *This, FunctionID functionID, ReJITID reJitId,
+                                 ULONG32 cCodeInfos, ULONG32 *pcCodeInfos,
+                                 COR_PRF_CODE_INFO codeInfos[])
+{
+    HRESULT hr = info_GetCodeInfo2(This, functionID, cCodeInfos, pcCodeInfos, codeInfos);
+    if (SUCCEEDED(hr) && cCodeInfos >= 1)
+        codeInfos[0].startAddress += 0x100 * reJitId;
+    return hr;
+}
+
+static HRESULT info_GetILToNativeMapping2(ICorProfilerInfo15 *This, FunctionID functionId,
+                                          ReJITID reJitId, ULONG32 cMap, ULONG32 *pcMap,
+                                          COR_DEBUG_IL_TO_NATIVE_MAP map[])
+{
+    return info_GetILToNativeMapping(This, functionId, cMap, pcMap, map);
 }
 
 static void record_rejit(ULONG count, const ModuleID *modules, const mdMethodDef *tokens,
@@ -456,6 +474,8 @@ static const struct ICorProfilerInfo15Vtbl info_vtbl = {
     .SetILInstrumentedCodeMap = info_SetILInstrumentedCodeMap,
     .GetCodeInfo2 = info_GetCodeInfo2,
     .GetILToNativeMapping = info_GetILToNativeMapping,
+    .GetCodeInfo3 = info_GetCodeInfo3,
+    .GetILToNativeMapping2 = info_GetILToNativeMapping2,
     .RequestReJIT = info_RequestReJIT,
     .RequestReJITWithInliners = info_RequestReJITWithInliners,
 };

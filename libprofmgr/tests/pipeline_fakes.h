@@ -2,6 +2,8 @@
  * knows one app domain, one assembly, a normal module and a dynamic one, the functions of a
  * table of methods with hand-written IL bodies, and records what the engine gives back
  * (SetILFunctionBody through its allocator, SetILInstrumentedCodeMap, RequestReJIT(WithInliners)).
+ * Native code of function f starts at PF_CODE_START(f) (0x100 later for each ReJIT) and has one
+ * IL-to-native entry.
  * Its metadata object answers IMetaDataImport2 (method, type, member ref, method spec and
  * signature queries), IMetaDataAssemblyImport, IMetaDataEmit2 (GetTokenFromSig, recorded) and
  * IMetaDataAssemblyEmit. An ICorProfilerFunctionControl records what GetReJITParameters sets.
@@ -50,6 +52,7 @@ enum {
     PF_FN_WORKER = 0x200 /* PF_FN_WORKER + i: static int32 Fake.Program.Worker<i>() */
 };
 #define PF_WORKERS 16
+#define PF_CODE_START(function) (0x7000 + (function))
 
 #define PF_TOKEN_TINY 0x06000001u
 #define PF_TOKEN_MULTI 0x06000002u

@@ -657,6 +657,9 @@ static HRESULT je_JitComplete2(IInstrumentationMethodJitEvents2 *This, IMethodJi
                                                &plugin_cfg.map_count),
         info2->lpVtbl->GetJitHR(info2, &plugin_cfg.jit_hr),
         info2->lpVtbl->GetMethodToken(info2, &plugin_cfg.jit_token),
+        info2->lpVtbl->GetIsRejit(info2, &plugin_cfg.jit_rejit),
+        info2->lpVtbl->GetNativeCodeAddress(info2, &plugin_cfg.native_code),
+        info2->lpVtbl->GetILNativeMapping(info2, 0, NULL, &plugin_cfg.native_map_count),
     };
     for (size_t i = 0; i < sizeof(results) / sizeof(results[0]); i++)
         if (results[i] != S_OK)

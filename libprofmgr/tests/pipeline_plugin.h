@@ -56,6 +56,9 @@ struct pipeline_plugin_config {
     COR_IL_MAP map[MAX_SEEN];
     HRESULT jit_hr;
     mdToken jit_token;
+    BOOL jit_rejit;
+    UINT_PTR native_code;
+    ULONG32 native_map_count;
     HRESULT jit_info_hr; /* the first IMethodJitInfo2 call that did not answer S_OK */
     HRESULT baseline_before, baseline_late;
     HRESULT info_only_il; /* GetInstructions on an exception event's method info */

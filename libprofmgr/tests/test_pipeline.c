@@ -441,6 +441,8 @@ static void rejit_starts_from_the_original_il_every_time(void **state)
     assert_int_equal(pf_set_body_count(), 1); /* the ReJITs went through the control only */
     assert_int_equal(w.cb->lpVtbl->ReJITCompilationFinished(w.cb, PF_FN_TINY, 2, S_OK, TRUE), S_OK);
     assert_int_equal(plugin_cfg.jit_info_hr, S_OK);
+    assert_true(plugin_cfg.jit_rejit);
+    assert_int_equal(plugin_cfg.native_code, PF_CODE_START(PF_FN_TINY) + 0x200);
     assert_true(plugin_cfg.transformed);
     assert_int_equal(plugin_cfg.map_count, 2);
 
@@ -490,10 +492,26 @@ static void request_rejit_includes_recorded_inline_callers(void **state)
     assert_int_equal(tokens[0], PF_TOKEN_SMALL);
     assert_int_equal(modules[1], PF_MODULE);
     assert_int_equal(tokens[1], PF_TOKEN_TINY);
+    /* inlined both ways: each is the other's caller, and each is named once */
+    assert_int_equal(w.cb->lpVtbl->JITInlining(w.cb, PF_FN_SMALL, PF_FN_TINY, &inline_it), S_OK);
+    assert_true(inline_it);
+    assert_int_equal(plugin_cfg.module->lpVtbl->RequestRejit(plugin_cfg.module, PF_TOKEN_TINY),
+                     S_OK);
+    assert_int_equal(pf_last_rejit(modules, tokens, 4, &with_inliners), 2);
+    assert_int_equal(tokens[0], PF_TOKEN_TINY);
+    assert_int_equal(tokens[1], PF_TOKEN_SMALL);
+    /* code the engine cannot describe is inlined as the JIT likes, and not recorded */
+    inline_it = FALSE;
+    assert_int_equal(w.cb->lpVtbl->JITInlining(w.cb, PF_FN_TINY, PF_FN_DYNAMIC, &inline_it), S_OK);
+    assert_true(inline_it);
+    inline_it = FALSE;
+    assert_int_equal(w.cb->lpVtbl->JITInlining(w.cb, PF_FN_UNKNOWN, PF_FN_SMALL, &inline_it), S_OK);
+    assert_true(inline_it);
+    assert_int_equal(pf_rejit_requests(), 2);
     /* not a method definition */
     assert_int_not_equal(plugin_cfg.module->lpVtbl->RequestRejit(plugin_cfg.module, PF_MEMBER_REF),
                          S_OK);
-    assert_int_equal(pf_rejit_requests(), 1);
+    assert_int_equal(pf_rejit_requests(), 2);
     detach(&w);
 }
 
@@ -532,6 +550,9 @@ static void jit_complete2_reports_the_instrumentation(void **state)
     assert_true(plugin_cfg.transformed);
     assert_int_equal(plugin_cfg.jit_hr, S_OK);
     assert_int_equal(plugin_cfg.jit_token, PF_TOKEN_TINY);
+    assert_false(plugin_cfg.jit_rejit);
+    assert_int_equal(plugin_cfg.native_code, PF_CODE_START(PF_FN_TINY));
+    assert_int_equal(plugin_cfg.native_map_count, 1);
     assert_int_equal(plugin_cfg.map_count, 2);
     for (size_t i = 0; i < 2; i++) {
         assert_int_equal(plugin_cfg.map[i].oldOffset, tiny_with_call_map[i].oldOffset);
