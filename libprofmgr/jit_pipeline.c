@@ -334,6 +334,13 @@ HRESULT jit_pipeline_rejit(struct manager *m, ModuleID module, mdMethodDef token
     clock_gettime(CLOCK_MONOTONIC, &start);
     struct method_info *mi = NULL;
     HRESULT hr = method_info_for_rejit(m, module, token, &mi);
+    if (hr == S_FALSE) {
+        CLRIE_PM_LOG_ERROR(m->log,
+                           "ReJIT of method 0x%08X in module 0x%llx: the engine does not know "
+                           "that module or the method has no IL; it runs uninstrumented",
+                           (unsigned)token, (unsigned long long)module);
+        return S_OK;
+    }
     if (hr != S_OK) {
         CLRIE_PM_LOG_ERROR(m->log,
                            "ReJIT of method 0x%08X in module 0x%llx: the engine cannot "
