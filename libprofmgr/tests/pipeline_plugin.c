@@ -213,6 +213,30 @@ static HRESULT add_local(struct edit *e)
     return hr;
 }
 
+static HRESULT remove_all(struct edit *e)
+{
+    IInstruction *at = NULL;
+    HRESULT hr = S_OK;
+    while (SUCCEEDED(hr) && (at = first_instruction(e))) {
+        hr = e->graph->lpVtbl->Remove(e->graph, at);
+        at->lpVtbl->Release(at);
+    }
+    return hr;
+}
+
+static HRESULT nop_instead(struct edit *e, IInstruction *ret)
+{
+    IInstruction *nop = op(e, Cee_Nop);
+    HRESULT hr = nop ? e->graph->lpVtbl->Replace(e->graph, ret, nop) : E_FAIL;
+    release(nop);
+    return hr;
+}
+
+static HRESULT replace_rets_with_nops(struct edit *e)
+{
+    return for_each_ret(e, nop_instead);
+}
+
 /* Single return, then `try { body; leave exit } finally { call Helper; pop; endfinally }
  * exit: ...`: branches to the exit from inside the new try become leaves. */
 static HRESULT wrap(struct edit *e)
@@ -447,6 +471,12 @@ static HRESULT instrument(IMethodInfo *mi)
         case SIG_TOKEN:
             hr = mi->lpVtbl->SetLocalVarSigToken(mi, PF_MULTI_LOCALS);
             break;
+        case EMPTY:
+            hr = remove_all(&e);
+            break;
+        case FALL_OFF:
+            hr = replace_rets_with_nops(&e);
+            break;
         }
     }
     edit_end(&e);
@@ -567,9 +597,33 @@ static HRESULT im_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodIn
     return S_OK;
 }
 
+/* Baselines that are wrong: each must fail and leave the method as it was. */
+static void hostile_baselines(IMethodInfo *mi)
+{
+    static const BYTE bad_opcode[] = {0xFE, 0xFF, 0x2A};
+    static const BYTE cut_operand[] = {0x20, 0x01}; /* ldc.i4 with 1 of its 4 bytes */
+    static const BYTE code[] = {0x17, 0x2A};
+    COR_IL_MAP map[] = {{0, 0, TRUE}};
+    DWORD points[] = {0};
+    IInstructionGraph *graph = NULL;
+    if (FAILED(mi->lpVtbl->GetInstructions(mi, &graph)))
+        return;
+    IInstructionGraph *g = graph;
+    note_hostile(g->lpVtbl->CreateBaseline(g, NULL, NULL, 1, map, 1, points));
+    note_hostile(g->lpVtbl->CreateBaseline(g, code + 2, code, 1, map, 1, points));
+    note_hostile(g->lpVtbl->CreateBaseline(g, code, code, 1, map, 1, points));
+    note_hostile(g->lpVtbl->CreateBaseline(g, bad_opcode, bad_opcode + 3, 1, map, 1, points));
+    note_hostile(g->lpVtbl->CreateBaseline(g, cut_operand, cut_operand + 2, 1, map, 1, points));
+    note_hostile(g->lpVtbl->CreateBaseline(g, code, code + 2, 1, NULL, 1, points));
+    note_hostile(g->lpVtbl->CreateBaseline(g, code, code + 2, 1, map, 1, NULL));
+    graph->lpVtbl->Release(graph);
+}
+
 static HRESULT im_BeforeInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *mi,
                                          BOOL isRejit)
 {
+    if (plugin_cfg.action == HOSTILE && is_target(mi) && plugin_cfg.foreign)
+        hostile_baselines(mi);
     if (plugin_cfg.action != BASELINE || !is_target(mi))
         return S_OK;
     plugin_cfg.baseline_before = create_baseline(mi);

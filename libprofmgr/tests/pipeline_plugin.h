@@ -27,10 +27,13 @@ enum action {
     FAIL,        /* InstrumentMethod fails */
     INVALID,     /* a pop first: stack underflow */
     NOP,         /* a nop before every ret */
-    HOSTILE,     /* bad arguments through every interface; keeps Small's first instruction */
+    HOSTILE,     /* bad arguments through every interface (and bad baselines before it, once
+                    Small's first instruction is kept); keeps Small's first instruction */
     BASELINE,    /* BeforeInstrumentMethod: CreateBaseline `ldc.i4.s 99; ret`; then INSERT_CALL */
     KEEP,        /* INSERT_CALL, and keeps the method info and its graph after the callback */
     SIG_TOKEN,   /* SetLocalVarSigToken(Multi's local signature) */
+    EMPTY,       /* removes every instruction */
+    FALL_OFF,    /* every ret becomes a nop: execution falls off the end */
 };
 
 #define MAX_SEEN 8
