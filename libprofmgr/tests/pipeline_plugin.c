@@ -15,9 +15,10 @@
 
 #define COR_ILEXCEPTION_CLAUSE_FINALLY 2u
 
-/* {6A3B1D52-0F7C-4E1B-9D5E-2C1F00C0FFEE} */
 static const CLSID plugin_clsid = {
     0x6A3B1D52, 0x0F7C, 0x4E1B, {0x9D, 0x5E, 0x2C, 0x1F, 0x00, 0xC0, 0xFF, 0xEE}};
+static const CLSID second_plugin_clsid = {
+    0x6A3B1D52, 0x0F7C, 0x4E1B, {0x9D, 0x5E, 0x2C, 0x1F, 0x00, 0xC0, 0xFF, 0xEF}};
 
 struct pipeline_plugin_config plugin_cfg = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -425,12 +426,12 @@ static HRESULT create_baseline(IMethodInfo *mi)
     return hr;
 }
 
-static HRESULT instrument(IMethodInfo *mi)
+static HRESULT instrument(IMethodInfo *mi, enum action action)
 {
     struct edit e;
     HRESULT hr = edit_begin(mi, &e);
     if (SUCCEEDED(hr)) {
-        switch (plugin_cfg.action) {
+        switch (action) {
         case DO_NOTHING:
             break;
         case INSERT_CALL:
@@ -490,7 +491,22 @@ struct plugin {
     IInstrumentationMethodJitEvents2 jit;
     IInstrumentationMethodExceptionEvents exceptions;
     atomic_int refs;
+    bool second; /* PIPELINE_SECOND_PLUGIN_CLSID_TEXT's */
 };
+
+static struct plugin *plugin_of(IInstrumentationMethod *This)
+{
+    return CLRIE_CONTAINER_OF(This, struct plugin, iface);
+}
+
+static void note_order(const char *what)
+{
+    pthread_mutex_lock(&plugin_cfg.lock);
+    size_t used = strlen(plugin_cfg.order);
+    if (used + strlen(what) + 1 < sizeof(plugin_cfg.order))
+        memcpy(plugin_cfg.order + used, what, strlen(what) + 1);
+    pthread_mutex_unlock(&plugin_cfg.lock);
+}
 
 static HRESULT plugin_query(struct plugin *p, REFIID riid, void **ppv)
 {
@@ -593,7 +609,7 @@ static HRESULT im_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodIn
     pthread_mutex_lock(&plugin_cfg.lock);
     plugin_cfg.should_calls++;
     pthread_mutex_unlock(&plugin_cfg.lock);
-    *pbInstrument = is_target(mi);
+    *pbInstrument = is_target(mi) && (!plugin_of(This)->second || plugin_cfg.second_wants);
     return S_OK;
 }
 
@@ -641,7 +657,9 @@ static HRESULT im_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *mi
     pthread_mutex_unlock(&plugin_cfg.lock);
     if (isRejit && plugin_cfg.codegen_flags)
         mi->lpVtbl->SetRejitCodeGenFlags(mi, plugin_cfg.codegen_flags);
-    return instrument(mi);
+    bool second = plugin_of(This)->second;
+    note_order(second ? "second " : "first ");
+    return instrument(mi, second ? plugin_cfg.second_action : plugin_cfg.action);
 }
 
 static HRESULT im_OnInstrumentationComplete(IInstrumentationMethod *This, IMethodInfo *mi,
@@ -785,6 +803,11 @@ static const struct IInstrumentationMethodExceptionEventsVtbl exception_vtbl = {
 
 /* ---- its class factory, reached from the shim's DllGetClassObject ---------------------------- */
 
+struct factory {
+    IClassFactory iface;
+    bool second;
+};
+
 static HRESULT cf_QueryInterface(IClassFactory *This, REFIID riid, void **ppv)
 {
     *ppv = IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IClassFactory) ? This : NULL;
@@ -804,6 +827,7 @@ static HRESULT cf_CreateInstance(IClassFactory *This, IUnknown *outer, REFIID ri
     p->iface.lpVtbl = &plugin_vtbl;
     p->jit.lpVtbl = &jit_vtbl;
     p->exceptions.lpVtbl = &exception_vtbl;
+    p->second = CLRIE_CONTAINER_OF(This, struct factory, iface)->second;
     atomic_init(&p->refs, 1);
     atomic_fetch_add(&plugins_live, 1);
     HRESULT hr = plugin_query(p, riid, ppv);
@@ -823,15 +847,17 @@ static const struct IClassFactoryVtbl factory_vtbl = {
     .CreateInstance = cf_CreateInstance,
     .LockServer = cf_LockServer,
 };
-static IClassFactory plugin_factory = {&factory_vtbl};
+static struct factory first_factory = {{&factory_vtbl}, false};
+static struct factory second_factory = {{&factory_vtbl}, true};
 
 __attribute__((visibility("default"))) HRESULT
 pipeline_test_get_class_object(REFCLSID clsid, REFIID iid, void **out);
 HRESULT pipeline_test_get_class_object(REFCLSID clsid, REFIID iid, void **out)
 {
-    if (!IsEqualIID(clsid, &plugin_clsid)) {
-        *out = NULL;
-        return CLASS_E_CLASSNOTAVAILABLE;
-    }
-    return cf_QueryInterface(&plugin_factory, iid, out);
+    if (IsEqualIID(clsid, &plugin_clsid))
+        return cf_QueryInterface(&first_factory.iface, iid, out);
+    if (IsEqualIID(clsid, &second_plugin_clsid))
+        return cf_QueryInterface(&second_factory.iface, iid, out);
+    *out = NULL;
+    return CLASS_E_CLASSNOTAVAILABLE;
 }

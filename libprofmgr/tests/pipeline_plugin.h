@@ -15,8 +15,10 @@
 
 #include "clrie/abi/instrumentation.h"
 
-/* {6A3B1D52-0F7C-4E1B-9D5E-2C1F00C0FFEE}, as the configuration file names it */
+/* The plugin's class, as a configuration file names it; the second class makes a plugin that
+ * applies second_action when second_wants, and otherwise declines every method. */
 #define PIPELINE_PLUGIN_CLSID_TEXT "{6A3B1D52-0F7C-4E1B-9D5E-2C1F00C0FFEE}"
+#define PIPELINE_SECOND_PLUGIN_CLSID_TEXT "{6A3B1D52-0F7C-4E1B-9D5E-2C1F00C0FFEF}"
 
 enum action {
     DO_NOTHING,  /* says yes, changes nothing */
@@ -47,8 +49,11 @@ struct pipeline_plugin_config {
     const char *deny_inline; /* AllowInlineSite says no for this inlinee */
     bool exceptions;         /* subscribe to exception events */
     DWORD codegen_flags;     /* IMethodInfo::SetRejitCodeGenFlags at a ReJIT */
+    bool second_wants;       /* the second plugin instruments the target too */
+    enum action second_action;
     /* records */
     int should_calls, instrument_calls, complete_calls;
+    char order[64]; /* "first " or "second " per InstrumentMethod call */
     BOOL last_rejit;
     DWORD last_rejit_count;
     char exception_names[MAX_SEEN][64];

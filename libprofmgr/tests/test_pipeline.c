@@ -36,7 +36,11 @@ static void release(void *object)
 
 /* ---- the log ------------------------------------------------------------------------------- */
 
+/* Made by configure() in a temporary folder. */
+static char temp_dir[] = "/tmp/clrie-pipeline-XXXXXX";
 static char log_path[256];
+static char config_path[256];
+static char second_config_path[256]; /* named only by the test that wants two plugins */
 
 static size_t log_size(void)
 {
@@ -85,7 +89,9 @@ struct world {
     int plugins_before; /* a failed test may leave its manager behind */
 };
 
-static void attach(struct world *w)
+/* A manager attached to the fake runtime with `plugins` plugins loaded, knowing PF_MODULE and
+ * the dynamic module. */
+static void attach_with(struct world *w, int plugins)
 {
     IClassFactory *factory = NULL;
     assert_int_equal(
@@ -97,13 +103,18 @@ static void attach(struct world *w)
     ICorProfilerCallback11 *cb = w->cb;
     w->plugins_before = pipeline_plugins_live();
     assert_int_equal(cb->lpVtbl->Initialize(cb, pf_info()), S_OK);
-    assert_int_equal(pipeline_plugins_live(), w->plugins_before + 1);
+    assert_int_equal(pipeline_plugins_live(), w->plugins_before + plugins);
     assert_int_equal(cb->lpVtbl->AppDomainCreationFinished(cb, PF_DOMAIN, S_OK), S_OK);
     assert_int_equal(cb->lpVtbl->AssemblyLoadFinished(cb, PF_ASSEMBLY, S_OK), S_OK);
     assert_int_equal(cb->lpVtbl->ModuleAttachedToAssembly(cb, PF_MODULE, PF_ASSEMBLY), S_OK);
     assert_int_equal(cb->lpVtbl->ModuleAttachedToAssembly(cb, PF_DYNAMIC_MODULE, PF_ASSEMBLY),
                      S_OK);
     assert_non_null(plugin_cfg.module);
+}
+
+static void attach(struct world *w)
+{
+    attach_with(w, 1);
 }
 
 static void jit(struct world *w, FunctionID function)
@@ -147,6 +158,9 @@ static int setup(void **state)
     plugin_cfg.deny_inline = NULL;
     plugin_cfg.exceptions = false;
     plugin_cfg.codegen_flags = 0;
+    plugin_cfg.second_wants = false;
+    plugin_cfg.second_action = DO_NOTHING;
+    plugin_cfg.order[0] = '\0';
     plugin_cfg.baseline_before = plugin_cfg.baseline_late = plugin_cfg.info_only_il = E_NOTIMPL;
     plugin_cfg.should_calls = plugin_cfg.instrument_calls = plugin_cfg.complete_calls = 0;
     plugin_cfg.exception_count = 0;
@@ -389,6 +403,31 @@ static void a_body_the_runtime_refuses_is_logged_and_not_reported_as_applied(voi
     assert_int_equal(w.cb->lpVtbl->JITCompilationFinished(w.cb, PF_FN_TINY, S_OK, TRUE), S_OK);
     assert_true(plugin_cfg.jit_complete_seen);
     assert_false(plugin_cfg.transformed);
+    detach(&w);
+}
+
+static void plugins_instrument_in_priority_order_and_fail_together(void **state)
+{
+    struct world w;
+    setenv(CLRIE_CONFIG_ENV_PREFIX "PipelineSecond", second_config_path, 1);
+    plugin_cfg.target = "Tiny", plugin_cfg.action = INSERT_CALL;
+    plugin_cfg.second_wants = true, plugin_cfg.second_action = NOP;
+    attach_with(&w, 2);
+    unsetenv(CLRIE_CONFIG_ENV_PREFIX "PipelineSecond");
+    jit(&w, PF_FN_TINY);
+    /* priority 10 before 50: the nop goes in first, the call after it */
+    assert_string_equal(plugin_cfg.order, "second first ");
+    static const uint8_t both[] = {0x26, 0x17, 0x00, 0x28, 0x01, 0x00, 0x00, 0x0A, 0x58, 0x2A};
+    assert_body(PF_TOKEN_TINY, both, sizeof(both));
+    assert_int_equal(plugin_cfg.complete_calls, 2);
+
+    /* the later plugin fails after the first edited: the method runs as it was */
+    plugin_cfg.action = FAIL;
+    size_t mark = log_size();
+    jit(&w, PF_FN_TINY);
+    assert_int_equal(pf_set_body_count(), 1);
+    assert_logged(mark, "plugin 'Pipeline test' " PIPELINE_PLUGIN_CLSID_TEXT
+                        ": InstrumentMethod failed for Fake.Program.Tiny");
     detach(&w);
 }
 
@@ -692,8 +731,27 @@ static void hostile_calls_fail_and_change_nothing(void **state)
 
 /* ---- configuration: a plugin file naming the shim, a log file ------------------------------- */
 
-static char temp_dir[] = "/tmp/clrie-pipeline-XXXXXX";
-static char config_path[256];
+static void write_config(const char *path, const char *name, const char *clsid, int priority,
+                         const char *module)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        perror(path);
+        exit(1);
+    }
+    fprintf(f,
+            "<InstrumentationEngineConfiguration>\n"
+            "  <InstrumentationMethod>\n"
+            "    <Name>%s</Name>\n"
+            "    <Description>edits methods for test_pipeline.c</Description>\n"
+            "    <Module>%s</Module>\n"
+            "    <ClassGuid>%s</ClassGuid>\n"
+            "    <Priority>%d</Priority>\n"
+            "  </InstrumentationMethod>\n"
+            "</InstrumentationEngineConfiguration>\n",
+            name, module, clsid, priority);
+    fclose(f);
+}
 
 static void configure(void)
 {
@@ -708,23 +766,10 @@ static void configure(void)
     }
     snprintf(config_path, sizeof(config_path), "%s/pipeline.xml", temp_dir);
     snprintf(log_path, sizeof(log_path), "%s/engine.log", temp_dir);
-    FILE *f = fopen(config_path, "w");
-    if (!f) {
-        perror(config_path);
-        exit(1);
-    }
-    fprintf(f,
-            "<InstrumentationEngineConfiguration>\n"
-            "  <InstrumentationMethod>\n"
-            "    <Name>Pipeline test</Name>\n"
-            "    <Description>edits methods for test_pipeline.c</Description>\n"
-            "    <Module>%s</Module>\n"
-            "    <ClassGuid>" PIPELINE_PLUGIN_CLSID_TEXT "</ClassGuid>\n"
-            "    <Priority>50</Priority>\n"
-            "  </InstrumentationMethod>\n"
-            "</InstrumentationEngineConfiguration>\n",
-            shim);
-    fclose(f);
+    snprintf(second_config_path, sizeof(second_config_path), "%s/second.xml", temp_dir);
+    write_config(config_path, "Pipeline test", PIPELINE_PLUGIN_CLSID_TEXT, 50, shim);
+    write_config(second_config_path, "Pipeline second", PIPELINE_SECOND_PLUGIN_CLSID_TEXT, 10,
+                 shim);
     setenv(CLRIE_CONFIG_ENV_PREFIX "PipelineTest", config_path, 1);
     setenv("MicrosoftInstrumentationEngine_FileLogPath", log_path, 1);
     setenv("MicrosoftInstrumentationEngine_LogLevel", "Errors", 1);
@@ -733,6 +778,7 @@ static void configure(void)
 static void clean_up(void)
 {
     unlink(config_path);
+    unlink(second_config_path);
     unlink(log_path);
     rmdir(temp_dir);
 }
@@ -750,6 +796,7 @@ int main(void)
         cmocka_unit_test_setup(failing_or_invalid_instrumentation_is_not_applied, setup),
         cmocka_unit_test_setup(a_body_the_runtime_refuses_is_logged_and_not_reported_as_applied,
                                setup),
+        cmocka_unit_test_setup(plugins_instrument_in_priority_order_and_fail_together, setup),
         cmocka_unit_test_setup(methods_nobody_instruments_are_left_alone, setup),
         cmocka_unit_test_setup(rejit_starts_from_the_original_il_every_time, setup),
         cmocka_unit_test_setup(request_rejit_includes_recorded_inline_callers, setup),
