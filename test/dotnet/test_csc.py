@@ -122,9 +122,9 @@ for mode in [m for m in args.modes.split(",") if m]:
                           what, base.stderr), result)
         checks.expect("InvalidProgramException" not in result.stdout + result.stderr,
                       "%s: no InvalidProgramException" % what, result)
-        seen = read_outputs(build)
+        written = read_outputs(build)
         for name in OUTPUTS:
-            a, b = expected[name], seen[name]
+            a, b = expected[name], written[name]
             if b is None:
                 checks.expect(False, "%s: %s written" % (what, name), result)
                 continue
@@ -135,10 +135,10 @@ for mode in [m for m in args.modes.split(",") if m]:
         errors = stress_runs.log_errors(run_dir.log)
         if checks.expect(report is not None, "%s: the stress plugin wrote its report" % what,
                          seen={"engine log errors": errors}):
-            for problem, expected, seen in stress_runs.report_problems(
+            for problem, wanted, got in stress_runs.report_problems(
                     report, mode, MINIMUM_INSTRUMENTED):
                 checks.expect(False, "%s: %s\n    expected %s\n    seen     %r" % (
-                    what, problem, expected, seen),
+                    what, problem, wanted, got),
                     seen={"report": report["line"], "engine log errors": errors})
         times = stress_runs.instrumentation_times(run_dir.log)
         print("   %-6s exit %d in %.1f s; report: %s; %d engine lines 'instrumented'" % (
