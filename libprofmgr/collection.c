@@ -4,7 +4,7 @@
  * GetAppDomainIDs does what its signature says (CLRIE's fails whenever the buffer is large
  * enough): *pcActual is the number of domains; the IDs are written up to cAppDomains; S_OK when
  * they all fitted (or for a size query with a NULL buffer), else E_NOT_SUFFICIENT_BUFFER.
- * GetMethodInfoById is E_NOTIMPL until method infos exist (the IL-rewriting work). */
+ * GetMethodInfoById asks the manager's method factory (domains.h) for an info-only method. */
 #include "domains_private.h"
 
 #define E_NOT_SUFFICIENT_BUFFER CLRIE_HRESULT(0x8007007Au)
@@ -141,10 +141,19 @@ static HRESULT collection_GetModuleInfosByMvid(IAppDomainCollection *This, GUID 
 static HRESULT collection_GetMethodInfoById(IAppDomainCollection *This, FunctionID functionID,
                                             IMethodInfo **ppMethodInfo)
 {
+    struct clrie_pm_domains *d = CLRIE_CONTAINER_OF(This, struct clrie_pm_domains, iface);
     if (!ppMethodInfo)
         return E_POINTER;
     *ppMethodInfo = NULL;
-    return E_NOTIMPL;
+    if (!d->method_factory.by_function)
+        return E_NOTIMPL;
+    return d->method_factory.by_function(d->method_factory.ctx, functionID, ppMethodInfo);
+}
+
+void clrie_pm_domains_set_method_factory(struct clrie_pm_domains *domains,
+                                         const struct clrie_pm_method_factory *factory)
+{
+    domains->method_factory = *factory;
 }
 
 const struct IAppDomainCollectionVtbl clrie_pm_collection_vtbl = {

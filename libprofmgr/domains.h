@@ -56,6 +56,40 @@ HRESULT clrie_pm_domains_appdomain_shutdown(struct clrie_pm_domains *domains, Ap
 HRESULT clrie_pm_domains_find_module(struct clrie_pm_domains *domains, ModuleID id,
                                      IModuleInfo **out);
 
+/* Method infos are the profiler manager's objects; the collection and its modules hand them
+ * out (GetMethodInfoById, GetMethodInfoByToken) through this factory, set once before any
+ * plugin runs. Without one those calls fail with E_NOTIMPL. */
+struct clrie_pm_method_factory {
+    HRESULT (*by_function)(void *ctx, FunctionID id, IMethodInfo **out);
+    HRESULT (*by_token)(void *ctx, IModuleInfo *module, mdMethodDef token, IMethodInfo **out);
+    void *ctx;
+};
+void clrie_pm_domains_set_method_factory(struct clrie_pm_domains *domains,
+                                         const struct clrie_pm_method_factory *factory);
+
+/* ---- per-method records of a module (module_methods.c) ------------------------------------
+ * `module` must be one of this collection's modules (what the callbacks and the collection
+ * return); records live as long as the module object. All are safe from any thread. */
+
+/* The method's original IL: the body the runtime gave on the first ask, remembered so that
+ * every ReJIT starts again from it (after a rejit or revert the runtime may answer with
+ * instrumented IL). The bytes belong to the runtime and live as long as the module. */
+HRESULT clrie_pm_module_original_il(IModuleInfo *module, mdMethodDef token, LPCBYTE *body,
+                                    ULONG *size);
+/* Counts a ReJIT of the method and returns the new count (1 for the first). */
+DWORD clrie_pm_module_next_rejit(IModuleInfo *module, mdMethodDef token);
+/* Records the outcome of instrumenting the method (transformed or not, and its IL map:
+ * copied) for IMethodJitInfo. */
+HRESULT clrie_pm_module_record_il_map(IModuleInfo *module, mdMethodDef token, bool transformed,
+                                      const COR_IL_MAP *map, ULONG count);
+/* The last recorded map: fills up to cap entries, *needed the full count; *transformed whether
+ * the last instrumentation changed the method. S_OK, or S_FALSE when nothing is recorded. */
+HRESULT clrie_pm_module_il_map(IModuleInfo *module, mdMethodDef token, ULONG32 cap,
+                               COR_IL_MAP *map, ULONG32 *needed, BOOL *transformed);
+/* An inline site the JIT accepted: `token` of this module was inlined into caller. */
+HRESULT clrie_pm_module_add_inline_site(IModuleInfo *module, mdMethodDef token,
+                                        ModuleID caller_module, mdMethodDef caller);
+
 /* Data containers: the IDataContainer part every engine object embeds. `outer` is the object
  * that owns it; QueryInterface/AddRef/Release on the container go to the outer object. Items
  * are keyed by (component GUID, object GUID) and hold a reference to their IUnknown; setting

@@ -76,6 +76,7 @@ struct clrie_pm_domains {
     struct clrie_pm_log *log;
     pthread_mutex_t lock; /* protects the fields below and the marked fields of every object */
     bool closed;          /* clrie_pm_domains_free has run: nothing enters the tables */
+    struct clrie_pm_method_factory method_factory; /* set before plugins run, then fixed */
     bool have_default;    /* some domain was classified default */
     struct clrie_pm_ptr_list domain_list; /* loaded domains, in creation order */
     struct clrie_pm_id_map domain_map;    /* AppDomainID -> struct clrie_pm_appdomain */
@@ -145,6 +146,11 @@ struct clrie_pm_module {
     struct clrie_pm_pe_image image;
     /* under the lock */
     bool loaded;
+    /* What the JIT pipeline records per method (module_methods.c): mdMethodDef -> struct
+     * clrie_pm_method_record. methods_lock protects the map and the records; it is taken
+     * alone, never with the collection's lock, and never while calling the runtime. */
+    pthread_mutex_t methods_lock;
+    struct clrie_pm_id_map methods;
 };
 
 _Static_assert(offsetof(struct clrie_pm_domains, iface) == 0, "iface first");
@@ -188,6 +194,12 @@ HRESULT clrie_pm_assembly_read_identity(IUnknown *assembly_import, mdAssembly *t
 HRESULT clrie_pm_text_to_bstr(const char16_t *text, size_t len, BSTR *out);
 bool clrie_pm_text_equal(const char16_t *a, size_t a_len, const char16_t *b);
 void clrie_pm_text_finish(struct clrie_pm_text *text);
+
+/* Frees the per-method records of a module being destroyed (module_methods.c). */
+void clrie_pm_module_methods_finish(struct clrie_pm_module *module);
+/* IModuleInfo::RequestRejit: asks the runtime to rejit the method and every recorded caller it
+ * was inlined into. */
+HRESULT clrie_pm_module_request_rejit(struct clrie_pm_module *module, mdToken token);
 
 /* The collection's COM face (collection.c). */
 extern const struct IAppDomainCollectionVtbl clrie_pm_collection_vtbl;

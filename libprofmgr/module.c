@@ -17,9 +17,8 @@
  *  - ResolveRva also works for flat-layout images, through the section table.
  *  - GetModuleVersion is E_NOTIMPL: VS_FIXEDFILEINFO is a Windows resource (CLRIE reads it only
  *    on Windows).
- * Not implemented yet (E_NOTIMPL), they belong to the IL-rewriting work: RequestRejit,
- * CreateTypeFactory, GetMethodInfoById, GetMethodInfoByToken; ImportModule (E_NOTIMPL on Linux
- * in CLRIE too). */
+ * RequestRejit and the per-method records it uses are in module_methods.c. ImportModule is
+ * E_NOTIMPL (on Linux in CLRIE too). */
 #include "domains_private.h"
 
 #include <stdlib.h>
@@ -69,6 +68,7 @@ static ULONG module_Release(IModuleInfo3 *This)
     unsigned long left = atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) - 1;
     if (left == 0) {
         clrie_pm_data_container_finish(&m->data);
+        clrie_pm_module_methods_finish(m);
         release_unknown(m->import);
         release_unknown(m->assembly_import);
         release_unknown(m->emit);
@@ -245,7 +245,7 @@ static HRESULT module_GetModuleVersion(IModuleInfo3 *This, DWORD cbValue, BYTE *
 
 static HRESULT module_RequestRejit(IModuleInfo3 *This, mdToken methodToken)
 {
-    return E_NOTIMPL;
+    return clrie_pm_module_request_rejit(from_iface(This), methodToken);
 }
 
 static HRESULT module_CreateTypeFactory(IModuleInfo3 *This, ITypeCreator **ppTypeFactory)
@@ -256,22 +256,32 @@ static HRESULT module_CreateTypeFactory(IModuleInfo3 *This, ITypeCreator **ppTyp
     return E_NOTIMPL;
 }
 
+/* Info-only method infos (no IL), made by the manager's method factory. */
 static HRESULT module_GetMethodInfoById(IModuleInfo3 *This, FunctionID functionID,
                                         IMethodInfo **ppMethodInfo)
 {
+    struct clrie_pm_domains *d = from_iface(This)->domains;
     if (!ppMethodInfo)
         return E_POINTER;
     *ppMethodInfo = NULL;
-    return E_NOTIMPL;
+    if (!d->method_factory.by_function)
+        return E_NOTIMPL;
+    return d->method_factory.by_function(d->method_factory.ctx, functionID, ppMethodInfo);
 }
 
 static HRESULT module_GetMethodInfoByToken(IModuleInfo3 *This, mdToken token,
                                            IMethodInfo **ppMethodInfo)
 {
+    struct clrie_pm_domains *d = from_iface(This)->domains;
     if (!ppMethodInfo)
         return E_POINTER;
     *ppMethodInfo = NULL;
-    return E_NOTIMPL;
+    if ((token & 0xFF000000u) != mdtMethodDef || (token & 0x00FFFFFFu) == 0)
+        return E_INVALIDARG;
+    if (!d->method_factory.by_token)
+        return E_NOTIMPL;
+    return d->method_factory.by_token(d->method_factory.ctx, (IModuleInfo *)(void *)This, token,
+                                      ppMethodInfo);
 }
 
 static HRESULT module_ImportModule(IModuleInfo3 *This, IUnknown *pSourceModuleMetadataImport,
@@ -371,6 +381,7 @@ HRESULT clrie_pm_module_new(struct clrie_pm_domains *domains, struct clrie_pm_as
     }
     m->iface.lpVtbl = &module_vtbl;
     clrie_pm_data_container_init(&m->data, CLRIE_PM_UNKNOWN(m));
+    pthread_mutex_init(&m->methods_lock, NULL);
     atomic_init(&m->refs, 1);
     clrie_pm_domains_ref(domains);
     m->domains = domains;

@@ -1,0 +1,272 @@
+/* What a module remembers about its methods for the JIT pipeline: the original IL (every ReJIT
+ * starts from it), the ReJIT count, the outcome and IL map of the last instrumentation (for
+ * IMethodJitInfo), and the inline sites the JIT accepted (IModuleInfo::RequestRejit also
+ * rejits the callers a method was inlined into, so they pick up its new code).
+ *
+ * Records are created on first need and freed with the module. methods_lock is held only
+ * while a record is read or changed: never while calling the runtime. */
+#include "domains_private.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct inline_caller {
+    ModuleID module;
+    mdMethodDef token;
+};
+
+struct clrie_pm_method_record {
+    LPCBYTE original_il; /* NULL until the runtime was asked */
+    ULONG original_size;
+    DWORD rejit_count;
+    bool transformed;
+    COR_IL_MAP *map;
+    ULONG map_count;
+    struct inline_caller *callers;
+    size_t caller_count, caller_capacity;
+};
+
+/* Longest chain of callers RequestRejit follows (A inlined into B inlined into C ...), and the
+ * most methods one request names. */
+#define MAX_REJIT_METHODS 4096
+
+static bool is_method_def(mdToken token)
+{
+    return (token & 0xFF000000u) == mdtMethodDef && (token & 0x00FFFFFFu) != 0;
+}
+
+static struct clrie_pm_module *module_of(IModuleInfo *module)
+{
+    return (struct clrie_pm_module *)(void *)module;
+}
+
+/* The record of token, created if absent; NULL when out of memory. Call with methods_lock. */
+static struct clrie_pm_method_record *record_locked(struct clrie_pm_module *m, mdMethodDef token)
+{
+    struct clrie_pm_method_record *r = clrie_pm_id_map_get(&m->methods, token);
+    if (r)
+        return r;
+    r = calloc(1, sizeof(*r));
+    if (!r || clrie_pm_id_map_reserve(&m->methods) != 0) {
+        free(r);
+        return NULL;
+    }
+    clrie_pm_id_map_put(&m->methods, token, r);
+    return r;
+}
+
+void clrie_pm_module_methods_finish(struct clrie_pm_module *m)
+{
+    for (size_t i = 0; i < m->methods.capacity; i++) {
+        struct clrie_pm_method_record *r = m->methods.slots[i].value;
+        if (m->methods.slots[i].id && r) {
+            free(r->map);
+            free(r->callers);
+            free(r);
+        }
+    }
+    clrie_pm_id_map_finish(&m->methods);
+    pthread_mutex_destroy(&m->methods_lock);
+}
+
+HRESULT clrie_pm_module_original_il(IModuleInfo *module, mdMethodDef token, LPCBYTE *body,
+                                    ULONG *size)
+{
+    struct clrie_pm_module *m = module_of(module);
+    if (!is_method_def(token))
+        return E_INVALIDARG;
+    pthread_mutex_lock(&m->methods_lock);
+    struct clrie_pm_method_record *r = record_locked(m, token);
+    LPCBYTE known = r ? r->original_il : NULL;
+    ULONG known_size = r ? r->original_size : 0;
+    pthread_mutex_unlock(&m->methods_lock);
+    if (!r)
+        return E_OUTOFMEMORY;
+    if (known) {
+        *body = known;
+        *size = known_size;
+        return S_OK;
+    }
+
+    LPCBYTE fresh = NULL;
+    ULONG fresh_size = 0;
+    ICorProfilerInfo3 *info = m->domains->info;
+    HRESULT hr = info->lpVtbl->GetILFunctionBody(info, m->id, token, &fresh, &fresh_size);
+    if (FAILED(hr))
+        return hr;
+    if (!fresh || fresh_size == 0)
+        return CORPROF_E_FUNCTION_NOT_IL;
+
+    /* Two threads may ask at once; the first answer stays (both came before any rewrite). */
+    pthread_mutex_lock(&m->methods_lock);
+    if (!r->original_il) {
+        r->original_il = fresh;
+        r->original_size = fresh_size;
+    }
+    *body = r->original_il;
+    *size = r->original_size;
+    pthread_mutex_unlock(&m->methods_lock);
+    return S_OK;
+}
+
+DWORD clrie_pm_module_next_rejit(IModuleInfo *module, mdMethodDef token)
+{
+    struct clrie_pm_module *m = module_of(module);
+    DWORD count = 0;
+    pthread_mutex_lock(&m->methods_lock);
+    struct clrie_pm_method_record *r = record_locked(m, token);
+    if (r)
+        count = ++r->rejit_count;
+    pthread_mutex_unlock(&m->methods_lock);
+    return count;
+}
+
+HRESULT clrie_pm_module_record_il_map(IModuleInfo *module, mdMethodDef token, bool transformed,
+                                      const COR_IL_MAP *map, ULONG count)
+{
+    struct clrie_pm_module *m = module_of(module);
+    COR_IL_MAP *copy = NULL;
+    if (count) {
+        copy = malloc(sizeof(*copy) * count);
+        if (!copy)
+            return E_OUTOFMEMORY;
+        memcpy(copy, map, sizeof(*copy) * count);
+    }
+    pthread_mutex_lock(&m->methods_lock);
+    struct clrie_pm_method_record *r = record_locked(m, token);
+    COR_IL_MAP *old = NULL;
+    if (r) {
+        old = r->map;
+        r->map = copy;
+        r->map_count = count;
+        r->transformed = transformed;
+        copy = NULL;
+    }
+    pthread_mutex_unlock(&m->methods_lock);
+    free(old);
+    free(copy);
+    return r ? S_OK : E_OUTOFMEMORY;
+}
+
+HRESULT clrie_pm_module_il_map(IModuleInfo *module, mdMethodDef token, ULONG32 cap, COR_IL_MAP *map,
+                               ULONG32 *needed, BOOL *transformed)
+{
+    struct clrie_pm_module *m = module_of(module);
+    HRESULT hr = S_FALSE;
+    *needed = 0;
+    *transformed = FALSE;
+    pthread_mutex_lock(&m->methods_lock);
+    const struct clrie_pm_method_record *r = clrie_pm_id_map_get(&m->methods, token);
+    if (r && (r->transformed || r->map_count)) {
+        *needed = r->map_count;
+        *transformed = r->transformed;
+        if (map)
+            memcpy(map, r->map, sizeof(*map) * (r->map_count < cap ? r->map_count : cap));
+        hr = S_OK;
+    }
+    pthread_mutex_unlock(&m->methods_lock);
+    return hr;
+}
+
+HRESULT clrie_pm_module_add_inline_site(IModuleInfo *module, mdMethodDef token,
+                                        ModuleID caller_module, mdMethodDef caller)
+{
+    struct clrie_pm_module *m = module_of(module);
+    HRESULT hr = S_OK;
+    pthread_mutex_lock(&m->methods_lock);
+    struct clrie_pm_method_record *r = record_locked(m, token);
+    if (!r) {
+        hr = E_OUTOFMEMORY;
+        goto out;
+    }
+    for (size_t i = 0; i < r->caller_count; i++)
+        if (r->callers[i].module == caller_module && r->callers[i].token == caller)
+            goto out;
+    if (r->caller_count == r->caller_capacity) {
+        size_t capacity = r->caller_capacity ? r->caller_capacity * 2 : 4;
+        struct inline_caller *grown = realloc(r->callers, capacity * sizeof(*grown));
+        if (!grown) {
+            hr = E_OUTOFMEMORY;
+            goto out;
+        }
+        r->callers = grown;
+        r->caller_capacity = capacity;
+    }
+    r->callers[r->caller_count++] = (struct inline_caller){caller_module, caller};
+out:
+    pthread_mutex_unlock(&m->methods_lock);
+    return hr;
+}
+
+/* The methods one rejit request names: the method, then breadth first every caller it was
+ * inlined into, and theirs, once each. */
+struct rejit_set {
+    ModuleID modules[MAX_REJIT_METHODS];
+    mdMethodDef tokens[MAX_REJIT_METHODS];
+    ULONG count;
+};
+
+static bool rejit_set_add(struct rejit_set *set, ModuleID module, mdMethodDef token)
+{
+    for (ULONG i = 0; i < set->count; i++)
+        if (set->modules[i] == module && set->tokens[i] == token)
+            return true;
+    if (set->count == MAX_REJIT_METHODS)
+        return false;
+    set->modules[set->count] = module;
+    set->tokens[set->count] = token;
+    set->count++;
+    return true;
+}
+
+static void add_callers(struct clrie_pm_domains *d, struct rejit_set *set, ULONG index)
+{
+    struct clrie_pm_module *m = clrie_pm_domains_find(d, &d->module_map, set->modules[index]);
+    if (!m)
+        return; /* unloaded since */
+    pthread_mutex_lock(&m->methods_lock);
+    const struct clrie_pm_method_record *r = clrie_pm_id_map_get(&m->methods, set->tokens[index]);
+    for (size_t i = 0; r && i < r->caller_count; i++)
+        if (!rejit_set_add(set, r->callers[i].module, r->callers[i].token))
+            break;
+    pthread_mutex_unlock(&m->methods_lock);
+    CLRIE_PM_RELEASE(m);
+}
+
+HRESULT clrie_pm_module_request_rejit(struct clrie_pm_module *m, mdToken token)
+{
+    if (!is_method_def(token))
+        return E_INVALIDARG;
+    struct rejit_set *set = malloc(sizeof(*set));
+    if (!set)
+        return E_OUTOFMEMORY;
+    set->count = 0;
+    rejit_set_add(set, m->id, token);
+    for (ULONG i = 0; i < set->count; i++)
+        add_callers(m->domains, set, i);
+
+    /* The runtime's own inliner tracking (ICorProfilerInfo10) covers inlining it did before
+     * the engine saw it; where it is off or absent, the recorded sites do the job. */
+    IUnknown *info = (IUnknown *)(void *)m->domains->info;
+    HRESULT hr = E_NOINTERFACE;
+    ICorProfilerInfo10 *info10 = NULL;
+    if (SUCCEEDED(info->lpVtbl->QueryInterface(info, &IID_ICorProfilerInfo10, (void **)&info10))) {
+        hr = info10->lpVtbl->RequestReJITWithInliners(info10, COR_PRF_REJIT_BLOCK_INLINING,
+                                                      set->count, set->modules, set->tokens);
+        info10->lpVtbl->Release(info10);
+    }
+    if (FAILED(hr)) {
+        ICorProfilerInfo4 *info4 = NULL;
+        hr = info->lpVtbl->QueryInterface(info, &IID_ICorProfilerInfo4, (void **)&info4);
+        if (SUCCEEDED(hr)) {
+            hr = info4->lpVtbl->RequestReJIT(info4, set->count, set->modules, set->tokens);
+            info4->lpVtbl->Release(info4);
+        }
+    }
+    if (FAILED(hr))
+        CLRIE_PM_LOG_ERROR(m->domains->log,
+                           "RequestRejit of method 0x%08X in module 0x%llx failed (hr 0x%08X)",
+                           (unsigned)token, (unsigned long long)m->id, (unsigned)hr);
+    free(set);
+    return hr;
+}
