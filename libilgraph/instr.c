@@ -150,6 +150,44 @@ int clrie_il_instr_operand_bytes(const struct clrie_il_instr *n, uint8_t buf[8])
     return len;
 }
 
+int clrie_il_instr_set_operand_bytes(struct clrie_il_instr *n, const uint8_t *buf, size_t len)
+{
+    if (!n || !buf)
+        return -EINVAL;
+    uint8_t kind = kind_of(n);
+    size_t want = (&il_opcode_infos[n->opcode])->operand_len;
+    if (len != want || want == 0 ||
+        !(is_int_kind(kind) || kind == CLRIE_IL_OPERAND_FLOAT32 ||
+          kind == CLRIE_IL_OPERAND_FLOAT64))
+        return -EINVAL;
+    uint64_t bits = 0;
+    for (size_t i = 0; i < len; i++)
+        bits |= (uint64_t)buf[i] << (8 * i);
+    switch (kind) {
+    case CLRIE_IL_OPERAND_INT8:
+        n->u.i = (int8_t)(uint8_t)bits;
+        break;
+    case CLRIE_IL_OPERAND_INT32:
+        n->u.i = (int32_t)(uint32_t)bits;
+        break;
+    case CLRIE_IL_OPERAND_INT64:
+        n->u.i = (int64_t)bits;
+        break;
+    case CLRIE_IL_OPERAND_FLOAT32: {
+        uint32_t b32 = (uint32_t)bits;
+        memcpy(&n->u.r4, &b32, 4);
+        break;
+    }
+    case CLRIE_IL_OPERAND_FLOAT64:
+        memcpy(&n->u.r8, &bits, 8);
+        break;
+    default: /* UINT8, UINT16, TOKEN: unsigned */
+        n->u.i = (int64_t)bits;
+        break;
+    }
+    return 0;
+}
+
 struct clrie_il_instr *clrie_il_instr_branch_target(const struct clrie_il_instr *n)
 {
     return n && il_is_branch(n->opcode) ? n->u.branch.target : NULL;

@@ -56,18 +56,19 @@
     ((ord) == CLRIE_IL_OP_CALLI || (ord) == CLRIE_IL_OP_CALLVIRT ? CLRIE_IL_TERM_INDIRECT_CALL     \
                                                                  : TERM_##flow)
 
-/* CLRIE marks prefixes as Meta; the Branch flag (short branches) is added per row. */
+/* CLRIE's ILOpcodes.h gives every branch and leave, short or long, the Branch flag, and Meta
+ * only to its Count and Invalid rows (no opcode here): prefixes carry no flag. */
 #define CLRIE_FLAGS_NEXT 0
-#define CLRIE_FLAGS_BRANCH 0
-#define CLRIE_FLAGS_COND_BRANCH 0
+#define CLRIE_FLAGS_BRANCH CLRIE_IL_CLRIE_FLAG_BRANCH
+#define CLRIE_FLAGS_COND_BRANCH CLRIE_IL_CLRIE_FLAG_BRANCH
 #define CLRIE_FLAGS_SWITCH 0
-#define CLRIE_FLAGS_LEAVE 0
+#define CLRIE_FLAGS_LEAVE CLRIE_IL_CLRIE_FLAG_BRANCH
 #define CLRIE_FLAGS_RETURN 0
 #define CLRIE_FLAGS_END_HANDLER 0
 #define CLRIE_FLAGS_THROW 0
 #define CLRIE_FLAGS_CALL 0
 #define CLRIE_FLAGS_JMP 0
-#define CLRIE_FLAGS_PREFIX CLRIE_IL_CLRIE_FLAG_META
+#define CLRIE_FLAGS_PREFIX 0
 #define CLRIE_FLAGS_BREAK 0
 
 /* Short <-> long branch forms: br.s..blt.un.s are br..blt.un minus 13, and leave.s/leave. */
@@ -92,9 +93,7 @@
         .pop = po,                                                                                 \
         .push = pu,                                                                                \
         .alternate = ALTERNATE(o),                                                                 \
-        .clrie_flags = CLRIE_FLAGS_##f | (LEN_##k == 1 && ALTERNATE(o) != CLRIE_IL_OP_INVALID      \
-                                              ? CLRIE_IL_CLRIE_FLAG_BRANCH                         \
-                                              : 0),                                                \
+        .clrie_flags = CLRIE_FLAGS_##f,                                                            \
     },
 const struct clrie_il_opcode_info il_opcode_infos[CLRIE_IL_OP_COUNT] = {IL_OPCODE_LIST(INFO)};
 #undef INFO

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "manager.h"
+#include "method_info.h"
 
 #define SLOT_OF(name) (offsetof(struct ICorProfilerCallback11Vtbl, name) / sizeof(void *))
 
@@ -133,6 +134,7 @@ static HRESULT on_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfil
                            (unsigned)hr);
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
     }
+    method_info_install_factory(m);
     CLRIE_PM_LOG_MESSAGE(m->log, "clrie engine %s attached (ICorProfilerInfo%d)", CLRIE_VERSION,
                          m->info_version);
 
@@ -282,8 +284,7 @@ static HRESULT on_ModuleUnloadFinished(ICorProfilerCallback11 *This, ModuleID mo
 
 /* ---- exceptions: only to plugins that asked for them ------------------------------------ */
 
-/* Exception callbacks that carry a FunctionID need an IMethodInfo for the plugin interface;
- * they reach plugins once method infos exist (the IL-rewriting work). These carry none. */
+/* Exception callbacks that name a function hand plugins a fresh info-only IMethodInfo. */
 #define EXCEPTION_EVENT(m, call)                                                                   \
     do {                                                                                           \
         struct plugin_list *list_ = manager_plugins(m);                                            \
@@ -313,6 +314,100 @@ EXCEPTION_LEAVE(ExceptionUnwindFunctionLeave)
 EXCEPTION_LEAVE(ExceptionUnwindFinallyLeave)
 EXCEPTION_LEAVE(ExceptionCatcherLeave)
 
+/* Whether some plugin will receive exception events (so a method info is worth making). */
+static bool exception_subscribers(struct manager *m)
+{
+    struct plugin_list *list = manager_plugins(m);
+    for (size_t i = 0; i < list->count; i++)
+        if (list->items[i]->exception_events &&
+            (atomic_load(&list->items[i]->host.event_mask) & COR_PRF_MONITOR_EXCEPTIONS))
+            return true;
+    return false;
+}
+
+#define EXCEPTION_ENTER(name)                                                                      \
+    static HRESULT on_##name(ICorProfilerCallback11 *This, FunctionID functionId)                  \
+    {                                                                                              \
+        struct manager *m = manager_of(This);                                                      \
+        struct method_info *mi = NULL;                                                             \
+        if (exception_subscribers(m) && SUCCEEDED(method_info_by_function(m, functionId, &mi))) {  \
+            EXCEPTION_EVENT(m, name(p_->exception_events, method_info_iface(mi)));                 \
+            method_info_release(mi);                                                               \
+        }                                                                                          \
+        return hook_##name(This, functionId);                                                      \
+    }
+EXCEPTION_ENTER(ExceptionSearchFunctionEnter)
+EXCEPTION_ENTER(ExceptionSearchFilterEnter)
+EXCEPTION_ENTER(ExceptionSearchCatcherFound)
+EXCEPTION_ENTER(ExceptionUnwindFunctionEnter)
+EXCEPTION_ENTER(ExceptionUnwindFinallyEnter)
+
+static HRESULT on_ExceptionCatcherEnter(ICorProfilerCallback11 *This, FunctionID functionId,
+                                        ObjectID objectId)
+{
+    struct manager *m = manager_of(This);
+    struct method_info *mi = NULL;
+    if (exception_subscribers(m) && SUCCEEDED(method_info_by_function(m, functionId, &mi))) {
+        EXCEPTION_EVENT(
+            m, ExceptionCatcherEnter(p_->exception_events, method_info_iface(mi), objectId));
+        method_info_release(mi);
+    }
+    return hook_ExceptionCatcherEnter(This, functionId, objectId);
+}
+
+/* ---- JIT and ReJIT ----------------------------------------------------------------------- */
+
+static HRESULT on_JITCompilationStarted(ICorProfilerCallback11 *This, FunctionID functionId,
+                                        BOOL fIsSafeToBlock)
+{
+    struct manager *m = manager_of(This);
+    jit_events_started(m, functionId, false);
+    jit_pipeline_jit(m, functionId);
+    return hook_JITCompilationStarted(This, functionId, fIsSafeToBlock);
+}
+
+static HRESULT on_JITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId,
+                                         HRESULT hrStatus, BOOL fIsSafeToBlock)
+{
+    jit_events_finished(manager_of(This), functionId, 0, false, hrStatus);
+    return hook_JITCompilationFinished(This, functionId, hrStatus, fIsSafeToBlock);
+}
+
+static HRESULT on_ReJITCompilationStarted(ICorProfilerCallback11 *This, FunctionID functionId,
+                                          ReJITID rejitId, BOOL fIsSafeToBlock)
+{
+    jit_events_started(manager_of(This), functionId, true);
+    return hook_ReJITCompilationStarted(This, functionId, rejitId, fIsSafeToBlock);
+}
+
+static HRESULT on_GetReJITParameters(ICorProfilerCallback11 *This, ModuleID moduleId,
+                                     mdMethodDef methodId,
+                                     ICorProfilerFunctionControl *pFunctionControl)
+{
+    jit_pipeline_rejit(manager_of(This), moduleId, methodId, pFunctionControl);
+    return hook_GetReJITParameters(This, moduleId, methodId, pFunctionControl);
+}
+
+static HRESULT on_ReJITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId,
+                                           ReJITID rejitId, HRESULT hrStatus, BOOL fIsSafeToBlock)
+{
+    jit_events_finished(manager_of(This), functionId, rejitId, true, hrStatus);
+    return hook_ReJITCompilationFinished(This, functionId, rejitId, hrStatus, fIsSafeToBlock);
+}
+
+/* Plugins first, in order, the first "no" wins; the raw hook is asked only if they all agree. */
+static HRESULT on_JITInlining(ICorProfilerCallback11 *This, FunctionID callerId,
+                              FunctionID calleeId, BOOL *pfShouldInline)
+{
+    if (!pfShouldInline)
+        return E_POINTER;
+    if (!jit_events_allow_inline(manager_of(This), callerId, calleeId)) {
+        *pfShouldInline = FALSE;
+        return S_OK;
+    }
+    return hook_JITInlining(This, callerId, calleeId, pfShouldInline);
+}
+
 /* ---- the vtable ------------------------------------------------------------------------- */
 
 #define INIT_TO_RAW_HOOK(ret, name, params, args) .name = hook_##name,
@@ -341,5 +436,17 @@ const struct ICorProfilerCallback11Vtbl manager_callback_vtbl = {
     .ExceptionUnwindFunctionLeave = on_ExceptionUnwindFunctionLeave,
     .ExceptionUnwindFinallyLeave = on_ExceptionUnwindFinallyLeave,
     .ExceptionCatcherLeave = on_ExceptionCatcherLeave,
+    .ExceptionSearchFunctionEnter = on_ExceptionSearchFunctionEnter,
+    .ExceptionSearchFilterEnter = on_ExceptionSearchFilterEnter,
+    .ExceptionSearchCatcherFound = on_ExceptionSearchCatcherFound,
+    .ExceptionUnwindFunctionEnter = on_ExceptionUnwindFunctionEnter,
+    .ExceptionUnwindFinallyEnter = on_ExceptionUnwindFinallyEnter,
+    .ExceptionCatcherEnter = on_ExceptionCatcherEnter,
+    .JITCompilationStarted = on_JITCompilationStarted,
+    .JITCompilationFinished = on_JITCompilationFinished,
+    .ReJITCompilationStarted = on_ReJITCompilationStarted,
+    .GetReJITParameters = on_GetReJITParameters,
+    .ReJITCompilationFinished = on_ReJITCompilationFinished,
+    .JITInlining = on_JITInlining,
 };
 VTABLE_OVERRIDES_END

@@ -3,7 +3,7 @@
  * The lock is held while the item array is read or changed and while a found item is AddRef'd
  * for the caller; a replaced or removed item is released after the lock is dropped, since its
  * Release may run plugin code that calls back into the container. */
-#include "domains.h"
+#include "datacontainer.h"
 
 #include <stdlib.h>
 

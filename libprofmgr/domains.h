@@ -16,6 +16,7 @@
 
 #include "clrie/abi/corprof.h"
 #include "clrie/abi/instrumentation.h"
+#include "datacontainer.h"
 #include "log.h"
 
 struct clrie_pm_domains;
@@ -84,28 +85,9 @@ HRESULT clrie_pm_module_record_il_map(IModuleInfo *module, mdMethodDef token, bo
                                       const COR_IL_MAP *map, ULONG count);
 /* The last recorded map: fills up to cap entries, *needed the full count; *transformed whether
  * the last instrumentation changed the method. S_OK, or S_FALSE when nothing is recorded. */
-HRESULT clrie_pm_module_il_map(IModuleInfo *module, mdMethodDef token, ULONG32 cap,
-                               COR_IL_MAP *map, ULONG32 *needed, BOOL *transformed);
+HRESULT clrie_pm_module_il_map(IModuleInfo *module, mdMethodDef token, ULONG32 cap, COR_IL_MAP *map,
+                               ULONG32 *needed, BOOL *transformed);
 /* An inline site the JIT accepted: `token` of this module was inlined into caller. */
 HRESULT clrie_pm_module_add_inline_site(IModuleInfo *module, mdMethodDef token,
                                         ModuleID caller_module, mdMethodDef caller);
-
-/* Data containers: the IDataContainer part every engine object embeds. `outer` is the object
- * that owns it; QueryInterface/AddRef/Release on the container go to the outer object. Items
- * are keyed by (component GUID, object GUID) and hold a reference to their IUnknown; setting
- * NULL removes an item. */
-struct clrie_pm_data_item;
-struct clrie_pm_data_container {
-    IDataContainer iface;
-    IUnknown *outer;
-    pthread_mutex_t lock; /* protects count, capacity and items */
-    size_t count;
-    size_t capacity;
-    struct clrie_pm_data_item *items;
-};
-
-void clrie_pm_data_container_init(struct clrie_pm_data_container *container, IUnknown *outer);
-/* Releases every item. */
-void clrie_pm_data_container_finish(struct clrie_pm_data_container *container);
-
 #endif

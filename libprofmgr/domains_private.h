@@ -77,11 +77,11 @@ struct clrie_pm_domains {
     pthread_mutex_t lock; /* protects the fields below and the marked fields of every object */
     bool closed;          /* clrie_pm_domains_free has run: nothing enters the tables */
     struct clrie_pm_method_factory method_factory; /* set before plugins run, then fixed */
-    bool have_default;    /* some domain was classified default */
-    struct clrie_pm_ptr_list domain_list; /* loaded domains, in creation order */
-    struct clrie_pm_id_map domain_map;    /* AppDomainID -> struct clrie_pm_appdomain */
-    struct clrie_pm_id_map assembly_map;  /* AssemblyID -> struct clrie_pm_assembly */
-    struct clrie_pm_id_map module_map;    /* ModuleID -> struct clrie_pm_module */
+    bool have_default;                             /* some domain was classified default */
+    struct clrie_pm_ptr_list domain_list;          /* loaded domains, in creation order */
+    struct clrie_pm_id_map domain_map;             /* AppDomainID -> struct clrie_pm_appdomain */
+    struct clrie_pm_id_map assembly_map;           /* AssemblyID -> struct clrie_pm_assembly */
+    struct clrie_pm_id_map module_map;             /* ModuleID -> struct clrie_pm_module */
 };
 
 /* A UTF-16 string the object owns (malloc'd, 0-terminated). */

@@ -7,6 +7,7 @@
 
 #include "clrie/config.h"
 #include "manager.h"
+#include "types.h"
 #include "utf16.h"
 
 #define HOST_OF(iface, member) CLRIE_CONTAINER_OF(iface, struct host, member)
@@ -168,9 +169,7 @@ static HRESULT manager_GetAppDomainCollection(IProfilerManager *This,
 static HRESULT manager_CreateSignatureBuilder(IProfilerManager *This,
                                               ISignatureBuilder **ppSignatureBuilder)
 {
-    if (ppSignatureBuilder)
-        *ppSignatureBuilder = NULL;
-    return E_NOTIMPL; /* comes with IL rewriting */
+    return types_signature_builder_new(ppSignatureBuilder);
 }
 
 static struct plugin *find_plugin(struct manager *m, const GUID *clsid,

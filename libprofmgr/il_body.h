@@ -16,6 +16,7 @@
 #ifndef CLRIE_PM_IL_BODY_H
 #define CLRIE_PM_IL_BODY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,8 +37,8 @@ struct il_body_locals {
 };
 
 struct il_body_params {
-    IUnknown *outer;     /* receives AddRef/Release of every object; borrowed */
-    IMethodInfo *method; /* what IInstructionGraph/IExceptionSection::GetMethodInfo return */
+    IUnknown *outer;           /* receives AddRef/Release of every object; borrowed */
+    IMethodInfo *method;       /* what IInstructionGraph/IExceptionSection::GetMethodInfo return */
     const uint8_t *method_sig; /* the method's signature (single-ret: the return type); copied */
     size_t method_sig_len;
     struct il_body_locals locals;
@@ -59,8 +60,31 @@ IExceptionSection *il_body_exceptions(struct il_body *body);
 IInstructionFactory *il_body_factory(struct il_body *body);
 ISingleRetDefaultInstrumentation2 *il_body_single_ret(struct il_body *body);
 
-/* The graph underneath, for the pipeline's encode step and the dumps. */
+/* The graph underneath, for the pipeline's encode step and the dumps. CreateBaseline replaces
+ * it (the graph before it stays alive as the "uninstrumented" view): ask again after the
+ * plugins' BeforeInstrumentMethod. */
 struct clrie_il_graph *il_body_ilgraph(struct il_body *body);
+
+/* CreateBaseline is allowed only while this is on: the pipeline turns it on around the
+ * plugins' BeforeInstrumentMethod and off after (CLRIE's rule). Off when the body is made. */
+void il_body_allow_baseline(struct il_body *body, bool allow);
+
+/* What CreateBaseline recorded. Borrowed, valid while the body lives. */
+struct il_body_baseline {
+    const COR_IL_MAP *original_to_baseline; /* the plugin's map, as given */
+    size_t map_count;
+    const DWORD *sequence_points; /* baseline offsets the plugin listed */
+    size_t sequence_point_count;
+};
+/* Whether a plugin replaced the method's code with CreateBaseline; if so, fills *out (may be
+ * NULL). As CLRIE does, the method's IL map then starts as the identity over the sequence
+ * points (baseline offsets) and the map of the final encode is composed onto it;
+ * original_to_baseline serves GetInstructionAtUninstrumentedOffset. */
+bool il_body_baseline(const struct il_body *body, struct il_body_baseline *out);
+
+/* A snapshot enumerator over the current list (original false) or the original list as
+ * decoded (original true), AddRef'd for the caller; for dumps and hosts. */
+HRESULT il_body_enum_instructions(struct il_body *body, bool original, IEnumInstructions **out);
 /* Whether any edit reached the graph since it was decoded (an untouched method is not
  * rewritten). */
 bool il_body_changed(const struct il_body *body);

@@ -91,6 +91,8 @@ struct plugin {
     char guid36[37];
     IInstrumentationMethod *method;
     IInstrumentationMethodExceptionEvents *exception_events; /* NULL if not implemented */
+    IInstrumentationMethodJitEvents *jit_events;             /* NULL if not implemented */
+    IInstrumentationMethodJitEvents2 *jit_events2;           /* NULL if not implemented */
     bool removed;
     struct plugin *next_allocated; /* every plugin ever made, for freeing */
 };
@@ -177,6 +179,19 @@ HRESULT plugins_load(struct manager *m, const char *name, const char *module_pat
                      const GUID *clsid, uint64_t order, const struct clrie_config_setting *settings,
                      size_t setting_count, IInstrumentationMethod **out);
 void plugins_free_all(struct manager *m);
+
+/* jit_pipeline.c: instrumentation of one method, for JITCompilationStarted and
+ * GetReJITParameters; the raw hook is called by the callers. */
+void jit_pipeline_jit(struct manager *m, FunctionID function);
+HRESULT jit_pipeline_rejit(struct manager *m, ModuleID module, mdMethodDef token,
+                           ICorProfilerFunctionControl *control);
+
+/* jit_events.c: what plugins hear around a JIT (IInstrumentationMethodJitEvents(2)) and the
+ * inlining veto (AllowInlineSite). */
+void jit_events_started(struct manager *m, FunctionID function, bool is_rejit);
+void jit_events_finished(struct manager *m, FunctionID function, ReJITID rejit_id, bool is_rejit,
+                         HRESULT status);
+bool jit_events_allow_inline(struct manager *m, FunctionID caller, FunctionID callee);
 
 /* raw_hook.c */
 /* Loads the raw profiler hook the environment names, if any, and initialises it. */

@@ -17,6 +17,7 @@
  *  - ResolveRva also works for flat-layout images, through the section table.
  *  - GetModuleVersion is E_NOTIMPL: VS_FIXEDFILEINFO is a Windows resource (CLRIE reads it only
  *    on Windows).
+ * CreateTypeFactory answers a type creator over the module's metadata import (types.h).
  * RequestRejit and the per-method records it uses are in module_methods.c. ImportModule is
  * E_NOTIMPL (on Linux in CLRIE too). */
 #include "domains_private.h"
@@ -24,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "types.h"
 #include "utf16.h"
 
 static struct clrie_pm_module *from_iface(IModuleInfo3 *iface)
@@ -248,12 +250,12 @@ static HRESULT module_RequestRejit(IModuleInfo3 *This, mdToken methodToken)
     return clrie_pm_module_request_rejit(from_iface(This), methodToken);
 }
 
+/* A new factory each call, as CLRIE; it holds the module and its metadata import. */
 static HRESULT module_CreateTypeFactory(IModuleInfo3 *This, ITypeCreator **ppTypeFactory)
 {
-    if (!ppTypeFactory)
-        return E_POINTER;
-    *ppTypeFactory = NULL;
-    return E_NOTIMPL;
+    struct clrie_pm_module *m = from_iface(This);
+    return types_creator_new((IModuleInfo *)This, (IMetaDataImport *)(void *)m->import,
+                             ppTypeFactory);
 }
 
 /* Info-only method infos (no IL), made by the manager's method factory. */

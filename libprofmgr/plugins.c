@@ -109,6 +109,14 @@ static HRESULT instantiate(struct manager *m, struct plugin *p)
     if (SUCCEEDED(method->lpVtbl->QueryInterface(method, &IID_IInstrumentationMethodExceptionEvents,
                                                  &events)))
         p->exception_events = events;
+    events = NULL;
+    if (SUCCEEDED(
+            method->lpVtbl->QueryInterface(method, &IID_IInstrumentationMethodJitEvents2, &events)))
+        p->jit_events2 = events;
+    events = NULL;
+    if (SUCCEEDED(
+            method->lpVtbl->QueryInterface(method, &IID_IInstrumentationMethodJitEvents, &events)))
+        p->jit_events = events;
     return S_OK;
 }
 
@@ -187,6 +195,10 @@ void plugins_free_all(struct manager *m)
         next = p->next_allocated;
         if (p->exception_events)
             p->exception_events->lpVtbl->Release(p->exception_events);
+        if (p->jit_events)
+            p->jit_events->lpVtbl->Release(p->jit_events);
+        if (p->jit_events2)
+            p->jit_events2->lpVtbl->Release(p->jit_events2);
         if (p->method)
             p->method->lpVtbl->Release(p->method);
         attach_context_finish(&p->host.attach);

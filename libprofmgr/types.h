@@ -12,6 +12,7 @@
 #ifndef CLRIE_PM_TYPES_H
 #define CLRIE_PM_TYPES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 

@@ -82,14 +82,17 @@ static void every_opcode_decodes_and_encodes_back_exactly(void **state)
     assert_int_equal(clrie_il_opcode_info(CLRIE_IL_OP_BLT)->termination,
                      CLRIE_IL_TERM_CONDITIONAL_BRANCH);
     assert_int_equal(clrie_il_opcode_info(CLRIE_IL_OP_NEWOBJ)->termination, CLRIE_IL_TERM_CALL);
-    /* CLRIE's opcode flags: short branches are Branch, prefixes Meta. */
+    /* CLRIE's opcode flags (ILOpcodes.h): every branch and leave is Branch; prefixes carry none. */
     assert_int_equal(clrie_il_opcode_info(CLRIE_IL_OP_BR_S)->clrie_flags,
                      CLRIE_IL_CLRIE_FLAG_BRANCH);
     assert_int_equal(clrie_il_opcode_info(CLRIE_IL_OP_LEAVE_S)->clrie_flags,
                      CLRIE_IL_CLRIE_FLAG_BRANCH);
-    assert_int_equal(clrie_il_opcode_info(CLRIE_IL_OP_BR)->clrie_flags, 0);
+    assert_int_equal(clrie_il_opcode_info(CLRIE_IL_OP_BR)->clrie_flags, CLRIE_IL_CLRIE_FLAG_BRANCH);
+    assert_int_equal(clrie_il_opcode_info(CLRIE_IL_OP_BLT_UN)->clrie_flags,
+                     CLRIE_IL_CLRIE_FLAG_BRANCH);
+    assert_int_equal(clrie_il_opcode_info(CLRIE_IL_OP_SWITCH)->clrie_flags, 0);
     assert_int_equal(clrie_il_opcode_info(CLRIE_IL_OP_LDC_I4_S)->clrie_flags, 0);
-    assert_int_equal(clrie_il_opcode_info(CLRIE_IL_OP_TAIL)->clrie_flags, CLRIE_IL_CLRIE_FLAG_META);
+    assert_int_equal(clrie_il_opcode_info(CLRIE_IL_OP_TAIL)->clrie_flags, 0);
     assert_int_equal(clrie_il_opcode_info(CLRIE_IL_OP_NOP)->clrie_flags, 0);
 }
 

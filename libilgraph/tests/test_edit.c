@@ -263,6 +263,51 @@ static void creation_checks_operand_kinds_and_ranges(void **state)
     clrie_il_graph_free(other);
 }
 
+/* Raw operand bytes round-trip through set_operand_bytes, with each kind's signedness. */
+static void operand_bytes_set_what_operand_bytes_reads(void **state)
+{
+    struct clrie_il_graph *g;
+    assert_int_equal(clrie_il_graph_new(&g), 0);
+    struct clrie_il_instr *s8 = make(g, CLRIE_IL_OP_NOP), *n;
+    int64_t v;
+    double d;
+    uint8_t raw[8];
+    assert_int_equal(clrie_il_instr_create_int(g, CLRIE_IL_OP_LDC_I4_S, 0, &n), 0);
+    assert_int_equal(clrie_il_instr_set_operand_bytes(n, BYTES(0xFE)), 0);
+    assert_int_equal(clrie_il_instr_operand_int(n, &v), 0);
+    assert_int_equal(v, -2);
+    assert_int_equal(clrie_il_instr_set_operand_bytes(n, BYTES(0xFE, 0)), -EINVAL);
+    assert_int_equal(clrie_il_instr_create_int(g, CLRIE_IL_OP_LDARG, 0, &n), 0);
+    assert_int_equal(clrie_il_instr_set_operand_bytes(n, BYTES(0x34, 0x82)), 0);
+    assert_int_equal(clrie_il_instr_operand_int(n, &v), 0);
+    assert_int_equal(v, 0x8234);
+    assert_int_equal(clrie_il_instr_create_int(g, CLRIE_IL_OP_CALL, 0, &n), 0);
+    assert_int_equal(clrie_il_instr_set_operand_bytes(n, BYTES(0x01, 0x00, 0x00, 0xA0)), 0);
+    assert_int_equal(clrie_il_instr_operand_int(n, &v), 0);
+    assert_int_equal(v, 0xA0000001LL);
+    assert_int_equal(clrie_il_instr_create_int(g, CLRIE_IL_OP_LDC_I4, 0, &n), 0);
+    assert_int_equal(clrie_il_instr_set_operand_bytes(n, BYTES(0xFF, 0xFF, 0xFF, 0xFF)), 0);
+    assert_int_equal(clrie_il_instr_operand_int(n, &v), 0);
+    assert_int_equal(v, -1);
+    assert_int_equal(clrie_il_instr_create_real(g, CLRIE_IL_OP_LDC_R4, 0, &n), 0);
+    assert_int_equal(clrie_il_instr_set_operand_bytes(n, BYTES(0x00, 0x00, 0xC0, 0x3F)), 0);
+    assert_int_equal(clrie_il_instr_operand_real(n, &d), 0);
+    assert_true(d == 1.5);
+    assert_int_equal(clrie_il_instr_operand_bytes(n, raw), 4);
+    assert_memory_equal(raw, "\x00\x00\xC0\x3F", 4);
+    assert_int_equal(clrie_il_instr_create_real(g, CLRIE_IL_OP_LDC_R8, 0, &n), 0);
+    assert_int_equal(clrie_il_instr_set_operand_bytes(n, BYTES(0, 0, 0, 0, 0, 0, 0x04, 0xC0)), 0);
+    assert_int_equal(clrie_il_instr_operand_real(n, &d), 0);
+    assert_true(d == -2.5);
+    /* No operand, branches and switches have no raw operand to set. */
+    assert_int_equal(clrie_il_instr_set_operand_bytes(s8, BYTES(0)), -EINVAL);
+    assert_int_equal(clrie_il_instr_create_branch(g, CLRIE_IL_OP_BR, NULL, &n), 0);
+    assert_int_equal(clrie_il_instr_set_operand_bytes(n, BYTES(0, 0, 0, 0)), -EINVAL);
+    assert_int_equal(clrie_il_instr_create_switch(g, 0, NULL, &n), 0);
+    assert_int_equal(clrie_il_instr_set_operand_bytes(n, BYTES(0, 0, 0, 0)), -EINVAL);
+    clrie_il_graph_free(g);
+}
+
 static void clauses_are_added_inner_before_outer(void **state)
 {
     uint8_t code[9];
@@ -323,6 +368,7 @@ int main(void)
         cmocka_unit_test(edits_move_clause_boundaries_by_their_rules),
         cmocka_unit_test(creation_helpers_pick_the_shortest_form),
         cmocka_unit_test(creation_checks_operand_kinds_and_ranges),
+        cmocka_unit_test(operand_bytes_set_what_operand_bytes_reads),
         cmocka_unit_test(clauses_are_added_inner_before_outer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -346,10 +346,14 @@ def scenario_c():
         checks.expect(len(thrown) >= 3,
                       "%s: A (EXCEPTIONS=1) records ilshapes' thrown exceptions" % what,
                       seen=thrown)
-        # ExceptionCatcherEnter carries an IMethodInfo: not required here, since an engine
-        # may deliver the method-carrying exception events only once it has method infos.
         print("   A recorded %d ExceptionThrown, %d ExceptionCatcherEnter" % (
             len(thrown), len(caught)))
+        # ExceptionCatcherEnter carries an IMethodInfo for the catching method: its full name
+        # shows the engine built it from the runtime's FunctionID.
+        for catcher in ("Exceptions.Run", "Exceptions.Nested", "Exceptions.Filter"):
+            checks.expect(catcher in caught,
+                          "%s: A's ExceptionCatcherEnter names the catching method %s" % (
+                              what, catcher), seen=sorted(set(caught)))
         checks.expect(any(n in ("System.ArgumentException", "System.InvalidOperationException",
                                 "System.FormatException") for n in thrown),
                       "%s: the thrown class names come through the engine's "

@@ -341,8 +341,9 @@ struct clrie_il_opcode_info {
     uint8_t clrie_flags;   /* CLRIE's ILOpcodeFlags: CLRIE_IL_CLRIE_FLAG_* */
 };
 
-/* CLRIE's ILOpcodeFlags values (IInstruction::GetOpcodeFlags): prefixes are Meta, short
- * branches carry Branch. */
+/* CLRIE's ILOpcodeFlags values (IInstruction::GetOpcodeFlags): every branch and leave, short
+ * or long, carries Branch; no opcode carries Meta or Unused (CLRIE gives them to its
+ * placeholder rows only). */
 #define CLRIE_IL_CLRIE_FLAG_META 0x1u
 #define CLRIE_IL_CLRIE_FLAG_UNUSED 0x2u
 #define CLRIE_IL_CLRIE_FLAG_BRANCH 0x4u
@@ -450,6 +451,11 @@ int clrie_il_instr_operand_real(const struct clrie_il_instr *n, double *out);
 /* Raw little-endian operand bytes as encoded (not for branches and switch); returns the
  * operand length, or -EINVAL. buf must hold 8 bytes. */
 int clrie_il_instr_operand_bytes(const struct clrie_il_instr *n, uint8_t buf[8]);
+/* Sets the operand from raw little-endian bytes as encoded, the inverse of
+ * clrie_il_instr_operand_bytes (CLRIE's IOperandInstruction::SetOperandValue): len must be
+ * the operand length of the node's opcode. -EINVAL for branches, switch, no operand or
+ * another length. */
+int clrie_il_instr_set_operand_bytes(struct clrie_il_instr *n, const uint8_t *buf, size_t len);
 
 /* Branch target (branches and leave), NULL for other nodes. */
 struct clrie_il_instr *clrie_il_instr_branch_target(const struct clrie_il_instr *n);

@@ -1,0 +1,542 @@
+/* IExceptionSection and IExceptionClause: the method's exception clauses as instruction
+ * references, in the table order the runtime needs. */
+#include "il_private.h"
+
+#include <stdlib.h>
+
+static struct il_exceptions *of_section(IExceptionSection *This)
+{
+    return CLRIE_CONTAINER_OF(This, struct il_exceptions, iface);
+}
+
+static struct il_clause *of_clause(IExceptionClause *This)
+{
+    return CLRIE_CONTAINER_OF(This, struct il_clause, iface);
+}
+
+/* Whether c is in the table of the method's current graph. */
+static bool in_table(struct il_body *body, const struct clrie_il_clause *c)
+{
+    size_t count = clrie_il_graph_clause_count(body->graph);
+    for (size_t i = 0; i < count; i++)
+        if (clrie_il_graph_clause(body->graph, i) == c)
+            return true;
+    return false;
+}
+
+static bool is_filter(uint32_t flags)
+{
+    return (flags & CLRIE_IL_EH_KIND_MASK) == CLRIE_IL_EH_FILTER;
+}
+
+/* The node of an instruction a plugin gave as a clause boundary: of this body's current
+ * graph. NULL (logged) otherwise. */
+static struct clrie_il_instr *boundary(struct il_body *body, IInstruction *instr, const char *what)
+{
+    struct il_instruction *obj = il_body_own_instruction(body, instr, what);
+    if (!obj)
+        return NULL;
+    if (obj->graph != body->graph || clrie_il_instr_is_removed(obj->node)) {
+        IL_LOG(body, "%s: the instruction was removed from the method", what);
+        return NULL;
+    }
+    return obj->node;
+}
+
+/* Hands out the object of clause c (current graph). */
+static HRESULT give_clause(struct il_body *body, struct clrie_il_clause *c, IExceptionClause **out)
+{
+    struct il_clause *obj = il_body_clause(body, body->graph, c);
+    if (!obj)
+        return E_OUTOFMEMORY;
+    il_body_add_ref(body);
+    *out = &obj->iface;
+    return S_OK;
+}
+
+static void remember(struct il_clause *obj)
+{
+    clrie_il_clause_get(obj->clause, &obj->saved_info);
+    obj->saved = true;
+}
+
+/* ---- IExceptionSection ---- */
+
+static HRESULT section_QueryInterface(IExceptionSection *This, REFIID riid, void **ppv)
+{
+    struct il_exceptions *s = of_section(This);
+    if (!ppv)
+        return E_POINTER;
+    *ppv = NULL;
+    if (!riid)
+        return E_POINTER;
+    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IExceptionSection))
+        *ppv = &s->iface;
+    else if (IsEqualIID(riid, &IID_IDataContainer))
+        *ppv = &s->data.iface;
+    else
+        return E_NOINTERFACE;
+    il_body_add_ref(s->body);
+    return S_OK;
+}
+
+static ULONG section_AddRef(IExceptionSection *This)
+{
+    return il_body_add_ref(of_section(This)->body);
+}
+
+static ULONG section_Release(IExceptionSection *This)
+{
+    return il_body_release(of_section(This)->body);
+}
+
+static HRESULT section_GetMethodInfo(IExceptionSection *This, IMethodInfo **ppMethodInfo)
+{
+    if (!ppMethodInfo)
+        return E_POINTER;
+    *ppMethodInfo = of_section(This)->body->params.method;
+    if (!*ppMethodInfo)
+        return E_FAIL;
+    (*ppMethodInfo)->lpVtbl->AddRef(*ppMethodInfo);
+    return S_OK;
+}
+
+static HRESULT section_GetExceptionClauses(IExceptionSection *This, IEnumExceptionClauses **ppEnum)
+{
+    struct il_body *body = of_section(This)->body;
+    if (!ppEnum)
+        return E_POINTER;
+    *ppEnum = NULL;
+    size_t count = clrie_il_graph_clause_count(body->graph);
+    IExceptionClause **items = malloc((count ? count : 1) * sizeof(*items));
+    if (!items)
+        return E_OUTOFMEMORY;
+    HRESULT hr = S_OK;
+    size_t made = 0;
+    for (; made < count && SUCCEEDED(hr); made += SUCCEEDED(hr))
+        hr = give_clause(body, clrie_il_graph_clause(body->graph, made), &items[made]);
+    if (SUCCEEDED(hr))
+        hr = il_enum_clauses_new(body, items, count, ppEnum);
+    for (size_t i = 0; i < made; i++)
+        items[i]->lpVtbl->Release(items[i]);
+    free(items);
+    return hr;
+}
+
+/* The boundaries of a clause a plugin implemented itself, read through its interface. */
+static HRESULT foreign_info(struct il_body *body, IExceptionClause *c,
+                            struct clrie_il_clause_info *info)
+{
+    const char *what = "IExceptionSection::AddExceptionClause";
+    DWORD flags = 0;
+    mdToken token = 0;
+    IInstruction *parts[5] = {NULL};
+    HRESULT hr;
+    if (FAILED(hr = c->lpVtbl->GetFlags(c, &flags)) ||
+        FAILED(hr = c->lpVtbl->GetExceptionHandlerType(c, &token)) ||
+        FAILED(hr = c->lpVtbl->GetTryFirstInstruction(c, &parts[0])) ||
+        FAILED(hr = c->lpVtbl->GetTryLastInstruction(c, &parts[1])) ||
+        FAILED(hr = c->lpVtbl->GetHandlerFirstInstruction(c, &parts[2])) ||
+        FAILED(hr = c->lpVtbl->GetHandlerLastInstruction(c, &parts[3])) ||
+        (is_filter(flags) && FAILED(hr = c->lpVtbl->GetFilterFirstInstruction(c, &parts[4]))))
+        goto done;
+    struct clrie_il_instr *nodes[5] = {NULL};
+    for (int i = 0; i < 5; i++) {
+        if ((i < 4 || is_filter(flags)) &&
+            (!parts[i] || !(nodes[i] = boundary(body, parts[i], what)))) {
+            hr = E_INVALIDARG;
+            goto done;
+        }
+    }
+    *info = (struct clrie_il_clause_info){
+        .flags = flags,
+        .try_first = nodes[0],
+        .try_last = nodes[1],
+        .handler_first = nodes[2],
+        .handler_last = nodes[3],
+        .filter_first = nodes[4],
+        .class_token = token,
+    };
+done:
+    for (int i = 0; i < 5; i++)
+        if (parts[i])
+            parts[i]->lpVtbl->Release(parts[i]);
+    return hr;
+}
+
+static HRESULT section_AddExceptionClause(IExceptionSection *This, IExceptionClause *pClause)
+{
+    struct il_body *body = of_section(This)->body;
+    const char *what = "IExceptionSection::AddExceptionClause";
+    if (!pClause)
+        return E_POINTER;
+    struct il_clause *own = il_clause_from(pClause);
+    struct clrie_il_clause_info info;
+    if (own && own->body != body) {
+        IL_LOG(body, "%s: the clause belongs to another method", what);
+        return E_INVALIDARG;
+    }
+    if (own && in_table(body, own->clause)) {
+        IL_LOG(body, "%s: the clause is already in the method", what);
+        return E_INVALIDARG;
+    }
+    if (own && (!own->saved || own->graph != body->graph)) {
+        IL_LOG(body, "%s: the clause's instructions are gone", what);
+        return E_INVALIDARG;
+    }
+    if (own) {
+        info = own->saved_info;
+    } else {
+        HRESULT hr = foreign_info(body, pClause, &info);
+        if (FAILED(hr))
+            return hr;
+    }
+    struct clrie_il_clause *c;
+    int r = clrie_il_graph_append_clause(body->graph, &info, &c);
+    if (r < 0) {
+        IL_LOG(body, "%s: the clause's instructions are not in the method", what);
+        return il_hresult(r);
+    }
+    body->changed = true;
+    if (own) {
+        /* The plugin's object stands for the clause again. */
+        own->clause = c;
+        own->saved = false;
+        if (il_ptr_map_put(&body->clauses, c, own) < 0)
+            return E_OUTOFMEMORY;
+    }
+    return S_OK;
+}
+
+static HRESULT section_RemoveExceptionClause(IExceptionSection *This, IExceptionClause *pClause)
+{
+    struct il_body *body = of_section(This)->body;
+    if (!pClause)
+        return E_POINTER;
+    struct il_clause *obj = il_clause_from(pClause);
+    if (!obj || obj->body != body || !in_table(body, obj->clause)) {
+        IL_LOG(body, "IExceptionSection::RemoveExceptionClause: the clause is not in the method");
+        return E_INVALIDARG;
+    }
+    remember(obj);
+    HRESULT hr = il_hresult(clrie_il_graph_remove_clause(body->graph, obj->clause));
+    if (SUCCEEDED(hr))
+        body->changed = true;
+    return hr;
+}
+
+static HRESULT section_RemoveAllExceptionClauses(IExceptionSection *This)
+{
+    struct il_body *body = of_section(This)->body;
+    struct clrie_il_clause *c;
+    while ((c = clrie_il_graph_clause(body->graph, 0))) {
+        struct il_clause *obj = il_ptr_map_get(&body->clauses, c);
+        if (obj)
+            remember(obj);
+        HRESULT hr = il_hresult(clrie_il_graph_remove_clause(body->graph, c));
+        if (FAILED(hr))
+            return hr;
+        body->changed = true;
+    }
+    return S_OK;
+}
+
+static HRESULT section_AddNewExceptionClause(IExceptionSection *This, DWORD flags,
+                                             IInstruction *pTryFirst, IInstruction *pTryLast,
+                                             IInstruction *pHandlerFirst,
+                                             IInstruction *pHandlerLast, IInstruction *pFilterFirst,
+                                             mdToken handlerTypeToken, IExceptionClause **ppClause)
+{
+    struct il_body *body = of_section(This)->body;
+    const char *what = "IExceptionSection::AddNewExceptionClause";
+    if (!ppClause)
+        return E_POINTER;
+    *ppClause = NULL;
+    if (!pTryFirst || !pTryLast || !pHandlerFirst || !pHandlerLast ||
+        (is_filter(flags) && !pFilterFirst))
+        return E_POINTER;
+    struct clrie_il_clause_info info = {.flags = flags, .class_token = handlerTypeToken};
+    if (!(info.try_first = boundary(body, pTryFirst, what)) ||
+        !(info.try_last = boundary(body, pTryLast, what)) ||
+        !(info.handler_first = boundary(body, pHandlerFirst, what)) ||
+        !(info.handler_last = boundary(body, pHandlerLast, what)) ||
+        (is_filter(flags) && !(info.filter_first = boundary(body, pFilterFirst, what))))
+        return E_INVALIDARG;
+    struct clrie_il_clause *c;
+    int r = clrie_il_graph_add_clause(body->graph, &info, &c);
+    if (r < 0) {
+        IL_LOG(body, "%s: the clause's instructions are not all in the method", what);
+        return il_hresult(r);
+    }
+    body->changed = true;
+    return give_clause(body, c, ppClause);
+}
+
+static const struct IExceptionSectionVtbl section_vtbl = {
+    .QueryInterface = section_QueryInterface,
+    .AddRef = section_AddRef,
+    .Release = section_Release,
+    .GetMethodInfo = section_GetMethodInfo,
+    .GetExceptionClauses = section_GetExceptionClauses,
+    .AddExceptionClause = section_AddExceptionClause,
+    .RemoveExceptionClause = section_RemoveExceptionClause,
+    .RemoveAllExceptionClauses = section_RemoveAllExceptionClauses,
+    .AddNewExceptionClause = section_AddNewExceptionClause,
+};
+
+/* ---- IExceptionClause ---- */
+
+static HRESULT clause_QueryInterface(IExceptionClause *This, REFIID riid, void **ppv)
+{
+    struct il_clause *obj = of_clause(This);
+    if (!ppv)
+        return E_POINTER;
+    *ppv = NULL;
+    if (!riid)
+        return E_POINTER;
+    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IExceptionClause))
+        *ppv = &obj->iface;
+    else if (IsEqualIID(riid, &IID_IDataContainer))
+        *ppv = &obj->data.iface;
+    else
+        return E_NOINTERFACE;
+    il_body_add_ref(obj->body);
+    return S_OK;
+}
+
+static ULONG clause_AddRef(IExceptionClause *This)
+{
+    return il_body_add_ref(of_clause(This)->body);
+}
+
+static ULONG clause_Release(IExceptionClause *This)
+{
+    return il_body_release(of_clause(This)->body);
+}
+
+/* The clause as it is, or as it was when removed. */
+static void current_info(struct il_clause *obj, struct clrie_il_clause_info *info)
+{
+    if (obj->saved)
+        *info = obj->saved_info;
+    else
+        clrie_il_clause_get(obj->clause, info);
+}
+
+static HRESULT clause_GetFlags(IExceptionClause *This, DWORD *pFlags)
+{
+    if (!pFlags)
+        return E_POINTER;
+    struct clrie_il_clause_info info;
+    current_info(of_clause(This), &info);
+    *pFlags = info.flags;
+    return S_OK;
+}
+
+enum part { TRY_FIRST, TRY_LAST, HANDLER_FIRST, HANDLER_LAST, FILTER_FIRST };
+
+static struct clrie_il_instr **part_of(struct clrie_il_clause_info *info, enum part p)
+{
+    switch (p) {
+    case TRY_FIRST:
+        return &info->try_first;
+    case TRY_LAST:
+        return &info->try_last;
+    case HANDLER_FIRST:
+        return &info->handler_first;
+    case HANDLER_LAST:
+        return &info->handler_last;
+    default:
+        return &info->filter_first;
+    }
+}
+
+static HRESULT get_part(IExceptionClause *This, enum part p, IInstruction **out)
+{
+    struct il_clause *obj = of_clause(This);
+    struct clrie_il_clause_info info;
+    current_info(obj, &info);
+    return il_body_give_instruction(obj->body, obj->graph, *part_of(&info, p), S_OK, out);
+}
+
+static HRESULT clause_GetTryFirstInstruction(IExceptionClause *This, IInstruction **pp)
+{
+    return get_part(This, TRY_FIRST, pp);
+}
+
+static HRESULT clause_GetTryLastInstruction(IExceptionClause *This, IInstruction **pp)
+{
+    return get_part(This, TRY_LAST, pp);
+}
+
+static HRESULT clause_GetHandlerFirstInstruction(IExceptionClause *This, IInstruction **pp)
+{
+    return get_part(This, HANDLER_FIRST, pp);
+}
+
+static HRESULT clause_GetHandlerLastInstruction(IExceptionClause *This, IInstruction **pp)
+{
+    return get_part(This, HANDLER_LAST, pp);
+}
+
+static HRESULT clause_GetFilterFirstInstruction(IExceptionClause *This, IInstruction **pp)
+{
+    return get_part(This, FILTER_FIRST, pp);
+}
+
+static HRESULT clause_GetExceptionHandlerType(IExceptionClause *This, mdToken *pToken)
+{
+    if (!pToken)
+        return E_POINTER;
+    struct clrie_il_clause_info info;
+    current_info(of_clause(This), &info);
+    *pToken = info.class_token;
+    return S_OK;
+}
+
+/* Applies a changed description to a clause of the method. */
+static HRESULT apply(struct il_clause *obj, const struct clrie_il_clause_info *info,
+                     const char *what)
+{
+    int r = clrie_il_clause_set(obj->body->graph, obj->clause, info);
+    if (r < 0) {
+        IL_LOG(obj->body, "%s: the clause's instructions are not all in the method", what);
+        return il_hresult(r);
+    }
+    obj->body->changed = true;
+    return S_OK;
+}
+
+/* The clause's description for a setter; E_UNEXPECTED (logged) when it left the method. */
+static HRESULT editable(struct il_clause *obj, const char *what, struct clrie_il_clause_info *info)
+{
+    if (obj->graph != obj->body->graph || !in_table(obj->body, obj->clause)) {
+        IL_LOG(obj->body, "%s: the clause is no longer in the method", what);
+        return E_UNEXPECTED;
+    }
+    clrie_il_clause_get(obj->clause, info);
+    return S_OK;
+}
+
+static HRESULT clause_SetFlags(IExceptionClause *This, DWORD flags)
+{
+    struct il_clause *obj = of_clause(This);
+    const char *what = "IExceptionClause::SetFlags";
+    struct clrie_il_clause_info info;
+    HRESULT hr = editable(obj, what, &info);
+    if (FAILED(hr))
+        return hr;
+    if (is_filter(flags) && !info.filter_first) {
+        if (!obj->pending_filter) {
+            IL_LOG(obj->body,
+                   "%s: a filter clause needs its filter's first instruction: set it "
+                   "first",
+                   what);
+            return E_INVALIDARG;
+        }
+        info.filter_first = obj->pending_filter;
+    } else if (!is_filter(flags) && info.filter_first) {
+        obj->pending_filter = info.filter_first;
+        info.filter_first = NULL;
+    }
+    info.flags = flags;
+    return apply(obj, &info, what);
+}
+
+static HRESULT set_part(IExceptionClause *This, enum part p, IInstruction *instr, const char *what)
+{
+    struct il_clause *obj = of_clause(This);
+    if (!instr)
+        return E_POINTER;
+    struct clrie_il_clause_info info;
+    HRESULT hr = editable(obj, what, &info);
+    if (FAILED(hr))
+        return hr;
+    struct clrie_il_instr *n = boundary(obj->body, instr, what);
+    if (!n)
+        return E_INVALIDARG;
+    if (p == FILTER_FIRST && !is_filter(info.flags)) {
+        obj->pending_filter = n; /* used once SetFlags makes the clause a filter */
+        return S_OK;
+    }
+    *part_of(&info, p) = n;
+    return apply(obj, &info, what);
+}
+
+static HRESULT clause_SetTryFirstInstruction(IExceptionClause *This, IInstruction *p)
+{
+    return set_part(This, TRY_FIRST, p, "IExceptionClause::SetTryFirstInstruction");
+}
+
+static HRESULT clause_SetTryLastInstruction(IExceptionClause *This, IInstruction *p)
+{
+    return set_part(This, TRY_LAST, p, "IExceptionClause::SetTryLastInstruction");
+}
+
+static HRESULT clause_SetHandlerFirstInstruction(IExceptionClause *This, IInstruction *p)
+{
+    return set_part(This, HANDLER_FIRST, p, "IExceptionClause::SetHandlerFirstInstruction");
+}
+
+static HRESULT clause_SetHandlerLastInstruction(IExceptionClause *This, IInstruction *p)
+{
+    return set_part(This, HANDLER_LAST, p, "IExceptionClause::SetHandlerLastInstruction");
+}
+
+static HRESULT clause_SetFilterFirstInstruction(IExceptionClause *This, IInstruction *p)
+{
+    return set_part(This, FILTER_FIRST, p, "IExceptionClause::SetFilterFirstInstruction");
+}
+
+static HRESULT clause_SetExceptionHandlerType(IExceptionClause *This, mdToken token)
+{
+    struct il_clause *obj = of_clause(This);
+    const char *what = "IExceptionClause::SetExceptionHandlerType";
+    struct clrie_il_clause_info info;
+    HRESULT hr = editable(obj, what, &info);
+    if (FAILED(hr))
+        return hr;
+    info.class_token = token;
+    return apply(obj, &info, what);
+}
+
+static const struct IExceptionClauseVtbl clause_vtbl = {
+    .QueryInterface = clause_QueryInterface,
+    .AddRef = clause_AddRef,
+    .Release = clause_Release,
+    .GetFlags = clause_GetFlags,
+    .GetTryFirstInstruction = clause_GetTryFirstInstruction,
+    .GetTryLastInstruction = clause_GetTryLastInstruction,
+    .GetHandlerFirstInstruction = clause_GetHandlerFirstInstruction,
+    .GetHandlerLastInstruction = clause_GetHandlerLastInstruction,
+    .GetFilterFirstInstruction = clause_GetFilterFirstInstruction,
+    .GetExceptionHandlerType = clause_GetExceptionHandlerType,
+    .SetFlags = clause_SetFlags,
+    .SetTryFirstInstruction = clause_SetTryFirstInstruction,
+    .SetTryLastInstruction = clause_SetTryLastInstruction,
+    .SetHandlerFirstInstruction = clause_SetHandlerFirstInstruction,
+    .SetHandlerLastInstruction = clause_SetHandlerLastInstruction,
+    .SetFilterFirstInstruction = clause_SetFilterFirstInstruction,
+    .SetExceptionHandlerType = clause_SetExceptionHandlerType,
+};
+
+_Static_assert(CLRIE_ABI_SLOT_COUNT(CLRIE_IEXCEPTIONSECTION_METHODS) == 9, "IExceptionSection");
+_Static_assert(CLRIE_ABI_SLOT_COUNT(CLRIE_IEXCEPTIONCLAUSE_METHODS) == 17, "IExceptionClause");
+
+void il_exceptions_init(struct il_exceptions *obj, struct il_body *body)
+{
+    obj->iface.lpVtbl = &section_vtbl;
+    obj->body = body;
+    clrie_pm_data_container_init(&obj->data, (IUnknown *)&obj->iface);
+}
+
+void il_clause_init(struct il_clause *obj)
+{
+    obj->iface.lpVtbl = &clause_vtbl;
+    clrie_pm_data_container_init(&obj->data, (IUnknown *)&obj->iface);
+}
+
+struct il_clause *il_clause_from(IExceptionClause *iface)
+{
+    return iface && iface->lpVtbl == &clause_vtbl ? of_clause(iface) : NULL;
+}

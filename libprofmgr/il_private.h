@@ -1,0 +1,183 @@
+/* Private layout of the IL objects (il_*.c): the body, its object tables and the object
+ * structs, with the helpers the files share. */
+#ifndef CLRIE_PM_IL_PRIVATE_H
+#define CLRIE_PM_IL_PRIVATE_H
+
+#include <stdatomic.h>
+
+#include "domains.h"
+#include "il_body.h"
+
+/* Pointer -> pointer table (open addressing). Objects are never removed from it. */
+struct il_ptr_map {
+    void **keys;
+    void **values;
+    size_t capacity; /* 0 or a power of two */
+    size_t count;
+};
+
+void *il_ptr_map_get(const struct il_ptr_map *map, const void *key);
+int il_ptr_map_put(struct il_ptr_map *map, void *key, void *value); /* 0 or -ENOMEM */
+void il_ptr_map_finish(struct il_ptr_map *map);
+
+struct il_fragment;
+
+/* One IInstructionGraph: the method's own (fragment NULL) or a view over the nodes one
+ * DecodeInstructionByteStream call made. */
+struct il_graph_view {
+    IInstructionGraph iface;
+    struct clrie_pm_data_container data;
+    struct il_body *body;
+    struct il_fragment *fragment;
+};
+
+/* The nodes of one DecodeInstructionByteStream call, in order (detached until placed). */
+struct il_fragment {
+    struct il_graph_view view;
+    struct clrie_il_instr **nodes; /* malloc'd */
+    size_t count;
+    struct il_fragment *next; /* the body's list */
+};
+
+/* One node's COM object: IInstruction, with IOperandInstruction, IBranchInstruction or
+ * ISwitchInstruction when the opcode's operand kind fits. */
+struct il_instruction {
+    IInstruction iface;
+    IOperandInstruction operand;
+    IBranchInstruction branch;
+    ISwitchInstruction sw;
+    struct clrie_pm_data_container data;
+    struct il_body *body;
+    struct clrie_il_instr *node;
+    struct clrie_il_graph *graph; /* the graph the node belongs to */
+    struct il_fragment *fragment; /* decoded by a fragment and not placed yet, else NULL */
+    size_t fragment_index;
+};
+
+/* One clause's COM object. */
+struct il_clause {
+    IExceptionClause iface;
+    struct clrie_pm_data_container data;
+    struct il_body *body;
+    struct clrie_il_clause *clause;
+    struct clrie_il_graph *graph;
+    /* A filter start given while the clause is not (yet) a filter: used by SetFlags. */
+    struct clrie_il_instr *pending_filter;
+    /* What the clause was when RemoveExceptionClause took it out, for AddExceptionClause. */
+    bool saved;
+    struct clrie_il_clause_info saved_info;
+};
+
+struct il_exceptions {
+    IExceptionSection iface;
+    struct clrie_pm_data_container data;
+    struct il_body *body;
+};
+
+struct il_factory {
+    IInstructionFactory iface;
+    struct clrie_pm_data_container data;
+    struct il_body *body;
+};
+
+struct il_single_ret {
+    ISingleRetDefaultInstrumentation2 iface;
+    struct clrie_pm_data_container data;
+    struct il_body *body;
+    bool initialized;
+    struct clrie_il_instr *exit; /* the shared exit once a transform changed the method */
+};
+
+/* Memory for objects: chunks freed together by il_body_free. */
+struct il_chunk;
+
+struct il_body {
+    struct il_body_params params; /* method_sig points at sig_copy */
+    uint8_t *sig_copy;
+    struct clrie_pm_log *log;
+
+    struct clrie_il_graph *graph;          /* current: the decoded body, or the baseline */
+    struct clrie_il_graph *uninstrumented; /* the decoded body once a baseline replaced it */
+    bool changed;
+    bool allow_baseline;
+    bool baseline_set;
+    COR_IL_MAP *baseline_map;
+    size_t baseline_map_count;
+    DWORD *sequence_points;
+    size_t sequence_point_count;
+
+    struct il_graph_view graph_view;
+    struct il_exceptions exceptions;
+    struct il_factory factory;
+    struct il_single_ret single_ret;
+
+    struct il_ptr_map instructions; /* struct clrie_il_instr * -> struct il_instruction * */
+    struct il_ptr_map clauses;      /* struct clrie_il_clause * -> struct il_clause * */
+    struct il_fragment *fragments;
+    struct il_chunk *chunks;
+    size_t chunk_used;
+};
+
+/* Reports plugin misuse or a failure to the engine log. */
+#define IL_LOG(body, ...)                                                                          \
+    do {                                                                                           \
+        if ((body)->log)                                                                           \
+            CLRIE_PM_LOG_ERROR((body)->log, __VA_ARGS__);                                          \
+    } while (0)
+
+/* The HRESULT for a libilgraph error code. */
+HRESULT il_hresult(int err);
+
+/* Zeroed memory that lives until il_body_free; NULL when out of memory. */
+void *il_body_alloc(struct il_body *body, size_t size);
+
+/* The object of a node of graph (created on first need); NULL only when out of memory. */
+struct il_instruction *il_body_instruction(struct il_body *body, struct clrie_il_graph *graph,
+                                           struct clrie_il_instr *node);
+/* Hands node's IInstruction to a plugin: *out AddRef'd, or NULL when node is NULL. S_OK,
+ * E_FAIL when node is NULL and missing is E_FAIL, E_OUTOFMEMORY. */
+HRESULT il_body_give_instruction(struct il_body *body, struct clrie_il_graph *graph,
+                                 struct clrie_il_instr *node, HRESULT missing, IInstruction **out);
+/* The body's object behind an IInstruction a plugin passed, or NULL (logged, with `what`
+ * naming the call) when it is not an instruction of this body. */
+struct il_instruction *il_body_own_instruction(struct il_body *body, IInstruction *instr,
+                                               const char *what);
+
+/* The clause object for a clause of graph (created on first need); NULL when out of memory. */
+struct il_clause *il_body_clause(struct il_body *body, struct clrie_il_graph *graph,
+                                 struct clrie_il_clause *clause);
+/* True if iface is an IExceptionClause of this module's making. */
+struct il_clause *il_clause_from(IExceptionClause *iface);
+
+/* Forwarded reference counting: every object of the body counts on the outer object. */
+static inline ULONG il_body_add_ref(struct il_body *body)
+{
+    return body->params.outer->lpVtbl->AddRef(body->params.outer);
+}
+static inline ULONG il_body_release(struct il_body *body)
+{
+    return body->params.outer->lpVtbl->Release(body->params.outer);
+}
+
+/* Snapshot enumerators (il_enum.c): items are AddRef'd IUnknown pointers. */
+HRESULT il_enum_instructions_new(struct il_body *body, IInstruction **items, size_t count,
+                                 IEnumInstructions **out);
+HRESULT il_enum_clauses_new(struct il_body *body, IExceptionClause **items, size_t count,
+                            IEnumExceptionClauses **out);
+
+/* The object behind an IInstruction of this module's making, or NULL. */
+struct il_instruction *il_instruction_from(IInstruction *iface);
+
+/* Per-object setup of each file's vtables. */
+void il_instruction_init(struct il_instruction *obj);
+void il_graph_view_init(struct il_graph_view *view, struct il_body *body,
+                        struct il_fragment *fragment);
+void il_clause_init(struct il_clause *obj);
+void il_exceptions_init(struct il_exceptions *obj, struct il_body *body);
+void il_factory_init(struct il_factory *obj, struct il_body *body);
+void il_single_ret_init(struct il_single_ret *obj, struct il_body *body);
+
+/* True if view is a graph of this module's making. */
+struct il_graph_view *il_graph_view_from(IInstructionGraph *iface);
+
+#endif

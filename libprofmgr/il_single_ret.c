@@ -1,0 +1,135 @@
+/* ISingleRetDefaultInstrumentation(2): one shared return point, by libilgraph's single-ret
+ * transform, with the return-value local added to the method's LOCAL_SIG. */
+#include "il_private.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+static struct il_single_ret *of_single_ret(ISingleRetDefaultInstrumentation2 *This)
+{
+    return CLRIE_CONTAINER_OF(This, struct il_single_ret, iface);
+}
+
+static HRESULT sr_QueryInterface(ISingleRetDefaultInstrumentation2 *This, REFIID riid, void **ppv)
+{
+    struct il_single_ret *sr = of_single_ret(This);
+    if (!ppv)
+        return E_POINTER;
+    *ppv = NULL;
+    if (!riid)
+        return E_POINTER;
+    if (IsEqualIID(riid, &IID_IUnknown) ||
+        IsEqualIID(riid, &IID_ISingleRetDefaultInstrumentation) ||
+        IsEqualIID(riid, &IID_ISingleRetDefaultInstrumentation2))
+        *ppv = &sr->iface;
+    else if (IsEqualIID(riid, &IID_IDataContainer))
+        *ppv = &sr->data.iface;
+    else
+        return E_NOINTERFACE;
+    il_body_add_ref(sr->body);
+    return S_OK;
+}
+
+static ULONG sr_AddRef(ISingleRetDefaultInstrumentation2 *This)
+{
+    return il_body_add_ref(of_single_ret(This)->body);
+}
+
+static ULONG sr_Release(ISingleRetDefaultInstrumentation2 *This)
+{
+    return il_body_release(of_single_ret(This)->body);
+}
+
+static HRESULT sr_Initialize(ISingleRetDefaultInstrumentation2 *This, IInstructionGraph *pGraph)
+{
+    struct il_single_ret *sr = of_single_ret(This);
+    if (!pGraph)
+        return E_POINTER;
+    struct il_graph_view *view = il_graph_view_from(pGraph);
+    if (!view || view->body != sr->body || view->fragment) {
+        IL_LOG(sr->body, "ISingleRetDefaultInstrumentation::Initialize: the graph is not the "
+                         "method's own");
+        return E_INVALIDARG;
+    }
+    sr->initialized = true;
+    return S_OK;
+}
+
+static HRESULT sr_Apply(ISingleRetDefaultInstrumentation2 *This)
+{
+    struct il_single_ret *sr = of_single_ret(This);
+    struct il_body *body = sr->body;
+    const char *what = "ISingleRetDefaultInstrumentation::ApplySingleRetDefaultInstrumentation";
+    if (!sr->initialized) {
+        IL_LOG(body, "%s: call Initialize with the method's graph first", what);
+        return E_UNEXPECTED;
+    }
+    if (!body->params.method_sig_len) {
+        IL_LOG(body, "%s: the method's signature is not known", what);
+        return E_FAIL;
+    }
+    struct clrie_il_method_context m = {
+        .method_sig = body->params.method_sig,
+        .method_sig_len = body->params.method_sig_len,
+    };
+    const struct il_body_locals *locals = &body->params.locals;
+    if (locals->get) {
+        HRESULT hr = locals->get(locals->ctx, &m.local_sig, &m.local_sig_len);
+        if (FAILED(hr))
+            return hr;
+    }
+    struct clrie_il_transform_result res;
+    struct clrie_il_diag diag = {0};
+    int r = clrie_il_transform_single_ret(body->graph, &m, &res, &diag);
+    if (r < 0) {
+        IL_LOG(body, "%s: %s", what, r == -EILSEQ ? diag.message : "the transform failed");
+        return il_hresult(r);
+    }
+    HRESULT hr = S_OK;
+    if (res.local_sig) {
+        hr = locals->set ? locals->set(locals->ctx, res.local_sig, res.local_sig_len) : E_FAIL;
+        if (FAILED(hr))
+            IL_LOG(body, "%s: the return-value local could not be added (0x%08X)", what,
+                   (unsigned)hr);
+        free(res.local_sig);
+    }
+    if (res.changed) {
+        sr->exit = res.exit;
+        body->changed = true;
+    }
+    return hr;
+}
+
+static HRESULT sr_GetBranchTargetInstruction(ISingleRetDefaultInstrumentation2 *This,
+                                             IInstruction **ppInstruction)
+{
+    struct il_single_ret *sr = of_single_ret(This);
+    HRESULT hr =
+        il_body_give_instruction(sr->body, sr->body->graph, sr->exit, S_FALSE, ppInstruction);
+    return hr;
+}
+
+static const struct ISingleRetDefaultInstrumentation2Vtbl single_ret_vtbl = {
+    .QueryInterface = sr_QueryInterface,
+    .AddRef = sr_AddRef,
+    .Release = sr_Release,
+    .Initialize = sr_Initialize,
+    .ApplySingleRetDefaultInstrumentation = sr_Apply,
+    .GetBranchTargetInstruction = sr_GetBranchTargetInstruction,
+};
+
+_Static_assert(CLRIE_ABI_SLOT_COUNT(CLRIE_ISINGLERETDEFAULTINSTRUMENTATION2_METHODS) == 6,
+               "ISingleRetDefaultInstrumentation2");
+_Static_assert(offsetof(struct ISingleRetDefaultInstrumentation2Vtbl,
+                        ApplySingleRetDefaultInstrumentation) ==
+                   offsetof(struct ISingleRetDefaultInstrumentationVtbl,
+                            ApplySingleRetDefaultInstrumentation),
+               "version 2 extends version 1");
+
+void il_single_ret_init(struct il_single_ret *obj, struct il_body *body)
+{
+    obj->iface.lpVtbl = &single_ret_vtbl;
+    obj->body = body;
+    clrie_pm_data_container_init(&obj->data, (IUnknown *)&obj->iface);
+}

@@ -1,0 +1,329 @@
+/* The instrumentation pipeline of one method, as CLRIE runs it (clrie-behaviour.md §4.4):
+ * ShouldInstrumentMethod to every plugin, BeforeInstrumentMethod then InstrumentMethod to
+ * those that said yes in priority order, then the engine encodes the graph, checks it, and
+ * gives the runtime the new body and IL map; OnInstrumentationComplete follows.
+ *
+ * No lock is held: every piece of state lives in the method info of this callback, and the
+ * shared tables it touches (the module's records, the plugin list) have their own. So methods
+ * are instrumented concurrently on whatever threads the runtime jits them.
+ *
+ * Failure never reaches the application: a plugin that fails, IL that does not encode or does
+ * not verify, or a runtime call that fails leaves the method as it was, with an error line
+ * naming the method and the reason. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "il_dump.h"
+#include "manager.h"
+#include "method_info.h"
+
+/* Verifier complaints logged per method; the rest are counted. */
+#define MAX_REPORTED_PROBLEMS 8
+
+struct encoded {
+    uint8_t *body;
+    size_t len;
+    COR_IL_MAP *map;
+    size_t map_count;
+};
+
+static void encoded_finish(struct encoded *e)
+{
+    free(e->body);
+    free(e->map);
+}
+
+static double elapsed_us(const struct timespec *start)
+{
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)(now.tv_sec - start->tv_sec) * 1e6 +
+           (double)(now.tv_nsec - start->tv_nsec) / 1e3;
+}
+
+/* ---- the plugins' part ------------------------------------------------------------------ */
+
+/* Asks every plugin; runs Before/InstrumentMethod on those that said yes. S_FALSE when none
+ * wanted the method; a failure when one of them failed (logged: the method stays as it was). */
+static HRESULT run_plugins(struct manager *m, struct method_info *mi)
+{
+    struct plugin_list *list = manager_plugins(m);
+    IMethodInfo *iface = method_info_iface(mi);
+    BOOL rejit = mi->is_rejit ? TRUE : FALSE;
+    bool chosen_small[32];
+    bool *chosen = list->count <= 32 ? chosen_small : calloc(list->count, sizeof(bool));
+    size_t chosen_count = 0;
+    HRESULT hr = S_FALSE;
+    if (!chosen)
+        return E_OUTOFMEMORY;
+
+    for (size_t i = 0; i < list->count; i++) {
+        BOOL wants = FALSE;
+        IInstrumentationMethod *method = list->items[i]->method;
+        chosen[i] =
+            SUCCEEDED(method->lpVtbl->ShouldInstrumentMethod(method, iface, rejit, &wants)) &&
+            wants;
+        chosen_count += chosen[i];
+    }
+    if (chosen_count == 0)
+        goto out;
+
+    static const char *const steps[] = {"BeforeInstrumentMethod", "InstrumentMethod"};
+    for (int step = 0; step < 2; step++) {
+        for (size_t i = 0; i < list->count; i++) {
+            if (!chosen[i])
+                continue;
+            struct plugin *p = list->items[i];
+            hr = step == 0 ? p->method->lpVtbl->BeforeInstrumentMethod(p->method, iface, rejit)
+                           : p->method->lpVtbl->InstrumentMethod(p->method, iface, rejit);
+            if (FAILED(hr)) {
+                CLRIE_PM_LOG_ERROR(m->log,
+                                   "plugin '%s' %s: %s failed for %s (hr 0x%08X); the method "
+                                   "runs uninstrumented",
+                                   p->name, p->guid_text, steps[step], method_info_full_name(mi),
+                                   (unsigned)hr);
+                goto out;
+            }
+        }
+    }
+    hr = S_OK;
+out:
+    if (chosen != chosen_small)
+        free(chosen);
+    return hr;
+}
+
+/* ---- encoding ------------------------------------------------------------------------------ */
+
+struct problems {
+    struct manager *m;
+    struct method_info *mi;
+    unsigned count;
+};
+
+static void report_problem(void *ctx, uint32_t offset, const char *message)
+{
+    struct problems *p = ctx;
+    if (p->count++ < MAX_REPORTED_PROBLEMS)
+        CLRIE_PM_LOG_ERROR(p->m->log, "%s: instrumented IL is invalid at IL_%04X: %s",
+                           method_info_full_name(p->mi), (unsigned)offset, message);
+}
+
+/* The local-variable signature token the new body names. */
+static HRESULT final_local_sig_token(struct method_info *mi, mdSignature *token)
+{
+    if (types_locals_changed(mi->locals))
+        return types_locals_commit(mi->locals, token);
+    *token = mi->local_sig_token; /* the header's, or the plugin's SetLocalVarSigToken */
+    return S_OK;
+}
+
+/* Turns the edited graph into a method body the runtime accepts, or says why not. */
+static HRESULT encode(struct manager *m, struct method_info *mi, struct encoded *out)
+{
+    struct clrie_il_graph *g = il_body_ilgraph(mi->body);
+    const char *name = method_info_full_name(mi);
+    struct clrie_il_diag diag = {0};
+    uint32_t max_stack = 0;
+    mdSignature locals = 0;
+
+    HRESULT hr = final_local_sig_token(mi, &locals);
+    if (FAILED(hr)) {
+        CLRIE_PM_LOG_ERROR(m->log, "%s: cannot commit the new local variables (hr 0x%08X)", name,
+                           (unsigned)hr);
+        return hr;
+    }
+    if (clrie_il_graph_max_stack(g, method_info_stack_effect, mi, &max_stack, &diag) != 0) {
+        CLRIE_PM_LOG_ERROR(m->log, "%s: instrumented IL is invalid at IL_%04X: %s", name,
+                           (unsigned)diag.offset, diag.message);
+        return E_FAIL;
+    }
+    struct problems problems = {m, mi, 0};
+    int rc = clrie_il_graph_verify(g, method_info_stack_effect, mi, report_problem, &problems);
+    if (rc != 0) {
+        if (problems.count > MAX_REPORTED_PROBLEMS)
+            CLRIE_PM_LOG_ERROR(m->log, "%s: %u more problems", name,
+                               problems.count - MAX_REPORTED_PROBLEMS);
+        else if (problems.count == 0)
+            CLRIE_PM_LOG_ERROR(m->log, "%s: the instrumented IL cannot be checked (%d)", name, rc);
+        return E_FAIL;
+    }
+
+    struct clrie_il_header header;
+    clrie_il_graph_header(g, &header);
+    if (header.fat || max_stack > 8 || locals) {
+        /* A tiny body has no locals, so locals added to it must start zeroed. */
+        uint16_t flags = header.fat ? header.flags : CLRIE_IL_HEADER_INIT_LOCALS;
+        if (max_stack > UINT16_MAX) {
+            CLRIE_PM_LOG_ERROR(m->log, "%s: the instrumented IL needs %u stack slots", name,
+                               (unsigned)max_stack);
+            return E_FAIL;
+        }
+        clrie_il_graph_set_fat_header(g, flags, (uint16_t)max_stack, locals);
+    }
+    if (clrie_il_graph_encode(g, CLRIE_IL_ENCODE_PRESERVE, &out->body, &out->len, &diag) != 0) {
+        CLRIE_PM_LOG_ERROR(m->log, "%s: cannot encode the instrumented IL at IL_%04X: %s", name,
+                           (unsigned)diag.offset, diag.message);
+        return E_FAIL;
+    }
+
+    struct clrie_il_map_entry *entries = NULL;
+    size_t count = 0;
+    if (clrie_il_graph_il_map(g, &entries, &count) != 0 ||
+        (count && !(out->map = malloc(count * sizeof(*out->map))))) {
+        free(entries);
+        return E_OUTOFMEMORY;
+    }
+    for (size_t i = 0; i < count; i++)
+        out->map[i] = (COR_IL_MAP){entries[i].old_offset, entries[i].new_offset, TRUE};
+    out->map_count = count;
+    free(entries);
+
+    if (clrie_pm_log_enabled(m->log, CLRIE_PM_LOG_DUMPS)) {
+        const uint8_t *sig = NULL;
+        size_t sig_len = 0;
+        types_locals_signature(mi->locals, &sig, &sig_len);
+        il_dump_method(m->log, name, mi->token, g, sig, sig_len, out->map, out->map_count);
+    }
+    return S_OK;
+}
+
+/* Runs the plugins and, if they changed the method, encodes it. S_FALSE: nothing to apply. */
+static HRESULT instrument(struct manager *m, struct method_info *mi, struct encoded *out)
+{
+    HRESULT hr = run_plugins(m, mi);
+    if (hr != S_OK)
+        return hr;
+    bool changed = mi->body && (il_body_changed(mi->body) || types_locals_changed(mi->locals) ||
+                                mi->local_sig_token_set);
+    return changed ? encode(m, mi, out) : S_FALSE;
+}
+
+static void complete(struct manager *m, struct method_info *mi)
+{
+    struct plugin_list *list = manager_plugins(m);
+    for (size_t i = 0; i < list->count; i++) {
+        IInstrumentationMethod *method = list->items[i]->method;
+        method->lpVtbl->OnInstrumentationComplete(method, method_info_iface(mi),
+                                                  mi->is_rejit ? TRUE : FALSE);
+    }
+}
+
+static void log_timing(struct manager *m, struct method_info *mi, const struct timespec *start)
+{
+    if (clrie_pm_log_enabled(m->log, CLRIE_PM_LOG_MESSAGES))
+        clrie_pm_log_write(m->log, CLRIE_PM_LOG_MESSAGES, NULL, "instrumented %s in %.1f us",
+                           method_info_full_name(mi), elapsed_us(start));
+}
+
+/* ---- JIT ----------------------------------------------------------------------------------- */
+
+/* Gives the runtime the new body, in memory from its allocator for this module. */
+static HRESULT apply_jit(struct manager *m, struct method_info *mi, const struct encoded *e)
+{
+    IMethodMalloc *allocator = NULL;
+    HRESULT hr = m->info->lpVtbl->GetILFunctionBodyAllocator(m->info, mi->module_id, &allocator);
+    if (FAILED(hr))
+        return hr;
+    void *body = allocator->lpVtbl->Alloc(allocator, (ULONG)e->len);
+    allocator->lpVtbl->Release(allocator);
+    if (!body)
+        return E_OUTOFMEMORY;
+    memcpy(body, e->body, e->len);
+    hr = m->info->lpVtbl->SetILFunctionBody(m->info, mi->module_id, mi->token, body);
+    if (FAILED(hr))
+        return hr;
+    if (e->map_count)
+        hr = m->info->lpVtbl->SetILInstrumentedCodeMap(m->info, mi->function_id, TRUE,
+                                                       (ULONG)e->map_count, e->map);
+    return hr;
+}
+
+void jit_pipeline_jit(struct manager *m, FunctionID function)
+{
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    if (manager_plugins(m)->count == 0)
+        return;
+    struct method_info *mi = NULL;
+    if (method_info_for_jit(m, function, &mi) != S_OK)
+        return; /* not a method the engine can see the IL of */
+
+    struct encoded e = {0};
+    HRESULT hr = instrument(m, mi, &e);
+    if (hr == S_OK) {
+        hr = apply_jit(m, mi, &e);
+        if (FAILED(hr))
+            CLRIE_PM_LOG_ERROR(m->log,
+                               "%s: the runtime refused the instrumented body (hr 0x%08X); the "
+                               "method runs uninstrumented",
+                               method_info_full_name(mi), (unsigned)hr);
+        clrie_pm_module_record_il_map(mi->module, mi->token, SUCCEEDED(hr), e.map, e.map_count);
+        complete(m, mi);
+        if (SUCCEEDED(hr))
+            log_timing(m, mi, &start);
+    } else if (mi->body) {
+        clrie_pm_module_record_il_map(mi->module, mi->token, false, NULL, 0);
+    }
+    encoded_finish(&e);
+    method_info_release(mi);
+}
+
+/* ---- ReJIT --------------------------------------------------------------------------------- */
+
+/* A map entry CLRIE appends after a ReJIT so that debuggers can tell which version of the
+ * method they see: oldOffset 0xFEEFEE, newOffset = the ReJIT count. */
+#define REJIT_MAP_MARKER 0xFEEFEEu
+
+static HRESULT apply_rejit(struct method_info *mi, ICorProfilerFunctionControl *control,
+                           struct encoded *e)
+{
+    HRESULT hr = control->lpVtbl->SetILFunctionBody(control, (ULONG)e->len, e->body);
+    if (FAILED(hr))
+        return hr;
+    if (mi->codegen_flags) {
+        hr = control->lpVtbl->SetCodegenFlags(control, mi->codegen_flags);
+        if (FAILED(hr))
+            return hr;
+    }
+    COR_IL_MAP *map = realloc(e->map, (e->map_count + 1) * sizeof(*map));
+    if (!map)
+        return E_OUTOFMEMORY;
+    e->map = map;
+    map[e->map_count] = (COR_IL_MAP){REJIT_MAP_MARKER, mi->rejit_count, TRUE};
+    return control->lpVtbl->SetILInstrumentedCodeMap(control, (ULONG)e->map_count + 1, map);
+}
+
+HRESULT jit_pipeline_rejit(struct manager *m, ModuleID module, mdMethodDef token,
+                           ICorProfilerFunctionControl *control)
+{
+    struct timespec start;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    struct method_info *mi = NULL;
+    HRESULT hr = method_info_for_rejit(m, module, token, &mi);
+    if (hr != S_OK) {
+        CLRIE_PM_LOG_ERROR(m->log,
+                           "ReJIT of method 0x%08X in module 0x%llx: the engine cannot "
+                           "read its IL (hr 0x%08X); it runs uninstrumented",
+                           (unsigned)token, (unsigned long long)module, (unsigned)hr);
+        return S_OK;
+    }
+    struct encoded e = {0};
+    hr = instrument(m, mi, &e);
+    if (hr == S_OK) {
+        hr = apply_rejit(mi, control, &e);
+        if (FAILED(hr))
+            CLRIE_PM_LOG_ERROR(m->log,
+                               "%s: the runtime refused the rejitted body (hr 0x%08X); the "
+                               "method runs uninstrumented",
+                               method_info_full_name(mi), (unsigned)hr);
+        clrie_pm_module_record_il_map(mi->module, mi->token, SUCCEEDED(hr), e.map, e.map_count);
+        complete(m, mi);
+        if (SUCCEEDED(hr))
+            log_timing(m, mi, &start);
+    }
+    encoded_finish(&e);
+    method_info_release(mi);
+    return S_OK;
+}

@@ -1,0 +1,376 @@
+/* ILocalVariableCollection(2): a method's LOCAL_SIG as plugins edit it. The collection holds the
+ * current blob; AddLocal appends a type to it (libilgraph's clrie_il_sig_local_append),
+ * ReplaceSignature swaps it, CommitSignature turns it into a StandAloneSig token once.
+ *
+ * Differences from CLRIE:
+ *  - ReplaceSignature is allowed at any time (CLRIE refused it after any other call) and checks
+ *    the whole blob: the LOCAL_SIG marker, the count, and exactly that many types (CLRIE checked
+ *    two bytes and one bit).
+ *  - GetEnum lists every current local, added ones included (CLRIE listed only the method's
+ *    original locals, although GetCount counted the added ones).
+ *  - CommitSignature records the token and returns it to the JIT pipeline (types_locals_commit)
+ *    instead of calling IMethodInfo::SetLocalVarSigToken; committing the same blob again emits
+ *    nothing.
+ * As CLRIE: a read-only collection (IMethodInfo2::GetOriginalLocalVariables) refuses every change
+ * with E_FAIL; CommitSignature with nothing changed is S_FALSE; GetCorSignature of a method
+ * without locals is the empty LOCAL_SIG 07 00.
+ *
+ * The collection belongs to one method info and is used by one JIT callback at a time, so it has
+ * no lock of its own (its IDataContainer has one). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clrie/ilgraph.h"
+#include "types_private.h"
+
+struct blob {
+    uint8_t *bytes; /* malloc'd, NULL when len is 0 */
+    size_t len;
+};
+
+struct types_locals {
+    ILocalVariableCollection2 iface; /* first */
+    struct clrie_pm_data_container data;
+    IUnknown *outer;       /* borrowed: it owns the collection; may be NULL */
+    ITypeCreator *creator; /* strong */
+    IMetaDataEmit *emit;   /* strong, may be NULL */
+    bool read_only;
+    bool initialized;
+    struct blob original;
+    mdSignature original_token;
+    struct blob current;
+    bool committed; /* committed_blob has a token */
+    struct blob committed_blob;
+    mdSignature committed_token;
+};
+
+_Static_assert(offsetof(struct types_locals, iface) == 0, "iface first");
+
+#define IMAGE_CEE_CS_CALLCONV_LOCAL_SIG 0x07u
+
+static struct types_locals *from_iface(ILocalVariableCollection2 *iface)
+{
+    return CLRIE_CONTAINER_OF(iface, struct types_locals, iface);
+}
+
+static int blob_set(struct blob *b, const uint8_t *bytes, size_t len)
+{
+    uint8_t *copy = NULL;
+    if (len) {
+        if (!(copy = malloc(len)))
+            return -ENOMEM;
+        memcpy(copy, bytes, len);
+    }
+    free(b->bytes);
+    b->bytes = copy;
+    b->len = len;
+    return 0;
+}
+
+static bool blob_equal(const struct blob *b, const uint8_t *bytes, size_t len)
+{
+    return b->len == len && (len == 0 || memcmp(b->bytes, bytes, len) == 0);
+}
+
+static HRESULT locals_QueryInterface(ILocalVariableCollection2 *This, REFIID riid, void **ppv)
+{
+    struct types_locals *l = from_iface(This);
+    if (!ppv)
+        return E_POINTER;
+    *ppv = NULL;
+    if (!riid)
+        return E_POINTER;
+    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_ILocalVariableCollection) ||
+        IsEqualIID(riid, &IID_ILocalVariableCollection2))
+        *ppv = &l->iface;
+    else if (IsEqualIID(riid, &IID_IDataContainer))
+        *ppv = &l->data.iface;
+    else
+        return E_NOINTERFACE;
+    This->lpVtbl->AddRef(This);
+    return S_OK;
+}
+
+/* The collection lives as long as its owner: references go to the owner. */
+static ULONG locals_AddRef(ILocalVariableCollection2 *This)
+{
+    IUnknown *outer = from_iface(This)->outer;
+    return outer ? outer->lpVtbl->AddRef(outer) : 1;
+}
+
+static ULONG locals_Release(ILocalVariableCollection2 *This)
+{
+    IUnknown *outer = from_iface(This)->outer;
+    return outer ? outer->lpVtbl->Release(outer) : 1;
+}
+
+/* Nothing to load: the blob came with the collection. S_FALSE after the first call, as CLRIE. */
+static HRESULT locals_Initialize(ILocalVariableCollection2 *This)
+{
+    struct types_locals *l = from_iface(This);
+    if (l->initialized)
+        return S_FALSE;
+    l->initialized = true;
+    return S_OK;
+}
+
+static HRESULT locals_GetCorSignature(ILocalVariableCollection2 *This,
+                                      ISignatureBuilder **ppSignature)
+{
+    static const uint8_t no_locals[2] = {IMAGE_CEE_CS_CALLCONV_LOCAL_SIG, 0};
+    struct types_locals *l = from_iface(This);
+    if (!ppSignature)
+        return E_POINTER;
+    *ppSignature = NULL;
+    l->initialized = true;
+    if (l->current.len == 0)
+        return types_builder_new_with(no_locals, sizeof(no_locals), ppSignature);
+    return types_builder_new_with(l->current.bytes, l->current.len, ppSignature);
+}
+
+static HRESULT locals_GetCount(ILocalVariableCollection2 *This, DWORD *pdwCount)
+{
+    struct types_locals *l = from_iface(This);
+    if (!pdwCount)
+        return E_POINTER;
+    l->initialized = true;
+    uint32_t count;
+    if (clrie_il_sig_local_count(l->current.bytes, l->current.len, &count) < 0)
+        return E_FAIL;
+    *pdwCount = count;
+    return S_OK;
+}
+
+/* The bytes of any IType: ours directly, a plugin's through its AddToSignature. *scratch is a
+ * builder to release afterwards (NULL when none was needed). */
+static HRESULT type_bytes(IType *type, const uint8_t **bytes, size_t *len,
+                          ISignatureBuilder **scratch)
+{
+    *scratch = NULL;
+    if ((*bytes = types_type_bytes(type, len)))
+        return S_OK;
+    ISignatureBuilder *b;
+    HRESULT hr = types_signature_builder_new(&b);
+    if (FAILED(hr))
+        return hr;
+    if (FAILED(hr = type->lpVtbl->AddToSignature(type, b)) ||
+        FAILED(hr = types_builder_view(b, bytes, len))) {
+        b->lpVtbl->Release(b);
+        return hr;
+    }
+    *scratch = b;
+    return S_OK;
+}
+
+static HRESULT locals_AddLocal(ILocalVariableCollection2 *This, IType *pType, DWORD *pIndex)
+{
+    struct types_locals *l = from_iface(This);
+    if (!pType)
+        return E_POINTER;
+    l->initialized = true;
+    if (l->read_only)
+        return E_FAIL;
+    const uint8_t *bytes;
+    size_t len;
+    ISignatureBuilder *scratch;
+    HRESULT hr = type_bytes(pType, &bytes, &len, &scratch);
+    if (FAILED(hr))
+        return hr;
+    uint8_t *sig = NULL;
+    size_t sig_len;
+    uint32_t index;
+    int r = len == 0 ? -EILSEQ
+                     : clrie_il_sig_local_append(l->current.bytes, l->current.len, bytes, len, &sig,
+                                                 &sig_len, &index);
+    if (scratch)
+        scratch->lpVtbl->Release(scratch);
+    if (r < 0)
+        return r == -ENOMEM ? E_OUTOFMEMORY : r == -ERANGE ? E_FAIL : E_INVALIDARG;
+    free(l->current.bytes);
+    l->current.bytes = sig;
+    l->current.len = sig_len;
+    if (pIndex)
+        *pIndex = index;
+    return S_OK;
+}
+
+/* A LOCAL_SIG blob: the marker, a count, and exactly that many types. */
+static HRESULT check_locals(struct types_locals *l, const uint8_t *sig, size_t len)
+{
+    IType **types;
+    uint32_t count;
+    HRESULT hr = types_parse_locals(l->creator, sig, len, &types, &count);
+    if (FAILED(hr))
+        return hr;
+    types_release_all(types, count);
+    return S_OK;
+}
+
+static HRESULT locals_ReplaceSignature(ILocalVariableCollection2 *This, const BYTE *pSignature,
+                                       DWORD dwSigSize)
+{
+    struct types_locals *l = from_iface(This);
+    l->initialized = true;
+    if (l->read_only)
+        return E_FAIL;
+    if (!pSignature)
+        return E_POINTER;
+    if (dwSigSize < 2)
+        return E_INVALIDARG;
+    return types_locals_replace(l, pSignature, dwSigSize);
+}
+
+static HRESULT locals_CommitSignature(ILocalVariableCollection2 *This)
+{
+    struct types_locals *l = from_iface(This);
+    if (blob_equal(&l->original, l->current.bytes, l->current.len) ||
+        (l->committed && blob_equal(&l->committed_blob, l->current.bytes, l->current.len)))
+        return S_FALSE;
+    mdSignature token;
+    return types_locals_commit(l, &token);
+}
+
+static HRESULT locals_GetEnum(ILocalVariableCollection2 *This,
+                              IEnumMethodLocals **ppEnumMethodLocals)
+{
+    struct types_locals *l = from_iface(This);
+    if (!ppEnumMethodLocals)
+        return E_POINTER;
+    *ppEnumMethodLocals = NULL;
+    l->initialized = true;
+    IType **types;
+    uint32_t count;
+    HRESULT hr = types_parse_locals(l->creator, l->current.bytes, l->current.len, &types, &count);
+    if (FAILED(hr))
+        return hr;
+    void *e;
+    hr = types_enum_wrapping(TYPES_ENUM_LOCALS, types, count, &e);
+    types_release_all(types, count);
+    if (SUCCEEDED(hr))
+        *ppEnumMethodLocals = e;
+    return hr;
+}
+
+static const struct ILocalVariableCollection2Vtbl locals_vtbl = {
+    .QueryInterface = locals_QueryInterface,
+    .AddRef = locals_AddRef,
+    .Release = locals_Release,
+    .Initialize = locals_Initialize,
+    .GetCorSignature = locals_GetCorSignature,
+    .GetCount = locals_GetCount,
+    .AddLocal = locals_AddLocal,
+    .ReplaceSignature = locals_ReplaceSignature,
+    .CommitSignature = locals_CommitSignature,
+    .GetEnum = locals_GetEnum,
+};
+
+/* ---- the contract ------------------------------------------------------------------------- */
+
+HRESULT types_locals_new(IUnknown *outer, ITypeCreator *creator, IMetaDataEmit *emit,
+                         const uint8_t *sig, size_t len, mdSignature token, bool read_only,
+                         struct types_locals **out)
+{
+    if (!creator || !out || (len && !sig))
+        return E_POINTER;
+    *out = NULL;
+    uint32_t count;
+    if (clrie_il_sig_local_count(sig, len, &count) < 0)
+        return E_INVALIDARG;
+    struct types_locals *l = calloc(1, sizeof(*l));
+    if (!l)
+        return E_OUTOFMEMORY;
+    if (blob_set(&l->original, sig, len) < 0 || blob_set(&l->current, sig, len) < 0) {
+        free(l->original.bytes);
+        free(l);
+        return E_OUTOFMEMORY;
+    }
+    l->iface.lpVtbl = &locals_vtbl;
+    clrie_pm_data_container_init(&l->data, (IUnknown *)&l->iface);
+    l->outer = outer;
+    creator->lpVtbl->AddRef(creator);
+    l->creator = creator;
+    if ((l->emit = emit))
+        emit->lpVtbl->AddRef(emit);
+    l->original_token = token;
+    l->read_only = read_only;
+    *out = l;
+    return S_OK;
+}
+
+void types_locals_free(struct types_locals *l)
+{
+    if (!l)
+        return;
+    clrie_pm_data_container_finish(&l->data);
+    l->creator->lpVtbl->Release(l->creator);
+    if (l->emit)
+        l->emit->lpVtbl->Release(l->emit);
+    free(l->original.bytes);
+    free(l->current.bytes);
+    free(l->committed_blob.bytes);
+    free(l);
+}
+
+ILocalVariableCollection2 *types_locals_collection(struct types_locals *l)
+{
+    return &l->iface;
+}
+
+void types_locals_signature(struct types_locals *l, const uint8_t **sig, size_t *len)
+{
+    *sig = l->current.bytes;
+    *len = l->current.len;
+}
+
+bool types_locals_changed(const struct types_locals *l)
+{
+    return !blob_equal(&l->original, l->current.bytes, l->current.len);
+}
+
+HRESULT types_locals_replace(struct types_locals *l, const uint8_t *sig, size_t len)
+{
+    if (!l || (len && !sig))
+        return E_POINTER;
+    if (l->read_only)
+        return E_FAIL;
+    HRESULT hr = check_locals(l, sig, len);
+    if (FAILED(hr))
+        return hr;
+    return blob_set(&l->current, sig, len) < 0 ? E_OUTOFMEMORY : S_OK;
+}
+
+HRESULT types_locals_commit(struct types_locals *l, mdSignature *token)
+{
+    if (!l || !token)
+        return E_POINTER;
+    if (!types_locals_changed(l)) {
+        *token = l->original_token;
+        return S_OK;
+    }
+    if (l->committed && blob_equal(&l->committed_blob, l->current.bytes, l->current.len)) {
+        *token = l->committed_token;
+        return S_OK;
+    }
+    if (l->read_only)
+        return E_FAIL;
+    if (!l->emit)
+        return E_NOTIMPL;
+    if (l->current.len == 0) { /* every local removed: the method names no signature */
+        *token = mdTokenNil;
+        return S_OK;
+    }
+    if (l->current.len > UINT32_MAX)
+        return E_FAIL;
+    mdSignature made = mdTokenNil;
+    HRESULT hr =
+        l->emit->lpVtbl->GetTokenFromSig(l->emit, l->current.bytes, (ULONG)l->current.len, &made);
+    if (FAILED(hr))
+        return hr;
+    if (blob_set(&l->committed_blob, l->current.bytes, l->current.len) < 0)
+        return E_OUTOFMEMORY;
+    l->committed = true;
+    l->committed_token = made;
+    *token = made;
+    return S_OK;
+}

@@ -1,0 +1,98 @@
+/* IMethodInfo and IMethodInfo2: one method as plugins see it.
+ *
+ * Two kinds. A method being instrumented (JIT or ReJIT) has IL: GetInstructions and the
+ * other IL accessors decode its original body on first use into an il_body (il_body.h) and
+ * its locals into a types_locals collection (types.h), which the pipeline encodes at the end.
+ * An info-only method (GetMethodInfoById/ByToken, inlining and exception events) answers
+ * every metadata question but has no IL to edit: its IL accessors fail with E_UNEXPECTED and
+ * a logged message.
+ *
+ * A method info is reference counted (atomic); the IL objects it owns forward their
+ * references to it. Its metadata answers are read once, at creation, and never change. */
+#ifndef CLRIE_PM_METHOD_INFO_H
+#define CLRIE_PM_METHOD_INFO_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <uchar.h>
+
+#include "clrie/abi/corprof.h"
+#include "clrie/abi/instrumentation.h"
+#include "clrie/abi/metadata.h"
+#include "domains.h"
+#include "il_body.h"
+#include "types.h"
+
+struct manager;
+
+struct method_info {
+    IMethodInfo2 iface; /* first: the object's IUnknown */
+    struct clrie_pm_data_container data;
+    atomic_ulong refs;
+    struct manager *owner; /* outlives every method info */
+
+    IModuleInfo *module; /* strong */
+    ModuleID module_id;
+    FunctionID function_id; /* 0 for a ReJIT */
+    ClassID class_id;       /* 0 for a ReJIT or when the runtime did not say */
+    mdMethodDef token;
+    bool has_il;
+    bool is_rejit;
+    DWORD rejit_count;
+    DWORD codegen_flags; /* IMethodInfo::SetRejitCodeGenFlags */
+
+    /* From the metadata, at creation. sig points into the module's metadata. */
+    IMetaDataImport2 *import; /* strong */
+    IMetaDataEmit *emit;      /* strong; NULL when the runtime refused an emitter */
+    mdTypeDef declaring_type;
+    DWORD attributes;
+    DWORD impl_flags;
+    ULONG rva;
+    PCCOR_SIGNATURE sig;
+    ULONG sig_len;
+    char16_t *name; /* malloc'd, 0-terminated */
+    size_t name_len;
+    char *full_name_utf8; /* "Namespace.Type+Nested.Method", made on first use */
+
+    /* The IL, for methods that have it: made on first use by method_info_il. */
+    LPCBYTE original_body;
+    ULONG original_size;
+    bool il_ready;
+    HRESULT il_error; /* why the IL could not be prepared, once tried */
+    struct il_body *body;
+    ITypeCreator *types;
+    struct types_locals *locals;
+    struct types_locals *original_locals;
+    mdSignature local_sig_token; /* the header's; IMethodInfo::SetLocalVarSigToken changes it */
+    bool local_sig_token_set;    /* a plugin called SetLocalVarSigToken */
+};
+
+/* A method being jitted: the runtime's function ID gives its module and token. S_FALSE with
+ * *out NULL when the engine does not instrument it (unknown or dynamic module, no IL). */
+HRESULT method_info_for_jit(struct manager *m, FunctionID function, struct method_info **out);
+/* A method being rejitted (GetReJITParameters): the IL is the cached original. */
+HRESULT method_info_for_rejit(struct manager *m, ModuleID module, mdMethodDef token,
+                              struct method_info **out);
+/* Info-only methods. */
+HRESULT method_info_by_function(struct manager *m, FunctionID function, struct method_info **out);
+HRESULT method_info_by_token(struct manager *m, IModuleInfo *module, mdMethodDef token,
+                             struct method_info **out);
+
+void method_info_release(struct method_info *mi);
+static inline IMethodInfo *method_info_iface(struct method_info *mi)
+{
+    return (IMethodInfo *)(void *)&mi->iface;
+}
+
+/* Prepares the IL objects (decode, locals, type factory) if not done yet. */
+HRESULT method_info_il(struct method_info *mi);
+/* "Namespace.Type.Method" in UTF-8, for log lines; never NULL. */
+const char *method_info_full_name(struct method_info *mi);
+/* The stack-effect resolver for call instructions of this method's module (ilgraph.h). */
+int method_info_stack_effect(void *ctx, uint16_t opcode, uint32_t token,
+                             struct clrie_il_stack_effect *out);
+
+/* The factory the domains hand GetMethodInfoById/ByToken to (domains.h). */
+void method_info_install_factory(struct manager *m);
+
+#endif

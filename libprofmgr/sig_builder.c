@@ -1,0 +1,303 @@
+/* ISignatureBuilder: a growing byte buffer plugins write signature blobs into (compressed
+ * unsigned and signed integers, TypeDefOrRef tokens, element types, raw bytes, other builders).
+ *
+ * Differences from CLRIE, which writes whatever its encoders return: a value that cannot be
+ * encoded (an unsigned value past 2^29-1, a signed one outside [-2^28, 2^28-1], a token that is
+ * not a TypeDef, TypeRef or TypeSpec, an element type past 0xFF) is E_INVALIDARG and leaves the
+ * builder unchanged, where CLRIE appended garbage or moved its length backwards.
+ *
+ * A builder is used by one thread at a time (as in CLRIE); its IDataContainer is thread-safe. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clrie/ilgraph.h"
+#include "types_private.h"
+
+struct builder {
+    ISignatureBuilder iface; /* first */
+    struct clrie_pm_data_container data;
+    atomic_ulong refs;
+    uint8_t *bytes;
+    size_t len, capacity;
+};
+
+_Static_assert(offsetof(struct builder, iface) == 0, "iface first");
+
+/* A signature never comes near this; it keeps DWORD sizes exact. */
+#define MAX_SIZE 0x7FFFFFFFu
+
+static const struct ISignatureBuilderVtbl builder_vtbl;
+
+static struct builder *from_iface(ISignatureBuilder *iface)
+{
+    return CLRIE_CONTAINER_OF(iface, struct builder, iface);
+}
+
+static HRESULT builder_QueryInterface(ISignatureBuilder *This, REFIID riid, void **ppv)
+{
+    struct builder *b = from_iface(This);
+    if (!ppv)
+        return E_POINTER;
+    *ppv = NULL;
+    if (!riid)
+        return E_POINTER;
+    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_ISignatureBuilder))
+        *ppv = &b->iface;
+    else if (IsEqualIID(riid, &IID_IDataContainer))
+        *ppv = &b->data.iface;
+    else
+        return E_NOINTERFACE;
+    atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed);
+    return S_OK;
+}
+
+static ULONG builder_AddRef(ISignatureBuilder *This)
+{
+    struct builder *b = from_iface(This);
+    return (ULONG)(atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed) + 1);
+}
+
+static ULONG builder_Release(ISignatureBuilder *This)
+{
+    struct builder *b = from_iface(This);
+    unsigned long left = atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) - 1;
+    if (left == 0) {
+        clrie_pm_data_container_finish(&b->data);
+        free(b->bytes);
+        free(b);
+    }
+    return (ULONG)left;
+}
+
+static HRESULT append(struct builder *b, const uint8_t *bytes, size_t len)
+{
+    if (len == 0)
+        return S_OK;
+    if (len > MAX_SIZE - b->len)
+        return E_OUTOFMEMORY;
+    if (b->len + len > b->capacity) {
+        size_t capacity = b->capacity ? b->capacity : 16;
+        while (capacity < b->len + len)
+            capacity *= 2;
+        uint8_t *grown = realloc(b->bytes, capacity);
+        if (!grown)
+            return E_OUTOFMEMORY;
+        b->bytes = grown;
+        b->capacity = capacity;
+    }
+    memcpy(b->bytes + b->len, bytes, len);
+    b->len += len;
+    return S_OK;
+}
+
+static HRESULT builder_Add(ISignatureBuilder *This, DWORD value)
+{
+    uint8_t enc[4];
+    int n = clrie_il_sig_write_uint(value, enc);
+    if (n < 0)
+        return E_INVALIDARG;
+    return append(from_iface(This), enc, (size_t)n);
+}
+
+/* ECMA-335 II.23.2 signed form: the value rotated left by one within 7, 14 or 29 bits (the sign
+ * in bit 0), then written like an unsigned value of that width. */
+static int write_signed(int32_t value, uint8_t out[4])
+{
+    uint32_t v = (uint32_t)value, sign = value < 0;
+    if (value >= -(1 << 6) && value < (1 << 6)) {
+        out[0] = (uint8_t)((v & 0x3F) << 1 | sign);
+        return 1;
+    }
+    if (value >= -(1 << 13) && value < (1 << 13)) {
+        uint32_t e = 0x8000u | (v & 0x1FFF) << 1 | sign;
+        out[0] = (uint8_t)(e >> 8);
+        out[1] = (uint8_t)e;
+        return 2;
+    }
+    if (value >= -(1 << 28) && value < (1 << 28)) {
+        uint32_t e = 0xC0000000u | (v & 0x0FFFFFFF) << 1 | sign;
+        out[0] = (uint8_t)(e >> 24);
+        out[1] = (uint8_t)(e >> 16);
+        out[2] = (uint8_t)(e >> 8);
+        out[3] = (uint8_t)e;
+        return 4;
+    }
+    return -ERANGE;
+}
+
+static HRESULT builder_AddSignedInt(ISignatureBuilder *This, LONG value)
+{
+    uint8_t enc[4];
+    int n = write_signed(value, enc);
+    if (n < 0)
+        return E_INVALIDARG;
+    return append(from_iface(This), enc, (size_t)n);
+}
+
+static HRESULT builder_AddToken(ISignatureBuilder *This, mdToken token)
+{
+    uint8_t enc[4];
+    int n = clrie_il_sig_write_token(token, enc);
+    if (n < 0)
+        return E_INVALIDARG;
+    return append(from_iface(This), enc, (size_t)n);
+}
+
+static HRESULT builder_AddElementType(ISignatureBuilder *This, CorElementType type)
+{
+    if ((uint32_t)type > 0xFF)
+        return E_INVALIDARG;
+    uint8_t byte = (uint8_t)type;
+    return append(from_iface(This), &byte, 1);
+}
+
+static HRESULT builder_AddData(ISignatureBuilder *This, const BYTE *pData, DWORD cbSize)
+{
+    if (cbSize == 0)
+        return S_OK;
+    if (!pData)
+        return E_POINTER;
+    return append(from_iface(This), pData, cbSize);
+}
+
+static HRESULT builder_AddSignature(ISignatureBuilder *This, ISignatureBuilder *pSignature)
+{
+    if (!pSignature)
+        return E_POINTER;
+    const uint8_t *bytes;
+    size_t len;
+    HRESULT hr = types_builder_view(pSignature, &bytes, &len);
+    if (FAILED(hr))
+        return hr;
+    if (pSignature == This) { /* appending itself: the buffer moves while it is copied */
+        uint8_t *copy = len ? malloc(len) : NULL;
+        if (len && !copy)
+            return E_OUTOFMEMORY;
+        if (len)
+            memcpy(copy, bytes, len);
+        hr = append(from_iface(This), copy, len);
+        free(copy);
+        return hr;
+    }
+    return append(from_iface(This), bytes, len);
+}
+
+static HRESULT builder_Clear(ISignatureBuilder *This)
+{
+    struct builder *b = from_iface(This);
+    free(b->bytes);
+    b->bytes = NULL;
+    b->len = b->capacity = 0;
+    return S_OK;
+}
+
+static HRESULT builder_GetSize(ISignatureBuilder *This, DWORD *pcbSize)
+{
+    if (!pcbSize)
+        return E_POINTER;
+    *pcbSize = (DWORD)from_iface(This)->len;
+    return S_OK;
+}
+
+/* As CLRIE: a NULL buffer asks for the size only; a buffer that is too small is E_INVALIDARG. */
+static HRESULT builder_GetCorSignature(ISignatureBuilder *This, DWORD cbBuffer, BYTE *pCorSignature,
+                                       DWORD *pcbSignature)
+{
+    struct builder *b = from_iface(This);
+    if (pCorSignature) {
+        if (cbBuffer < b->len)
+            return E_INVALIDARG;
+        if (b->len)
+            memcpy(pCorSignature, b->bytes, b->len);
+    }
+    if (pcbSignature)
+        *pcbSignature = (DWORD)b->len;
+    return S_OK;
+}
+
+/* S_FALSE with NULL for an empty builder, as CLRIE. */
+static HRESULT builder_GetCorSignaturePtr(ISignatureBuilder *This, const BYTE **ppSignature)
+{
+    struct builder *b = from_iface(This);
+    if (!ppSignature)
+        return E_POINTER;
+    *ppSignature = b->len ? b->bytes : NULL;
+    return b->len ? S_OK : S_FALSE;
+}
+
+static const struct ISignatureBuilderVtbl builder_vtbl = {
+    .QueryInterface = builder_QueryInterface,
+    .AddRef = builder_AddRef,
+    .Release = builder_Release,
+    .Add = builder_Add,
+    .AddSignedInt = builder_AddSignedInt,
+    .AddToken = builder_AddToken,
+    .AddElementType = builder_AddElementType,
+    .AddData = builder_AddData,
+    .AddSignature = builder_AddSignature,
+    .Clear = builder_Clear,
+    .GetSize = builder_GetSize,
+    .GetCorSignature = builder_GetCorSignature,
+    .GetCorSignaturePtr = builder_GetCorSignaturePtr,
+};
+
+HRESULT types_signature_builder_new(ISignatureBuilder **out)
+{
+    if (!out)
+        return E_POINTER;
+    *out = NULL;
+    struct builder *b = calloc(1, sizeof(*b));
+    if (!b)
+        return E_OUTOFMEMORY;
+    b->iface.lpVtbl = &builder_vtbl;
+    atomic_init(&b->refs, 1);
+    clrie_pm_data_container_init(&b->data, (IUnknown *)&b->iface);
+    *out = &b->iface;
+    return S_OK;
+}
+
+HRESULT types_builder_new_with(const uint8_t *bytes, size_t len, ISignatureBuilder **out)
+{
+    ISignatureBuilder *b;
+    HRESULT hr = types_signature_builder_new(&b);
+    if (FAILED(hr))
+        return hr;
+    if (FAILED(hr = append(from_iface(b), bytes, len))) {
+        b->lpVtbl->Release(b);
+        return hr;
+    }
+    *out = b;
+    return S_OK;
+}
+
+HRESULT types_builder_view(ISignatureBuilder *builder, const uint8_t **bytes, size_t *len)
+{
+    if (!builder)
+        return E_POINTER;
+    if (builder->lpVtbl == &builder_vtbl) {
+        struct builder *b = from_iface(builder);
+        *bytes = b->bytes;
+        *len = b->len;
+        return S_OK;
+    }
+    /* A plugin's own builder: trust only what its two answers agree on. */
+    DWORD size = 0;
+    const BYTE *p = NULL;
+    HRESULT hr = builder->lpVtbl->GetSize(builder, &size);
+    if (FAILED(hr))
+        return hr;
+    if (size == 0) {
+        *bytes = NULL;
+        *len = 0;
+        return S_OK;
+    }
+    hr = builder->lpVtbl->GetCorSignaturePtr(builder, &p);
+    if (FAILED(hr))
+        return hr;
+    if (!p)
+        return E_FAIL;
+    *bytes = p;
+    *len = size;
+    return S_OK;
+}

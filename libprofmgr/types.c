@@ -1,0 +1,529 @@
+/* IType and its kinds: ITokenType (CLASS/VALUETYPE with a TypeDef, TypeRef or TypeSpec token),
+ * ICompositeType (PTR, BYREF, SZARRAY, ARRAY: the element; GENERICINST: the generic type),
+ * IGenericParameterType (VAR, MVAR), and plain types (primitives, STRING, OBJECT, TYPEDBYREF,
+ * FNPTR). One object serves every kind; QueryInterface answers the kind's interface only.
+ *
+ * A type keeps the exact bytes it was read from, custom modifiers, PINNED and a vararg SENTINEL
+ * included, and AddToSignature appends exactly those: a type parsed from a signature re-emits it
+ * byte for byte (CLRIE rebuilt the bytes and so moved modifiers behind PINNED). The kind,
+ * element type and related types describe what follows those prefixes.
+ *
+ * Names are CLRIE's: element names ("I4", "STRING", "SZARRAY", "GENERICINST", "VAR") for all
+ * but token types, which give their metadata name ("System.Object", "Outer+Inner" for nested
+ * TypeDefs); a TypeSpec or a creator without metadata has no name (E_FAIL, as CLRIE).
+ * IsClass is TRUE for ELEMENT_TYPE_CLASS and for generic instances of a class (CLRIE answers
+ * FALSE for every type).
+ *
+ * Types are immutable and may be shared between threads. Each holds its creator (which holds
+ * the module and metadata) and its related types. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "clrie/ilgraph.h"
+#include "types_private.h"
+#include "utf16.h"
+
+enum kind { KIND_SIMPLE, KIND_TOKEN, KIND_COMPOSITE, KIND_GENERIC_PARAM };
+
+struct type {
+    IType iface; /* first */
+    ITokenType token_iface;
+    ICompositeType composite_iface;
+    IGenericParameterType generic_iface;
+    struct clrie_pm_data_container data;
+    atomic_ulong refs;
+    ITypeCreator *creator; /* strong */
+    enum kind kind;
+    CorElementType element; /* the element after the prefixes */
+    mdToken token;          /* KIND_TOKEN */
+    ULONG position;         /* KIND_GENERIC_PARAM */
+    IType *related;         /* KIND_COMPOSITE: strong */
+    bool related_is_class;  /* GENERICINST of a CLASS */
+    size_t len;
+    uint8_t bytes[];
+};
+
+_Static_assert(offsetof(struct type, iface) == 0, "iface first");
+
+static const struct ITypeVtbl type_vtbl;
+
+#define TYPE_OF(ptr, member) CLRIE_CONTAINER_OF(ptr, struct type, member)
+
+static HRESULT query(struct type *t, REFIID riid, void **ppv)
+{
+    if (!ppv)
+        return E_POINTER;
+    *ppv = NULL;
+    if (!riid)
+        return E_POINTER;
+    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IType))
+        *ppv = &t->iface;
+    else if (IsEqualIID(riid, &IID_IDataContainer))
+        *ppv = &t->data.iface;
+    else if (t->kind == KIND_TOKEN && IsEqualIID(riid, &IID_ITokenType))
+        *ppv = &t->token_iface;
+    else if (t->kind == KIND_COMPOSITE && IsEqualIID(riid, &IID_ICompositeType))
+        *ppv = &t->composite_iface;
+    else if (t->kind == KIND_GENERIC_PARAM && IsEqualIID(riid, &IID_IGenericParameterType))
+        *ppv = &t->generic_iface;
+    else
+        return E_NOINTERFACE;
+    atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
+    return S_OK;
+}
+
+static ULONG add_ref(struct type *t)
+{
+    return (ULONG)(atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed) + 1);
+}
+
+static ULONG release(struct type *t)
+{
+    unsigned long left = atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) - 1;
+    if (left == 0) {
+        clrie_pm_data_container_finish(&t->data);
+        if (t->related)
+            t->related->lpVtbl->Release(t->related);
+        t->creator->lpVtbl->Release(t->creator);
+        free(t);
+    }
+    return (ULONG)left;
+}
+
+/* The IUnknown part of each interface, forwarding to the object. */
+#define UNKNOWN_PART(prefix, Iface, member)                                                        \
+    static HRESULT prefix##_QueryInterface(Iface *This, REFIID riid, void **ppv)                   \
+    {                                                                                              \
+        return query(TYPE_OF(This, member), riid, ppv);                                            \
+    }                                                                                              \
+    static ULONG prefix##_AddRef(Iface *This)                                                      \
+    {                                                                                              \
+        return add_ref(TYPE_OF(This, member));                                                     \
+    }                                                                                              \
+    static ULONG prefix##_Release(Iface *This)                                                     \
+    {                                                                                              \
+        return release(TYPE_OF(This, member));                                                     \
+    }
+
+UNKNOWN_PART(type, IType, iface)
+UNKNOWN_PART(token, ITokenType, token_iface)
+UNKNOWN_PART(composite, ICompositeType, composite_iface)
+UNKNOWN_PART(generic, IGenericParameterType, generic_iface)
+
+/* ---- IType ----------------------------------------------------------------------------------- */
+
+static HRESULT type_AddToSignature(IType *This, ISignatureBuilder *pSignatureBuilder)
+{
+    struct type *t = TYPE_OF(This, iface);
+    if (!pSignatureBuilder)
+        return E_POINTER;
+    return pSignatureBuilder->lpVtbl->AddData(pSignatureBuilder, t->bytes, (DWORD)t->len);
+}
+
+static HRESULT type_GetCorElementType(IType *This, CorElementType *pCorType)
+{
+    if (!pCorType)
+        return E_POINTER;
+    *pCorType = TYPE_OF(This, iface)->element;
+    return S_OK;
+}
+
+static HRESULT type_IsPrimitive(IType *This, BOOL *pIsPrimitive)
+{
+    if (!pIsPrimitive)
+        return E_POINTER;
+    CorElementType e = TYPE_OF(This, iface)->element;
+    *pIsPrimitive = e <= ELEMENT_TYPE_STRING || e == ELEMENT_TYPE_I || e == ELEMENT_TYPE_U;
+    return S_OK;
+}
+
+static HRESULT type_IsArray(IType *This, BOOL *pIsArray)
+{
+    if (!pIsArray)
+        return E_POINTER;
+    CorElementType e = TYPE_OF(This, iface)->element;
+    *pIsArray = e == ELEMENT_TYPE_ARRAY || e == ELEMENT_TYPE_SZARRAY;
+    return S_OK;
+}
+
+static HRESULT type_IsClass(IType *This, BOOL *pIsClass)
+{
+    if (!pIsClass)
+        return E_POINTER;
+    struct type *t = TYPE_OF(This, iface);
+    *pIsClass = t->element == ELEMENT_TYPE_CLASS || t->related_is_class;
+    return S_OK;
+}
+
+/* CLRIE's names for element types. */
+static const char *element_name(CorElementType e)
+{
+    static const char *const names[] = {
+        [ELEMENT_TYPE_END] = "END",
+        [ELEMENT_TYPE_VOID] = "VOID",
+        [ELEMENT_TYPE_BOOLEAN] = "BOOLEAN",
+        [ELEMENT_TYPE_CHAR] = "CHAR",
+        [ELEMENT_TYPE_I1] = "I1",
+        [ELEMENT_TYPE_U1] = "U1",
+        [ELEMENT_TYPE_I2] = "I2",
+        [ELEMENT_TYPE_U2] = "U2",
+        [ELEMENT_TYPE_I4] = "I4",
+        [ELEMENT_TYPE_U4] = "U4",
+        [ELEMENT_TYPE_I8] = "I8",
+        [ELEMENT_TYPE_U8] = "U8",
+        [ELEMENT_TYPE_R4] = "R4",
+        [ELEMENT_TYPE_R8] = "R8",
+        [ELEMENT_TYPE_STRING] = "STRING",
+        [ELEMENT_TYPE_PTR] = "PTR",
+        [ELEMENT_TYPE_BYREF] = "BYREF",
+        [ELEMENT_TYPE_VALUETYPE] = "VALUETYPE",
+        [ELEMENT_TYPE_CLASS] = "CLASS",
+        [ELEMENT_TYPE_VAR] = "VAR",
+        [ELEMENT_TYPE_ARRAY] = "ARRAY",
+        [ELEMENT_TYPE_GENERICINST] = "GENERICINST",
+        [ELEMENT_TYPE_TYPEDBYREF] = "TYPEDBYREF",
+        [ELEMENT_TYPE_I] = "I",
+        [ELEMENT_TYPE_U] = "U",
+        [ELEMENT_TYPE_FNPTR] = "FNPTR",
+        [ELEMENT_TYPE_OBJECT] = "OBJECT",
+        [ELEMENT_TYPE_SZARRAY] = "SZARRAY",
+        [ELEMENT_TYPE_MVAR] = "MVAR",
+        [ELEMENT_TYPE_CMOD_REQD] = "CMOD_REQD",
+        [ELEMENT_TYPE_CMOD_OPT] = "CMOD_OPT",
+        [ELEMENT_TYPE_INTERNAL] = "INTERNAL",
+    };
+    if ((unsigned)e < sizeof(names) / sizeof(names[0]) && names[e])
+        return names[e];
+    return "INVALID";
+}
+
+static HRESULT type_GetName(IType *This, BSTR *pbstrName)
+{
+    struct type *t = TYPE_OF(This, iface);
+    if (!pbstrName)
+        return E_POINTER;
+    *pbstrName = NULL;
+    if (t->kind == KIND_TOKEN) {
+        IMetaDataImport *import = types_creator_import(t->creator);
+        return import ? types_token_name(import, t->token, pbstrName) : E_FAIL;
+    }
+    *pbstrName = clrie_pm_bstr_from_utf8(element_name(t->element));
+    return *pbstrName ? S_OK : E_OUTOFMEMORY;
+}
+
+static const struct ITypeVtbl type_vtbl = {
+    .QueryInterface = type_QueryInterface,
+    .AddRef = type_AddRef,
+    .Release = type_Release,
+    .AddToSignature = type_AddToSignature,
+    .GetCorElementType = type_GetCorElementType,
+    .IsPrimitive = type_IsPrimitive,
+    .IsArray = type_IsArray,
+    .IsClass = type_IsClass,
+    .GetName = type_GetName,
+};
+
+/* ---- ITokenType, ICompositeType, IGenericParameterType ----------------------------------- */
+
+static HRESULT token_GetToken(ITokenType *This, mdToken *pToken)
+{
+    if (!pToken)
+        return E_POINTER;
+    *pToken = TYPE_OF(This, token_iface)->token;
+    return S_OK;
+}
+
+static HRESULT token_GetOwningModule(ITokenType *This, IModuleInfo **ppModuleInfo)
+{
+    if (!ppModuleInfo)
+        return E_POINTER;
+    IModuleInfo *module = types_creator_module(TYPE_OF(This, token_iface)->creator);
+    *ppModuleInfo = module;
+    if (!module)
+        return E_FAIL;
+    module->lpVtbl->AddRef(module);
+    return S_OK;
+}
+
+static const struct ITokenTypeVtbl token_vtbl = {
+    .QueryInterface = token_QueryInterface,
+    .AddRef = token_AddRef,
+    .Release = token_Release,
+    .GetToken = token_GetToken,
+    .GetOwningModule = token_GetOwningModule,
+};
+
+static HRESULT composite_GetRelatedType(ICompositeType *This, IType **ppType)
+{
+    if (!ppType)
+        return E_POINTER;
+    IType *related = TYPE_OF(This, composite_iface)->related;
+    related->lpVtbl->AddRef(related);
+    *ppType = related;
+    return S_OK;
+}
+
+static const struct ICompositeTypeVtbl composite_vtbl = {
+    .QueryInterface = composite_QueryInterface,
+    .AddRef = composite_AddRef,
+    .Release = composite_Release,
+    .GetRelatedType = composite_GetRelatedType,
+};
+
+static HRESULT generic_GetPosition(IGenericParameterType *This, ULONG *pPosition)
+{
+    if (!pPosition)
+        return E_POINTER;
+    *pPosition = TYPE_OF(This, generic_iface)->position;
+    return S_OK;
+}
+
+static const struct IGenericParameterTypeVtbl generic_vtbl = {
+    .QueryInterface = generic_QueryInterface,
+    .AddRef = generic_AddRef,
+    .Release = generic_Release,
+    .GetPosition = generic_GetPosition,
+};
+
+/* ---- construction ------------------------------------------------------------------------ */
+
+static struct type *type_new(ITypeCreator *creator, const uint8_t *bytes, size_t len)
+{
+    struct type *t = calloc(1, sizeof(*t) + len);
+    if (!t)
+        return NULL;
+    t->iface.lpVtbl = &type_vtbl;
+    t->token_iface.lpVtbl = &token_vtbl;
+    t->composite_iface.lpVtbl = &composite_vtbl;
+    t->generic_iface.lpVtbl = &generic_vtbl;
+    atomic_init(&t->refs, 1);
+    clrie_pm_data_container_init(&t->data, (IUnknown *)&t->iface);
+    creator->lpVtbl->AddRef(creator);
+    t->creator = creator;
+    memcpy(t->bytes, bytes, len);
+    t->len = len;
+    return t;
+}
+
+static HRESULT parse(ITypeCreator *creator, const uint8_t *p, size_t len, bool allow_sentinel,
+                     int depth, IType **out, size_t *used);
+
+static bool is_simple(uint8_t e)
+{
+    return (e >= ELEMENT_TYPE_VOID && e <= ELEMENT_TYPE_STRING) || e == ELEMENT_TYPE_TYPEDBYREF ||
+           e == ELEMENT_TYPE_I || e == ELEMENT_TYPE_U || e == ELEMENT_TYPE_OBJECT;
+}
+
+/* Fills t's kind and related type from its bytes, which libilgraph has measured as one type
+ * (prefixes included) of exactly t->len bytes. */
+static HRESULT describe(struct type *t, size_t at, int depth)
+{
+    const uint8_t *p = t->bytes;
+    size_t len = t->len, used;
+    uint32_t value;
+    /* custom modifiers and PINNED, in any order */
+    while (at < len) {
+        if (p[at] == ELEMENT_TYPE_CMOD_REQD || p[at] == ELEMENT_TYPE_CMOD_OPT) {
+            if (clrie_il_sig_read_token(p + at + 1, len - at - 1, &value, &used) < 0)
+                return E_INVALIDARG;
+            at += 1 + used;
+        } else if (p[at] == ELEMENT_TYPE_PINNED) {
+            at++;
+        } else {
+            break;
+        }
+    }
+    if (at >= len)
+        return E_INVALIDARG;
+    uint8_t e = p[at++];
+    t->element = (CorElementType)e;
+    if (is_simple(e) || e == ELEMENT_TYPE_FNPTR) {
+        t->kind = KIND_SIMPLE;
+        return S_OK;
+    }
+    switch (e) {
+    case ELEMENT_TYPE_CLASS:
+    case ELEMENT_TYPE_VALUETYPE:
+        t->kind = KIND_TOKEN;
+        if (clrie_il_sig_read_token(p + at, len - at, &t->token, &used) < 0)
+            return E_INVALIDARG;
+        return S_OK;
+    case ELEMENT_TYPE_VAR:
+    case ELEMENT_TYPE_MVAR:
+        t->kind = KIND_GENERIC_PARAM;
+        if (clrie_il_sig_read_uint(p + at, len - at, &value, &used) < 0)
+            return E_INVALIDARG;
+        t->position = value;
+        return S_OK;
+    case ELEMENT_TYPE_PTR:
+    case ELEMENT_TYPE_BYREF:
+    case ELEMENT_TYPE_SZARRAY:
+    case ELEMENT_TYPE_ARRAY:
+    case ELEMENT_TYPE_GENERICINST: {
+        /* the element type, or the generic type (CLASS/VALUETYPE token) being instantiated */
+        t->kind = KIND_COMPOSITE;
+        IType *related;
+        HRESULT hr = parse(t->creator, p + at, len - at, false, depth + 1, &related, &used);
+        if (FAILED(hr))
+            return hr;
+        t->related = related;
+        t->related_is_class = e == ELEMENT_TYPE_GENERICINST && p[at] == ELEMENT_TYPE_CLASS;
+        return S_OK;
+    }
+    default: /* ELEMENT_TYPE_INTERNAL (runtime-only) and anything unknown */
+        return E_INVALIDARG;
+    }
+}
+
+static HRESULT parse(ITypeCreator *creator, const uint8_t *p, size_t len, bool allow_sentinel,
+                     int depth, IType **out, size_t *used)
+{
+    if (!p || !out)
+        return E_POINTER;
+    *out = NULL;
+    if (depth > TYPES_MAX_DEPTH || len == 0)
+        return E_INVALIDARG;
+    size_t at = allow_sentinel && p[0] == ELEMENT_TYPE_SENTINEL ? 1 : 0;
+    size_t type_len;
+    if (clrie_il_sig_type_len(p + at, len - at, &type_len) < 0)
+        return E_INVALIDARG;
+    struct type *t = type_new(creator, p, at + type_len);
+    if (!t)
+        return E_OUTOFMEMORY;
+    HRESULT hr = describe(t, at, depth);
+    if (FAILED(hr)) {
+        release(t);
+        return hr;
+    }
+    *out = &t->iface;
+    if (used)
+        *used = t->len;
+    return S_OK;
+}
+
+HRESULT types_type_parse(ITypeCreator *creator, const uint8_t *p, size_t len, bool allow_sentinel,
+                         IType **out, size_t *used)
+{
+    return parse(creator, p, len, allow_sentinel, 0, out, used);
+}
+
+const uint8_t *types_type_bytes(IType *type, size_t *len)
+{
+    if (!type || type->lpVtbl != &type_vtbl)
+        return NULL;
+    struct type *t = TYPE_OF(type, iface);
+    *len = t->len;
+    return t->bytes;
+}
+
+/* ---- names from metadata ----------------------------------------------------------------- */
+
+/* Longest name asked for; metadata names are far shorter, a hostile answer is not trusted. */
+#define MAX_NAME 0x10000u
+
+static HRESULT typedef_name(IMetaDataImport *import, mdTypeDef token, char16_t **name, ULONG *len)
+{
+    ULONG cch = 0;
+    HRESULT hr = import->lpVtbl->GetTypeDefProps(import, token, NULL, 0, &cch, NULL, NULL);
+    if (FAILED(hr))
+        return hr;
+    if (cch == 0 || cch > MAX_NAME)
+        return E_FAIL;
+    char16_t *buf = calloc(cch, sizeof(*buf));
+    if (!buf)
+        return E_OUTOFMEMORY;
+    ULONG got = 0;
+    hr = import->lpVtbl->GetTypeDefProps(import, token, buf, cch, &got, NULL, NULL);
+    if (FAILED(hr)) {
+        free(buf);
+        return hr;
+    }
+    buf[cch - 1] = 0;
+    *name = buf;
+    *len = (ULONG)clrie_pm_utf16_len(buf);
+    return S_OK;
+}
+
+/* Prepends text[0..n) and, when sep, a '+' to the BSTR-to-be in *out (*out_len units). */
+static HRESULT prepend(char16_t **out, size_t *out_len, const char16_t *text, size_t n, bool sep)
+{
+    size_t total = n + sep + *out_len;
+    char16_t *joined = malloc((total + 1) * sizeof(*joined));
+    if (!joined)
+        return E_OUTOFMEMORY;
+    memcpy(joined, text, n * sizeof(*joined));
+    if (sep)
+        joined[n] = u'+';
+    if (*out_len)
+        memcpy(joined + n + sep, *out, *out_len * sizeof(*joined));
+    joined[total] = 0;
+    free(*out);
+    *out = joined;
+    *out_len = total;
+    return S_OK;
+}
+
+/* Nested TypeDefs nest this deep at most before the chain is taken as a metadata loop. */
+#define MAX_NESTING 64
+
+HRESULT types_token_name(IMetaDataImport *import, mdToken token, BSTR *out)
+{
+    char16_t *full = NULL, *part = NULL;
+    size_t full_len = 0;
+    ULONG part_len = 0;
+    HRESULT hr = E_FAIL;
+    *out = NULL;
+    switch (token >> 24) {
+    case 0x02: { /* TypeDef: enclosing types first, "Outer+Inner" */
+        mdTypeDef current = token, enclosing = 0;
+        if (FAILED(hr = typedef_name(import, current, &full, &part_len)))
+            goto done;
+        full_len = part_len;
+        for (int i = 0; i < MAX_NESTING; i++) {
+            if (import->lpVtbl->GetNestedClassProps(import, current, &enclosing) != S_OK ||
+                enclosing == mdTokenNil)
+                break;
+            if (FAILED(hr = typedef_name(import, enclosing, &part, &part_len)) ||
+                FAILED(hr = prepend(&full, &full_len, part, part_len, true)))
+                goto done;
+            free(part);
+            part = NULL;
+            current = enclosing;
+        }
+        break;
+    }
+    case 0x01: { /* TypeRef: its namespace-qualified name */
+        ULONG cch = 0;
+        hr = import->lpVtbl->GetTypeRefProps(import, token, NULL, NULL, 0, &cch);
+        if (FAILED(hr))
+            goto done;
+        if (cch == 0 || cch > MAX_NAME) {
+            hr = E_FAIL;
+            goto done;
+        }
+        if (!(full = calloc(cch, sizeof(*full)))) {
+            hr = E_OUTOFMEMORY;
+            goto done;
+        }
+        ULONG got = 0;
+        if (FAILED(hr = import->lpVtbl->GetTypeRefProps(import, token, NULL, full, cch, &got)))
+            goto done;
+        full[cch - 1] = 0;
+        full_len = clrie_pm_utf16_len(full);
+        break;
+    }
+    default: /* TypeSpec: no name, as CLRIE */
+        hr = E_FAIL;
+        goto done;
+    }
+    if (full_len == 0) {
+        hr = E_FAIL;
+        goto done;
+    }
+    *out = clrie_pm_bstr_new(full, full_len);
+    hr = *out ? S_OK : E_OUTOFMEMORY;
+done:
+    free(part);
+    free(full);
+    return hr;
+}

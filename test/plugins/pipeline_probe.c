@@ -1,0 +1,524 @@
+/* A plugin that exercises the engine's JIT and ReJIT pipelines on test/dotnet/pipeline, with
+ * effects a test can see. By method name (IMethodInfo::GetName) of the app's Program class:
+ *
+ *   Answer    every ret gets `ldc.i4.1; add` before it: the app prints 42 instead of 41
+ *   Failing   InstrumentMethod fails: the method must run unchanged
+ *   Invalid   a `pop` is put first (stack underflow): the engine must refuse to apply it
+ *   Rejitted  after its first JIT completes, a thread asks IModuleInfo::RequestRejit; the
+ *             rejitted body returns 2 instead of 1
+ *   Small     AllowInlineSite says no to inlining it
+ *   ConcurrentA, ConcurrentB  (jitted at the same time on two threads) InstrumentMethod of
+ *             each waits up to 20 s for the other to be inside InstrumentMethod too: they
+ *             meet only if the engine instruments methods concurrently
+ *
+ * It appends lines to the file named by CLRIE_PIPELINE_PROBE_FILE:
+ *
+ *   instrument <full name> rejit=<0|1> count=<rejit count>
+ *   complete <full name> rejit=<0|1>
+ *   jitcomplete <full name> rejit=<0|1> transformed=<0|1> map=<IL map entries> hr=<jit hr>
+ *   requestrejit <full name> hr=<hr>
+ *   noinline <inlinee full name> into <caller full name>
+ *   concurrent <full name> met=<0|1>
+ *
+ * Only the ABI headers are used, as by any third-party plugin. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* RTLD_NOLOAD */
+#endif
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clrie/abi/instrumentation.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+struct probe {
+    IInstrumentationMethod iface;
+    IInstrumentationMethodJitEvents2 jit_events;
+    atomic_ulong refs;
+    int fd;
+    atomic_int inside_concurrent; /* ConcurrentA/B calls inside InstrumentMethod */
+};
+
+static struct probe *from_iface(IInstrumentationMethod *iface)
+{
+    return CLRIE_CONTAINER_OF(iface, struct probe, iface);
+}
+
+static struct probe *from_jit_events(IInstrumentationMethodJitEvents2 *iface)
+{
+    return CLRIE_CONTAINER_OF(iface, struct probe, jit_events);
+}
+
+static void record(struct probe *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void record(struct probe *p, const char *fmt, ...)
+{
+    char line[1024];
+    va_list args;
+    va_start(args, fmt);
+    int len = vsnprintf(line, sizeof line - 1, fmt, args);
+    va_end(args);
+    if (p->fd < 0 || len < 0)
+        return;
+    if ((size_t)len > sizeof line - 2)
+        len = (int)sizeof line - 2;
+    line[len++] = '\n';
+    if (write(p->fd, line, (size_t)len) < 0)
+        return; /* a test log: nothing better to do */
+}
+
+/* The BSTR's ASCII text, for names. */
+static void narrow(BSTR text, char *out, size_t size)
+{
+    size_t n = 0;
+    for (size_t i = 0; text && text[i] && n + 1 < size; i++)
+        out[n++] = text[i] >= 0x20 && text[i] < 0x7F ? (char)text[i] : '?';
+    out[n] = '\0';
+}
+
+static void free_bstr(BSTR text)
+{
+    /* The engine's strings are freed through its own export, as CLRIE plugins do. */
+    static void (*free_string)(BSTR);
+    if (!free_string) {
+        void *engine = dlopen("libInstrumentationEngine.so", RTLD_NOW | RTLD_NOLOAD);
+        if (engine) {
+            void *fn = dlsym(engine, "InstrumentationEngineFreeString");
+            memcpy(&free_string, &fn, sizeof fn);
+            dlclose(engine); /* NOLOAD took a reference; the engine stays loaded */
+        }
+    }
+    if (free_string && text)
+        free_string(text);
+}
+
+static void method_names(IMethodInfo *mi, char *name, size_t name_size, char *full,
+                         size_t full_size)
+{
+    BSTR text = NULL;
+    name[0] = full[0] = '\0';
+    if (SUCCEEDED(mi->lpVtbl->GetName(mi, &text)))
+        narrow(text, name, name_size);
+    free_bstr(text);
+    text = NULL;
+    if (SUCCEEDED(mi->lpVtbl->GetFullName(mi, &text)))
+        narrow(text, full, full_size);
+    free_bstr(text);
+}
+
+static bool is_program(const char *full)
+{
+    return strncmp(full, "Program.", 8) == 0;
+}
+
+/* ---- IInstrumentationMethod ---------------------------------------------------------------- */
+
+static HRESULT query(struct probe *p, REFIID riid, void **out)
+{
+    if (!out)
+        return E_POINTER;
+    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IInstrumentationMethod))
+        *out = &p->iface;
+    else if (IsEqualIID(riid, &IID_IInstrumentationMethodJitEvents) ||
+             IsEqualIID(riid, &IID_IInstrumentationMethodJitEvents2))
+        *out = &p->jit_events;
+    else {
+        *out = NULL;
+        return E_NOINTERFACE;
+    }
+    atomic_fetch_add(&p->refs, 1);
+    return S_OK;
+}
+
+static ULONG release(struct probe *p)
+{
+    unsigned long left = atomic_fetch_sub(&p->refs, 1) - 1;
+    if (left == 0) {
+        if (p->fd >= 0)
+            close(p->fd);
+        free(p);
+    }
+    return (ULONG)left;
+}
+
+static HRESULT im_QueryInterface(IInstrumentationMethod *This, REFIID riid, void **out)
+{
+    return query(from_iface(This), riid, out);
+}
+
+static ULONG im_AddRef(IInstrumentationMethod *This)
+{
+    return (ULONG)(atomic_fetch_add(&from_iface(This)->refs, 1) + 1);
+}
+
+static ULONG im_Release(IInstrumentationMethod *This)
+{
+    return release(from_iface(This));
+}
+
+static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *pProfilerManager)
+{
+    const char *path = getenv("CLRIE_PIPELINE_PROBE_FILE");
+    if (path)
+        from_iface(This)->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    return S_OK;
+}
+
+#define IGNORED_EVENT(name, type)                                                                  \
+    static HRESULT im_##name(IInstrumentationMethod *This, type *object)                           \
+    {                                                                                              \
+        return S_OK;                                                                               \
+    }
+IGNORED_EVENT(OnAppDomainCreated, IAppDomainInfo)
+IGNORED_EVENT(OnAppDomainShutdown, IAppDomainInfo)
+IGNORED_EVENT(OnAssemblyLoaded, IAssemblyInfo)
+IGNORED_EVENT(OnAssemblyUnloaded, IAssemblyInfo)
+IGNORED_EVENT(OnModuleLoaded, IModuleInfo)
+IGNORED_EVENT(OnModuleUnloaded, IModuleInfo)
+
+static HRESULT im_OnShutdown(IInstrumentationMethod *This)
+{
+    return S_OK;
+}
+
+static HRESULT im_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
+                                         BOOL isRejit, BOOL *pbInstrument)
+{
+    char name[256], full[512];
+    method_names(pMethodInfo, name, sizeof name, full, sizeof full);
+    *pbInstrument =
+        is_program(full) &&
+        (!strcmp(name, "Answer") || !strcmp(name, "Failing") || !strcmp(name, "Invalid") ||
+         !strncmp(name, "Concurrent", 10) || (!strcmp(name, "Rejitted") && isRejit));
+    return S_OK;
+}
+
+static HRESULT im_BeforeInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
+                                         BOOL isRejit)
+{
+    return S_OK;
+}
+
+/* Puts `ldc.i4.1; add` before every ret (the method returns one more). */
+static HRESULT add_one_before_rets(IMethodInfo *mi)
+{
+    IInstructionGraph *graph = NULL;
+    IInstructionFactory *factory = NULL;
+    IInstruction *at = NULL;
+    HRESULT hr = mi->lpVtbl->GetInstructions(mi, &graph);
+    if (SUCCEEDED(hr))
+        hr = mi->lpVtbl->GetInstructionFactory(mi, &factory);
+    if (SUCCEEDED(hr))
+        hr = graph->lpVtbl->GetFirstInstruction(graph, &at);
+    while (SUCCEEDED(hr) && at) {
+        ILOrdinalOpcode opcode = Cee_Invalid;
+        IInstruction *next = NULL;
+        at->lpVtbl->GetOpCode(at, &opcode);
+        if (opcode == Cee_Ret) {
+            IInstruction *one = NULL, *add = NULL;
+            hr = factory->lpVtbl->CreateLoadConstInstruction(factory, 1, &one);
+            if (SUCCEEDED(hr))
+                hr = factory->lpVtbl->CreateInstruction(factory, Cee_Add, &add);
+            if (SUCCEEDED(hr))
+                hr = graph->lpVtbl->InsertBeforeAndRetargetOffsets(graph, at, one);
+            if (SUCCEEDED(hr))
+                hr = graph->lpVtbl->InsertBefore(graph, at, add);
+            if (one)
+                one->lpVtbl->Release(one);
+            if (add)
+                add->lpVtbl->Release(add);
+        }
+        if (SUCCEEDED(hr) && at->lpVtbl->GetNextInstruction(at, &next) != S_OK)
+            next = NULL;
+        at->lpVtbl->Release(at);
+        at = next;
+    }
+    if (at)
+        at->lpVtbl->Release(at);
+    if (factory)
+        factory->lpVtbl->Release(factory);
+    if (graph)
+        graph->lpVtbl->Release(graph);
+    return hr;
+}
+
+/* Puts a `pop` first: the stack is empty there, so the method no longer verifies. */
+static HRESULT pop_first(IMethodInfo *mi)
+{
+    IInstructionGraph *graph = NULL;
+    IInstructionFactory *factory = NULL;
+    IInstruction *first = NULL, *pop = NULL;
+    HRESULT hr = mi->lpVtbl->GetInstructions(mi, &graph);
+    if (SUCCEEDED(hr))
+        hr = mi->lpVtbl->GetInstructionFactory(mi, &factory);
+    if (SUCCEEDED(hr))
+        hr = graph->lpVtbl->GetFirstInstruction(graph, &first);
+    if (SUCCEEDED(hr))
+        hr = factory->lpVtbl->CreateInstruction(factory, Cee_Pop, &pop);
+    if (SUCCEEDED(hr))
+        hr = graph->lpVtbl->InsertBefore(graph, first, pop);
+    if (pop)
+        pop->lpVtbl->Release(pop);
+    if (first)
+        first->lpVtbl->Release(first);
+    if (factory)
+        factory->lpVtbl->Release(factory);
+    if (graph)
+        graph->lpVtbl->Release(graph);
+    return hr;
+}
+
+static HRESULT im_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
+                                   BOOL isRejit)
+{
+    struct probe *p = from_iface(This);
+    char name[256], full[512];
+    DWORD count = 0;
+    method_names(pMethodInfo, name, sizeof name, full, sizeof full);
+    pMethodInfo->lpVtbl->GetRejitCount(pMethodInfo, &count);
+    record(p, "instrument %s rejit=%d count=%u", full, isRejit ? 1 : 0, (unsigned)count);
+    if (!strcmp(name, "Failing"))
+        return E_FAIL;
+    if (!strcmp(name, "Invalid"))
+        return pop_first(pMethodInfo);
+    if (!strncmp(name, "Concurrent", 10)) {
+        atomic_fetch_add(&p->inside_concurrent, 1);
+        int waited = 0;
+        while (atomic_load(&p->inside_concurrent) < 2 && waited++ < 2000)
+            usleep(10 * 1000);
+        record(p, "concurrent %s met=%d", full, atomic_load(&p->inside_concurrent) >= 2);
+    }
+    return add_one_before_rets(pMethodInfo);
+}
+
+static HRESULT im_OnInstrumentationComplete(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
+                                            BOOL isRejit)
+{
+    char name[256], full[512];
+    method_names(pMethodInfo, name, sizeof name, full, sizeof full);
+    if (is_program(full))
+        record(from_iface(This), "complete %s rejit=%d", full, isRejit ? 1 : 0);
+    return S_OK;
+}
+
+static HRESULT im_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *pMethodInfoInlinee,
+                                  IMethodInfo *pMethodInfoCaller, BOOL *pbAllowInline)
+{
+    char name[256], full[512], caller_name[256], caller_full[512];
+    method_names(pMethodInfoInlinee, name, sizeof name, full, sizeof full);
+    *pbAllowInline = TRUE;
+    if (is_program(full) && !strcmp(name, "Small")) {
+        method_names(pMethodInfoCaller, caller_name, sizeof caller_name, caller_full,
+                     sizeof caller_full);
+        record(from_iface(This), "noinline %s into %s", full, caller_full);
+        *pbAllowInline = FALSE;
+    }
+    return S_OK;
+}
+
+static const struct IInstrumentationMethodVtbl method_vtbl = {
+    .QueryInterface = im_QueryInterface,
+    .AddRef = im_AddRef,
+    .Release = im_Release,
+    .Initialize = im_Initialize,
+    .OnAppDomainCreated = im_OnAppDomainCreated,
+    .OnAppDomainShutdown = im_OnAppDomainShutdown,
+    .OnAssemblyLoaded = im_OnAssemblyLoaded,
+    .OnAssemblyUnloaded = im_OnAssemblyUnloaded,
+    .OnModuleLoaded = im_OnModuleLoaded,
+    .OnModuleUnloaded = im_OnModuleUnloaded,
+    .OnShutdown = im_OnShutdown,
+    .ShouldInstrumentMethod = im_ShouldInstrumentMethod,
+    .BeforeInstrumentMethod = im_BeforeInstrumentMethod,
+    .InstrumentMethod = im_InstrumentMethod,
+    .OnInstrumentationComplete = im_OnInstrumentationComplete,
+    .AllowInlineSite = im_AllowInlineSite,
+};
+
+/* ---- IInstrumentationMethodJitEvents2 ------------------------------------------------------ */
+
+struct rejit_request {
+    struct probe *probe;
+    IModuleInfo *module;
+    mdMethodDef token;
+    char full[512];
+};
+
+/* RequestRejit from a thread of the plugin's own, not from inside the JIT callback. */
+static void *request_rejit(void *arg)
+{
+    struct rejit_request *r = arg;
+    HRESULT hr = r->module->lpVtbl->RequestRejit(r->module, r->token);
+    record(r->probe, "requestrejit %s hr=0x%08X", r->full, (unsigned)hr);
+    r->module->lpVtbl->Release(r->module);
+    release(r->probe);
+    free(r);
+    return NULL;
+}
+
+static HRESULT je_QueryInterface(IInstrumentationMethodJitEvents2 *This, REFIID riid, void **out)
+{
+    return query(from_jit_events(This), riid, out);
+}
+
+static ULONG je_AddRef(IInstrumentationMethodJitEvents2 *This)
+{
+    return (ULONG)(atomic_fetch_add(&from_jit_events(This)->refs, 1) + 1);
+}
+
+static ULONG je_Release(IInstrumentationMethodJitEvents2 *This)
+{
+    return release(from_jit_events(This));
+}
+
+static HRESULT je_JitStarted(IInstrumentationMethodJitEvents2 *This, FunctionID functionID,
+                             BOOL isRejit)
+{
+    return S_OK;
+}
+
+static HRESULT je_JitComplete(IInstrumentationMethodJitEvents2 *This, FunctionID functionID,
+                              BOOL isRejit, HRESULT jitResult)
+{
+    return S_OK; /* superseded by JitComplete2 */
+}
+
+static HRESULT je_JitComplete2(IInstrumentationMethodJitEvents2 *This, IMethodJitInfo *info)
+{
+    struct probe *p = from_jit_events(This);
+    IMethodJitInfo2 *info2 = NULL;
+    IModuleInfo *module = NULL;
+    IMethodInfo *mi = NULL;
+    mdMethodDef token = 0;
+    BOOL rejit = FALSE, transformed = FALSE;
+    HRESULT status = S_OK;
+    ULONG32 map = 0;
+    char name[256], full[512];
+
+    if (FAILED(info->lpVtbl->QueryInterface(info, &IID_IMethodJitInfo2, (void **)&info2)))
+        return S_OK;
+    if (FAILED(info2->lpVtbl->GetModuleInfo(info2, &module)) ||
+        FAILED(info2->lpVtbl->GetMethodToken(info2, &token)) ||
+        FAILED(module->lpVtbl->GetMethodInfoByToken(module, token, &mi)))
+        goto out;
+    method_names(mi, name, sizeof name, full, sizeof full);
+    if (!is_program(full))
+        goto out;
+    info2->lpVtbl->GetIsRejit(info2, &rejit);
+    info2->lpVtbl->GetILTransformationStatus(info2, &transformed);
+    info2->lpVtbl->GetJitHR(info2, &status);
+    info2->lpVtbl->GetILInstrumentationMap(info2, 0, NULL, &map);
+    record(p, "jitcomplete %s rejit=%d transformed=%d map=%u hr=0x%08X", full, rejit ? 1 : 0,
+           transformed ? 1 : 0, (unsigned)map, (unsigned)status);
+    if (!strcmp(name, "Rejitted") && !rejit) {
+        struct rejit_request *r = calloc(1, sizeof *r);
+        pthread_t thread;
+        if (r) {
+            atomic_fetch_add(&p->refs, 1);
+            module->lpVtbl->AddRef(module);
+            *r = (struct rejit_request){p, module, token, ""};
+            snprintf(r->full, sizeof r->full, "%s", full);
+            if (pthread_create(&thread, NULL, request_rejit, r) == 0)
+                pthread_detach(thread);
+            else
+                request_rejit(r);
+        }
+    }
+out:
+    if (mi)
+        mi->lpVtbl->Release(mi);
+    if (module)
+        module->lpVtbl->Release(module);
+    info2->lpVtbl->Release(info2);
+    return S_OK;
+}
+
+static const struct IInstrumentationMethodJitEvents2Vtbl jit_events_vtbl = {
+    .QueryInterface = je_QueryInterface,
+    .AddRef = je_AddRef,
+    .Release = je_Release,
+    .JitStarted = je_JitStarted,
+    .JitComplete = je_JitComplete,
+    .JitComplete2 = je_JitComplete2,
+};
+
+/* ---- class factory: any class ID ------------------------------------------------------------ */
+
+static HRESULT cf_QueryInterface(IClassFactory *This, REFIID riid, void **out)
+{
+    if (!out)
+        return E_POINTER;
+    *out = NULL;
+    if (!riid || (!IsEqualIID(riid, &IID_IUnknown) && !IsEqualIID(riid, &IID_IClassFactory)))
+        return E_NOINTERFACE;
+    *out = This;
+    return S_OK;
+}
+
+static ULONG cf_AddRef(IClassFactory *This)
+{
+    return 1;
+}
+
+static ULONG cf_Release(IClassFactory *This)
+{
+    return 1;
+}
+
+static HRESULT cf_CreateInstance(IClassFactory *This, IUnknown *pUnkOuter, REFIID riid,
+                                 void **ppvObject)
+{
+    if (!ppvObject)
+        return E_POINTER;
+    *ppvObject = NULL;
+    if (pUnkOuter)
+        return CLASS_E_NOAGGREGATION;
+    struct probe *p = calloc(1, sizeof *p);
+    if (!p)
+        return E_OUTOFMEMORY;
+    p->iface.lpVtbl = &method_vtbl;
+    p->jit_events.lpVtbl = &jit_events_vtbl;
+    atomic_init(&p->refs, 1);
+    p->fd = -1;
+    HRESULT hr = query(p, riid, ppvObject);
+    release(p);
+    return hr;
+}
+
+static HRESULT cf_LockServer(IClassFactory *This, BOOL fLock)
+{
+    return S_OK;
+}
+
+static const struct IClassFactoryVtbl factory_vtbl = {
+    .QueryInterface = cf_QueryInterface,
+    .AddRef = cf_AddRef,
+    .Release = cf_Release,
+    .CreateInstance = cf_CreateInstance,
+    .LockServer = cf_LockServer,
+};
+static IClassFactory factory = {&factory_vtbl};
+
+EXPORT HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv);
+EXPORT HRESULT DllCanUnloadNow(void);
+
+HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv)
+{
+    if (!ppv)
+        return E_POINTER;
+    *ppv = NULL;
+    return cf_QueryInterface(&factory, riid, ppv);
+}
+
+HRESULT DllCanUnloadNow(void)
+{
+    return S_FALSE;
+}
