@@ -258,7 +258,8 @@ static HRESULT create_indexed(IInstructionFactory *This, indexed_fn fn, USHORT i
     if (!pp)
         return E_POINTER;
     *pp = NULL;
-    return made(f, fn(f->body->graph, index, &n), n, what, long_form, pp);
+    int r = fn(f->body->graph, index, &n); /* before `n` is read: argument order is unspecified */
+    return made(f, r, n, what, long_form, pp);
 }
 
 static HRESULT factory_CreateLoadLocalInstruction(IInstructionFactory *This, USHORT index,

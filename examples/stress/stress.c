@@ -139,11 +139,13 @@ static void free_string(struct stress *s, BSTR text)
         s->strings->lpVtbl->FreeString(s->strings, text);
 }
 
-/* An engine BSTR as UTF-8 (new string), freeing the BSTR. */
-static char *take_string(struct stress *s, HRESULT hr, BSTR text)
+/* An engine BSTR as UTF-8 (new string), freeing the BSTR. `text` is passed by address so
+ * that `take_string(s, x->GetName(x, &text), &text)` reads it after the call filled it. */
+static char *take_string(struct stress *s, HRESULT hr, BSTR *text)
 {
-    char *utf8 = SUCCEEDED(hr) && text ? utf8_of(text) : NULL;
-    free_string(s, text);
+    char *utf8 = SUCCEEDED(hr) && *text ? utf8_of(*text) : NULL;
+    free_string(s, *text);
+    *text = NULL;
     return utf8;
 }
 
@@ -231,8 +233,8 @@ static void read_settings(struct stress *s, IProfilerManager *manager)
     ULONG fetched = 0;
     while (settings->lpVtbl->Next(settings, 1, &setting, &fetched) == S_OK && fetched == 1) {
         BSTR name = NULL, value = NULL;
-        char *n = take_string(s, setting->lpVtbl->GetName(setting, &name), name);
-        char *v = take_string(s, setting->lpVtbl->GetValue(setting, &value), value);
+        char *n = take_string(s, setting->lpVtbl->GetName(setting, &name), &name);
+        char *v = take_string(s, setting->lpVtbl->GetValue(setting, &value), &value);
         if (n && v)
             apply_setting(s, n, v);
         free(n);
@@ -255,7 +257,7 @@ static bool module_selected(struct stress *s, IModuleInfo *module)
     if (s->module_count == 0)
         return false;
     BSTR text = NULL;
-    char *name = take_string(s, module->lpVtbl->GetModuleName(module, &text), text);
+    char *name = take_string(s, module->lpVtbl->GetModuleName(module, &text), &text);
     if (!name)
         return false;
     const char *base = strrchr(name, '/');
@@ -551,6 +553,15 @@ static HRESULT add_int32_local(IMethodInfo *method, DWORD *index)
     return hr;
 }
 
+/* Runs one step of a rewrite unless an earlier one failed, remembering its name. */
+#define STEP(name, call)                                                                           \
+    do {                                                                                           \
+        if (SUCCEEDED(hr)) {                                                                       \
+            *step = (name);                                                                        \
+            hr = (call);                                                                           \
+        }                                                                                          \
+    } while (0)
+
 /* Rewrites one method; on failure *step names what failed. */
 static HRESULT rewrite(struct stress *s, IMethodInfo *method, const char **step)
 {
@@ -560,45 +571,39 @@ static HRESULT rewrite(struct stress *s, IMethodInfo *method, const char **step)
     IInstruction *first = NULL, *exit = NULL;
     IInstruction *load_id = NULL, *store = NULL, *load = NULL, *pop = NULL;
     DWORD local = 0;
-    const char *failed_step = "GetInstructions";
-    HRESULT hr = method->lpVtbl->GetInstructions(method, &graph);
-    if (SUCCEEDED(hr) && (failed_step = "GetInstructionFactory"))
-        hr = method->lpVtbl->GetInstructionFactory(method, &factory);
-    if (SUCCEEDED(hr) && (failed_step = "GetSingleRetDefaultInstrumentation"))
-        hr = method->lpVtbl->GetSingleRetDefaultInstrumentation(method, &single);
-    if (SUCCEEDED(hr) && (failed_step = "ISingleRetDefaultInstrumentation::Initialize"))
-        hr = single->lpVtbl->Initialize(single, graph);
-    if (SUCCEEDED(hr) && (failed_step = "ApplySingleRetDefaultInstrumentation"))
-        hr = single->lpVtbl->ApplySingleRetDefaultInstrumentation(single);
-    if (SUCCEEDED(hr) && (failed_step = "AddLocal"))
-        hr = add_int32_local(method, &local);
-    if (SUCCEEDED(hr) && (failed_step = "the entry probe")) {
-        int id = atomic_fetch_add(&s->next_id, 1) + 1;
-        hr = factory->lpVtbl->CreateIntOperandInstruction(factory, Cee_Ldc_I4, id, &load_id);
-        if (SUCCEEDED(hr))
-            hr = factory->lpVtbl->CreateStoreLocalInstruction(factory, (USHORT)local, &store);
-        if (SUCCEEDED(hr))
-            hr = graph->lpVtbl->GetFirstInstruction(graph, &first);
-        /* InsertBefore: branches to the first instruction (loops) do not run the probe again. */
-        if (SUCCEEDED(hr))
-            hr = graph->lpVtbl->InsertBefore(graph, first, load_id);
-        if (SUCCEEDED(hr))
-            hr = graph->lpVtbl->InsertAfter(graph, load_id, store);
+    int id = atomic_fetch_add(&s->next_id, 1) + 1;
+    HRESULT hr = S_OK;
+    STEP("GetInstructions", method->lpVtbl->GetInstructions(method, &graph));
+    STEP("GetInstructionFactory", method->lpVtbl->GetInstructionFactory(method, &factory));
+    STEP("GetSingleRetDefaultInstrumentation",
+         method->lpVtbl->GetSingleRetDefaultInstrumentation(method, &single));
+    STEP("ISingleRetDefaultInstrumentation::Initialize", single->lpVtbl->Initialize(single, graph));
+    STEP("ApplySingleRetDefaultInstrumentation",
+         single->lpVtbl->ApplySingleRetDefaultInstrumentation(single));
+    STEP("AddLocal(int32)", add_int32_local(method, &local));
+
+    /* Entry: `ldc.i4 id; stloc local` before the first instruction. InsertBefore, not
+     * retargeted: branches to the first instruction (loops) do not run the probe again. */
+    STEP("CreateIntOperandInstruction(ldc.i4)",
+         factory->lpVtbl->CreateIntOperandInstruction(factory, Cee_Ldc_I4, id, &load_id));
+    STEP("CreateStoreLocalInstruction",
+         factory->lpVtbl->CreateStoreLocalInstruction(factory, (USHORT)local, &store));
+    STEP("GetFirstInstruction", graph->lpVtbl->GetFirstInstruction(graph, &first));
+    STEP("InsertBefore(first)", graph->lpVtbl->InsertBefore(graph, first, load_id));
+    STEP("InsertAfter(ldc.i4)", graph->lpVtbl->InsertAfter(graph, load_id, store));
+
+    /* Exit: `ldloc local; pop` before the single exit, retargeted, so that every way out (the
+     * branches single-ret made) passes through it. */
+    if (SUCCEEDED(hr) && (exit = exit_of(graph, single))) {
+        STEP("CreateLoadLocalInstruction",
+             factory->lpVtbl->CreateLoadLocalInstruction(factory, (USHORT)local, &load));
+        STEP("CreateInstruction(pop)", factory->lpVtbl->CreateInstruction(factory, Cee_Pop, &pop));
+        STEP("InsertBeforeAndRetargetOffsets(exit)",
+             graph->lpVtbl->InsertBeforeAndRetargetOffsets(graph, exit, load));
+        STEP("InsertAfter(ldloc)", graph->lpVtbl->InsertAfter(graph, load, pop));
     }
-    if (SUCCEEDED(hr) && (failed_step = "the exit probe") && (exit = exit_of(graph, single))) {
-        hr = factory->lpVtbl->CreateLoadLocalInstruction(factory, (USHORT)local, &load);
-        if (SUCCEEDED(hr))
-            hr = factory->lpVtbl->CreateInstruction(factory, Cee_Pop, &pop);
-        /* Every way out (the branches single-ret made) now passes through the probe. */
-        if (SUCCEEDED(hr))
-            hr = graph->lpVtbl->InsertBeforeAndRetargetOffsets(graph, exit, load);
-        if (SUCCEEDED(hr))
-            hr = graph->lpVtbl->InsertAfter(graph, load, pop);
-    }
-    if (SUCCEEDED(hr) && s->nops && (failed_step = "the nops"))
-        hr = insert_nops(graph, factory);
-    if (FAILED(hr))
-        *step = failed_step;
+    if (s->nops)
+        STEP("the nops", insert_nops(graph, factory));
     release(pop);
     release(load);
     release(store);
@@ -671,9 +676,14 @@ static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *man
     manager->lpVtbl->GetLoggingInstance(manager, &s->logging);
     manager->lpVtbl->QueryInterface(manager, &IID_IProfilerStringManager, (void **)&s->strings);
     read_settings(s, manager);
-    log_line(s, false, "modules %s%s, nops %s, %s, report %s",
-             s->all_modules ? "*" : "", s->module_count ? "(list)" : "", s->nops ? "on" : "off",
-             s->rejit ? "through ReJIT" : "at first JIT", s->report ? s->report : "(log)");
+    char modules[512] = "";
+    size_t used = 0;
+    for (size_t i = 0; i < s->module_count + s->all_modules && used < sizeof modules; i++)
+        used += (size_t)snprintf(modules + used, sizeof modules - used, "%s%s", i ? ";" : "",
+                                 i < s->module_count ? s->modules[i] : "*");
+    log_line(s, false, "modules %s, nops %s, %s, report %s", used ? modules : "(none)",
+             s->nops ? "on" : "off", s->rejit ? "through ReJIT" : "at first JIT",
+             s->report ? s->report : "(log)");
     return S_OK;
 }
 
@@ -777,7 +787,7 @@ static HRESULT im_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *me
     }
     atomic_fetch_add(&s->failed, 1);
     BSTR text = NULL;
-    char *name = take_string(s, method->lpVtbl->GetFullName(method, &text), text);
+    char *name = take_string(s, method->lpVtbl->GetFullName(method, &text), &text);
     log_line(s, true, "%s%s: %s failed (hr 0x%08X)", name ? name : "?",
              isRejit ? " (rejit)" : "", step ? step : "?", (unsigned)hr);
     free(name);

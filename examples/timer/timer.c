@@ -130,11 +130,13 @@ static void free_string(struct timer *s, BSTR text)
         s->strings->lpVtbl->FreeString(s->strings, text);
 }
 
-/* An engine BSTR as UTF-8 (new string), freeing the BSTR. */
-static char *take_string(struct timer *s, HRESULT hr, BSTR text)
+/* An engine BSTR as UTF-8 (new string), freeing the BSTR. `text` is passed by address so
+ * that `take_string(s, x->GetName(x, &text), &text)` reads it after the call filled it. */
+static char *take_string(struct timer *s, HRESULT hr, BSTR *text)
 {
-    char *utf8 = SUCCEEDED(hr) && text ? utf8_of(text) : NULL;
-    free_string(s, text);
+    char *utf8 = SUCCEEDED(hr) && *text ? utf8_of(*text) : NULL;
+    free_string(s, *text);
+    *text = NULL;
     return utf8;
 }
 
@@ -207,8 +209,8 @@ static void read_settings(struct timer *s, IProfilerManager *manager)
     ULONG fetched = 0;
     while (settings->lpVtbl->Next(settings, 1, &setting, &fetched) == S_OK && fetched == 1) {
         BSTR name = NULL, value = NULL;
-        char *n = take_string(s, setting->lpVtbl->GetName(setting, &name), name);
-        char *v = take_string(s, setting->lpVtbl->GetValue(setting, &value), value);
+        char *n = take_string(s, setting->lpVtbl->GetName(setting, &name), &name);
+        char *v = take_string(s, setting->lpVtbl->GetValue(setting, &value), &value);
         if (n && v)
             apply_setting(s, n, v);
         free(n);
@@ -930,7 +932,7 @@ static HRESULT im_OnAssemblyUnloaded(IInstrumentationMethod *This, IAssemblyInfo
 static bool module_timeable(struct timer *s, IModuleInfo *module)
 {
     BSTR text = NULL;
-    char *name = take_string(s, module->lpVtbl->GetModuleName(module, &text), text);
+    char *name = take_string(s, module->lpVtbl->GetModuleName(module, &text), &text);
     if (!name)
         return false;
     const char *base = strrchr(name, '/');
@@ -957,7 +959,7 @@ static HRESULT im_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *modu
     if (FAILED(hr) || plan->count == 0) {
         if (FAILED(hr)) {
             BSTR text = NULL;
-            char *name = take_string(s, module->lpVtbl->GetModuleName(module, &text), text);
+            char *name = take_string(s, module->lpVtbl->GetModuleName(module, &text), &text);
             log_line(s, true, "%s: cannot prepare the module (hr 0x%08X); it is not timed",
                      name ? name : "?", (unsigned)hr);
             free(name);
@@ -1012,14 +1014,14 @@ static HRESULT im_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *me
     HRESULT hr = rewrite(method, timed, plan);
     if (hr == S_FALSE) {
         BSTR text = NULL;
-        char *name = take_string(s, method->lpVtbl->GetFullName(method, &text), text);
+        char *name = take_string(s, method->lpVtbl->GetFullName(method, &text), &text);
         log_line(s, false, "%s: a tail call or byref return: not timed", name ? name : "?");
         free(name);
         return S_OK;
     }
     if (FAILED(hr)) {
         BSTR text = NULL;
-        char *name = take_string(s, method->lpVtbl->GetFullName(method, &text), text);
+        char *name = take_string(s, method->lpVtbl->GetFullName(method, &text), &text);
         log_line(s, true, "%s: not timed (hr 0x%08X)", name ? name : "?", (unsigned)hr);
         free(name);
     }

@@ -122,11 +122,13 @@ static void free_string(struct tracer *s, BSTR text)
         s->strings->lpVtbl->FreeString(s->strings, text);
 }
 
-/* An engine BSTR as UTF-8 (new string), freeing the BSTR. */
-static char *take_string(struct tracer *s, HRESULT hr, BSTR text)
+/* An engine BSTR as UTF-8 (new string), freeing the BSTR. `text` is passed by address so
+ * that `take_string(s, x->GetName(x, &text), &text)` reads it after the call filled it. */
+static char *take_string(struct tracer *s, HRESULT hr, BSTR *text)
 {
-    char *utf8 = SUCCEEDED(hr) && text ? utf8_of(text) : NULL;
-    free_string(s, text);
+    char *utf8 = SUCCEEDED(hr) && *text ? utf8_of(*text) : NULL;
+    free_string(s, *text);
+    *text = NULL;
     return utf8;
 }
 
@@ -194,8 +196,8 @@ static void read_settings(struct tracer *s, IProfilerManager *manager)
     ULONG fetched = 0;
     while (settings->lpVtbl->Next(settings, 1, &setting, &fetched) == S_OK && fetched == 1) {
         BSTR name = NULL, value = NULL;
-        char *n = take_string(s, setting->lpVtbl->GetName(setting, &name), name);
-        char *v = take_string(s, setting->lpVtbl->GetValue(setting, &value), value);
+        char *n = take_string(s, setting->lpVtbl->GetName(setting, &name), &name);
+        char *v = take_string(s, setting->lpVtbl->GetValue(setting, &value), &value);
         if (n && v)
             apply_setting(s, n, v);
         free(n);
@@ -722,7 +724,7 @@ static HRESULT im_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *modu
     if (FAILED(hr) || plan->count == 0) {
         if (FAILED(hr)) {
             BSTR text = NULL;
-            char *name = take_string(s, module->lpVtbl->GetModuleName(module, &text), text);
+            char *name = take_string(s, module->lpVtbl->GetModuleName(module, &text), &text);
             log_line(s, true, "%s: cannot prepare the module (hr 0x%08X); it is not traced",
                      name ? name : "?", (unsigned)hr);
             free(name);
@@ -777,7 +779,7 @@ static HRESULT im_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *me
     HRESULT hr = rewrite(method, traced, write_line);
     if (FAILED(hr)) {
         BSTR text = NULL;
-        char *name = take_string(s, method->lpVtbl->GetFullName(method, &text), text);
+        char *name = take_string(s, method->lpVtbl->GetFullName(method, &text), &text);
         log_line(s, true, "%s: not traced (hr 0x%08X)", name ? name : "?", (unsigned)hr);
         free(name);
     }
