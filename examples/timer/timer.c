@@ -6,15 +6,16 @@
  *       finally { Clrie.Timer.Probe.Exit("<name>", start) }
  *       <the single exit: ldloc result; ret>
  *
- * and the managed helper (helper/, assembly Clrie.Timer) prints `timer <name> <elapsed>us` when
- * the method is left, by a return or by an exception. ISingleRetDefaultInstrumentation gathers
+ * (Exit takes a third argument, the Output setting or null) and the managed helper (helper/,
+ * assembly Clrie.Timer) prints `timer <name> <elapsed>us` when the method is left, by a return
+ * or by an exception. ISingleRetDefaultInstrumentation gathers
  * the returns into one exit, ILocalVariableCollection::AddLocal adds the int64 `start` (and the
  * result local when single-ret made none), IExceptionSection::AddNewExceptionClause adds the
  * finally clause.
  *
  * The helper's AssemblyRef (Clrie.Timer 1.0.0.0, no public key), the TypeRef Clrie.Timer.Probe,
- * the MemberRefs Enter(string) -> int64 and Exit(string, int64) and a user string per method
- * are defined while the module loads (OnModuleLoaded). The runtime must be able to load the
+ * the MemberRefs Enter(string) -> int64 and Exit(string, int64, string), a user string per
+ * method and one for the Output setting are defined while the module loads (OnModuleLoaded). The runtime must be able to load the
  * helper for an app that does not reference it: see README.md (DOTNET_STARTUP_HOOKS).
  *
  * Settings (the <Settings> of its config entry, read through IInstrumentationMethodAttachContext):
@@ -22,15 +23,14 @@
  *            (nested types as `Outer+Inner`), e.g. `Sample.*`. Without it nothing is timed.
  *            Methods of System.Private.CoreLib and of the helper itself are never timed (the
  *            helper calls them: timing them would recurse).
- *   Output   a file the helper appends its lines to (passed to it as the environment variable
- *            CLRIE_TIMER_OUTPUT, set in Initialize before any managed code runs); default:
- *            the app's stderr.
+ *   Output   a file the helper appends its lines to (passed to every Exit call as a string:
+ *            the runtime keeps its own copy of the environment, so a variable the plugin set
+ *            would not reach managed code); default: the app's stderr.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 
-#include <errno.h>
 #include <fnmatch.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -61,7 +61,8 @@ struct timed_method {
 struct module_plan {
     ModuleID module;
     mdMemberRef enter; /* Clrie.Timer.Probe::Enter(string) -> int64 */
-    mdMemberRef exit;  /* Clrie.Timer.Probe::Exit(string, int64) */
+    mdMemberRef exit;  /* Clrie.Timer.Probe::Exit(string, int64, string) */
+    mdString output;   /* the Output setting; mdTokenNil: none (Exit gets null) */
     size_t count;
     struct timed_method *methods; /* sorted by token */
     struct module_plan *next;
@@ -249,6 +250,36 @@ static void wappend_ascii(WCHAR *out, size_t capacity, const char *text)
     out[n] = 0;
 }
 
+/* Appends UTF-8 text (a setting) as UTF-16; bytes that are not UTF-8 become U+FFFD. */
+static void wappend_utf8(WCHAR *out, size_t capacity, const char *text)
+{
+    size_t n = wlen(out);
+    const unsigned char *p = (const unsigned char *)text;
+    while (*p && n + 2 < capacity) {
+        uint32_t c = *p++;
+        int more = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : 0;
+        if (c >= 0x80 && c < 0xC0)
+            c = 0xFFFD;
+        else
+            c &= more == 3 ? 0x07 : more == 2 ? 0x0F : more == 1 ? 0x1F : 0x7F;
+        for (; more > 0; more--, p++) {
+            if ((*p & 0xC0) != 0x80) {
+                c = 0xFFFD;
+                break;
+            }
+            c = (c << 6) | (*p & 0x3F);
+        }
+        if (c >= 0x10000) {
+            c -= 0x10000;
+            out[n++] = (WCHAR)(0xD800 + (c >> 10));
+            out[n++] = (WCHAR)(0xDC00 + (c & 0x3FF));
+        } else {
+            out[n++] = (WCHAR)c;
+        }
+    }
+    out[n] = 0;
+}
+
 static void wappend(WCHAR *out, size_t capacity, const WCHAR *text)
 {
     size_t n = wlen(out);
@@ -414,7 +445,8 @@ static mdAssemblyRef find_assembly_ref(IMetaDataAssemblyImport *assemblies, cons
 }
 
 /* [Clrie.Timer]Clrie.Timer.Probe::Enter and ::Exit, defined in the module. */
-static HRESULT define_probe(IMetaDataEmit *emit, IMetaDataAssemblyImport *assemblies,
+static HRESULT define_probe(struct timer *s, IMetaDataEmit *emit,
+                            IMetaDataAssemblyImport *assemblies,
                             IMetaDataAssemblyEmit *assembly_emit, struct module_plan *plan)
 {
     mdAssemblyRef helper = find_assembly_ref(assemblies, "Clrie.Timer", NULL);
@@ -432,13 +464,19 @@ static HRESULT define_probe(IMetaDataEmit *emit, IMetaDataAssemblyImport *assemb
     hr = emit->lpVtbl->DefineTypeRefByName(emit, helper, u"Clrie.Timer.Probe", &probe);
     if (FAILED(hr))
         return hr;
-    /* static int64 Enter(string); static void Exit(string, int64) */
+    /* static int64 Enter(string); static void Exit(string, int64, string) */
     static const COR_SIGNATURE enter[] = {0x00, 0x01, ELEMENT_TYPE_I8, ELEMENT_TYPE_STRING};
-    static const COR_SIGNATURE exit[] = {0x00, 0x02, ELEMENT_TYPE_VOID, ELEMENT_TYPE_STRING,
-                                         ELEMENT_TYPE_I8};
+    static const COR_SIGNATURE exit[] = {0x00, 0x03, ELEMENT_TYPE_VOID, ELEMENT_TYPE_STRING,
+                                         ELEMENT_TYPE_I8, ELEMENT_TYPE_STRING};
     hr = emit->lpVtbl->DefineMemberRef(emit, probe, u"Enter", enter, sizeof enter, &plan->enter);
     if (SUCCEEDED(hr))
         hr = emit->lpVtbl->DefineMemberRef(emit, probe, u"Exit", exit, sizeof exit, &plan->exit);
+    plan->output = mdTokenNil;
+    if (SUCCEEDED(hr) && s->output) {
+        WCHAR path[NAME_UNITS] = {0};
+        wappend_utf8(path, NAME_UNITS, s->output);
+        hr = emit->lpVtbl->DefineUserString(emit, path, (ULONG)wlen(path), &plan->output);
+    }
     return hr;
 }
 
@@ -476,7 +514,7 @@ static HRESULT plan_module(struct timer *s, IModuleInfo *module, struct module_p
                                                  (void **)&assembly_emit);
         release(unknown);
         if (SUCCEEDED(hr))
-            hr = define_probe(emit, assemblies, assembly_emit, plan);
+            hr = define_probe(s, emit, assemblies, assembly_emit, plan);
     }
     release(assembly_emit);
     release(assemblies);
@@ -752,7 +790,7 @@ static HRESULT rewrite(IMethodInfo *method, const struct timed_method *timed,
     IExceptionSection *clauses = NULL;
     ISingleRetDefaultInstrumentation *single = NULL;
     IInstruction *first = NULL, *exit = NULL, *try_last = NULL;
-    IInstruction *entry[3] = {NULL, NULL, NULL}, *handler[4] = {NULL, NULL, NULL, NULL};
+    IInstruction *entry[3] = {NULL, NULL, NULL}, *handler[5] = {NULL, NULL, NULL, NULL, NULL};
     IType *int64 = NULL;
     IExceptionClause *clause = NULL;
     DWORD start = 0;
@@ -785,19 +823,24 @@ static HRESULT rewrite(IMethodInfo *method, const struct timed_method *timed,
         hr = exit ? exit->lpVtbl->GetPreviousInstruction(exit, &try_last)
                   : graph->lpVtbl->GetLastInstruction(graph, &try_last);
 
-    /* finally { Probe.Exit(name, start); } right after the try block */
+    /* finally { Probe.Exit(name, start, output); } right after the try block */
     if (SUCCEEDED(hr))
         hr = factory->lpVtbl->CreateTokenOperandInstruction(factory, Cee_Ldstr, timed->name,
                                                             &handler[0]);
     if (SUCCEEDED(hr))
         hr = factory->lpVtbl->CreateLoadLocalInstruction(factory, (USHORT)start, &handler[1]);
     if (SUCCEEDED(hr))
+        hr = plan->output != mdTokenNil
+                 ? factory->lpVtbl->CreateTokenOperandInstruction(factory, Cee_Ldstr,
+                                                                  plan->output, &handler[2])
+                 : factory->lpVtbl->CreateInstruction(factory, Cee_Ldnull, &handler[2]);
+    if (SUCCEEDED(hr))
         hr = factory->lpVtbl->CreateTokenOperandInstruction(factory, Cee_Call, plan->exit,
-                                                            &handler[2]);
+                                                            &handler[3]);
     if (SUCCEEDED(hr))
-        hr = factory->lpVtbl->CreateInstruction(factory, Cee_Endfinally, &handler[3]);
+        hr = factory->lpVtbl->CreateInstruction(factory, Cee_Endfinally, &handler[4]);
     if (SUCCEEDED(hr))
-        hr = insert_after(graph, try_last, handler, 4);
+        hr = insert_after(graph, try_last, handler, 5);
 
     /* start = Probe.Enter(name), before the try block (not retargeted: a loop back to the
      * first instruction stays inside the try). */
@@ -816,10 +859,10 @@ static HRESULT rewrite(IMethodInfo *method, const struct timed_method *timed,
 
     if (SUCCEEDED(hr))
         hr = clauses->lpVtbl->AddNewExceptionClause(clauses, CLAUSE_FINALLY, first, try_last,
-                                                    handler[0], handler[3], NULL, mdTokenNil,
+                                                    handler[0], handler[4], NULL, mdTokenNil,
                                                     &clause);
     release(clause);
-    for (size_t i = 0; i < 4; i++)
+    for (size_t i = 0; i < 5; i++)
         release(handler[i]);
     for (size_t i = 0; i < 3; i++)
         release(entry[i]);
@@ -895,8 +938,6 @@ static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *man
     manager->lpVtbl->GetLoggingInstance(manager, &s->logging);
     manager->lpVtbl->QueryInterface(manager, &IID_IProfilerStringManager, (void **)&s->strings);
     read_settings(s, manager);
-    if (s->output && setenv("CLRIE_TIMER_OUTPUT", s->output, 1) != 0)
-        log_line(s, true, "cannot pass Output to the helper: %s", strerror(errno));
     if (s->pattern_count == 0)
         log_line(s, true, "no Pattern setting: nothing will be timed");
     return S_OK;

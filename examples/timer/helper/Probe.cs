@@ -1,7 +1,7 @@
 // What the timer plugin's rewritten methods call: Enter at the start of a timed method,
 // Exit in the finally clause wrapped around its body. Each Exit writes one line,
-// `timer <name> <elapsed>us`, to the file named by CLRIE_TIMER_OUTPUT (the plugin sets it from
-// its Output setting) or else to stderr.
+// `timer <name> <elapsed>us`, to the file `output` (the plugin's Output setting) or, when it is
+// null, to stderr.
 using System;
 using System.Diagnostics;
 using System.IO;
@@ -11,14 +11,13 @@ namespace Clrie.Timer
     public static class Probe
     {
         static readonly object Gate = new object();
-        static readonly string? Output = Environment.GetEnvironmentVariable("CLRIE_TIMER_OUTPUT");
 
         [ThreadStatic]
         static bool busy; // a timed method called while a line is written is not reported
 
         public static long Enter(string name) => Stopwatch.GetTimestamp();
 
-        public static void Exit(string name, long start)
+        public static void Exit(string name, long start, string? output)
         {
             long elapsed = Stopwatch.GetTimestamp() - start;
             if (busy)
@@ -29,10 +28,10 @@ namespace Clrie.Timer
                 string line = "timer " + name + " " + elapsed * 1_000_000 / Stopwatch.Frequency + "us";
                 lock (Gate)
                 {
-                    if (string.IsNullOrEmpty(Output))
+                    if (string.IsNullOrEmpty(output))
                         Console.Error.WriteLine(line);
                     else
-                        File.AppendAllText(Output, line + "\n");
+                        File.AppendAllText(output, line + "\n");
                 }
             }
             finally
