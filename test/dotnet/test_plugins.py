@@ -11,6 +11,8 @@
             code equal the run without a profiler, no InvalidProgramException, the report
             shows methods instrumented and none failed; then the same with Nops=true, and
             with Rejit=true (instrumented through ReJIT only)
+  all       the stress plugin on every jitted method of the process (Modules=*, with nops),
+            at first JIT and through ReJIT
 
 Usage: test_plugins.py --engine SO --stress SO --tracer SO --timer SO --apps-out DIR
                        [--only settings,tracer,...] [--keep] [--verbose]
@@ -41,7 +43,7 @@ parser.add_argument("--stress", required=True, help="examples/stress, built")
 parser.add_argument("--tracer", required=True, help="examples/tracer, built")
 parser.add_argument("--timer", required=True, help="examples/timer, built")
 parser.add_argument("--apps-out", required=True, help="where the C# apps are built")
-parser.add_argument("--only", default="settings,tracer,timer,stress,nops,rejit",
+parser.add_argument("--only", default="settings,tracer,timer,stress,nops,rejit,all",
                     help="comma-separated scenarios")
 parser.add_argument("--keep", action="store_true", help="keep the temporary directories")
 parser.add_argument("--verbose", action="store_true", help="print every run's stderr")
@@ -276,7 +278,7 @@ def stress_run(app_name, settings, what):
     sb = Sandbox("stress")
     try:
         report_path = sb.path("report.txt")
-        settings = dict(settings, Modules=app_name + ".dll", Report=report_path)
+        settings = dict({"Modules": app_name + ".dll"}, **settings, Report=report_path)
         sb.config("Stress", args.stress, STRESS_GUID, settings)
         result = run(sb, app_name)
         expect_same_as_baseline(app_name, result, what)
@@ -327,9 +329,22 @@ def scenario_rejit():
                           seen=counts)
 
 
+def scenario_all():
+    """Every jitted method of the process (the app's and the runtime's), with nops."""
+    counts = stress_run("ilshapes", {"Modules": "*", "Nops": "true"}, "stress ilshapes, Modules=*")
+    if counts:
+        checks.expect(counts[1] == counts[0],
+                      "stress ilshapes, Modules=*: every jitted method instrumented", seen=counts)
+    counts = stress_run("ilshapes", {"Modules": "*", "Nops": "true", "Rejit": "true"},
+                        "stress ilshapes, Modules=*, Rejit")
+    if counts:
+        checks.expect(counts[3] > 0, "stress ilshapes, Modules=*, Rejit: rejits were requested",
+                      seen=counts)
+
+
 SCENARIOS = [("settings", scenario_settings), ("tracer", scenario_tracer),
              ("timer", scenario_timer), ("stress", scenario_stress), ("nops", scenario_nops),
-             ("rejit", scenario_rejit)]
+             ("rejit", scenario_rejit), ("all", scenario_all)]
 
 only = args.only.split(",")
 for name, scenario in SCENARIOS:
