@@ -258,7 +258,7 @@ static HRESULT create_indexed(IInstructionFactory *This, indexed_fn fn, USHORT i
     if (!pp)
         return E_POINTER;
     *pp = NULL;
-    int r = fn(f->body->graph, index, &n); /* before `n` is read: argument order is unspecified */
+    int r = fn(f->body->graph, index, &n);
     return made(f, r, n, what, long_form, pp);
 }
 

@@ -399,11 +399,12 @@ static HRESULT view_ExpandBranches(IInstructionGraph *This)
 {
     struct il_graph_view *v = of_view(This);
     if (v->fragment) {
+        /* Not the method's code until inserted (which marks the method changed). */
         for (size_t i = 0; i < v->fragment->count; i++)
             (void)clrie_il_instr_expand_branch(v->fragment->nodes[i]); /* -EINVAL: no branch */
-    } else {
-        clrie_il_graph_expand_branches(v->body->graph);
+        return S_OK;
     }
+    clrie_il_graph_expand_branches(v->body->graph);
     v->body->changed = true;
     return S_OK;
 }

@@ -11,6 +11,7 @@
 
 struct jit_info {
     IMethodJitInfo2 iface; /* first */
+    struct clrie_pm_data_container data;
     atomic_ulong refs;
     struct manager *owner;
     FunctionID function;
@@ -28,15 +29,19 @@ static struct jit_info *jit_info_of(IMethodJitInfo2 *iface)
 
 static HRESULT ji_QueryInterface(IMethodJitInfo2 *This, REFIID riid, void **ppv)
 {
+    struct jit_info *ji = jit_info_of(This);
     if (!ppv)
         return E_POINTER;
-    if (!IsEqualIID(riid, &IID_IUnknown) && !IsEqualIID(riid, &IID_IMethodJitInfo) &&
-        !IsEqualIID(riid, &IID_IMethodJitInfo2)) {
+    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IMethodJitInfo) ||
+        IsEqualIID(riid, &IID_IMethodJitInfo2)) {
+        *ppv = This;
+    } else if (IsEqualIID(riid, &IID_IDataContainer)) {
+        *ppv = &ji->data.iface;
+    } else {
         *ppv = NULL;
         return E_NOINTERFACE;
     }
-    atomic_fetch_add_explicit(&jit_info_of(This)->refs, 1, memory_order_relaxed);
-    *ppv = This;
+    atomic_fetch_add_explicit(&ji->refs, 1, memory_order_relaxed);
     return S_OK;
 }
 
@@ -51,6 +56,7 @@ static ULONG ji_Release(IMethodJitInfo2 *This)
     struct jit_info *ji = jit_info_of(This);
     unsigned long left = atomic_fetch_sub_explicit(&ji->refs, 1, memory_order_acq_rel) - 1;
     if (left == 0) {
+        clrie_pm_data_container_finish(&ji->data);
         if (ji->module)
             ji->module->lpVtbl->Release(ji->module);
         free(ji);
@@ -192,6 +198,7 @@ static struct jit_info *jit_info_new(struct manager *m, FunctionID function, ReJ
     if (!ji)
         return NULL;
     ji->iface.lpVtbl = &jit_info_vtbl;
+    clrie_pm_data_container_init(&ji->data, (IUnknown *)(void *)&ji->iface);
     atomic_init(&ji->refs, 1);
     ji->owner = m;
     ji->function = function;

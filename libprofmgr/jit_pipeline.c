@@ -75,6 +75,7 @@ static HRESULT run_plugins(struct manager *m, struct method_info *mi)
             if (!chosen[i])
                 continue;
             struct plugin *p = list->items[i];
+            method_info_allow_baseline(mi, step == 0);
             hr = step == 0 ? p->method->lpVtbl->BeforeInstrumentMethod(p->method, iface, rejit)
                            : p->method->lpVtbl->InstrumentMethod(p->method, iface, rejit);
             if (FAILED(hr)) {
@@ -89,6 +90,7 @@ static HRESULT run_plugins(struct manager *m, struct method_info *mi)
     }
     hr = S_OK;
 out:
+    method_info_allow_baseline(mi, false);
     if (chosen != chosen_small)
         free(chosen);
     return hr;
@@ -108,6 +110,14 @@ static void report_problem(void *ctx, uint32_t offset, const char *message)
     if (p->count++ < MAX_REPORTED_PROBLEMS)
         CLRIE_PM_LOG_ERROR(p->m->log, "%s: instrumented IL is invalid at IL_%04X: %s",
                            method_info_full_name(p->mi), (unsigned)offset, message);
+}
+
+static bool is_sequence_point(const struct il_body_baseline *baseline, uint32_t offset)
+{
+    for (size_t i = 0; i < baseline->sequence_point_count; i++)
+        if (baseline->sequence_points[i] == offset)
+            return true;
+    return false;
 }
 
 /* The local-variable signature token the new body names. */
@@ -175,9 +185,17 @@ static HRESULT encode(struct manager *m, struct method_info *mi, struct encoded 
         free(entries);
         return E_OUTOFMEMORY;
     }
-    for (size_t i = 0; i < count; i++)
-        out->map[i] = (COR_IL_MAP){entries[i].old_offset, entries[i].new_offset, TRUE};
-    out->map_count = count;
+    /* After CreateBaseline the map starts as the identity over the plugin's sequence points
+     * (baseline offsets), as CLRIE composes it: entries for other offsets are dropped. */
+    struct il_body_baseline baseline;
+    bool replaced = il_body_baseline(mi->body, &baseline);
+    size_t kept = 0;
+    for (size_t i = 0; i < count; i++) {
+        if (replaced && !is_sequence_point(&baseline, entries[i].old_offset))
+            continue;
+        out->map[kept++] = (COR_IL_MAP){entries[i].old_offset, entries[i].new_offset, TRUE};
+    }
+    out->map_count = kept;
     free(entries);
 
     if (clrie_pm_log_enabled(m->log, CLRIE_PM_LOG_DUMPS)) {
@@ -217,10 +235,38 @@ static void log_timing(struct manager *m, struct method_info *mi, const struct t
                            method_info_full_name(mi), elapsed_us(start));
 }
 
+/* Gives the runtime an encoded body: through ICorProfilerInfo at a first JIT, through the
+ * function control at a ReJIT. */
+typedef HRESULT (*apply_fn)(struct manager *m, struct method_info *mi, struct encoded *e,
+                            void *ctx);
+
+/* The whole pipeline for one method, from the plugins to OnInstrumentationComplete. */
+static void run(struct manager *m, struct method_info *mi, apply_fn apply, void *ctx,
+                const struct timespec *start)
+{
+    struct encoded e = {0};
+    HRESULT hr = instrument(m, mi, &e);
+    if (hr == S_OK) {
+        hr = apply(m, mi, &e, ctx);
+        if (FAILED(hr))
+            CLRIE_PM_LOG_ERROR(m->log,
+                               "%s: the runtime refused the instrumented body (hr 0x%08X); the "
+                               "method runs uninstrumented",
+                               method_info_full_name(mi), (unsigned)hr);
+        clrie_pm_module_record_il_map(mi->module, mi->token, SUCCEEDED(hr), e.map, e.map_count);
+        complete(m, mi);
+        if (SUCCEEDED(hr))
+            log_timing(m, mi, start);
+    } else if (mi->body) {
+        clrie_pm_module_record_il_map(mi->module, mi->token, false, NULL, 0);
+    }
+    encoded_finish(&e);
+}
+
 /* ---- JIT ----------------------------------------------------------------------------------- */
 
 /* Gives the runtime the new body, in memory from its allocator for this module. */
-static HRESULT apply_jit(struct manager *m, struct method_info *mi, const struct encoded *e)
+static HRESULT apply_jit(struct manager *m, struct method_info *mi, struct encoded *e, void *ctx)
 {
     IMethodMalloc *allocator = NULL;
     HRESULT hr = m->info->lpVtbl->GetILFunctionBodyAllocator(m->info, mi->module_id, &allocator);
@@ -250,23 +296,7 @@ void jit_pipeline_jit(struct manager *m, FunctionID function)
     if (method_info_for_jit(m, function, &mi) != S_OK)
         return; /* not a method the engine can see the IL of */
 
-    struct encoded e = {0};
-    HRESULT hr = instrument(m, mi, &e);
-    if (hr == S_OK) {
-        hr = apply_jit(m, mi, &e);
-        if (FAILED(hr))
-            CLRIE_PM_LOG_ERROR(m->log,
-                               "%s: the runtime refused the instrumented body (hr 0x%08X); the "
-                               "method runs uninstrumented",
-                               method_info_full_name(mi), (unsigned)hr);
-        clrie_pm_module_record_il_map(mi->module, mi->token, SUCCEEDED(hr), e.map, e.map_count);
-        complete(m, mi);
-        if (SUCCEEDED(hr))
-            log_timing(m, mi, &start);
-    } else if (mi->body) {
-        clrie_pm_module_record_il_map(mi->module, mi->token, false, NULL, 0);
-    }
-    encoded_finish(&e);
+    run(m, mi, apply_jit, NULL, &start);
     method_info_release(mi);
 }
 
@@ -276,9 +306,9 @@ void jit_pipeline_jit(struct manager *m, FunctionID function)
  * method they see: oldOffset 0xFEEFEE, newOffset = the ReJIT count. */
 #define REJIT_MAP_MARKER 0xFEEFEEu
 
-static HRESULT apply_rejit(struct method_info *mi, ICorProfilerFunctionControl *control,
-                           struct encoded *e)
+static HRESULT apply_rejit(struct manager *m, struct method_info *mi, struct encoded *e, void *ctx)
 {
+    ICorProfilerFunctionControl *control = ctx;
     HRESULT hr = control->lpVtbl->SetILFunctionBody(control, (ULONG)e->len, e->body);
     if (FAILED(hr))
         return hr;
@@ -309,21 +339,7 @@ HRESULT jit_pipeline_rejit(struct manager *m, ModuleID module, mdMethodDef token
                            (unsigned)token, (unsigned long long)module, (unsigned)hr);
         return S_OK;
     }
-    struct encoded e = {0};
-    hr = instrument(m, mi, &e);
-    if (hr == S_OK) {
-        hr = apply_rejit(mi, control, &e);
-        if (FAILED(hr))
-            CLRIE_PM_LOG_ERROR(m->log,
-                               "%s: the runtime refused the rejitted body (hr 0x%08X); the "
-                               "method runs uninstrumented",
-                               method_info_full_name(mi), (unsigned)hr);
-        clrie_pm_module_record_il_map(mi->module, mi->token, SUCCEEDED(hr), e.map, e.map_count);
-        complete(m, mi);
-        if (SUCCEEDED(hr))
-            log_timing(m, mi, &start);
-    }
-    encoded_finish(&e);
+    run(m, mi, apply_rejit, control, &start);
     method_info_release(mi);
     return S_OK;
 }

@@ -299,7 +299,17 @@ static HRESULT prepare_il(struct method_info *mi)
         .resolve_ctx = mi,
         .log = mi->owner->log,
     };
-    return il_body_new(&params, mi->original_body, mi->original_size, &mi->body);
+    hr = il_body_new(&params, mi->original_body, mi->original_size, &mi->body);
+    if (SUCCEEDED(hr))
+        il_body_allow_baseline(mi->body, mi->baseline_allowed);
+    return hr;
+}
+
+void method_info_allow_baseline(struct method_info *mi, bool allow)
+{
+    mi->baseline_allowed = allow;
+    if (mi->body)
+        il_body_allow_baseline(mi->body, allow);
 }
 
 HRESULT method_info_il(struct method_info *mi)
@@ -616,14 +626,21 @@ static HRESULT mi_GetIsStaticConstructor(IMethodInfo2 *This, BOOL *pbValue)
     return answer_bool(pbValue, name_is(from_iface(This), ".cctor"));
 }
 
+/* The common start of the type queries: checks and clears the out-parameter, then gives the
+ * module's type factory. */
+static HRESULT start_type_query(struct method_info *mi, void *out, ITypeCreator **types)
+{
+    if (!out)
+        return E_POINTER;
+    *(void **)out = NULL;
+    return types_of(mi, types);
+}
+
 static HRESULT mi_GetParameters(IMethodInfo2 *This, IEnumMethodParameters **pMethodArgs)
 {
     struct method_info *mi = from_iface(This);
     ITypeCreator *types = NULL;
-    if (!pMethodArgs)
-        return E_POINTER;
-    *pMethodArgs = NULL;
-    HRESULT hr = types_of(mi, &types);
+    HRESULT hr = start_type_query(mi, pMethodArgs, &types);
     return FAILED(hr) ? hr : types_method_parameters(types, mi->sig, mi->sig_len, pMethodArgs);
 }
 
@@ -631,10 +648,7 @@ static HRESULT mi_GetDeclaringType(IMethodInfo2 *This, IType **ppType)
 {
     struct method_info *mi = from_iface(This);
     ITypeCreator *types = NULL;
-    if (!ppType)
-        return E_POINTER;
-    *ppType = NULL;
-    HRESULT hr = types_of(mi, &types);
+    HRESULT hr = start_type_query(mi, ppType, &types);
     return FAILED(hr) ? hr : types_declaring_type(types, mi->declaring_type, ppType);
 }
 
@@ -642,10 +656,7 @@ static HRESULT mi_GetReturnType(IMethodInfo2 *This, IType **ppType)
 {
     struct method_info *mi = from_iface(This);
     ITypeCreator *types = NULL;
-    if (!ppType)
-        return E_POINTER;
-    *ppType = NULL;
-    HRESULT hr = types_of(mi, &types);
+    HRESULT hr = start_type_query(mi, ppType, &types);
     return FAILED(hr) ? hr : types_return_type(types, mi->sig, mi->sig_len, ppType);
 }
 

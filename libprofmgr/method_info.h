@@ -65,6 +65,7 @@ struct method_info {
     struct types_locals *original_locals;
     mdSignature local_sig_token; /* the header's; IMethodInfo::SetLocalVarSigToken changes it */
     bool local_sig_token_set;    /* a plugin called SetLocalVarSigToken */
+    bool baseline_allowed;       /* inside BeforeInstrumentMethod: CreateBaseline is legal */
 };
 
 /* A method being jitted: the runtime's function ID gives its module and token. S_FALSE with
@@ -86,6 +87,8 @@ static inline IMethodInfo *method_info_iface(struct method_info *mi)
 
 /* Prepares the IL objects (decode, locals, type factory) if not done yet. */
 HRESULT method_info_il(struct method_info *mi);
+/* Allows or forbids IInstructionGraph::CreateBaseline (only during BeforeInstrumentMethod). */
+void method_info_allow_baseline(struct method_info *mi, bool allow);
 /* "Namespace.Type.Method" in UTF-8, for log lines; never NULL. */
 const char *method_info_full_name(struct method_info *mi);
 /* The stack-effect resolver for call instructions of this method's module (ilgraph.h). */

@@ -1,7 +1,8 @@
 /* IType and its kinds: ITokenType (CLASS/VALUETYPE with a TypeDef, TypeRef or TypeSpec token),
  * ICompositeType (PTR, BYREF, SZARRAY, ARRAY: the element; GENERICINST: the generic type),
  * IGenericParameterType (VAR, MVAR), and plain types (primitives, STRING, OBJECT, TYPEDBYREF,
- * FNPTR). One object serves every kind; QueryInterface answers the kind's interface only.
+ * FNPTR, and the runtime's INTERNAL type handle, which CLRIE refused). One object serves every
+ * kind; QueryInterface answers the kind's interface only.
  *
  * A type keeps the exact bytes it was read from, custom modifiers, PINNED and a vararg SENTINEL
  * included, and AddToSignature appends exactly those: a type parsed from a signature re-emits it
@@ -337,7 +338,7 @@ static HRESULT describe(struct type *t, size_t at, int depth)
         return E_INVALIDARG;
     uint8_t e = p[at++];
     t->element = (CorElementType)e;
-    if (is_simple(e) || e == ELEMENT_TYPE_FNPTR) {
+    if (is_simple(e) || e == ELEMENT_TYPE_FNPTR || e == ELEMENT_TYPE_INTERNAL) {
         t->kind = KIND_SIMPLE;
         return S_OK;
     }
@@ -370,7 +371,7 @@ static HRESULT describe(struct type *t, size_t at, int depth)
         t->related_is_class = e == ELEMENT_TYPE_GENERICINST && p[at] == ELEMENT_TYPE_CLASS;
         return S_OK;
     }
-    default: /* ELEMENT_TYPE_INTERNAL (runtime-only) and anything unknown */
+    default: /* libilgraph measures no other element type */
         return E_INVALIDARG;
     }
 }

@@ -551,6 +551,41 @@ static void metadata_interfaces_are_cached_and_addrefed(void **state)
     lib->lpVtbl->Release(lib);
 }
 
+/* CreateTypeFactory: a new creator each call, over the module's own metadata import. */
+static void a_module_hands_out_type_factories(void **state)
+{
+    struct fixture *f = *state;
+    IModuleInfo *app = attach(f, MOD_APP, ASM_APP);
+    IUnknown *import = NULL;
+    assert_int_equal(app->lpVtbl->GetMetaDataImport(app, &import), S_OK);
+    ULONG import_refs = refcount_of(import);
+
+    ITypeCreator *creator = NULL, *other = NULL;
+    assert_int_equal(app->lpVtbl->CreateTypeFactory(app, &creator), S_OK);
+    assert_int_equal(app->lpVtbl->CreateTypeFactory(app, &other), S_OK);
+    assert_ptr_not_equal(creator, other);
+    assert_int_equal(refcount_of(import), import_refs + 2); /* each creator holds the import */
+    other->lpVtbl->Release(other);
+
+    IType *type = NULL;
+    assert_int_equal(
+        creator->lpVtbl->FromToken(creator, ELEMENT_TYPE_CLASS, FAKE_TYPE_TOKEN, &type), S_OK);
+    ITokenType *token = NULL;
+    assert_int_equal(type->lpVtbl->QueryInterface(type, &IID_ITokenType, (void **)&token), S_OK);
+    IModuleInfo *owner = NULL;
+    assert_int_equal(token->lpVtbl->GetOwningModule(token, &owner), S_OK);
+    assert_ptr_equal(owner, app);
+    owner->lpVtbl->Release(owner);
+    token->lpVtbl->Release(token);
+    type->lpVtbl->Release(type);
+    assert_int_equal(creator->lpVtbl->Release(creator), 0);
+    assert_int_equal(refcount_of(import), import_refs);
+    assert_int_equal(app->lpVtbl->CreateTypeFactory(app, NULL), E_POINTER);
+
+    import->lpVtbl->Release(import);
+    app->lpVtbl->Release(app);
+}
+
 static void assembly_identity_comes_from_the_manifest(void **state)
 {
     struct fixture *f = *state;
@@ -1261,6 +1296,7 @@ int main(void)
         T(a_malformed_image_is_logged_not_read),
         T(pe_images_are_bounds_checked),
         T(metadata_interfaces_are_cached_and_addrefed),
+        T(a_module_hands_out_type_factories),
         T(assembly_identity_comes_from_the_manifest),
         T(an_assembly_before_its_manifest_knows_no_identity),
         T(public_key_tokens_follow_the_strong_name_rule),

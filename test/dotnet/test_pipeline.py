@@ -7,7 +7,9 @@ under the engine with test/plugins/pipeline_probe.c, whose edits show in the app
   - IL that does not verify (stack underflow) is not given to the runtime: the method runs
     unchanged and the error names the method and offset;
   - IModuleInfo::RequestRejit from a plugin thread leads to GetReJITParameters, where the
-    plugin's edit is applied (1 -> 2), with the ReJIT count;
+    plugin's edit is applied (1 -> 2), with the ReJIT count; RequestRevert brings the original
+    back (2 -> 1), and a second rejit starts again from the original IL (1 -> 2, not 3);
+  - CreateBaseline in BeforeInstrumentMethod replaces the code (and is refused later);
   - AllowInlineSite = FALSE is asked and honoured without changing behaviour;
   - two methods jitted at once on two threads are inside InstrumentMethod at the same time
     (no process-wide lock around the pipeline, unlike CLRIE);
@@ -63,8 +65,8 @@ engine_log = os.path.join(workdir, "engine.log")
 
 print("== baseline: the pipeline app without a profiler")
 baseline = dotnet_apps.run_app(dotnet, app)
-expected_base = ["answer 41", "failing 7", "invalid 8", "inline 42", "concurrent 30",
-                 "rejitted 1"]
+expected_base = ["answer 41", "failing 7", "invalid 8", "replaced 5", "inline 42", "concurrent 30",
+                 "rejitted 1", "reverted 1", "rejitted again 1"]
 checks.expect(baseline.returncode == 5 and baseline.stdout.splitlines() == expected_base,
               "baseline prints %s and exits 5" % expected_base,
               seen=(baseline.returncode, baseline.stdout))
@@ -86,12 +88,19 @@ checks.expect("failing 7" in out, "Failing() runs unchanged after InstrumentMeth
               seen=out)
 checks.expect("invalid 8" in out, "Invalid() runs unchanged: its broken IL was refused",
               seen=out)
+checks.expect("replaced 100" in out,
+              "Replaced(): CreateBaseline's code (99), then InstrumentMethod's edit (+1)",
+              seen=out)
 checks.expect("inline 42" in out, "CallsSmall() computes the same with inlining vetoed",
               seen=out)
 checks.expect("concurrent 32" in out,
               "ConcurrentA and ConcurrentB were both rewritten (+1 each)", seen=out)
 checks.expect("rejitted 2" in out, "Rejitted() returns the rejitted body's value (1 -> 2)",
               seen=out)
+checks.expect("reverted 1" in out, "after RequestRevert Rejitted() is the original again",
+              seen=out)
+checks.expect("rejitted again 2" in out,
+              "a second RequestRejit instruments it again (from the original IL)", seen=out)
 checks.expect("InvalidProgramException" not in result.stderr, "no InvalidProgramException",
               seen=result.stderr[-2000:])
 
@@ -105,8 +114,11 @@ for line in ("instrument Program.Answer rejit=0 count=0",
              "complete Program.Answer rejit=0",
              "requestrejit Program.Rejitted hr=0x00000000",
              "instrument Program.Rejitted rejit=1 count=1",
+             "requestrevert Program.Rejitted hr=0x00000000 status=0x00000000",
+             "instrument Program.Rejitted rejit=1 count=2",
              "complete Program.Rejitted rejit=1",
              "noinline Program.Small into Program.CallsSmall",
+             "baseline Program.Replaced before=0x00000000 late=0x80004005",
              "concurrent Program.ConcurrentA met=1",
              "concurrent Program.ConcurrentB met=1"):
     checks.expect(line in probe_lines, "the probe recorded '%s'" % line, seen=probe_lines)
@@ -122,6 +134,9 @@ checks.expect(any(re.search(r"transformed=1 map=[1-9][0-9]* hr=0x00000000", l)
 failing_jit = [l for l in probe_lines if l.startswith("jitcomplete Program.Failing")]
 checks.expect(failing_jit and all("transformed=0" in l for l in failing_jit),
               "JitComplete2 for Failing: not transformed", seen=failing_jit)
+replaced_jit = [l for l in probe_lines if l.startswith("jitcomplete Program.Replaced rejit=0")]
+checks.expect(any("transformed=1 map=1 " in l for l in replaced_jit),
+              "after CreateBaseline the IL map covers the one sequence point", seen=replaced_jit)
 rejit_jit = [l for l in probe_lines if l.startswith("jitcomplete Program.Rejitted rejit=1")]
 checks.expect(any("transformed=1" in l for l in rejit_jit),
               "JitComplete2 after the ReJIT: transformed", seen=rejit_jit)

@@ -6,6 +6,12 @@
  *   Invalid   a `pop` is put first (stack underflow): the engine must refuse to apply it
  *   Rejitted  after its first JIT completes, a thread asks IModuleInfo::RequestRejit; the
  *             rejitted body returns 2 instead of 1
+ *   RevertNow, RejitAgainNow  when their first JIT completes, a thread asks the runtime to
+ *             revert Rejitted (ICorProfilerInfo4::RequestRevert through the engine's wrapped
+ *             info), or to rejit it again: the second ReJIT starts again from the original IL
+ *   Replaced  BeforeInstrumentMethod replaces its code (CreateBaseline) with `ldc.i4.s 99; ret`,
+ *             then InstrumentMethod adds one as for Answer: the app prints 100; a second
+ *             CreateBaseline from InstrumentMethod must be refused
  *   Small     AllowInlineSite says no to inlining it
  *   ConcurrentA, ConcurrentB  (jitted at the same time on two threads) InstrumentMethod of
  *             each waits up to 20 s for the other to be inside InstrumentMethod too: they
@@ -17,8 +23,10 @@
  *   complete <full name> rejit=<0|1>
  *   jitcomplete <full name> rejit=<0|1> transformed=<0|1> map=<IL map entries> hr=<jit hr>
  *   requestrejit <full name> hr=<hr>
+ *   requestrevert <full name> hr=<hr> status=<hr>
  *   noinline <inlinee full name> into <caller full name>
  *   concurrent <full name> met=<0|1>
+ *   baseline <full name> before=<hr> late=<hr>
  *
  * Only the ABI headers are used, as by any third-party plugin. */
 #ifndef _GNU_SOURCE
@@ -46,6 +54,13 @@ struct probe {
     atomic_ulong refs;
     int fd;
     atomic_int inside_concurrent; /* ConcurrentA/B calls inside InstrumentMethod */
+    ICorProfilerInfo4 *info;      /* the engine's wrapped info */
+    HRESULT baseline_hr;          /* CreateBaseline from BeforeInstrumentMethod */
+    /* Rejitted, once its first JIT completed: what RevertNow and RejitAgainNow act on. */
+    pthread_mutex_t lock;
+    IModuleInfo *rejitted_module;
+    ModuleID rejitted_module_id;
+    mdMethodDef rejitted_token;
 };
 
 static struct probe *from_iface(IInstrumentationMethod *iface)
@@ -144,6 +159,11 @@ static ULONG release(struct probe *p)
     if (left == 0) {
         if (p->fd >= 0)
             close(p->fd);
+        if (p->info)
+            p->info->lpVtbl->Release(p->info);
+        if (p->rejitted_module)
+            p->rejitted_module->lpVtbl->Release(p->rejitted_module);
+        pthread_mutex_destroy(&p->lock);
         free(p);
     }
     return (ULONG)left;
@@ -166,9 +186,15 @@ static ULONG im_Release(IInstrumentationMethod *This)
 
 static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *pProfilerManager)
 {
+    struct probe *p = from_iface(This);
     const char *path = getenv("CLRIE_PIPELINE_PROBE_FILE");
     if (path)
-        from_iface(This)->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        p->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    IUnknown *info = NULL;
+    if (SUCCEEDED(pProfilerManager->lpVtbl->GetCorProfilerInfo(pProfilerManager, &info))) {
+        info->lpVtbl->QueryInterface(info, &IID_ICorProfilerInfo4, (void **)&p->info);
+        info->lpVtbl->Release(info);
+    }
     return S_OK;
 }
 
@@ -195,16 +221,37 @@ static HRESULT im_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodIn
     char name[256], full[512];
     method_names(pMethodInfo, name, sizeof name, full, sizeof full);
     *pbInstrument =
-        is_program(full) &&
-        (!strcmp(name, "Answer") || !strcmp(name, "Failing") || !strcmp(name, "Invalid") ||
-         !strncmp(name, "Concurrent", 10) || (!strcmp(name, "Rejitted") && isRejit));
+        is_program(full) && (!strcmp(name, "Answer") || !strcmp(name, "Failing") ||
+                             !strcmp(name, "Invalid") || !strncmp(name, "Concurrent", 10) ||
+                             !strcmp(name, "Replaced") || (!strcmp(name, "Rejitted") && isRejit));
     return S_OK;
+}
+
+/* Replaces the method's code with `ldc.i4.s 99; ret`; the sequence point at 0 maps. */
+static HRESULT replace_code(IMethodInfo *mi)
+{
+    static const BYTE code[] = {0x1F, 99, 0x2A};
+    COR_IL_MAP map[] = {{0, 0, TRUE}};
+    DWORD points[] = {0};
+    IInstructionGraph *graph = NULL;
+    HRESULT hr = mi->lpVtbl->GetInstructions(mi, &graph);
+    if (SUCCEEDED(hr)) {
+        hr = graph->lpVtbl->CreateBaseline(graph, code, code + sizeof code, 1, map, 1, points);
+        graph->lpVtbl->Release(graph);
+    }
+    return hr;
 }
 
 static HRESULT im_BeforeInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
                                          BOOL isRejit)
 {
-    return S_OK;
+    struct probe *p = from_iface(This);
+    char name[256], full[512];
+    method_names(pMethodInfo, name, sizeof name, full, sizeof full);
+    if (strcmp(name, "Replaced") != 0)
+        return S_OK;
+    p->baseline_hr = replace_code(pMethodInfo);
+    return p->baseline_hr;
 }
 
 /* Puts `ldc.i4.1; add` before every ret (the method returns one more). */
@@ -289,6 +336,9 @@ static HRESULT im_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pM
         return E_FAIL;
     if (!strcmp(name, "Invalid"))
         return pop_first(pMethodInfo);
+    if (!strcmp(name, "Replaced"))
+        record(p, "baseline %s before=0x%08X late=0x%08X", full, (unsigned)p->baseline_hr,
+               (unsigned)replace_code(pMethodInfo));
     if (!strncmp(name, "Concurrent", 10)) {
         atomic_fetch_add(&p->inside_concurrent, 1);
         int waited = 0;
@@ -348,20 +398,49 @@ static const struct IInstrumentationMethodVtbl method_vtbl = {
 struct rejit_request {
     struct probe *probe;
     IModuleInfo *module;
+    ModuleID module_id;
     mdMethodDef token;
+    bool revert;
     char full[512];
 };
 
-/* RequestRejit from a thread of the plugin's own, not from inside the JIT callback. */
+/* RequestRejit or RequestRevert from a thread of the plugin's own, not from inside the JIT
+ * callback. */
 static void *request_rejit(void *arg)
 {
     struct rejit_request *r = arg;
-    HRESULT hr = r->module->lpVtbl->RequestRejit(r->module, r->token);
-    record(r->probe, "requestrejit %s hr=0x%08X", r->full, (unsigned)hr);
+    if (r->revert) {
+        HRESULT status = E_FAIL;
+        HRESULT hr = r->probe->info ? r->probe->info->lpVtbl->RequestRevert(
+                                          r->probe->info, 1, &r->module_id, &r->token, &status)
+                                    : E_NOINTERFACE;
+        record(r->probe, "requestrevert %s hr=0x%08X status=0x%08X", r->full, (unsigned)hr,
+               (unsigned)status);
+    } else {
+        HRESULT hr = r->module->lpVtbl->RequestRejit(r->module, r->token);
+        record(r->probe, "requestrejit %s hr=0x%08X", r->full, (unsigned)hr);
+    }
     r->module->lpVtbl->Release(r->module);
     release(r->probe);
     free(r);
     return NULL;
+}
+
+static void start_request(struct probe *p, IModuleInfo *module, ModuleID module_id,
+                          mdMethodDef token, bool revert, const char *full)
+{
+    struct rejit_request *r = calloc(1, sizeof *r);
+    pthread_t thread;
+    if (!r)
+        return;
+    atomic_fetch_add(&p->refs, 1);
+    module->lpVtbl->AddRef(module);
+    *r = (struct rejit_request){p, module, module_id, token, revert, ""};
+    snprintf(r->full, sizeof r->full, "%s", full);
+    if (pthread_create(&thread, NULL, request_rejit, r) == 0)
+        pthread_detach(thread);
+    else
+        request_rejit(r);
 }
 
 static HRESULT je_QueryInterface(IInstrumentationMethodJitEvents2 *This, REFIID riid, void **out)
@@ -419,18 +498,22 @@ static HRESULT je_JitComplete2(IInstrumentationMethodJitEvents2 *This, IMethodJi
     record(p, "jitcomplete %s rejit=%d transformed=%d map=%u hr=0x%08X", full, rejit ? 1 : 0,
            transformed ? 1 : 0, (unsigned)map, (unsigned)status);
     if (!strcmp(name, "Rejitted") && !rejit) {
-        struct rejit_request *r = calloc(1, sizeof *r);
-        pthread_t thread;
-        if (r) {
-            atomic_fetch_add(&p->refs, 1);
+        pthread_mutex_lock(&p->lock);
+        if (!p->rejitted_module) {
             module->lpVtbl->AddRef(module);
-            *r = (struct rejit_request){p, module, token, ""};
-            snprintf(r->full, sizeof r->full, "%s", full);
-            if (pthread_create(&thread, NULL, request_rejit, r) == 0)
-                pthread_detach(thread);
-            else
-                request_rejit(r);
+            p->rejitted_module = module;
+            module->lpVtbl->GetModuleID(module, &p->rejitted_module_id);
+            p->rejitted_token = token;
         }
+        pthread_mutex_unlock(&p->lock);
+        start_request(p, module, 0, token, false, full);
+    } else if ((!strcmp(name, "RevertNow") || !strcmp(name, "RejitAgainNow")) && !rejit) {
+        pthread_mutex_lock(&p->lock);
+        IModuleInfo *target = p->rejitted_module;
+        if (target)
+            start_request(p, target, p->rejitted_module_id, p->rejitted_token,
+                          !strcmp(name, "RevertNow"), "Program.Rejitted");
+        pthread_mutex_unlock(&p->lock);
     }
 out:
     if (mi)
@@ -488,6 +571,7 @@ static HRESULT cf_CreateInstance(IClassFactory *This, IUnknown *pUnkOuter, REFII
     p->jit_events.lpVtbl = &jit_events_vtbl;
     atomic_init(&p->refs, 1);
     p->fd = -1;
+    pthread_mutex_init(&p->lock, NULL);
     HRESULT hr = query(p, riid, ppvObject);
     release(p);
     return hr;

@@ -18,6 +18,28 @@ static class Program
     [MethodImpl(MethodImplOptions.NoInlining)]
     static int Rejitted() => 1;
 
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static int Replaced() => 5;
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void RevertNow() { }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void RejitAgainNow() { }
+
+    // Calls Rejitted until it answers `wanted` (a rejit or revert takes effect at some call
+    // after it was requested), for at most about 5 seconds.
+    static int WaitFor(int wanted)
+    {
+        int seen = Rejitted();
+        for (int i = 0; i < 250 && seen != wanted; i++)
+        {
+            Thread.Sleep(20);
+            seen = Rejitted();
+        }
+        return seen;
+    }
+
     static int Small(int x) => x + 1;
 
     // Optimized at its first JIT (tier 0 does not inline), so the JIT considers inlining Small.
@@ -50,16 +72,14 @@ static class Program
         Console.WriteLine("answer " + Answer());
         Console.WriteLine("failing " + Failing());
         Console.WriteLine("invalid " + Invalid());
+        Console.WriteLine("replaced " + Replaced());
         Console.WriteLine("inline " + CallsSmall(20));
         Console.WriteLine("concurrent " + JitTwoAtOnce());
-        // A rejit takes effect at some call after it was requested; wait for it a while.
-        int seen = Rejitted();
-        for (int i = 0; i < 250 && seen == 1; i++)
-        {
-            Thread.Sleep(20);
-            seen = Rejitted();
-        }
-        Console.WriteLine("rejitted " + seen);
+        Console.WriteLine("rejitted " + WaitFor(2));
+        RevertNow();
+        Console.WriteLine("reverted " + WaitFor(1));
+        RejitAgainNow();
+        Console.WriteLine("rejitted again " + WaitFor(2));
         return 5;
     }
 }
