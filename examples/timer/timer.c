@@ -16,7 +16,9 @@
  * The helper's AssemblyRef (Clrie.Timer 1.0.0.0, no public key), the TypeRef Clrie.Timer.Probe,
  * the MemberRefs Enter(string) -> int64 and Exit(string, int64, string), a user string per
  * method and one for the Output setting are defined while the module loads (OnModuleLoaded). The runtime must be able to load the
- * helper for an app that does not reference it: see README.md (DOTNET_STARTUP_HOOKS).
+ * helper for an app that does not reference it: DOTNET_STARTUP_HOOKS must name Clrie.Timer.dll
+ * (see README.md); without it the plugin times nothing, rather than make every timed method
+ * throw FileNotFoundException.
  *
  * Settings (the <Settings> of its config entry, read through IInstrumentationMethodAttachContext):
  *   Pattern  `;`-separated shell patterns (fnmatch) matched against `Namespace.Type::Method`
@@ -938,8 +940,18 @@ static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *man
     manager->lpVtbl->GetLoggingInstance(manager, &s->logging);
     manager->lpVtbl->QueryInterface(manager, &IID_IProfilerStringManager, (void **)&s->strings);
     read_settings(s, manager);
-    if (s->pattern_count == 0)
+    /* Timed code calls the helper: without it every timed method would throw
+     * FileNotFoundException, so time nothing rather than break the app. */
+    const char *hooks = getenv("DOTNET_STARTUP_HOOKS");
+    if (s->pattern_count > 0 && !(hooks && strstr(hooks, "Clrie.Timer.dll"))) {
+        log_line(s, true, "DOTNET_STARTUP_HOOKS does not name Clrie.Timer.dll, so the runtime "
+                          "could not load the helper: nothing will be timed");
+        for (size_t i = 0; i < s->pattern_count; i++)
+            free(s->patterns[i]);
+        s->pattern_count = 0;
+    } else if (s->pattern_count == 0) {
         log_line(s, true, "no Pattern setting: nothing will be timed");
+    }
     return S_OK;
 }
 

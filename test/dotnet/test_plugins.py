@@ -6,7 +6,7 @@
             own output, exit code unchanged
   timer     examples/timer on sample, its helper loaded with DOTNET_STARTUP_HOOKS: one timer
             line per call of each selected method (also one left by an exception), output and
-            exit code unchanged
+            exit code unchanged; without the startup hook it times nothing and says why
   stress    examples/stress on every method of hello and ilshapes: stdout, stderr and exit
             code equal the run without a profiler, no InvalidProgramException, the report
             shows methods instrumented and none failed; then the same with Nops=true, and
@@ -264,6 +264,22 @@ def scenario_timer():
         checks.expect(timed == TIMED_SAMPLE,
                       "%s: one line per call of each selected method, in the order they "
                       "return (Fail by its exception)" % what, seen=lines)
+    finally:
+        sb.close()
+
+    # Without the startup hook the helper cannot load: the timer times nothing and says why,
+    # rather than make every timed method throw FileNotFoundException.
+    sb = Sandbox("timer-no-helper")
+    what = "timer without DOTNET_STARTUP_HOOKS"
+    try:
+        output = sb.path("timer.txt")
+        sb.config("Timer", args.timer, TIMER_GUID, {"Pattern": "Sample.*", "Output": output})
+        result = run(sb, "sample")
+        expect_same_as_baseline("sample", result, what, stderr_too=False)
+        checks.expect_in("DOTNET_STARTUP_HOOKS does not name Clrie.Timer.dll", result.stderr,
+                         what + ": the reason on stderr", result)
+        checks.expect(not os.path.exists(output), "%s: nothing timed" % what,
+                      seen=dotnet_apps.read_lines(output))
     finally:
         sb.close()
 
