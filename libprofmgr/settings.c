@@ -52,8 +52,7 @@ static HRESULT bstr_of(const char *text, BSTR *out)
     return *out ? S_OK : E_OUTOFMEMORY;
 }
 
-HRESULT settings_new(const struct clrie_config_setting *items, size_t count,
-                     struct settings **out)
+HRESULT settings_new(const struct clrie_config_setting *items, size_t count, struct settings **out)
 {
     if (!out || (count && !items))
         return E_POINTER;
@@ -115,8 +114,7 @@ static HRESULT setting_QueryInterface(IInstrumentationMethodSetting *This, REFII
 
 static ULONG setting_AddRef(IInstrumentationMethodSetting *This)
 {
-    return (ULONG)(atomic_fetch_add_explicit(&setting_of(This)->refs, 1, memory_order_relaxed) +
-                   1);
+    return (ULONG)(atomic_fetch_add_explicit(&setting_of(This)->refs, 1, memory_order_relaxed) + 1);
 }
 
 static ULONG setting_Release(IInstrumentationMethodSetting *This)

@@ -22,8 +22,7 @@ struct settings;
 /* Copies count settings (UTF-8, as libconfig gives them) into a new table with one reference.
  * count 0 makes an empty table. Returns S_OK, E_OUTOFMEMORY, or E_INVALIDARG for text that is
  * not UTF-8 (nothing is created then). */
-HRESULT settings_new(const struct clrie_config_setting *items, size_t count,
-                     struct settings **out);
+HRESULT settings_new(const struct clrie_config_setting *items, size_t count, struct settings **out);
 void settings_ref(struct settings *settings);
 void settings_unref(struct settings *settings); /* NULL is fine */
 

@@ -225,8 +225,9 @@ static void read_settings(struct stress *s, IProfilerManager *manager)
     if (FAILED(manager->lpVtbl->QueryInterface(manager, &IID_IInstrumentationMethodAttachContext,
                                                (void **)&context)) ||
         FAILED(context->lpVtbl->EnumSettings(context, &settings))) {
-        log_line(s, true, "the engine hands out no settings (no "
-                          "IInstrumentationMethodAttachContext); nothing will be instrumented");
+        log_line(s, true,
+                 "the engine hands out no settings (no "
+                 "IInstrumentationMethodAttachContext); nothing will be instrumented");
         goto out;
     }
     IInstrumentationMethodSetting *setting = NULL;
@@ -788,8 +789,8 @@ static HRESULT im_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *me
     atomic_fetch_add(&s->failed, 1);
     BSTR text = NULL;
     char *name = take_string(s, method->lpVtbl->GetFullName(method, &text), &text);
-    log_line(s, true, "%s%s: %s failed (hr 0x%08X)", name ? name : "?",
-             isRejit ? " (rejit)" : "", step ? step : "?", (unsigned)hr);
+    log_line(s, true, "%s%s: %s failed (hr 0x%08X)", name ? name : "?", isRejit ? " (rejit)" : "",
+             step ? step : "?", (unsigned)hr);
     free(name);
     return hr;
 }
@@ -843,7 +844,8 @@ static struct stress *stress_new(void)
     return s;
 }
 
-/* ---- the class factory and exports ------------------------------------------------------------ */
+/* ---- the class factory and exports ------------------------------------------------------------
+ */
 
 static struct factory *from_factory(IClassFactory *iface)
 {

@@ -15,10 +15,10 @@
  *
  * The helper's AssemblyRef (Clrie.Timer 1.0.0.0, no public key), the TypeRef Clrie.Timer.Probe,
  * the MemberRefs Enter(string) -> int64 and Exit(string, int64, string), a user string per
- * method and one for the Output setting are defined while the module loads (OnModuleLoaded). The runtime must be able to load the
- * helper for an app that does not reference it: DOTNET_STARTUP_HOOKS must name Clrie.Timer.dll
- * (see README.md); without it the plugin times nothing, rather than make every timed method
- * throw FileNotFoundException.
+ * method and one for the Output setting are defined while the module loads (OnModuleLoaded). The
+ * runtime must be able to load the helper for an app that does not reference it:
+ * DOTNET_STARTUP_HOOKS must name Clrie.Timer.dll (see README.md); without it the plugin times
+ * nothing, rather than make every timed method throw FileNotFoundException.
  *
  * Settings (the <Settings> of its config entry, read through IInstrumentationMethodAttachContext):
  *   Pattern  `;`-separated shell patterns (fnmatch) matched against `Namespace.Type::Method`
@@ -204,8 +204,9 @@ static void read_settings(struct timer *s, IProfilerManager *manager)
     if (FAILED(manager->lpVtbl->QueryInterface(manager, &IID_IInstrumentationMethodAttachContext,
                                                (void **)&context)) ||
         FAILED(context->lpVtbl->EnumSettings(context, &settings))) {
-        log_line(s, true, "the engine hands out no settings (no "
-                          "IInstrumentationMethodAttachContext); nothing will be instrumented");
+        log_line(s, true,
+                 "the engine hands out no settings (no "
+                 "IInstrumentationMethodAttachContext); nothing will be instrumented");
         goto out;
     }
     IInstrumentationMethodSetting *setting = NULL;
@@ -300,15 +301,14 @@ static HRESULT type_name(IMetaDataImport *import, mdTypeDef type, WCHAR *out, si
     ULONG len = 0;
     DWORD flags = 0;
     mdToken extends = mdTokenNil;
-    HRESULT hr = import->lpVtbl->GetTypeDefProps(import, type, name, NAME_UNITS, &len, &flags,
-                                                 &extends);
+    HRESULT hr =
+        import->lpVtbl->GetTypeDefProps(import, type, name, NAME_UNITS, &len, &flags, &extends);
     if (FAILED(hr))
         return hr;
     name[NAME_UNITS - 1] = 0;
     out[0] = 0;
     mdTypeDef enclosing = mdTokenNil;
-    if (depth < 16 &&
-        SUCCEEDED(import->lpVtbl->GetNestedClassProps(import, type, &enclosing)) &&
+    if (depth < 16 && SUCCEEDED(import->lpVtbl->GetNestedClassProps(import, type, &enclosing)) &&
         enclosing != mdTokenNil) {
         if (SUCCEEDED(type_name(import, enclosing, out, capacity, depth + 1)))
             wappend_ascii(out, capacity, "+");
@@ -369,9 +369,8 @@ static HRESULT select_methods(struct timer *s, IMetaDataImport *import, IMetaDat
                     PCCOR_SIGNATURE sig;
                     ULONG sig_len, rva;
                     if (FAILED(import->lpVtbl->GetMethodProps(import, method_tokens[m], &owner,
-                                                              method, NAME_UNITS, &len,
-                                                              &attributes, &sig, &sig_len, &rva,
-                                                              &impl)))
+                                                              method, NAME_UNITS, &len, &attributes,
+                                                              &sig, &sig_len, &rva, &impl)))
                         continue;
                     method[NAME_UNITS - 1] = 0;
                     WCHAR full[2 * NAME_UNITS + 4] = {0};
@@ -428,9 +427,9 @@ static mdAssemblyRef find_assembly_ref(IMetaDataAssemblyImport *assemblies, cons
             const void *key = NULL, *hash = NULL;
             ULONG key_len = 0, hash_len = 0;
             DWORD flags = 0;
-            if (FAILED(assemblies->lpVtbl->GetAssemblyRefProps(assemblies, refs[i], &key,
-                                                               &key_len, text, NAME_UNITS, &len,
-                                                               &meta, &hash, &hash_len, &flags)))
+            if (FAILED(assemblies->lpVtbl->GetAssemblyRefProps(assemblies, refs[i], &key, &key_len,
+                                                               text, NAME_UNITS, &len, &meta, &hash,
+                                                               &hash_len, &flags)))
                 continue;
             text[NAME_UNITS - 1] = 0;
             char *utf8 = utf8_of(text);
@@ -468,8 +467,8 @@ static HRESULT define_probe(struct timer *s, IMetaDataEmit *emit,
         return hr;
     /* static int64 Enter(string); static void Exit(string, int64, string) */
     static const COR_SIGNATURE enter[] = {0x00, 0x01, ELEMENT_TYPE_I8, ELEMENT_TYPE_STRING};
-    static const COR_SIGNATURE exit[] = {0x00, 0x03, ELEMENT_TYPE_VOID, ELEMENT_TYPE_STRING,
-                                         ELEMENT_TYPE_I8, ELEMENT_TYPE_STRING};
+    static const COR_SIGNATURE exit[] = {
+        0x00, 0x03, ELEMENT_TYPE_VOID, ELEMENT_TYPE_STRING, ELEMENT_TYPE_I8, ELEMENT_TYPE_STRING};
     hr = emit->lpVtbl->DefineMemberRef(emit, probe, u"Enter", enter, sizeof enter, &plan->enter);
     if (SUCCEEDED(hr))
         hr = emit->lpVtbl->DefineMemberRef(emit, probe, u"Exit", exit, sizeof exit, &plan->exit);
@@ -528,7 +527,7 @@ static HRESULT plan_module(struct timer *s, IModuleInfo *module, struct module_p
 /* The plan entry for a method, or NULL. Plans are only added, never removed, while the
  * plugin lives; an entry stays valid. */
 static const struct timed_method *find_method(struct timer *s, IMethodInfo *method,
-                                             const struct module_plan **owner)
+                                              const struct module_plan **owner)
 {
     IModuleInfo *module = NULL;
     ModuleID id = 0;
@@ -760,8 +759,8 @@ static HRESULT make_exit(IMethodInfo *method, IInstructionGraph *graph,
         if (op == Cee_Br || op == Cee_Br_S) {
             IBranchInstruction *branch = NULL;
             IInstruction *to = NULL;
-            if (SUCCEEDED(at->lpVtbl->QueryInterface(at, &IID_IBranchInstruction,
-                                                     (void **)&branch)) &&
+            if (SUCCEEDED(
+                    at->lpVtbl->QueryInterface(at, &IID_IBranchInstruction, (void **)&branch)) &&
                 SUCCEEDED(branch->lpVtbl->GetBranchTarget(branch, &to)) && to == target) {
                 IInstruction *leave = NULL;
                 hr = factory->lpVtbl->CreateBranchInstruction(factory, Cee_Leave, target, &leave);
@@ -833,8 +832,8 @@ static HRESULT rewrite(IMethodInfo *method, const struct timed_method *timed,
         hr = factory->lpVtbl->CreateLoadLocalInstruction(factory, (USHORT)start, &handler[1]);
     if (SUCCEEDED(hr))
         hr = plan->output != mdTokenNil
-                 ? factory->lpVtbl->CreateTokenOperandInstruction(factory, Cee_Ldstr,
-                                                                  plan->output, &handler[2])
+                 ? factory->lpVtbl->CreateTokenOperandInstruction(factory, Cee_Ldstr, plan->output,
+                                                                  &handler[2])
                  : factory->lpVtbl->CreateInstruction(factory, Cee_Ldnull, &handler[2]);
     if (SUCCEEDED(hr))
         hr = factory->lpVtbl->CreateTokenOperandInstruction(factory, Cee_Call, plan->exit,
@@ -944,8 +943,9 @@ static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *man
      * FileNotFoundException, so time nothing rather than break the app. */
     const char *hooks = getenv("DOTNET_STARTUP_HOOKS");
     if (s->pattern_count > 0 && !(hooks && strstr(hooks, "Clrie.Timer.dll"))) {
-        log_line(s, true, "DOTNET_STARTUP_HOOKS does not name Clrie.Timer.dll, so the runtime "
-                          "could not load the helper: nothing will be timed");
+        log_line(s, true,
+                 "DOTNET_STARTUP_HOOKS does not name Clrie.Timer.dll, so the runtime "
+                 "could not load the helper: nothing will be timed");
         for (size_t i = 0; i < s->pattern_count; i++)
             free(s->patterns[i]);
         s->pattern_count = 0;
@@ -1130,7 +1130,8 @@ static struct timer *timer_new(void)
     return s;
 }
 
-/* ---- the class factory and exports ------------------------------------------------------------ */
+/* ---- the class factory and exports ------------------------------------------------------------
+ */
 
 static struct factory *from_factory(IClassFactory *iface)
 {

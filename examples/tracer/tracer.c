@@ -188,8 +188,9 @@ static void read_settings(struct tracer *s, IProfilerManager *manager)
     if (FAILED(manager->lpVtbl->QueryInterface(manager, &IID_IInstrumentationMethodAttachContext,
                                                (void **)&context)) ||
         FAILED(context->lpVtbl->EnumSettings(context, &settings))) {
-        log_line(s, true, "the engine hands out no settings (no "
-                          "IInstrumentationMethodAttachContext); nothing will be instrumented");
+        log_line(s, true,
+                 "the engine hands out no settings (no "
+                 "IInstrumentationMethodAttachContext); nothing will be instrumented");
         goto out;
     }
     IInstrumentationMethodSetting *setting = NULL;
@@ -254,15 +255,14 @@ static HRESULT type_name(IMetaDataImport *import, mdTypeDef type, WCHAR *out, si
     ULONG len = 0;
     DWORD flags = 0;
     mdToken extends = mdTokenNil;
-    HRESULT hr = import->lpVtbl->GetTypeDefProps(import, type, name, NAME_UNITS, &len, &flags,
-                                                 &extends);
+    HRESULT hr =
+        import->lpVtbl->GetTypeDefProps(import, type, name, NAME_UNITS, &len, &flags, &extends);
     if (FAILED(hr))
         return hr;
     name[NAME_UNITS - 1] = 0;
     out[0] = 0;
     mdTypeDef enclosing = mdTokenNil;
-    if (depth < 16 &&
-        SUCCEEDED(import->lpVtbl->GetNestedClassProps(import, type, &enclosing)) &&
+    if (depth < 16 && SUCCEEDED(import->lpVtbl->GetNestedClassProps(import, type, &enclosing)) &&
         enclosing != mdTokenNil) {
         if (SUCCEEDED(type_name(import, enclosing, out, capacity, depth + 1)))
             wappend_ascii(out, capacity, "+");
@@ -332,9 +332,8 @@ static HRESULT select_methods(struct tracer *s, IMetaDataImport *import, IMetaDa
                     PCCOR_SIGNATURE sig;
                     ULONG sig_len, rva;
                     if (FAILED(import->lpVtbl->GetMethodProps(import, method_tokens[m], &owner,
-                                                              method, NAME_UNITS, &len,
-                                                              &attributes, &sig, &sig_len, &rva,
-                                                              &impl)))
+                                                              method, NAME_UNITS, &len, &attributes,
+                                                              &sig, &sig_len, &rva, &impl)))
                         continue;
                     method[NAME_UNITS - 1] = 0;
                     WCHAR full[2 * NAME_UNITS + 4] = {0};
@@ -393,9 +392,9 @@ static mdAssemblyRef find_assembly_ref(IMetaDataAssemblyImport *assemblies, cons
             const void *key = NULL, *hash = NULL;
             ULONG key_len = 0, hash_len = 0;
             DWORD flags = 0;
-            if (FAILED(assemblies->lpVtbl->GetAssemblyRefProps(assemblies, refs[i], &key,
-                                                               &key_len, text, NAME_UNITS, &len,
-                                                               &meta, &hash, &hash_len, &flags)))
+            if (FAILED(assemblies->lpVtbl->GetAssemblyRefProps(assemblies, refs[i], &key, &key_len,
+                                                               text, NAME_UNITS, &len, &meta, &hash,
+                                                               &hash_len, &flags)))
                 continue;
             text[NAME_UNITS - 1] = 0;
             char *utf8 = utf8_of(text);
@@ -835,7 +834,8 @@ static struct tracer *tracer_new(void)
     return s;
 }
 
-/* ---- the class factory and exports ------------------------------------------------------------ */
+/* ---- the class factory and exports ------------------------------------------------------------
+ */
 
 static struct factory *from_factory(IClassFactory *iface)
 {

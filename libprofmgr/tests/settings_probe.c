@@ -25,8 +25,8 @@ static HRESULT record_settings(IProfilerManager *manager, FILE *f)
     IProfilerStringManager *strings = NULL;
     IInstrumentationMethodAttachContext *context = NULL;
     IEnumInstrumentationMethodSettings *settings = NULL;
-    HRESULT hr = manager->lpVtbl->QueryInterface(manager, &IID_IProfilerStringManager,
-                                                 (void **)&strings);
+    HRESULT hr =
+        manager->lpVtbl->QueryInterface(manager, &IID_IProfilerStringManager, (void **)&strings);
     if (SUCCEEDED(hr))
         hr = manager->lpVtbl->QueryInterface(manager, &IID_IInstrumentationMethodAttachContext,
                                              (void **)&context);
@@ -89,10 +89,10 @@ static HRESULT probe_Initialize(IInstrumentationMethod *This, IProfilerManager *
     return hr;
 }
 
-#define ANSWER_OK(ret, name, params, args)                                                    \
-    __attribute__((unused)) static ret ok_##name params                                    \
-    {                                                                                         \
-        return S_OK;                                                                          \
+#define ANSWER_OK(ret, name, params, args)                                                         \
+    __attribute__((unused)) static ret ok_##name params                                            \
+    {                                                                                              \
+        return S_OK;                                                                               \
     }
 CLRIE_IINSTRUMENTATIONMETHOD_METHODS(ANSWER_OK, IInstrumentationMethod *This, This)
 #define SLOT(ret, name, params, args) .name = ok_##name,
@@ -102,6 +102,8 @@ CLRIE_IINSTRUMENTATIONMETHOD_METHODS(ANSWER_OK, IInstrumentationMethod *This, Th
 #else
 #pragma GCC diagnostic ignored "-Woverride-init"
 #endif
+/* An X-macro table, then the slots it overrides. */
+// clang-format off
 static const struct IInstrumentationMethodVtbl probe_vtbl = {
     CLRIE_IINSTRUMENTATIONMETHOD_METHODS(SLOT, IInstrumentationMethod *This, This)
     .QueryInterface = probe_QueryInterface,
@@ -109,6 +111,7 @@ static const struct IInstrumentationMethodVtbl probe_vtbl = {
     .Release = probe_ref,
     .Initialize = probe_Initialize,
 };
+// clang-format on
 
 static IInstrumentationMethod probe = {&probe_vtbl};
 
@@ -124,8 +127,7 @@ static ULONG factory_ref(IClassFactory *This)
     return 1;
 }
 
-static HRESULT factory_CreateInstance(IClassFactory *This, IUnknown *outer, REFIID riid,
-                                      void **ppv)
+static HRESULT factory_CreateInstance(IClassFactory *This, IUnknown *outer, REFIID riid, void **ppv)
 {
     (void)This, (void)outer;
     return probe_QueryInterface(&probe, riid, ppv);

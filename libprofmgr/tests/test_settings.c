@@ -91,9 +91,8 @@ static void settings_are_enumerated_in_file_order_as_bstrs(void **state)
     assert_setting(got[0], u"Report", u"/tmp/r\u00E9sum\u00E9.txt");
     got[0]->lpVtbl->Release(got[0]);
     void *same = NULL;
-    assert_int_equal(clone->lpVtbl->QueryInterface(clone, &IID_IEnumInstrumentationMethodSettings,
-                                                   &same),
-                     S_OK);
+    assert_int_equal(
+        clone->lpVtbl->QueryInterface(clone, &IID_IEnumInstrumentationMethodSettings, &same), S_OK);
     assert_ptr_equal(same, clone);
     clone->lpVtbl->Release(clone);
     clone->lpVtbl->Release(clone);
@@ -102,9 +101,9 @@ static void settings_are_enumerated_in_file_order_as_bstrs(void **state)
     /* A setting outlives the enumerator and the table it came from. */
     assert_setting(last, u"Empty", u"");
     void *other = &other;
-    assert_int_equal(last->lpVtbl->QueryInterface(last, &IID_IEnumInstrumentationMethodSettings,
-                                                  &other),
-                     E_NOINTERFACE);
+    assert_int_equal(
+        last->lpVtbl->QueryInterface(last, &IID_IEnumInstrumentationMethodSettings, &other),
+        E_NOINTERFACE);
     assert_null(other);
     assert_int_equal(last->lpVtbl->Release(last), 0);
 }
@@ -199,10 +198,10 @@ struct fake_info {
     ICorProfilerInfo15 iface;
 };
 
-#define NOT_IMPLEMENTED(ret, name, params, args)                                           \
-    __attribute__((unused)) static ret fake_##name params                                  \
-    {                                                                                      \
-        return (ret)E_NOTIMPL;                                                             \
+#define NOT_IMPLEMENTED(ret, name, params, args)                                                   \
+    __attribute__((unused)) static ret fake_##name params                                          \
+    {                                                                                              \
+        return (ret)E_NOTIMPL;                                                                     \
     }
 CLRIE_ICORPROFILERINFO15_METHODS(NOT_IMPLEMENTED, ICorProfilerInfo15 *This, This)
 
@@ -228,6 +227,8 @@ static HRESULT fake_set_mask2(ICorProfilerInfo15 *This, DWORD low, DWORD high)
 #else
 #pragma GCC diagnostic ignored "-Woverride-init"
 #endif
+/* An X-macro table, then the slots it overrides. */
+// clang-format off
 static const struct ICorProfilerInfo15Vtbl fake_vtbl = {
     CLRIE_ICORPROFILERINFO15_METHODS(INIT_NOT_IMPLEMENTED, ICorProfilerInfo15 *This, This)
     .QueryInterface = fake_query,
@@ -235,6 +236,7 @@ static const struct ICorProfilerInfo15Vtbl fake_vtbl = {
     .Release = fake_ref,
     .SetEventMask2 = fake_set_mask2,
 };
+// clang-format on
 
 static char *read_file(const char *path)
 {
@@ -282,9 +284,8 @@ static void a_configured_plugin_reads_its_settings_through_its_manager(void **st
 
     static const CLSID engine_clsid = CLRIE_CLSID_INSTRUMENTATION_ENGINE_INIT;
     IClassFactory *factory = NULL;
-    assert_int_equal(clrie_pm_get_class_object(&engine_clsid, &IID_IClassFactory,
-                                               (void **)&factory),
-                     S_OK);
+    assert_int_equal(
+        clrie_pm_get_class_object(&engine_clsid, &IID_IClassFactory, (void **)&factory), S_OK);
     ICorProfilerCallback11 *callback = NULL;
     assert_int_equal(factory->lpVtbl->CreateInstance(factory, NULL, &IID_ICorProfilerCallback11,
                                                      (void **)&callback),
