@@ -12,7 +12,7 @@
             shows methods instrumented and none failed; then the same with Nops=true, and
             with Rejit=true (instrumented through ReJIT only)
   all       the stress plugin on every jitted method of the process (Modules=*, with nops),
-            at first JIT and through ReJIT
+            at first JIT and through ReJIT, also with ReadyToRun off (all of CoreLib jitted)
 
 Usage: test_plugins.py --engine SO --stress SO --tracer SO --timer SO --apps-out DIR
                        [--only settings,tracer,...] [--keep] [--verbose]
@@ -290,13 +290,13 @@ REPORT = re.compile(r"stress seen=(\d+) instrumented=(\d+) failed=(\d+) "
                     r"rejit_requested=(\d+) rejit_failed=(\d+)")
 
 
-def stress_run(app_name, settings, what):
+def stress_run(app_name, settings, what, env=None):
     sb = Sandbox("stress")
     try:
         report_path = sb.path("report.txt")
         settings = dict({"Modules": app_name + ".dll"}, **settings, Report=report_path)
         sb.config("Stress", args.stress, STRESS_GUID, settings)
-        result = run(sb, app_name)
+        result = run(sb, app_name, env)
         expect_same_as_baseline(app_name, result, what)
         report = dotnet_apps.read_lines(report_path)
         match = REPORT.fullmatch(report[0]) if len(report) == 1 else None
@@ -355,6 +355,21 @@ def scenario_all():
                         "stress ilshapes, Modules=*, Rejit")
     if counts:
         checks.expect(counts[3] > 0, "stress ilshapes, Modules=*, Rejit: rejits were requested",
+                      seen=counts)
+    # ReadyToRun code is not jitted: without it the runtime jits (and the plugin rewrites)
+    # all of System.Private.CoreLib the app uses.
+    no_r2r = {"DOTNET_ReadyToRun": "0"}
+    counts = stress_run("ilshapes", {"Modules": "*", "Nops": "true"},
+                        "stress ilshapes, Modules=*, ReadyToRun off", no_r2r)
+    if counts:
+        checks.expect(counts[0] > 1000 and counts[1] == counts[0],
+                      "stress ilshapes, Modules=*, ReadyToRun off: over 1000 methods, every "
+                      "one instrumented", seen=counts)
+    counts = stress_run("ilshapes", {"Modules": "*", "Nops": "true", "Rejit": "true"},
+                        "stress ilshapes, Modules=*, ReadyToRun off, Rejit", no_r2r)
+    if counts:
+        checks.expect(counts[3] > 1000,
+                      "stress ilshapes, Modules=*, ReadyToRun off, Rejit: over 1000 rejits",
                       seen=counts)
 
 
