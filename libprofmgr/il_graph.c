@@ -353,7 +353,7 @@ static HRESULT view_CreateBaseline(IInstructionGraph *This, LPCBYTE pCodeBase, L
     if (r < 0) {
         IL_LOG(body, "%s: the baseline code is malformed at IL offset %u: %s", what, diag.offset,
                diag.message);
-        return il_hresult(r == -EILSEQ ? -EILSEQ : r);
+        return il_hresult(r);
     }
     COR_IL_MAP *map_copy = malloc((mapSize ? mapSize : 1) * sizeof(*map_copy));
     DWORD *seq_copy = malloc((seqSize ? seqSize : 1) * sizeof(*seq_copy));

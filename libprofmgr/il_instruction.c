@@ -620,5 +620,18 @@ void il_instruction_init(struct il_instruction *obj)
 
 struct il_instruction *il_instruction_from(IInstruction *iface)
 {
-    return iface && iface->lpVtbl == &instruction_vtbl ? of_instr(iface) : NULL;
+    if (!iface)
+        return NULL;
+    /* Plugins sometimes pass the operand, branch or switch interface where an IInstruction is
+     * expected (CLRIE finds the object with QueryInterface): accept any of them. */
+    const void *vtbl = iface->lpVtbl;
+    if (vtbl == &instruction_vtbl)
+        return of_instr(iface);
+    if (vtbl == &operand_vtbl)
+        return of_operand((IOperandInstruction *)(void *)iface);
+    if (vtbl == &branch_vtbl)
+        return of_branch((IBranchInstruction *)(void *)iface);
+    if (vtbl == &switch_vtbl)
+        return of_switch((ISwitchInstruction *)(void *)iface);
+    return NULL;
 }

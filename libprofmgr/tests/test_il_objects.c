@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "il_body.h"
+#include "il_private.h" /* only to see that objects are made lazily */
 #include "utf16.h"
 
 #define BYTES(...) ((const uint8_t[]){__VA_ARGS__}), sizeof((const uint8_t[]){__VA_ARGS__})
@@ -237,8 +238,14 @@ static void a_decoded_body_walks_in_both_lists_with_offsets(void **state)
 {
     struct fixture *f = *state;
     open_body(f, BRANCHY);
+    /* A method nobody walks gets no instruction objects, even when encoded. */
+    expect_code(f, BYTES(0x02, 0x2D, 0x02, 0x17, 0x2A, 0x18, 0x2A));
+    assert_int_equal(f->body->instructions.count, 0);
     IInstruction *first = NULL, *last = NULL, *ofirst = NULL;
     assert_int_equal(f->graph->lpVtbl->GetFirstInstruction(f->graph, &first), S_OK);
+    /* What a plugin holds, it holds on the method info. */
+    assert_int_equal(f->outer.refs, 1);
+    assert_int_equal(f->body->instructions.count, 1);
     assert_int_equal(f->graph->lpVtbl->GetLastInstruction(f->graph, &last), S_OK);
     assert_int_equal(f->graph->lpVtbl->GetOriginalFirstInstruction(f->graph, &ofirst), S_OK);
     assert_ptr_equal(first, ofirst); /* one object per node */
@@ -387,12 +394,17 @@ static void query_interface_answers_what_the_operand_kind_fits(void **state)
     release(back);
     assert_int_equal(dc->lpVtbl->SetDataItem(dc, &component, &component, NULL), S_OK);
     release(dc);
+    /* The operand interface stands for the instruction where an IInstruction is expected. */
+    IInstruction *nop = make(f, Cee_Nop);
+    assert_int_equal(f->graph->lpVtbl->InsertBefore(f->graph, (IInstruction *)(void *)op, nop),
+                     S_OK);
+    release(nop);
     release(si);
     release(op);
     release(ldarg);
     release(ldc);
     release(sw);
-    expect_code(f, BYTES(0x02, 0x1F, 0xF0, 0x45, 0x01, 0, 0, 0, 0, 0, 0, 0, 0x26, 0x2A));
+    expect_code(f, BYTES(0x02, 0x00, 0x1F, 0xF0, 0x45, 0x01, 0, 0, 0, 0, 0, 0, 0, 0x26, 0x2A));
 }
 
 static void edits_move_branches_as_each_edit_says(void **state)
@@ -1085,6 +1097,156 @@ static void misuse_returns_errors_and_is_reported(void **state)
     release(nop);
 }
 
+/* A long method: every node keeps one object however many there are. */
+static void identity_holds_across_a_long_method(void **state)
+{
+    struct fixture *f = *state;
+    enum { N = 5000 };
+    /* fat header, N nops, ret */
+    uint8_t *body = calloc(1, 12 + N + 1);
+    body[0] = 0x03;
+    body[1] = 0x30;
+    body[2] = 0x08;
+    uint32_t code_size = N + 1;
+    memcpy(body + 4, &code_size, 4);
+    body[12 + N] = 0x2A;
+    open_body_sig(f, body, 12 + N + 1, sig_void, sizeof(sig_void));
+    free(body);
+    IInstruction *i = NULL;
+    assert_int_equal(f->graph->lpVtbl->GetFirstInstruction(f->graph, &i), S_OK);
+    for (DWORD k = 0; k <= N; k++) {
+        IInstruction *same = at(f, k);
+        assert_ptr_equal(same, i);
+        release(same);
+        IInstruction *n = NULL;
+        HRESULT hr = i->lpVtbl->GetNextInstruction(i, &n);
+        assert_int_equal(hr, k == N ? E_FAIL : S_OK);
+        release(i);
+        i = n;
+    }
+    assert_int_equal(f->body->instructions.count, N + 1);
+    IEnumInstructions *e = NULL;
+    DWORD count;
+    assert_int_equal(il_body_enum_instructions(f->body, false, &e), S_OK);
+    assert_int_equal(e->lpVtbl->GetCount(e, &count), S_OK);
+    assert_int_equal(count, N + 1);
+    release(e);
+}
+
+/* A clause object a plugin implemented itself. */
+struct plugin_clause {
+    IExceptionClause iface;
+    IInstruction *parts[4];
+};
+
+static HRESULT pc_QueryInterface(IExceptionClause *This, REFIID riid, void **ppv)
+{
+    *ppv = NULL;
+    return E_NOINTERFACE;
+}
+static ULONG pc_AddRef(IExceptionClause *This)
+{
+    return 1;
+}
+static ULONG pc_Release(IExceptionClause *This)
+{
+    return 1;
+}
+static HRESULT pc_GetFlags(IExceptionClause *This, DWORD *flags)
+{
+    *flags = CLRIE_IL_EH_FAULT;
+    return S_OK;
+}
+static HRESULT pc_part(IExceptionClause *This, int k, IInstruction **out)
+{
+    *out = ((struct plugin_clause *)(void *)This)->parts[k];
+    (*out)->lpVtbl->AddRef(*out);
+    return S_OK;
+}
+static HRESULT pc_TryFirst(IExceptionClause *This, IInstruction **out)
+{
+    return pc_part(This, 0, out);
+}
+static HRESULT pc_TryLast(IExceptionClause *This, IInstruction **out)
+{
+    return pc_part(This, 1, out);
+}
+static HRESULT pc_HandlerFirst(IExceptionClause *This, IInstruction **out)
+{
+    return pc_part(This, 2, out);
+}
+static HRESULT pc_HandlerLast(IExceptionClause *This, IInstruction **out)
+{
+    return pc_part(This, 3, out);
+}
+static HRESULT pc_FilterFirst(IExceptionClause *This, IInstruction **out)
+{
+    *out = NULL;
+    return S_OK;
+}
+static HRESULT pc_GetType(IExceptionClause *This, mdToken *token)
+{
+    *token = 0;
+    return S_OK;
+}
+
+static const struct IExceptionClauseVtbl plugin_clause_vtbl = {
+    .QueryInterface = pc_QueryInterface,
+    .AddRef = pc_AddRef,
+    .Release = pc_Release,
+    .GetFlags = pc_GetFlags,
+    .GetTryFirstInstruction = pc_TryFirst,
+    .GetTryLastInstruction = pc_TryLast,
+    .GetHandlerFirstInstruction = pc_HandlerFirst,
+    .GetHandlerLastInstruction = pc_HandlerLast,
+    .GetFilterFirstInstruction = pc_FilterFirst,
+    .GetExceptionHandlerType = pc_GetType,
+};
+
+static void a_plugin_made_clause_is_read_through_its_interface(void **state)
+{
+    struct fixture *f = *state;
+    IUnknown *method_unknown = &f->outer.iface;
+    /* The method info the objects name is the outer object here (only AddRef'd). */
+    struct il_body_params p = {
+        .outer = &f->outer.iface,
+        .method = (IMethodInfo *)(void *)method_unknown,
+        .method_sig = sig_void,
+        .method_sig_len = sizeof(sig_void),
+        .log = &f->log,
+    };
+    /* nop; leave.s 4; endfinally; ret: a try and a handler without a clause yet */
+    assert_int_equal(il_body_new(&p, TINY(0x00, 0xDE, 0x01, 0xDC, 0x2A), &f->body), S_OK);
+    f->graph = il_body_graph(f->body);
+    f->eh = il_body_exceptions(f->body);
+    f->returns_void = true;
+    IMethodInfo *mi = NULL;
+    assert_int_equal(f->eh->lpVtbl->GetMethodInfo(f->eh, &mi), S_OK);
+    assert_ptr_equal(mi, method_unknown);
+    release(mi);
+    assert_int_equal(f->graph->lpVtbl->GetMethodInfo(f->graph, &mi), S_OK);
+    release(mi);
+    struct plugin_clause pc = {.iface.lpVtbl = &plugin_clause_vtbl};
+    pc.parts[0] = at(f, 0);
+    pc.parts[1] = at(f, 1);
+    pc.parts[2] = at(f, 3);
+    pc.parts[3] = at(f, 3);
+    assert_int_equal(f->eh->lpVtbl->AddExceptionClause(f->eh, &pc.iface), S_OK);
+    IExceptionClause *c[2] = {NULL};
+    assert_int_equal(clauses(f, c, 2), 1);
+    DWORD flags;
+    assert_int_equal(c[0]->lpVtbl->GetFlags(c[0], &flags), S_OK);
+    assert_int_equal(flags, CLRIE_IL_EH_FAULT);
+    assert_int_equal(clause_offset(c[0], true), 1);
+    release(c[0]);
+    expect_code(f, BYTES(0x00, 0xDE, 0x01, 0xDC, 0x2A));
+    /* Its instructions must be the method's: one removed, it is refused. */
+    assert_int_equal(f->graph->lpVtbl->Remove(f->graph, pc.parts[0]), S_OK);
+    assert_int_equal(f->eh->lpVtbl->AddExceptionClause(f->eh, &pc.iface), E_INVALIDARG);
+    for (int k = 0; k < 4; k++)
+        release(pc.parts[k]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1110,6 +1272,9 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(single_ret_leaves_a_tail_call_alone, setup, teardown),
         cmocka_unit_test_setup_teardown(misuse_returns_errors_and_is_reported, setup, teardown),
+        cmocka_unit_test_setup_teardown(identity_holds_across_a_long_method, setup, teardown),
+        cmocka_unit_test_setup_teardown(a_plugin_made_clause_is_read_through_its_interface, setup,
+                                        teardown),
     };
     return cmocka_run_group_tests_name("profmgr-il-objects", tests, NULL, NULL);
 }

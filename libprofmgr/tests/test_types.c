@@ -2,6 +2,7 @@
  * signatures re-emitting their exact bytes, names from metadata, method and local signatures,
  * the locals collection's add/replace/commit, and hostile blobs. Every fake counts its
  * references; teardown proves the objects gave back all they took. */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -1019,6 +1020,67 @@ static void garbage_never_crashes_and_what_parses_reemits(void **state)
     parser->lpVtbl->Release(parser);
 }
 
+/* ---- threads --------------------------------------------------------------------------------- */
+
+struct sharer {
+    IType *shared;
+    int errors;
+};
+
+/* JIT callbacks on many threads read the same module's types through one creator. */
+static void *share(void *arg)
+{
+    struct sharer *s = arg;
+    const uint8_t sig[] = {0x20, 0x02, 0x12, 0x49, 0x15, 0x12, 0x49, 0x01, 0x08, 0x1D, 0x11, 0x10};
+    ISignatureParser *parser;
+    if (creator->lpVtbl->QueryInterface(creator, &IID_ISignatureParser, (void **)&parser) != S_OK)
+        s->errors++;
+    for (int i = 0; i < 2000; i++) {
+        IType *ret = NULL;
+        IEnumTypes *params = NULL;
+        if (parser->lpVtbl->ParseMethodSignature(parser, sig, sizeof(sig), NULL, &ret, &params,
+                                                 NULL, NULL) != S_OK) {
+            s->errors++;
+            continue;
+        }
+        BSTR name = NULL;
+        if (ret->lpVtbl->GetName(ret, &name) != S_OK || clrie_pm_bstr_len(name) != 13)
+            s->errors++;
+        clrie_pm_bstr_free(name);
+        ret->lpVtbl->Release(ret);
+        params->lpVtbl->Release(params);
+        ICompositeType *c;
+        if (s->shared->lpVtbl->QueryInterface(s->shared, &IID_ICompositeType, (void **)&c) !=
+            S_OK) {
+            s->errors++;
+            continue;
+        }
+        IType *related;
+        if (c->lpVtbl->GetRelatedType(c, &related) == S_OK)
+            related->lpVtbl->Release(related);
+        c->lpVtbl->Release(c);
+    }
+    parser->lpVtbl->Release(parser);
+    return NULL;
+}
+
+static void types_are_shared_between_threads(void **state)
+{
+    enum { THREADS = 4 };
+    IType *shared = from_sig(BYTES(0x1D, 0x12, 0x49), NULL);
+    pthread_t threads[THREADS];
+    struct sharer sharers[THREADS];
+    for (int i = 0; i < THREADS; i++) {
+        sharers[i] = (struct sharer){.shared = shared};
+        assert_int_equal(pthread_create(&threads[i], NULL, share, &sharers[i]), 0);
+    }
+    for (int i = 0; i < THREADS; i++) {
+        pthread_join(threads[i], NULL);
+        assert_int_equal(sharers[i].errors, 0);
+    }
+    assert_int_equal(shared->lpVtbl->Release(shared), 0);
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -1042,6 +1104,7 @@ int main(void)
         T(truncated_blobs_are_refused_at_every_length),
         T(deep_nesting_is_refused_without_exhausting_the_stack),
         T(garbage_never_crashes_and_what_parses_reemits),
+        T(types_are_shared_between_threads),
     };
     return cmocka_run_group_tests_name("types", tests, NULL, NULL);
 }
