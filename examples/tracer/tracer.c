@@ -18,7 +18,9 @@
  * Setting (the <Settings> of its config entry, read through IInstrumentationMethodAttachContext):
  *   Pattern  `;`-separated shell patterns (fnmatch) matched against `Namespace.Type::Method`
  *            (nested types as `Outer+Inner`), e.g. `Sample.*` or `Sample.Program::Sum;*::Main`.
- *            Without it nothing is traced.
+ *            Without it nothing is traced. Only the app's modules are traced: not the shared
+ *            framework's (those in System.Private.CoreLib's folder), through which
+ *            Console.WriteLine runs; tracing them would print without end.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -67,7 +69,8 @@ struct tracer {
     IProfilerStringManager *strings;
     char **patterns;
     size_t pattern_count;
-    pthread_mutex_t lock; /* protects plans */
+    pthread_mutex_t lock; /* protects plans and framework */
+    char *framework;      /* the folder System.Private.CoreLib.dll was loaded from */
     struct module_plan *plans;
 };
 
@@ -630,6 +633,7 @@ static void tracer_free(struct tracer *s)
     for (size_t i = 0; i < s->pattern_count; i++)
         free(s->patterns[i]);
     free(s->patterns);
+    free(s->framework);
     for (struct module_plan *plan = s->plans, *next; plan; plan = next) {
         next = plan->next;
         free(plan->methods);
@@ -707,12 +711,38 @@ static HRESULT im_OnAssemblyUnloaded(IInstrumentationMethod *This, IAssemblyInfo
     return im_ignore_info(This, info);
 }
 
+/* Whether the module is the app's: not one of the shared framework's, which the runtime loads
+ * from System.Private.CoreLib's folder. Console.WriteLine runs through framework code, so
+ * tracing it would make every line print lines of its own, without end. */
+static bool module_traceable(struct tracer *s, IModuleInfo *module)
+{
+    BSTR text = NULL;
+    char *path = take_string(s, module->lpVtbl->GetFullPath(module, &text), &text);
+    if (!path)
+        return false;
+    char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    bool traceable;
+    pthread_mutex_lock(&s->lock);
+    if (strcmp(base, "System.Private.CoreLib.dll") == 0) {
+        if (!s->framework && slash)
+            s->framework = strndup(path, (size_t)(slash - path));
+        traceable = false;
+    } else {
+        traceable = !(s->framework && slash && strlen(s->framework) == (size_t)(slash - path) &&
+                      strncmp(path, s->framework, (size_t)(slash - path)) == 0);
+    }
+    pthread_mutex_unlock(&s->lock);
+    free(path);
+    return traceable;
+}
+
 static HRESULT im_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *module)
 {
     struct tracer *s = from_method(This);
     if (!module)
         return E_POINTER;
-    if (s->pattern_count == 0)
+    if (s->pattern_count == 0 || !module_traceable(s, module))
         return S_OK;
     struct module_plan *plan = calloc(1, sizeof(*plan));
     if (!plan)

@@ -4,6 +4,7 @@
             was told through the engine's log)
   tracer    examples/tracer on test/dotnet/sample: the exact enter/exit lines around the app's
             own output, exit code unchanged
+  tracer-all  the tracer on every method of ilshapes: its own lines unchanged in between
   timer     examples/timer on sample, its helper loaded with DOTNET_STARTUP_HOOKS: one timer
             line per call of each selected method (also one left by an exception), output and
             exit code unchanged; without the startup hook it times nothing and says why
@@ -43,7 +44,7 @@ parser.add_argument("--stress", required=True, help="examples/stress, built")
 parser.add_argument("--tracer", required=True, help="examples/tracer, built")
 parser.add_argument("--timer", required=True, help="examples/timer, built")
 parser.add_argument("--apps-out", required=True, help="where the C# apps are built")
-parser.add_argument("--only", default="settings,tracer,timer,stress,nops,rejit,all",
+parser.add_argument("--only", default="settings,tracer,tracer-all,timer,stress,nops,rejit,all",
                     help="comma-separated scenarios")
 parser.add_argument("--keep", action="store_true", help="keep the temporary directories")
 parser.add_argument("--verbose", action="store_true", help="print every run's stderr")
@@ -223,6 +224,32 @@ def scenario_tracer():
         sb.close()
 
 
+def scenario_tracer_everything():
+    """Every method of ilshapes traced: the app's own lines are unchanged between the traces
+    (the framework, through which Console.WriteLine runs, is never traced)."""
+    sb = Sandbox("tracer-all")
+    what = "tracer on every method of ilshapes"
+    try:
+        sb.config("Tracer", args.tracer, TRACER_GUID, {"Pattern": "*"})
+        result = run(sb, "ilshapes")
+        base = baseline("ilshapes")
+        lines = result.stdout.splitlines(keepends=True)
+        own = "".join(line for line in lines if not line.startswith(("enter ", "exit ")))
+        enters = [line for line in lines if line.startswith("enter ")]
+        checks.expect(result.returncode == base.returncode,
+                      "%s: exit code %d as without a profiler" % (what, base.returncode), result)
+        checks.expect(own == base.stdout, "%s: the app's own stdout lines unchanged" % what,
+                      result)
+        checks.expect(result.stderr == base.stderr, "%s: stderr as without a profiler" % what,
+                      result)
+        checks.expect(len(enters) > 100 and "enter Program::Main\n" in enters,
+                      "%s: over 100 methods entered, Program::Main among them" % what,
+                      seen=enters[:5])
+        print("   %s: %d enter lines" % (what, len(enters)))
+    finally:
+        sb.close()
+
+
 # ---- timer ------------------------------------------------------------------------------------
 
 def build_helper():
@@ -374,6 +401,7 @@ def scenario_all():
 
 
 SCENARIOS = [("settings", scenario_settings), ("tracer", scenario_tracer),
+             ("tracer-all", scenario_tracer_everything),
              ("timer", scenario_timer), ("stress", scenario_stress), ("nops", scenario_nops),
              ("rejit", scenario_rejit), ("all", scenario_all)]
 
