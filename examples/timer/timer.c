@@ -23,8 +23,9 @@
  * Settings (the <Settings> of its config entry, read through IInstrumentationMethodAttachContext):
  *   Pattern  `;`-separated shell patterns (fnmatch) matched against `Namespace.Type::Method`
  *            (nested types as `Outer+Inner`), e.g. `Sample.*`. Without it nothing is timed.
- *            Methods of System.Private.CoreLib and of the helper itself are never timed (the
- *            helper calls them: timing them would recurse).
+ *            Methods of the shared framework (System.Private.CoreLib's folder) and of the
+ *            helper itself are never timed (the helper runs on them: timing them would
+ *            recurse).
  *   Output   a file the helper appends its lines to (passed to every Exit call as a string:
  *            the runtime keeps its own copy of the environment, so a variable the plugin set
  *            would not reach managed code); default: the app's stderr.
@@ -78,7 +79,8 @@ struct timer {
     char **patterns;
     size_t pattern_count;
     char *output;
-    pthread_mutex_t lock; /* protects plans */
+    pthread_mutex_t lock; /* protects plans and framework */
+    char *framework;      /* the folder System.Private.CoreLib.dll was loaded from */
     struct module_plan *plans;
 };
 
@@ -893,6 +895,7 @@ static void timer_free(struct timer *s)
         free(s->patterns[i]);
     free(s->patterns);
     free(s->output);
+    free(s->framework);
     for (struct module_plan *plan = s->plans, *next; plan; plan = next) {
         next = plan->next;
         free(plan->methods);
@@ -981,18 +984,31 @@ static HRESULT im_OnAssemblyUnloaded(IInstrumentationMethod *This, IAssemblyInfo
     return im_ignore_info(This, info);
 }
 
-/* Not the helper nor the runtime library it runs on. */
+/* Whether the module is the app's: neither the helper nor a module of the shared framework
+ * (those in System.Private.CoreLib's folder), which the helper itself runs on: timing them
+ * would call the helper from inside the helper. */
 static bool module_timeable(struct timer *s, IModuleInfo *module)
 {
     BSTR text = NULL;
-    char *name = take_string(s, module->lpVtbl->GetModuleName(module, &text), &text);
-    if (!name)
+    char *path = take_string(s, module->lpVtbl->GetFullPath(module, &text), &text);
+    if (!path)
         return false;
-    const char *base = strrchr(name, '/');
-    base = base ? base + 1 : name;
-    bool timeable = strcasecmp(base, "Clrie.Timer.dll") != 0 &&
-                    strcasecmp(base, "System.Private.CoreLib.dll") != 0;
-    free(name);
+    char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    size_t folder = slash ? (size_t)(slash - path) : 0;
+    bool timeable;
+    pthread_mutex_lock(&s->lock);
+    if (strcmp(base, "System.Private.CoreLib.dll") == 0) {
+        if (!s->framework && slash)
+            s->framework = strndup(path, folder);
+        timeable = false;
+    } else {
+        timeable = strcmp(base, "Clrie.Timer.dll") != 0 &&
+                   !(s->framework && slash && strlen(s->framework) == folder &&
+                     strncmp(path, s->framework, folder) == 0);
+    }
+    pthread_mutex_unlock(&s->lock);
+    free(path);
     return timeable;
 }
 

@@ -294,6 +294,23 @@ def scenario_timer():
     finally:
         sb.close()
 
+    # Every method of ilshapes timed (exceptions, filters, iterators, async): the app runs
+    # exactly as without a profiler, and its Main is timed last.
+    sb = Sandbox("timer-all")
+    what = "timer on every method of ilshapes"
+    try:
+        output = sb.path("timer.txt")
+        sb.config("Timer", args.timer, TIMER_GUID, {"Pattern": "*", "Output": output})
+        result = run(sb, "ilshapes", {"DOTNET_STARTUP_HOOKS": helper})
+        expect_same_as_baseline("ilshapes", result, what)
+        lines = dotnet_apps.read_lines(output)
+        checks.expect(len(lines) > 100 and lines[-1:] and
+                      lines[-1].startswith("timer Program::Main "),
+                      "%s: over 100 timer lines, Program::Main last" % what, seen=lines[-3:])
+        print("   %s: %d timer lines" % (what, len(lines)))
+    finally:
+        sb.close()
+
     # Without the startup hook the helper cannot load: the timer times nothing and says why,
     # rather than make every timed method throw FileNotFoundException.
     sb = Sandbox("timer-no-helper")
