@@ -340,6 +340,14 @@ HRESULT types_locals_replace(struct types_locals *l, const uint8_t *sig, size_t 
     return blob_set(&l->current, sig, len) < 0 ? E_OUTOFMEMORY : S_OK;
 }
 
+bool types_locals_committed_token(const struct types_locals *l, mdSignature *token)
+{
+    if (!l || !l->committed || !blob_equal(&l->committed_blob, l->current.bytes, l->current.len))
+        return false;
+    *token = l->committed_token;
+    return true;
+}
+
 HRESULT types_locals_commit(struct types_locals *l, mdSignature *token)
 {
     if (!l || !token)

@@ -689,7 +689,13 @@ static HRESULT mi_GetLocalVarSigToken(IMethodInfo2 *This, mdToken *pToken)
             mi->original_size = size;
         }
     }
-    *pToken = mi->local_sig_token_set ? mi->local_sig_token : header_local_sig_token(mi);
+    mdSignature committed = 0;
+    if (mi->local_sig_token_set)
+        *pToken = mi->local_sig_token;
+    else if (types_locals_committed_token(mi->locals, &committed))
+        *pToken = committed; /* the plugin's CommitSignature */
+    else
+        *pToken = header_local_sig_token(mi);
     return S_OK;
 }
 

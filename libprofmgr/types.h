@@ -53,5 +53,8 @@ HRESULT types_locals_replace(struct types_locals *locals, const uint8_t *sig, si
 /* Commits a changed signature (once; later calls return the same token) and returns the token
  * the method body must name; an unchanged signature returns the original token. */
 HRESULT types_locals_commit(struct types_locals *locals, mdSignature *token);
+/* Whether the current signature was committed (by the plugin's CommitSignature or the
+ * pipeline), and its token. */
+bool types_locals_committed_token(const struct types_locals *locals, mdSignature *token);
 
 #endif
