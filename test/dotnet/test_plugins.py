@@ -295,7 +295,8 @@ def scenario_timer():
         sb.close()
 
     # Every method of ilshapes timed (exceptions, filters, iterators, async): the app runs
-    # exactly as without a profiler, and its Main is timed last.
+    # exactly as without a profiler, and its Main is timed once. (Not necessarily last: an
+    # async continuation on a pool thread may still be in its finally when Main returns.)
     sb = Sandbox("timer-all")
     what = "timer on every method of ilshapes"
     try:
@@ -304,9 +305,10 @@ def scenario_timer():
         result = run(sb, "ilshapes", {"DOTNET_STARTUP_HOOKS": helper})
         expect_same_as_baseline("ilshapes", result, what)
         lines = dotnet_apps.read_lines(output)
-        checks.expect(len(lines) > 100 and lines[-1:] and
-                      lines[-1].startswith("timer Program::Main "),
-                      "%s: over 100 timer lines, Program::Main last" % what, seen=lines[-3:])
+        mains = [line for line in lines if line.startswith("timer Program::Main ")]
+        checks.expect(len(lines) > 100 and len(mains) == 1,
+                      "%s: over 100 timer lines, one of them Program::Main" % what,
+                      seen=(len(lines), mains))
         print("   %s: %d timer lines" % (what, len(lines)))
     finally:
         sb.close()
