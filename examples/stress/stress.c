@@ -21,9 +21,12 @@
  *            the method is instrumented when the runtime rejits it (isRejit=TRUE).
  *   Report   a file written at shutdown with one line:
  *              stress seen=<n> instrumented=<n> failed=<n> rejit_requested=<n> rejit_failed=<n>
- *            seen counts first JITs of methods of selected modules, instrumented the methods
- *            rewritten, failed those where a step failed (the engine then leaves the method as
- *            it was). Without Report the line goes to the engine's log.
+ *                     jit_compiled=<n> jit_failed=<n>
+ *            (on one line) seen counts first JITs of methods of selected modules, instrumented
+ *            the methods rewritten, failed those where a step failed (the engine then leaves
+ *            the method as it was); jit_compiled and jit_failed count how the JIT took the
+ *            rewritten IL (IInstrumentationMethodJitEvents2: the JIT result of methods whose IL
+ *            was transformed). Without Report the line goes to the engine's log.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -63,6 +66,7 @@ struct rejit_request {
 
 struct stress {
     IInstrumentationMethod method;
+    IInstrumentationMethodJitEvents2 jit_events;
     atomic_ulong refs;
     IProfilerManagerLogging *logging;
     IProfilerStringManager *strings;
@@ -75,6 +79,7 @@ struct stress {
     char *report;
 
     atomic_ulong seen, instrumented, failed, rejit_requested, rejit_failed;
+    atomic_ulong jit_compiled, jit_failed; /* JIT results of methods whose IL was rewritten */
     atomic_int next_id;
 
     /* ReJIT mode: methods waiting for their request, handled by `worker`. */
@@ -641,18 +646,27 @@ static void stress_free(struct stress *s)
     atomic_fetch_sub(&live_objects, 1);
 }
 
-static HRESULT im_QueryInterface(IInstrumentationMethod *This, REFIID riid, void **ppv)
+static HRESULT stress_query(struct stress *s, REFIID riid, void **ppv)
 {
     if (!ppv)
         return E_POINTER;
     *ppv = NULL;
     if (!riid)
         return E_INVALIDARG;
-    if (!IsEqualIID(riid, &IID_IUnknown) && !IsEqualIID(riid, &IID_IInstrumentationMethod))
+    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IInstrumentationMethod))
+        *ppv = &s->method;
+    else if (IsEqualIID(riid, &IID_IInstrumentationMethodJitEvents) ||
+             IsEqualIID(riid, &IID_IInstrumentationMethodJitEvents2))
+        *ppv = &s->jit_events;
+    else
         return E_NOINTERFACE;
-    atomic_fetch_add(&from_method(This)->refs, 1);
-    *ppv = This;
+    atomic_fetch_add(&s->refs, 1);
     return S_OK;
+}
+
+static HRESULT im_QueryInterface(IInstrumentationMethod *This, REFIID riid, void **ppv)
+{
+    return stress_query(from_method(This), riid, ppv);
 }
 
 static ULONG im_AddRef(IInstrumentationMethod *This)
@@ -728,9 +742,11 @@ static void write_report(struct stress *s)
 {
     char line[256];
     snprintf(line, sizeof line,
-             "stress seen=%lu instrumented=%lu failed=%lu rejit_requested=%lu rejit_failed=%lu\n",
+             "stress seen=%lu instrumented=%lu failed=%lu rejit_requested=%lu rejit_failed=%lu "
+             "jit_compiled=%lu jit_failed=%lu\n",
              atomic_load(&s->seen), atomic_load(&s->instrumented), atomic_load(&s->failed),
-             atomic_load(&s->rejit_requested), atomic_load(&s->rejit_failed));
+             atomic_load(&s->rejit_requested), atomic_load(&s->rejit_failed),
+             atomic_load(&s->jit_compiled), atomic_load(&s->jit_failed));
     if (!s->report) {
         line[strlen(line) - 1] = '\0';
         log_line(s, false, "%s", line);
@@ -831,12 +847,79 @@ static const struct IInstrumentationMethodVtbl method_vtbl = {
     .AllowInlineSite = im_AllowInlineSite,
 };
 
+/* ---- IInstrumentationMethodJitEvents2: how the JIT took the rewritten IL ------------------ */
+
+static struct stress *from_jit_events(IInstrumentationMethodJitEvents2 *iface)
+{
+    return CLRIE_CONTAINER_OF(iface, struct stress, jit_events);
+}
+
+static HRESULT je_QueryInterface(IInstrumentationMethodJitEvents2 *This, REFIID riid, void **ppv)
+{
+    return stress_query(from_jit_events(This), riid, ppv);
+}
+
+static ULONG je_AddRef(IInstrumentationMethodJitEvents2 *This)
+{
+    return im_AddRef(&from_jit_events(This)->method);
+}
+
+static ULONG je_Release(IInstrumentationMethodJitEvents2 *This)
+{
+    return im_Release(&from_jit_events(This)->method);
+}
+
+static HRESULT je_JitStarted(IInstrumentationMethodJitEvents2 *This, FunctionID functionID,
+                             BOOL isRejit)
+{
+    (void)This, (void)functionID, (void)isRejit;
+    return S_OK;
+}
+
+/* The v1 event: an engine that only knows v1 tells no transformation status; not counted. */
+static HRESULT je_JitComplete(IInstrumentationMethodJitEvents2 *This, FunctionID functionID,
+                              BOOL isRejit, HRESULT jitResult)
+{
+    (void)This, (void)functionID, (void)isRejit, (void)jitResult;
+    return S_OK;
+}
+
+static HRESULT je_JitComplete2(IInstrumentationMethodJitEvents2 *This, IMethodJitInfo *info)
+{
+    struct stress *s = from_jit_events(This);
+    BOOL transformed = FALSE;
+    HRESULT result = S_OK;
+    if (!info || FAILED(info->lpVtbl->GetILTransformationStatus(info, &transformed)) ||
+        !transformed || FAILED(info->lpVtbl->GetJitHR(info, &result)))
+        return S_OK;
+    if (SUCCEEDED(result)) {
+        atomic_fetch_add(&s->jit_compiled, 1);
+    } else {
+        atomic_fetch_add(&s->jit_failed, 1);
+        FunctionID function = 0;
+        info->lpVtbl->GetFunctionID(info, &function);
+        log_line(s, true, "the JIT rejected the rewritten IL of function 0x%llx (hr 0x%08X)",
+                 (unsigned long long)function, (unsigned)result);
+    }
+    return S_OK;
+}
+
+static const struct IInstrumentationMethodJitEvents2Vtbl jit_events_vtbl = {
+    .QueryInterface = je_QueryInterface,
+    .AddRef = je_AddRef,
+    .Release = je_Release,
+    .JitStarted = je_JitStarted,
+    .JitComplete = je_JitComplete,
+    .JitComplete2 = je_JitComplete2,
+};
+
 static struct stress *stress_new(void)
 {
     struct stress *s = calloc(1, sizeof(*s));
     if (!s)
         return NULL;
     s->method.lpVtbl = &method_vtbl;
+    s->jit_events.lpVtbl = &jit_events_vtbl;
     atomic_init(&s->refs, 1);
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->wake, NULL);

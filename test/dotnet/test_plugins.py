@@ -168,7 +168,7 @@ def scenario_settings():
                          "%s: the plugin read its <Settings> through the engine" % what, result)
         report = dotnet_apps.read_lines(sb.path("report.txt"))
         checks.expect(report == ["stress seen=0 instrumented=0 failed=0 rejit_requested=0 "
-                                 "rejit_failed=0"],
+                                 "rejit_failed=0 jit_compiled=0 jit_failed=0"],
                       "%s: the report setting names the report file; nothing selected, "
                       "nothing done" % what, seen=report)
     finally:
@@ -333,7 +333,8 @@ def scenario_timer():
 # ---- stress -----------------------------------------------------------------------------------
 
 REPORT = re.compile(r"stress seen=(\d+) instrumented=(\d+) failed=(\d+) "
-                    r"rejit_requested=(\d+) rejit_failed=(\d+)")
+                    r"rejit_requested=(\d+) rejit_failed=(\d+) "
+                    r"jit_compiled=(\d+) jit_failed=(\d+)")
 
 
 def stress_run(app_name, settings, what, env=None):
@@ -348,13 +349,17 @@ def stress_run(app_name, settings, what, env=None):
         match = REPORT.fullmatch(report[0]) if len(report) == 1 else None
         if not checks.expect(match, "%s: a one-line report" % what, result, report):
             return None
-        seen, instrumented, failed, requested, rejit_failed = map(int, match.groups())
+        seen, instrumented, failed, requested, rejit_failed, compiled, jit_failed = \
+            map(int, match.groups())
         print("   %s: %s" % (what, report[0]))
         checks.expect(seen > 0, "%s: methods of %s.dll were jitted" % (what, app_name),
                       seen=report)
         checks.expect(instrumented > 0, "%s: methods were instrumented" % what, seen=report)
         checks.expect(failed == 0, "%s: no method failed" % what, result, report)
         checks.expect(rejit_failed == 0, "%s: no ReJIT request failed" % what, result, report)
+        checks.expect(compiled > 0, "%s: the JIT compiled rewritten IL" % what, seen=report)
+        checks.expect(jit_failed == 0, "%s: the JIT took all rewritten IL" % what, result,
+                      report)
         return seen, instrumented, failed, requested, rejit_failed
     finally:
         sb.close()
