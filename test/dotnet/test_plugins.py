@@ -7,11 +7,13 @@
   tracer-all  the tracer on every method of ilshapes: its own lines unchanged in between
   timer     examples/timer on sample, its helper loaded with DOTNET_STARTUP_HOOKS: one timer
             line per call of each selected method (also one left by an exception), output and
-            exit code unchanged; without the startup hook it times nothing and says why
+            exit code unchanged; on every method of ilshapes, the app unchanged; without the
+            startup hook it times nothing and says why
   stress    examples/stress on every method of hello and ilshapes: stdout, stderr and exit
             code equal the run without a profiler, no InvalidProgramException, the report
-            shows methods instrumented and none failed; then the same with Nops=true, and
-            with Rejit=true (instrumented through ReJIT only)
+            shows methods instrumented, none failed, the JIT took all the rewritten IL
+  nops      the same with Nops=true
+  rejit     the same with Rejit=true (instrumented through ReJIT only)
   all       the stress plugin on every jitted method of the process (Modules=*, with nops),
             at first JIT and through ReJIT, also with ReadyToRun off (all of CoreLib jitted)
 
