@@ -405,6 +405,9 @@ static HRESULT on_JITInlining(ICorProfilerCallback11 *This, FunctionID callerId,
         *pfShouldInline = FALSE;
         return S_OK;
     }
+    /* An [out] parameter: runtimes before .NET 5 pass it uninitialised, and without a raw hook
+     * nobody else writes it. */
+    *pfShouldInline = TRUE;
     return hook_JITInlining(This, callerId, calleeId, pfShouldInline);
 }
 

@@ -31,6 +31,8 @@ static HRESULT host_query(struct host *host, REFIID riid, void **ppv)
         found = &host->strings;
     else if (IsEqualIID(riid, &IID_IProfilerManagerLogging))
         found = &host->logging.iface;
+    else if (IsEqualIID(riid, &IID_IInstrumentationMethodAttachContext))
+        found = &host->attach.iface;
     *ppv = found;
     if (!found)
         return E_NOINTERFACE;
@@ -249,7 +251,7 @@ static HRESULT manager_AddInstrumentationMethod(IProfilerManager *This, BSTR bst
         if (path)
             snprintf(path, n, "%s/%s", folder, module);
     }
-    hr = path ? plugins_load(m, name ? name : module, path, &clsid, dwPriority,
+    hr = path ? plugins_load(m, name ? name : module, path, &clsid, dwPriority, NULL, 0,
                              pInstrumentationMethod)
               : E_OUTOFMEMORY;
     if (SUCCEEDED(hr))
@@ -386,6 +388,7 @@ void host_init(struct host *host, struct manager *owner, const char *guid36)
     host->manager5.lpVtbl = &manager5_vtbl;
     host->strings.lpVtbl = &strings_vtbl;
     logger_init(&host->logging, (IUnknown *)(void *)&host->manager, guid36);
+    attach_context_init(&host->attach, (IUnknown *)(void *)&host->manager);
     host->info.lpVtbl = &host_info_vtbl;
     host->owner = owner;
     host->guid36 = guid36;

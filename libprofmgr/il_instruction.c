@@ -46,10 +46,13 @@ static bool has_plain_operand(const struct il_instruction *obj)
            k != CLRIE_IL_OPERAND_BRANCH32 && k != CLRIE_IL_OPERAND_SWITCH;
 }
 
-/* Brings offsets and branch forms up to date after edits (a no-op when they are). */
+/* Brings a branch's form (short or long, chosen by the layout) up to date after edits; a no-op
+ * when it is. Only branches change form, so other instructions never pay for a layout: a
+ * plugin that edits and reads opcodes in turn stays linear. */
 static void refresh(struct il_instruction *obj)
 {
-    (void)clrie_il_instr_offset(obj->node);
+    if (is_branch(obj))
+        (void)clrie_il_instr_offset(obj->node);
 }
 
 /* ---- IUnknown, shared by the four interfaces ---- */

@@ -257,7 +257,9 @@ static void run(struct manager *m, struct method_info *mi, apply_fn apply, void 
         complete(m, mi);
         if (SUCCEEDED(hr))
             log_timing(m, mi, start);
-    } else if (mi->body) {
+    } else if (mi->body || mi->is_rejit) {
+        /* A ReJIT nobody instruments runs the original IL: what an earlier compilation
+         * recorded no longer describes the code. */
         clrie_pm_module_record_il_map(mi->module, mi->token, false, NULL, 0);
     }
     encoded_finish(&e);
@@ -332,6 +334,13 @@ HRESULT jit_pipeline_rejit(struct manager *m, ModuleID module, mdMethodDef token
     clock_gettime(CLOCK_MONOTONIC, &start);
     struct method_info *mi = NULL;
     HRESULT hr = method_info_for_rejit(m, module, token, &mi);
+    if (hr == S_FALSE) {
+        CLRIE_PM_LOG_ERROR(m->log,
+                           "ReJIT of method 0x%08X in module 0x%llx: the engine does not know "
+                           "that module or the method has no IL; it runs uninstrumented",
+                           (unsigned)token, (unsigned long long)module);
+        return S_OK;
+    }
     if (hr != S_OK) {
         CLRIE_PM_LOG_ERROR(m->log,
                            "ReJIT of method 0x%08X in module 0x%llx: the engine cannot "

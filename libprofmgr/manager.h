@@ -24,6 +24,7 @@
 #include "clrie/abi/instrumentation.h"
 #include "domains.h"
 #include "log.h"
+#include "settings.h"
 
 struct manager;
 
@@ -72,6 +73,7 @@ struct host {
     IProfilerStringManager strings;
     struct logger logging;
     ICorProfilerInfo15 info; /* the wrapped ICorProfilerInfo */
+    struct attach_context attach; /* its config settings (settings.h) */
     struct manager *owner;
     const char *guid36; /* for log lines: upper case, no braces; NULL for the raw hook */
     /* The events this plugin asked for through its wrapped info. */
@@ -171,9 +173,11 @@ extern const struct ICorProfilerInfo15Vtbl host_info_vtbl;
 /* plugins.c */
 /* Loads every plugin the environment's configuration names, in priority order. */
 void plugins_load_configured(struct manager *m);
-/* Loads one plugin; on success it is published in the plugin list. */
+/* Loads one plugin with its config settings (settings may be NULL when count is 0); on
+ * success it is published in the plugin list. */
 HRESULT plugins_load(struct manager *m, const char *name, const char *module_path,
-                     const GUID *clsid, uint64_t order, IInstrumentationMethod **out);
+                     const GUID *clsid, uint64_t order, const struct clrie_config_setting *settings,
+                     size_t setting_count, IInstrumentationMethod **out);
 void plugins_free_all(struct manager *m);
 
 /* jit_pipeline.c: instrumentation of one method, for JITCompilationStarted and

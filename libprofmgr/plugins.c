@@ -29,14 +29,16 @@ union symbol {
 };
 
 static struct plugin *plugin_new(struct manager *m, const char *name, const char *module_path,
-                                 const GUID *clsid, uint64_t order)
+                                 const GUID *clsid, uint64_t order,
+                                 const struct clrie_config_setting *settings, size_t setting_count)
 {
     struct plugin *p = calloc(1, sizeof(*p));
     if (!p)
         return NULL;
     p->name = strdup(name);
     p->module_path = strdup(module_path);
-    if (!p->name || !p->module_path) {
+    struct settings *table = NULL;
+    if (!p->name || !p->module_path || FAILED(settings_new(settings, setting_count, &table))) {
         free(p->name);
         free(p->module_path);
         free(p);
@@ -48,6 +50,7 @@ static struct plugin *plugin_new(struct manager *m, const char *name, const char
     memcpy(p->guid36, p->guid_text + 1, 36);
     p->guid36[36] = '\0';
     host_init(&p->host, m, p->guid36);
+    attach_context_set_settings(&p->host.attach, table);
     p->next_allocated = m->all_plugins;
     m->all_plugins = p;
     return p;
@@ -118,12 +121,13 @@ static HRESULT instantiate(struct manager *m, struct plugin *p)
 }
 
 HRESULT plugins_load(struct manager *m, const char *name, const char *module_path,
-                     const GUID *clsid, uint64_t order, IInstrumentationMethod **out)
+                     const GUID *clsid, uint64_t order, const struct clrie_config_setting *settings,
+                     size_t setting_count, IInstrumentationMethod **out)
 {
     if (out)
         *out = NULL;
     pthread_mutex_lock(&m->load_lock);
-    struct plugin *p = plugin_new(m, name, module_path, clsid, order);
+    struct plugin *p = plugin_new(m, name, module_path, clsid, order, settings, setting_count);
     HRESULT hr = p ? instantiate(m, p) : E_OUTOFMEMORY;
     if (SUCCEEDED(hr))
         hr = manager_publish_plugins(m, p, NULL);
@@ -179,7 +183,8 @@ void plugins_load_configured(struct manager *m)
         GUID clsid;
         memcpy(&clsid, &method->class_guid, sizeof(clsid));
         uint64_t order = method->has_priority ? method->priority : UINT64_C(1) << 32;
-        plugins_load(m, method->name, method->module_path, &clsid, order, NULL);
+        plugins_load(m, method->name, method->module_path, &clsid, order, method->settings,
+                     method->setting_count, NULL);
     }
     clrie_config_free(config);
 }
@@ -196,6 +201,7 @@ void plugins_free_all(struct manager *m)
             p->jit_events2->lpVtbl->Release(p->jit_events2);
         if (p->method)
             p->method->lpVtbl->Release(p->method);
+        attach_context_finish(&p->host.attach);
         free(p->name);
         free(p->module_path);
         free(p);

@@ -1,0 +1,223 @@
+/* stress: the IL rewrite. Single return, an int32 local set at entry and read before the
+ * exit, optionally a nop before every original instruction (see stress.c). */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+#include "stress.h"
+
+static void release(void *unknown)
+{
+    if (unknown)
+        ((IUnknown *)unknown)->lpVtbl->Release((IUnknown *)unknown);
+}
+
+static ILOrdinalOpcode opcode_of(IInstruction *instruction)
+{
+    ILOrdinalOpcode op = Cee_Invalid;
+    if (!instruction || FAILED(instruction->lpVtbl->GetOpCode(instruction, &op)))
+        return Cee_Invalid;
+    return op;
+}
+
+static bool is_prefix(ILOrdinalOpcode op)
+{
+    return op == Cee_Unaligned || op == Cee_Volatile || op == Cee_Tailcall ||
+           op == Cee_Constrained || op == Cee_Readonly || op == Cee_Unused69 /* no. */;
+}
+
+static bool is_call(ILOrdinalOpcode op)
+{
+    return op == Cee_Call || op == Cee_Callvirt || op == Cee_Calli;
+}
+
+/* The instructions of the graph in order (each AddRef'd), or NULL. */
+static IInstruction **instructions_of(IInstructionGraph *graph, size_t *count)
+{
+    size_t n = 0, capacity = 64;
+    IInstruction **all = malloc(capacity * sizeof(*all));
+    IInstruction *at = NULL;
+    if (!all || FAILED(graph->lpVtbl->GetFirstInstruction(graph, &at))) {
+        free(all);
+        return NULL;
+    }
+    while (at) {
+        if (n == capacity) {
+            capacity *= 2;
+            IInstruction **grown = realloc(all, capacity * sizeof(*all));
+            if (!grown) {
+                release(at);
+                break;
+            }
+            all = grown;
+        }
+        all[n++] = at;
+        IInstruction *next = NULL;
+        if (FAILED(at->lpVtbl->GetNextInstruction(at, &next)))
+            next = NULL;
+        at = next;
+    }
+    *count = n;
+    return all;
+}
+
+static void release_all(IInstruction **all, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        release(all[i]);
+    free(all);
+}
+
+/* A `ret` that is not the end of a tail call (`tail. call X; [pop;] ret`), which single-ret
+ * leaves alone and which must stay right after its call. */
+static bool is_plain_return(IInstruction **all, size_t i)
+{
+    if (opcode_of(all[i]) != Cee_Ret)
+        return false;
+    size_t j = i;
+    if (j > 0 && opcode_of(all[j - 1]) == Cee_Pop)
+        j--;
+    return !(j >= 2 && is_call(opcode_of(all[j - 1])) && opcode_of(all[j - 2]) == Cee_Tailcall);
+}
+
+/* A nop before every original instruction, except between a prefix and its instruction and
+ * between a tail call and its ret. Branches and clauses follow to the nop. */
+static HRESULT insert_nops(IInstructionGraph *graph, IInstructionFactory *factory)
+{
+    size_t count = 0;
+    IInstruction **all = instructions_of(graph, &count);
+    if (!all)
+        return E_OUTOFMEMORY;
+    HRESULT hr = S_OK;
+    for (size_t i = 0; i < count && SUCCEEDED(hr); i++) {
+        BOOL is_new = FALSE;
+        if (FAILED(all[i]->lpVtbl->GetIsNew(all[i], &is_new)) || is_new)
+            continue;
+        if (i > 0 && is_prefix(opcode_of(all[i - 1])))
+            continue;
+        if (opcode_of(all[i]) == Cee_Ret && !is_plain_return(all, i))
+            continue;
+        if (opcode_of(all[i]) == Cee_Pop && i + 1 < count && opcode_of(all[i + 1]) == Cee_Ret &&
+            i >= 2 && is_call(opcode_of(all[i - 1])) && opcode_of(all[i - 2]) == Cee_Tailcall)
+            continue;
+        IInstruction *nop = NULL;
+        hr = factory->lpVtbl->CreateInstruction(factory, Cee_Nop, &nop);
+        if (SUCCEEDED(hr))
+            hr = graph->lpVtbl->InsertBeforeAndRetargetOffsets(graph, all[i], nop);
+        release(nop);
+    }
+    release_all(all, count);
+    return hr;
+}
+
+/* Where the exit probe goes: single-ret's shared exit, or else the one plain `ret` (NULL for a
+ * method that only throws). Returned AddRef'd. */
+static IInstruction *exit_of(IInstructionGraph *graph, ISingleRetDefaultInstrumentation *single)
+{
+    ISingleRetDefaultInstrumentation2 *single2 = NULL;
+    IInstruction *exit = NULL;
+    if (SUCCEEDED(single->lpVtbl->QueryInterface(single, &IID_ISingleRetDefaultInstrumentation2,
+                                                 (void **)&single2))) {
+        if (FAILED(single2->lpVtbl->GetBranchTargetInstruction(single2, &exit)))
+            exit = NULL;
+        release(single2);
+    }
+    if (exit)
+        return exit;
+    size_t count = 0;
+    IInstruction **all = instructions_of(graph, &count);
+    if (!all)
+        return NULL;
+    for (size_t i = count; i-- > 0;) {
+        if (is_plain_return(all, i)) {
+            exit = all[i];
+            exit->lpVtbl->AddRef(exit);
+            break;
+        }
+    }
+    release_all(all, count);
+    return exit;
+}
+
+static HRESULT add_int32_local(IMethodInfo *method, DWORD *index)
+{
+    IModuleInfo *module = NULL;
+    ITypeCreator *types = NULL;
+    IType *int32 = NULL;
+    ILocalVariableCollection *locals = NULL;
+    HRESULT hr = method->lpVtbl->GetModuleInfo(method, &module);
+    if (SUCCEEDED(hr))
+        hr = module->lpVtbl->CreateTypeFactory(module, &types);
+    if (SUCCEEDED(hr))
+        hr = types->lpVtbl->FromCorElement(types, ELEMENT_TYPE_I4, &int32);
+    if (SUCCEEDED(hr))
+        hr = method->lpVtbl->GetLocalVariables(method, &locals);
+    if (SUCCEEDED(hr))
+        hr = locals->lpVtbl->AddLocal(locals, int32, index);
+    release(locals);
+    release(int32);
+    release(types);
+    release(module);
+    return hr;
+}
+
+/* Runs one step of a rewrite unless an earlier one failed, remembering its name. */
+#define STEP(name, call)                                                                           \
+    do {                                                                                           \
+        if (SUCCEEDED(hr)) {                                                                       \
+            *step = (name);                                                                        \
+            hr = (call);                                                                           \
+        }                                                                                          \
+    } while (0)
+
+HRESULT stress_rewrite(IMethodInfo *method, int id, bool nops, const char **step)
+{
+    IInstructionGraph *graph = NULL;
+    IInstructionFactory *factory = NULL;
+    ISingleRetDefaultInstrumentation *single = NULL;
+    IInstruction *first = NULL, *exit = NULL;
+    IInstruction *load_id = NULL, *store = NULL, *load = NULL, *pop = NULL;
+    DWORD local = 0;
+    HRESULT hr = S_OK;
+    STEP("GetInstructions", method->lpVtbl->GetInstructions(method, &graph));
+    STEP("GetInstructionFactory", method->lpVtbl->GetInstructionFactory(method, &factory));
+    STEP("GetSingleRetDefaultInstrumentation",
+         method->lpVtbl->GetSingleRetDefaultInstrumentation(method, &single));
+    STEP("ISingleRetDefaultInstrumentation::Initialize", single->lpVtbl->Initialize(single, graph));
+    STEP("ApplySingleRetDefaultInstrumentation",
+         single->lpVtbl->ApplySingleRetDefaultInstrumentation(single));
+    STEP("AddLocal(int32)", add_int32_local(method, &local));
+
+    /* Entry: `ldc.i4 id; stloc local` before the first instruction. InsertBefore, not
+     * retargeted: branches to the first instruction (loops) do not run the probe again. */
+    STEP("CreateIntOperandInstruction(ldc.i4)",
+         factory->lpVtbl->CreateIntOperandInstruction(factory, Cee_Ldc_I4, id, &load_id));
+    STEP("CreateStoreLocalInstruction",
+         factory->lpVtbl->CreateStoreLocalInstruction(factory, (USHORT)local, &store));
+    STEP("GetFirstInstruction", graph->lpVtbl->GetFirstInstruction(graph, &first));
+    STEP("InsertBefore(first)", graph->lpVtbl->InsertBefore(graph, first, load_id));
+    STEP("InsertAfter(ldc.i4)", graph->lpVtbl->InsertAfter(graph, load_id, store));
+
+    /* Exit: `ldloc local; pop` before the single exit, retargeted, so that every way out (the
+     * branches single-ret made) passes through it. */
+    if (SUCCEEDED(hr) && (exit = exit_of(graph, single))) {
+        STEP("CreateLoadLocalInstruction",
+             factory->lpVtbl->CreateLoadLocalInstruction(factory, (USHORT)local, &load));
+        STEP("CreateInstruction(pop)", factory->lpVtbl->CreateInstruction(factory, Cee_Pop, &pop));
+        STEP("InsertBeforeAndRetargetOffsets(exit)",
+             graph->lpVtbl->InsertBeforeAndRetargetOffsets(graph, exit, load));
+        STEP("InsertAfter(ldloc)", graph->lpVtbl->InsertAfter(graph, load, pop));
+    }
+    if (nops)
+        STEP("the nops", insert_nops(graph, factory));
+    release(pop);
+    release(load);
+    release(store);
+    release(load_id);
+    release(exit);
+    release(first);
+    release(single);
+    release(factory);
+    release(graph);
+    return hr;
+}

@@ -1,0 +1,389 @@
+/* A plugin's config settings as CLRIE's attach objects: IInstrumentationMethodAttachContext,
+ * IEnumInstrumentationMethodSettings and IInstrumentationMethodSetting (settings.h). */
+#include "settings.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "utf16.h"
+
+struct settings {
+    atomic_ulong refs;
+    size_t count;
+    struct setting_text {
+        BSTR name;
+        BSTR value;
+    } items[];
+};
+
+/* One setting handed to a plugin: a position in a table it keeps alive. */
+struct setting {
+    IInstrumentationMethodSetting iface;
+    atomic_ulong refs;
+    struct settings *settings;
+    size_t index;
+};
+
+struct settings_enum {
+    IEnumInstrumentationMethodSettings iface;
+    atomic_ulong refs;
+    struct settings *settings;
+    pthread_mutex_t lock; /* protects position */
+    size_t position;
+};
+
+/* ---- the table ---------------------------------------------------------------------------- */
+
+/* A new BSTR from 0-terminated UTF-8 (NULL: empty). */
+static HRESULT bstr_of(const char *text, BSTR *out)
+{
+    char16_t *wide = NULL;
+    size_t len = 0;
+    if (!text)
+        text = "";
+    int rc = clrie_pm_utf8_to_utf16(text, strlen(text), &wide, &len);
+    if (rc != 0)
+        return rc == -ENOMEM ? E_OUTOFMEMORY : E_INVALIDARG;
+    *out = clrie_pm_bstr_new(wide, len);
+    free(wide);
+    return *out ? S_OK : E_OUTOFMEMORY;
+}
+
+HRESULT settings_new(const struct clrie_config_setting *items, size_t count, struct settings **out)
+{
+    if (!out || (count && !items))
+        return E_POINTER;
+    *out = NULL;
+    struct settings *s = calloc(1, sizeof(*s) + count * sizeof(s->items[0]));
+    if (!s)
+        return E_OUTOFMEMORY;
+    atomic_init(&s->refs, 1);
+    s->count = count;
+    for (size_t i = 0; i < count; i++) {
+        HRESULT hr = bstr_of(items[i].name, &s->items[i].name);
+        if (SUCCEEDED(hr))
+            hr = bstr_of(items[i].value, &s->items[i].value);
+        if (FAILED(hr)) {
+            settings_unref(s);
+            return hr;
+        }
+    }
+    *out = s;
+    return S_OK;
+}
+
+void settings_ref(struct settings *settings)
+{
+    atomic_fetch_add_explicit(&settings->refs, 1, memory_order_relaxed);
+}
+
+void settings_unref(struct settings *settings)
+{
+    if (!settings || atomic_fetch_sub_explicit(&settings->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    for (size_t i = 0; i < settings->count; i++) {
+        clrie_pm_bstr_free(settings->items[i].name);
+        clrie_pm_bstr_free(settings->items[i].value);
+    }
+    free(settings);
+}
+
+/* ---- IInstrumentationMethodSetting ---------------------------------------------------------- */
+
+static struct setting *setting_of(IInstrumentationMethodSetting *iface)
+{
+    return CLRIE_CONTAINER_OF(iface, struct setting, iface);
+}
+
+static HRESULT setting_QueryInterface(IInstrumentationMethodSetting *This, REFIID riid, void **ppv)
+{
+    if (!ppv)
+        return E_POINTER;
+    *ppv = NULL;
+    if (!riid)
+        return E_POINTER;
+    if (!IsEqualIID(riid, &IID_IUnknown) && !IsEqualIID(riid, &IID_IInstrumentationMethodSetting))
+        return E_NOINTERFACE;
+    atomic_fetch_add_explicit(&setting_of(This)->refs, 1, memory_order_relaxed);
+    *ppv = This;
+    return S_OK;
+}
+
+static ULONG setting_AddRef(IInstrumentationMethodSetting *This)
+{
+    return (ULONG)(atomic_fetch_add_explicit(&setting_of(This)->refs, 1, memory_order_relaxed) + 1);
+}
+
+static ULONG setting_Release(IInstrumentationMethodSetting *This)
+{
+    struct setting *s = setting_of(This);
+    unsigned long left = atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) - 1;
+    if (left == 0) {
+        settings_unref(s->settings);
+        free(s);
+    }
+    return (ULONG)left;
+}
+
+static HRESULT copy_bstr(BSTR text, BSTR *out)
+{
+    if (!out)
+        return E_POINTER;
+    *out = clrie_pm_bstr_new(text, clrie_pm_bstr_len(text));
+    return *out ? S_OK : E_OUTOFMEMORY;
+}
+
+static HRESULT setting_GetName(IInstrumentationMethodSetting *This, BSTR *pbstrName)
+{
+    struct setting *s = setting_of(This);
+    return copy_bstr(s->settings->items[s->index].name, pbstrName);
+}
+
+static HRESULT setting_GetValue(IInstrumentationMethodSetting *This, BSTR *pbstrValue)
+{
+    struct setting *s = setting_of(This);
+    return copy_bstr(s->settings->items[s->index].value, pbstrValue);
+}
+
+static const struct IInstrumentationMethodSettingVtbl setting_vtbl = {
+    .QueryInterface = setting_QueryInterface,
+    .AddRef = setting_AddRef,
+    .Release = setting_Release,
+    .GetName = setting_GetName,
+    .GetValue = setting_GetValue,
+};
+
+static IInstrumentationMethodSetting *setting_new(struct settings *settings, size_t index)
+{
+    struct setting *s = calloc(1, sizeof(*s));
+    if (!s)
+        return NULL;
+    s->iface.lpVtbl = &setting_vtbl;
+    atomic_init(&s->refs, 1);
+    settings_ref(settings);
+    s->settings = settings;
+    s->index = index;
+    return &s->iface;
+}
+
+/* ---- IEnumInstrumentationMethodSettings ------------------------------------------------------ */
+
+static struct settings_enum *enum_of(IEnumInstrumentationMethodSettings *iface)
+{
+    return CLRIE_CONTAINER_OF(iface, struct settings_enum, iface);
+}
+
+static HRESULT enum_QueryInterface(IEnumInstrumentationMethodSettings *This, REFIID riid,
+                                   void **ppv)
+{
+    if (!ppv)
+        return E_POINTER;
+    *ppv = NULL;
+    if (!riid)
+        return E_POINTER;
+    if (!IsEqualIID(riid, &IID_IUnknown) &&
+        !IsEqualIID(riid, &IID_IEnumInstrumentationMethodSettings))
+        return E_NOINTERFACE;
+    atomic_fetch_add_explicit(&enum_of(This)->refs, 1, memory_order_relaxed);
+    *ppv = This;
+    return S_OK;
+}
+
+static ULONG enum_AddRef(IEnumInstrumentationMethodSettings *This)
+{
+    return (ULONG)(atomic_fetch_add_explicit(&enum_of(This)->refs, 1, memory_order_relaxed) + 1);
+}
+
+static ULONG enum_Release(IEnumInstrumentationMethodSettings *This)
+{
+    struct settings_enum *e = enum_of(This);
+    unsigned long left = atomic_fetch_sub_explicit(&e->refs, 1, memory_order_acq_rel) - 1;
+    if (left == 0) {
+        settings_unref(e->settings);
+        pthread_mutex_destroy(&e->lock);
+        free(e);
+    }
+    return (ULONG)left;
+}
+
+/* Fills rgelt with up to celt new setting objects; slots not filled are NULL, as the other
+ * enumerators of the engine leave them. S_OK when all celt were fetched, else S_FALSE. */
+static HRESULT enum_Next(IEnumInstrumentationMethodSettings *This, ULONG celt,
+                         IInstrumentationMethodSetting **rgelt, ULONG *pceltFetched)
+{
+    struct settings_enum *e = enum_of(This);
+    if (!rgelt && celt > 0)
+        return E_POINTER;
+    HRESULT hr = S_OK;
+    ULONG n = 0;
+    pthread_mutex_lock(&e->lock);
+    while (n < celt && e->position < e->settings->count) {
+        IInstrumentationMethodSetting *item = setting_new(e->settings, e->position);
+        if (!item) {
+            hr = E_OUTOFMEMORY;
+            break;
+        }
+        e->position++;
+        rgelt[n++] = item;
+    }
+    pthread_mutex_unlock(&e->lock);
+    if (FAILED(hr)) {
+        while (n > 0) {
+            n--;
+            rgelt[n]->lpVtbl->Release(rgelt[n]);
+        }
+    }
+    for (ULONG i = n; i < celt; i++)
+        rgelt[i] = NULL;
+    if (pceltFetched)
+        *pceltFetched = n;
+    if (FAILED(hr))
+        return hr;
+    return n == celt ? S_OK : S_FALSE;
+}
+
+static HRESULT enum_Skip(IEnumInstrumentationMethodSettings *This, ULONG celt)
+{
+    struct settings_enum *e = enum_of(This);
+    pthread_mutex_lock(&e->lock);
+    size_t left = e->settings->count - e->position;
+    HRESULT hr = celt <= left ? S_OK : S_FALSE;
+    e->position += celt <= left ? celt : left;
+    pthread_mutex_unlock(&e->lock);
+    return hr;
+}
+
+static HRESULT enum_Reset(IEnumInstrumentationMethodSettings *This)
+{
+    struct settings_enum *e = enum_of(This);
+    pthread_mutex_lock(&e->lock);
+    e->position = 0;
+    pthread_mutex_unlock(&e->lock);
+    return S_OK;
+}
+
+static HRESULT enum_Clone(IEnumInstrumentationMethodSettings *This,
+                          IEnumInstrumentationMethodSettings **ppenum)
+{
+    struct settings_enum *e = enum_of(This);
+    if (!ppenum)
+        return E_POINTER;
+    HRESULT hr = settings_enum_new(e->settings, ppenum);
+    if (FAILED(hr))
+        return hr;
+    pthread_mutex_lock(&e->lock);
+    size_t position = e->position;
+    pthread_mutex_unlock(&e->lock);
+    enum_of(*ppenum)->position = position;
+    return S_OK;
+}
+
+static HRESULT enum_GetCount(IEnumInstrumentationMethodSettings *This, DWORD *pLength)
+{
+    if (!pLength)
+        return E_POINTER;
+    *pLength = (DWORD)enum_of(This)->settings->count;
+    return S_OK;
+}
+
+static const struct IEnumInstrumentationMethodSettingsVtbl enum_vtbl = {
+    .QueryInterface = enum_QueryInterface,
+    .AddRef = enum_AddRef,
+    .Release = enum_Release,
+    .Next = enum_Next,
+    .Skip = enum_Skip,
+    .Reset = enum_Reset,
+    .Clone = enum_Clone,
+    .GetCount = enum_GetCount,
+};
+
+HRESULT settings_enum_new(struct settings *settings, IEnumInstrumentationMethodSettings **out)
+{
+    if (!out)
+        return E_POINTER;
+    *out = NULL;
+    if (!settings)
+        return E_INVALIDARG;
+    struct settings_enum *e = calloc(1, sizeof(*e));
+    if (!e)
+        return E_OUTOFMEMORY;
+    e->iface.lpVtbl = &enum_vtbl;
+    atomic_init(&e->refs, 1);
+    pthread_mutex_init(&e->lock, NULL);
+    settings_ref(settings);
+    e->settings = settings;
+    *out = &e->iface;
+    return S_OK;
+}
+
+/* ---- IInstrumentationMethodAttachContext ----------------------------------------------------- */
+
+static struct attach_context *context_of(IInstrumentationMethodAttachContext *iface)
+{
+    return CLRIE_CONTAINER_OF(iface, struct attach_context, iface);
+}
+
+static HRESULT context_QueryInterface(IInstrumentationMethodAttachContext *This, REFIID riid,
+                                      void **ppv)
+{
+    IUnknown *outer = context_of(This)->outer;
+    return outer->lpVtbl->QueryInterface(outer, riid, ppv);
+}
+
+static ULONG context_AddRef(IInstrumentationMethodAttachContext *This)
+{
+    IUnknown *outer = context_of(This)->outer;
+    return outer->lpVtbl->AddRef(outer);
+}
+
+static ULONG context_Release(IInstrumentationMethodAttachContext *This)
+{
+    IUnknown *outer = context_of(This)->outer;
+    return outer->lpVtbl->Release(outer);
+}
+
+static HRESULT context_EnumSettings(IInstrumentationMethodAttachContext *This,
+                                    IEnumInstrumentationMethodSettings **ppEnum)
+{
+    struct attach_context *context = context_of(This);
+    if (!ppEnum)
+        return E_POINTER;
+    *ppEnum = NULL;
+    if (context->settings)
+        return settings_enum_new(context->settings, ppEnum);
+    struct settings *none = NULL;
+    HRESULT hr = settings_new(NULL, 0, &none);
+    if (SUCCEEDED(hr))
+        hr = settings_enum_new(none, ppEnum);
+    settings_unref(none);
+    return hr;
+}
+
+static const struct IInstrumentationMethodAttachContextVtbl context_vtbl = {
+    .QueryInterface = context_QueryInterface,
+    .AddRef = context_AddRef,
+    .Release = context_Release,
+    .EnumSettings = context_EnumSettings,
+};
+
+void attach_context_init(struct attach_context *context, IUnknown *outer)
+{
+    context->iface.lpVtbl = &context_vtbl;
+    context->outer = outer;
+    context->settings = NULL;
+}
+
+void attach_context_set_settings(struct attach_context *context, struct settings *settings)
+{
+    settings_unref(context->settings);
+    context->settings = settings;
+}
+
+void attach_context_finish(struct attach_context *context)
+{
+    settings_unref(context->settings);
+    context->settings = NULL;
+}
