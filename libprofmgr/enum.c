@@ -23,7 +23,8 @@
     X(clauses, IEnumExceptionClauses, IExceptionClause)                                            \
     X(types, IEnumTypes, IType)                                                                    \
     X(parameters, IEnumMethodParameters, IMethodParameter)                                         \
-    X(locals, IEnumMethodLocals, IMethodLocal)
+    X(locals, IEnumMethodLocals, IMethodLocal)                                                     \
+    X(settings, IEnumInstrumentationMethodSettings, IInstrumentationMethodSetting)
 
 #define ENUM_MEMBER(member, IEnum, Item) IEnum member;
 

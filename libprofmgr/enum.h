@@ -1,7 +1,8 @@
 /* The snapshot enumerator behind every CLRIE IEnumXxx interface whose items are COM objects:
  * IEnumModuleInfo, IEnumAssemblyInfo, IEnumAppDomainInfo, IEnumInstructions,
- * IEnumExceptionClauses, IEnumTypes, IEnumMethodParameters and IEnumMethodLocals. Lives in
- * libprofmgr_core so every object library can hand one out.
+ * IEnumExceptionClauses, IEnumTypes, IEnumMethodParameters, IEnumMethodLocals and
+ * IEnumInstrumentationMethodSettings. Lives in libprofmgr_core so every object library can hand
+ * one out.
  *
  * The interfaces have the same slots (Next, Skip, Reset, Clone, GetCount) and differ only in
  * the item type, so one object serves them all; which interface it is follows from the IID it

@@ -236,9 +236,15 @@ static void query_interface_answers_the_iid_it_was_made_for(void **state)
 {
     (void)state;
     static const IID *const iids[] = {
-        &IID_IEnumModuleInfo,       &IID_IEnumAssemblyInfo,     &IID_IEnumAppDomainInfo,
-        &IID_IEnumInstructions,     &IID_IEnumExceptionClauses, &IID_IEnumTypes,
-        &IID_IEnumMethodParameters, &IID_IEnumMethodLocals,
+        &IID_IEnumModuleInfo,
+        &IID_IEnumAssemblyInfo,
+        &IID_IEnumAppDomainInfo,
+        &IID_IEnumInstructions,
+        &IID_IEnumExceptionClauses,
+        &IID_IEnumTypes,
+        &IID_IEnumMethodParameters,
+        &IID_IEnumMethodLocals,
+        &IID_IEnumInstrumentationMethodSettings,
     };
     enum { KINDS = sizeof(iids) / sizeof(iids[0]) };
     for (size_t i = 0; i < KINDS; i++) {
