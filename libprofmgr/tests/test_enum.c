@@ -43,35 +43,11 @@ static const struct ITypeVtbl fake_vtbl = {
     .Release = fake_Release,
 };
 
-/* An owner the enumerator must keep alive. */
-struct owner {
-    IUnknown iface;
-    long refs;
-};
-
-static HRESULT owner_QueryInterface(IUnknown *This, REFIID riid, void **ppv)
+/* Any counted object will do as an owner or a stored data item. */
+static IUnknown *unknown_of(struct fake *f)
 {
-    (void)This;
-    (void)riid;
-    *ppv = NULL;
-    return E_NOINTERFACE;
+    return (IUnknown *)(void *)&f->iface;
 }
-
-static ULONG owner_AddRef(IUnknown *This)
-{
-    return (ULONG)++CLRIE_CONTAINER_OF(This, struct owner, iface)->refs;
-}
-
-static ULONG owner_Release(IUnknown *This)
-{
-    return (ULONG)--CLRIE_CONTAINER_OF(This, struct owner, iface)->refs;
-}
-
-static const struct IUnknownVtbl owner_vtbl = {
-    .QueryInterface = owner_QueryInterface,
-    .AddRef = owner_AddRef,
-    .Release = owner_Release,
-};
 
 enum { N = 3 };
 
@@ -284,9 +260,10 @@ static void data_container_is_answered_when_asked_for(void **state)
     assert_non_null(data);
 
     /* An item stored on it is released with the enumerator. */
-    struct owner item = {.iface.lpVtbl = &owner_vtbl, .refs = 1};
+    struct fake item = {.iface.lpVtbl = &fake_vtbl, .refs = 1};
     static const GUID component = {1, 2, 3, {4, 5, 6, 7, 8, 9, 10, 11}};
-    assert_int_equal(data->lpVtbl->SetDataItem(data, &component, &component, &item.iface), S_OK);
+    assert_int_equal(data->lpVtbl->SetDataItem(data, &component, &component, unknown_of(&item)),
+                     S_OK);
     assert_int_equal(item.refs, 2);
     /* Back to the enumerator through the container, then let both references go. */
     void *back = NULL;
@@ -301,10 +278,11 @@ static void data_container_is_answered_when_asked_for(void **state)
 static void owner_is_held_until_the_last_clone_dies(void **state)
 {
     struct fixture *f = *state;
-    struct owner owner = {.iface.lpVtbl = &owner_vtbl, .refs = 1};
+    struct fake owner = {.iface.lpVtbl = &fake_vtbl, .refs = 1};
     void *p = NULL;
     assert_int_equal(
-        clrie_pm_enum_from_array(&IID_IEnumInstructions, f->ptrs, N, &owner.iface, 0, &p), S_OK);
+        clrie_pm_enum_from_array(&IID_IEnumInstructions, f->ptrs, N, unknown_of(&owner), 0, &p),
+        S_OK);
     IEnumInstructions *e = p;
     assert_int_equal(owner.refs, 2);
     IEnumInstructions *clone = NULL;
@@ -323,7 +301,7 @@ static void two_step_build_takes_up_to_its_capacity(void **state)
     struct clrie_pm_enum *b = clrie_pm_enum_new(&IID_IEnumTypes, 2, NULL, 0);
     assert_non_null(b);
     for (int i = 0; i < N; i++)
-        clrie_pm_enum_add(b, (IUnknown *)(void *)f->ptrs[i]);
+        clrie_pm_enum_add(b, unknown_of(&f->items[i]));
     assert_int_equal(f->items[2].refs, 2); /* past the capacity: not taken */
     IEnumTypes *e = clrie_pm_enum_iface(b);
     DWORD count = 0;
