@@ -117,8 +117,28 @@ extern const struct clrie_il_opcode_info il_opcode_infos[CLRIE_IL_OP_COUNT];
  * no opcode, else the operand length + 1 (IL_DECODE_LEN) and flags. */
 extern const uint8_t il_opcode_decode[0x200]; /* every 1- and 2-byte opcode value */
 #define IL_DECODE_LEN 0x0Fu                   /* operand bytes + 1 (switch: the count only) */
+#define IL_DECODE_SIGNED 0x10u                /* a signed operand (int8/32/64, branches) */
 #define IL_DECODE_TARGETS 0x40u               /* a branch or switch */
 #define IL_DECODE_SWITCH 0x80u
+
+/* Operands are read and written as the 8 little-endian bytes at their start (the bytes
+ * past the operand are ignored when reading and overwritten by the next instruction when
+ * writing), so the node's operand word is the operand's bytes in host order. */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+               "libilgraph copies operands as little-endian words (x86_64, aarch64)");
+extern const uint64_t il_operand_mask[32]; /* by d & 0x1F: the operand's bits */
+extern const uint64_t il_operand_sign[32]; /* by d & 0x1F: its sign bit, if signed */
+
+/* The operand value of an instruction with decode byte d from the 8 bytes at its start. */
+static inline int64_t il_operand_value(uint8_t d, uint64_t raw)
+{
+    uint64_t x = raw & il_operand_mask[d & 0x1F], s = il_operand_sign[d & 0x1F];
+    return (int64_t)((x ^ s) - s);
+}
+
+/* Bytes an encoder must have writable past the end of the code: write_code stores every
+ * operand as a full 8-byte word. */
+#define IL_WRITE_SLACK 8u
 
 /* Size in bytes of a node as currently encoded. */
 static inline uint32_t il_instr_size(const struct clrie_il_instr *n)

@@ -407,6 +407,19 @@ int clrie_il_graph_new(struct clrie_il_graph **out);
 /* Frees the graph with all its nodes and clauses. Accepts NULL. */
 void clrie_il_graph_free(struct clrie_il_graph *g);
 
+/* Empties g for reuse: it becomes what clrie_il_graph_new() returns (no nodes, no clauses,
+ * a tiny header), but keeps its memory for the nodes and clauses that come next, so a
+ * graph reused for many methods (one per thread, say) stops allocating once it has held
+ * the biggest of them. Every node and clause pointer taken from g before the reset becomes
+ * invalid. clrie_il_graph_free() releases the memory. Accepts NULL. */
+void clrie_il_graph_reset(struct clrie_il_graph *g);
+
+/* clrie_il_graph_decode() into an existing graph, reusing its memory: g is reset, then
+ * holds the decoded body. On failure g is left reset (empty) and diag says why, as for
+ * clrie_il_graph_decode(). */
+int clrie_il_graph_decode_into(struct clrie_il_graph *g, const uint8_t *body, size_t len,
+                               struct clrie_il_diag *diag);
+
 /* Header facts; code_size is as of the last decode, layout or encode. */
 void clrie_il_graph_header(const struct clrie_il_graph *g, struct clrie_il_header *out);
 /* Makes the header fat (it stays fat), with the given flags, max stack and local signature. */
