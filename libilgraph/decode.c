@@ -77,60 +77,53 @@ struct pending_target {
     uint32_t target; /* a branch's target offset (range-checked); unused for a switch */
 };
 
-/* The arrays a decode fills, sized for cap instructions. */
-struct decode_arrays {
-    struct clrie_il_instr **nodes;
-    struct clrie_il_instr *block; /* the nodes themselves, in decode order */
-    struct pending_target *pending;
+/* The decoded nodes: one block, in decode order, with room for cap of them. */
+struct node_block {
+    struct clrie_il_instr *nodes;
     size_t cap;
 };
 
-static int take_arrays(struct clrie_il_graph *g, struct decode_arrays *a, size_t cap)
-{
-    a->nodes = il_arena_take_array(&g->arena, cap, sizeof(*a->nodes));
-    a->block = il_arena_take_array(&g->arena, cap, sizeof(*a->block));
-    a->pending = il_arena_take_array(&g->arena, cap, sizeof(*a->pending));
-    a->cap = cap;
-    return a->nodes && a->block && a->pending ? 0 : -ENOMEM;
-}
-
 /* The first guess of how many instructions code of len bytes holds: real IL averages
- * well over two bytes per instruction; a method that beats the guess moves its nodes once
- * (grow_arrays). */
+ * about 2.5 bytes per instruction (CoreLib: 1 % of methods beat the guess); a method that
+ * does moves its nodes once (grow_block). */
 static size_t guess_count(size_t len)
 {
-    return len < 64 ? len + 1 : len / 2 + 32;
+    return len < 64 ? len / 2 + 4 : len / 2 + 32;
+}
+
+/* Branches and switches in code of len bytes, at most: each takes two bytes or more. */
+static size_t max_targets(size_t len)
+{
+    return len / 2 + 1;
 }
 
 /* More room when the guess was short: the rest of the code is counted exactly, the count
- * decoded nodes move to the new block and are linked again. Rare, so out of line. */
-static __attribute__((noinline)) int grow_arrays(struct clrie_il_graph *g, struct decode_arrays *a,
-                                                 size_t count, size_t pending, const uint8_t *code,
-                                                 size_t len, size_t pos, bool fragment)
+ * decoded nodes move to the new block and are linked again. Rare, so out of line. Returns
+ * the new block, or one with no nodes on ENOMEM. */
+static __attribute__((noinline)) struct node_block grow_block(struct clrie_il_graph *g,
+                                                              struct node_block old, size_t count,
+                                                              const uint8_t *code, size_t len,
+                                                              size_t pos, bool fragment)
 {
-    struct decode_arrays old = *a;
     /* + 1: an instruction the count stops at (malformed) still gets a node to fail in. */
-    size_t cap = count + count_instructions(code + pos, len - pos) + 1;
-    int r = take_arrays(g, a, cap);
-    if (r < 0)
-        return r;
-    memcpy(a->block, old.block, count * sizeof(*a->block));
-    memcpy(a->pending, old.pending, pending * sizeof(*a->pending));
-    for (size_t k = 0; k < count; k++) {
-        struct clrie_il_instr *n = &a->block[k];
-        if (!fragment) {
-            n->next = n + 1;
-            n->prev = k ? n - 1 : g->last;
+    struct node_block b = {.cap = count + count_instructions(code + pos, len - pos) + 1};
+    b.nodes = il_arena_take_array(&g->arena, b.cap, sizeof(*b.nodes));
+    if (!b.nodes)
+        return b;
+    memcpy(b.nodes, old.nodes, count * sizeof(*b.nodes));
+    if (!fragment) {
+        for (size_t k = 0; k < count; k++) {
+            b.nodes[k].next = &b.nodes[k + 1];
+            b.nodes[k].prev = k ? &b.nodes[k - 1] : g->last;
         }
-        a->nodes[k] = n;
     }
-    return 0;
+    return b;
 }
 
 /* Turns the recorded branches and switches into node references. */
-static int resolve_targets(struct clrie_il_graph *g, const struct decode_arrays *a, size_t count,
-                           size_t pending, const uint8_t *code, size_t len, size_t base,
-                           struct clrie_il_diag *diag)
+static int resolve_targets(struct clrie_il_graph *g, struct clrie_il_instr *nodes, size_t count,
+                           const struct pending_target *pending, size_t npending,
+                           const uint8_t *code, size_t len, size_t base, struct clrie_il_diag *diag)
 {
     /* offset -> node index + 1 (0: no instruction starts there). One direct lookup per
      * target keeps big methods linear; a search through node pointers would miss the cache
@@ -139,17 +132,17 @@ static int resolve_targets(struct clrie_il_graph *g, const struct decode_arrays 
     if (!start)
         return -ENOMEM;
     for (size_t k = 0; k < count; k++)
-        start[a->block[k].offset] = (uint32_t)k + 1;
-    for (size_t k = 0; k < pending; k++) {
-        struct clrie_il_instr *n = &a->block[a->pending[k].node];
+        start[nodes[k].offset] = (uint32_t)k + 1;
+    for (size_t k = 0; k < npending; k++) {
+        struct clrie_il_instr *n = &nodes[pending[k].node];
         if (n->opcode != CLRIE_IL_OP_SWITCH) {
-            uint32_t t = a->pending[k].target;
+            uint32_t t = pending[k].target;
             if (!start[t])
                 return il_diag(diag, -EILSEQ, (uint32_t)(base + n->offset),
                                "%s at IL offset %u targets IL offset %u, inside an instruction",
                                il_opcode_infos[n->opcode].name, n->offset, t);
             /* n's reference is new: link it first in its target's list (il_ref_set). */
-            struct clrie_il_instr *to = &a->block[start[t] - 1];
+            struct clrie_il_instr *to = &nodes[start[t] - 1];
             struct il_ref *ref = &n->u.branch;
             ref->target = to;
             ref->next = to->refs;
@@ -166,7 +159,7 @@ static int resolve_targets(struct clrie_il_graph *g, const struct decode_arrays 
                                    "switch at IL offset %u: target %u is IL offset %lld, inside "
                                    "an instruction",
                                    n->offset, i, (long long)t);
-                il_ref_set(&n->u.sw.targets[i], &a->block[start[t] - 1]);
+                il_ref_set(&n->u.sw.targets[i], &nodes[start[t] - 1]);
             }
         }
     }
@@ -209,10 +202,12 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t b
         return il_diag(diag, -EILSEQ, (uint32_t)base, "code of %zu bytes is too long", len);
     /* The nodes come as one block, each written once below: one allocation, and list
      * order is memory order for the walks of layout and encode. */
-    struct decode_arrays a;
-    int r = take_arrays(g, &a, guess_count(len));
-    if (r < 0)
-        return r;
+    struct node_block b = {.cap = guess_count(len)};
+    b.nodes = il_arena_take_array(&g->arena, b.cap, sizeof(*b.nodes));
+    struct pending_target *pending =
+        il_arena_take_array(&g->arena, max_targets(len), sizeof(*pending));
+    if (!b.nodes || !pending)
+        return -ENOMEM;
     /* Operands are read as the 8 bytes at them; those within 8 bytes of the end are read
      * from a zero-padded copy of the last bytes, so no read passes code[len - 1]. */
     uint8_t tail[16] = {0};
@@ -222,12 +217,16 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t b
     else
         for (size_t k = 0; k < len; k++)
             tail[k] = code[k];
-    size_t count = 0, pos = 0, pending = 0;
+    struct clrie_il_instr *prev = fragment ? NULL : g->last;
+    size_t count = 0, pos = 0, npending = 0;
+    int r;
     while (pos < len) {
-        if (__builtin_expect(count == a.cap, 0)) {
-            r = grow_arrays(g, &a, count, pending, code, len, pos, fragment);
-            if (r < 0)
-                return r;
+        if (__builtin_expect(count == b.cap, 0)) {
+            b = grow_block(g, b, count, code, len, pos, fragment);
+            if (!b.nodes)
+                return -ENOMEM;
+            if (!fragment && count)
+                prev = &b.nodes[count - 1];
         }
         size_t start = pos;
         uint16_t op = code[pos++];
@@ -257,9 +256,9 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t b
         /* A whole graph's nodes are linked as they are read, each to the next slot of the
          * block (the last one's next is cleared below); a fragment's stay detached. Field by
          * field: a compound literal would zero the node first, then store the fields. */
-        struct clrie_il_instr *n = &a.block[count];
+        struct clrie_il_instr *n = &b.nodes[count];
         n->next = fragment ? NULL : n + 1;
-        n->prev = fragment ? NULL : count ? n - 1 : g->last;
+        n->prev = prev;
         n->graph = g;
         n->refs = NULL;
         n->offset = (uint32_t)start;
@@ -286,7 +285,7 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t b
                                    "code (0..%zu)",
                                    il_opcode_infos[op].name, start, (long long)target, len - 1);
                 n->u.branch.target = NULL;
-                a.pending[pending].target = (uint32_t)target;
+                pending[npending].target = (uint32_t)target;
             } else {
                 n->u.sw.count = (uint32_t)n->u.i;
                 r = read_switch(g, n, code, len, start, pos, base, diag);
@@ -294,25 +293,28 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t b
                     return r;
                 pos += 4 * (size_t)n->u.sw.count;
             }
-            a.pending[pending++].node = (uint32_t)count;
+            pending[npending++].node = (uint32_t)count;
         }
-        a.nodes[count++] = n;
+        if (!fragment)
+            prev = n;
+        count++;
     }
-    if (pending) {
-        r = resolve_targets(g, &a, count, pending, code, len, base, diag);
+    if (npending) {
+        r = resolve_targets(g, b.nodes, count, pending, npending, code, len, base, diag);
         if (r < 0)
             return r;
     }
-    struct clrie_il_instr **nodes = a.nodes;
-    if (fragment) {
-        /* The caller owns a fragment's node array. */
-        struct clrie_il_instr **copy = malloc((count ? count : 1) * sizeof(*copy));
-        if (!copy)
-            return -ENOMEM;
-        memcpy(copy, nodes, count * sizeof(*copy));
-        nodes = copy;
-    } else if (count) {
-        nodes[count - 1]->next = NULL;
+    /* The node pointers: the caller owns a fragment's (malloc'd); a whole method's are the
+     * graph's original list (arena). */
+    struct clrie_il_instr **nodes =
+        fragment ? malloc((count ? count : 1) * sizeof(*nodes))
+                 : il_arena_take_array(&g->arena, count ? count : 1, sizeof(*nodes));
+    if (!nodes)
+        return -ENOMEM;
+    for (size_t k = 0; k < count; k++)
+        nodes[k] = &b.nodes[k];
+    if (!fragment && count) {
+        b.nodes[count - 1].next = NULL;
         if (g->last)
             g->last->next = nodes[0];
         else
@@ -480,17 +482,16 @@ static int read_sections(struct clrie_il_graph *g, const uint8_t *body, size_t l
 
 /* ---- Entry points ---- */
 
-/* A graph whose first arena chunk fits what decoding and a first layout of code[0..len)
- * take, so a small method costs one allocation. */
+/* A graph whose first arena chunk fits what decoding code[0..len) takes, so a small method
+ * costs one allocation (a small one: malloc serves those fastest). */
 static struct clrie_il_graph *graph_for_code(size_t len)
 {
-    size_t slots = guess_count(len);
-    size_t need = 256 + 16 * 8 + /* the graph, and rounding of each array */
-                  slots * (sizeof(struct clrie_il_instr) + sizeof(struct clrie_il_instr *) +
-                           sizeof(struct pending_target)) +
-                  slots * (sizeof(struct clrie_il_instr *) + sizeof(struct il_short_branch) +
-                           2 * sizeof(uint32_t)) +
-                  4 * len;
+    /* The graph, the node block and pointers, the pending targets and the offset table,
+     * each rounded up; a layout after edits takes a chunk of its own. */
+    size_t need =
+        sizeof(struct clrie_il_graph) + 4 * 15 +
+        guess_count(len) * (sizeof(struct clrie_il_instr) + sizeof(struct clrie_il_instr *)) +
+        max_targets(len) * sizeof(struct pending_target) + 4 * len;
     return il_graph_alloc(need);
 }
 

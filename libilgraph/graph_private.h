@@ -11,6 +11,10 @@
 #include "arena.h"
 #include "private_names.h"
 
+/* Tables read in the hot loops: hidden, so position-independent code reaches them
+ * directly rather than through the GOT. */
+#define IL_INTERNAL __attribute__((visibility("hidden")))
+
 /* A reference to a node: a branch or switch target or a clause boundary. Every reference
  * aimed at a node sits in that node's `refs` list, so moving all references from one node to
  * another costs O(references), not a walk of the method. */
@@ -111,11 +115,11 @@ int il_diag(struct clrie_il_diag *diag, int err, uint32_t offset, const char *fm
 
 /* The opcode table, indexed by ordinal (rows with a NULL name are not opcodes). Nodes only
  * ever hold valid opcodes, so internal code indexes it directly. */
-extern const struct clrie_il_opcode_info il_opcode_infos[CLRIE_IL_OP_COUNT];
+IL_INTERNAL extern const struct clrie_il_opcode_info il_opcode_infos[CLRIE_IL_OP_COUNT];
 
 /* The same table cut to what decoding needs per instruction, one byte per ordinal: 0 for
  * no opcode, else the operand length + 1 (IL_DECODE_LEN) and flags. */
-extern const uint8_t il_opcode_decode[0x200]; /* every 1- and 2-byte opcode value */
+IL_INTERNAL extern const uint8_t il_opcode_decode[0x200]; /* every 1- and 2-byte opcode value */
 #define IL_DECODE_LEN 0x0Fu                   /* operand bytes + 1 (switch: the count only) */
 #define IL_DECODE_SIGNED 0x10u                /* a signed operand (int8/32/64, branches) */
 #define IL_DECODE_TARGETS 0x40u               /* a branch or switch */
@@ -126,8 +130,8 @@ extern const uint8_t il_opcode_decode[0x200]; /* every 1- and 2-byte opcode valu
  * writing), so the node's operand word is the operand's bytes in host order. */
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
                "libilgraph copies operands as little-endian words (x86_64, aarch64)");
-extern const uint64_t il_operand_mask[32]; /* by d & 0x1F: the operand's bits */
-extern const uint64_t il_operand_sign[32]; /* by d & 0x1F: its sign bit, if signed */
+IL_INTERNAL extern const uint64_t il_operand_mask[32]; /* by d & 0x1F: the operand's bits */
+IL_INTERNAL extern const uint64_t il_operand_sign[32]; /* by d & 0x1F: its sign bit, if signed */
 
 /* The operand value of an instruction with decode byte d from the 8 bytes at its start. */
 static inline int64_t il_operand_value(uint8_t d, uint64_t raw)
