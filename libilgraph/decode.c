@@ -191,12 +191,16 @@ static int read_switch(struct clrie_il_graph *g, struct clrie_il_instr *n, const
     return 0;
 }
 
-/* Decodes code[0..len) into nodes. Inlined into its two callers so each gets a copy with
- * `fragment` constant (the per-node stores depend on it). A whole method's decode leaves
- * the graph laid out as PRESERVE would lay it out: the decoded offsets, forms and order. */
+/* Code of at most this many bytes (most methods) is decoded from a zero-padded copy. */
+#define SMALL_CODE 56
+
+/* Decodes code[0..len) into nodes. Inlined into its callers so each gets a copy with
+ * `fragment` and `small` (len <= SMALL_CODE) constant. A whole method's decode leaves the
+ * graph laid out as PRESERVE would lay it out: the decoded offsets, forms and order. */
 static inline __attribute__((always_inline)) int
 decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t base, bool fragment,
-             struct clrie_il_instr ***nodes_out, size_t *count_out, struct clrie_il_diag *diag)
+             bool small, struct clrie_il_instr ***nodes_out, size_t *count_out,
+             struct clrie_il_diag *diag)
 {
     if (len > UINT32_MAX - 16)
         return il_diag(diag, -EILSEQ, (uint32_t)base, "code of %zu bytes is too long", len);
@@ -208,15 +212,23 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t b
         il_arena_take_array(&g->arena, max_targets(len), sizeof(*pending));
     if (!b.nodes || !pending)
         return -ENOMEM;
-    /* Operands are read as the 8 bytes at them; those within 8 bytes of the end are read
-     * from a zero-padded copy of the last bytes, so no read passes code[len - 1]. */
+    /* Operands are read as the 8 bytes at them, and no read may pass code[len - 1]: small
+     * code is read from a zero-padded copy, other code from a zero-padded copy of its
+     * last 8 bytes once it gets there. */
+    uint8_t padded[SMALL_CODE + 8];
     uint8_t tail[16] = {0};
-    size_t tail_at = len < 8 ? 0 : len - 8;
-    if (len >= 8)
-        memcpy(tail, code + tail_at, 8);
-    else
-        for (size_t k = 0; k < len; k++)
-            tail[k] = code[k];
+    size_t tail_at = 0;
+    if (small) {
+        memcpy(padded, code, len);
+        memset(padded + len, 0, 8);
+    } else {
+        tail_at = len < 8 ? 0 : len - 8;
+        if (len >= 8)
+            memcpy(tail, code + tail_at, 8);
+        else
+            for (size_t k = 0; k < len; k++)
+                tail[k] = code[k];
+    }
     struct clrie_il_instr *prev = fragment ? NULL : g->last;
     size_t count = 0, pos = 0, npending = 0;
     int r;
@@ -252,7 +264,10 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t b
                            "remain",
                            il_opcode_infos[op].name, start, operand, len - pos);
         uint64_t raw;
-        memcpy(&raw, pos < tail_at ? code + pos : tail + (pos - tail_at), 8);
+        if (small)
+            memcpy(&raw, padded + pos, 8);
+        else
+            memcpy(&raw, pos < tail_at ? code + pos : tail + (pos - tail_at), 8);
         /* A whole graph's nodes are linked as they are read, each to the next slot of the
          * block (the last one's next is cleared below); a fragment's stay detached. Field by
          * field: a compound literal would zero the node first, then store the fields. */
@@ -332,7 +347,7 @@ int il_decode_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, si
                    bool fragment, struct clrie_il_instr ***nodes, size_t *count,
                    struct clrie_il_diag *diag)
 {
-    return decode_nodes(g, code, len, base, fragment, nodes, count, diag);
+    return decode_nodes(g, code, len, base, fragment, false, nodes, count, diag);
 }
 
 /* ---- Exception sections ---- */
@@ -502,7 +517,9 @@ static int finish_code(struct clrie_il_graph *g, const uint8_t *code, size_t len
                        struct clrie_il_diag *diag)
 {
     g->code_size = (uint32_t)len;
-    int r = decode_nodes(g, code, len, base, false, &g->orig, &g->orig_count, diag);
+    int r = len <= SMALL_CODE
+                ? decode_nodes(g, code, len, base, false, true, &g->orig, &g->orig_count, diag)
+                : decode_nodes(g, code, len, base, false, false, &g->orig, &g->orig_count, diag);
     if (r < 0)
         return r;
     g->cur = g->orig; /* shared until a layout takes arrays of its own (cur_cap 0) */

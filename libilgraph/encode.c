@@ -190,9 +190,7 @@ static void write_code(const struct clrie_il_graph *g, uint8_t *out)
         uint16_t op = n->opcode;
         uint8_t d = il_opcode_decode[op];
         uint8_t *p = out + n->offset;
-        /* one byte, or 0xFE and the low byte from ordinal 0x100 */
-        uint16_t bytes = op < 0x100 ? op : (uint16_t)(0xFEu | (op & 0xFFu) << 8);
-        memcpy(p, &bytes, 2);
+        memcpy(p, &il_opcode_bytes[op], 2); /* one byte, or 0xFE and the low byte */
         p += 1 + (op >> 8);
         if (__builtin_expect(!(d & IL_DECODE_TARGETS), 1)) {
             memcpy(p, &n->u.i, 8);

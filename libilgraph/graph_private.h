@@ -120,9 +120,9 @@ IL_INTERNAL extern const struct clrie_il_opcode_info il_opcode_infos[CLRIE_IL_OP
 /* The same table cut to what decoding needs per instruction, one byte per ordinal: 0 for
  * no opcode, else the operand length + 1 (IL_DECODE_LEN) and flags. */
 IL_INTERNAL extern const uint8_t il_opcode_decode[0x200]; /* every 1- and 2-byte opcode value */
-#define IL_DECODE_LEN 0x0Fu                   /* operand bytes + 1 (switch: the count only) */
-#define IL_DECODE_SIGNED 0x10u                /* a signed operand (int8/32/64, branches) */
-#define IL_DECODE_TARGETS 0x40u               /* a branch or switch */
+#define IL_DECODE_LEN 0x0Fu     /* operand bytes + 1 (switch: the count only) */
+#define IL_DECODE_SIGNED 0x10u  /* a signed operand (int8/32/64, branches) */
+#define IL_DECODE_TARGETS 0x40u /* a branch or switch */
 #define IL_DECODE_SWITCH 0x80u
 
 /* Operands are read and written as the 8 little-endian bytes at their start (the bytes
@@ -130,6 +130,7 @@ IL_INTERNAL extern const uint8_t il_opcode_decode[0x200]; /* every 1- and 2-byte
  * writing), so the node's operand word is the operand's bytes in host order. */
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
                "libilgraph copies operands as little-endian words (x86_64, aarch64)");
+IL_INTERNAL extern const uint16_t il_opcode_bytes[CLRIE_IL_OP_COUNT]; /* 0xFE xx as 0xxxFE */
 IL_INTERNAL extern const uint64_t il_operand_mask[32]; /* by d & 0x1F: the operand's bits */
 IL_INTERNAL extern const uint64_t il_operand_sign[32]; /* by d & 0x1F: its sign bit, if signed */
 

@@ -116,6 +116,12 @@ const struct clrie_il_opcode_info il_opcode_infos[CLRIE_IL_OP_COUNT] = {IL_OPCOD
 const uint8_t il_opcode_decode[0x200] = {IL_OPCODE_LIST(DECODE)};
 #undef DECODE
 
+/* How write_code puts an opcode down: its bytes as a little-endian word. */
+#define BYTES(o, id, text, k, f, po, pu)                                                           \
+    [o] = (uint16_t)((o) < 0x100 ? (o) : 0xFEu | ((o)&0xFFu) << 8),
+const uint16_t il_opcode_bytes[CLRIE_IL_OP_COUNT] = {IL_OPCODE_LIST(BYTES)};
+#undef BYTES
+
 /* Indexed by a decode byte's low five bits (operand length + 1, signedness): which bits of
  * the 8 bytes at an operand are the operand, and its sign bit when it is signed. */
 #define MASK(len) ((len) == 8 ? UINT64_MAX : (UINT64_C(1) << (8 * (len))) - 1)

@@ -19,6 +19,7 @@
 #define il_graph_push_clause clrie_il__graph_push_clause
 #define il_instr_alloc clrie_il__instr_alloc
 #define il_layout_current clrie_il__layout_current
+#define il_opcode_bytes clrie_il__opcode_bytes
 #define il_opcode_decode clrie_il__opcode_decode
 #define il_opcode_infos clrie_il__opcode_infos
 #define il_operand_mask clrie_il__operand_mask
