@@ -94,8 +94,10 @@ void *il_arena_alloc_chunk(struct il_arena *a, size_t size)
         if (!c)
             return NULL;
         c->size = cap;
-        if (a->next_size < FIRST_CHUNK / 2)
-            a->next_size = FIRST_CHUNK; /* a small first chunk ran out: an edit is under way */
+        /* After a first chunk sized for its content (a decoded method), more is wanted
+         * for edits: start small again, then grow geometrically. */
+        if (!a->head && a->spare == NULL)
+            a->next_size = FIRST_CHUNK;
         else if (a->next_size < MAX_CHUNK)
             a->next_size *= 2;
     }

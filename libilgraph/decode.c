@@ -83,12 +83,18 @@ struct node_block {
     size_t cap;
 };
 
-/* The first guess of how many instructions code of len bytes holds: real IL averages
- * about 2.5 bytes per instruction (CoreLib: 1 % of methods beat the guess); a method that
- * does moves its nodes once (grow_block). */
-static size_t guess_count(size_t len)
+/* Node slots for decoding code[0..len). Short code gets a guess: real IL averages about
+ * 2.5 bytes per instruction (in CoreLib 1 % of methods beat the guess; those move their
+ * nodes once, in grow_block). Long code is counted: its block is big enough that a guess
+ * twice too large (code of long instructions) would cost more memory than counting costs
+ * time. */
+static size_t node_slots(const uint8_t *code, size_t len)
 {
-    return len < 64 ? len / 2 + 4 : len / 2 + 32;
+    if (len < 64)
+        return len / 2 + 4;
+    if (len < 1024)
+        return len / 2 + 32;
+    return count_instructions(code, len) + 1;
 }
 
 /* Branches and switches in code of len bytes, at most: each takes two bytes or more. */
@@ -198,15 +204,15 @@ static int read_switch(struct clrie_il_graph *g, struct clrie_il_instr *n, const
  * `fragment` and `small` (len <= SMALL_CODE) constant. A whole method's decode leaves the
  * graph laid out as PRESERVE would lay it out: the decoded offsets, forms and order. */
 static inline __attribute__((always_inline)) int
-decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t base, bool fragment,
-             bool small, struct clrie_il_instr ***nodes_out, size_t *count_out,
+decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t slots, size_t base,
+             bool fragment, bool small, struct clrie_il_instr ***nodes_out, size_t *count_out,
              struct clrie_il_diag *diag)
 {
     if (len > UINT32_MAX - 16)
         return il_diag(diag, -EILSEQ, (uint32_t)base, "code of %zu bytes is too long", len);
     /* The nodes come as one block, each written once below: one allocation, and list
      * order is memory order for the walks of layout and encode. */
-    struct node_block b = {.cap = guess_count(len)};
+    struct node_block b = {.cap = slots};
     b.nodes = il_arena_take_array(&g->arena, b.cap, sizeof(*b.nodes));
     struct pending_target *pending =
         il_arena_take_array(&g->arena, max_targets(len), sizeof(*pending));
@@ -347,7 +353,8 @@ int il_decode_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, si
                    bool fragment, struct clrie_il_instr ***nodes, size_t *count,
                    struct clrie_il_diag *diag)
 {
-    return decode_nodes(g, code, len, base, fragment, false, nodes, count, diag);
+    return decode_nodes(g, code, len, node_slots(code, len), base, fragment, false, nodes, count,
+                        diag);
 }
 
 /* ---- Exception sections ---- */
@@ -499,27 +506,27 @@ static int read_sections(struct clrie_il_graph *g, const uint8_t *body, size_t l
 
 /* A graph whose first arena chunk fits what decoding code[0..len) takes, so a small method
  * costs one allocation (a small one: malloc serves those fastest). */
-static struct clrie_il_graph *graph_for_code(size_t len)
+static struct clrie_il_graph *graph_for_code(size_t len, size_t slots)
 {
     /* The graph, the node block and pointers, the pending targets and the offset table,
      * each rounded up; a layout after edits takes a chunk of its own. */
-    size_t need =
-        sizeof(struct clrie_il_graph) + 4 * 15 +
-        guess_count(len) * (sizeof(struct clrie_il_instr) + sizeof(struct clrie_il_instr *)) +
-        max_targets(len) * sizeof(struct pending_target) + 4 * len;
+    size_t need = sizeof(struct clrie_il_graph) + 4 * 15 +
+                  slots * (sizeof(struct clrie_il_instr) + sizeof(struct clrie_il_instr *)) +
+                  max_targets(len) * sizeof(struct pending_target) + 4 * len;
     return il_graph_alloc(need);
 }
 
 /* Decodes a whole method's code into the empty graph g. Afterwards the graph is laid out
  * as PRESERVE lays it out (decoded offsets and forms, the nodes in decoded order), so an
  * unedited graph encodes without a layout pass. */
-static int finish_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t base,
-                       struct clrie_il_diag *diag)
+static int finish_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t slots,
+                       size_t base, struct clrie_il_diag *diag)
 {
     g->code_size = (uint32_t)len;
-    int r = len <= SMALL_CODE
-                ? decode_nodes(g, code, len, base, false, true, &g->orig, &g->orig_count, diag)
-                : decode_nodes(g, code, len, base, false, false, &g->orig, &g->orig_count, diag);
+    int r =
+        len <= SMALL_CODE
+            ? decode_nodes(g, code, len, slots, base, false, true, &g->orig, &g->orig_count, diag)
+            : decode_nodes(g, code, len, slots, base, false, false, &g->orig, &g->orig_count, diag);
     if (r < 0)
         return r;
     g->cur = g->orig; /* shared until a layout takes arrays of its own (cur_cap 0) */
@@ -565,9 +572,11 @@ static int read_header(const uint8_t *body, size_t len, struct clrie_il_header *
     return 0;
 }
 
-/* Decodes the body with header h (header bytes long) into the empty graph g. */
+/* Decodes the body with header h (header bytes long) into the empty graph g, with room for
+ * slots nodes at first. */
 static int decode_body(struct clrie_il_graph *g, const uint8_t *body, size_t len,
-                       const struct clrie_il_header *h, size_t header, struct clrie_il_diag *diag)
+                       const struct clrie_il_header *h, size_t header, size_t slots,
+                       struct clrie_il_diag *diag)
 {
     if (h->fat) {
         g->fat = g->orig_fat = true;
@@ -575,7 +584,7 @@ static int decode_body(struct clrie_il_graph *g, const uint8_t *body, size_t len
         g->max_stack = h->max_stack;
         g->local_sig_token = h->local_sig_token;
     }
-    int r = finish_code(g, body + header, h->code_size, header, diag);
+    int r = finish_code(g, body + header, h->code_size, slots, header, diag);
     if (r == 0 && g->fat && (g->flags & CLRIE_IL_HEADER_MORE_SECTS))
         r = read_sections(g, body, len, header + h->code_size, diag);
     return r;
@@ -591,10 +600,11 @@ int clrie_il_graph_decode(const uint8_t *body, size_t len, struct clrie_il_graph
     int r = read_header(body, len, &h, &header, diag);
     if (r < 0)
         return r;
-    struct clrie_il_graph *g = graph_for_code(h.code_size);
+    size_t slots = node_slots(body + header, h.code_size);
+    struct clrie_il_graph *g = graph_for_code(h.code_size, slots);
     if (!g)
         return -ENOMEM;
-    r = decode_body(g, body, len, &h, header, diag);
+    r = decode_body(g, body, len, &h, header, slots, diag);
     if (r < 0) {
         clrie_il_graph_free(g);
         return r;
@@ -613,7 +623,7 @@ int clrie_il_graph_decode_into(struct clrie_il_graph *g, const uint8_t *body, si
     size_t header = 0;
     int r = read_header(body, len, &h, &header, diag);
     if (r == 0)
-        r = decode_body(g, body, len, &h, header, diag);
+        r = decode_body(g, body, len, &h, header, node_slots(body + header, h.code_size), diag);
     if (r < 0)
         clrie_il_graph_reset(g);
     return r;
@@ -624,10 +634,11 @@ int clrie_il_graph_decode_code(const uint8_t *code, size_t len, struct clrie_il_
 {
     if ((!code && len) || !out)
         return -EINVAL;
-    struct clrie_il_graph *g = graph_for_code(len);
+    size_t slots = node_slots(code, len);
+    struct clrie_il_graph *g = graph_for_code(len, slots);
     if (!g)
         return -ENOMEM;
-    int r = finish_code(g, code, len, 0, diag);
+    int r = finish_code(g, code, len, slots, 0, diag);
     if (r < 0) {
         clrie_il_graph_free(g);
         return r;
