@@ -84,14 +84,15 @@ struct node_block {
 };
 
 /* Node slots for decoding code[0..len). Short code gets a guess: real IL averages about
- * 2.5 bytes per instruction (in CoreLib 1 % of methods beat the guess; those move their
- * nodes once, in grow_block). Long code is counted: its block is big enough that a guess
+ * 2.5 bytes per instruction (in CoreLib 3 % of methods beat the guess; those move their
+ * nodes once, in grow_block), and a tight guess keeps a small method's first chunk small,
+ * which malloc serves faster. Long code is counted: its block is big enough that a guess
  * twice too large (code of long instructions) would cost more memory than counting costs
  * time. */
 static size_t node_slots(const uint8_t *code, size_t len)
 {
     if (len < 64)
-        return len / 2 + 4;
+        return len / 2 + 2;
     if (len < 1024)
         return len / 2 + 32;
     return count_instructions(code, len) + 1;
@@ -506,13 +507,21 @@ static int read_sections(struct clrie_il_graph *g, const uint8_t *body, size_t l
 
 /* A graph whose first arena chunk fits what decoding code[0..len) takes, so a small method
  * costs one allocation (a small one: malloc serves those fastest). */
+/* n rounded up as the arena rounds each piece. */
+static size_t round_up(size_t n)
+{
+    const size_t align = alignof(max_align_t);
+    return (n + align - 1) & ~(align - 1);
+}
+
 static struct clrie_il_graph *graph_for_code(size_t len, size_t slots)
 {
     /* The graph, the node block and pointers, the pending targets and the offset table,
      * each rounded up; a layout after edits takes a chunk of its own. */
-    size_t need = sizeof(struct clrie_il_graph) + 4 * 15 +
-                  slots * (sizeof(struct clrie_il_instr) + sizeof(struct clrie_il_instr *)) +
-                  max_targets(len) * sizeof(struct pending_target) + 4 * len;
+    size_t need = round_up(sizeof(struct clrie_il_graph)) +
+                  round_up(slots * sizeof(struct clrie_il_instr)) +
+                  round_up(slots * sizeof(struct clrie_il_instr *)) +
+                  round_up(max_targets(len) * sizeof(struct pending_target)) + round_up(4 * len);
     return il_graph_alloc(need);
 }
 
