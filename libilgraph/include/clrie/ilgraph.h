@@ -8,7 +8,8 @@
  *
  * Memory: every node, clause and switch-target array of a graph lives in one arena owned by
  * the graph and freed by clrie_il_graph_free(). Node and clause pointers are borrowed: they
- * stay valid until the graph is freed, including after the node is removed from the list.
+ * stay valid until the graph is freed or reset (clrie_il_graph_reset(),
+ * clrie_il_graph_decode_into()), including after the node is removed from the list.
  * Buffers a function hands back through a `uint8_t **` or array out-parameter are malloc'd
  * and belong to the caller (release them with free()).
  *
@@ -409,8 +410,8 @@ void clrie_il_graph_free(struct clrie_il_graph *g);
 
 /* Empties g for reuse: it becomes what clrie_il_graph_new() returns (no nodes, no clauses,
  * a tiny header), but keeps its memory for the nodes and clauses that come next, so a
- * graph reused for many methods (one per thread, say) stops allocating once it has held
- * the biggest of them. Every node and clause pointer taken from g before the reset becomes
+ * graph reused for many methods (one per thread, say) stops allocating memory for them once
+ * it has held the biggest. Every node and clause pointer taken from g before the reset becomes
  * invalid. clrie_il_graph_free() releases the memory. Accepts NULL. */
 void clrie_il_graph_reset(struct clrie_il_graph *g);
 
