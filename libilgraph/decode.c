@@ -127,29 +127,61 @@ static __attribute__((noinline)) struct node_block grow_block(struct clrie_il_gr
     return b;
 }
 
+/* Where branch targets are looked up: a table from offset to node index + 1 (0: no
+ * instruction starts there), one direct lookup per target, which keeps big methods
+ * linear; or, when targets are few for the number of nodes (most methods), a binary
+ * search of the nodes, which are in offset order, saving the table's zeroing and filling. */
+struct starts {
+    const uint32_t *table; /* NULL: search */
+    struct clrie_il_instr *nodes;
+    size_t count;
+};
+
+static struct clrie_il_instr *node_at(const struct starts *s, uint64_t offset)
+{
+    if (s->table)
+        return s->table[offset] ? &s->nodes[s->table[offset] - 1] : NULL;
+    size_t lo = 0, hi = s->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint32_t at = s->nodes[mid].offset;
+        if (at == offset)
+            return &s->nodes[mid];
+        if (at < offset)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
 /* Turns the recorded branches and switches into node references. */
 static int resolve_targets(struct clrie_il_graph *g, struct clrie_il_instr *nodes, size_t count,
                            const struct pending_target *pending, size_t npending,
                            const uint8_t *code, size_t len, size_t base, struct clrie_il_diag *diag)
 {
-    /* offset -> node index + 1 (0: no instruction starts there). One direct lookup per
-     * target keeps big methods linear; a search through node pointers would miss the cache
-     * at every probe. Targets were range-checked while reading. */
-    uint32_t *start = il_arena_array(&g->arena, len, sizeof(*start));
-    if (!start)
-        return -ENOMEM;
-    for (size_t k = 0; k < count; k++)
-        start[nodes[k].offset] = (uint32_t)k + 1;
+    /* Targets were range-checked while reading. A search takes about log2(count) probes
+     * per target; the table about one step per node and one per byte of code. */
+    struct starts s = {.nodes = nodes, .count = count};
+    size_t probes = 64 - (size_t)__builtin_clzll((unsigned long long)count | 1);
+    if (npending * probes > count) {
+        uint32_t *table = il_arena_array(&g->arena, len, sizeof(*table));
+        if (!table)
+            return -ENOMEM;
+        for (size_t k = 0; k < count; k++)
+            table[nodes[k].offset] = (uint32_t)k + 1;
+        s.table = table;
+    }
     for (size_t k = 0; k < npending; k++) {
         struct clrie_il_instr *n = &nodes[pending[k].node];
         if (n->opcode != CLRIE_IL_OP_SWITCH) {
             uint32_t t = pending[k].target;
-            if (!start[t])
+            struct clrie_il_instr *to = node_at(&s, t);
+            if (!to)
                 return il_diag(diag, -EILSEQ, (uint32_t)(base + n->offset),
                                "%s at IL offset %u targets IL offset %u, inside an instruction",
                                il_opcode_infos[n->opcode].name, n->offset, t);
             /* n's reference is new: link it first in its target's list (il_ref_set). */
-            struct clrie_il_instr *to = &nodes[start[t] - 1];
             struct il_ref *ref = &n->u.branch;
             ref->target = to;
             ref->next = to->refs;
@@ -161,12 +193,13 @@ static int resolve_targets(struct clrie_il_graph *g, struct clrie_il_instr *node
             size_t end = p + 4 + 4 * (size_t)n->u.sw.count;
             for (uint32_t i = 0; i < n->u.sw.count; i++) {
                 int64_t t = (int64_t)end + (int32_t)le32(code + p + 4 + 4 * (size_t)i);
-                if (!start[t])
+                struct clrie_il_instr *to = node_at(&s, (uint64_t)t);
+                if (!to)
                     return il_diag(diag, -EILSEQ, (uint32_t)(base + n->offset),
                                    "switch at IL offset %u: target %u is IL offset %lld, inside "
                                    "an instruction",
                                    n->offset, i, (long long)t);
-                il_ref_set(&n->u.sw.targets[i], &nodes[start[t] - 1]);
+                il_ref_set(&n->u.sw.targets[i], to);
             }
         }
     }
