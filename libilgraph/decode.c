@@ -326,10 +326,7 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
         n->attached = !fragment;
         n->removed = false;
         n->keep_long = false;
-        n->u.i = il_operand_value(d, raw); /* branches and switches: replaced below */
-        n->u.branch.prev = NULL;
-        n->u.branch.next = NULL;
-        n->u.branch.kind = IL_REF_BRANCH;
+        n->u.i = il_operand_value(d, raw); /* the operand member only, but for branches */
         pos += operand;
         if (d & IL_DECODE_TARGETS) {
             if (!(d & IL_DECODE_SWITCH)) {
@@ -339,7 +336,7 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
                                    "%s at IL offset %zu targets IL offset %lld, outside the "
                                    "code (0..%zu)",
                                    il_opcode_infos[op].name, start, (long long)target, len - 1);
-                n->u.branch.target = NULL;
+                n->u.branch = (struct il_ref){.kind = IL_REF_BRANCH};
                 pending[npending].target = (uint32_t)target;
             } else {
                 n->u.sw.count = (uint32_t)n->u.i;
