@@ -157,14 +157,14 @@ static struct clrie_il_instr *node_at(const struct starts *s, uint64_t offset)
 
 /* Turns the recorded branches and switches into node references. */
 static int resolve_targets(struct clrie_il_graph *g, struct clrie_il_instr *nodes, size_t count,
-                           const struct pending_target *pending, size_t npending,
+                           const struct pending_target *pending, size_t npending, size_t targets,
                            const uint8_t *code, size_t len, size_t base, struct clrie_il_diag *diag)
 {
     /* Targets were range-checked while reading. A search takes about log2(count) probes
      * per target; the table about one step per node and one per byte of code. */
     struct starts s = {.nodes = nodes, .count = count};
     size_t probes = 64 - (size_t)__builtin_clzll((unsigned long long)count | 1);
-    if (npending * probes > count) {
+    if (targets * probes > count) {
         uint32_t *table = il_arena_array(&g->arena, len, sizeof(*table));
         if (!table)
             return -ENOMEM;
@@ -270,7 +270,7 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
                 tail[k] = code[k];
     }
     struct clrie_il_instr *prev = fragment ? NULL : g->last;
-    size_t count = 0, pos = 0, npending = 0;
+    size_t count = 0, pos = 0, npending = 0, targets = 0; /* targets: of the switches */
     int r;
     while (pos < len) {
         if (__builtin_expect(count == b.cap, 0)) {
@@ -344,6 +344,7 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
                 if (r < 0)
                     return r;
                 pos += 4 * (size_t)n->u.sw.count;
+                targets += n->u.sw.count;
             }
             pending[npending++].node = (uint32_t)count;
         }
@@ -352,7 +353,8 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
         count++;
     }
     if (npending) {
-        r = resolve_targets(g, b.nodes, count, pending, npending, code, len, base, diag);
+        r = resolve_targets(g, b.nodes, count, pending, npending, npending + targets, code, len,
+                            base, diag);
         if (r < 0)
             return r;
     }
