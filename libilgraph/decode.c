@@ -250,7 +250,11 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
     b.nodes = il_arena_take_array(&g->arena, b.cap, sizeof(*b.nodes));
     struct pending_target *pending =
         il_arena_take_array(&g->arena, max_targets(len), sizeof(*pending));
-    if (!b.nodes || !pending)
+    /* A whole method's node pointers (the graph's original list) are stored as the nodes
+     * are; a fragment's are copied at the end into an array its caller owns. */
+    struct clrie_il_instr **ptrs =
+        fragment ? NULL : il_arena_take_array(&g->arena, b.cap, sizeof(*ptrs));
+    if (!b.nodes || !pending || (!fragment && !ptrs))
         return -ENOMEM;
     /* Operands are read as the 8 bytes at them, and no read may pass code[len - 1]: small
      * code is read from a zero-padded copy, other code from a zero-padded copy of its
@@ -277,8 +281,15 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
             b = grow_block(g, b, count, code, len, pos, fragment);
             if (!b.nodes)
                 return -ENOMEM;
-            if (!fragment && count)
-                prev = &b.nodes[count - 1];
+            if (!fragment) {
+                ptrs = il_arena_take_array(&g->arena, b.cap, sizeof(*ptrs));
+                if (!ptrs)
+                    return -ENOMEM;
+                for (size_t k = 0; k < count; k++)
+                    ptrs[k] = &b.nodes[k];
+                if (count)
+                    prev = &b.nodes[count - 1];
+            }
         }
         size_t start = pos;
         uint16_t op = code[pos++];
@@ -348,8 +359,10 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
             }
             pending[npending++].node = (uint32_t)count;
         }
-        if (!fragment)
+        if (!fragment) {
             prev = n;
+            ptrs[count] = n;
+        }
         count++;
     }
     if (npending) {
@@ -358,15 +371,14 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
         if (r < 0)
             return r;
     }
-    /* The node pointers: the caller owns a fragment's (malloc'd); a whole method's are the
-     * graph's original list (arena). */
-    struct clrie_il_instr **nodes =
-        fragment ? malloc((count ? count : 1) * sizeof(*nodes))
-                 : il_arena_take_array(&g->arena, count ? count : 1, sizeof(*nodes));
-    if (!nodes)
-        return -ENOMEM;
-    for (size_t k = 0; k < count; k++)
-        nodes[k] = &b.nodes[k];
+    struct clrie_il_instr **nodes = ptrs;
+    if (fragment) {
+        nodes = malloc((count ? count : 1) * sizeof(*nodes));
+        if (!nodes)
+            return -ENOMEM;
+        for (size_t k = 0; k < count; k++)
+            nodes[k] = &b.nodes[k];
+    }
     if (!fragment && count) {
         b.nodes[count - 1].next = NULL;
         if (g->last)
