@@ -9,16 +9,21 @@
 struct il_arena_chunk;
 
 struct il_arena {
-    struct il_arena_chunk *head;
-    unsigned char *base; /* the head chunk's data */
-    size_t used, size;   /* of the head chunk */
-    size_t next_size;    /* capacity of the next chunk (grows geometrically) */
+    struct il_arena_chunk *head;  /* allocations come from here; older chunks via prev */
+    unsigned char *base;          /* the head chunk's data */
+    size_t used, size;            /* of the head chunk */
+    size_t next_size;             /* capacity of the next chunk (grows geometrically) */
+    struct il_arena_chunk *spare; /* chunks emptied by il_arena_reset, for reuse */
 };
 
 /* first_chunk: capacity of the first chunk (0: a default), so a caller that knows roughly
  * what it will allocate gets it in one malloc. Later chunks grow geometrically. */
 void il_arena_init(struct il_arena *a, size_t first_chunk);
 void il_arena_finish(struct il_arena *a);
+/* Frees everything allocated except the first keep bytes of the first chunk, keeping the
+ * chunks for the next allocations: an arena reused for many graphs stops calling malloc
+ * once its chunks fit the biggest of them. */
+void il_arena_reset(struct il_arena *a, size_t keep);
 #include <stdalign.h>
 #include <stdint.h>
 #include <string.h>

@@ -23,11 +23,6 @@ static uint32_t le32(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-static uint64_t le64(const uint8_t *p)
-{
-    return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
-}
-
 /* The node starting at offset among nodes sorted by offset, or NULL. */
 static struct clrie_il_instr *find(struct clrie_il_instr *const *nodes, size_t count,
                                    uint64_t offset)
@@ -75,162 +70,230 @@ static size_t count_instructions(const uint8_t *code, size_t len)
     return count;
 }
 
-/* Reads one instruction's operand at code[pos..len); checks that branch targets lie in the
- * code (whether they hit an instruction start is checked once all starts are known).
- * Inlined into the decode loop: called once per instruction. */
-static inline __attribute__((always_inline)) int
-read_operand(struct clrie_il_graph *g, struct clrie_il_instr *n, const uint8_t *code, size_t len,
-             size_t start, size_t *pos, size_t base, struct clrie_il_diag *diag)
+/* A branch or switch seen while decoding, resolved to node references once every
+ * instruction start is known. */
+struct pending_target {
+    uint32_t node;   /* index in the decoded nodes */
+    uint32_t target; /* a branch's target offset (range-checked); unused for a switch */
+};
+
+/* The decoded nodes: one block, in decode order, with room for cap of them. */
+struct node_block {
+    struct clrie_il_instr *nodes;
+    size_t cap;
+};
+
+/* Node slots for decoding code[0..len). Short code gets a guess: real IL averages about
+ * 2.5 bytes per instruction (in CoreLib 3 % of methods beat the guess; those move their
+ * nodes once, in grow_block), and a tight guess keeps a small method's first chunk small,
+ * which malloc serves faster. Long code is counted: its block is big enough that a guess
+ * twice too large (code of long instructions) would cost more memory than counting costs
+ * time. */
+static size_t node_slots(const uint8_t *code, size_t len)
 {
-    const struct clrie_il_opcode_info *info = (&il_opcode_infos[n->opcode]);
-    size_t p = *pos;
-    if (len - p < info->operand_len)
-        return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
-                       "%s at IL offset %zu needs a %u-byte operand but only %zu bytes remain",
-                       info->name, start, info->operand_len, len - p);
-    const uint8_t *o = code + p;
-    int64_t target;
-    switch (info->operand_kind) {
-    case CLRIE_IL_OPERAND_NONE:
-        break;
-    case CLRIE_IL_OPERAND_INT8:
-        n->u.i = (int8_t)o[0];
-        break;
-    case CLRIE_IL_OPERAND_UINT8:
-        n->u.i = o[0];
-        break;
-    case CLRIE_IL_OPERAND_UINT16:
-        n->u.i = le16(o);
-        break;
-    case CLRIE_IL_OPERAND_INT32:
-        n->u.i = (int32_t)le32(o);
-        break;
-    case CLRIE_IL_OPERAND_TOKEN:
-        n->u.i = le32(o);
-        break;
-    case CLRIE_IL_OPERAND_INT64:
-        n->u.i = (int64_t)le64(o);
-        break;
-    case CLRIE_IL_OPERAND_FLOAT32: {
-        uint32_t bits = le32(o);
-        memcpy(&n->u.r4, &bits, 4);
-        break;
-    }
-    case CLRIE_IL_OPERAND_FLOAT64: {
-        uint64_t bits = le64(o);
-        memcpy(&n->u.r8, &bits, 8);
-        break;
-    }
-    case CLRIE_IL_OPERAND_BRANCH8:
-    case CLRIE_IL_OPERAND_BRANCH32:
-        target = (int64_t)(p + info->operand_len) +
-                 (info->operand_len == 1 ? (int8_t)o[0] : (int32_t)le32(o));
-        if (target < 0 || (uint64_t)target >= len)
-            return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
-                           "%s at IL offset %zu targets IL offset %lld, outside the code "
-                           "(0..%zu)",
-                           info->name, start, (long long)target, len - 1);
-        break;
-    case CLRIE_IL_OPERAND_SWITCH: {
-        uint32_t count = le32(o);
-        if (count > (len - p - 4) / 4)
-            return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
-                           "switch at IL offset %zu has %u targets but only %zu bytes remain",
-                           start, count, len - p - 4);
-        size_t end = p + 4 + 4 * (size_t)count;
-        for (uint32_t i = 0; i < count; i++) {
-            target = (int64_t)end + (int32_t)le32(o + 4 + 4 * (size_t)i);
-            if (target < 0 || (uint64_t)target >= len)
-                return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
-                               "switch at IL offset %zu: target %u is IL offset %lld, outside "
-                               "the code (0..%zu)",
-                               start, i, (long long)target, len - 1);
-        }
-        n->u.sw.targets = il_arena_array(&g->arena, count ? count : 1, sizeof(struct il_ref));
-        if (!n->u.sw.targets)
-            return -ENOMEM;
-        n->u.sw.count = count;
-        *pos = end;
-        return 0;
-    }
-    }
-    *pos = p + info->operand_len;
-    return 0;
+    if (len < 64)
+        return len / 2 + 2;
+    if (len < 1024)
+        return len / 2 + 32;
+    return count_instructions(code, len) + 1;
 }
 
-/* Second pass: turn the branch and switch displacements (read again from the bytes) into
- * node references. */
-static int resolve_targets(struct clrie_il_graph *g, struct clrie_il_instr *const *nodes,
-                           size_t count, const uint8_t *code, size_t len, size_t base,
-                           struct clrie_il_diag *diag)
+/* Branches and switches in code of len bytes, at most: each takes two bytes or more. */
+static size_t max_targets(size_t len)
 {
-    /* offset -> node index + 1 (0: no instruction starts there). One direct lookup per
-     * target keeps big methods linear; a search through node pointers would miss the cache
-     * at every probe. Targets were range-checked while reading. Only built when needed. */
-    uint32_t *start = il_arena_array(&g->arena, len, sizeof(*start));
-    if (!start)
-        return -ENOMEM;
-    for (size_t k = 0; k < count; k++)
-        start[nodes[k]->offset] = (uint32_t)k + 1;
-    int r = 0;
-    for (size_t k = 0; k < count; k++) {
-        struct clrie_il_instr *n = nodes[k];
-        if (!(il_opcode_decode[n->opcode] & IL_DECODE_TARGETS))
-            continue;
-        const struct clrie_il_opcode_info *info = (&il_opcode_infos[n->opcode]);
-        size_t p = n->offset + info->opcode_len;
-        if (il_is_branch(n->opcode)) {
-            int64_t t = (int64_t)(p + info->operand_len) +
-                        (info->operand_len == 1 ? (int8_t)code[p] : (int32_t)le32(code + p));
-            if (!start[t]) {
-                r = il_diag(diag, -EILSEQ, (uint32_t)(base + n->offset),
-                            "%s at IL offset %u targets IL offset %lld, inside an instruction",
-                            info->name, n->offset, (long long)t);
-                goto out;
-            }
-            il_ref_set(&n->u.branch, nodes[start[t] - 1]);
-        } else if (n->opcode == CLRIE_IL_OP_SWITCH) {
+    return len / 2 + 1;
+}
+
+/* More room when the guess was short: the rest of the code is counted exactly, the count
+ * decoded nodes move to the new block and are linked again. Rare, so out of line. Returns
+ * the new block, or one with no nodes on ENOMEM. */
+static __attribute__((noinline)) struct node_block grow_block(struct clrie_il_graph *g,
+                                                              struct node_block old, size_t count,
+                                                              const uint8_t *code, size_t len,
+                                                              size_t pos, bool fragment)
+{
+    /* + 1: an instruction the count stops at (malformed) still gets a node to fail in. */
+    struct node_block b = {.cap = count + count_instructions(code + pos, len - pos) + 1};
+    b.nodes = il_arena_take_array(&g->arena, b.cap, sizeof(*b.nodes));
+    if (!b.nodes)
+        return b;
+    memcpy(b.nodes, old.nodes, count * sizeof(*b.nodes));
+    if (!fragment) {
+        for (size_t k = 0; k < count; k++) {
+            b.nodes[k].next = &b.nodes[k + 1];
+            b.nodes[k].prev = k ? &b.nodes[k - 1] : g->last;
+        }
+    }
+    return b;
+}
+
+/* Where branch targets are looked up: a table from offset to node index + 1 (0: no
+ * instruction starts there), one direct lookup per target, which keeps big methods
+ * linear; or, when targets are few for the number of nodes (most methods), a binary
+ * search of the nodes, which are in offset order, saving the table's zeroing and filling. */
+struct starts {
+    const uint32_t *table; /* NULL: search */
+    struct clrie_il_instr *nodes;
+    size_t count;
+};
+
+static struct clrie_il_instr *node_at(const struct starts *s, uint64_t offset)
+{
+    if (s->table)
+        return s->table[offset] ? &s->nodes[s->table[offset] - 1] : NULL;
+    size_t lo = 0, hi = s->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint32_t at = s->nodes[mid].offset;
+        if (at == offset)
+            return &s->nodes[mid];
+        if (at < offset)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+/* Turns the recorded branches and switches into node references. */
+static int resolve_targets(struct clrie_il_graph *g, struct clrie_il_instr *nodes, size_t count,
+                           const struct pending_target *pending, size_t npending, size_t targets,
+                           const uint8_t *code, size_t len, size_t base, struct clrie_il_diag *diag)
+{
+    /* Targets were range-checked while reading. A search takes about log2(count) probes
+     * per target; the table about one step per node and one per byte of code. */
+    struct starts s = {.nodes = nodes, .count = count};
+    size_t probes = 64 - (size_t)__builtin_clzll((unsigned long long)count | 1);
+    if (targets * probes > count) {
+        uint32_t *table = il_arena_array(&g->arena, len, sizeof(*table));
+        if (!table)
+            return -ENOMEM;
+        for (size_t k = 0; k < count; k++)
+            table[nodes[k].offset] = (uint32_t)k + 1;
+        s.table = table;
+    }
+    for (size_t k = 0; k < npending; k++) {
+        struct clrie_il_instr *n = &nodes[pending[k].node];
+        if (n->opcode != CLRIE_IL_OP_SWITCH) {
+            uint32_t t = pending[k].target;
+            struct clrie_il_instr *to = node_at(&s, t);
+            if (!to)
+                return il_diag(diag, -EILSEQ, (uint32_t)(base + n->offset),
+                               "%s at IL offset %u targets IL offset %u, inside an instruction",
+                               il_opcode_infos[n->opcode].name, n->offset, t);
+            /* n's reference is new: link it first in its target's list (il_ref_set). */
+            struct il_ref *ref = &n->u.branch;
+            ref->target = to;
+            ref->next = to->refs;
+            if (to->refs)
+                to->refs->prev = ref;
+            to->refs = ref;
+        } else {
+            size_t p = n->offset + 1;
             size_t end = p + 4 + 4 * (size_t)n->u.sw.count;
             for (uint32_t i = 0; i < n->u.sw.count; i++) {
                 int64_t t = (int64_t)end + (int32_t)le32(code + p + 4 + 4 * (size_t)i);
-                if (!start[t]) {
-                    r = il_diag(diag, -EILSEQ, (uint32_t)(base + n->offset),
-                                "switch at IL offset %u: target %u is IL offset %lld, inside "
-                                "an instruction",
-                                n->offset, i, (long long)t);
-                    goto out;
-                }
-                il_ref_set(&n->u.sw.targets[i], nodes[start[t] - 1]);
+                struct clrie_il_instr *to = node_at(&s, (uint64_t)t);
+                if (!to)
+                    return il_diag(diag, -EILSEQ, (uint32_t)(base + n->offset),
+                                   "switch at IL offset %u: target %u is IL offset %lld, inside "
+                                   "an instruction",
+                                   n->offset, i, (long long)t);
+                il_ref_set(&n->u.sw.targets[i], to);
             }
         }
     }
-out:
-    return r;
+    return 0;
 }
 
-/* il_decode_code with expected = count_instructions(code, len). Inlined into its two
- * callers so each gets a copy with `fragment` constant (the per-node stores depend on it). */
+/* Reads a switch's target table at code[p..len) (p: after the count); n->u.sw.count is
+ * set. Checks that the table fits and every target lies in the code. */
+static int read_switch(struct clrie_il_graph *g, struct clrie_il_instr *n, const uint8_t *code,
+                       size_t len, size_t start, size_t p, size_t base, struct clrie_il_diag *diag)
+{
+    uint32_t count = n->u.sw.count;
+    if (count > (len - p) / 4)
+        return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
+                       "switch at IL offset %zu has %u targets but only %zu bytes remain", start,
+                       count, len - p);
+    size_t end = p + 4 * (size_t)count;
+    for (uint32_t i = 0; i < count; i++) {
+        int64_t target = (int64_t)end + (int32_t)le32(code + p + 4 * (size_t)i);
+        if (target < 0 || (uint64_t)target >= len)
+            return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
+                           "switch at IL offset %zu: target %u is IL offset %lld, outside "
+                           "the code (0..%zu)",
+                           start, i, (long long)target, len - 1);
+    }
+    n->u.sw.targets = il_arena_array(&g->arena, count ? count : 1, sizeof(struct il_ref));
+    if (!n->u.sw.targets)
+        return -ENOMEM;
+    return 0;
+}
+
+/* Code of at most this many bytes (most methods) is decoded from a zero-padded copy. */
+#define SMALL_CODE 56
+
+/* Decodes code[0..len) into nodes. Inlined into its callers so each gets a copy with
+ * `fragment` and `small` (len <= SMALL_CODE) constant. A whole method's decode leaves the
+ * graph laid out as PRESERVE would lay it out: the decoded offsets, forms and order. */
 static inline __attribute__((always_inline)) int
-decode_counted(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t expected,
-               size_t base, bool fragment, struct clrie_il_instr ***nodes_out, size_t *count_out,
-               struct clrie_il_diag *diag)
+decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t slots, size_t base,
+             bool fragment, bool small, struct clrie_il_instr ***nodes_out, size_t *count_out,
+             struct clrie_il_diag *diag)
 {
     if (len > UINT32_MAX - 16)
         return il_diag(diag, -EILSEQ, (uint32_t)base, "code of %zu bytes is too long", len);
-    struct clrie_il_instr **nodes = il_arena_take_array(&g->arena, expected + 1, sizeof(*nodes));
-    /* The nodes themselves come as one block, each written once below: one allocation, and
-     * list order is memory order for the walks of layout and encode. The spare entry holds
-     * an instruction whose operand turns out to be malformed. */
-    struct clrie_il_instr *block = il_arena_take_array(&g->arena, expected + 1, sizeof(*block));
-    if (!nodes || !block)
+    /* The nodes come as one block, each written once below: one allocation, and list
+     * order is memory order for the walks of layout and encode. */
+    struct node_block b = {.cap = slots};
+    b.nodes = il_arena_take_array(&g->arena, b.cap, sizeof(*b.nodes));
+    struct pending_target *pending =
+        il_arena_take_array(&g->arena, max_targets(len), sizeof(*pending));
+    /* A whole method's node pointers (the graph's original list) are stored as the nodes
+     * are; a fragment's are copied at the end into an array its caller owns. */
+    struct clrie_il_instr **ptrs =
+        fragment ? NULL : il_arena_take_array(&g->arena, b.cap, sizeof(*ptrs));
+    if (!b.nodes || !pending || (!fragment && !ptrs))
         return -ENOMEM;
-    size_t count = 0, pos = 0;
-    bool any_target = false;
+    /* Operands are read as the 8 bytes at them, and no read may pass code[len - 1]: small
+     * code is read from a zero-padded copy, other code from a zero-padded copy of its
+     * last 8 bytes once it gets there. */
+    uint8_t padded[SMALL_CODE + 8];
+    uint8_t tail[16] = {0};
+    size_t tail_at = 0;
+    if (small) {
+        memcpy(padded, code, len);
+        memset(padded + len, 0, 8);
+    } else {
+        tail_at = len < 8 ? 0 : len - 8;
+        if (len >= 8)
+            memcpy(tail, code + tail_at, 8);
+        else
+            for (size_t k = 0; k < len; k++)
+                tail[k] = code[k];
+    }
+    struct clrie_il_instr *prev = fragment ? NULL : g->last;
+    size_t count = 0, pos = 0, npending = 0, targets = 0; /* targets: of the switches */
     int r;
     while (pos < len) {
+        if (__builtin_expect(count == b.cap, 0)) {
+            b = grow_block(g, b, count, code, len, pos, fragment);
+            if (!b.nodes)
+                return -ENOMEM;
+            if (!fragment) {
+                ptrs = il_arena_take_array(&g->arena, b.cap, sizeof(*ptrs));
+                if (!ptrs)
+                    return -ENOMEM;
+                for (size_t k = 0; k < count; k++)
+                    ptrs[k] = &b.nodes[k];
+                if (count)
+                    prev = &b.nodes[count - 1];
+            }
+        }
         size_t start = pos;
         uint16_t op = code[pos++];
-        if (op == 0xFE) {
+        if (__builtin_expect(op == 0xFE, 0)) {
             if (pos == len)
                 return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
                                "two-byte opcode at IL offset %zu is cut off after 0xFE", start);
@@ -244,12 +307,24 @@ decode_counted(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t
             return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
                            "unknown opcode 0x%02X at IL offset %zu", op, start);
         }
+        /* The operand: the 8 bytes at it, cut to its length by the decode byte. */
+        size_t operand = (d & IL_DECODE_LEN) - 1u;
+        if (__builtin_expect(len - pos < operand, 0))
+            return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
+                           "%s at IL offset %zu needs a %zu-byte operand but only %zu bytes "
+                           "remain",
+                           il_opcode_infos[op].name, start, operand, len - pos);
+        uint64_t raw;
+        if (small)
+            memcpy(&raw, padded + pos, 8);
+        else
+            memcpy(&raw, pos < tail_at ? code + pos : tail + (pos - tail_at), 8);
         /* A whole graph's nodes are linked as they are read, each to the next slot of the
          * block (the last one's next is cleared below); a fragment's stay detached. Field by
          * field: a compound literal would zero the node first, then store the fields. */
-        struct clrie_il_instr *n = &block[count];
+        struct clrie_il_instr *n = &b.nodes[count];
         n->next = fragment ? NULL : n + 1;
-        n->prev = fragment ? NULL : count ? n - 1 : g->last;
+        n->prev = prev;
         n->graph = g;
         n->refs = NULL;
         n->offset = (uint32_t)start;
@@ -262,40 +337,57 @@ decode_counted(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t
         n->attached = !fragment;
         n->removed = false;
         n->keep_long = false;
-        n->u.branch.target = NULL; /* covers every operand member */
-        n->u.branch.prev = NULL;
-        n->u.branch.next = NULL;
-        n->u.branch.kind = IL_REF_BRANCH;
-        r = read_operand(g, n, code, len, start, &pos, base, diag);
-        if (r < 0)
-            return r;
-        assert(count < expected);
-        any_target |= (d & IL_DECODE_TARGETS) != 0;
-        nodes[count++] = n;
-    }
-    if (any_target) {
-        r = resolve_targets(g, nodes, count, code, len, base, diag);
-        if (r < 0)
-            return r;
-    }
-    if (fragment) {
-        /* The caller owns a fragment's node array. */
-        struct clrie_il_instr **copy = malloc((count ? count : 1) * sizeof(*copy));
-        if (!copy)
-            return -ENOMEM;
-        memcpy(copy, nodes, count * sizeof(*copy));
-        nodes = copy;
-    } else {
-        if (count) {
-            nodes[count - 1]->next = NULL;
-            if (g->last)
-                g->last->next = nodes[0];
-            else
-                g->first = nodes[0];
-            g->last = nodes[count - 1];
-            g->count += count;
-            g->stale = true;
+        n->u.i = il_operand_value(d, raw); /* the operand member only, but for branches */
+        pos += operand;
+        if (d & IL_DECODE_TARGETS) {
+            if (!(d & IL_DECODE_SWITCH)) {
+                int64_t target = (int64_t)pos + n->u.i;
+                if (target < 0 || (uint64_t)target >= len)
+                    return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
+                                   "%s at IL offset %zu targets IL offset %lld, outside the "
+                                   "code (0..%zu)",
+                                   il_opcode_infos[op].name, start, (long long)target, len - 1);
+                n->u.branch = (struct il_ref){.kind = IL_REF_BRANCH};
+                pending[npending].target = (uint32_t)target;
+            } else {
+                n->u.sw.count = (uint32_t)n->u.i;
+                r = read_switch(g, n, code, len, start, pos, base, diag);
+                if (r < 0)
+                    return r;
+                pos += 4 * (size_t)n->u.sw.count;
+                targets += n->u.sw.count;
+            }
+            pending[npending++].node = (uint32_t)count;
         }
+        if (!fragment) {
+            prev = n;
+            ptrs[count] = n;
+        }
+        count++;
+    }
+    if (npending) {
+        r = resolve_targets(g, b.nodes, count, pending, npending, npending + targets, code, len,
+                            base, diag);
+        if (r < 0)
+            return r;
+    }
+    struct clrie_il_instr **nodes = ptrs;
+    if (fragment) {
+        nodes = malloc((count ? count : 1) * sizeof(*nodes));
+        if (!nodes)
+            return -ENOMEM;
+        for (size_t k = 0; k < count; k++)
+            nodes[k] = &b.nodes[k];
+    }
+    if (!fragment && count) {
+        b.nodes[count - 1].next = NULL;
+        if (g->last)
+            g->last->next = nodes[0];
+        else
+            g->first = nodes[0];
+        g->last = nodes[count - 1];
+        g->count += count;
+        g->stale = true;
     }
     *nodes_out = nodes;
     *count_out = count;
@@ -306,8 +398,8 @@ int il_decode_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, si
                    bool fragment, struct clrie_il_instr ***nodes, size_t *count,
                    struct clrie_il_diag *diag)
 {
-    return decode_counted(g, code, len, count_instructions(code, len), base, fragment, nodes, count,
-                          diag);
+    return decode_nodes(g, code, len, node_slots(code, len), base, fragment, false, nodes, count,
+                        diag);
 }
 
 /* ---- Exception sections ---- */
@@ -457,40 +549,57 @@ static int read_sections(struct clrie_il_graph *g, const uint8_t *body, size_t l
 
 /* ---- Entry points ---- */
 
-/* A graph whose first arena chunk fits what decoding and a first layout of code[0..len)
- * take (about expected instructions), so a small method costs one allocation. */
-static struct clrie_il_graph *graph_for_code(const uint8_t *code, size_t len, size_t *expected)
+/* A graph whose first arena chunk fits what decoding code[0..len) takes, so a small method
+ * costs one allocation (a small one: malloc serves those fastest). */
+/* n rounded up as the arena rounds each piece. */
+static size_t round_up(size_t n)
 {
-    *expected = count_instructions(code, len);
-    size_t slots = *expected + 1;
-    size_t need = 256 + 16 * 8 + /* the graph, and rounding of each array */
-                  slots * (sizeof(struct clrie_il_instr) + sizeof(struct clrie_il_instr *)) +
-                  slots * (sizeof(struct clrie_il_instr *) + sizeof(struct il_short_branch) +
-                           2 * sizeof(uint32_t)) +
-                  4 * len;
+    const size_t align = alignof(max_align_t);
+    return (n + align - 1) & ~(align - 1);
+}
+
+static struct clrie_il_graph *graph_for_code(size_t len, size_t slots)
+{
+    /* The graph, the node block and pointers, the pending targets and the offset table,
+     * each rounded up; a layout after edits takes a chunk of its own. */
+    size_t need = round_up(sizeof(struct clrie_il_graph)) +
+                  round_up(slots * sizeof(struct clrie_il_instr)) +
+                  round_up(slots * sizeof(struct clrie_il_instr *)) +
+                  round_up(max_targets(len) * sizeof(struct pending_target)) + round_up(4 * len);
     return il_graph_alloc(need);
 }
 
-static int finish_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t expected,
+/* Decodes a whole method's code into the empty graph g. Afterwards the graph is laid out
+ * as PRESERVE lays it out (decoded offsets and forms, the nodes in decoded order), so an
+ * unedited graph encodes without a layout pass. */
+static int finish_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t slots,
                        size_t base, struct clrie_il_diag *diag)
 {
     g->code_size = (uint32_t)len;
-    return decode_counted(g, code, len, expected, base, false, &g->orig, &g->orig_count, diag);
+    int r =
+        len <= SMALL_CODE
+            ? decode_nodes(g, code, len, slots, base, false, true, &g->orig, &g->orig_count, diag)
+            : decode_nodes(g, code, len, slots, base, false, false, &g->orig, &g->orig_count, diag);
+    if (r < 0)
+        return r;
+    g->cur = g->orig; /* shared until a layout takes arrays of its own (cur_cap 0) */
+    g->cur_cap = 0;
+    g->layout_flags = CLRIE_IL_ENCODE_PRESERVE;
+    g->stale = false;
+    return 0;
 }
 
-int clrie_il_graph_decode(const uint8_t *body, size_t len, struct clrie_il_graph **out,
-                          struct clrie_il_diag *diag)
+/* Reads a method header: its facts and its size in bytes. */
+static int read_header(const uint8_t *body, size_t len, struct clrie_il_header *h, size_t *size,
+                       struct clrie_il_diag *diag)
 {
-    if ((!body && len) || !out)
-        return -EINVAL;
     if (len == 0)
         return il_diag(diag, -EILSEQ, 0, "empty body: expected a tiny or fat method header");
-    struct clrie_il_header h = {.max_stack = 8};
-    size_t header;
+    *h = (struct clrie_il_header){.max_stack = 8};
     uint8_t b0 = body[0];
     if ((b0 & 3) == 2) {
-        header = 1;
-        h.code_size = b0 >> 2;
+        *size = 1;
+        h->code_size = b0 >> 2;
     } else if ((b0 & 3) == 3) {
         if (len < 12)
             return il_diag(diag, -EILSEQ, (uint32_t)len,
@@ -498,34 +607,57 @@ int clrie_il_graph_decode(const uint8_t *body, size_t len, struct clrie_il_graph
         uint16_t w = le16(body);
         if (w >> 12 != 3)
             return il_diag(diag, -EILSEQ, 1, "fat header size is %u dwords, expected 3", w >> 12);
-        header = 12;
-        h.fat = true;
-        h.flags = w & 0x0FFF;
-        h.max_stack = le16(body + 2);
-        h.code_size = le32(body + 4);
-        h.local_sig_token = le32(body + 8);
+        *size = 12;
+        h->fat = true;
+        h->flags = w & 0x0FFF;
+        h->max_stack = le16(body + 2);
+        h->code_size = le32(body + 4);
+        h->local_sig_token = le32(body + 8);
     } else {
         return il_diag(diag, -EILSEQ, 0,
                        "byte 0x%02X is not a method header (low bits 2 = tiny, 3 = fat)", b0);
     }
-    if (h.code_size > len - header)
-        return il_diag(diag, -EILSEQ, (uint32_t)header,
+    if (h->code_size > len - *size)
+        return il_diag(diag, -EILSEQ, (uint32_t)*size,
                        "code of %u bytes runs past the end of the body (%zu bytes after the "
                        "header)",
-                       h.code_size, len - header);
-    size_t expected;
-    struct clrie_il_graph *g = graph_for_code(body + header, h.code_size, &expected);
+                       h->code_size, len - *size);
+    return 0;
+}
+
+/* Decodes the body with header h (header bytes long) into the empty graph g, with room for
+ * slots nodes at first. */
+static int decode_body(struct clrie_il_graph *g, const uint8_t *body, size_t len,
+                       const struct clrie_il_header *h, size_t header, size_t slots,
+                       struct clrie_il_diag *diag)
+{
+    if (h->fat) {
+        g->fat = g->orig_fat = true;
+        g->flags = h->flags;
+        g->max_stack = h->max_stack;
+        g->local_sig_token = h->local_sig_token;
+    }
+    int r = finish_code(g, body + header, h->code_size, slots, header, diag);
+    if (r == 0 && g->fat && (g->flags & CLRIE_IL_HEADER_MORE_SECTS))
+        r = read_sections(g, body, len, header + h->code_size, diag);
+    return r;
+}
+
+int clrie_il_graph_decode(const uint8_t *body, size_t len, struct clrie_il_graph **out,
+                          struct clrie_il_diag *diag)
+{
+    if ((!body && len) || !out)
+        return -EINVAL;
+    struct clrie_il_header h = {0};
+    size_t header = 0;
+    int r = read_header(body, len, &h, &header, diag);
+    if (r < 0)
+        return r;
+    size_t slots = node_slots(body + header, h.code_size);
+    struct clrie_il_graph *g = graph_for_code(h.code_size, slots);
     if (!g)
         return -ENOMEM;
-    if (h.fat) {
-        g->fat = g->orig_fat = true;
-        g->flags = h.flags;
-        g->max_stack = h.max_stack;
-        g->local_sig_token = h.local_sig_token;
-    }
-    int r = finish_code(g, body + header, h.code_size, expected, header, diag);
-    if (r == 0 && g->fat && (g->flags & CLRIE_IL_HEADER_MORE_SECTS))
-        r = read_sections(g, body, len, header + h.code_size, diag);
+    r = decode_body(g, body, len, &h, header, slots, diag);
     if (r < 0) {
         clrie_il_graph_free(g);
         return r;
@@ -534,16 +666,32 @@ int clrie_il_graph_decode(const uint8_t *body, size_t len, struct clrie_il_graph
     return 0;
 }
 
+int clrie_il_graph_decode_into(struct clrie_il_graph *g, const uint8_t *body, size_t len,
+                               struct clrie_il_diag *diag)
+{
+    if (!g || (!body && len))
+        return -EINVAL;
+    clrie_il_graph_reset(g);
+    struct clrie_il_header h = {0};
+    size_t header = 0;
+    int r = read_header(body, len, &h, &header, diag);
+    if (r == 0)
+        r = decode_body(g, body, len, &h, header, node_slots(body + header, h.code_size), diag);
+    if (r < 0)
+        clrie_il_graph_reset(g);
+    return r;
+}
+
 int clrie_il_graph_decode_code(const uint8_t *code, size_t len, struct clrie_il_graph **out,
                                struct clrie_il_diag *diag)
 {
     if ((!code && len) || !out)
         return -EINVAL;
-    size_t expected;
-    struct clrie_il_graph *g = graph_for_code(code, len, &expected);
+    size_t slots = node_slots(code, len);
+    struct clrie_il_graph *g = graph_for_code(len, slots);
     if (!g)
         return -ENOMEM;
-    int r = finish_code(g, code, len, expected, 0, diag);
+    int r = finish_code(g, code, len, slots, 0, diag);
     if (r < 0) {
         clrie_il_graph_free(g);
         return r;

@@ -24,12 +24,6 @@ static void put32(uint8_t *p, uint32_t v)
     put16(p + 2, v >> 16);
 }
 
-static void put64(uint8_t *p, uint64_t v)
-{
-    put32(p, (uint32_t)v);
-    put32(p + 4, (uint32_t)(v >> 32));
-}
-
 static bool target_ok(const struct clrie_il_graph *g, const struct clrie_il_instr *t)
 {
     return t && t->graph == g && t->attached;
@@ -176,59 +170,43 @@ int il_layout_current(struct clrie_il_graph *g, struct clrie_il_diag *diag)
     return g->stale ? clrie_il_graph_layout(g, g->layout_flags, diag) : 0;
 }
 
+/* Lays out for encoding with flags, unless the current layout is already that one: nothing
+ * changed since a layout with the same PRESERVE choice (the only flag layout reads), such
+ * as the one decoding leaves. */
+static int layout_for_encode(struct clrie_il_graph *g, unsigned flags, struct clrie_il_diag *diag)
+{
+    if (!g->stale && !((flags ^ g->layout_flags) & CLRIE_IL_ENCODE_PRESERVE))
+        return 0;
+    return clrie_il_graph_layout(g, flags, diag);
+}
+
+/* Writes the code at out, which has IL_WRITE_SLACK writable bytes past the code: each
+ * instruction is written as its opcode and its operand word, whole, at its offset; the
+ * bytes past the operand are overwritten by the next instruction (or fall in the slack). */
 static void write_code(const struct clrie_il_graph *g, uint8_t *out)
 {
     for (size_t i = 0; i < g->count; i++) {
         const struct clrie_il_instr *n = g->cur[i];
-        const struct clrie_il_opcode_info *info = (&il_opcode_infos[n->opcode]);
+        uint16_t op = n->opcode;
+        uint8_t d = il_opcode_decode[op];
         uint8_t *p = out + n->offset;
-        if (n->opcode >= 0x100)
-            *p++ = 0xFE;
-        *p++ = (uint8_t)n->opcode;
+        memcpy(p, &il_opcode_bytes[op], 2); /* one byte, or 0xFE and the low byte */
+        p += 1 + (op >> 8);
+        if (__builtin_expect(!(d & IL_DECODE_TARGETS), 1)) {
+            memcpy(p, &n->u.i, 8);
+            continue;
+        }
         int64_t at = p - out; /* the operand's offset; displacements count from its end */
-        switch (info->operand_kind) {
-        case CLRIE_IL_OPERAND_NONE:
-            break;
-        case CLRIE_IL_OPERAND_INT8:
-        case CLRIE_IL_OPERAND_UINT8:
-            *p = (uint8_t)n->u.i;
-            break;
-        case CLRIE_IL_OPERAND_UINT16:
-            put16(p, (uint32_t)n->u.i);
-            break;
-        case CLRIE_IL_OPERAND_INT32:
-        case CLRIE_IL_OPERAND_TOKEN:
-            put32(p, (uint32_t)n->u.i);
-            break;
-        case CLRIE_IL_OPERAND_INT64:
-            put64(p, (uint64_t)n->u.i);
-            break;
-        case CLRIE_IL_OPERAND_FLOAT32: {
-            uint32_t bits;
-            memcpy(&bits, &n->u.r4, 4);
-            put32(p, bits);
-            break;
-        }
-        case CLRIE_IL_OPERAND_FLOAT64: {
-            uint64_t bits;
-            memcpy(&bits, &n->u.r8, 8);
-            put64(p, bits);
-            break;
-        }
-        case CLRIE_IL_OPERAND_BRANCH8:
-            *p = (uint8_t)(int8_t)((int64_t)n->u.branch.target->offset - (at + 1));
-            break;
-        case CLRIE_IL_OPERAND_BRANCH32:
-            put32(p, (uint32_t)((int64_t)n->u.branch.target->offset - (at + 4)));
-            break;
-        case CLRIE_IL_OPERAND_SWITCH: {
+        if (!(d & IL_DECODE_SWITCH)) {
+            int64_t end = at + ((d & IL_DECODE_LEN) - 1);
+            uint32_t disp = (uint32_t)((int64_t)n->u.branch.target->offset - end);
+            memcpy(p, &disp, 4); /* a short branch's extra bytes are overwritten next */
+        } else {
             int64_t end = at + 4 + 4 * (int64_t)n->u.sw.count;
             put32(p, n->u.sw.count);
             for (uint32_t t = 0; t < n->u.sw.count; t++)
                 put32(p + 4 + 4 * (size_t)t,
                       (uint32_t)((int64_t)n->u.sw.targets[t].target->offset - end));
-            break;
-        }
         }
     }
 }
@@ -285,10 +263,10 @@ int clrie_il_graph_encode_code(struct clrie_il_graph *g, unsigned flags, uint8_t
 {
     if (!g || !code || !len)
         return -EINVAL;
-    int r = clrie_il_graph_layout(g, flags, diag);
+    int r = layout_for_encode(g, flags, diag);
     if (r < 0)
         return r;
-    uint8_t *buf = malloc(g->code_size ? g->code_size : 1);
+    uint8_t *buf = malloc(g->code_size + IL_WRITE_SLACK);
     if (!buf)
         return -ENOMEM;
     write_code(g, buf);
@@ -302,7 +280,7 @@ int clrie_il_graph_encode(struct clrie_il_graph *g, unsigned flags, uint8_t **bo
 {
     if (!g || !body || !len)
         return -EINVAL;
-    int r = clrie_il_graph_layout(g, flags, diag);
+    int r = layout_for_encode(g, flags, diag);
     if (r < 0)
         return r;
 
@@ -362,7 +340,7 @@ int clrie_il_graph_encode(struct clrie_il_graph *g, unsigned flags, uint8_t **bo
         for (size_t s = 0; s < group_count; s++)
             size = ((size + 3) & ~(size_t)3) + group_size(&groups[s]);
     }
-    buf = malloc(size); /* every byte is written below, padding included */
+    buf = malloc(size + IL_WRITE_SLACK); /* every byte is written below, padding included */
     if (!buf) {
         r = -ENOMEM;
         goto out;

@@ -66,11 +66,29 @@ struct clrie_il_graph *il_graph_alloc(size_t first_chunk)
     struct clrie_il_graph *g = il_arena_alloc(&arena, sizeof(*g));
     if (!g)
         return NULL;
-    g->arena = arena;
-    g->max_stack = 8;
-    g->stale = true;
-    g->layout_flags = CLRIE_IL_ENCODE_PRESERVE;
+    *g = (struct clrie_il_graph){
+        .arena = arena,
+        .max_stack = 8,
+        .stale = true,
+        .layout_flags = CLRIE_IL_ENCODE_PRESERVE,
+    };
     return g;
+}
+
+void clrie_il_graph_reset(struct clrie_il_graph *g)
+{
+    if (!g)
+        return;
+    struct il_arena arena = g->arena;
+    il_arena_reset(&arena, sizeof(*g)); /* g stays where it is, at the arena's start */
+    *g = (struct clrie_il_graph){
+        .arena = arena,
+        .clauses = g->clauses, /* the table's storage is kept too */
+        .clause_cap = g->clause_cap,
+        .max_stack = 8,
+        .stale = true,
+        .layout_flags = CLRIE_IL_ENCODE_PRESERVE,
+    };
 }
 
 int clrie_il_graph_new(struct clrie_il_graph **out)

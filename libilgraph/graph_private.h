@@ -11,6 +11,10 @@
 #include "arena.h"
 #include "private_names.h"
 
+/* Tables read in the hot loops: hidden, so position-independent code reaches them
+ * directly rather than through the GOT. */
+#define IL_INTERNAL __attribute__((visibility("hidden")))
+
 /* A reference to a node: a branch or switch target or a clause boundary. Every reference
  * aimed at a node sits in that node's `refs` list, so moving all references from one node to
  * another costs O(references), not a walk of the method. */
@@ -111,14 +115,35 @@ int il_diag(struct clrie_il_diag *diag, int err, uint32_t offset, const char *fm
 
 /* The opcode table, indexed by ordinal (rows with a NULL name are not opcodes). Nodes only
  * ever hold valid opcodes, so internal code indexes it directly. */
-extern const struct clrie_il_opcode_info il_opcode_infos[CLRIE_IL_OP_COUNT];
+IL_INTERNAL extern const struct clrie_il_opcode_info il_opcode_infos[CLRIE_IL_OP_COUNT];
 
 /* The same table cut to what decoding needs per instruction, one byte per ordinal: 0 for
  * no opcode, else the operand length + 1 (IL_DECODE_LEN) and flags. */
-extern const uint8_t il_opcode_decode[0x200]; /* every 1- and 2-byte opcode value */
-#define IL_DECODE_LEN 0x0Fu                   /* operand bytes + 1 (switch: the count only) */
-#define IL_DECODE_TARGETS 0x40u               /* a branch or switch */
+IL_INTERNAL extern const uint8_t il_opcode_decode[0x200]; /* every 1- and 2-byte opcode value */
+#define IL_DECODE_LEN 0x0Fu     /* operand bytes + 1 (switch: the count only) */
+#define IL_DECODE_SIGNED 0x10u  /* a signed operand (int8/32/64, branches) */
+#define IL_DECODE_TARGETS 0x40u /* a branch or switch */
 #define IL_DECODE_SWITCH 0x80u
+
+/* Operands are read and written as the 8 little-endian bytes at their start (the bytes
+ * past the operand are ignored when reading and overwritten by the next instruction when
+ * writing), so the node's operand word is the operand's bytes in host order. */
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+               "libilgraph copies operands as little-endian words (x86_64, aarch64)");
+IL_INTERNAL extern const uint16_t il_opcode_bytes[CLRIE_IL_OP_COUNT]; /* 0xFE xx as 0xxxFE */
+IL_INTERNAL extern const uint64_t il_operand_mask[32]; /* by d & 0x1F: the operand's bits */
+IL_INTERNAL extern const uint64_t il_operand_sign[32]; /* by d & 0x1F: its sign bit, if signed */
+
+/* The operand value of an instruction with decode byte d from the 8 bytes at its start. */
+static inline int64_t il_operand_value(uint8_t d, uint64_t raw)
+{
+    uint64_t x = raw & il_operand_mask[d & 0x1F], s = il_operand_sign[d & 0x1F];
+    return (int64_t)((x ^ s) - s);
+}
+
+/* Bytes an encoder must have writable past the end of the code: write_code stores every
+ * operand as a full 8-byte word. */
+#define IL_WRITE_SLACK 8u
 
 /* Size in bytes of a node as currently encoded. */
 static inline uint32_t il_instr_size(const struct clrie_il_instr *n)

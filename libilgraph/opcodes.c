@@ -100,20 +100,38 @@ const struct clrie_il_opcode_info il_opcode_infos[CLRIE_IL_OP_COUNT] = {IL_OPCOD
 
 /* What decoding looks up per instruction, in one byte (see IL_DECODE_*). */
 #define TARGETS_NONE 0
-#define TARGETS_INT8 0
+#define TARGETS_INT8 IL_DECODE_SIGNED
 #define TARGETS_UINT8 0
 #define TARGETS_UINT16 0
-#define TARGETS_INT32 0
-#define TARGETS_INT64 0
+#define TARGETS_INT32 IL_DECODE_SIGNED
+#define TARGETS_INT64 IL_DECODE_SIGNED
 #define TARGETS_FLOAT32 0
 #define TARGETS_FLOAT64 0
 #define TARGETS_TOKEN 0
-#define TARGETS_BRANCH8 IL_DECODE_TARGETS
-#define TARGETS_BRANCH32 IL_DECODE_TARGETS
+#define TARGETS_BRANCH8 (IL_DECODE_TARGETS | IL_DECODE_SIGNED)
+#define TARGETS_BRANCH32 (IL_DECODE_TARGETS | IL_DECODE_SIGNED)
 #define TARGETS_SWITCH (IL_DECODE_TARGETS | IL_DECODE_SWITCH)
 #define DECODE(o, id, text, k, f, po, pu) [o] = (uint8_t)((LEN_##k + 1) | TARGETS_##k),
 const uint8_t il_opcode_decode[0x200] = {IL_OPCODE_LIST(DECODE)};
 #undef DECODE
+
+/* How write_code puts an opcode down: its bytes as a little-endian word. */
+#define BYTES(o, id, text, k, f, po, pu)                                                           \
+    [o] = (uint16_t)((o) < 0x100 ? (o) : 0xFEu | ((o)&0xFFu) << 8),
+const uint16_t il_opcode_bytes[CLRIE_IL_OP_COUNT] = {IL_OPCODE_LIST(BYTES)};
+#undef BYTES
+
+/* Indexed by a decode byte's low five bits (operand length + 1, signedness): which bits of
+ * the 8 bytes at an operand are the operand, and its sign bit when it is signed. */
+#define MASK(len) ((len) == 8 ? UINT64_MAX : (UINT64_C(1) << (8 * (len))) - 1)
+#define SIGN(len) ((len) == 0 ? 0 : UINT64_C(1) << (8 * (len)-1))
+const uint64_t il_operand_mask[32] = {
+    [1] = 0,       [2] = MASK(1),    [3] = MASK(2),    [5] = MASK(4),
+    [9] = MASK(8), [0x12] = MASK(1), [0x15] = MASK(4), [0x19] = MASK(8),
+};
+const uint64_t il_operand_sign[32] = {[0x12] = SIGN(1), [0x15] = SIGN(4), [0x19] = SIGN(8)};
+#undef MASK
+#undef SIGN
 
 /* The enum in the public header and the list must agree on every ordinal. */
 #define CHECK(o, id, text, k, f, po, pu)                                                           \

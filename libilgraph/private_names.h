@@ -8,6 +8,7 @@
 #define il_arena_array clrie_il__arena_array
 #define il_arena_finish clrie_il__arena_finish
 #define il_arena_init clrie_il__arena_init
+#define il_arena_reset clrie_il__arena_reset
 #define il_arena_take_array clrie_il__arena_take_array
 #define il_clause_detach clrie_il__clause_detach
 #define il_collect_rets clrie_il__collect_rets
@@ -18,8 +19,11 @@
 #define il_graph_push_clause clrie_il__graph_push_clause
 #define il_instr_alloc clrie_il__instr_alloc
 #define il_layout_current clrie_il__layout_current
+#define il_opcode_bytes clrie_il__opcode_bytes
 #define il_opcode_decode clrie_il__opcode_decode
 #define il_opcode_infos clrie_il__opcode_infos
+#define il_operand_mask clrie_il__operand_mask
+#define il_operand_sign clrie_il__operand_sign
 #define il_parse_context clrie_il__parse_context
 #define il_ref_set clrie_il__ref_set
 #define il_refs_move clrie_il__refs_move

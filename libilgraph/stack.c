@@ -88,13 +88,18 @@ int il_stack_analyse(struct clrie_il_graph *g, clrie_il_stack_fn resolve, void *
         return r;
     size_t n = g->count;
     struct walk w = {.g = g, .report = report, .report_ctx = report_ctx};
-    w.entry = entry_out ? entry_out : malloc((n ? n : 1) * sizeof(*w.entry));
-    w.work = malloc((n ? n : 1) * sizeof(*w.work));
-    w.mismatch_reported = calloc(n ? n : 1, sizeof(bool));
-    if (!w.entry || !w.work || !w.mismatch_reported) {
-        r = -ENOMEM;
-        goto out;
-    }
+    /* One allocation for the scratch arrays: entry depths (unless the caller's), the work
+     * list and the mismatch flags. */
+    size_t cap = n ? n : 1;
+    if (cap > SIZE_MAX / (2 * sizeof(int32_t) + sizeof(bool)))
+        return -ENOMEM;
+    unsigned char *scratch = malloc(cap * (2 * sizeof(int32_t) + sizeof(bool)));
+    if (!scratch)
+        return -ENOMEM;
+    w.work = (uint32_t *)scratch;
+    w.entry = entry_out ? entry_out : (int32_t *)(scratch + cap * sizeof(uint32_t));
+    w.mismatch_reported = (bool *)(scratch + cap * 2 * sizeof(int32_t));
+    memset(w.mismatch_reported, 0, cap * sizeof(bool));
     for (size_t i = 0; i < n; i++)
         w.entry[i] = -1;
     if (n)
@@ -173,10 +178,7 @@ int il_stack_analyse(struct clrie_il_graph *g, clrie_il_stack_fn resolve, void *
         *max_out = max;
     r = w.problems;
 out:
-    if (w.entry != entry_out)
-        free(w.entry);
-    free(w.work);
-    free(w.mismatch_reported);
+    free(scratch);
     return r;
 }
 

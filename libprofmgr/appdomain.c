@@ -101,14 +101,14 @@ static HRESULT appdomain_GetName(IAppDomainInfo *This, BSTR *pbstrName)
 static HRESULT appdomain_GetAssemblies(IAppDomainInfo *This, IEnumAssemblyInfo **ppAssemblyInfos)
 {
     struct clrie_pm_appdomain *d = from_iface(This);
-    return clrie_pm_enum_from_list(d->domains, CLRIE_PM_ENUM_ASSEMBLIES, &d->assemblies, NULL, NULL,
+    return clrie_pm_enum_from_list(d->domains, &IID_IEnumAssemblyInfo, &d->assemblies, NULL, NULL,
                                    (void **)ppAssemblyInfos);
 }
 
 static HRESULT appdomain_GetModules(IAppDomainInfo *This, IEnumModuleInfo **ppModuleInfos)
 {
     struct clrie_pm_appdomain *d = from_iface(This);
-    return clrie_pm_enum_from_list(d->domains, CLRIE_PM_ENUM_MODULES, &d->modules, NULL, NULL,
+    return clrie_pm_enum_from_list(d->domains, &IID_IEnumModuleInfo, &d->modules, NULL, NULL,
                                    (void **)ppModuleInfos);
 }
 
@@ -138,7 +138,7 @@ static HRESULT appdomain_GetAssemblyInfosByName(IAppDomainInfo *This, BSTR pszAs
             *ppAssemblyInfos = NULL;
         return E_POINTER;
     }
-    return clrie_pm_enum_from_list(d->domains, CLRIE_PM_ENUM_ASSEMBLIES, &d->assemblies,
+    return clrie_pm_enum_from_list(d->domains, &IID_IEnumAssemblyInfo, &d->assemblies,
                                    clrie_pm_assembly_has_name, pszAssemblyName,
                                    (void **)ppAssemblyInfos);
 }
@@ -175,7 +175,7 @@ static HRESULT appdomain_GetModuleInfosByMvid(IAppDomainInfo *This, GUID mvid,
                                               IEnumModuleInfo **ppModuleInfo)
 {
     struct clrie_pm_appdomain *d = from_iface(This);
-    return clrie_pm_enum_from_list(d->domains, CLRIE_PM_ENUM_MODULES, &d->modules,
+    return clrie_pm_enum_from_list(d->domains, &IID_IEnumModuleInfo, &d->modules,
                                    clrie_pm_module_has_mvid, &mvid, (void **)ppModuleInfo);
 }
 
@@ -188,7 +188,7 @@ static HRESULT appdomain_GetModuleInfosByName(IAppDomainInfo *This, BSTR pszModu
             *ppModuleInfo = NULL;
         return E_POINTER;
     }
-    return clrie_pm_enum_from_list(d->domains, CLRIE_PM_ENUM_MODULES, &d->modules,
+    return clrie_pm_enum_from_list(d->domains, &IID_IEnumModuleInfo, &d->modules,
                                    clrie_pm_module_has_name, pszModuleName, (void **)ppModuleInfo);
 }
 

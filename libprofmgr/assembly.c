@@ -97,7 +97,7 @@ static HRESULT assembly_GetModules(IAssemblyInfo *This, ULONG cModuleInfos,
                                    IEnumModuleInfo **pModuleInfos)
 {
     struct clrie_pm_assembly *a = from_iface(This);
-    return clrie_pm_enum_from_list(a->domains, CLRIE_PM_ENUM_MODULES, &a->modules, NULL, NULL,
+    return clrie_pm_enum_from_list(a->domains, &IID_IEnumModuleInfo, &a->modules, NULL, NULL,
                                    (void **)pModuleInfos);
 }
 
@@ -150,7 +150,7 @@ static HRESULT assembly_GetModulesByName(IAssemblyInfo *This, BSTR pszModuleName
             *ppModuleInfo = NULL;
         return E_POINTER;
     }
-    return clrie_pm_enum_from_list(a->domains, CLRIE_PM_ENUM_MODULES, &a->modules,
+    return clrie_pm_enum_from_list(a->domains, &IID_IEnumModuleInfo, &a->modules,
                                    clrie_pm_module_has_name, pszModuleName, (void **)ppModuleInfo);
 }
 

@@ -95,7 +95,7 @@ static HRESULT collection_GetAppDomains(IAppDomainCollection *This,
                                         IEnumAppDomainInfo **ppEnumAppDomains)
 {
     struct clrie_pm_domains *d = from_iface(This);
-    return clrie_pm_enum_from_list(d, CLRIE_PM_ENUM_APPDOMAINS, &d->domain_list, NULL, NULL,
+    return clrie_pm_enum_from_list(d, &IID_IEnumAppDomainInfo, &d->domain_list, NULL, NULL,
                                    (void **)ppEnumAppDomains);
 }
 
@@ -124,17 +124,39 @@ static HRESULT collection_GetModuleInfosByMvid(IAppDomainCollection *This, GUID 
         return E_POINTER;
     *ppEnum = NULL;
     pthread_mutex_lock(&d->lock);
-    struct clrie_pm_enum *e = clrie_pm_enum_create(CLRIE_PM_ENUM_MODULES, d->module_map.count);
+    struct clrie_pm_enum *e = clrie_pm_enum_new(&IID_IEnumModuleInfo, d->module_map.count, NULL, 0);
     for (size_t i = 0; e && i < d->domain_list.count; i++) {
         struct clrie_pm_appdomain *dom = d->domain_list.items[i];
         for (size_t j = 0; j < dom->modules.count; j++)
             if (clrie_pm_module_has_mvid(dom->modules.items[j], &mvid))
-                clrie_pm_enum_add(e, dom->modules.items[j]);
+                clrie_pm_enum_add(e, CLRIE_PM_UNKNOWN(dom->modules.items[j]));
     }
     pthread_mutex_unlock(&d->lock);
     if (!e)
         return E_OUTOFMEMORY;
-    *ppEnum = clrie_pm_enum_finish(e);
+    *ppEnum = clrie_pm_enum_iface(e);
+    return S_OK;
+}
+
+/* Filled under the lock straight into the enumerator: no temporary array. */
+HRESULT clrie_pm_enum_from_list(struct clrie_pm_domains *domains, const IID *iid,
+                                const struct clrie_pm_ptr_list *list,
+                                bool (*keep)(void *object, const void *arg), const void *arg,
+                                void **out)
+{
+    if (!out)
+        return E_POINTER;
+    *out = NULL;
+    pthread_mutex_lock(&domains->lock);
+    struct clrie_pm_enum *e = clrie_pm_enum_new(iid, list->count, NULL, 0);
+    if (e)
+        for (size_t i = 0; i < list->count; i++)
+            if (!keep || keep(list->items[i], arg))
+                clrie_pm_enum_add(e, CLRIE_PM_UNKNOWN(list->items[i]));
+    pthread_mutex_unlock(&domains->lock);
+    if (!e)
+        return E_OUTOFMEMORY;
+    *out = clrie_pm_enum_iface(e);
     return S_OK;
 }
 

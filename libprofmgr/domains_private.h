@@ -1,5 +1,5 @@
-/* The objects behind domains.h, shared by appdomain.c, assembly.c, module.c, collection.c,
- * domains.c and enumerators.c (containers in tables.c).
+/* The objects behind domains.h, shared by appdomain.c, assembly.c, module.c, collection.c and
+ * domains.c (containers in tables.c; the enumerators are enum.h's).
  *
  * Ownership. The collection's tables hold one reference to each loaded object (the "tables
  * reference"), taken when the object enters them and handed to the caller of the unload
@@ -23,6 +23,7 @@
 #include <uchar.h>
 
 #include "domains.h"
+#include "enum.h"
 #include "peimage.h"
 
 /* ---- containers -------------------------------------------------------------------- */
@@ -212,25 +213,11 @@ void *clrie_pm_domains_find(struct clrie_pm_domains *domains, struct clrie_pm_id
 void clrie_pm_domains_ref(struct clrie_pm_domains *domains);
 unsigned long clrie_pm_domains_unref(struct clrie_pm_domains *domains);
 
-/* ---- enumerators (enumerators.c) ----------------------------------------------------- */
-
-enum clrie_pm_enum_kind {
-    CLRIE_PM_ENUM_MODULES,
-    CLRIE_PM_ENUM_ASSEMBLIES,
-    CLRIE_PM_ENUM_APPDOMAINS,
-};
-
-/* An enumerator is built in two steps so it can be filled under the lock without a temporary
- * array: create it with room for `capacity` objects (NULL when out of memory), add objects
- * (each AddRef'd), then take its interface pointer (IEnumModuleInfo * etc., one reference). */
-struct clrie_pm_enum;
-struct clrie_pm_enum *clrie_pm_enum_create(enum clrie_pm_enum_kind kind, size_t capacity);
-void clrie_pm_enum_add(struct clrie_pm_enum *e, void *object);
-void *clrie_pm_enum_finish(struct clrie_pm_enum *e);
+/* ---- enumerators (collection.c, over enum.h) ------------------------------------------ */
 
 /* An enumerator over the objects of list for which keep(object, arg) is true (keep NULL: all),
  * taken under the collection's lock. *out is the enumerator interface. */
-HRESULT clrie_pm_enum_from_list(struct clrie_pm_domains *domains, enum clrie_pm_enum_kind kind,
+HRESULT clrie_pm_enum_from_list(struct clrie_pm_domains *domains, const IID *iid,
                                 const struct clrie_pm_ptr_list *list,
                                 bool (*keep)(void *object, const void *arg), const void *arg,
                                 void **out);

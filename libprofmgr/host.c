@@ -80,13 +80,34 @@ HOST_IUNKNOWN(IProfilerStringManager, strings)
 
 /* ---- IProfilerManager ------------------------------------------------------------------ */
 
+/* Loads the plugins named by config files (or folders of them) a host hands over, as the
+ * environment's configuration is loaded at start. */
 static HRESULT manager_SetupProfilingEnvironment(IProfilerManager *This, BSTR bstrConfigPath[],
                                                  UINT numConfigPaths)
 {
-    CLRIE_PM_LOG_ERROR(HOST_OF(This, manager)->owner->log,
-                       "IProfilerManager::SetupProfilingEnvironment is not supported yet; "
-                       "configure plugins with MicrosoftInstrumentationEngine_ConfigPath64_*");
-    return E_NOTIMPL;
+    struct manager *m = HOST_OF(This, manager)->owner;
+    if (numConfigPaths && !bstrConfigPath)
+        return E_POINTER;
+    char **paths = calloc(numConfigPaths ? numConfigPaths : 1, sizeof(*paths));
+    if (!paths)
+        return E_OUTOFMEMORY;
+    HRESULT hr = S_OK;
+    for (UINT i = 0; i < numConfigPaths && SUCCEEDED(hr); i++) {
+        size_t len = 0;
+        if (!bstrConfigPath[i] ||
+            clrie_pm_utf16_to_utf8(bstrConfigPath[i], clrie_pm_bstr_len(bstrConfigPath[i]), false,
+                                   &paths[i], &len) != 0)
+            hr = E_INVALIDARG;
+    }
+    if (SUCCEEDED(hr))
+        hr = plugins_load_paths(m, (const char *const *)paths, numConfigPaths);
+    else
+        CLRIE_PM_LOG_ERROR(m->log, "IProfilerManager::SetupProfilingEnvironment: a config path "
+                                   "is NULL or not valid UTF-16");
+    for (UINT i = 0; i < numConfigPaths; i++)
+        free(paths[i]);
+    free(paths);
+    return hr;
 }
 
 static HRESULT manager_AddRawProfilerHook(IProfilerManager *This, IUnknown *pUnkProfilerCallback)

@@ -339,8 +339,11 @@ HRESULT il_body_enum_instructions(struct il_body *body, bool original, IEnumInst
          n = original ? clrie_il_instr_original_next(n) : clrie_il_instr_next(n))
         if (SUCCEEDED(hr = il_body_give_instruction(body, g, n, E_FAIL, &items[i])))
             i++;
+    void *e = NULL;
     if (SUCCEEDED(hr))
-        hr = il_enum_instructions_new(body, items, i, out);
+        hr = il_body_enum(body, &IID_IEnumInstructions, items, i, &e);
+    if (SUCCEEDED(hr))
+        *out = e;
     for (size_t k = 0; k < i; k++)
         items[k]->lpVtbl->Release(items[k]);
     free(items);

@@ -115,8 +115,11 @@ static HRESULT section_GetExceptionClauses(IExceptionSection *This, IEnumExcepti
     size_t made = 0;
     for (; made < count && SUCCEEDED(hr); made += SUCCEEDED(hr))
         hr = give_clause(body, clrie_il_graph_clause(body->graph, made), &items[made]);
+    void *e = NULL;
     if (SUCCEEDED(hr))
-        hr = il_enum_clauses_new(body, items, count, ppEnum);
+        hr = il_body_enum(body, &IID_IEnumExceptionClauses, items, count, &e);
+    if (SUCCEEDED(hr))
+        *ppEnum = e;
     for (size_t i = 0; i < made; i++)
         items[i]->lpVtbl->Release(items[i]);
     free(items);

@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 
 #include "domains.h"
+#include "enum.h"
 #include "il_body.h"
 
 /* Pointer -> pointer table (open addressing). Objects are never removed from it. */
@@ -159,11 +160,13 @@ static inline ULONG il_body_release(struct il_body *body)
     return body->params.outer->lpVtbl->Release(body->params.outer);
 }
 
-/* Snapshot enumerators (il_enum.c): items are AddRef'd IUnknown pointers. */
-HRESULT il_enum_instructions_new(struct il_body *body, IInstruction **items, size_t count,
-                                 IEnumInstructions **out);
-HRESULT il_enum_clauses_new(struct il_body *body, IExceptionClause **items, size_t count,
-                            IEnumExceptionClauses **out);
+/* A snapshot enumerator (enum.h) answering iid over items[0..count), interface pointers of the
+ * body's objects; it holds a reference on the body, so the body outlives it. */
+static inline HRESULT il_body_enum(struct il_body *body, const IID *iid, const void *items,
+                                   size_t count, void **out)
+{
+    return clrie_pm_enum_from_array(iid, items, count, body->params.outer, 0, out);
+}
 
 /* The object behind an IInstruction of this module's making, or NULL. */
 struct il_instruction *il_instruction_from(IInstruction *iface);

@@ -173,6 +173,10 @@ extern const struct ICorProfilerInfo15Vtbl host_info_vtbl;
 /* plugins.c */
 /* Loads every plugin the environment's configuration names, in priority order. */
 void plugins_load_configured(struct manager *m);
+/* Loads the plugins the config files or folders at paths name
+ * (IProfilerManager::SetupProfilingEnvironment). Problems are logged; E_FAIL when a file was
+ * rejected, S_OK otherwise (a plugin that fails to load is logged, as always). */
+HRESULT plugins_load_paths(struct manager *m, const char *const *paths, size_t count);
 /* Loads one plugin with its config settings (settings may be NULL when count is 0); on
  * success it is published in the plugin list. */
 HRESULT plugins_load(struct manager *m, const char *name, const char *module_path,

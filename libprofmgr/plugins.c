@@ -154,21 +154,9 @@ static bool environment_names_configuration(void)
     return false;
 }
 
-void plugins_load_configured(struct manager *m)
+/* Logs what loading config found and loads the plugins it names, in priority order. */
+static void load_from(struct manager *m, struct clrie_config *config)
 {
-    if (!environment_names_configuration()) {
-        CLRIE_PM_LOG_MESSAGE(m->log,
-                             "no instrumentation method configuration found (no "
-                             "%s* variable); the engine stays attached without plugins",
-                             CLRIE_CONFIG_ENV_PREFIX);
-        return;
-    }
-    struct clrie_config *config = clrie_config_new();
-    if (!config) {
-        CLRIE_PM_LOG_ERROR(m->log, "out of memory reading the plugin configuration");
-        return;
-    }
-    clrie_config_load_env(config, environ);
     for (size_t i = 0; i < clrie_config_diag_count(config); i++) {
         const struct clrie_config_diag *d = clrie_config_diag_at(config, i);
         CLRIE_PM_LOG_ERROR(m->log, "%s:%u:%u: %s: %s", d->file, d->line, d->column,
@@ -186,7 +174,40 @@ void plugins_load_configured(struct manager *m)
         plugins_load(m, method->name, method->module_path, &clsid, order, method->settings,
                      method->setting_count, NULL);
     }
+}
+
+void plugins_load_configured(struct manager *m)
+{
+    if (!environment_names_configuration()) {
+        CLRIE_PM_LOG_MESSAGE(m->log,
+                             "no instrumentation method configuration found (no "
+                             "%s* variable); the engine stays attached without plugins",
+                             CLRIE_CONFIG_ENV_PREFIX);
+        return;
+    }
+    struct clrie_config *config = clrie_config_new();
+    if (!config) {
+        CLRIE_PM_LOG_ERROR(m->log, "out of memory reading the plugin configuration");
+        return;
+    }
+    clrie_config_load_env(config, environ);
+    load_from(m, config);
     clrie_config_free(config);
+}
+
+HRESULT plugins_load_paths(struct manager *m, const char *const *paths, size_t count)
+{
+    struct clrie_config *config = clrie_config_new();
+    if (!config)
+        return E_OUTOFMEMORY;
+    const char *disable = getenv(CLRIE_CONFIG_ENV_DISABLE_TRUST);
+    struct clrie_config_options opts = {.trust_check = !(disable && !strcmp(disable, "1"))};
+    for (size_t i = 0; i < count; i++)
+        clrie_config_load_path(config, paths[i], &opts);
+    HRESULT hr = clrie_config_error_count(config) ? E_FAIL : S_OK;
+    load_from(m, config);
+    clrie_config_free(config);
+    return hr;
 }
 
 void plugins_free_all(struct manager *m)

@@ -1,13 +1,14 @@
 /* A plugin's config settings as CLRIE's attach objects: IInstrumentationMethodAttachContext,
- * IEnumInstrumentationMethodSettings and IInstrumentationMethodSetting (settings.h). */
+ * IEnumInstrumentationMethodSettings (enum.h's snapshot enumerator) and
+ * IInstrumentationMethodSetting (settings.h). */
 #include "settings.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "enum.h"
 #include "utf16.h"
 
 struct settings {
@@ -25,14 +26,6 @@ struct setting {
     atomic_ulong refs;
     struct settings *settings;
     size_t index;
-};
-
-struct settings_enum {
-    IEnumInstrumentationMethodSettings iface;
-    atomic_ulong refs;
-    struct settings *settings;
-    pthread_mutex_t lock; /* protects position */
-    size_t position;
 };
 
 /* ---- the table ---------------------------------------------------------------------------- */
@@ -171,135 +164,8 @@ static IInstrumentationMethodSetting *setting_new(struct settings *settings, siz
 
 /* ---- IEnumInstrumentationMethodSettings ------------------------------------------------------ */
 
-static struct settings_enum *enum_of(IEnumInstrumentationMethodSettings *iface)
-{
-    return CLRIE_CONTAINER_OF(iface, struct settings_enum, iface);
-}
-
-static HRESULT enum_QueryInterface(IEnumInstrumentationMethodSettings *This, REFIID riid,
-                                   void **ppv)
-{
-    if (!ppv)
-        return E_POINTER;
-    *ppv = NULL;
-    if (!riid)
-        return E_POINTER;
-    if (!IsEqualIID(riid, &IID_IUnknown) &&
-        !IsEqualIID(riid, &IID_IEnumInstrumentationMethodSettings))
-        return E_NOINTERFACE;
-    atomic_fetch_add_explicit(&enum_of(This)->refs, 1, memory_order_relaxed);
-    *ppv = This;
-    return S_OK;
-}
-
-static ULONG enum_AddRef(IEnumInstrumentationMethodSettings *This)
-{
-    return (ULONG)(atomic_fetch_add_explicit(&enum_of(This)->refs, 1, memory_order_relaxed) + 1);
-}
-
-static ULONG enum_Release(IEnumInstrumentationMethodSettings *This)
-{
-    struct settings_enum *e = enum_of(This);
-    unsigned long left = atomic_fetch_sub_explicit(&e->refs, 1, memory_order_acq_rel) - 1;
-    if (left == 0) {
-        settings_unref(e->settings);
-        pthread_mutex_destroy(&e->lock);
-        free(e);
-    }
-    return (ULONG)left;
-}
-
-/* Fills rgelt with up to celt new setting objects; slots not filled are NULL, as the other
- * enumerators of the engine leave them. S_OK when all celt were fetched, else S_FALSE. */
-static HRESULT enum_Next(IEnumInstrumentationMethodSettings *This, ULONG celt,
-                         IInstrumentationMethodSetting **rgelt, ULONG *pceltFetched)
-{
-    struct settings_enum *e = enum_of(This);
-    if (!rgelt && celt > 0)
-        return E_POINTER;
-    HRESULT hr = S_OK;
-    ULONG n = 0;
-    pthread_mutex_lock(&e->lock);
-    while (n < celt && e->position < e->settings->count) {
-        IInstrumentationMethodSetting *item = setting_new(e->settings, e->position);
-        if (!item) {
-            hr = E_OUTOFMEMORY;
-            break;
-        }
-        e->position++;
-        rgelt[n++] = item;
-    }
-    pthread_mutex_unlock(&e->lock);
-    if (FAILED(hr)) {
-        while (n > 0) {
-            n--;
-            rgelt[n]->lpVtbl->Release(rgelt[n]);
-        }
-    }
-    for (ULONG i = n; i < celt; i++)
-        rgelt[i] = NULL;
-    if (pceltFetched)
-        *pceltFetched = n;
-    if (FAILED(hr))
-        return hr;
-    return n == celt ? S_OK : S_FALSE;
-}
-
-static HRESULT enum_Skip(IEnumInstrumentationMethodSettings *This, ULONG celt)
-{
-    struct settings_enum *e = enum_of(This);
-    pthread_mutex_lock(&e->lock);
-    size_t left = e->settings->count - e->position;
-    HRESULT hr = celt <= left ? S_OK : S_FALSE;
-    e->position += celt <= left ? celt : left;
-    pthread_mutex_unlock(&e->lock);
-    return hr;
-}
-
-static HRESULT enum_Reset(IEnumInstrumentationMethodSettings *This)
-{
-    struct settings_enum *e = enum_of(This);
-    pthread_mutex_lock(&e->lock);
-    e->position = 0;
-    pthread_mutex_unlock(&e->lock);
-    return S_OK;
-}
-
-static HRESULT enum_Clone(IEnumInstrumentationMethodSettings *This,
-                          IEnumInstrumentationMethodSettings **ppenum)
-{
-    struct settings_enum *e = enum_of(This);
-    if (!ppenum)
-        return E_POINTER;
-    HRESULT hr = settings_enum_new(e->settings, ppenum);
-    if (FAILED(hr))
-        return hr;
-    pthread_mutex_lock(&e->lock);
-    size_t position = e->position;
-    pthread_mutex_unlock(&e->lock);
-    enum_of(*ppenum)->position = position;
-    return S_OK;
-}
-
-static HRESULT enum_GetCount(IEnumInstrumentationMethodSettings *This, DWORD *pLength)
-{
-    if (!pLength)
-        return E_POINTER;
-    *pLength = (DWORD)enum_of(This)->settings->count;
-    return S_OK;
-}
-
-static const struct IEnumInstrumentationMethodSettingsVtbl enum_vtbl = {
-    .QueryInterface = enum_QueryInterface,
-    .AddRef = enum_AddRef,
-    .Release = enum_Release,
-    .Next = enum_Next,
-    .Skip = enum_Skip,
-    .Reset = enum_Reset,
-    .Clone = enum_Clone,
-    .GetCount = enum_GetCount,
-};
-
+/* A snapshot (enum.h) of one setting object per entry, made up front like every other
+ * enumerator of the engine, so Next cannot run out of memory half way. */
 HRESULT settings_enum_new(struct settings *settings, IEnumInstrumentationMethodSettings **out)
 {
     if (!out)
@@ -307,15 +173,21 @@ HRESULT settings_enum_new(struct settings *settings, IEnumInstrumentationMethodS
     *out = NULL;
     if (!settings)
         return E_INVALIDARG;
-    struct settings_enum *e = calloc(1, sizeof(*e));
+    struct clrie_pm_enum *e =
+        clrie_pm_enum_new(&IID_IEnumInstrumentationMethodSettings, settings->count, NULL, 0);
     if (!e)
         return E_OUTOFMEMORY;
-    e->iface.lpVtbl = &enum_vtbl;
-    atomic_init(&e->refs, 1);
-    pthread_mutex_init(&e->lock, NULL);
-    settings_ref(settings);
-    e->settings = settings;
-    *out = &e->iface;
+    IEnumInstrumentationMethodSettings *iface = clrie_pm_enum_iface(e);
+    for (size_t i = 0; i < settings->count; i++) {
+        IInstrumentationMethodSetting *item = setting_new(settings, i);
+        if (!item) {
+            iface->lpVtbl->Release(iface);
+            return E_OUTOFMEMORY;
+        }
+        clrie_pm_enum_add(e, (IUnknown *)(void *)item);
+        item->lpVtbl->Release(item);
+    }
+    *out = iface;
     return S_OK;
 }
 

@@ -243,7 +243,8 @@ HRESULT types_parse_locals(ITypeCreator *creator, const uint8_t *sig, size_t len
 static HRESULT enum_of(IType **types, size_t count, IEnumTypes **out)
 {
     void *e;
-    HRESULT hr = types_enum_new(TYPES_ENUM_TYPES, (IUnknown *const *)types, count, &e);
+    HRESULT hr = clrie_pm_enum_from_array(&IID_IEnumTypes, types, count, NULL,
+                                          CLRIE_PM_ENUM_DATA_CONTAINER, &e);
     types_release_all(types, count);
     if (SUCCEEDED(hr))
         *out = e;

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "datacontainer.h"
+#include "enum.h"
 #include "types.h"
 
 /* Hostile blobs nest deeply: types deeper than this are refused (libilgraph bounds its own walk
@@ -56,13 +57,9 @@ void types_release_all(IType **types, size_t count); /* releases each and frees 
 /* ---- type_enums.c ------------------------------------------------------------------------- */
 
 enum types_enum_kind {
-    TYPES_ENUM_TYPES,      /* IEnumTypes over IType */
     TYPES_ENUM_PARAMETERS, /* IEnumMethodParameters over IMethodParameter */
     TYPES_ENUM_LOCALS,     /* IEnumMethodLocals over IMethodLocal */
 };
-/* A new enumerator of that kind over items[0..count) (each AddRef'd by it); *out is the
- * interface pointer of the kind (IEnumTypes *, ...). */
-HRESULT types_enum_new(enum types_enum_kind kind, IUnknown *const *items, size_t count, void **out);
 /* An enumerator over the parameters or locals of those types: each type wrapped in an
  * IMethodParameter (kind TYPES_ENUM_PARAMETERS) or IMethodLocal (TYPES_ENUM_LOCALS). */
 HRESULT types_enum_wrapping(enum types_enum_kind kind, IType *const *types, size_t count,

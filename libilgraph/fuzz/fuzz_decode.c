@@ -1,7 +1,8 @@
 /* libFuzzer target: decode any bytes as a method body and as a bare IL stream; whatever
  * decodes must verify without crashing, compute a max stack or a reason, and survive an
  * encode -> decode -> encode round trip unchanged. An unedited body encoded in PRESERVE mode
- * must come back as the bytes it was decoded from, up to the end of what was used. */
+ * must come back as the bytes it was decoded from, up to the end of what was used, and a
+ * graph reused across inputs must decode each as a new graph does. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -25,11 +26,39 @@ static void exercise(struct clrie_il_graph *g, int returns)
     fuzz_round_trip(g, CLRIE_IL_ENCODE_FAT_HEADER | CLRIE_IL_ENCODE_FAT_EH);
 }
 
+/* Decoding into a graph reused from input to input (clrie_il_graph_decode_into) must give
+ * what a new graph gives: the same error at the same offset, or the same PRESERVE body. */
+static void same_when_reused(const uint8_t *data, size_t size, int r, struct clrie_il_graph *g,
+                             const struct clrie_il_diag *d)
+{
+    static struct clrie_il_graph *reused;
+    if (!reused && clrie_il_graph_new(&reused) != 0)
+        abort();
+    struct clrie_il_diag rd;
+    int rr = clrie_il_graph_decode_into(reused, data, size, &rd);
+    if (rr != r || (r == -EILSEQ && (rd.offset != d->offset || strcmp(rd.message, d->message))))
+        abort();
+    if (r != 0) {
+        if (clrie_il_graph_count(reused) != 0 || clrie_il_graph_clause_count(reused) != 0)
+            abort();
+        return;
+    }
+    uint8_t *a, *b;
+    size_t alen, blen;
+    if (clrie_il_graph_encode(g, CLRIE_IL_ENCODE_PRESERVE, &a, &alen, NULL) != 0 ||
+        clrie_il_graph_encode(reused, CLRIE_IL_ENCODE_PRESERVE, &b, &blen, NULL) != 0 ||
+        alen != blen || memcmp(a, b, alen) != 0)
+        abort();
+    free(a);
+    free(b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct clrie_il_graph *g = NULL;
     struct clrie_il_diag d;
     int r = clrie_il_graph_decode(data, size, &g, &d);
+    same_when_reused(data, size, r, g, &d);
     if (r == 0) {
         /* Preserve mode gives back the input's code and header fields when nothing changed
          * (MoreSects follows the clauses actually present; section slack is not kept). */

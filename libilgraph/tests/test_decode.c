@@ -405,6 +405,122 @@ static void bare_streams_and_fragments_decode(void **state)
     clrie_il_graph_free(g);
 }
 
+/* A fat body of n (ldarg.0; pop) pairs, then br back to the start and ret: one-byte
+ * instructions throughout, denser than the decoder's first guess of the count. */
+static uint8_t *dense_body(size_t n, size_t *len)
+{
+    size_t code = 2 * n + 5 + 1;
+    uint8_t *b = malloc(12 + code);
+    assert_non_null(b);
+    memcpy(b, "\x03\x30\x01\x00", 4);
+    b[4] = (uint8_t)code;
+    b[5] = (uint8_t)(code >> 8);
+    b[6] = (uint8_t)(code >> 16);
+    b[7] = 0;
+    memset(b + 8, 0, 4);
+    for (size_t i = 0; i < n; i++) {
+        b[12 + 2 * i] = 0x02;
+        b[12 + 2 * i + 1] = 0x26;
+    }
+    uint8_t *br = b + 12 + 2 * n;
+    int32_t back = -(int32_t)(2 * n + 5);
+    br[0] = 0x38;
+    memcpy(br + 1, &back, 4); /* little-endian hosts only, as the library */
+    br[5] = 0x2A;
+    *len = 12 + code;
+    return b;
+}
+
+static void one_graph_decodes_many_bodies_in_turn(void **state)
+{
+    struct clrie_il_graph *g = NULL;
+    assert_int_equal(clrie_il_graph_new(&g), 0);
+    size_t big_len;
+    uint8_t *big = dense_body(3000, &big_len);
+    struct clrie_il_header h;
+    for (int round = 0; round < 3; round++) {
+        assert_int_equal(clrie_il_graph_decode_into(g, try_catch, sizeof(try_catch), NULL), 0);
+        assert_int_equal(clrie_il_graph_clause_count(g), 1);
+        expect_body(g, CLRIE_IL_ENCODE_PRESERVE, try_catch, sizeof(try_catch));
+
+        assert_int_equal(clrie_il_graph_decode_into(g, big, big_len, NULL), 0);
+        assert_int_equal(clrie_il_graph_count(g), 6002);
+        assert_int_equal(clrie_il_graph_clause_count(g), 0);
+        assert_ptr_equal(
+            clrie_il_instr_branch_target(clrie_il_instr_prev(clrie_il_graph_original_last(g))),
+            clrie_il_graph_first(g));
+        expect_body(g, CLRIE_IL_ENCODE_PRESERVE, big, big_len);
+
+        assert_int_equal(clrie_il_graph_decode_into(g, two_sections, sizeof(two_sections), NULL),
+                         0);
+        assert_int_equal(clrie_il_graph_clause_count(g), 2);
+        expect_body(g, CLRIE_IL_ENCODE_PRESERVE, two_sections, sizeof(two_sections));
+
+        const uint8_t tiny[] = {0x12, 0x18, 0x19, 0x58, 0x2A}; /* ldc.i4.2 ldc.i4.3 add ret */
+        assert_int_equal(clrie_il_graph_decode_into(g, tiny, sizeof(tiny), NULL), 0);
+        clrie_il_graph_header(g, &h);
+        assert_false(h.fat);
+        assert_int_equal(clrie_il_graph_clause_count(g), 0);
+        expect_body(g, CLRIE_IL_ENCODE_PRESERVE, tiny, sizeof(tiny));
+    }
+    free(big);
+
+    /* A body that does not decode leaves the graph empty, and still usable. */
+    struct clrie_il_diag d = {0};
+    assert_int_equal(clrie_il_graph_decode_into(g, BYTES(0x0E, 0x00, 0xFE, 0x08), &d), -EILSEQ);
+    assert_int_equal(d.offset, 2);
+    assert_int_equal(clrie_il_graph_count(g), 0);
+    assert_null(clrie_il_graph_first(g));
+    assert_null(clrie_il_graph_original_first(g));
+    assert_int_equal(clrie_il_graph_clause_count(g), 0);
+    assert_int_equal(clrie_il_graph_decode_into(g, try_catch, sizeof(try_catch), NULL), 0);
+    expect_body(g, 0, try_catch, sizeof(try_catch));
+    clrie_il_graph_free(g);
+}
+
+static void a_reset_graph_is_a_new_graph(void **state)
+{
+    struct clrie_il_graph *g = decode_body(try_catch, sizeof(try_catch));
+    clrie_il_graph_reset(g);
+    struct clrie_il_header h;
+    clrie_il_graph_header(g, &h);
+    assert_false(h.fat);
+    assert_int_equal(h.max_stack, 8);
+    assert_int_equal(h.local_sig_token, 0);
+    assert_int_equal(clrie_il_graph_count(g), 0);
+    assert_int_equal(clrie_il_graph_clause_count(g), 0);
+    assert_null(clrie_il_graph_original_last(g));
+    struct clrie_il_instr *ldc = NULL, *ret = NULL;
+    assert_int_equal(clrie_il_instr_create_ldc_i4(g, 300, &ldc), 0);
+    assert_int_equal(clrie_il_instr_create(g, CLRIE_IL_OP_RET, &ret), 0);
+    assert_int_equal(clrie_il_graph_insert_after(g, NULL, ldc), 0);
+    assert_int_equal(clrie_il_graph_insert_after(g, ldc, ret), 0);
+    expect_body(g, 0, BYTES(0x1A, 0x20, 0x2C, 0x01, 0x00, 0x00, 0x2A));
+    clrie_il_graph_reset(NULL);
+    clrie_il_graph_free(g);
+}
+
+static void dense_code_decodes_whole_and_as_a_fragment(void **state)
+{
+    size_t len;
+    uint8_t *b = dense_body(5000, &len);
+    struct clrie_il_graph *g = decode_body(b, len);
+    assert_int_equal(clrie_il_graph_count(g), 10002);
+    assert_ptr_equal(clrie_il_instr_prev(clrie_il_graph_original_last(g)),
+                     clrie_il_instr_original_prev(clrie_il_graph_original_last(g)));
+    expect_body(g, CLRIE_IL_ENCODE_PRESERVE, b, len);
+    struct clrie_il_instr **nodes = NULL;
+    size_t count = 0;
+    assert_int_equal(clrie_il_graph_decode_fragment(g, b + 12, len - 12, &nodes, &count, NULL), 0);
+    assert_int_equal(count, 10002);
+    assert_ptr_equal(clrie_il_instr_branch_target(nodes[10000]), nodes[0]);
+    assert_null(clrie_il_instr_next(nodes[1]));
+    assert_true(clrie_il_instr_is_new(nodes[9999]));
+    free(nodes);
+    clrie_il_graph_free(g);
+    free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -417,6 +533,9 @@ int main(void)
         cmocka_unit_test(malformed_code_is_rejected_with_offsets),
         cmocka_unit_test(malformed_eh_sections_are_rejected),
         cmocka_unit_test(bare_streams_and_fragments_decode),
+        cmocka_unit_test(one_graph_decodes_many_bodies_in_turn),
+        cmocka_unit_test(a_reset_graph_is_a_new_graph),
+        cmocka_unit_test(dense_code_decodes_whole_and_as_a_fragment),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -5,10 +5,11 @@
  * thread's CPU time (what one core delivers, whatever else the machine runs) and wall
  * time: decode; decode + encode with CLRIE_IL_ENCODE_PRESERVE; decode + single return +
  * fat header + encode (the shape change an instrumenting plugin asks for first). Each
- * includes freeing the graph and the output. Per-method times (median and worst) come
- * from separate passes that time each step of each method. Fastest of --repeat passes.
- * Nothing is asserted: the figures are for docs/benchmarks.md, against DESIGN.md's target
- * of 150 MB/s of IL for decode + encode. */
+ * includes freeing the output, and runs twice: with a new graph per method (freed after
+ * it) and with one graph reused for every method (clrie_il_graph_decode_into). Per-method times
+ * (median and worst) come from separate passes that time each step of each method. Fastest of
+ * --repeat passes. Nothing is asserted: the figures are for docs/benchmarks.md, against DESIGN.md's
+ * target of 150 MB/s of IL for decode + encode. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -45,16 +46,25 @@ static double cpu_now(void)
 
 enum bench_phase { PHASE_DECODE, PHASE_DECODE_ENCODE, PHASE_TRANSFORM, PHASES };
 
-/* One untimed-per-method pass of a phase over every body; 0 or a negative errno. */
-static int run_phase(struct bench_method *ms, size_t n, enum bench_phase phase)
+/* One untimed-per-method pass of a phase over every body; 0 or a negative errno. reuse:
+ * one graph for the whole pass (clrie_il_graph_decode_into), as an engine keeping a graph
+ * per thread would; otherwise a graph per method. */
+static int run_phase(struct bench_method *ms, size_t n, enum bench_phase phase, bool reuse)
 {
+    struct clrie_il_graph *kept = NULL;
+    if (reuse) {
+        int r = clrie_il_graph_new(&kept);
+        if (r != 0)
+            return r;
+    }
     for (size_t i = 0; i < n; i++) {
         const struct tool_method *m = &ms[i].m;
-        struct clrie_il_graph *g = NULL;
+        struct clrie_il_graph *g = kept;
         uint8_t *out = NULL;
         size_t len;
         struct clrie_il_transform_result tr = {0};
-        int r = clrie_il_graph_decode(m->body.start, m->body.len, &g, NULL);
+        int r = reuse ? clrie_il_graph_decode_into(g, m->body.start, m->body.len, NULL)
+                      : clrie_il_graph_decode(m->body.start, m->body.len, &g, NULL);
         if (r == 0 && phase == PHASE_DECODE_ENCODE)
             r = clrie_il_graph_encode(g, CLRIE_IL_ENCODE_PRESERVE, &out, &len, NULL);
         if (r == 0 && phase == PHASE_TRANSFORM) {
@@ -72,12 +82,16 @@ static int run_phase(struct bench_method *ms, size_t n, enum bench_phase phase)
             if (r == 0)
                 r = clrie_il_graph_encode(g, 0, &out, &len, NULL);
         }
-        clrie_il_graph_free(g);
+        if (!reuse)
+            clrie_il_graph_free(g);
         free(out);
         free(tr.local_sig);
-        if (r != 0)
+        if (r != 0) {
+            clrie_il_graph_free(kept);
             return r;
+        }
     }
+    clrie_il_graph_free(kept);
     return 0;
 }
 
@@ -275,11 +289,12 @@ int tool_bench(int argc, char **argv)
             }
         }
     }
-    double cpu[PHASES], wall[PHASES];
-    for (int ph = 0; ph < PHASES; ph++) {
+    /* Row 2k: phase k with a graph per method; row 2k + 1: with one graph reused. */
+    double cpu[2 * PHASES], wall[2 * PHASES];
+    for (int ph = 0; ph < 2 * PHASES; ph++) {
         for (int p = 0; p < repeat; p++) {
             double w0 = now(), c0 = cpu_now();
-            int r = run_phase(ms, n, (enum bench_phase)ph);
+            int r = run_phase(ms, n, (enum bench_phase)(ph / 2), ph % 2 == 1);
             double c = cpu_now() - c0, w = now() - w0;
             if (r != 0) {
                 tool_error("bench: %s", strerror(-r));
@@ -297,11 +312,17 @@ int tool_bench(int argc, char **argv)
            "of IL code; one thread, fastest of %d passes\n",
            n, opened, body_bytes / 1e6, code_bytes / 1e6, repeat);
     printf("throughput (CPU time of the thread; wall time in brackets):\n");
-    printf("  %-32s %10s %13s %15s\n", "", "methods/s", "MB/s of code", "MB/s of bodies");
-    const char *names[PHASES] = {"decode", "decode + encode (preserve)",
-                                 "decode + single-ret + fat + encode"};
-    for (int k = 0; k < PHASES; k++)
-        printf("  %-32s %10.0f %6.1f [%5.1f] %7.1f [%5.1f]\n", names[k], (double)n / cpu[k],
+    printf("  %-34s %10s %13s %15s\n", "", "methods/s", "MB/s of code", "MB/s of bodies");
+    const char *names[2 * PHASES] = {
+        "decode",
+        "  reusing one graph",
+        "decode + encode (preserve)",
+        "  reusing one graph",
+        "decode + single-ret + fat + encode",
+        "  reusing one graph",
+    };
+    for (int k = 0; k < 2 * PHASES; k++)
+        printf("  %-34s %10.0f %6.1f [%5.1f] %7.1f [%5.1f]\n", names[k], (double)n / cpu[k],
                code_bytes / cpu[k] / 1e6, code_bytes / wall[k] / 1e6, body_bytes / cpu[k] / 1e6,
                body_bytes / wall[k] / 1e6);
     printf("per method (wall time, best of %d passes each):\n", repeat);

@@ -13,6 +13,7 @@ under the engine with test/plugins/pipeline_probe.c, whose edits show in the app
   - AllowInlineSite = FALSE is asked and honoured without changing behaviour;
   - two methods jitted at once on two threads are inside InstrumentMethod at the same time
     (no process-wide lock around the pipeline, unlike CLRIE);
+  - a plugin may push more configuration with IProfilerManager::SetupProfilingEnvironment;
   - with LogLevel Messages and Dumps the log has the per-method timing line and a readable
     dump of the instrumented method.
 The same app without a profiler is the baseline.
@@ -159,6 +160,38 @@ checks.expect(plain.returncode == 5 and "answer 42" in plain.stdout.splitlines()
 checks.expect("Program.Invalid: instrumented IL is invalid" in plain.stderr and
               "InstrumentMethod failed for Program.Failing" in plain.stderr,
               "both failures are on stderr", seen=plain.stderr[-2000:])
+
+print("== a plugin pushes more configuration (IProfilerManager::SetupProfilingEnvironment)")
+pushed = os.path.join(workdir, "pushed.config")
+with open(pushed, "w") as f:
+    f.write("<InstrumentationEngineConfiguration>\n"
+            "  <InstrumentationMethod>\n"
+            "    <Name>PushedProbe</Name>\n"
+            "    <Module>probe.so</Module>\n"
+            "    <ClassGuid>{A1B2C3D4-0000-4000-8000-00000000BEEF}</ClassGuid>\n"
+            "    <Priority>20</Priority>\n"
+            "  </InstrumentationMethod>\n"
+            "</InstrumentationEngineConfiguration>\n")
+os.chmod(pushed, 0o644)
+push_file = os.path.join(workdir, "push.txt")
+env3 = {"MicrosoftInstrumentationEngine_ConfigPath64_Probe": config,
+        "CLRIE_PIPELINE_PROBE_FILE": push_file, "CLRIE_PIPELINE_PROBE_PUSH": pushed}
+both = dotnet_apps.run_app(dotnet, app, profiler_path=args.engine, extra_env=env3)
+push_lines = dotnet_apps.read_lines(push_file)
+checks.expect(push_lines.count("initialize") == 2 and "push hr=0x00000000" in push_lines,
+              "the pushed config's plugin is loaded and initialised", seen=push_lines[:6])
+checks.expect(both.returncode == 5 and "answer 43" in both.stdout.splitlines(),
+              "both instances instrument Answer (41 + 1 + 1)",
+              seen=(both.returncode, both.stdout))
+missing = os.path.join(workdir, "no-such.config")
+env4 = dict(env3, CLRIE_PIPELINE_PROBE_PUSH=missing,
+            CLRIE_PIPELINE_PROBE_FILE=os.path.join(workdir, "push-missing.txt"))
+bad = dotnet_apps.run_app(dotnet, app, profiler_path=args.engine, extra_env=env4)
+bad_lines = dotnet_apps.read_lines(os.path.join(workdir, "push-missing.txt"))
+checks.expect("push hr=0x80004005" in bad_lines and missing in bad.stderr and
+              "answer 42" in bad.stdout.splitlines(),
+              "a pushed path that does not exist fails with E_FAIL, is named on stderr, and "
+              "the plugins already loaded keep working", seen=(bad_lines[:4], bad.stderr[-800:]))
 
 if args.keep:
     print("kept", workdir)

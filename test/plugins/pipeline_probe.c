@@ -17,8 +17,14 @@
  *             each waits up to 20 s for the other to be inside InstrumentMethod too: they
  *             meet only if the engine instruments methods concurrently
  *
+ * With CLRIE_PIPELINE_PROBE_PUSH set to a config file path, the first instance's Initialize
+ * hands that file to IProfilerManager::SetupProfilingEnvironment (a host pushing more
+ * configuration); the plugins it names load at once.
+ *
  * It appends lines to the file named by CLRIE_PIPELINE_PROBE_FILE:
  *
+ *   initialize
+ *   push hr=<hr of SetupProfilingEnvironment>
  *   instrument <full name> rejit=<0|1> count=<rejit count>
  *   complete <full name> rejit=<0|1>
  *   jitcomplete <full name> rejit=<0|1> transformed=<0|1> map=<IL map entries> hr=<jit hr>
@@ -194,6 +200,25 @@ static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *pPr
     if (SUCCEEDED(pProfilerManager->lpVtbl->GetCorProfilerInfo(pProfilerManager, &info))) {
         info->lpVtbl->QueryInterface(info, &IID_ICorProfilerInfo4, (void **)&p->info);
         info->lpVtbl->Release(info);
+    }
+    record(p, "initialize");
+    static atomic_bool pushed;
+    const char *push = getenv("CLRIE_PIPELINE_PROBE_PUSH");
+    if (push && !atomic_exchange(&pushed, true)) {
+        /* A BSTR: the byte length in the 4 bytes before the text, then a 0 (ASCII paths). */
+        size_t len = strlen(push);
+        uint32_t *block = calloc(1, 4 + 2 * (len + 1));
+        if (block) {
+            WCHAR *text = (WCHAR *)(block + 1);
+            block[0] = (uint32_t)(2 * len);
+            for (size_t i = 0; i < len; i++)
+                text[i] = (WCHAR)(unsigned char)push[i];
+            BSTR paths[] = {text};
+            HRESULT hr =
+                pProfilerManager->lpVtbl->SetupProfilingEnvironment(pProfilerManager, paths, 1);
+            record(p, "push hr=0x%08X", (unsigned)hr);
+            free(block);
+        }
     }
     return S_OK;
 }

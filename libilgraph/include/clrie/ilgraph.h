@@ -8,7 +8,8 @@
  *
  * Memory: every node, clause and switch-target array of a graph lives in one arena owned by
  * the graph and freed by clrie_il_graph_free(). Node and clause pointers are borrowed: they
- * stay valid until the graph is freed, including after the node is removed from the list.
+ * stay valid until the graph is freed or reset (clrie_il_graph_reset(),
+ * clrie_il_graph_decode_into()), including after the node is removed from the list.
  * Buffers a function hands back through a `uint8_t **` or array out-parameter are malloc'd
  * and belong to the caller (release them with free()).
  *
@@ -407,6 +408,19 @@ int clrie_il_graph_new(struct clrie_il_graph **out);
 
 /* Frees the graph with all its nodes and clauses. Accepts NULL. */
 void clrie_il_graph_free(struct clrie_il_graph *g);
+
+/* Empties g for reuse: it becomes what clrie_il_graph_new() returns (no nodes, no clauses,
+ * a tiny header), but keeps its memory for the nodes and clauses that come next, so a
+ * graph reused for many methods (one per thread, say) stops allocating memory for them once
+ * it has held the biggest. Every node and clause pointer taken from g before the reset becomes
+ * invalid. clrie_il_graph_free() releases the memory. Accepts NULL. */
+void clrie_il_graph_reset(struct clrie_il_graph *g);
+
+/* clrie_il_graph_decode() into an existing graph, reusing its memory: g is reset, then
+ * holds the decoded body. On failure g is left reset (empty) and diag says why, as for
+ * clrie_il_graph_decode(). */
+int clrie_il_graph_decode_into(struct clrie_il_graph *g, const uint8_t *body, size_t len,
+                               struct clrie_il_diag *diag);
 
 /* Header facts; code_size is as of the last decode, layout or encode. */
 void clrie_il_graph_header(const struct clrie_il_graph *g, struct clrie_il_header *out);
