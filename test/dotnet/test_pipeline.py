@@ -142,7 +142,8 @@ rejit_jit = [l for l in probe_lines if l.startswith("jitcomplete Program.Rejitte
 checks.expect(any("transformed=1" in l for l in rejit_jit),
               "JitComplete2 after the ReJIT: transformed", seen=rejit_jit)
 
-timing = re.findall(r"instrumented Program\.Answer in ([0-9.]+) us", log)
+timing = re.findall(r"instrumented Program\.Answer in ([0-9.]+) us \(thread CPU ([0-9.]+) us\)",
+                    log)
 checks.expect(timing, "the Messages log times each instrumented method", seen=log[-2000:])
 dump = [l for l in log.splitlines() if "] Program.Answer: " in l or
         re.search(r"\[0x06[0-9A-F]{6}\]   IL_", l)]
