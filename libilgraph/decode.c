@@ -263,8 +263,10 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
     uint8_t tail[16] = {0};
     size_t tail_at = 0;
     if (small) {
+        /* The whole copy is cleared first: 64 bytes cost nothing, and gcc cannot prove
+         * that clearing only the 8 bytes after len stays inside it. */
+        memset(padded, 0, sizeof(padded));
         memcpy(padded, code, len);
-        memset(padded + len, 0, 8);
     } else {
         tail_at = len < 8 ? 0 : len - 8;
         if (len >= 8)
