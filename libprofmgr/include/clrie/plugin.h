@@ -1,0 +1,474 @@
+/* clrie/plugin.h: what every instrumentation method (plugin) written in C repeats, once.
+ *
+ * Header-only: static inline functions and macros over the ABI headers, nothing to link
+ * beyond the clrie-profmgr-abi dependency (pkg-config clrie-profmgr-abi, CMake
+ * clrie::profmgr-abi) and -ldl. Works with CLRIE's engine as well as clrie's.
+ *
+ * Module and class factory
+ *   CLRIE_PLUGIN_EXPORT_CLASS_FACTORY(create) defines the plugin's two exports,
+ *   DllGetClassObject and DllCanUnloadNow. DllGetClassObject accepts any class ID and hands
+ *   out a new IClassFactory; its CreateInstance refuses aggregation and calls
+ *       HRESULT create(const CLSID *clsid, REFIID riid, void **out);
+ *   with the class ID the factory was made for (each config entry naming the module is an
+ *   instance with its own class ID). `create` makes the object, queries it for riid into
+ *   *out and drops its own reference. Each live plugin object takes a module reference with
+ *   clrie_plugin_module_ref() when made and drops it with clrie_plugin_module_unref() when
+ *   freed; while any is held (factories and server locks hold one too), DllCanUnloadNow
+ *   answers S_FALSE. The count is per translation unit: expand the macro and count objects
+ *   in one .c file.
+ *
+ * Engine strings
+ *   clrie_plugin_free_bstr(strings, text) frees a BSTR the engine handed out: through the
+ *   IProfilerStringManager when the plugin has one (may be NULL), else through the engine's
+ *   InstrumentationEngineFreeString export (found with dlopen RTLD_NOLOAD), else leaks it:
+ *   never frees it with the wrong allocator.
+ *   clrie_plugin_bstr_to_utf8(text) returns a new UTF-8 string (free()) or NULL;
+ *   clrie_plugin_bstr_to_utf8_buf(text, out, size) writes into a caller's buffer, cut at a
+ *   character boundary, control characters as '?'. Neither frees `text`.
+ *   clrie_plugin_take_utf8(strings, hr, &text) is the common case: the UTF-8 form of a BSTR
+ *   an engine call just filled (NULL if the call failed) with the BSTR freed and cleared.
+ *
+ * Settings (the <Settings> of the plugin's config entry, through CLRIE's
+ * IInstrumentationMethodAttachContext, QueryInterface'd on the IProfilerManager)
+ *   clrie_plugin_settings_each(manager, fn, data) calls fn(data, name, value) for each setting
+ *   in config order; clrie_plugin_setting(manager, name, buf, size) copies the value of the
+ *   first setting named `name` (ASCII case-insensitive). Both return 0, -ENOSYS when the
+ *   engine has no attach context, -ENOENT (setting only) when there is no such setting,
+ *   -ENOSPC (setting only, buf holds the cut value). A setting whose name or value cannot
+ *   be read is skipped.
+ *
+ * Methods
+ *   clrie_plugin_method_full_name(method, strings, buf, size) writes IMethodInfo::GetFullName
+ *   as UTF-8 ("" and the HRESULT if it fails); clrie_plugin_method_name does GetName.
+ *
+ * Events a plugin ignores
+ *   clrie_plugin_ignore_* are IInstrumentationMethod slots that do nothing and return S_OK,
+ *   for the vtable's designated initialisers:
+ *       .OnAppDomainCreated = clrie_plugin_ignore_app_domain,
+ */
+#ifndef CLRIE_PLUGIN_H
+#define CLRIE_PLUGIN_H
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clrie/abi/base.h"
+#include "clrie/abi/instrumentation.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- engine strings ------------------------------------------------------------------------ */
+
+typedef void (*clrie_plugin_free_string_fn)(BSTR);
+
+#ifdef RTLD_NOLOAD
+#define CLRIE_PLUGIN_RTLD_NOLOAD_ RTLD_NOLOAD
+#else
+#define CLRIE_PLUGIN_RTLD_NOLOAD_ 0x00004 /* glibc's and musl's value, without _GNU_SOURCE */
+#endif
+
+/* The engine's InstrumentationEngineFreeString, or NULL when no engine is loaded. */
+static inline clrie_plugin_free_string_fn clrie_plugin_engine_free_string(void)
+{
+    static clrie_plugin_free_string_fn found;
+    clrie_plugin_free_string_fn fn = __atomic_load_n(&found, __ATOMIC_ACQUIRE);
+    if (fn)
+        return fn;
+    void *engine = dlopen("libInstrumentationEngine.so", RTLD_NOW | CLRIE_PLUGIN_RTLD_NOLOAD_);
+    if (!engine)
+        return NULL;
+    void *symbol = dlsym(engine, "InstrumentationEngineFreeString");
+    memcpy(&fn, &symbol, sizeof fn);
+    dlclose(engine); /* NOLOAD took a reference; the engine stays loaded */
+    __atomic_store_n(&found, fn, __ATOMIC_RELEASE);
+    return fn;
+}
+
+static inline void clrie_plugin_free_bstr(IProfilerStringManager *strings, BSTR text)
+{
+    if (!text)
+        return;
+    if (strings) {
+        strings->lpVtbl->FreeString(strings, text);
+        return;
+    }
+    clrie_plugin_free_string_fn fn = clrie_plugin_engine_free_string();
+    if (fn)
+        fn(text);
+    /* else: no way to free the engine's allocation; a few bytes leak, never misfreed */
+}
+
+/* The code point at text[*i] (advancing *i past a surrogate pair); unpaired surrogates are
+ * U+FFFD. */
+static inline uint32_t clrie_plugin_utf16_next_(const WCHAR *text, size_t *i)
+{
+    uint32_t c = text[*i];
+    if (c >= 0xD800 && c <= 0xDBFF && text[*i + 1] >= 0xDC00 && text[*i + 1] <= 0xDFFF)
+        return 0x10000 + ((c - 0xD800) << 10) + (uint32_t)(text[++*i] - 0xDC00);
+    return c >= 0xD800 && c <= 0xDFFF ? 0xFFFD : c;
+}
+
+/* Writes c as UTF-8 at out; returns the bytes written (1-4). */
+static inline size_t clrie_plugin_utf8_put_(uint32_t c, char *out)
+{
+    if (c < 0x80) {
+        out[0] = (char)c;
+        return 1;
+    }
+    if (c < 0x800) {
+        out[0] = (char)(0xC0 | (c >> 6));
+        out[1] = (char)(0x80 | (c & 0x3F));
+        return 2;
+    }
+    if (c < 0x10000) {
+        out[0] = (char)(0xE0 | (c >> 12));
+        out[1] = (char)(0x80 | ((c >> 6) & 0x3F));
+        out[2] = (char)(0x80 | (c & 0x3F));
+        return 3;
+    }
+    out[0] = (char)(0xF0 | (c >> 18));
+    out[1] = (char)(0x80 | ((c >> 12) & 0x3F));
+    out[2] = (char)(0x80 | ((c >> 6) & 0x3F));
+    out[3] = (char)(0x80 | (c & 0x3F));
+    return 4;
+}
+
+/* New UTF-8 string (free() it), "" for NULL, NULL without memory. */
+static inline char *clrie_plugin_bstr_to_utf8(const WCHAR *text)
+{
+    size_t len = 0;
+    while (text && text[len])
+        len++;
+    char *out = (char *)malloc(len * 3 + 1);
+    if (!out)
+        return NULL;
+    size_t n = 0;
+    for (size_t i = 0; i < len; i++)
+        n += clrie_plugin_utf8_put_(clrie_plugin_utf16_next_(text, &i), out + n);
+    out[n] = '\0';
+    return out;
+}
+
+/* UTF-8 in out (size >= 1), always 0-terminated, cut before a character that does not fit;
+ * control characters become '?', so a name never breaks a line. Returns the bytes written. */
+static inline size_t clrie_plugin_bstr_to_utf8_buf(const WCHAR *text, char *out, size_t size)
+{
+    size_t n = 0;
+    for (size_t i = 0; text && text[i] && n + 5 <= size; i++) {
+        uint32_t c = clrie_plugin_utf16_next_(text, &i);
+        if (c < 0x20 || c == 0x7F)
+            c = '?';
+        n += clrie_plugin_utf8_put_(c, out + n);
+    }
+    if (size)
+        out[n] = '\0';
+    return n;
+}
+
+/* The UTF-8 form of the BSTR an engine call returned in *text (NULL if hr failed or there
+ * is none); frees the BSTR and clears *text. Passing `text` by address lets
+ * `clrie_plugin_take_utf8(s, x->GetName(x, &text), &text)` read it after the call. */
+static inline char *clrie_plugin_take_utf8(IProfilerStringManager *strings, HRESULT hr, BSTR *text)
+{
+    char *utf8 = SUCCEEDED(hr) && *text ? clrie_plugin_bstr_to_utf8(*text) : NULL;
+    clrie_plugin_free_bstr(strings, *text);
+    *text = NULL;
+    return utf8;
+}
+
+/* ---- methods --------------------------------------------------------------------------------- */
+
+static inline HRESULT clrie_plugin_method_name_(IMethodInfo *method,
+                                                IProfilerStringManager *strings, bool full,
+                                                char *buf, size_t size)
+{
+    BSTR text = NULL;
+    HRESULT hr =
+        full ? method->lpVtbl->GetFullName(method, &text) : method->lpVtbl->GetName(method, &text);
+    if (size)
+        buf[0] = '\0';
+    if (SUCCEEDED(hr))
+        clrie_plugin_bstr_to_utf8_buf(text, buf, size);
+    clrie_plugin_free_bstr(strings, text);
+    return hr;
+}
+
+/* `Namespace.Type::Method` of a method, as UTF-8 in buf ("" on failure). */
+static inline HRESULT clrie_plugin_method_full_name(IMethodInfo *method,
+                                                    IProfilerStringManager *strings, char *buf,
+                                                    size_t size)
+{
+    return clrie_plugin_method_name_(method, strings, true, buf, size);
+}
+
+/* The method's own name, as UTF-8 in buf ("" on failure). */
+static inline HRESULT clrie_plugin_method_name(IMethodInfo *method, IProfilerStringManager *strings,
+                                               char *buf, size_t size)
+{
+    return clrie_plugin_method_name_(method, strings, false, buf, size);
+}
+
+/* ---- settings -------------------------------------------------------------------------------- */
+
+typedef void (*clrie_plugin_setting_fn)(void *data, const char *name, const char *value);
+
+static inline int clrie_plugin_settings_each(IProfilerManager *manager, clrie_plugin_setting_fn fn,
+                                             void *data)
+{
+    IInstrumentationMethodAttachContext *context = NULL;
+    IEnumInstrumentationMethodSettings *settings = NULL;
+    IProfilerStringManager *strings = NULL;
+    int ret = 0;
+    if (FAILED(manager->lpVtbl->QueryInterface(manager, &IID_IInstrumentationMethodAttachContext,
+                                               (void **)&context)) ||
+        FAILED(context->lpVtbl->EnumSettings(context, &settings))) {
+        ret = -ENOSYS;
+        goto out;
+    }
+    if (FAILED(manager->lpVtbl->QueryInterface(manager, &IID_IProfilerStringManager,
+                                               (void **)&strings)))
+        strings = NULL;
+    IInstrumentationMethodSetting *setting;
+    ULONG fetched;
+    for (setting = NULL, fetched = 0;
+         settings->lpVtbl->Next(settings, 1, &setting, &fetched) == S_OK && fetched == 1;
+         setting = NULL, fetched = 0) {
+        BSTR name = NULL, value = NULL;
+        char *n = clrie_plugin_take_utf8(strings, setting->lpVtbl->GetName(setting, &name), &name);
+        char *v =
+            clrie_plugin_take_utf8(strings, setting->lpVtbl->GetValue(setting, &value), &value);
+        if (n && v)
+            fn(data, n, v); /* a setting whose name or value cannot be read is skipped */
+        free(n);
+        free(v);
+        setting->lpVtbl->Release(setting);
+    }
+out:
+    if (strings)
+        strings->lpVtbl->Release(strings);
+    if (settings)
+        settings->lpVtbl->Release(settings);
+    if (context)
+        context->lpVtbl->Release(context);
+    return ret;
+}
+
+struct clrie_plugin_setting_query_ {
+    const char *name;
+    char *buf;
+    size_t size;
+    int ret;
+};
+
+static inline void clrie_plugin_setting_match_(void *data, const char *name, const char *value)
+{
+    struct clrie_plugin_setting_query_ *q = (struct clrie_plugin_setting_query_ *)data;
+    if (q->ret != -ENOENT)
+        return;
+    for (size_t i = 0;; i++) {
+        char a = name[i], b = q->name[i];
+        if (a >= 'A' && a <= 'Z')
+            a = (char)(a - 'A' + 'a');
+        if (b >= 'A' && b <= 'Z')
+            b = (char)(b - 'A' + 'a');
+        if (a != b)
+            return;
+        if (!a)
+            break;
+    }
+    size_t len = strlen(value);
+    q->ret = len < q->size ? 0 : -ENOSPC;
+    if (q->size) {
+        size_t n = len < q->size ? len : q->size - 1;
+        memcpy(q->buf, value, n);
+        q->buf[n] = '\0';
+    }
+}
+
+/* The value of setting `name` in buf (see the header comment for the return values). */
+static inline int clrie_plugin_setting(IProfilerManager *manager, const char *name, char *buf,
+                                       size_t size)
+{
+    struct clrie_plugin_setting_query_ q = {name, buf, size, -ENOENT};
+    int ret = clrie_plugin_settings_each(manager, clrie_plugin_setting_match_, &q);
+    return ret == -ENOSYS ? ret : q.ret;
+}
+
+/* ---- events a plugin ignores ----------------------------------------------------------------- */
+
+static inline HRESULT clrie_plugin_ignore_app_domain(IInstrumentationMethod *This,
+                                                     IAppDomainInfo *info)
+{
+    (void)This, (void)info;
+    return S_OK;
+}
+
+static inline HRESULT clrie_plugin_ignore_assembly(IInstrumentationMethod *This,
+                                                   IAssemblyInfo *info)
+{
+    (void)This, (void)info;
+    return S_OK;
+}
+
+static inline HRESULT clrie_plugin_ignore_module(IInstrumentationMethod *This, IModuleInfo *info)
+{
+    (void)This, (void)info;
+    return S_OK;
+}
+
+static inline HRESULT clrie_plugin_ignore_shutdown(IInstrumentationMethod *This)
+{
+    (void)This;
+    return S_OK;
+}
+
+/* For BeforeInstrumentMethod and OnInstrumentationComplete. */
+static inline HRESULT clrie_plugin_ignore_method(IInstrumentationMethod *This, IMethodInfo *method,
+                                                 BOOL isRejit)
+{
+    (void)This, (void)method, (void)isRejit;
+    return S_OK;
+}
+
+/* ---- module and class factory ---------------------------------------------------------------- */
+
+static inline long *clrie_plugin_module_refs_(void)
+{
+    static long refs;
+    return &refs;
+}
+
+/* Taken by each live object (and factory, and server lock) of the module. */
+static inline void clrie_plugin_module_ref(void)
+{
+    __atomic_fetch_add(clrie_plugin_module_refs_(), 1, __ATOMIC_SEQ_CST);
+}
+
+static inline void clrie_plugin_module_unref(void)
+{
+    __atomic_fetch_sub(clrie_plugin_module_refs_(), 1, __ATOMIC_SEQ_CST);
+}
+
+/* DllCanUnloadNow's answer: S_OK when no module reference is held. */
+static inline HRESULT clrie_plugin_can_unload_now(void)
+{
+    return __atomic_load_n(clrie_plugin_module_refs_(), __ATOMIC_SEQ_CST) > 0 ? S_FALSE : S_OK;
+}
+
+typedef HRESULT (*clrie_plugin_create_fn)(const CLSID *clsid, REFIID riid, void **out);
+
+struct clrie_plugin_factory {
+    IClassFactory iface; /* first: the object is its interface */
+    unsigned long refs;
+    CLSID clsid;
+    clrie_plugin_create_fn create;
+};
+
+static inline HRESULT clrie_plugin_factory_QueryInterface_(IClassFactory *This, REFIID riid,
+                                                           void **out)
+{
+    if (!out)
+        return E_POINTER;
+    *out = NULL;
+    if (!riid)
+        return E_INVALIDARG;
+    if (!IsEqualIID(riid, &IID_IUnknown) && !IsEqualIID(riid, &IID_IClassFactory))
+        return E_NOINTERFACE;
+    __atomic_fetch_add(&((struct clrie_plugin_factory *)This)->refs, 1, __ATOMIC_SEQ_CST);
+    *out = This;
+    return S_OK;
+}
+
+static inline ULONG clrie_plugin_factory_AddRef_(IClassFactory *This)
+{
+    return (ULONG)__atomic_add_fetch(&((struct clrie_plugin_factory *)This)->refs, 1,
+                                     __ATOMIC_SEQ_CST);
+}
+
+static inline ULONG clrie_plugin_factory_Release_(IClassFactory *This)
+{
+    unsigned long left =
+        __atomic_sub_fetch(&((struct clrie_plugin_factory *)This)->refs, 1, __ATOMIC_SEQ_CST);
+    if (left == 0) {
+        free(This);
+        clrie_plugin_module_unref();
+    }
+    return (ULONG)left;
+}
+
+static inline HRESULT clrie_plugin_factory_CreateInstance_(IClassFactory *This, IUnknown *outer,
+                                                           REFIID riid, void **out)
+{
+    if (!out)
+        return E_POINTER;
+    *out = NULL;
+    if (outer)
+        return CLASS_E_NOAGGREGATION;
+    struct clrie_plugin_factory *factory = (struct clrie_plugin_factory *)This;
+    return factory->create(&factory->clsid, riid, out);
+}
+
+static inline HRESULT clrie_plugin_factory_LockServer_(IClassFactory *This, BOOL lock)
+{
+    (void)This;
+    if (lock)
+        clrie_plugin_module_ref();
+    else
+        clrie_plugin_module_unref();
+    return S_OK;
+}
+
+/* A new class factory for clsid, queried for riid into *out: DllGetClassObject's work. */
+static inline HRESULT clrie_plugin_factory_get(clrie_plugin_create_fn create, REFCLSID clsid,
+                                               REFIID riid, void **out)
+{
+    static const struct IClassFactoryVtbl vtbl = {
+        clrie_plugin_factory_QueryInterface_, clrie_plugin_factory_AddRef_,
+        clrie_plugin_factory_Release_,        clrie_plugin_factory_CreateInstance_,
+        clrie_plugin_factory_LockServer_,
+    };
+    if (!out)
+        return E_POINTER;
+    *out = NULL;
+    if (!clsid || !riid)
+        return E_INVALIDARG;
+    struct clrie_plugin_factory *factory =
+        (struct clrie_plugin_factory *)calloc(1, sizeof *factory);
+    if (!factory)
+        return E_OUTOFMEMORY;
+    factory->iface.lpVtbl = &vtbl;
+    factory->refs = 1;
+    factory->clsid = *clsid;
+    factory->create = create;
+    clrie_plugin_module_ref();
+    HRESULT hr = clrie_plugin_factory_QueryInterface_(&factory->iface, riid, out);
+    clrie_plugin_factory_Release_(&factory->iface);
+    return hr;
+}
+
+/* Defines the module's exports DllGetClassObject and DllCanUnloadNow (visible even when the
+ * plugin builds with -fvisibility=hidden). Expand once, at file scope. */
+#define CLRIE_PLUGIN_EXPORT_CLASS_FACTORY(create)                                                  \
+    __attribute__((visibility("default"))) HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, \
+                                                                     void **ppv);                  \
+    __attribute__((visibility("default"))) HRESULT DllCanUnloadNow(void);                          \
+    HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv)                            \
+    {                                                                                              \
+        return clrie_plugin_factory_get((create), rclsid, riid, ppv);                              \
+    }                                                                                              \
+    HRESULT DllCanUnloadNow(void)                                                                  \
+    {                                                                                              \
+        return clrie_plugin_can_unload_now();                                                      \
+    }
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CLRIE_PLUGIN_H */
