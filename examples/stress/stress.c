@@ -327,12 +327,6 @@ static void stop_worker(struct stress *s)
     s->queued = 0;
 }
 
-static void release(void *unknown)
-{
-    if (unknown)
-        ((IUnknown *)unknown)->lpVtbl->Release((IUnknown *)unknown);
-}
-
 /* ---- IInstrumentationMethod ---------------------------------------------------------------- */
 
 static struct stress *from_method(IInstrumentationMethod *iface)
@@ -343,8 +337,8 @@ static struct stress *from_method(IInstrumentationMethod *iface)
 static void stress_free(struct stress *s)
 {
     stop_worker(s);
-    release(s->logging);
-    release(s->strings);
+    clrie_plugin_release(s->logging);
+    clrie_plugin_release(s->strings);
     for (size_t i = 0; i < s->module_count; i++)
         free(s->modules[i]);
     free(s->modules);
@@ -495,10 +489,7 @@ static const struct IInstrumentationMethodVtbl method_vtbl = {
     .AddRef = im_AddRef,
     .Release = im_Release,
     .Initialize = im_Initialize,
-    .OnAppDomainCreated = clrie_plugin_ignore_app_domain,
-    .OnAppDomainShutdown = clrie_plugin_ignore_app_domain,
-    .OnAssemblyLoaded = clrie_plugin_ignore_assembly,
-    .OnAssemblyUnloaded = clrie_plugin_ignore_assembly,
+    CLRIE_PLUGIN_IGNORE_DOMAIN_AND_ASSEMBLY_EVENTS,
     .OnModuleLoaded = clrie_plugin_ignore_module,
     .OnModuleUnloaded = clrie_plugin_ignore_module,
     .OnShutdown = im_OnShutdown,

@@ -136,12 +136,6 @@ static void read_settings(struct timer *s, IProfilerManager *manager)
 
 /* ---- COM helpers --------------------------------------------------------------------------- */
 
-static void release(void *unknown)
-{
-    if (unknown)
-        ((IUnknown *)unknown)->lpVtbl->Release((IUnknown *)unknown);
-}
-
 static size_t wlen(const WCHAR *text)
 {
     size_t n = 0;
@@ -397,13 +391,13 @@ static HRESULT plan_module(struct timer *s, IModuleInfo *module, struct module_p
     HRESULT hr = module->lpVtbl->GetMetaDataImport(module, &unknown);
     if (SUCCEEDED(hr))
         hr = unknown->lpVtbl->QueryInterface(unknown, &IID_IMetaDataImport, (void **)&import);
-    release(unknown);
+    clrie_plugin_release(unknown);
     unknown = NULL;
     if (SUCCEEDED(hr))
         hr = module->lpVtbl->GetMetaDataEmit(module, &unknown);
     if (SUCCEEDED(hr))
         hr = unknown->lpVtbl->QueryInterface(unknown, &IID_IMetaDataEmit, (void **)&emit);
-    release(unknown);
+    clrie_plugin_release(unknown);
     unknown = NULL;
     if (SUCCEEDED(hr))
         hr = select_methods(s, import, emit, plan);
@@ -412,21 +406,21 @@ static HRESULT plan_module(struct timer *s, IModuleInfo *module, struct module_p
         if (SUCCEEDED(hr))
             hr = unknown->lpVtbl->QueryInterface(unknown, &IID_IMetaDataAssemblyImport,
                                                  (void **)&assemblies);
-        release(unknown);
+        clrie_plugin_release(unknown);
         unknown = NULL;
         if (SUCCEEDED(hr))
             hr = module->lpVtbl->GetMetaDataAssemblyEmit(module, &unknown);
         if (SUCCEEDED(hr))
             hr = unknown->lpVtbl->QueryInterface(unknown, &IID_IMetaDataAssemblyEmit,
                                                  (void **)&assembly_emit);
-        release(unknown);
+        clrie_plugin_release(unknown);
         if (SUCCEEDED(hr))
             hr = define_probe(s, emit, assemblies, assembly_emit, plan);
     }
-    release(assembly_emit);
-    release(assemblies);
-    release(emit);
-    release(import);
+    clrie_plugin_release(assembly_emit);
+    clrie_plugin_release(assemblies);
+    clrie_plugin_release(emit);
+    clrie_plugin_release(import);
     return hr;
 }
 
@@ -441,7 +435,7 @@ static const struct timed_method *find_method(struct timer *s, IMethodInfo *meth
     if (FAILED(method->lpVtbl->GetModuleInfo(method, &module)) || !module)
         return NULL;
     HRESULT hr = module->lpVtbl->GetModuleID(module, &id);
-    release(module);
+    clrie_plugin_release(module);
     if (FAILED(hr) || FAILED(method->lpVtbl->GetMethodToken(method, &token)))
         return NULL;
     const struct timed_method *found = NULL;
@@ -467,8 +461,8 @@ static struct timer *from_method(IInstrumentationMethod *iface)
 
 static void timer_free(struct timer *s)
 {
-    release(s->logging);
-    release(s->strings);
+    clrie_plugin_release(s->logging);
+    clrie_plugin_release(s->strings);
     for (size_t i = 0; i < s->pattern_count; i++)
         free(s->patterns[i]);
     free(s->patterns);
@@ -647,10 +641,7 @@ static const struct IInstrumentationMethodVtbl method_vtbl = {
     .AddRef = im_AddRef,
     .Release = im_Release,
     .Initialize = im_Initialize,
-    .OnAppDomainCreated = clrie_plugin_ignore_app_domain,
-    .OnAppDomainShutdown = clrie_plugin_ignore_app_domain,
-    .OnAssemblyLoaded = clrie_plugin_ignore_assembly,
-    .OnAssemblyUnloaded = clrie_plugin_ignore_assembly,
+    CLRIE_PLUGIN_IGNORE_DOMAIN_AND_ASSEMBLY_EVENTS,
     .OnModuleLoaded = im_OnModuleLoaded,
     .OnModuleUnloaded = clrie_plugin_ignore_module,
     .OnShutdown = clrie_plugin_ignore_shutdown,

@@ -139,12 +139,6 @@ static void read_settings(struct tracer *s, IProfilerManager *manager)
 
 /* ---- COM helpers --------------------------------------------------------------------------- */
 
-static void release(void *unknown)
-{
-    if (unknown)
-        ((IUnknown *)unknown)->lpVtbl->Release((IUnknown *)unknown);
-}
-
 static size_t wlen(const WCHAR *text)
 {
     size_t n = 0;
@@ -374,13 +368,13 @@ static HRESULT plan_module(struct tracer *s, IModuleInfo *module, struct module_
     HRESULT hr = module->lpVtbl->GetMetaDataImport(module, &unknown);
     if (SUCCEEDED(hr))
         hr = unknown->lpVtbl->QueryInterface(unknown, &IID_IMetaDataImport, (void **)&import);
-    release(unknown);
+    clrie_plugin_release(unknown);
     unknown = NULL;
     if (SUCCEEDED(hr))
         hr = module->lpVtbl->GetMetaDataEmit(module, &unknown);
     if (SUCCEEDED(hr))
         hr = unknown->lpVtbl->QueryInterface(unknown, &IID_IMetaDataEmit, (void **)&emit);
-    release(unknown);
+    clrie_plugin_release(unknown);
     unknown = NULL;
     if (SUCCEEDED(hr))
         hr = select_methods(s, import, emit, plan);
@@ -389,21 +383,21 @@ static HRESULT plan_module(struct tracer *s, IModuleInfo *module, struct module_
         if (SUCCEEDED(hr))
             hr = unknown->lpVtbl->QueryInterface(unknown, &IID_IMetaDataAssemblyImport,
                                                  (void **)&assemblies);
-        release(unknown);
+        clrie_plugin_release(unknown);
         unknown = NULL;
         if (SUCCEEDED(hr))
             hr = module->lpVtbl->GetMetaDataAssemblyEmit(module, &unknown);
         if (SUCCEEDED(hr))
             hr = unknown->lpVtbl->QueryInterface(unknown, &IID_IMetaDataAssemblyEmit,
                                                  (void **)&assembly_emit);
-        release(unknown);
+        clrie_plugin_release(unknown);
         if (SUCCEEDED(hr))
             hr = define_write_line(emit, assemblies, assembly_emit, &plan->write_line);
     }
-    release(assembly_emit);
-    release(assemblies);
-    release(emit);
-    release(import);
+    clrie_plugin_release(assembly_emit);
+    clrie_plugin_release(assemblies);
+    clrie_plugin_release(emit);
+    clrie_plugin_release(import);
     return hr;
 }
 
@@ -418,7 +412,7 @@ static const struct traced_method *find_method(struct tracer *s, IMethodInfo *me
     if (FAILED(method->lpVtbl->GetModuleInfo(method, &module)) || !module)
         return NULL;
     HRESULT hr = module->lpVtbl->GetModuleID(module, &id);
-    release(module);
+    clrie_plugin_release(module);
     if (FAILED(hr) || FAILED(method->lpVtbl->GetMethodToken(method, &token)))
         return NULL;
     const struct traced_method *found = NULL;
@@ -437,56 +431,12 @@ static const struct traced_method *find_method(struct tracer *s, IMethodInfo *me
 
 /* ---- the rewrite --------------------------------------------------------------------------- */
 
-static ILOrdinalOpcode opcode_of(IInstruction *instruction)
-{
-    ILOrdinalOpcode op = Cee_Invalid;
-    if (!instruction || FAILED(instruction->lpVtbl->GetOpCode(instruction, &op)))
-        return Cee_Invalid;
-    return op;
-}
-
 /* Where the exit line goes: single-ret's shared exit, else the last `ret` that does not end a
  * tail call (NULL for a method that only throws). Returned AddRef'd. */
 static IInstruction *exit_of(IInstructionGraph *graph, ISingleRetDefaultInstrumentation *single)
 {
-    ISingleRetDefaultInstrumentation2 *single2 = NULL;
-    IInstruction *exit = NULL;
-    if (SUCCEEDED(single->lpVtbl->QueryInterface(single, &IID_ISingleRetDefaultInstrumentation2,
-                                                 (void **)&single2))) {
-        if (FAILED(single2->lpVtbl->GetBranchTargetInstruction(single2, &exit)))
-            exit = NULL;
-        release(single2);
-    }
-    if (exit)
-        return exit;
-    IInstruction *at = NULL;
-    if (FAILED(graph->lpVtbl->GetLastInstruction(graph, &at)))
-        return NULL;
-    while (at) {
-        IInstruction *previous = NULL;
-        if (FAILED(at->lpVtbl->GetPreviousInstruction(at, &previous)))
-            previous = NULL;
-        if (opcode_of(at) == Cee_Ret) {
-            /* `tail. call X; [pop;] ret` must stay as it is */
-            IInstruction *p = previous, *pp = NULL, *ppp = NULL;
-            if (p && opcode_of(p) == Cee_Pop)
-                p->lpVtbl->GetPreviousInstruction(p, &pp);
-            else if (p)
-                p->lpVtbl->AddRef(p), pp = p;
-            if (pp)
-                pp->lpVtbl->GetPreviousInstruction(pp, &ppp);
-            bool tail = ppp && opcode_of(ppp) == Cee_Tailcall;
-            release(ppp);
-            release(pp);
-            if (!tail) {
-                release(previous);
-                return at;
-            }
-        }
-        release(at);
-        at = previous;
-    }
-    return NULL;
+    IInstruction *exit = clrie_plugin_single_ret_exit(single);
+    return exit ? exit : clrie_plugin_last_plain_ret(graph);
 }
 
 /* `ldstr line; call WriteLine`, placed before `where`. */
@@ -503,8 +453,8 @@ static HRESULT print_before(IInstructionGraph *graph, IInstructionFactory *facto
                       : graph->lpVtbl->InsertBefore(graph, where, load);
     if (SUCCEEDED(hr))
         hr = graph->lpVtbl->InsertAfter(graph, load, call);
-    release(call);
-    release(load);
+    clrie_plugin_release(call);
+    clrie_plugin_release(load);
     return hr;
 }
 
@@ -533,11 +483,11 @@ static HRESULT rewrite(IMethodInfo *method, const struct traced_method *traced,
     /* Exit: before the shared exit, retargeted, so every return passes through it. */
     if (SUCCEEDED(hr) && (exit = exit_of(graph, single)))
         hr = print_before(graph, factory, exit, traced->exit, write_line, true);
-    release(exit);
-    release(first);
-    release(single);
-    release(factory);
-    release(graph);
+    clrie_plugin_release(exit);
+    clrie_plugin_release(first);
+    clrie_plugin_release(single);
+    clrie_plugin_release(factory);
+    clrie_plugin_release(graph);
     return hr;
 }
 
@@ -550,8 +500,8 @@ static struct tracer *from_method(IInstrumentationMethod *iface)
 
 static void tracer_free(struct tracer *s)
 {
-    release(s->logging);
-    release(s->strings);
+    clrie_plugin_release(s->logging);
+    clrie_plugin_release(s->strings);
     for (size_t i = 0; i < s->pattern_count; i++)
         free(s->patterns[i]);
     free(s->patterns);
@@ -709,10 +659,7 @@ static const struct IInstrumentationMethodVtbl method_vtbl = {
     .AddRef = im_AddRef,
     .Release = im_Release,
     .Initialize = im_Initialize,
-    .OnAppDomainCreated = clrie_plugin_ignore_app_domain,
-    .OnAppDomainShutdown = clrie_plugin_ignore_app_domain,
-    .OnAssemblyLoaded = clrie_plugin_ignore_assembly,
-    .OnAssemblyUnloaded = clrie_plugin_ignore_assembly,
+    CLRIE_PLUGIN_IGNORE_DOMAIN_AND_ASSEMBLY_EVENTS,
     .OnModuleLoaded = im_OnModuleLoaded,
     .OnModuleUnloaded = clrie_plugin_ignore_module, /* a ModuleID may come back: plans are kept */
     .OnShutdown = clrie_plugin_ignore_shutdown,

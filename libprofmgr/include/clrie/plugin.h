@@ -41,10 +41,20 @@
  *   clrie_plugin_method_full_name(method, strings, buf, size) writes IMethodInfo::GetFullName
  *   as UTF-8 ("" and the HRESULT if it fails); clrie_plugin_method_name does GetName.
  *
+ * COM and IL
+ *   clrie_plugin_release(object) releases any interface pointer, NULL allowed.
+ *   clrie_plugin_opcode(instruction) is the instruction's opcode, Cee_Invalid for NULL or on
+ *   failure. clrie_plugin_single_ret_exit(single) is the shared exit that
+ *   ISingleRetDefaultInstrumentation2 made (after ApplySingleRetDefaultInstrumentation), and
+ *   clrie_plugin_last_plain_ret(graph) the last `ret` not ending `tail. call X; [pop;] ret`;
+ *   both return an AddRef'd instruction or NULL.
+ *
  * Events a plugin ignores
  *   clrie_plugin_ignore_* are IInstrumentationMethod slots that do nothing and return S_OK,
  *   for the vtable's designated initialisers:
  *       .OnAppDomainCreated = clrie_plugin_ignore_app_domain,
+ *   CLRIE_PLUGIN_IGNORE_DOMAIN_AND_ASSEMBLY_EVENTS stands for the four app domain and assembly
+ *   slots at once (OnAppDomainCreated/Shutdown, OnAssemblyLoaded/Unloaded).
  */
 #ifndef CLRIE_PLUGIN_H
 #define CLRIE_PLUGIN_H
@@ -300,6 +310,70 @@ static inline int clrie_plugin_setting(IProfilerManager *manager, const char *na
     return ret == -ENOSYS ? ret : q.ret;
 }
 
+/* ---- COM and IL --------------------------------------------------------------------------------
+ */
+
+static inline void clrie_plugin_release(void *object)
+{
+    if (object)
+        ((IUnknown *)object)->lpVtbl->Release((IUnknown *)object);
+}
+
+static inline ILOrdinalOpcode clrie_plugin_opcode(IInstruction *instruction)
+{
+    ILOrdinalOpcode op = Cee_Invalid;
+    if (!instruction || FAILED(instruction->lpVtbl->GetOpCode(instruction, &op)))
+        return Cee_Invalid;
+    return op;
+}
+
+/* The branch target single-ret gathered every return into (AddRef'd), or NULL. */
+static inline IInstruction *clrie_plugin_single_ret_exit(ISingleRetDefaultInstrumentation *single)
+{
+    ISingleRetDefaultInstrumentation2 *single2 = NULL;
+    IInstruction *exit = NULL;
+    if (SUCCEEDED(single->lpVtbl->QueryInterface(single, &IID_ISingleRetDefaultInstrumentation2,
+                                                 (void **)&single2))) {
+        if (FAILED(single2->lpVtbl->GetBranchTargetInstruction(single2, &exit)))
+            exit = NULL;
+        clrie_plugin_release(single2);
+    }
+    return exit;
+}
+
+/* The last `ret` that does not end a tail call (AddRef'd), or NULL: a method that only throws. */
+static inline IInstruction *clrie_plugin_last_plain_ret(IInstructionGraph *graph)
+{
+    IInstruction *at = NULL;
+    if (FAILED(graph->lpVtbl->GetLastInstruction(graph, &at)))
+        return NULL;
+    while (at) {
+        IInstruction *previous = NULL;
+        if (FAILED(at->lpVtbl->GetPreviousInstruction(at, &previous)))
+            previous = NULL;
+        if (clrie_plugin_opcode(at) == Cee_Ret) {
+            /* `tail. call X; [pop;] ret` must stay as it is */
+            IInstruction *p = previous, *pp = NULL, *ppp = NULL;
+            if (p && clrie_plugin_opcode(p) == Cee_Pop)
+                p->lpVtbl->GetPreviousInstruction(p, &pp);
+            else if (p)
+                p->lpVtbl->AddRef(p), pp = p;
+            if (pp)
+                pp->lpVtbl->GetPreviousInstruction(pp, &ppp);
+            bool tail = ppp && clrie_plugin_opcode(ppp) == Cee_Tailcall;
+            clrie_plugin_release(ppp);
+            clrie_plugin_release(pp);
+            if (!tail) {
+                clrie_plugin_release(previous);
+                return at;
+            }
+        }
+        clrie_plugin_release(at);
+        at = previous;
+    }
+    return NULL;
+}
+
 /* ---- events a plugin ignores ----------------------------------------------------------------- */
 
 static inline HRESULT clrie_plugin_ignore_app_domain(IInstrumentationMethod *This,
@@ -335,6 +409,13 @@ static inline HRESULT clrie_plugin_ignore_method(IInstrumentationMethod *This, I
     (void)This, (void)method, (void)isRejit;
     return S_OK;
 }
+
+/* Designated initialisers for the four app domain and assembly events, all ignored. */
+#define CLRIE_PLUGIN_IGNORE_DOMAIN_AND_ASSEMBLY_EVENTS                                             \
+    .OnAppDomainCreated = clrie_plugin_ignore_app_domain,                                          \
+    .OnAppDomainShutdown = clrie_plugin_ignore_app_domain,                                         \
+    .OnAssemblyLoaded = clrie_plugin_ignore_assembly,                                              \
+    .OnAssemblyUnloaded = clrie_plugin_ignore_assembly
 
 /* ---- module and class factory ---------------------------------------------------------------- */
 
