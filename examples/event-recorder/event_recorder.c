@@ -74,52 +74,6 @@ struct recorder {
 
 /* ---- text helpers ---------------------------------------------------------------------- */
 
-/* 0-terminated UTF-8 to 0-terminated UTF-16 in out (capacity units); invalid bytes become
- * U+FFFD, text that does not fit is cut. */
-static void utf8_to_utf16(const char *text, WCHAR *out, size_t capacity)
-{
-    const unsigned char *s = (const unsigned char *)text;
-    size_t n = 0;
-    while (*s && n + 3 <= capacity) {
-        uint32_t c;
-        int more;
-        if (*s < 0x80) {
-            c = *s;
-            more = 0;
-        } else if ((*s & 0xE0) == 0xC0) {
-            c = *s & 0x1F;
-            more = 1;
-        } else if ((*s & 0xF0) == 0xE0) {
-            c = *s & 0x0F;
-            more = 2;
-        } else if ((*s & 0xF8) == 0xF0) {
-            c = *s & 0x07;
-            more = 3;
-        } else {
-            c = 0xFFFD;
-            more = -1;
-        }
-        s++;
-        for (int k = 0; k < more; k++, s++) {
-            if ((*s & 0xC0) != 0x80) {
-                c = 0xFFFD;
-                break;
-            }
-            c = (c << 6) | (*s & 0x3F);
-        }
-        if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
-            c = 0xFFFD;
-        if (c >= 0x10000) {
-            c -= 0x10000;
-            out[n++] = (WCHAR)(0xD800 + (c >> 10));
-            out[n++] = (WCHAR)(0xDC00 + (c & 0x3FF));
-        } else {
-            out[n++] = (WCHAR)c;
-        }
-    }
-    out[n] = 0;
-}
-
 static void format_guid(const GUID *g, char out[39])
 {
     snprintf(out, 39, "{%08X-%04X-%04X-%02X%02X-%02X%02X%02X%02X%02X%02X}", (unsigned)g->Data1,
@@ -158,17 +112,8 @@ static void log_to_engine(struct recorder *rec, bool error, const char *format, 
     vsnprintf(text + len, sizeof text - (size_t)len, format, ap);
     va_end(ap);
 
-    if (!rec->logging) {
-        if (error)
-            fprintf(stderr, "%s\n", text);
-        return;
-    }
-    WCHAR wide[1024];
-    utf8_to_utf16(text, wide, sizeof wide / sizeof wide[0]);
-    if (error)
-        rec->logging->lpVtbl->LogError(rec->logging, wide);
-    else
-        rec->logging->lpVtbl->LogMessage(rec->logging, wide);
+    if (rec->logging || error) /* without the engine's log, only errors reach stderr */
+        clrie_plugin_log(rec->logging, error, text);
 }
 
 /* ---- engine strings ---------------------------------------------------------------------- */

@@ -112,19 +112,7 @@ static void log_line(struct stress *s, bool error, const char *format, ...)
     int len = snprintf(text, sizeof text, "stress: ");
     vsnprintf(text + len, sizeof text - (size_t)len, format, ap);
     va_end(ap);
-    if (!s->logging) {
-        fprintf(stderr, "%s\n", text);
-        return;
-    }
-    WCHAR wide[1024];
-    size_t i = 0;
-    for (; text[i] && i + 1 < sizeof wide / sizeof wide[0]; i++)
-        wide[i] = (WCHAR)(unsigned char)text[i]; /* our own text is ASCII */
-    wide[i] = 0;
-    if (error)
-        s->logging->lpVtbl->LogError(s->logging, wide);
-    else
-        s->logging->lpVtbl->LogMessage(s->logging, wide);
+    clrie_plugin_log(s->logging, error, text);
 }
 
 static bool is_true(const char *value)

@@ -82,19 +82,7 @@ static void log_line(struct timer *s, bool error, const char *format, ...)
     int len = snprintf(text, sizeof text, "timer: ");
     vsnprintf(text + len, sizeof text - (size_t)len, format, ap);
     va_end(ap);
-    if (!s->logging) {
-        fprintf(stderr, "%s\n", text);
-        return;
-    }
-    WCHAR wide[1024];
-    size_t i = 0;
-    for (; text[i] && i + 1 < sizeof wide / sizeof wide[0]; i++)
-        wide[i] = (WCHAR)(unsigned char)text[i]; /* bytes past ASCII show as Latin-1 */
-    wide[i] = 0;
-    if (error)
-        s->logging->lpVtbl->LogError(s->logging, wide);
-    else
-        s->logging->lpVtbl->LogMessage(s->logging, wide);
+    clrie_plugin_log(s->logging, error, text);
 }
 
 static void apply_setting(void *data, const char *name, const char *value)
@@ -134,88 +122,7 @@ static void read_settings(struct timer *s, IProfilerManager *manager)
                  "IInstrumentationMethodAttachContext); nothing will be instrumented");
 }
 
-/* ---- COM helpers --------------------------------------------------------------------------- */
-
-static size_t wlen(const WCHAR *text)
-{
-    size_t n = 0;
-    while (text[n])
-        n++;
-    return n;
-}
-
-/* Appends ASCII or UTF-16 text to a 0-terminated UTF-16 buffer of `capacity` units. */
-static void wappend_ascii(WCHAR *out, size_t capacity, const char *text)
-{
-    size_t n = wlen(out);
-    while (*text && n + 1 < capacity)
-        out[n++] = (WCHAR)*text++;
-    out[n] = 0;
-}
-
-/* Appends UTF-8 text (a setting) as UTF-16; bytes that are not UTF-8 become U+FFFD. */
-static void wappend_utf8(WCHAR *out, size_t capacity, const char *text)
-{
-    size_t n = wlen(out);
-    const unsigned char *p = (const unsigned char *)text;
-    while (*p && n + 2 < capacity) {
-        uint32_t c = *p++;
-        int more = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : 0;
-        if (c >= 0x80 && c < 0xC0)
-            c = 0xFFFD;
-        else
-            c &= more == 3 ? 0x07 : more == 2 ? 0x0F : more == 1 ? 0x1F : 0x7F;
-        for (; more > 0; more--, p++) {
-            if ((*p & 0xC0) != 0x80) {
-                c = 0xFFFD;
-                break;
-            }
-            c = (c << 6) | (*p & 0x3F);
-        }
-        if (c >= 0x10000) {
-            c -= 0x10000;
-            out[n++] = (WCHAR)(0xD800 + (c >> 10));
-            out[n++] = (WCHAR)(0xDC00 + (c & 0x3FF));
-        } else {
-            out[n++] = (WCHAR)c;
-        }
-    }
-    out[n] = 0;
-}
-
-static void wappend(WCHAR *out, size_t capacity, const WCHAR *text)
-{
-    size_t n = wlen(out);
-    while (*text && n + 1 < capacity)
-        out[n++] = *text++;
-    out[n] = 0;
-}
-
 /* ---- metadata: which methods, and the references the new IL names ---------------------------- */
-
-/* `Namespace.Type` of a TypeDef, nested types as `Outer+Inner`. */
-static HRESULT type_name(IMetaDataImport *import, mdTypeDef type, WCHAR *out, size_t capacity,
-                         int depth)
-{
-    WCHAR name[NAME_UNITS];
-    ULONG len = 0;
-    DWORD flags = 0;
-    mdToken extends = mdTokenNil;
-    HRESULT hr =
-        import->lpVtbl->GetTypeDefProps(import, type, name, NAME_UNITS, &len, &flags, &extends);
-    if (FAILED(hr))
-        return hr;
-    name[NAME_UNITS - 1] = 0;
-    out[0] = 0;
-    mdTypeDef enclosing = mdTokenNil;
-    if (depth < 16 && SUCCEEDED(import->lpVtbl->GetNestedClassProps(import, type, &enclosing)) &&
-        enclosing != mdTokenNil) {
-        if (SUCCEEDED(type_name(import, enclosing, out, capacity, depth + 1)))
-            wappend_ascii(out, capacity, "+");
-    }
-    wappend(out, capacity, name);
-    return S_OK;
-}
 
 static bool name_selected(struct timer *s, const char *name)
 {
@@ -235,7 +142,7 @@ static int by_token(const void *a, const void *b)
 /* The user string of the method's name. */
 static HRESULT define_name(IMetaDataEmit *emit, const WCHAR *name, struct timed_method *m)
 {
-    return emit->lpVtbl->DefineUserString(emit, name, (ULONG)wlen(name), &m->name);
+    return emit->lpVtbl->DefineUserString(emit, name, (ULONG)clrie_plugin_wcs_len(name), &m->name);
 }
 
 /* Every MethodDef of the module whose name matches, with its two user strings. */
@@ -252,7 +159,7 @@ static HRESULT select_methods(struct timer *s, IMetaDataImport *import, IMetaDat
            type_count > 0) {
         for (ULONG t = 0; t < type_count && SUCCEEDED(hr); t++) {
             WCHAR type[NAME_UNITS];
-            if (FAILED(type_name(import, type_tokens[t], type, NAME_UNITS, 0)))
+            if (FAILED(clrie_plugin_type_name(import, type_tokens[t], type, NAME_UNITS)))
                 continue;
             HCORENUM methods = NULL;
             mdMethodDef method_tokens[64];
@@ -274,9 +181,9 @@ static HRESULT select_methods(struct timer *s, IMetaDataImport *import, IMetaDat
                         continue;
                     method[NAME_UNITS - 1] = 0;
                     WCHAR full[2 * NAME_UNITS + 4] = {0};
-                    wappend(full, sizeof full / sizeof full[0], type);
-                    wappend_ascii(full, sizeof full / sizeof full[0], "::");
-                    wappend(full, sizeof full / sizeof full[0], method);
+                    clrie_plugin_wcs_append(full, sizeof full / sizeof full[0], type);
+                    clrie_plugin_wcs_append_utf8(full, sizeof full / sizeof full[0], "::");
+                    clrie_plugin_wcs_append(full, sizeof full / sizeof full[0], method);
                     char *utf8 = clrie_plugin_bstr_to_utf8(full);
                     bool selected = utf8 && name_selected(s, utf8);
                     free(utf8);
@@ -375,8 +282,9 @@ static HRESULT define_probe(struct timer *s, IMetaDataEmit *emit,
     plan->output = mdTokenNil;
     if (SUCCEEDED(hr) && s->output) {
         WCHAR path[NAME_UNITS] = {0};
-        wappend_utf8(path, NAME_UNITS, s->output);
-        hr = emit->lpVtbl->DefineUserString(emit, path, (ULONG)wlen(path), &plan->output);
+        clrie_plugin_wcs_append_utf8(path, NAME_UNITS, s->output);
+        hr = emit->lpVtbl->DefineUserString(emit, path, (ULONG)clrie_plugin_wcs_len(path),
+                                            &plan->output);
     }
     return hr;
 }

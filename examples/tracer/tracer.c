@@ -90,19 +90,7 @@ static void log_line(struct tracer *s, bool error, const char *format, ...)
     int len = snprintf(text, sizeof text, "tracer: ");
     vsnprintf(text + len, sizeof text - (size_t)len, format, ap);
     va_end(ap);
-    if (!s->logging) {
-        fprintf(stderr, "%s\n", text);
-        return;
-    }
-    WCHAR wide[1024];
-    size_t i = 0;
-    for (; text[i] && i + 1 < sizeof wide / sizeof wide[0]; i++)
-        wide[i] = (WCHAR)(unsigned char)text[i]; /* bytes past ASCII show as Latin-1 */
-    wide[i] = 0;
-    if (error)
-        s->logging->lpVtbl->LogError(s->logging, wide);
-    else
-        s->logging->lpVtbl->LogMessage(s->logging, wide);
+    clrie_plugin_log(s->logging, error, text);
 }
 
 static void apply_setting(void *data, const char *name, const char *value)
@@ -137,58 +125,7 @@ static void read_settings(struct tracer *s, IProfilerManager *manager)
                  "IInstrumentationMethodAttachContext); nothing will be instrumented");
 }
 
-/* ---- COM helpers --------------------------------------------------------------------------- */
-
-static size_t wlen(const WCHAR *text)
-{
-    size_t n = 0;
-    while (text[n])
-        n++;
-    return n;
-}
-
-/* Appends ASCII or UTF-16 text to a 0-terminated UTF-16 buffer of `capacity` units. */
-static void wappend_ascii(WCHAR *out, size_t capacity, const char *text)
-{
-    size_t n = wlen(out);
-    while (*text && n + 1 < capacity)
-        out[n++] = (WCHAR)*text++;
-    out[n] = 0;
-}
-
-static void wappend(WCHAR *out, size_t capacity, const WCHAR *text)
-{
-    size_t n = wlen(out);
-    while (*text && n + 1 < capacity)
-        out[n++] = *text++;
-    out[n] = 0;
-}
-
 /* ---- metadata: which methods, and the references the new IL names ---------------------------- */
-
-/* `Namespace.Type` of a TypeDef, nested types as `Outer+Inner`. */
-static HRESULT type_name(IMetaDataImport *import, mdTypeDef type, WCHAR *out, size_t capacity,
-                         int depth)
-{
-    WCHAR name[NAME_UNITS];
-    ULONG len = 0;
-    DWORD flags = 0;
-    mdToken extends = mdTokenNil;
-    HRESULT hr =
-        import->lpVtbl->GetTypeDefProps(import, type, name, NAME_UNITS, &len, &flags, &extends);
-    if (FAILED(hr))
-        return hr;
-    name[NAME_UNITS - 1] = 0;
-    out[0] = 0;
-    mdTypeDef enclosing = mdTokenNil;
-    if (depth < 16 && SUCCEEDED(import->lpVtbl->GetNestedClassProps(import, type, &enclosing)) &&
-        enclosing != mdTokenNil) {
-        if (SUCCEEDED(type_name(import, enclosing, out, capacity, depth + 1)))
-            wappend_ascii(out, capacity, "+");
-    }
-    wappend(out, capacity, name);
-    return S_OK;
-}
 
 static bool name_selected(struct tracer *s, const char *name)
 {
@@ -209,15 +146,16 @@ static int by_token(const void *a, const void *b)
 static HRESULT define_lines(IMetaDataEmit *emit, const WCHAR *name, struct traced_method *m)
 {
     WCHAR line[2 * NAME_UNITS + 16] = {0};
-    wappend_ascii(line, sizeof line / sizeof line[0], "enter ");
-    wappend(line, sizeof line / sizeof line[0], name);
-    HRESULT hr = emit->lpVtbl->DefineUserString(emit, line, (ULONG)wlen(line), &m->enter);
+    clrie_plugin_wcs_append_utf8(line, sizeof line / sizeof line[0], "enter ");
+    clrie_plugin_wcs_append(line, sizeof line / sizeof line[0], name);
+    HRESULT hr =
+        emit->lpVtbl->DefineUserString(emit, line, (ULONG)clrie_plugin_wcs_len(line), &m->enter);
     if (FAILED(hr))
         return hr;
     line[0] = 0;
-    wappend_ascii(line, sizeof line / sizeof line[0], "exit ");
-    wappend(line, sizeof line / sizeof line[0], name);
-    return emit->lpVtbl->DefineUserString(emit, line, (ULONG)wlen(line), &m->exit);
+    clrie_plugin_wcs_append_utf8(line, sizeof line / sizeof line[0], "exit ");
+    clrie_plugin_wcs_append(line, sizeof line / sizeof line[0], name);
+    return emit->lpVtbl->DefineUserString(emit, line, (ULONG)clrie_plugin_wcs_len(line), &m->exit);
 }
 
 /* Every MethodDef of the module whose name matches, with its two user strings. */
@@ -234,7 +172,7 @@ static HRESULT select_methods(struct tracer *s, IMetaDataImport *import, IMetaDa
            type_count > 0) {
         for (ULONG t = 0; t < type_count && SUCCEEDED(hr); t++) {
             WCHAR type[NAME_UNITS];
-            if (FAILED(type_name(import, type_tokens[t], type, NAME_UNITS, 0)))
+            if (FAILED(clrie_plugin_type_name(import, type_tokens[t], type, NAME_UNITS)))
                 continue;
             HCORENUM methods = NULL;
             mdMethodDef method_tokens[64];
@@ -256,9 +194,9 @@ static HRESULT select_methods(struct tracer *s, IMetaDataImport *import, IMetaDa
                         continue;
                     method[NAME_UNITS - 1] = 0;
                     WCHAR full[2 * NAME_UNITS + 4] = {0};
-                    wappend(full, sizeof full / sizeof full[0], type);
-                    wappend_ascii(full, sizeof full / sizeof full[0], "::");
-                    wappend(full, sizeof full / sizeof full[0], method);
+                    clrie_plugin_wcs_append(full, sizeof full / sizeof full[0], type);
+                    clrie_plugin_wcs_append_utf8(full, sizeof full / sizeof full[0], "::");
+                    clrie_plugin_wcs_append(full, sizeof full / sizeof full[0], method);
                     char *utf8 = clrie_plugin_bstr_to_utf8(full);
                     bool selected = utf8 && name_selected(s, utf8);
                     free(utf8);

@@ -191,6 +191,18 @@ static void a_buffer_is_cut_before_a_character_that_does_not_fit(void **state)
     assert_string_equal(big, "a?b\xE2\x82\xAC");
 }
 
+static void utf8_appends_to_utf16_with_bad_bytes_replaced(void **state)
+{
+    (void)state;
+    WCHAR out[16] = {'x', 0};
+    clrie_plugin_wcs_append_utf8(out, 16, "a\xC3\xA9\xF0\x9F\x98\x80\xFF");
+    const WCHAR expected[] = {'x', 'a', 0xE9, 0xD83D, 0xDE00, 0xFFFD, 0};
+    assert_memory_equal(out, expected, sizeof expected);
+    WCHAR small[4] = {0};
+    clrie_plugin_wcs_append_utf8(small, 4, "abcdef");
+    assert_int_equal(clrie_plugin_wcs_len(small), 2); /* "ab": a pair would not fit after it */
+}
+
 static int create_count;
 static HRESULT create(const CLSID *clsid, REFIID riid, void **out)
 {
@@ -233,6 +245,7 @@ int main(void)
         cmocka_unit_test(an_engine_without_attach_context_says_so),
         cmocka_unit_test(utf16_becomes_utf8_with_pairs_joined_and_lone_surrogates_replaced),
         cmocka_unit_test(a_buffer_is_cut_before_a_character_that_does_not_fit),
+        cmocka_unit_test(utf8_appends_to_utf16_with_bad_bytes_replaced),
         cmocka_unit_test(the_module_stays_loaded_while_a_factory_or_lock_is_held),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,6 +28,15 @@
  *   clrie_plugin_take_utf8(strings, hr, &text) is the common case: the UTF-8 form of a BSTR
  *   an engine call just filled (NULL if the call failed) with the BSTR freed and cleared.
  *
+ * UTF-16 buffers, metadata names and the log
+ *   clrie_plugin_wcs_len, clrie_plugin_wcs_append(out, capacity, text) and
+ *   clrie_plugin_wcs_append_utf8 build 0-terminated UTF-16 text in a buffer of `capacity`
+ *   units, cutting what does not fit (bytes that are not UTF-8 become U+FFFD).
+ *   clrie_plugin_type_name(import, type, out, capacity) writes a TypeDef's `Namespace.Type`,
+ *   nested types as `Outer+Inner`.
+ *   clrie_plugin_log(logging, error, text) writes a UTF-8 line through the engine's
+ *   IProfilerManagerLogging (LogError or LogMessage), or to stderr when logging is NULL.
+ *
  * Settings (the <Settings> of the plugin's config entry, through CLRIE's
  * IInstrumentationMethodAttachContext, QueryInterface'd on the IProfilerManager)
  *   clrie_plugin_settings_each(manager, fn, data) calls fn(data, name, value) for each setting
@@ -63,11 +72,13 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clrie/abi/base.h"
 #include "clrie/abi/instrumentation.h"
+#include "clrie/abi/metadata.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -190,6 +201,105 @@ static inline char *clrie_plugin_take_utf8(IProfilerStringManager *strings, HRES
     clrie_plugin_free_bstr(strings, *text);
     *text = NULL;
     return utf8;
+}
+
+/* ---- UTF-16 buffers, metadata names and the log ---------------------------------------------- */
+
+static inline size_t clrie_plugin_wcs_len(const WCHAR *text)
+{
+    size_t n = 0;
+    while (text[n])
+        n++;
+    return n;
+}
+
+/* Appends text to the 0-terminated UTF-16 text in out (capacity units, at least 1). */
+static inline void clrie_plugin_wcs_append(WCHAR *out, size_t capacity, const WCHAR *text)
+{
+    size_t n = clrie_plugin_wcs_len(out);
+    while (*text && n + 1 < capacity)
+        out[n++] = *text++;
+    out[n] = 0;
+}
+
+/* Appends UTF-8 text as UTF-16; stops where a surrogate pair might not fit. */
+static inline void clrie_plugin_wcs_append_utf8(WCHAR *out, size_t capacity, const char *text)
+{
+    size_t n = clrie_plugin_wcs_len(out);
+    const unsigned char *p = (const unsigned char *)text;
+    while (*p && n + 2 < capacity) {
+        uint32_t c = *p++;
+        int more = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : 0;
+        if ((c >= 0x80 && c < 0xC0) || c >= 0xF8)
+            c = 0xFFFD, more = 0;
+        else
+            c &= more == 3 ? 0x07 : more == 2 ? 0x0F : more == 1 ? 0x1F : 0x7F;
+        for (; more > 0; more--, p++) {
+            if ((*p & 0xC0) != 0x80) {
+                c = 0xFFFD;
+                break;
+            }
+            c = (c << 6) | (*p & 0x3F);
+        }
+        if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+            c = 0xFFFD;
+        if (c >= 0x10000) {
+            c -= 0x10000;
+            out[n++] = (WCHAR)(0xD800 + (c >> 10));
+            out[n++] = (WCHAR)(0xDC00 + (c & 0x3FF));
+        } else {
+            out[n++] = (WCHAR)c;
+        }
+    }
+    out[n] = 0;
+}
+
+#define CLRIE_PLUGIN_NAME_UNITS 1024 /* the longest type name read from metadata */
+
+static inline HRESULT clrie_plugin_type_name_(IMetaDataImport *import, mdTypeDef type, WCHAR *out,
+                                              size_t capacity, int depth)
+{
+    WCHAR name[CLRIE_PLUGIN_NAME_UNITS];
+    ULONG len = 0;
+    DWORD flags = 0;
+    mdToken extends = mdTokenNil;
+    HRESULT hr = import->lpVtbl->GetTypeDefProps(import, type, name, CLRIE_PLUGIN_NAME_UNITS, &len,
+                                                 &flags, &extends);
+    if (FAILED(hr))
+        return hr;
+    name[CLRIE_PLUGIN_NAME_UNITS - 1] = 0;
+    out[0] = 0;
+    mdTypeDef enclosing = mdTokenNil;
+    if (depth < 16 && SUCCEEDED(import->lpVtbl->GetNestedClassProps(import, type, &enclosing)) &&
+        enclosing != mdTokenNil) {
+        if (SUCCEEDED(clrie_plugin_type_name_(import, enclosing, out, capacity, depth + 1)))
+            clrie_plugin_wcs_append_utf8(out, capacity, "+");
+    }
+    clrie_plugin_wcs_append(out, capacity, name);
+    return S_OK;
+}
+
+/* `Namespace.Type` of a TypeDef in out (capacity units), nested types as `Outer+Inner`. */
+static inline HRESULT clrie_plugin_type_name(IMetaDataImport *import, mdTypeDef type, WCHAR *out,
+                                             size_t capacity)
+{
+    return clrie_plugin_type_name_(import, type, out, capacity, 0);
+}
+
+/* One line through the engine's log (cut at 1023 UTF-16 units), or stderr without one. */
+static inline void clrie_plugin_log(IProfilerManagerLogging *logging, bool error, const char *text)
+{
+    if (!logging) {
+        fprintf(stderr, "%s\n", text);
+        return;
+    }
+    WCHAR wide[1024];
+    wide[0] = 0;
+    clrie_plugin_wcs_append_utf8(wide, sizeof wide / sizeof wide[0], text);
+    if (error)
+        logging->lpVtbl->LogError(logging, wide);
+    else
+        logging->lpVtbl->LogMessage(logging, wide);
 }
 
 /* ---- methods --------------------------------------------------------------------------------- */
