@@ -264,7 +264,7 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
     size_t tail_at = 0;
     if (small) {
         memcpy(padded, code, len);
-        memset(padded + len, 0, 8);
+        memset(padded + len, 0, sizeof padded - len); /* >= 8: len <= SMALL_CODE */
     } else {
         tail_at = len < 8 ? 0 : len - 8;
         if (len >= 8)
