@@ -158,71 +158,45 @@ static HRESULT define_lines(IMetaDataEmit *emit, const WCHAR *name, struct trace
     return emit->lpVtbl->DefineUserString(emit, line, (ULONG)clrie_plugin_wcs_len(line), &m->exit);
 }
 
-/* Every MethodDef of the module whose name matches, with its two user strings. */
+struct selection {
+    struct tracer *s;
+    IMetaDataEmit *emit;
+    struct module_plan *plan;
+    size_t capacity;
+};
+
+/* A MethodDef whose name matches gets its place in the plan and its user strings. */
+static HRESULT select_method(void *data, mdMethodDef token, const WCHAR *full, ULONG rva)
+{
+    struct selection *sel = data;
+    char *utf8 = clrie_plugin_bstr_to_utf8(full);
+    bool selected = utf8 && name_selected(sel->s, utf8);
+    free(utf8);
+    if (!selected || rva == 0) /* abstract, extern, runtime-implemented */
+        return S_OK;
+    struct module_plan *plan = sel->plan;
+    if (plan->count == sel->capacity) {
+        size_t capacity = sel->capacity ? sel->capacity * 2 : 16;
+        struct traced_method *grown = realloc(plan->methods, capacity * sizeof(*grown));
+        if (!grown)
+            return E_OUTOFMEMORY;
+        plan->methods = grown;
+        sel->capacity = capacity;
+    }
+    struct traced_method *m = &plan->methods[plan->count];
+    m->token = token;
+    HRESULT hr = define_lines(sel->emit, full, m);
+    if (SUCCEEDED(hr))
+        plan->count++;
+    return hr;
+}
+
+/* Every MethodDef of the module whose name matches, sorted by token. */
 static HRESULT select_methods(struct tracer *s, IMetaDataImport *import, IMetaDataEmit *emit,
                               struct module_plan *plan)
 {
-    HCORENUM types = NULL;
-    mdTypeDef type_tokens[64];
-    ULONG type_count = 0;
-    HRESULT hr = S_OK;
-    size_t capacity = 0;
-    while (SUCCEEDED(hr) &&
-           import->lpVtbl->EnumTypeDefs(import, &types, type_tokens, 64, &type_count) == S_OK &&
-           type_count > 0) {
-        for (ULONG t = 0; t < type_count && SUCCEEDED(hr); t++) {
-            WCHAR type[NAME_UNITS];
-            if (FAILED(clrie_plugin_type_name(import, type_tokens[t], type, NAME_UNITS)))
-                continue;
-            HCORENUM methods = NULL;
-            mdMethodDef method_tokens[64];
-            ULONG method_count = 0;
-            while (SUCCEEDED(hr) &&
-                   import->lpVtbl->EnumMethods(import, &methods, type_tokens[t], method_tokens, 64,
-                                               &method_count) == S_OK &&
-                   method_count > 0) {
-                for (ULONG m = 0; m < method_count && SUCCEEDED(hr); m++) {
-                    WCHAR method[NAME_UNITS];
-                    ULONG len = 0;
-                    mdTypeDef owner;
-                    DWORD attributes, impl;
-                    PCCOR_SIGNATURE sig;
-                    ULONG sig_len, rva;
-                    if (FAILED(import->lpVtbl->GetMethodProps(import, method_tokens[m], &owner,
-                                                              method, NAME_UNITS, &len, &attributes,
-                                                              &sig, &sig_len, &rva, &impl)))
-                        continue;
-                    method[NAME_UNITS - 1] = 0;
-                    WCHAR full[2 * NAME_UNITS + 4] = {0};
-                    clrie_plugin_wcs_append(full, sizeof full / sizeof full[0], type);
-                    clrie_plugin_wcs_append_utf8(full, sizeof full / sizeof full[0], "::");
-                    clrie_plugin_wcs_append(full, sizeof full / sizeof full[0], method);
-                    char *utf8 = clrie_plugin_bstr_to_utf8(full);
-                    bool selected = utf8 && name_selected(s, utf8);
-                    free(utf8);
-                    if (!selected || rva == 0) /* abstract, extern, runtime-implemented */
-                        continue;
-                    if (plan->count == capacity) {
-                        capacity = capacity ? capacity * 2 : 16;
-                        struct traced_method *grown =
-                            realloc(plan->methods, capacity * sizeof(*grown));
-                        if (!grown) {
-                            hr = E_OUTOFMEMORY;
-                            break;
-                        }
-                        plan->methods = grown;
-                    }
-                    struct traced_method *traced = &plan->methods[plan->count];
-                    traced->token = method_tokens[m];
-                    hr = define_lines(emit, full, traced);
-                    if (SUCCEEDED(hr))
-                        plan->count++;
-                }
-            }
-            import->lpVtbl->CloseEnum(import, methods);
-        }
-    }
-    import->lpVtbl->CloseEnum(import, types);
+    struct selection sel = {s, emit, plan, 0};
+    HRESULT hr = clrie_plugin_method_defs_each(import, select_method, &sel);
     if (plan->count)
         qsort(plan->methods, plan->count, sizeof(plan->methods[0]), by_token);
     return hr;

@@ -33,7 +33,9 @@
  *   clrie_plugin_wcs_append_utf8 build 0-terminated UTF-16 text in a buffer of `capacity`
  *   units, cutting what does not fit (bytes that are not UTF-8 become U+FFFD).
  *   clrie_plugin_type_name(import, type, out, capacity) writes a TypeDef's `Namespace.Type`,
- *   nested types as `Outer+Inner`.
+ *   nested types as `Outer+Inner`. clrie_plugin_method_defs_each(import, fn, data) calls
+ *   fn(data, token, full_name, rva) for every MethodDef of a module, full_name being
+ *   `Namespace.Type::Method` in UTF-16, and stops at the first failure fn returns.
  *   clrie_plugin_log(logging, error, text) writes a UTF-8 line through the engine's
  *   IProfilerManagerLogging (LogError or LogMessage), or to stderr when logging is NULL.
  *
@@ -284,6 +286,61 @@ static inline HRESULT clrie_plugin_type_name(IMetaDataImport *import, mdTypeDef 
                                              size_t capacity)
 {
     return clrie_plugin_type_name_(import, type, out, capacity, 0);
+}
+
+typedef HRESULT (*clrie_plugin_method_def_fn)(void *data, mdMethodDef method,
+                                              const WCHAR *full_name, ULONG rva);
+
+static inline HRESULT clrie_plugin_type_methods_each_(IMetaDataImport *import, mdTypeDef type,
+                                                      clrie_plugin_method_def_fn fn, void *data)
+{
+    WCHAR full[2 * CLRIE_PLUGIN_NAME_UNITS + 4];
+    if (FAILED(clrie_plugin_type_name(import, type, full, CLRIE_PLUGIN_NAME_UNITS)))
+        return S_OK; /* a type without a readable name: its methods are skipped */
+    clrie_plugin_wcs_append_utf8(full, sizeof full / sizeof full[0], "::");
+    size_t prefix = clrie_plugin_wcs_len(full);
+    HCORENUM methods = NULL;
+    mdMethodDef tokens[64];
+    ULONG count = 0;
+    HRESULT hr = S_OK;
+    while (SUCCEEDED(hr) &&
+           import->lpVtbl->EnumMethods(import, &methods, type, tokens, 64, &count) == S_OK &&
+           count > 0) {
+        for (ULONG m = 0; m < count && SUCCEEDED(hr); m++) {
+            WCHAR method[CLRIE_PLUGIN_NAME_UNITS];
+            ULONG len = 0, sig_len, rva;
+            mdTypeDef owner;
+            DWORD attributes, impl;
+            PCCOR_SIGNATURE sig;
+            if (FAILED(import->lpVtbl->GetMethodProps(import, tokens[m], &owner, method,
+                                                      CLRIE_PLUGIN_NAME_UNITS, &len, &attributes,
+                                                      &sig, &sig_len, &rva, &impl)))
+                continue;
+            method[CLRIE_PLUGIN_NAME_UNITS - 1] = 0;
+            full[prefix] = 0;
+            clrie_plugin_wcs_append(full, sizeof full / sizeof full[0], method);
+            hr = fn(data, tokens[m], full, rva);
+        }
+    }
+    import->lpVtbl->CloseEnum(import, methods);
+    return hr;
+}
+
+/* Every MethodDef of the module, type by type: S_OK, or the first failure fn returned. */
+static inline HRESULT clrie_plugin_method_defs_each(IMetaDataImport *import,
+                                                    clrie_plugin_method_def_fn fn, void *data)
+{
+    HCORENUM types = NULL;
+    mdTypeDef tokens[64];
+    ULONG count = 0;
+    HRESULT hr = S_OK;
+    while (SUCCEEDED(hr) &&
+           import->lpVtbl->EnumTypeDefs(import, &types, tokens, 64, &count) == S_OK && count > 0) {
+        for (ULONG t = 0; t < count && SUCCEEDED(hr); t++)
+            hr = clrie_plugin_type_methods_each_(import, tokens[t], fn, data);
+    }
+    import->lpVtbl->CloseEnum(import, types);
+    return hr;
 }
 
 /* One line through the engine's log (cut at 1023 UTF-16 units), or stderr without one. */
