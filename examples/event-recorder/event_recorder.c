@@ -34,11 +34,10 @@
  * events the engine delivers: exception lines for an instance that did not ask for exceptions
  * mean the engine sent events nobody asked for. */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* RTLD_NOLOAD */
+#define _GNU_SOURCE /* RTLD_NOLOAD, in clrie/plugin.h */
 #endif
 
 #include <ctype.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -53,18 +52,11 @@
 #include <clrie/abi/corprof.h>
 #include <clrie/abi/instrumentation.h>
 #include <clrie/abi/metadata.h>
-
-#define EXPORT __attribute__((visibility("default")))
+#include <clrie/plugin.h>
 
 #define ENV_PREFIX "CLRIE_EVENT_RECORDER_"
 #define LINE_MAX_BYTES 4096 /* one write(); longer names are cut */
 #define NAME_MAX_UNITS 1024
-
-/* Objects alive in this module (factories and instances) plus server locks: while nonzero,
- * DllCanUnloadNow says no. The module's only mutable global. */
-static atomic_long live_objects;
-
-typedef void (*free_string_fn)(BSTR);
 
 struct recorder {
     IInstrumentationMethod method;
@@ -75,102 +67,12 @@ struct recorder {
     char tag[128];
     int fd; /* -1 until Initialize succeeds */
     bool wants_exceptions;
-    ICorProfilerInfo *info;            /* held from Initialize to the last Release */
-    IProfilerManagerLogging *logging;  /* may be NULL */
-    IProfilerStringManager *strings;   /* how engine BSTRs are freed, if the engine has it */
-    free_string_fn engine_free_string; /* else the engine's export, if found */
-};
-
-struct factory {
-    IClassFactory iface;
-    atomic_ulong refs;
-    CLSID clsid;
+    ICorProfilerInfo *info;           /* held from Initialize to the last Release */
+    IProfilerManagerLogging *logging; /* may be NULL */
+    IProfilerStringManager *strings;  /* how engine BSTRs are freed, if the engine has it */
 };
 
 /* ---- text helpers ---------------------------------------------------------------------- */
-
-/* UTF-16 (len units, or up to the 0 when len is SIZE_MAX) to UTF-8 in out (size >= 4),
- * always 0-terminated; unpaired surrogates become U+FFFD and control characters '?', so a
- * name can never break a line. Returns the bytes written. */
-static size_t utf16_to_utf8(const WCHAR *text, size_t len, char *out, size_t size)
-{
-    size_t n = 0;
-    for (size_t i = 0; text && i < len && text[i] && n + 5 <= size; i++) {
-        uint32_t c = text[i];
-        if (c >= 0xD800 && c <= 0xDBFF && i + 1 < len && text[i + 1] >= 0xDC00 &&
-            text[i + 1] <= 0xDFFF) {
-            c = 0x10000 + ((c - 0xD800) << 10) + (text[i + 1] - 0xDC00);
-            i++;
-        } else if (c >= 0xD800 && c <= 0xDFFF) {
-            c = 0xFFFD;
-        }
-        if (c < 0x20 || c == 0x7F) {
-            out[n++] = '?';
-        } else if (c < 0x80) {
-            out[n++] = (char)c;
-        } else if (c < 0x800) {
-            out[n++] = (char)(0xC0 | (c >> 6));
-            out[n++] = (char)(0x80 | (c & 0x3F));
-        } else if (c < 0x10000) {
-            out[n++] = (char)(0xE0 | (c >> 12));
-            out[n++] = (char)(0x80 | ((c >> 6) & 0x3F));
-            out[n++] = (char)(0x80 | (c & 0x3F));
-        } else {
-            out[n++] = (char)(0xF0 | (c >> 18));
-            out[n++] = (char)(0x80 | ((c >> 12) & 0x3F));
-            out[n++] = (char)(0x80 | ((c >> 6) & 0x3F));
-            out[n++] = (char)(0x80 | (c & 0x3F));
-        }
-    }
-    out[n] = '\0';
-    return n;
-}
-
-/* 0-terminated UTF-8 to 0-terminated UTF-16 in out (capacity units); invalid bytes become
- * U+FFFD, text that does not fit is cut. */
-static void utf8_to_utf16(const char *text, WCHAR *out, size_t capacity)
-{
-    const unsigned char *s = (const unsigned char *)text;
-    size_t n = 0;
-    while (*s && n + 3 <= capacity) {
-        uint32_t c;
-        int more;
-        if (*s < 0x80) {
-            c = *s;
-            more = 0;
-        } else if ((*s & 0xE0) == 0xC0) {
-            c = *s & 0x1F;
-            more = 1;
-        } else if ((*s & 0xF0) == 0xE0) {
-            c = *s & 0x0F;
-            more = 2;
-        } else if ((*s & 0xF8) == 0xF0) {
-            c = *s & 0x07;
-            more = 3;
-        } else {
-            c = 0xFFFD;
-            more = -1;
-        }
-        s++;
-        for (int k = 0; k < more; k++, s++) {
-            if ((*s & 0xC0) != 0x80) {
-                c = 0xFFFD;
-                break;
-            }
-            c = (c << 6) | (*s & 0x3F);
-        }
-        if (c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
-            c = 0xFFFD;
-        if (c >= 0x10000) {
-            c -= 0x10000;
-            out[n++] = (WCHAR)(0xD800 + (c >> 10));
-            out[n++] = (WCHAR)(0xDC00 + (c & 0x3FF));
-        } else {
-            out[n++] = (WCHAR)c;
-        }
-    }
-    out[n] = 0;
-}
 
 static void format_guid(const GUID *g, char out[39])
 {
@@ -210,40 +112,20 @@ static void log_to_engine(struct recorder *rec, bool error, const char *format, 
     vsnprintf(text + len, sizeof text - (size_t)len, format, ap);
     va_end(ap);
 
-    if (!rec->logging) {
-        if (error)
-            fprintf(stderr, "%s\n", text);
-        return;
-    }
-    WCHAR wide[1024];
-    utf8_to_utf16(text, wide, sizeof wide / sizeof wide[0]);
-    if (error)
-        rec->logging->lpVtbl->LogError(rec->logging, wide);
-    else
-        rec->logging->lpVtbl->LogMessage(rec->logging, wide);
+    if (rec->logging || error) /* without the engine's log, only errors reach stderr */
+        clrie_plugin_log(rec->logging, error, text);
 }
 
 /* ---- engine strings ---------------------------------------------------------------------- */
-
-static void free_engine_string(struct recorder *rec, BSTR text)
-{
-    if (!text)
-        return;
-    if (rec->strings)
-        rec->strings->lpVtbl->FreeString(rec->strings, text);
-    else if (rec->engine_free_string)
-        rec->engine_free_string(text);
-    /* else: no way to free the engine's allocation; a few bytes are leaked, never misfreed */
-}
 
 /* Converts an engine BSTR to UTF-8 in out and frees it. */
 static void take_name(struct recorder *rec, HRESULT hr, BSTR name, char *out, size_t size)
 {
     if (SUCCEEDED(hr) && name)
-        utf16_to_utf8(name, NAME_MAX_UNITS, out, size);
+        clrie_plugin_bstr_to_utf8_buf(name, out, size);
     else
         snprintf(out, size, "?");
-    free_engine_string(rec, name);
+    clrie_plugin_free_bstr(rec->strings, name); /* else the engine's export */
 }
 
 /* ---- output -------------------------------------------------------------------------------- */
@@ -314,7 +196,7 @@ static ULONG recorder_release(struct recorder *rec)
         if (rec->strings)
             rec->strings->lpVtbl->Release(rec->strings);
         free(rec);
-        atomic_fetch_sub(&live_objects, 1);
+        clrie_plugin_module_unref();
     }
     return (ULONG)left;
 }
@@ -346,15 +228,6 @@ static HRESULT attach_to_manager(struct recorder *rec, IProfilerManager *manager
     if (FAILED(manager->lpVtbl->QueryInterface(manager, &IID_IProfilerStringManager,
                                                (void **)&rec->strings)))
         rec->strings = NULL;
-    if (!rec->strings) {
-        /* CLRIE plugins on Linux find the engine's exports this way. */
-        void *engine = dlopen("libInstrumentationEngine.so", RTLD_NOW | RTLD_NOLOAD);
-        if (engine) {
-            void *fn = dlsym(engine, "InstrumentationEngineFreeString");
-            memcpy(&rec->engine_free_string, &fn, sizeof fn);
-            dlclose(engine); /* NOLOAD took a reference; the engine stays loaded */
-        }
-    }
 
     IUnknown *unknown = NULL;
     HRESULT hr = manager->lpVtbl->GetCorProfilerInfo(manager, &unknown);
@@ -600,7 +473,7 @@ static void exception_class_name(struct recorder *rec, UINT_PTR object, char *ou
     if (SUCCEEDED(import->lpVtbl->GetTypeDefProps(import, type, name, NAME_MAX_UNITS, &len, &flags,
                                                   &extends))) {
         name[NAME_MAX_UNITS - 1] = 0;
-        utf16_to_utf8(name, len, out, size);
+        clrie_plugin_bstr_to_utf8_buf(name, out, size);
     }
     import->lpVtbl->Release(import);
 }
@@ -702,107 +575,21 @@ static struct recorder *recorder_new(const CLSID *clsid)
     } else {
         format_guid(clsid, rec->tag);
     }
-    atomic_fetch_add(&live_objects, 1);
+    clrie_plugin_module_ref();
     return rec;
 }
 
-/* ---- the class factory ----------------------------------------------------------------- */
+/* ---- the class factory and exports ---------------------------------------------------- */
 
-static struct factory *from_factory(IClassFactory *iface)
+/* Any class ID: the instance made by this factory is configured by that ID's DATA1. */
+static HRESULT create_instance(const CLSID *clsid, REFIID riid, void **out)
 {
-    return CLRIE_CONTAINER_OF(iface, struct factory, iface);
-}
-
-static HRESULT cf_QueryInterface(IClassFactory *This, REFIID riid, void **out)
-{
-    if (!out)
-        return E_POINTER;
-    *out = NULL;
-    if (!riid)
-        return E_INVALIDARG;
-    if (!IsEqualIID(riid, &IID_IUnknown) && !IsEqualIID(riid, &IID_IClassFactory))
-        return E_NOINTERFACE;
-    atomic_fetch_add(&from_factory(This)->refs, 1);
-    *out = This;
-    return S_OK;
-}
-
-static ULONG cf_AddRef(IClassFactory *This)
-{
-    return (ULONG)(atomic_fetch_add(&from_factory(This)->refs, 1) + 1);
-}
-
-static ULONG cf_Release(IClassFactory *This)
-{
-    struct factory *factory = from_factory(This);
-    unsigned long left = atomic_fetch_sub(&factory->refs, 1) - 1;
-    if (left == 0) {
-        free(factory);
-        atomic_fetch_sub(&live_objects, 1);
-    }
-    return (ULONG)left;
-}
-
-static HRESULT cf_CreateInstance(IClassFactory *This, IUnknown *pUnkOuter, REFIID riid,
-                                 void **ppvObject)
-{
-    if (!ppvObject)
-        return E_POINTER;
-    *ppvObject = NULL;
-    if (pUnkOuter)
-        return CLASS_E_NOAGGREGATION;
-    struct recorder *rec = recorder_new(&from_factory(This)->clsid);
+    struct recorder *rec = recorder_new(clsid);
     if (!rec)
         return E_OUTOFMEMORY;
-    HRESULT hr = recorder_query(rec, riid, ppvObject);
+    HRESULT hr = recorder_query(rec, riid, out);
     recorder_release(rec);
     return hr;
 }
 
-static HRESULT cf_LockServer(IClassFactory *This, BOOL fLock)
-{
-    (void)This;
-    if (fLock)
-        atomic_fetch_add(&live_objects, 1);
-    else
-        atomic_fetch_sub(&live_objects, 1);
-    return S_OK;
-}
-
-static const struct IClassFactoryVtbl factory_vtbl = {
-    .QueryInterface = cf_QueryInterface,
-    .AddRef = cf_AddRef,
-    .Release = cf_Release,
-    .CreateInstance = cf_CreateInstance,
-    .LockServer = cf_LockServer,
-};
-
-/* ---- exports ------------------------------------------------------------------------------- */
-
-EXPORT HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv);
-EXPORT HRESULT DllCanUnloadNow(void);
-
-/* Any class ID: the instance made by this factory is configured by that ID's DATA1. */
-HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv)
-{
-    if (!ppv)
-        return E_POINTER;
-    *ppv = NULL;
-    if (!rclsid || !riid)
-        return E_INVALIDARG;
-    struct factory *factory = calloc(1, sizeof *factory);
-    if (!factory)
-        return E_OUTOFMEMORY;
-    factory->iface.lpVtbl = &factory_vtbl;
-    atomic_init(&factory->refs, 1);
-    factory->clsid = *rclsid;
-    atomic_fetch_add(&live_objects, 1);
-    HRESULT hr = cf_QueryInterface(&factory->iface, riid, ppv);
-    cf_Release(&factory->iface);
-    return hr;
-}
-
-HRESULT DllCanUnloadNow(void)
-{
-    return atomic_load(&live_objects) > 0 ? S_FALSE : S_OK;
-}
+CLRIE_PLUGIN_EXPORT_CLASS_FACTORY(create_instance)

@@ -4,21 +4,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+#include <clrie/plugin.h>
+
 #include "stress.h"
-
-static void release(void *unknown)
-{
-    if (unknown)
-        ((IUnknown *)unknown)->lpVtbl->Release((IUnknown *)unknown);
-}
-
-static ILOrdinalOpcode opcode_of(IInstruction *instruction)
-{
-    ILOrdinalOpcode op = Cee_Invalid;
-    if (!instruction || FAILED(instruction->lpVtbl->GetOpCode(instruction, &op)))
-        return Cee_Invalid;
-    return op;
-}
 
 static bool is_prefix(ILOrdinalOpcode op)
 {
@@ -46,7 +34,7 @@ static IInstruction **instructions_of(IInstructionGraph *graph, size_t *count)
             capacity *= 2;
             IInstruction **grown = realloc(all, capacity * sizeof(*all));
             if (!grown) {
-                release(at);
+                clrie_plugin_release(at);
                 break;
             }
             all = grown;
@@ -64,7 +52,7 @@ static IInstruction **instructions_of(IInstructionGraph *graph, size_t *count)
 static void release_all(IInstruction **all, size_t count)
 {
     for (size_t i = 0; i < count; i++)
-        release(all[i]);
+        clrie_plugin_release(all[i]);
     free(all);
 }
 
@@ -72,12 +60,13 @@ static void release_all(IInstruction **all, size_t count)
  * leaves alone and which must stay right after its call. */
 static bool is_plain_return(IInstruction **all, size_t i)
 {
-    if (opcode_of(all[i]) != Cee_Ret)
+    if (clrie_plugin_opcode(all[i]) != Cee_Ret)
         return false;
     size_t j = i;
-    if (j > 0 && opcode_of(all[j - 1]) == Cee_Pop)
+    if (j > 0 && clrie_plugin_opcode(all[j - 1]) == Cee_Pop)
         j--;
-    return !(j >= 2 && is_call(opcode_of(all[j - 1])) && opcode_of(all[j - 2]) == Cee_Tailcall);
+    return !(j >= 2 && is_call(clrie_plugin_opcode(all[j - 1])) &&
+             clrie_plugin_opcode(all[j - 2]) == Cee_Tailcall);
 }
 
 /* A nop before every original instruction, except between a prefix and its instruction and
@@ -93,18 +82,20 @@ static HRESULT insert_nops(IInstructionGraph *graph, IInstructionFactory *factor
         BOOL is_new = FALSE;
         if (FAILED(all[i]->lpVtbl->GetIsNew(all[i], &is_new)) || is_new)
             continue;
-        if (i > 0 && is_prefix(opcode_of(all[i - 1])))
+        if (i > 0 && is_prefix(clrie_plugin_opcode(all[i - 1])))
             continue;
-        if (opcode_of(all[i]) == Cee_Ret && !is_plain_return(all, i))
+        if (clrie_plugin_opcode(all[i]) == Cee_Ret && !is_plain_return(all, i))
             continue;
-        if (opcode_of(all[i]) == Cee_Pop && i + 1 < count && opcode_of(all[i + 1]) == Cee_Ret &&
-            i >= 2 && is_call(opcode_of(all[i - 1])) && opcode_of(all[i - 2]) == Cee_Tailcall)
+        if (clrie_plugin_opcode(all[i]) == Cee_Pop && i + 1 < count &&
+            clrie_plugin_opcode(all[i + 1]) == Cee_Ret && i >= 2 &&
+            is_call(clrie_plugin_opcode(all[i - 1])) &&
+            clrie_plugin_opcode(all[i - 2]) == Cee_Tailcall)
             continue;
         IInstruction *nop = NULL;
         hr = factory->lpVtbl->CreateInstruction(factory, Cee_Nop, &nop);
         if (SUCCEEDED(hr))
             hr = graph->lpVtbl->InsertBeforeAndRetargetOffsets(graph, all[i], nop);
-        release(nop);
+        clrie_plugin_release(nop);
     }
     release_all(all, count);
     return hr;
@@ -114,14 +105,7 @@ static HRESULT insert_nops(IInstructionGraph *graph, IInstructionFactory *factor
  * method that only throws). Returned AddRef'd. */
 static IInstruction *exit_of(IInstructionGraph *graph, ISingleRetDefaultInstrumentation *single)
 {
-    ISingleRetDefaultInstrumentation2 *single2 = NULL;
-    IInstruction *exit = NULL;
-    if (SUCCEEDED(single->lpVtbl->QueryInterface(single, &IID_ISingleRetDefaultInstrumentation2,
-                                                 (void **)&single2))) {
-        if (FAILED(single2->lpVtbl->GetBranchTargetInstruction(single2, &exit)))
-            exit = NULL;
-        release(single2);
-    }
+    IInstruction *exit = clrie_plugin_single_ret_exit(single);
     if (exit)
         return exit;
     size_t count = 0;
@@ -154,10 +138,10 @@ static HRESULT add_int32_local(IMethodInfo *method, DWORD *index)
         hr = method->lpVtbl->GetLocalVariables(method, &locals);
     if (SUCCEEDED(hr))
         hr = locals->lpVtbl->AddLocal(locals, int32, index);
-    release(locals);
-    release(int32);
-    release(types);
-    release(module);
+    clrie_plugin_release(locals);
+    clrie_plugin_release(int32);
+    clrie_plugin_release(types);
+    clrie_plugin_release(module);
     return hr;
 }
 
@@ -210,14 +194,14 @@ HRESULT stress_rewrite(IMethodInfo *method, int id, bool nops, const char **step
     }
     if (nops)
         STEP("the nops", insert_nops(graph, factory));
-    release(pop);
-    release(load);
-    release(store);
-    release(load_id);
-    release(exit);
-    release(first);
-    release(single);
-    release(factory);
-    release(graph);
+    clrie_plugin_release(pop);
+    clrie_plugin_release(load);
+    clrie_plugin_release(store);
+    clrie_plugin_release(load_id);
+    clrie_plugin_release(exit);
+    clrie_plugin_release(first);
+    clrie_plugin_release(single);
+    clrie_plugin_release(factory);
+    clrie_plugin_release(graph);
     return hr;
 }

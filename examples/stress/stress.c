@@ -49,13 +49,9 @@
 #include <clrie/abi/corprof.h>
 #include <clrie/abi/instrumentation.h>
 #include <clrie/abi/metadata.h>
+#include <clrie/plugin.h>
 
 #include "stress.h"
-
-#define EXPORT __attribute__((visibility("default")))
-
-/* Objects alive in this module plus server locks: while nonzero, DllCanUnloadNow says no. */
-static atomic_long live_objects;
 
 /* A method already asked to be rejitted: (module, token). */
 struct rejit_key {
@@ -97,65 +93,12 @@ struct stress {
     pthread_t worker;
 };
 
-struct factory {
-    IClassFactory iface;
-    atomic_ulong refs;
-};
-
 /* ---- text and settings ------------------------------------------------------------------- */
 
-/* UTF-16 to UTF-8 (new string; unpaired surrogates become U+FFFD). */
-static char *utf8_of(const WCHAR *text)
-{
-    size_t len = 0;
-    while (text && text[len])
-        len++;
-    char *out = malloc(len * 3 + 1);
-    if (!out)
-        return NULL;
-    size_t n = 0;
-    for (size_t i = 0; i < len; i++) {
-        uint32_t c = text[i];
-        if (c >= 0xD800 && c <= 0xDBFF && i + 1 < len && text[i + 1] >= 0xDC00 &&
-            text[i + 1] <= 0xDFFF) {
-            c = 0x10000 + ((c - 0xD800) << 10) + (text[++i] - 0xDC00u);
-        } else if (c >= 0xD800 && c <= 0xDFFF) {
-            c = 0xFFFD;
-        }
-        if (c < 0x80) {
-            out[n++] = (char)c;
-        } else if (c < 0x800) {
-            out[n++] = (char)(0xC0 | (c >> 6));
-            out[n++] = (char)(0x80 | (c & 0x3F));
-        } else if (c < 0x10000) {
-            out[n++] = (char)(0xE0 | (c >> 12));
-            out[n++] = (char)(0x80 | ((c >> 6) & 0x3F));
-            out[n++] = (char)(0x80 | (c & 0x3F));
-        } else {
-            out[n++] = (char)(0xF0 | (c >> 18));
-            out[n++] = (char)(0x80 | ((c >> 12) & 0x3F));
-            out[n++] = (char)(0x80 | ((c >> 6) & 0x3F));
-            out[n++] = (char)(0x80 | (c & 0x3F));
-        }
-    }
-    out[n] = '\0';
-    return out;
-}
-
-static void free_string(struct stress *s, BSTR text)
-{
-    if (text && s->strings)
-        s->strings->lpVtbl->FreeString(s->strings, text);
-}
-
-/* An engine BSTR as UTF-8 (new string), freeing the BSTR. `text` is passed by address so
- * that `take_string(s, x->GetName(x, &text), &text)` reads it after the call filled it. */
+/* An engine BSTR as UTF-8 (new string), freeing the BSTR. */
 static char *take_string(struct stress *s, HRESULT hr, BSTR *text)
 {
-    char *utf8 = SUCCEEDED(hr) && *text ? utf8_of(*text) : NULL;
-    free_string(s, *text);
-    *text = NULL;
-    return utf8;
+    return clrie_plugin_take_utf8(s->strings, hr, text);
 }
 
 static void log_line(struct stress *s, bool error, const char *format, ...)
@@ -169,19 +112,7 @@ static void log_line(struct stress *s, bool error, const char *format, ...)
     int len = snprintf(text, sizeof text, "stress: ");
     vsnprintf(text + len, sizeof text - (size_t)len, format, ap);
     va_end(ap);
-    if (!s->logging) {
-        fprintf(stderr, "%s\n", text);
-        return;
-    }
-    WCHAR wide[1024];
-    size_t i = 0;
-    for (; text[i] && i + 1 < sizeof wide / sizeof wide[0]; i++)
-        wide[i] = (WCHAR)(unsigned char)text[i]; /* our own text is ASCII */
-    wide[i] = 0;
-    if (error)
-        s->logging->lpVtbl->LogError(s->logging, wide);
-    else
-        s->logging->lpVtbl->LogMessage(s->logging, wide);
+    clrie_plugin_log(s->logging, error, text);
 }
 
 static bool is_true(const char *value)
@@ -190,8 +121,9 @@ static bool is_true(const char *value)
                      strcasecmp(value, "yes") == 0 || strcasecmp(value, "on") == 0);
 }
 
-static void apply_setting(struct stress *s, const char *name, const char *value)
+static void apply_setting(void *data, const char *name, const char *value)
 {
+    struct stress *s = data;
     if (strcasecmp(name, "Modules") == 0) {
         char *list = strdup(value);
         for (char *save = NULL, *item = strtok_r(list, ";", &save); item;
@@ -229,33 +161,10 @@ static void apply_setting(struct stress *s, const char *name, const char *value)
 /* The <Settings> of this plugin's config entry, through CLRIE's attach context. */
 static void read_settings(struct stress *s, IProfilerManager *manager)
 {
-    IInstrumentationMethodAttachContext *context = NULL;
-    IEnumInstrumentationMethodSettings *settings = NULL;
-    if (FAILED(manager->lpVtbl->QueryInterface(manager, &IID_IInstrumentationMethodAttachContext,
-                                               (void **)&context)) ||
-        FAILED(context->lpVtbl->EnumSettings(context, &settings))) {
+    if (clrie_plugin_settings_each(manager, apply_setting, s) == -ENOSYS)
         log_line(s, true,
                  "the engine hands out no settings (no "
                  "IInstrumentationMethodAttachContext); nothing will be instrumented");
-        goto out;
-    }
-    IInstrumentationMethodSetting *setting = NULL;
-    ULONG fetched = 0;
-    while (settings->lpVtbl->Next(settings, 1, &setting, &fetched) == S_OK && fetched == 1) {
-        BSTR name = NULL, value = NULL;
-        char *n = take_string(s, setting->lpVtbl->GetName(setting, &name), &name);
-        char *v = take_string(s, setting->lpVtbl->GetValue(setting, &value), &value);
-        if (n && v)
-            apply_setting(s, n, v);
-        free(n);
-        free(v);
-        setting->lpVtbl->Release(setting);
-    }
-out:
-    if (settings)
-        settings->lpVtbl->Release(settings);
-    if (context)
-        context->lpVtbl->Release(context);
 }
 
 /* ---- which methods ----------------------------------------------------------------------- */
@@ -406,12 +315,6 @@ static void stop_worker(struct stress *s)
     s->queued = 0;
 }
 
-static void release(void *unknown)
-{
-    if (unknown)
-        ((IUnknown *)unknown)->lpVtbl->Release((IUnknown *)unknown);
-}
-
 /* ---- IInstrumentationMethod ---------------------------------------------------------------- */
 
 static struct stress *from_method(IInstrumentationMethod *iface)
@@ -422,8 +325,8 @@ static struct stress *from_method(IInstrumentationMethod *iface)
 static void stress_free(struct stress *s)
 {
     stop_worker(s);
-    release(s->logging);
-    release(s->strings);
+    clrie_plugin_release(s->logging);
+    clrie_plugin_release(s->strings);
     for (size_t i = 0; i < s->module_count; i++)
         free(s->modules[i]);
     free(s->modules);
@@ -433,7 +336,7 @@ static void stress_free(struct stress *s)
     pthread_cond_destroy(&s->wake);
     pthread_mutex_destroy(&s->lock);
     free(s);
-    atomic_fetch_sub(&live_objects, 1);
+    clrie_plugin_module_unref();
 }
 
 static HRESULT stress_query(struct stress *s, REFIID riid, void **ppv)
@@ -492,42 +395,6 @@ static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *man
     return S_OK;
 }
 
-static HRESULT im_ignore_info(IInstrumentationMethod *This, void *info)
-{
-    (void)This, (void)info;
-    return S_OK;
-}
-
-static HRESULT im_OnAppDomainCreated(IInstrumentationMethod *This, IAppDomainInfo *info)
-{
-    return im_ignore_info(This, info);
-}
-
-static HRESULT im_OnAppDomainShutdown(IInstrumentationMethod *This, IAppDomainInfo *info)
-{
-    return im_ignore_info(This, info);
-}
-
-static HRESULT im_OnAssemblyLoaded(IInstrumentationMethod *This, IAssemblyInfo *info)
-{
-    return im_ignore_info(This, info);
-}
-
-static HRESULT im_OnAssemblyUnloaded(IInstrumentationMethod *This, IAssemblyInfo *info)
-{
-    return im_ignore_info(This, info);
-}
-
-static HRESULT im_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *info)
-{
-    return im_ignore_info(This, info);
-}
-
-static HRESULT im_OnModuleUnloaded(IInstrumentationMethod *This, IModuleInfo *info)
-{
-    return im_ignore_info(This, info);
-}
-
 static void write_report(struct stress *s)
 {
     char line[256];
@@ -574,13 +441,6 @@ static HRESULT im_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodIn
     return S_OK;
 }
 
-static HRESULT im_BeforeInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *method,
-                                         BOOL isRejit)
-{
-    (void)This, (void)method, (void)isRejit;
-    return S_OK;
-}
-
 static HRESULT im_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *method, BOOL isRejit)
 {
     struct stress *s = from_method(This);
@@ -602,13 +462,6 @@ static HRESULT im_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *me
     return hr;
 }
 
-static HRESULT im_OnInstrumentationComplete(IInstrumentationMethod *This, IMethodInfo *method,
-                                            BOOL isRejit)
-{
-    (void)This, (void)method, (void)isRejit;
-    return S_OK;
-}
-
 static HRESULT im_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *inlinee,
                                   IMethodInfo *caller, BOOL *pbAllowInline)
 {
@@ -624,17 +477,14 @@ static const struct IInstrumentationMethodVtbl method_vtbl = {
     .AddRef = im_AddRef,
     .Release = im_Release,
     .Initialize = im_Initialize,
-    .OnAppDomainCreated = im_OnAppDomainCreated,
-    .OnAppDomainShutdown = im_OnAppDomainShutdown,
-    .OnAssemblyLoaded = im_OnAssemblyLoaded,
-    .OnAssemblyUnloaded = im_OnAssemblyUnloaded,
-    .OnModuleLoaded = im_OnModuleLoaded,
-    .OnModuleUnloaded = im_OnModuleUnloaded,
+    CLRIE_PLUGIN_IGNORE_DOMAIN_AND_ASSEMBLY_EVENTS,
+    .OnModuleLoaded = clrie_plugin_ignore_module,
+    .OnModuleUnloaded = clrie_plugin_ignore_module,
     .OnShutdown = im_OnShutdown,
     .ShouldInstrumentMethod = im_ShouldInstrumentMethod,
-    .BeforeInstrumentMethod = im_BeforeInstrumentMethod,
+    .BeforeInstrumentMethod = clrie_plugin_ignore_method,
     .InstrumentMethod = im_InstrumentMethod,
-    .OnInstrumentationComplete = im_OnInstrumentationComplete,
+    .OnInstrumentationComplete = clrie_plugin_ignore_method,
     .AllowInlineSite = im_AllowInlineSite,
 };
 
@@ -714,56 +564,14 @@ static struct stress *stress_new(void)
     atomic_init(&s->refs, 1);
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->wake, NULL);
-    atomic_fetch_add(&live_objects, 1);
+    clrie_plugin_module_ref();
     return s;
 }
 
-/* ---- the class factory and exports ------------------------------------------------------------
- */
-
-static struct factory *from_factory(IClassFactory *iface)
+/* Any class ID: each config entry naming this module is an instance with its own settings. */
+static HRESULT create_instance(const CLSID *clsid, REFIID riid, void **out)
 {
-    return CLRIE_CONTAINER_OF(iface, struct factory, iface);
-}
-
-static HRESULT cf_QueryInterface(IClassFactory *This, REFIID riid, void **out)
-{
-    if (!out)
-        return E_POINTER;
-    *out = NULL;
-    if (!riid)
-        return E_INVALIDARG;
-    if (!IsEqualIID(riid, &IID_IUnknown) && !IsEqualIID(riid, &IID_IClassFactory))
-        return E_NOINTERFACE;
-    atomic_fetch_add(&from_factory(This)->refs, 1);
-    *out = This;
-    return S_OK;
-}
-
-static ULONG cf_AddRef(IClassFactory *This)
-{
-    return (ULONG)(atomic_fetch_add(&from_factory(This)->refs, 1) + 1);
-}
-
-static ULONG cf_Release(IClassFactory *This)
-{
-    struct factory *factory = from_factory(This);
-    unsigned long left = atomic_fetch_sub(&factory->refs, 1) - 1;
-    if (left == 0) {
-        free(factory);
-        atomic_fetch_sub(&live_objects, 1);
-    }
-    return (ULONG)left;
-}
-
-static HRESULT cf_CreateInstance(IClassFactory *This, IUnknown *outer, REFIID riid, void **out)
-{
-    (void)This;
-    if (!out)
-        return E_POINTER;
-    *out = NULL;
-    if (outer)
-        return CLASS_E_NOAGGREGATION;
+    (void)clsid;
     struct stress *s = stress_new();
     if (!s)
         return E_OUTOFMEMORY;
@@ -772,44 +580,4 @@ static HRESULT cf_CreateInstance(IClassFactory *This, IUnknown *outer, REFIID ri
     return hr;
 }
 
-static HRESULT cf_LockServer(IClassFactory *This, BOOL lock)
-{
-    (void)This;
-    atomic_fetch_add(&live_objects, lock ? 1 : -1);
-    return S_OK;
-}
-
-static const struct IClassFactoryVtbl factory_vtbl = {
-    .QueryInterface = cf_QueryInterface,
-    .AddRef = cf_AddRef,
-    .Release = cf_Release,
-    .CreateInstance = cf_CreateInstance,
-    .LockServer = cf_LockServer,
-};
-
-EXPORT HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv);
-EXPORT HRESULT DllCanUnloadNow(void);
-
-/* Any class ID: each config entry naming this module is an instance with its own settings. */
-HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv)
-{
-    if (!ppv)
-        return E_POINTER;
-    *ppv = NULL;
-    if (!rclsid || !riid)
-        return E_INVALIDARG;
-    struct factory *factory = calloc(1, sizeof(*factory));
-    if (!factory)
-        return E_OUTOFMEMORY;
-    factory->iface.lpVtbl = &factory_vtbl;
-    atomic_init(&factory->refs, 1);
-    atomic_fetch_add(&live_objects, 1);
-    HRESULT hr = cf_QueryInterface(&factory->iface, riid, ppv);
-    cf_Release(&factory->iface);
-    return hr;
-}
-
-HRESULT DllCanUnloadNow(void)
-{
-    return atomic_load(&live_objects) > 0 ? S_FALSE : S_OK;
-}
+CLRIE_PLUGIN_EXPORT_CLASS_FACTORY(create_instance)

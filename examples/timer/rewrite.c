@@ -10,64 +10,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <clrie/plugin.h>
+
 #include "timer.h"
-
-static void release(void *unknown)
-{
-    if (unknown)
-        ((IUnknown *)unknown)->lpVtbl->Release((IUnknown *)unknown);
-}
-
-static ILOrdinalOpcode opcode_of(IInstruction *instruction)
-{
-    ILOrdinalOpcode op = Cee_Invalid;
-    if (!instruction || FAILED(instruction->lpVtbl->GetOpCode(instruction, &op)))
-        return Cee_Invalid;
-    return op;
-}
 
 /* Where the exit line goes: single-ret's shared exit, else the last `ret` that does not end a
  * tail call (NULL for a method that only throws). Returned AddRef'd. */
 static IInstruction *exit_of(IInstructionGraph *graph, ISingleRetDefaultInstrumentation *single)
 {
-    ISingleRetDefaultInstrumentation2 *single2 = NULL;
-    IInstruction *exit = NULL;
-    if (SUCCEEDED(single->lpVtbl->QueryInterface(single, &IID_ISingleRetDefaultInstrumentation2,
-                                                 (void **)&single2))) {
-        if (FAILED(single2->lpVtbl->GetBranchTargetInstruction(single2, &exit)))
-            exit = NULL;
-        release(single2);
-    }
-    if (exit)
-        return exit;
-    IInstruction *at = NULL;
-    if (FAILED(graph->lpVtbl->GetLastInstruction(graph, &at)))
-        return NULL;
-    while (at) {
-        IInstruction *previous = NULL;
-        if (FAILED(at->lpVtbl->GetPreviousInstruction(at, &previous)))
-            previous = NULL;
-        if (opcode_of(at) == Cee_Ret) {
-            /* `tail. call X; [pop;] ret` must stay as it is */
-            IInstruction *p = previous, *pp = NULL, *ppp = NULL;
-            if (p && opcode_of(p) == Cee_Pop)
-                p->lpVtbl->GetPreviousInstruction(p, &pp);
-            else if (p)
-                p->lpVtbl->AddRef(p), pp = p;
-            if (pp)
-                pp->lpVtbl->GetPreviousInstruction(pp, &ppp);
-            bool tail = ppp && opcode_of(ppp) == Cee_Tailcall;
-            release(ppp);
-            release(pp);
-            if (!tail) {
-                release(previous);
-                return at;
-            }
-        }
-        release(at);
-        at = previous;
-    }
-    return NULL;
+    IInstruction *exit = clrie_plugin_single_ret_exit(single);
+    return exit ? exit : clrie_plugin_last_plain_ret(graph);
 }
 
 #define CLAUSE_FINALLY 0x0002 /* COR_ILEXCEPTION_CLAUSE_FINALLY */
@@ -78,7 +30,7 @@ static HRESULT new_local(IMethodInfo *method, IType *type, DWORD *index)
     HRESULT hr = method->lpVtbl->GetLocalVariables(method, &locals);
     if (SUCCEEDED(hr))
         hr = locals->lpVtbl->AddLocal(locals, type, index);
-    release(locals);
+    clrie_plugin_release(locals);
     return hr;
 }
 
@@ -91,8 +43,8 @@ static HRESULT int64_type(IMethodInfo *method, IType **out)
         hr = module->lpVtbl->CreateTypeFactory(module, &types);
     if (SUCCEEDED(hr))
         hr = types->lpVtbl->FromCorElement(types, ELEMENT_TYPE_I8, out);
-    release(types);
-    release(module);
+    clrie_plugin_release(types);
+    clrie_plugin_release(module);
     return hr;
 }
 
@@ -117,24 +69,24 @@ static bool can_wrap(IMethodInfo *method, IInstructionGraph *graph)
     CorElementType kind = ELEMENT_TYPE_END;
     if (FAILED(method->lpVtbl->GetReturnType(method, &result)) ||
         FAILED(result->lpVtbl->GetCorElementType(result, &kind))) {
-        release(result);
+        clrie_plugin_release(result);
         return false;
     }
-    release(result);
+    clrie_plugin_release(result);
     if (kind == ELEMENT_TYPE_BYREF)
         return false;
     IInstruction *at = NULL;
     graph->lpVtbl->GetFirstInstruction(graph, &at);
     bool tail = false;
     while (at && !tail) {
-        tail = opcode_of(at) == Cee_Tailcall;
+        tail = clrie_plugin_opcode(at) == Cee_Tailcall;
         IInstruction *next = NULL;
         if (FAILED(at->lpVtbl->GetNextInstruction(at, &next)))
             next = NULL;
-        release(at);
+        clrie_plugin_release(at);
         at = next;
     }
-    release(at);
+    clrie_plugin_release(at);
     return !tail;
 }
 
@@ -154,7 +106,7 @@ static HRESULT make_exit(IMethodInfo *method, IInstructionGraph *graph,
                                                 (void **)&single2);
     if (SUCCEEDED(hr) && FAILED(single2->lpVtbl->GetBranchTargetInstruction(single2, &target)))
         target = NULL;
-    release(single2);
+    clrie_plugin_release(single2);
     if (FAILED(hr))
         return hr;
 
@@ -199,15 +151,15 @@ static HRESULT make_exit(IMethodInfo *method, IInstructionGraph *graph,
         } else if (SUCCEEDED(hr)) {
             hr = graph->lpVtbl->Replace(graph, ret, to_exit);
         }
-        release(to_exit);
-        release(new_ret);
-        release(load);
-        release(store);
-        release(last);
-        release(result);
-        release(ret);
+        clrie_plugin_release(to_exit);
+        clrie_plugin_release(new_ret);
+        clrie_plugin_release(load);
+        clrie_plugin_release(store);
+        clrie_plugin_release(last);
+        clrie_plugin_release(result);
+        clrie_plugin_release(ret);
         if (FAILED(hr)) {
-            release(target);
+            clrie_plugin_release(target);
             return hr;
         }
     }
@@ -219,7 +171,7 @@ static HRESULT make_exit(IMethodInfo *method, IInstructionGraph *graph,
         IInstruction *next = NULL;
         if (FAILED(at->lpVtbl->GetNextInstruction(at, &next)))
             next = NULL;
-        ILOrdinalOpcode op = opcode_of(at);
+        ILOrdinalOpcode op = clrie_plugin_opcode(at);
         if (op == Cee_Br || op == Cee_Br_S) {
             IBranchInstruction *branch = NULL;
             IInstruction *to = NULL;
@@ -230,17 +182,17 @@ static HRESULT make_exit(IMethodInfo *method, IInstructionGraph *graph,
                 hr = factory->lpVtbl->CreateBranchInstruction(factory, Cee_Leave, target, &leave);
                 if (SUCCEEDED(hr))
                     hr = graph->lpVtbl->Replace(graph, at, leave);
-                release(leave);
+                clrie_plugin_release(leave);
             }
-            release(to);
-            release(branch);
+            clrie_plugin_release(to);
+            clrie_plugin_release(branch);
         }
-        release(at);
+        clrie_plugin_release(at);
         at = next;
     }
-    release(at);
+    clrie_plugin_release(at);
     if (FAILED(hr)) {
-        release(target);
+        clrie_plugin_release(target);
         return hr;
     }
     *exit = target;
@@ -261,7 +213,7 @@ HRESULT timer_rewrite(IMethodInfo *method, const struct timed_method *timed,
     DWORD start = 0;
     HRESULT hr = method->lpVtbl->GetInstructions(method, &graph);
     if (SUCCEEDED(hr) && !can_wrap(method, graph)) {
-        release(graph);
+        clrie_plugin_release(graph);
         return S_FALSE; /* left as it is */
     }
     if (SUCCEEDED(hr))
@@ -326,18 +278,18 @@ HRESULT timer_rewrite(IMethodInfo *method, const struct timed_method *timed,
         hr = clauses->lpVtbl->AddNewExceptionClause(clauses, CLAUSE_FINALLY, first, try_last,
                                                     handler[0], handler[4], NULL, mdTokenNil,
                                                     &clause);
-    release(clause);
+    clrie_plugin_release(clause);
     for (size_t i = 0; i < 5; i++)
-        release(handler[i]);
+        clrie_plugin_release(handler[i]);
     for (size_t i = 0; i < 3; i++)
-        release(entry[i]);
-    release(int64);
-    release(try_last);
-    release(exit);
-    release(first);
-    release(single);
-    release(clauses);
-    release(factory);
-    release(graph);
+        clrie_plugin_release(entry[i]);
+    clrie_plugin_release(int64);
+    clrie_plugin_release(try_last);
+    clrie_plugin_release(exit);
+    clrie_plugin_release(first);
+    clrie_plugin_release(single);
+    clrie_plugin_release(clauses);
+    clrie_plugin_release(factory);
+    clrie_plugin_release(graph);
     return hr;
 }

@@ -44,14 +44,11 @@
 #include <clrie/abi/corprof.h>
 #include <clrie/abi/instrumentation.h>
 #include <clrie/abi/metadata.h>
+#include <clrie/plugin.h>
 
 #include "timer.h"
 
-#define EXPORT __attribute__((visibility("default")))
 #define NAME_UNITS 1024 /* longest type or method name read from metadata */
-
-/* Objects alive in this module plus server locks: while nonzero, DllCanUnloadNow says no. */
-static atomic_long live_objects;
 
 struct timer {
     IInstrumentationMethod method;
@@ -66,65 +63,12 @@ struct timer {
     struct module_plan *plans;
 };
 
-struct factory {
-    IClassFactory iface;
-    atomic_ulong refs;
-};
-
 /* ---- text, logging and settings ------------------------------------------------------------ */
 
-/* UTF-16 to UTF-8 (new string; unpaired surrogates become U+FFFD). */
-static char *utf8_of(const WCHAR *text)
-{
-    size_t len = 0;
-    while (text && text[len])
-        len++;
-    char *out = malloc(len * 3 + 1);
-    if (!out)
-        return NULL;
-    size_t n = 0;
-    for (size_t i = 0; i < len; i++) {
-        uint32_t c = text[i];
-        if (c >= 0xD800 && c <= 0xDBFF && i + 1 < len && text[i + 1] >= 0xDC00 &&
-            text[i + 1] <= 0xDFFF) {
-            c = 0x10000 + ((c - 0xD800) << 10) + (text[++i] - 0xDC00u);
-        } else if (c >= 0xD800 && c <= 0xDFFF) {
-            c = 0xFFFD;
-        }
-        if (c < 0x80) {
-            out[n++] = (char)c;
-        } else if (c < 0x800) {
-            out[n++] = (char)(0xC0 | (c >> 6));
-            out[n++] = (char)(0x80 | (c & 0x3F));
-        } else if (c < 0x10000) {
-            out[n++] = (char)(0xE0 | (c >> 12));
-            out[n++] = (char)(0x80 | ((c >> 6) & 0x3F));
-            out[n++] = (char)(0x80 | (c & 0x3F));
-        } else {
-            out[n++] = (char)(0xF0 | (c >> 18));
-            out[n++] = (char)(0x80 | ((c >> 12) & 0x3F));
-            out[n++] = (char)(0x80 | ((c >> 6) & 0x3F));
-            out[n++] = (char)(0x80 | (c & 0x3F));
-        }
-    }
-    out[n] = '\0';
-    return out;
-}
-
-static void free_string(struct timer *s, BSTR text)
-{
-    if (text && s->strings)
-        s->strings->lpVtbl->FreeString(s->strings, text);
-}
-
-/* An engine BSTR as UTF-8 (new string), freeing the BSTR. `text` is passed by address so
- * that `take_string(s, x->GetName(x, &text), &text)` reads it after the call filled it. */
+/* An engine BSTR as UTF-8 (new string), freeing the BSTR. */
 static char *take_string(struct timer *s, HRESULT hr, BSTR *text)
 {
-    char *utf8 = SUCCEEDED(hr) && *text ? utf8_of(*text) : NULL;
-    free_string(s, *text);
-    *text = NULL;
-    return utf8;
+    return clrie_plugin_take_utf8(s->strings, hr, text);
 }
 
 static void log_line(struct timer *s, bool error, const char *format, ...)
@@ -138,23 +82,12 @@ static void log_line(struct timer *s, bool error, const char *format, ...)
     int len = snprintf(text, sizeof text, "timer: ");
     vsnprintf(text + len, sizeof text - (size_t)len, format, ap);
     va_end(ap);
-    if (!s->logging) {
-        fprintf(stderr, "%s\n", text);
-        return;
-    }
-    WCHAR wide[1024];
-    size_t i = 0;
-    for (; text[i] && i + 1 < sizeof wide / sizeof wide[0]; i++)
-        wide[i] = (WCHAR)(unsigned char)text[i]; /* bytes past ASCII show as Latin-1 */
-    wide[i] = 0;
-    if (error)
-        s->logging->lpVtbl->LogError(s->logging, wide);
-    else
-        s->logging->lpVtbl->LogMessage(s->logging, wide);
+    clrie_plugin_log(s->logging, error, text);
 }
 
-static void apply_setting(struct timer *s, const char *name, const char *value)
+static void apply_setting(void *data, const char *name, const char *value)
 {
+    struct timer *s = data;
     if (strcasecmp(name, "Output") == 0) {
         free(s->output);
         s->output = strdup(value);
@@ -183,123 +116,13 @@ static void apply_setting(struct timer *s, const char *name, const char *value)
 /* The <Settings> of this plugin's config entry, through CLRIE's attach context. */
 static void read_settings(struct timer *s, IProfilerManager *manager)
 {
-    IInstrumentationMethodAttachContext *context = NULL;
-    IEnumInstrumentationMethodSettings *settings = NULL;
-    if (FAILED(manager->lpVtbl->QueryInterface(manager, &IID_IInstrumentationMethodAttachContext,
-                                               (void **)&context)) ||
-        FAILED(context->lpVtbl->EnumSettings(context, &settings))) {
+    if (clrie_plugin_settings_each(manager, apply_setting, s) == -ENOSYS)
         log_line(s, true,
                  "the engine hands out no settings (no "
                  "IInstrumentationMethodAttachContext); nothing will be instrumented");
-        goto out;
-    }
-    IInstrumentationMethodSetting *setting = NULL;
-    ULONG fetched = 0;
-    while (settings->lpVtbl->Next(settings, 1, &setting, &fetched) == S_OK && fetched == 1) {
-        BSTR name = NULL, value = NULL;
-        char *n = take_string(s, setting->lpVtbl->GetName(setting, &name), &name);
-        char *v = take_string(s, setting->lpVtbl->GetValue(setting, &value), &value);
-        if (n && v)
-            apply_setting(s, n, v);
-        free(n);
-        free(v);
-        setting->lpVtbl->Release(setting);
-    }
-out:
-    if (settings)
-        settings->lpVtbl->Release(settings);
-    if (context)
-        context->lpVtbl->Release(context);
-}
-
-/* ---- COM helpers --------------------------------------------------------------------------- */
-
-static void release(void *unknown)
-{
-    if (unknown)
-        ((IUnknown *)unknown)->lpVtbl->Release((IUnknown *)unknown);
-}
-
-static size_t wlen(const WCHAR *text)
-{
-    size_t n = 0;
-    while (text[n])
-        n++;
-    return n;
-}
-
-/* Appends ASCII or UTF-16 text to a 0-terminated UTF-16 buffer of `capacity` units. */
-static void wappend_ascii(WCHAR *out, size_t capacity, const char *text)
-{
-    size_t n = wlen(out);
-    while (*text && n + 1 < capacity)
-        out[n++] = (WCHAR)*text++;
-    out[n] = 0;
-}
-
-/* Appends UTF-8 text (a setting) as UTF-16; bytes that are not UTF-8 become U+FFFD. */
-static void wappend_utf8(WCHAR *out, size_t capacity, const char *text)
-{
-    size_t n = wlen(out);
-    const unsigned char *p = (const unsigned char *)text;
-    while (*p && n + 2 < capacity) {
-        uint32_t c = *p++;
-        int more = c >= 0xF0 ? 3 : c >= 0xE0 ? 2 : c >= 0xC0 ? 1 : 0;
-        if (c >= 0x80 && c < 0xC0)
-            c = 0xFFFD;
-        else
-            c &= more == 3 ? 0x07 : more == 2 ? 0x0F : more == 1 ? 0x1F : 0x7F;
-        for (; more > 0; more--, p++) {
-            if ((*p & 0xC0) != 0x80) {
-                c = 0xFFFD;
-                break;
-            }
-            c = (c << 6) | (*p & 0x3F);
-        }
-        if (c >= 0x10000) {
-            c -= 0x10000;
-            out[n++] = (WCHAR)(0xD800 + (c >> 10));
-            out[n++] = (WCHAR)(0xDC00 + (c & 0x3FF));
-        } else {
-            out[n++] = (WCHAR)c;
-        }
-    }
-    out[n] = 0;
-}
-
-static void wappend(WCHAR *out, size_t capacity, const WCHAR *text)
-{
-    size_t n = wlen(out);
-    while (*text && n + 1 < capacity)
-        out[n++] = *text++;
-    out[n] = 0;
 }
 
 /* ---- metadata: which methods, and the references the new IL names ---------------------------- */
-
-/* `Namespace.Type` of a TypeDef, nested types as `Outer+Inner`. */
-static HRESULT type_name(IMetaDataImport *import, mdTypeDef type, WCHAR *out, size_t capacity,
-                         int depth)
-{
-    WCHAR name[NAME_UNITS];
-    ULONG len = 0;
-    DWORD flags = 0;
-    mdToken extends = mdTokenNil;
-    HRESULT hr =
-        import->lpVtbl->GetTypeDefProps(import, type, name, NAME_UNITS, &len, &flags, &extends);
-    if (FAILED(hr))
-        return hr;
-    name[NAME_UNITS - 1] = 0;
-    out[0] = 0;
-    mdTypeDef enclosing = mdTokenNil;
-    if (depth < 16 && SUCCEEDED(import->lpVtbl->GetNestedClassProps(import, type, &enclosing)) &&
-        enclosing != mdTokenNil) {
-        if (SUCCEEDED(type_name(import, enclosing, out, capacity, depth + 1)))
-            wappend_ascii(out, capacity, "+");
-    }
-    wappend(out, capacity, name);
-    return S_OK;
-}
 
 static bool name_selected(struct timer *s, const char *name)
 {
@@ -319,74 +142,48 @@ static int by_token(const void *a, const void *b)
 /* The user string of the method's name. */
 static HRESULT define_name(IMetaDataEmit *emit, const WCHAR *name, struct timed_method *m)
 {
-    return emit->lpVtbl->DefineUserString(emit, name, (ULONG)wlen(name), &m->name);
+    return emit->lpVtbl->DefineUserString(emit, name, (ULONG)clrie_plugin_wcs_len(name), &m->name);
 }
 
-/* Every MethodDef of the module whose name matches, with its two user strings. */
+struct selection {
+    struct timer *s;
+    IMetaDataEmit *emit;
+    struct module_plan *plan;
+    size_t capacity;
+};
+
+/* A MethodDef whose name matches gets its place in the plan and its user strings. */
+static HRESULT select_method(void *data, mdMethodDef token, const WCHAR *full, ULONG rva)
+{
+    struct selection *sel = data;
+    char *utf8 = clrie_plugin_bstr_to_utf8(full);
+    bool selected = utf8 && name_selected(sel->s, utf8);
+    free(utf8);
+    if (!selected || rva == 0) /* abstract, extern, runtime-implemented */
+        return S_OK;
+    struct module_plan *plan = sel->plan;
+    if (plan->count == sel->capacity) {
+        size_t capacity = sel->capacity ? sel->capacity * 2 : 16;
+        struct timed_method *grown = realloc(plan->methods, capacity * sizeof(*grown));
+        if (!grown)
+            return E_OUTOFMEMORY;
+        plan->methods = grown;
+        sel->capacity = capacity;
+    }
+    struct timed_method *m = &plan->methods[plan->count];
+    m->token = token;
+    HRESULT hr = define_name(sel->emit, full, m);
+    if (SUCCEEDED(hr))
+        plan->count++;
+    return hr;
+}
+
+/* Every MethodDef of the module whose name matches, sorted by token. */
 static HRESULT select_methods(struct timer *s, IMetaDataImport *import, IMetaDataEmit *emit,
                               struct module_plan *plan)
 {
-    HCORENUM types = NULL;
-    mdTypeDef type_tokens[64];
-    ULONG type_count = 0;
-    HRESULT hr = S_OK;
-    size_t capacity = 0;
-    while (SUCCEEDED(hr) &&
-           import->lpVtbl->EnumTypeDefs(import, &types, type_tokens, 64, &type_count) == S_OK &&
-           type_count > 0) {
-        for (ULONG t = 0; t < type_count && SUCCEEDED(hr); t++) {
-            WCHAR type[NAME_UNITS];
-            if (FAILED(type_name(import, type_tokens[t], type, NAME_UNITS, 0)))
-                continue;
-            HCORENUM methods = NULL;
-            mdMethodDef method_tokens[64];
-            ULONG method_count = 0;
-            while (SUCCEEDED(hr) &&
-                   import->lpVtbl->EnumMethods(import, &methods, type_tokens[t], method_tokens, 64,
-                                               &method_count) == S_OK &&
-                   method_count > 0) {
-                for (ULONG m = 0; m < method_count && SUCCEEDED(hr); m++) {
-                    WCHAR method[NAME_UNITS];
-                    ULONG len = 0;
-                    mdTypeDef owner;
-                    DWORD attributes, impl;
-                    PCCOR_SIGNATURE sig;
-                    ULONG sig_len, rva;
-                    if (FAILED(import->lpVtbl->GetMethodProps(import, method_tokens[m], &owner,
-                                                              method, NAME_UNITS, &len, &attributes,
-                                                              &sig, &sig_len, &rva, &impl)))
-                        continue;
-                    method[NAME_UNITS - 1] = 0;
-                    WCHAR full[2 * NAME_UNITS + 4] = {0};
-                    wappend(full, sizeof full / sizeof full[0], type);
-                    wappend_ascii(full, sizeof full / sizeof full[0], "::");
-                    wappend(full, sizeof full / sizeof full[0], method);
-                    char *utf8 = utf8_of(full);
-                    bool selected = utf8 && name_selected(s, utf8);
-                    free(utf8);
-                    if (!selected || rva == 0) /* abstract, extern, runtime-implemented */
-                        continue;
-                    if (plan->count == capacity) {
-                        capacity = capacity ? capacity * 2 : 16;
-                        struct timed_method *grown =
-                            realloc(plan->methods, capacity * sizeof(*grown));
-                        if (!grown) {
-                            hr = E_OUTOFMEMORY;
-                            break;
-                        }
-                        plan->methods = grown;
-                    }
-                    struct timed_method *timed = &plan->methods[plan->count];
-                    timed->token = method_tokens[m];
-                    hr = define_name(emit, full, timed);
-                    if (SUCCEEDED(hr))
-                        plan->count++;
-                }
-            }
-            import->lpVtbl->CloseEnum(import, methods);
-        }
-    }
-    import->lpVtbl->CloseEnum(import, types);
+    struct selection sel = {s, emit, plan, 0};
+    HRESULT hr = clrie_plugin_method_defs_each(import, select_method, &sel);
     if (plan->count)
         qsort(plan->methods, plan->count, sizeof(plan->methods[0]), by_token);
     return hr;
@@ -416,7 +213,7 @@ static mdAssemblyRef find_assembly_ref(IMetaDataAssemblyImport *assemblies, cons
                                                                &hash_len, &flags)))
                 continue;
             text[NAME_UNITS - 1] = 0;
-            char *utf8 = utf8_of(text);
+            char *utf8 = clrie_plugin_bstr_to_utf8(text);
             if (utf8 && strcmp(utf8, name) == 0) {
                 found = refs[i];
                 if (version)
@@ -459,8 +256,9 @@ static HRESULT define_probe(struct timer *s, IMetaDataEmit *emit,
     plan->output = mdTokenNil;
     if (SUCCEEDED(hr) && s->output) {
         WCHAR path[NAME_UNITS] = {0};
-        wappend_utf8(path, NAME_UNITS, s->output);
-        hr = emit->lpVtbl->DefineUserString(emit, path, (ULONG)wlen(path), &plan->output);
+        clrie_plugin_wcs_append_utf8(path, NAME_UNITS, s->output);
+        hr = emit->lpVtbl->DefineUserString(emit, path, (ULONG)clrie_plugin_wcs_len(path),
+                                            &plan->output);
     }
     return hr;
 }
@@ -475,13 +273,13 @@ static HRESULT plan_module(struct timer *s, IModuleInfo *module, struct module_p
     HRESULT hr = module->lpVtbl->GetMetaDataImport(module, &unknown);
     if (SUCCEEDED(hr))
         hr = unknown->lpVtbl->QueryInterface(unknown, &IID_IMetaDataImport, (void **)&import);
-    release(unknown);
+    clrie_plugin_release(unknown);
     unknown = NULL;
     if (SUCCEEDED(hr))
         hr = module->lpVtbl->GetMetaDataEmit(module, &unknown);
     if (SUCCEEDED(hr))
         hr = unknown->lpVtbl->QueryInterface(unknown, &IID_IMetaDataEmit, (void **)&emit);
-    release(unknown);
+    clrie_plugin_release(unknown);
     unknown = NULL;
     if (SUCCEEDED(hr))
         hr = select_methods(s, import, emit, plan);
@@ -490,21 +288,21 @@ static HRESULT plan_module(struct timer *s, IModuleInfo *module, struct module_p
         if (SUCCEEDED(hr))
             hr = unknown->lpVtbl->QueryInterface(unknown, &IID_IMetaDataAssemblyImport,
                                                  (void **)&assemblies);
-        release(unknown);
+        clrie_plugin_release(unknown);
         unknown = NULL;
         if (SUCCEEDED(hr))
             hr = module->lpVtbl->GetMetaDataAssemblyEmit(module, &unknown);
         if (SUCCEEDED(hr))
             hr = unknown->lpVtbl->QueryInterface(unknown, &IID_IMetaDataAssemblyEmit,
                                                  (void **)&assembly_emit);
-        release(unknown);
+        clrie_plugin_release(unknown);
         if (SUCCEEDED(hr))
             hr = define_probe(s, emit, assemblies, assembly_emit, plan);
     }
-    release(assembly_emit);
-    release(assemblies);
-    release(emit);
-    release(import);
+    clrie_plugin_release(assembly_emit);
+    clrie_plugin_release(assemblies);
+    clrie_plugin_release(emit);
+    clrie_plugin_release(import);
     return hr;
 }
 
@@ -519,7 +317,7 @@ static const struct timed_method *find_method(struct timer *s, IMethodInfo *meth
     if (FAILED(method->lpVtbl->GetModuleInfo(method, &module)) || !module)
         return NULL;
     HRESULT hr = module->lpVtbl->GetModuleID(module, &id);
-    release(module);
+    clrie_plugin_release(module);
     if (FAILED(hr) || FAILED(method->lpVtbl->GetMethodToken(method, &token)))
         return NULL;
     const struct timed_method *found = NULL;
@@ -545,8 +343,8 @@ static struct timer *from_method(IInstrumentationMethod *iface)
 
 static void timer_free(struct timer *s)
 {
-    release(s->logging);
-    release(s->strings);
+    clrie_plugin_release(s->logging);
+    clrie_plugin_release(s->strings);
     for (size_t i = 0; i < s->pattern_count; i++)
         free(s->patterns[i]);
     free(s->patterns);
@@ -559,7 +357,7 @@ static void timer_free(struct timer *s)
     }
     pthread_mutex_destroy(&s->lock);
     free(s);
-    atomic_fetch_sub(&live_objects, 1);
+    clrie_plugin_module_unref();
 }
 
 static HRESULT im_QueryInterface(IInstrumentationMethod *This, REFIID riid, void **ppv)
@@ -612,32 +410,6 @@ static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *man
         log_line(s, true, "no Pattern setting: nothing will be timed");
     }
     return S_OK;
-}
-
-static HRESULT im_ignore_info(IInstrumentationMethod *This, void *info)
-{
-    (void)This, (void)info;
-    return S_OK;
-}
-
-static HRESULT im_OnAppDomainCreated(IInstrumentationMethod *This, IAppDomainInfo *info)
-{
-    return im_ignore_info(This, info);
-}
-
-static HRESULT im_OnAppDomainShutdown(IInstrumentationMethod *This, IAppDomainInfo *info)
-{
-    return im_ignore_info(This, info);
-}
-
-static HRESULT im_OnAssemblyLoaded(IInstrumentationMethod *This, IAssemblyInfo *info)
-{
-    return im_ignore_info(This, info);
-}
-
-static HRESULT im_OnAssemblyUnloaded(IInstrumentationMethod *This, IAssemblyInfo *info)
-{
-    return im_ignore_info(This, info);
 }
 
 /* Whether the module is the app's: neither the helper nor a module of the shared framework
@@ -700,17 +472,6 @@ static HRESULT im_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *modu
     return S_OK;
 }
 
-static HRESULT im_OnModuleUnloaded(IInstrumentationMethod *This, IModuleInfo *info)
-{
-    return im_ignore_info(This, info); /* a ModuleID may come back: plans are per ID, kept */
-}
-
-static HRESULT im_OnShutdown(IInstrumentationMethod *This)
-{
-    (void)This;
-    return S_OK;
-}
-
 static HRESULT im_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *method,
                                          BOOL isRejit, BOOL *pbInstrument)
 {
@@ -718,13 +479,6 @@ static HRESULT im_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodIn
     if (!pbInstrument)
         return E_POINTER;
     *pbInstrument = method && find_method(from_method(This), method, NULL) != NULL;
-    return S_OK;
-}
-
-static HRESULT im_BeforeInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *method,
-                                         BOOL isRejit)
-{
-    (void)This, (void)method, (void)isRejit;
     return S_OK;
 }
 
@@ -753,13 +507,6 @@ static HRESULT im_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *me
     return hr;
 }
 
-static HRESULT im_OnInstrumentationComplete(IInstrumentationMethod *This, IMethodInfo *method,
-                                            BOOL isRejit)
-{
-    (void)This, (void)method, (void)isRejit;
-    return S_OK;
-}
-
 static HRESULT im_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *inlinee,
                                   IMethodInfo *caller, BOOL *pbAllowInline)
 {
@@ -776,17 +523,14 @@ static const struct IInstrumentationMethodVtbl method_vtbl = {
     .AddRef = im_AddRef,
     .Release = im_Release,
     .Initialize = im_Initialize,
-    .OnAppDomainCreated = im_OnAppDomainCreated,
-    .OnAppDomainShutdown = im_OnAppDomainShutdown,
-    .OnAssemblyLoaded = im_OnAssemblyLoaded,
-    .OnAssemblyUnloaded = im_OnAssemblyUnloaded,
+    CLRIE_PLUGIN_IGNORE_DOMAIN_AND_ASSEMBLY_EVENTS,
     .OnModuleLoaded = im_OnModuleLoaded,
-    .OnModuleUnloaded = im_OnModuleUnloaded,
-    .OnShutdown = im_OnShutdown,
+    .OnModuleUnloaded = clrie_plugin_ignore_module,
+    .OnShutdown = clrie_plugin_ignore_shutdown,
     .ShouldInstrumentMethod = im_ShouldInstrumentMethod,
-    .BeforeInstrumentMethod = im_BeforeInstrumentMethod,
+    .BeforeInstrumentMethod = clrie_plugin_ignore_method,
     .InstrumentMethod = im_InstrumentMethod,
-    .OnInstrumentationComplete = im_OnInstrumentationComplete,
+    .OnInstrumentationComplete = clrie_plugin_ignore_method,
     .AllowInlineSite = im_AllowInlineSite,
 };
 
@@ -798,56 +542,14 @@ static struct timer *timer_new(void)
     s->method.lpVtbl = &method_vtbl;
     atomic_init(&s->refs, 1);
     pthread_mutex_init(&s->lock, NULL);
-    atomic_fetch_add(&live_objects, 1);
+    clrie_plugin_module_ref();
     return s;
 }
 
-/* ---- the class factory and exports ------------------------------------------------------------
- */
-
-static struct factory *from_factory(IClassFactory *iface)
+/* Any class ID: each config entry naming this module is an instance with its own settings. */
+static HRESULT create_instance(const CLSID *clsid, REFIID riid, void **out)
 {
-    return CLRIE_CONTAINER_OF(iface, struct factory, iface);
-}
-
-static HRESULT cf_QueryInterface(IClassFactory *This, REFIID riid, void **out)
-{
-    if (!out)
-        return E_POINTER;
-    *out = NULL;
-    if (!riid)
-        return E_INVALIDARG;
-    if (!IsEqualIID(riid, &IID_IUnknown) && !IsEqualIID(riid, &IID_IClassFactory))
-        return E_NOINTERFACE;
-    atomic_fetch_add(&from_factory(This)->refs, 1);
-    *out = This;
-    return S_OK;
-}
-
-static ULONG cf_AddRef(IClassFactory *This)
-{
-    return (ULONG)(atomic_fetch_add(&from_factory(This)->refs, 1) + 1);
-}
-
-static ULONG cf_Release(IClassFactory *This)
-{
-    struct factory *factory = from_factory(This);
-    unsigned long left = atomic_fetch_sub(&factory->refs, 1) - 1;
-    if (left == 0) {
-        free(factory);
-        atomic_fetch_sub(&live_objects, 1);
-    }
-    return (ULONG)left;
-}
-
-static HRESULT cf_CreateInstance(IClassFactory *This, IUnknown *outer, REFIID riid, void **out)
-{
-    (void)This;
-    if (!out)
-        return E_POINTER;
-    *out = NULL;
-    if (outer)
-        return CLASS_E_NOAGGREGATION;
+    (void)clsid;
     struct timer *s = timer_new();
     if (!s)
         return E_OUTOFMEMORY;
@@ -856,44 +558,4 @@ static HRESULT cf_CreateInstance(IClassFactory *This, IUnknown *outer, REFIID ri
     return hr;
 }
 
-static HRESULT cf_LockServer(IClassFactory *This, BOOL lock)
-{
-    (void)This;
-    atomic_fetch_add(&live_objects, lock ? 1 : -1);
-    return S_OK;
-}
-
-static const struct IClassFactoryVtbl factory_vtbl = {
-    .QueryInterface = cf_QueryInterface,
-    .AddRef = cf_AddRef,
-    .Release = cf_Release,
-    .CreateInstance = cf_CreateInstance,
-    .LockServer = cf_LockServer,
-};
-
-EXPORT HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv);
-EXPORT HRESULT DllCanUnloadNow(void);
-
-/* Any class ID: each config entry naming this module is an instance with its own settings. */
-HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv)
-{
-    if (!ppv)
-        return E_POINTER;
-    *ppv = NULL;
-    if (!rclsid || !riid)
-        return E_INVALIDARG;
-    struct factory *factory = calloc(1, sizeof(*factory));
-    if (!factory)
-        return E_OUTOFMEMORY;
-    factory->iface.lpVtbl = &factory_vtbl;
-    atomic_init(&factory->refs, 1);
-    atomic_fetch_add(&live_objects, 1);
-    HRESULT hr = cf_QueryInterface(&factory->iface, riid, ppv);
-    cf_Release(&factory->iface);
-    return hr;
-}
-
-HRESULT DllCanUnloadNow(void)
-{
-    return atomic_load(&live_objects) > 0 ? S_FALSE : S_OK;
-}
+CLRIE_PLUGIN_EXPORT_CLASS_FACTORY(create_instance)

@@ -39,12 +39,9 @@
 #include <clrie/abi/corprof.h>
 #include <clrie/abi/instrumentation.h>
 #include <clrie/abi/metadata.h>
+#include <clrie/plugin.h>
 
-#define EXPORT __attribute__((visibility("default")))
 #define NAME_UNITS 1024 /* longest type or method name read from metadata */
-
-/* Objects alive in this module plus server locks: while nonzero, DllCanUnloadNow says no. */
-static atomic_long live_objects;
 
 /* A method to trace and the user strings of its two lines. */
 struct traced_method {
@@ -74,65 +71,12 @@ struct tracer {
     struct module_plan *plans;
 };
 
-struct factory {
-    IClassFactory iface;
-    atomic_ulong refs;
-};
-
 /* ---- text, logging and settings ------------------------------------------------------------ */
 
-/* UTF-16 to UTF-8 (new string; unpaired surrogates become U+FFFD). */
-static char *utf8_of(const WCHAR *text)
-{
-    size_t len = 0;
-    while (text && text[len])
-        len++;
-    char *out = malloc(len * 3 + 1);
-    if (!out)
-        return NULL;
-    size_t n = 0;
-    for (size_t i = 0; i < len; i++) {
-        uint32_t c = text[i];
-        if (c >= 0xD800 && c <= 0xDBFF && i + 1 < len && text[i + 1] >= 0xDC00 &&
-            text[i + 1] <= 0xDFFF) {
-            c = 0x10000 + ((c - 0xD800) << 10) + (text[++i] - 0xDC00u);
-        } else if (c >= 0xD800 && c <= 0xDFFF) {
-            c = 0xFFFD;
-        }
-        if (c < 0x80) {
-            out[n++] = (char)c;
-        } else if (c < 0x800) {
-            out[n++] = (char)(0xC0 | (c >> 6));
-            out[n++] = (char)(0x80 | (c & 0x3F));
-        } else if (c < 0x10000) {
-            out[n++] = (char)(0xE0 | (c >> 12));
-            out[n++] = (char)(0x80 | ((c >> 6) & 0x3F));
-            out[n++] = (char)(0x80 | (c & 0x3F));
-        } else {
-            out[n++] = (char)(0xF0 | (c >> 18));
-            out[n++] = (char)(0x80 | ((c >> 12) & 0x3F));
-            out[n++] = (char)(0x80 | ((c >> 6) & 0x3F));
-            out[n++] = (char)(0x80 | (c & 0x3F));
-        }
-    }
-    out[n] = '\0';
-    return out;
-}
-
-static void free_string(struct tracer *s, BSTR text)
-{
-    if (text && s->strings)
-        s->strings->lpVtbl->FreeString(s->strings, text);
-}
-
-/* An engine BSTR as UTF-8 (new string), freeing the BSTR. `text` is passed by address so
- * that `take_string(s, x->GetName(x, &text), &text)` reads it after the call filled it. */
+/* An engine BSTR as UTF-8 (new string), freeing the BSTR. */
 static char *take_string(struct tracer *s, HRESULT hr, BSTR *text)
 {
-    char *utf8 = SUCCEEDED(hr) && *text ? utf8_of(*text) : NULL;
-    free_string(s, *text);
-    *text = NULL;
-    return utf8;
+    return clrie_plugin_take_utf8(s->strings, hr, text);
 }
 
 static void log_line(struct tracer *s, bool error, const char *format, ...)
@@ -146,23 +90,12 @@ static void log_line(struct tracer *s, bool error, const char *format, ...)
     int len = snprintf(text, sizeof text, "tracer: ");
     vsnprintf(text + len, sizeof text - (size_t)len, format, ap);
     va_end(ap);
-    if (!s->logging) {
-        fprintf(stderr, "%s\n", text);
-        return;
-    }
-    WCHAR wide[1024];
-    size_t i = 0;
-    for (; text[i] && i + 1 < sizeof wide / sizeof wide[0]; i++)
-        wide[i] = (WCHAR)(unsigned char)text[i]; /* bytes past ASCII show as Latin-1 */
-    wide[i] = 0;
-    if (error)
-        s->logging->lpVtbl->LogError(s->logging, wide);
-    else
-        s->logging->lpVtbl->LogMessage(s->logging, wide);
+    clrie_plugin_log(s->logging, error, text);
 }
 
-static void apply_setting(struct tracer *s, const char *name, const char *value)
+static void apply_setting(void *data, const char *name, const char *value)
 {
+    struct tracer *s = data;
     if (strcasecmp(name, "Pattern") != 0) {
         log_line(s, true, "unknown setting '%s' ignored", name);
         return;
@@ -186,93 +119,13 @@ static void apply_setting(struct tracer *s, const char *name, const char *value)
 /* The <Settings> of this plugin's config entry, through CLRIE's attach context. */
 static void read_settings(struct tracer *s, IProfilerManager *manager)
 {
-    IInstrumentationMethodAttachContext *context = NULL;
-    IEnumInstrumentationMethodSettings *settings = NULL;
-    if (FAILED(manager->lpVtbl->QueryInterface(manager, &IID_IInstrumentationMethodAttachContext,
-                                               (void **)&context)) ||
-        FAILED(context->lpVtbl->EnumSettings(context, &settings))) {
+    if (clrie_plugin_settings_each(manager, apply_setting, s) == -ENOSYS)
         log_line(s, true,
                  "the engine hands out no settings (no "
                  "IInstrumentationMethodAttachContext); nothing will be instrumented");
-        goto out;
-    }
-    IInstrumentationMethodSetting *setting = NULL;
-    ULONG fetched = 0;
-    while (settings->lpVtbl->Next(settings, 1, &setting, &fetched) == S_OK && fetched == 1) {
-        BSTR name = NULL, value = NULL;
-        char *n = take_string(s, setting->lpVtbl->GetName(setting, &name), &name);
-        char *v = take_string(s, setting->lpVtbl->GetValue(setting, &value), &value);
-        if (n && v)
-            apply_setting(s, n, v);
-        free(n);
-        free(v);
-        setting->lpVtbl->Release(setting);
-    }
-out:
-    if (settings)
-        settings->lpVtbl->Release(settings);
-    if (context)
-        context->lpVtbl->Release(context);
-}
-
-/* ---- COM helpers --------------------------------------------------------------------------- */
-
-static void release(void *unknown)
-{
-    if (unknown)
-        ((IUnknown *)unknown)->lpVtbl->Release((IUnknown *)unknown);
-}
-
-static size_t wlen(const WCHAR *text)
-{
-    size_t n = 0;
-    while (text[n])
-        n++;
-    return n;
-}
-
-/* Appends ASCII or UTF-16 text to a 0-terminated UTF-16 buffer of `capacity` units. */
-static void wappend_ascii(WCHAR *out, size_t capacity, const char *text)
-{
-    size_t n = wlen(out);
-    while (*text && n + 1 < capacity)
-        out[n++] = (WCHAR)*text++;
-    out[n] = 0;
-}
-
-static void wappend(WCHAR *out, size_t capacity, const WCHAR *text)
-{
-    size_t n = wlen(out);
-    while (*text && n + 1 < capacity)
-        out[n++] = *text++;
-    out[n] = 0;
 }
 
 /* ---- metadata: which methods, and the references the new IL names ---------------------------- */
-
-/* `Namespace.Type` of a TypeDef, nested types as `Outer+Inner`. */
-static HRESULT type_name(IMetaDataImport *import, mdTypeDef type, WCHAR *out, size_t capacity,
-                         int depth)
-{
-    WCHAR name[NAME_UNITS];
-    ULONG len = 0;
-    DWORD flags = 0;
-    mdToken extends = mdTokenNil;
-    HRESULT hr =
-        import->lpVtbl->GetTypeDefProps(import, type, name, NAME_UNITS, &len, &flags, &extends);
-    if (FAILED(hr))
-        return hr;
-    name[NAME_UNITS - 1] = 0;
-    out[0] = 0;
-    mdTypeDef enclosing = mdTokenNil;
-    if (depth < 16 && SUCCEEDED(import->lpVtbl->GetNestedClassProps(import, type, &enclosing)) &&
-        enclosing != mdTokenNil) {
-        if (SUCCEEDED(type_name(import, enclosing, out, capacity, depth + 1)))
-            wappend_ascii(out, capacity, "+");
-    }
-    wappend(out, capacity, name);
-    return S_OK;
-}
 
 static bool name_selected(struct tracer *s, const char *name)
 {
@@ -293,82 +146,57 @@ static int by_token(const void *a, const void *b)
 static HRESULT define_lines(IMetaDataEmit *emit, const WCHAR *name, struct traced_method *m)
 {
     WCHAR line[2 * NAME_UNITS + 16] = {0};
-    wappend_ascii(line, sizeof line / sizeof line[0], "enter ");
-    wappend(line, sizeof line / sizeof line[0], name);
-    HRESULT hr = emit->lpVtbl->DefineUserString(emit, line, (ULONG)wlen(line), &m->enter);
+    clrie_plugin_wcs_append_utf8(line, sizeof line / sizeof line[0], "enter ");
+    clrie_plugin_wcs_append(line, sizeof line / sizeof line[0], name);
+    HRESULT hr =
+        emit->lpVtbl->DefineUserString(emit, line, (ULONG)clrie_plugin_wcs_len(line), &m->enter);
     if (FAILED(hr))
         return hr;
     line[0] = 0;
-    wappend_ascii(line, sizeof line / sizeof line[0], "exit ");
-    wappend(line, sizeof line / sizeof line[0], name);
-    return emit->lpVtbl->DefineUserString(emit, line, (ULONG)wlen(line), &m->exit);
+    clrie_plugin_wcs_append_utf8(line, sizeof line / sizeof line[0], "exit ");
+    clrie_plugin_wcs_append(line, sizeof line / sizeof line[0], name);
+    return emit->lpVtbl->DefineUserString(emit, line, (ULONG)clrie_plugin_wcs_len(line), &m->exit);
 }
 
-/* Every MethodDef of the module whose name matches, with its two user strings. */
+struct selection {
+    struct tracer *s;
+    IMetaDataEmit *emit;
+    struct module_plan *plan;
+    size_t capacity;
+};
+
+/* A MethodDef whose name matches gets its place in the plan and its user strings. */
+static HRESULT select_method(void *data, mdMethodDef token, const WCHAR *full, ULONG rva)
+{
+    struct selection *sel = data;
+    char *utf8 = clrie_plugin_bstr_to_utf8(full);
+    bool selected = utf8 && name_selected(sel->s, utf8);
+    free(utf8);
+    if (!selected || rva == 0) /* abstract, extern, runtime-implemented */
+        return S_OK;
+    struct module_plan *plan = sel->plan;
+    if (plan->count == sel->capacity) {
+        size_t capacity = sel->capacity ? sel->capacity * 2 : 16;
+        struct traced_method *grown = realloc(plan->methods, capacity * sizeof(*grown));
+        if (!grown)
+            return E_OUTOFMEMORY;
+        plan->methods = grown;
+        sel->capacity = capacity;
+    }
+    struct traced_method *m = &plan->methods[plan->count];
+    m->token = token;
+    HRESULT hr = define_lines(sel->emit, full, m);
+    if (SUCCEEDED(hr))
+        plan->count++;
+    return hr;
+}
+
+/* Every MethodDef of the module whose name matches, sorted by token. */
 static HRESULT select_methods(struct tracer *s, IMetaDataImport *import, IMetaDataEmit *emit,
                               struct module_plan *plan)
 {
-    HCORENUM types = NULL;
-    mdTypeDef type_tokens[64];
-    ULONG type_count = 0;
-    HRESULT hr = S_OK;
-    size_t capacity = 0;
-    while (SUCCEEDED(hr) &&
-           import->lpVtbl->EnumTypeDefs(import, &types, type_tokens, 64, &type_count) == S_OK &&
-           type_count > 0) {
-        for (ULONG t = 0; t < type_count && SUCCEEDED(hr); t++) {
-            WCHAR type[NAME_UNITS];
-            if (FAILED(type_name(import, type_tokens[t], type, NAME_UNITS, 0)))
-                continue;
-            HCORENUM methods = NULL;
-            mdMethodDef method_tokens[64];
-            ULONG method_count = 0;
-            while (SUCCEEDED(hr) &&
-                   import->lpVtbl->EnumMethods(import, &methods, type_tokens[t], method_tokens, 64,
-                                               &method_count) == S_OK &&
-                   method_count > 0) {
-                for (ULONG m = 0; m < method_count && SUCCEEDED(hr); m++) {
-                    WCHAR method[NAME_UNITS];
-                    ULONG len = 0;
-                    mdTypeDef owner;
-                    DWORD attributes, impl;
-                    PCCOR_SIGNATURE sig;
-                    ULONG sig_len, rva;
-                    if (FAILED(import->lpVtbl->GetMethodProps(import, method_tokens[m], &owner,
-                                                              method, NAME_UNITS, &len, &attributes,
-                                                              &sig, &sig_len, &rva, &impl)))
-                        continue;
-                    method[NAME_UNITS - 1] = 0;
-                    WCHAR full[2 * NAME_UNITS + 4] = {0};
-                    wappend(full, sizeof full / sizeof full[0], type);
-                    wappend_ascii(full, sizeof full / sizeof full[0], "::");
-                    wappend(full, sizeof full / sizeof full[0], method);
-                    char *utf8 = utf8_of(full);
-                    bool selected = utf8 && name_selected(s, utf8);
-                    free(utf8);
-                    if (!selected || rva == 0) /* abstract, extern, runtime-implemented */
-                        continue;
-                    if (plan->count == capacity) {
-                        capacity = capacity ? capacity * 2 : 16;
-                        struct traced_method *grown =
-                            realloc(plan->methods, capacity * sizeof(*grown));
-                        if (!grown) {
-                            hr = E_OUTOFMEMORY;
-                            break;
-                        }
-                        plan->methods = grown;
-                    }
-                    struct traced_method *traced = &plan->methods[plan->count];
-                    traced->token = method_tokens[m];
-                    hr = define_lines(emit, full, traced);
-                    if (SUCCEEDED(hr))
-                        plan->count++;
-                }
-            }
-            import->lpVtbl->CloseEnum(import, methods);
-        }
-    }
-    import->lpVtbl->CloseEnum(import, types);
+    struct selection sel = {s, emit, plan, 0};
+    HRESULT hr = clrie_plugin_method_defs_each(import, select_method, &sel);
     if (plan->count)
         qsort(plan->methods, plan->count, sizeof(plan->methods[0]), by_token);
     return hr;
@@ -400,7 +228,7 @@ static mdAssemblyRef find_assembly_ref(IMetaDataAssemblyImport *assemblies, cons
                                                                &hash_len, &flags)))
                 continue;
             text[NAME_UNITS - 1] = 0;
-            char *utf8 = utf8_of(text);
+            char *utf8 = clrie_plugin_bstr_to_utf8(text);
             if (utf8 && strcmp(utf8, name) == 0) {
                 found = refs[i];
                 if (version)
@@ -452,13 +280,13 @@ static HRESULT plan_module(struct tracer *s, IModuleInfo *module, struct module_
     HRESULT hr = module->lpVtbl->GetMetaDataImport(module, &unknown);
     if (SUCCEEDED(hr))
         hr = unknown->lpVtbl->QueryInterface(unknown, &IID_IMetaDataImport, (void **)&import);
-    release(unknown);
+    clrie_plugin_release(unknown);
     unknown = NULL;
     if (SUCCEEDED(hr))
         hr = module->lpVtbl->GetMetaDataEmit(module, &unknown);
     if (SUCCEEDED(hr))
         hr = unknown->lpVtbl->QueryInterface(unknown, &IID_IMetaDataEmit, (void **)&emit);
-    release(unknown);
+    clrie_plugin_release(unknown);
     unknown = NULL;
     if (SUCCEEDED(hr))
         hr = select_methods(s, import, emit, plan);
@@ -467,21 +295,21 @@ static HRESULT plan_module(struct tracer *s, IModuleInfo *module, struct module_
         if (SUCCEEDED(hr))
             hr = unknown->lpVtbl->QueryInterface(unknown, &IID_IMetaDataAssemblyImport,
                                                  (void **)&assemblies);
-        release(unknown);
+        clrie_plugin_release(unknown);
         unknown = NULL;
         if (SUCCEEDED(hr))
             hr = module->lpVtbl->GetMetaDataAssemblyEmit(module, &unknown);
         if (SUCCEEDED(hr))
             hr = unknown->lpVtbl->QueryInterface(unknown, &IID_IMetaDataAssemblyEmit,
                                                  (void **)&assembly_emit);
-        release(unknown);
+        clrie_plugin_release(unknown);
         if (SUCCEEDED(hr))
             hr = define_write_line(emit, assemblies, assembly_emit, &plan->write_line);
     }
-    release(assembly_emit);
-    release(assemblies);
-    release(emit);
-    release(import);
+    clrie_plugin_release(assembly_emit);
+    clrie_plugin_release(assemblies);
+    clrie_plugin_release(emit);
+    clrie_plugin_release(import);
     return hr;
 }
 
@@ -496,7 +324,7 @@ static const struct traced_method *find_method(struct tracer *s, IMethodInfo *me
     if (FAILED(method->lpVtbl->GetModuleInfo(method, &module)) || !module)
         return NULL;
     HRESULT hr = module->lpVtbl->GetModuleID(module, &id);
-    release(module);
+    clrie_plugin_release(module);
     if (FAILED(hr) || FAILED(method->lpVtbl->GetMethodToken(method, &token)))
         return NULL;
     const struct traced_method *found = NULL;
@@ -515,56 +343,12 @@ static const struct traced_method *find_method(struct tracer *s, IMethodInfo *me
 
 /* ---- the rewrite --------------------------------------------------------------------------- */
 
-static ILOrdinalOpcode opcode_of(IInstruction *instruction)
-{
-    ILOrdinalOpcode op = Cee_Invalid;
-    if (!instruction || FAILED(instruction->lpVtbl->GetOpCode(instruction, &op)))
-        return Cee_Invalid;
-    return op;
-}
-
 /* Where the exit line goes: single-ret's shared exit, else the last `ret` that does not end a
  * tail call (NULL for a method that only throws). Returned AddRef'd. */
 static IInstruction *exit_of(IInstructionGraph *graph, ISingleRetDefaultInstrumentation *single)
 {
-    ISingleRetDefaultInstrumentation2 *single2 = NULL;
-    IInstruction *exit = NULL;
-    if (SUCCEEDED(single->lpVtbl->QueryInterface(single, &IID_ISingleRetDefaultInstrumentation2,
-                                                 (void **)&single2))) {
-        if (FAILED(single2->lpVtbl->GetBranchTargetInstruction(single2, &exit)))
-            exit = NULL;
-        release(single2);
-    }
-    if (exit)
-        return exit;
-    IInstruction *at = NULL;
-    if (FAILED(graph->lpVtbl->GetLastInstruction(graph, &at)))
-        return NULL;
-    while (at) {
-        IInstruction *previous = NULL;
-        if (FAILED(at->lpVtbl->GetPreviousInstruction(at, &previous)))
-            previous = NULL;
-        if (opcode_of(at) == Cee_Ret) {
-            /* `tail. call X; [pop;] ret` must stay as it is */
-            IInstruction *p = previous, *pp = NULL, *ppp = NULL;
-            if (p && opcode_of(p) == Cee_Pop)
-                p->lpVtbl->GetPreviousInstruction(p, &pp);
-            else if (p)
-                p->lpVtbl->AddRef(p), pp = p;
-            if (pp)
-                pp->lpVtbl->GetPreviousInstruction(pp, &ppp);
-            bool tail = ppp && opcode_of(ppp) == Cee_Tailcall;
-            release(ppp);
-            release(pp);
-            if (!tail) {
-                release(previous);
-                return at;
-            }
-        }
-        release(at);
-        at = previous;
-    }
-    return NULL;
+    IInstruction *exit = clrie_plugin_single_ret_exit(single);
+    return exit ? exit : clrie_plugin_last_plain_ret(graph);
 }
 
 /* `ldstr line; call WriteLine`, placed before `where`. */
@@ -581,8 +365,8 @@ static HRESULT print_before(IInstructionGraph *graph, IInstructionFactory *facto
                       : graph->lpVtbl->InsertBefore(graph, where, load);
     if (SUCCEEDED(hr))
         hr = graph->lpVtbl->InsertAfter(graph, load, call);
-    release(call);
-    release(load);
+    clrie_plugin_release(call);
+    clrie_plugin_release(load);
     return hr;
 }
 
@@ -611,11 +395,11 @@ static HRESULT rewrite(IMethodInfo *method, const struct traced_method *traced,
     /* Exit: before the shared exit, retargeted, so every return passes through it. */
     if (SUCCEEDED(hr) && (exit = exit_of(graph, single)))
         hr = print_before(graph, factory, exit, traced->exit, write_line, true);
-    release(exit);
-    release(first);
-    release(single);
-    release(factory);
-    release(graph);
+    clrie_plugin_release(exit);
+    clrie_plugin_release(first);
+    clrie_plugin_release(single);
+    clrie_plugin_release(factory);
+    clrie_plugin_release(graph);
     return hr;
 }
 
@@ -628,8 +412,8 @@ static struct tracer *from_method(IInstrumentationMethod *iface)
 
 static void tracer_free(struct tracer *s)
 {
-    release(s->logging);
-    release(s->strings);
+    clrie_plugin_release(s->logging);
+    clrie_plugin_release(s->strings);
     for (size_t i = 0; i < s->pattern_count; i++)
         free(s->patterns[i]);
     free(s->patterns);
@@ -641,7 +425,7 @@ static void tracer_free(struct tracer *s)
     }
     pthread_mutex_destroy(&s->lock);
     free(s);
-    atomic_fetch_sub(&live_objects, 1);
+    clrie_plugin_module_unref();
 }
 
 static HRESULT im_QueryInterface(IInstrumentationMethod *This, REFIID riid, void **ppv)
@@ -683,32 +467,6 @@ static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *man
     if (s->pattern_count == 0)
         log_line(s, true, "no Pattern setting: nothing will be traced");
     return S_OK;
-}
-
-static HRESULT im_ignore_info(IInstrumentationMethod *This, void *info)
-{
-    (void)This, (void)info;
-    return S_OK;
-}
-
-static HRESULT im_OnAppDomainCreated(IInstrumentationMethod *This, IAppDomainInfo *info)
-{
-    return im_ignore_info(This, info);
-}
-
-static HRESULT im_OnAppDomainShutdown(IInstrumentationMethod *This, IAppDomainInfo *info)
-{
-    return im_ignore_info(This, info);
-}
-
-static HRESULT im_OnAssemblyLoaded(IInstrumentationMethod *This, IAssemblyInfo *info)
-{
-    return im_ignore_info(This, info);
-}
-
-static HRESULT im_OnAssemblyUnloaded(IInstrumentationMethod *This, IAssemblyInfo *info)
-{
-    return im_ignore_info(This, info);
 }
 
 /* Whether the module is the app's: not one of the shared framework's, which the runtime loads
@@ -769,17 +527,6 @@ static HRESULT im_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *modu
     return S_OK;
 }
 
-static HRESULT im_OnModuleUnloaded(IInstrumentationMethod *This, IModuleInfo *info)
-{
-    return im_ignore_info(This, info); /* a ModuleID may come back: plans are per ID, kept */
-}
-
-static HRESULT im_OnShutdown(IInstrumentationMethod *This)
-{
-    (void)This;
-    return S_OK;
-}
-
 static HRESULT im_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *method,
                                          BOOL isRejit, BOOL *pbInstrument)
 {
@@ -787,13 +534,6 @@ static HRESULT im_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodIn
     if (!pbInstrument)
         return E_POINTER;
     *pbInstrument = method && find_method(from_method(This), method, NULL) != NULL;
-    return S_OK;
-}
-
-static HRESULT im_BeforeInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *method,
-                                         BOOL isRejit)
-{
-    (void)This, (void)method, (void)isRejit;
     return S_OK;
 }
 
@@ -815,13 +555,6 @@ static HRESULT im_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *me
     return hr;
 }
 
-static HRESULT im_OnInstrumentationComplete(IInstrumentationMethod *This, IMethodInfo *method,
-                                            BOOL isRejit)
-{
-    (void)This, (void)method, (void)isRejit;
-    return S_OK;
-}
-
 static HRESULT im_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *inlinee,
                                   IMethodInfo *caller, BOOL *pbAllowInline)
 {
@@ -838,17 +571,14 @@ static const struct IInstrumentationMethodVtbl method_vtbl = {
     .AddRef = im_AddRef,
     .Release = im_Release,
     .Initialize = im_Initialize,
-    .OnAppDomainCreated = im_OnAppDomainCreated,
-    .OnAppDomainShutdown = im_OnAppDomainShutdown,
-    .OnAssemblyLoaded = im_OnAssemblyLoaded,
-    .OnAssemblyUnloaded = im_OnAssemblyUnloaded,
+    CLRIE_PLUGIN_IGNORE_DOMAIN_AND_ASSEMBLY_EVENTS,
     .OnModuleLoaded = im_OnModuleLoaded,
-    .OnModuleUnloaded = im_OnModuleUnloaded,
-    .OnShutdown = im_OnShutdown,
+    .OnModuleUnloaded = clrie_plugin_ignore_module, /* a ModuleID may come back: plans are kept */
+    .OnShutdown = clrie_plugin_ignore_shutdown,
     .ShouldInstrumentMethod = im_ShouldInstrumentMethod,
-    .BeforeInstrumentMethod = im_BeforeInstrumentMethod,
+    .BeforeInstrumentMethod = clrie_plugin_ignore_method,
     .InstrumentMethod = im_InstrumentMethod,
-    .OnInstrumentationComplete = im_OnInstrumentationComplete,
+    .OnInstrumentationComplete = clrie_plugin_ignore_method,
     .AllowInlineSite = im_AllowInlineSite,
 };
 
@@ -860,56 +590,14 @@ static struct tracer *tracer_new(void)
     s->method.lpVtbl = &method_vtbl;
     atomic_init(&s->refs, 1);
     pthread_mutex_init(&s->lock, NULL);
-    atomic_fetch_add(&live_objects, 1);
+    clrie_plugin_module_ref();
     return s;
 }
 
-/* ---- the class factory and exports ------------------------------------------------------------
- */
-
-static struct factory *from_factory(IClassFactory *iface)
+/* Any class ID: each config entry naming this module is an instance with its own settings. */
+static HRESULT create_instance(const CLSID *clsid, REFIID riid, void **out)
 {
-    return CLRIE_CONTAINER_OF(iface, struct factory, iface);
-}
-
-static HRESULT cf_QueryInterface(IClassFactory *This, REFIID riid, void **out)
-{
-    if (!out)
-        return E_POINTER;
-    *out = NULL;
-    if (!riid)
-        return E_INVALIDARG;
-    if (!IsEqualIID(riid, &IID_IUnknown) && !IsEqualIID(riid, &IID_IClassFactory))
-        return E_NOINTERFACE;
-    atomic_fetch_add(&from_factory(This)->refs, 1);
-    *out = This;
-    return S_OK;
-}
-
-static ULONG cf_AddRef(IClassFactory *This)
-{
-    return (ULONG)(atomic_fetch_add(&from_factory(This)->refs, 1) + 1);
-}
-
-static ULONG cf_Release(IClassFactory *This)
-{
-    struct factory *factory = from_factory(This);
-    unsigned long left = atomic_fetch_sub(&factory->refs, 1) - 1;
-    if (left == 0) {
-        free(factory);
-        atomic_fetch_sub(&live_objects, 1);
-    }
-    return (ULONG)left;
-}
-
-static HRESULT cf_CreateInstance(IClassFactory *This, IUnknown *outer, REFIID riid, void **out)
-{
-    (void)This;
-    if (!out)
-        return E_POINTER;
-    *out = NULL;
-    if (outer)
-        return CLASS_E_NOAGGREGATION;
+    (void)clsid;
     struct tracer *s = tracer_new();
     if (!s)
         return E_OUTOFMEMORY;
@@ -918,44 +606,4 @@ static HRESULT cf_CreateInstance(IClassFactory *This, IUnknown *outer, REFIID ri
     return hr;
 }
 
-static HRESULT cf_LockServer(IClassFactory *This, BOOL lock)
-{
-    (void)This;
-    atomic_fetch_add(&live_objects, lock ? 1 : -1);
-    return S_OK;
-}
-
-static const struct IClassFactoryVtbl factory_vtbl = {
-    .QueryInterface = cf_QueryInterface,
-    .AddRef = cf_AddRef,
-    .Release = cf_Release,
-    .CreateInstance = cf_CreateInstance,
-    .LockServer = cf_LockServer,
-};
-
-EXPORT HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv);
-EXPORT HRESULT DllCanUnloadNow(void);
-
-/* Any class ID: each config entry naming this module is an instance with its own settings. */
-HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv)
-{
-    if (!ppv)
-        return E_POINTER;
-    *ppv = NULL;
-    if (!rclsid || !riid)
-        return E_INVALIDARG;
-    struct factory *factory = calloc(1, sizeof(*factory));
-    if (!factory)
-        return E_OUTOFMEMORY;
-    factory->iface.lpVtbl = &factory_vtbl;
-    atomic_init(&factory->refs, 1);
-    atomic_fetch_add(&live_objects, 1);
-    HRESULT hr = cf_QueryInterface(&factory->iface, riid, ppv);
-    cf_Release(&factory->iface);
-    return hr;
-}
-
-HRESULT DllCanUnloadNow(void)
-{
-    return atomic_load(&live_objects) > 0 ? S_FALSE : S_OK;
-}
+CLRIE_PLUGIN_EXPORT_CLASS_FACTORY(create_instance)

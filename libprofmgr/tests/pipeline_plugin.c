@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "clrie/plugin.h"
 #include "clrie/profmgr.h"
 #include "pipeline_fakes.h"
 
@@ -29,12 +30,11 @@ int pipeline_plugins_live(void)
     return atomic_load(&plugins_live);
 }
 
+/* The engine here is linked in, not a loaded libInstrumentationEngine.so: its strings are
+ * freed directly. */
 static void narrow(BSTR text, char *out, size_t size)
 {
-    size_t n = 0;
-    for (size_t i = 0; text && text[i] && n + 1 < size; i++)
-        out[n++] = text[i] < 0x80 ? (char)text[i] : '?';
-    out[n] = '\0';
+    clrie_plugin_bstr_to_utf8_buf(text, out, size);
     clrie_pm_free_string(text);
 }
 
@@ -64,12 +64,6 @@ static bool is_target(IMethodInfo *mi)
                              : strcmp(name, plugin_cfg.target) == 0;
 }
 
-static void release(void *object)
-{
-    if (object)
-        ((IUnknown *)object)->lpVtbl->Release((IUnknown *)object);
-}
-
 /* ---- the plugin's edits, through the COM interfaces ----------------------------------------- */
 
 struct edit {
@@ -87,8 +81,8 @@ static HRESULT edit_begin(IMethodInfo *mi, struct edit *e)
 
 static void edit_end(struct edit *e)
 {
-    release(e->graph);
-    release(e->factory);
+    clrie_plugin_release(e->graph);
+    clrie_plugin_release(e->factory);
 }
 
 /* Inserts a new instruction of factory's making before (or after) `at`. */
@@ -146,7 +140,7 @@ static HRESULT for_each_ret(struct edit *e, HRESULT (*before)(struct edit *, IIn
         at->lpVtbl->Release(at);
         at = next;
     }
-    release(at);
+    clrie_plugin_release(at);
     return hr;
 }
 
@@ -169,7 +163,7 @@ static HRESULT deep(struct edit *e)
         hr = insert(e, first, false, ldc(e, 0));
     for (int i = 0; i < 9 && SUCCEEDED(hr); i++)
         hr = insert(e, first, false, op(e, Cee_Pop));
-    release(first);
+    clrie_plugin_release(first);
     return hr;
 }
 
@@ -177,7 +171,7 @@ static HRESULT pop_first(struct edit *e)
 {
     IInstruction *first = first_instruction(e);
     HRESULT hr = first ? insert(e, first, false, op(e, Cee_Pop)) : E_FAIL;
-    release(first);
+    clrie_plugin_release(first);
     return hr;
 }
 
@@ -206,11 +200,11 @@ static HRESULT add_local(struct edit *e)
         hr = insert(e, first, false, ldc(e, 5));
     if (SUCCEEDED(hr))
         hr = insert(e, first, false, op(e, Cee_Stloc_0));
-    release(first);
-    release(int32);
-    release(types);
-    release(module);
-    release(locals);
+    clrie_plugin_release(first);
+    clrie_plugin_release(int32);
+    clrie_plugin_release(types);
+    clrie_plugin_release(module);
+    clrie_plugin_release(locals);
     return hr;
 }
 
@@ -229,7 +223,7 @@ static HRESULT nop_instead(struct edit *e, IInstruction *ret)
 {
     IInstruction *nop = op(e, Cee_Nop);
     HRESULT hr = nop ? e->graph->lpVtbl->Replace(e->graph, ret, nop) : E_FAIL;
-    release(nop);
+    clrie_plugin_release(nop);
     return hr;
 }
 
@@ -286,21 +280,21 @@ static HRESULT wrap(struct edit *e)
             if (SUCCEEDED(hr) && made) {
                 hr = e->graph->lpVtbl->Replace(e->graph, at, made);
                 if (last) {
-                    release(try_last);
+                    clrie_plugin_release(try_last);
                     made->lpVtbl->AddRef(made);
                     try_last = made;
                 }
             }
-            release(made);
-            release(target);
-            release(branch);
+            clrie_plugin_release(made);
+            clrie_plugin_release(target);
+            clrie_plugin_release(branch);
         }
         at->lpVtbl->Release(at);
         at = last ? NULL : next;
         if (last)
-            release(next);
+            clrie_plugin_release(next);
     }
-    release(at);
+    clrie_plugin_release(at);
 
     if (SUCCEEDED(hr))
         hr = e->factory->lpVtbl->CreateBranchInstruction(e->factory, Cee_Leave, exit, &leave);
@@ -323,17 +317,17 @@ static HRESULT wrap(struct edit *e)
     if (SUCCEEDED(hr))
         hr = eh->lpVtbl->AddNewExceptionClause(eh, COR_ILEXCEPTION_CLAUSE_FINALLY, first, leave,
                                                call, endfinally, NULL, 0, &clause);
-    release(clause);
-    release(eh);
-    release(endfinally);
-    release(pop);
-    release(call);
-    release(leave);
-    release(try_last);
-    release(first);
-    release(exit);
-    release(sr2);
-    release(sr);
+    clrie_plugin_release(clause);
+    clrie_plugin_release(eh);
+    clrie_plugin_release(endfinally);
+    clrie_plugin_release(pop);
+    clrie_plugin_release(call);
+    clrie_plugin_release(leave);
+    clrie_plugin_release(try_last);
+    clrie_plugin_release(first);
+    clrie_plugin_release(exit);
+    clrie_plugin_release(sr2);
+    clrie_plugin_release(sr);
     return hr;
 }
 
@@ -392,23 +386,23 @@ static HRESULT hostile(struct edit *e)
     if (SUCCEEDED(e->mi->lpVtbl->GetExceptionSection(e->mi, &eh))) {
         note_hostile(eh->lpVtbl->AddNewExceptionClause(eh, COR_ILEXCEPTION_CLAUSE_FINALLY, NULL,
                                                        NULL, NULL, NULL, NULL, 0, &clause));
-        release(clause);
+        clrie_plugin_release(clause);
         clause = NULL;
         note_hostile(eh->lpVtbl->AddNewExceptionClause(eh, COR_ILEXCEPTION_CLAUSE_FINALLY, foreign,
                                                        first, first, first, NULL, 0, &clause));
-        release(clause);
+        clrie_plugin_release(clause);
         note_hostile(eh->lpVtbl->AddExceptionClause(eh, NULL));
     }
     if (SUCCEEDED(e->mi->lpVtbl->GetSingleRetDefaultInstrumentation(e->mi, &sr))) {
         note_hostile(sr->lpVtbl->Initialize(sr, NULL));
         note_hostile(sr->lpVtbl->ApplySingleRetDefaultInstrumentation(sr)); /* not initialised */
     }
-    release(sr);
-    release(eh);
-    release(locals);
-    release(branch);
-    release(fresh);
-    release(first);
+    clrie_plugin_release(sr);
+    clrie_plugin_release(eh);
+    clrie_plugin_release(locals);
+    clrie_plugin_release(branch);
+    clrie_plugin_release(fresh);
+    clrie_plugin_release(first);
     return S_OK;
 }
 
@@ -422,7 +416,7 @@ static HRESULT create_baseline(IMethodInfo *mi)
     HRESULT hr = mi->lpVtbl->GetInstructions(mi, &graph);
     if (SUCCEEDED(hr))
         hr = graph->lpVtbl->CreateBaseline(graph, code, code + sizeof(code), 1, map, 1, points);
-    release(graph);
+    clrie_plugin_release(graph);
     return hr;
 }
 
@@ -567,21 +561,10 @@ static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *man
         hr = unknown->lpVtbl->QueryInterface(unknown, &IID_ICorProfilerInfo, (void **)&info);
     if (SUCCEEDED(hr))
         hr = info->lpVtbl->SetEventMask(info, COR_PRF_MONITOR_EXCEPTIONS);
-    release(info);
-    release(unknown);
+    clrie_plugin_release(info);
+    clrie_plugin_release(unknown);
     return hr;
 }
-
-#define IGNORED_EVENT(name, type)                                                                  \
-    static HRESULT im_##name(IInstrumentationMethod *This, type *object)                           \
-    {                                                                                              \
-        return S_OK;                                                                               \
-    }
-IGNORED_EVENT(OnAppDomainCreated, IAppDomainInfo)
-IGNORED_EVENT(OnAppDomainShutdown, IAppDomainInfo)
-IGNORED_EVENT(OnAssemblyLoaded, IAssemblyInfo)
-IGNORED_EVENT(OnAssemblyUnloaded, IAssemblyInfo)
-IGNORED_EVENT(OnModuleUnloaded, IModuleInfo)
 
 static HRESULT im_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *module)
 {
@@ -595,11 +578,6 @@ static HRESULT im_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *modu
         }
         pthread_mutex_unlock(&plugin_cfg.lock);
     }
-    return S_OK;
-}
-
-static HRESULT im_OnShutdown(IInstrumentationMethod *This)
-{
     return S_OK;
 }
 
@@ -685,13 +663,10 @@ static const struct IInstrumentationMethodVtbl plugin_vtbl = {
     .AddRef = im_AddRef,
     .Release = im_Release,
     .Initialize = im_Initialize,
-    .OnAppDomainCreated = im_OnAppDomainCreated,
-    .OnAppDomainShutdown = im_OnAppDomainShutdown,
-    .OnAssemblyLoaded = im_OnAssemblyLoaded,
-    .OnAssemblyUnloaded = im_OnAssemblyUnloaded,
+    CLRIE_PLUGIN_IGNORE_DOMAIN_AND_ASSEMBLY_EVENTS,
     .OnModuleLoaded = im_OnModuleLoaded,
-    .OnModuleUnloaded = im_OnModuleUnloaded,
-    .OnShutdown = im_OnShutdown,
+    .OnModuleUnloaded = clrie_plugin_ignore_module,
+    .OnShutdown = clrie_plugin_ignore_shutdown,
     .ShouldInstrumentMethod = im_ShouldInstrumentMethod,
     .BeforeInstrumentMethod = im_BeforeInstrumentMethod,
     .InstrumentMethod = im_InstrumentMethod,
@@ -754,7 +729,7 @@ static HRESULT seen_exception(IMethodInfo *mi)
 {
     IInstructionGraph *graph = NULL;
     plugin_cfg.info_only_il = mi->lpVtbl->GetInstructions(mi, &graph);
-    release(graph);
+    clrie_plugin_release(graph);
     pthread_mutex_lock(&plugin_cfg.lock);
     if (plugin_cfg.exception_count < MAX_SEEN)
         pipeline_plugin_full_name(mi, plugin_cfg.exception_names[plugin_cfg.exception_count++], 64);
@@ -803,23 +778,7 @@ static const struct IInstrumentationMethodExceptionEventsVtbl exception_vtbl = {
 
 /* ---- its class factory, reached from the shim's DllGetClassObject ---------------------------- */
 
-struct factory {
-    IClassFactory iface;
-    bool second;
-};
-
-static HRESULT cf_QueryInterface(IClassFactory *This, REFIID riid, void **ppv)
-{
-    *ppv = IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IClassFactory) ? This : NULL;
-    return *ppv ? S_OK : E_NOINTERFACE;
-}
-
-static ULONG cf_ref(IClassFactory *This)
-{
-    return 1;
-}
-
-static HRESULT cf_CreateInstance(IClassFactory *This, IUnknown *outer, REFIID riid, void **ppv)
+static HRESULT create_instance(const CLSID *clsid, REFIID riid, void **ppv)
 {
     struct plugin *p = calloc(1, sizeof(*p));
     if (!p)
@@ -827,7 +786,7 @@ static HRESULT cf_CreateInstance(IClassFactory *This, IUnknown *outer, REFIID ri
     p->iface.lpVtbl = &plugin_vtbl;
     p->jit.lpVtbl = &jit_vtbl;
     p->exceptions.lpVtbl = &exception_vtbl;
-    p->second = CLRIE_CONTAINER_OF(This, struct factory, iface)->second;
+    p->second = IsEqualIID(clsid, &second_plugin_clsid);
     atomic_init(&p->refs, 1);
     atomic_fetch_add(&plugins_live, 1);
     HRESULT hr = plugin_query(p, riid, ppv);
@@ -835,29 +794,13 @@ static HRESULT cf_CreateInstance(IClassFactory *This, IUnknown *outer, REFIID ri
     return hr;
 }
 
-static HRESULT cf_LockServer(IClassFactory *This, BOOL lock)
-{
-    return S_OK;
-}
-
-static const struct IClassFactoryVtbl factory_vtbl = {
-    .QueryInterface = cf_QueryInterface,
-    .AddRef = cf_ref,
-    .Release = cf_ref,
-    .CreateInstance = cf_CreateInstance,
-    .LockServer = cf_LockServer,
-};
-static struct factory first_factory = {{&factory_vtbl}, false};
-static struct factory second_factory = {{&factory_vtbl}, true};
-
 __attribute__((visibility("default"))) HRESULT
 pipeline_test_get_class_object(REFCLSID clsid, REFIID iid, void **out);
 HRESULT pipeline_test_get_class_object(REFCLSID clsid, REFIID iid, void **out)
 {
-    if (IsEqualIID(clsid, &plugin_clsid))
-        return cf_QueryInterface(&first_factory.iface, iid, out);
-    if (IsEqualIID(clsid, &second_plugin_clsid))
-        return cf_QueryInterface(&second_factory.iface, iid, out);
-    *out = NULL;
-    return CLASS_E_CLASSNOTAVAILABLE;
+    if (!IsEqualIID(clsid, &plugin_clsid) && !IsEqualIID(clsid, &second_plugin_clsid)) {
+        *out = NULL;
+        return CLASS_E_CLASSNOTAVAILABLE;
+    }
+    return clrie_plugin_factory_get(create_instance, clsid, iid, out);
 }

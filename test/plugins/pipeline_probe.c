@@ -36,10 +36,9 @@
  *
  * Only the ABI headers are used, as by any third-party plugin. */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* RTLD_NOLOAD */
+#define _GNU_SOURCE /* RTLD_NOLOAD, in clrie/plugin.h */
 #endif
 
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -51,8 +50,7 @@
 #include <unistd.h>
 
 #include "clrie/abi/instrumentation.h"
-
-#define EXPORT __attribute__((visibility("default")))
+#include "clrie/plugin.h"
 
 struct probe {
     IInstrumentationMethod iface;
@@ -96,43 +94,12 @@ static void record(struct probe *p, const char *fmt, ...)
         return; /* a test log: nothing better to do */
 }
 
-/* The BSTR's ASCII text, for names. */
-static void narrow(BSTR text, char *out, size_t size)
-{
-    size_t n = 0;
-    for (size_t i = 0; text && text[i] && n + 1 < size; i++)
-        out[n++] = text[i] >= 0x20 && text[i] < 0x7F ? (char)text[i] : '?';
-    out[n] = '\0';
-}
-
-static void free_bstr(BSTR text)
-{
-    /* The engine's strings are freed through its own export, as CLRIE plugins do. */
-    static void (*free_string)(BSTR);
-    if (!free_string) {
-        void *engine = dlopen("libInstrumentationEngine.so", RTLD_NOW | RTLD_NOLOAD);
-        if (engine) {
-            void *fn = dlsym(engine, "InstrumentationEngineFreeString");
-            memcpy(&free_string, &fn, sizeof fn);
-            dlclose(engine); /* NOLOAD took a reference; the engine stays loaded */
-        }
-    }
-    if (free_string && text)
-        free_string(text);
-}
-
+/* The method's name and full name, freed through the engine's export as CLRIE plugins do. */
 static void method_names(IMethodInfo *mi, char *name, size_t name_size, char *full,
                          size_t full_size)
 {
-    BSTR text = NULL;
-    name[0] = full[0] = '\0';
-    if (SUCCEEDED(mi->lpVtbl->GetName(mi, &text)))
-        narrow(text, name, name_size);
-    free_bstr(text);
-    text = NULL;
-    if (SUCCEEDED(mi->lpVtbl->GetFullName(mi, &text)))
-        narrow(text, full, full_size);
-    free_bstr(text);
+    clrie_plugin_method_name(mi, NULL, name, name_size);
+    clrie_plugin_method_full_name(mi, NULL, full, full_size);
 }
 
 static bool is_program(const char *full)
@@ -171,6 +138,7 @@ static ULONG release(struct probe *p)
             p->rejitted_module->lpVtbl->Release(p->rejitted_module);
         pthread_mutex_destroy(&p->lock);
         free(p);
+        clrie_plugin_module_unref();
     }
     return (ULONG)left;
 }
@@ -220,23 +188,6 @@ static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *pPr
             free(block);
         }
     }
-    return S_OK;
-}
-
-#define IGNORED_EVENT(name, type)                                                                  \
-    static HRESULT im_##name(IInstrumentationMethod *This, type *object)                           \
-    {                                                                                              \
-        return S_OK;                                                                               \
-    }
-IGNORED_EVENT(OnAppDomainCreated, IAppDomainInfo)
-IGNORED_EVENT(OnAppDomainShutdown, IAppDomainInfo)
-IGNORED_EVENT(OnAssemblyLoaded, IAssemblyInfo)
-IGNORED_EVENT(OnAssemblyUnloaded, IAssemblyInfo)
-IGNORED_EVENT(OnModuleLoaded, IModuleInfo)
-IGNORED_EVENT(OnModuleUnloaded, IModuleInfo)
-
-static HRESULT im_OnShutdown(IInstrumentationMethod *This)
-{
     return S_OK;
 }
 
@@ -404,13 +355,10 @@ static const struct IInstrumentationMethodVtbl method_vtbl = {
     .AddRef = im_AddRef,
     .Release = im_Release,
     .Initialize = im_Initialize,
-    .OnAppDomainCreated = im_OnAppDomainCreated,
-    .OnAppDomainShutdown = im_OnAppDomainShutdown,
-    .OnAssemblyLoaded = im_OnAssemblyLoaded,
-    .OnAssemblyUnloaded = im_OnAssemblyUnloaded,
-    .OnModuleLoaded = im_OnModuleLoaded,
-    .OnModuleUnloaded = im_OnModuleUnloaded,
-    .OnShutdown = im_OnShutdown,
+    CLRIE_PLUGIN_IGNORE_DOMAIN_AND_ASSEMBLY_EVENTS,
+    .OnModuleLoaded = clrie_plugin_ignore_module,
+    .OnModuleUnloaded = clrie_plugin_ignore_module,
+    .OnShutdown = clrie_plugin_ignore_shutdown,
     .ShouldInstrumentMethod = im_ShouldInstrumentMethod,
     .BeforeInstrumentMethod = im_BeforeInstrumentMethod,
     .InstrumentMethod = im_InstrumentMethod,
@@ -560,35 +508,9 @@ static const struct IInstrumentationMethodJitEvents2Vtbl jit_events_vtbl = {
 
 /* ---- class factory: any class ID ------------------------------------------------------------ */
 
-static HRESULT cf_QueryInterface(IClassFactory *This, REFIID riid, void **out)
+static HRESULT create_instance(const CLSID *clsid, REFIID riid, void **out)
 {
-    if (!out)
-        return E_POINTER;
-    *out = NULL;
-    if (!riid || (!IsEqualIID(riid, &IID_IUnknown) && !IsEqualIID(riid, &IID_IClassFactory)))
-        return E_NOINTERFACE;
-    *out = This;
-    return S_OK;
-}
-
-static ULONG cf_AddRef(IClassFactory *This)
-{
-    return 1;
-}
-
-static ULONG cf_Release(IClassFactory *This)
-{
-    return 1;
-}
-
-static HRESULT cf_CreateInstance(IClassFactory *This, IUnknown *pUnkOuter, REFIID riid,
-                                 void **ppvObject)
-{
-    if (!ppvObject)
-        return E_POINTER;
-    *ppvObject = NULL;
-    if (pUnkOuter)
-        return CLASS_E_NOAGGREGATION;
+    (void)clsid;
     struct probe *p = calloc(1, sizeof *p);
     if (!p)
         return E_OUTOFMEMORY;
@@ -597,37 +519,10 @@ static HRESULT cf_CreateInstance(IClassFactory *This, IUnknown *pUnkOuter, REFII
     atomic_init(&p->refs, 1);
     p->fd = -1;
     pthread_mutex_init(&p->lock, NULL);
-    HRESULT hr = query(p, riid, ppvObject);
+    clrie_plugin_module_ref();
+    HRESULT hr = query(p, riid, out);
     release(p);
     return hr;
 }
 
-static HRESULT cf_LockServer(IClassFactory *This, BOOL fLock)
-{
-    return S_OK;
-}
-
-static const struct IClassFactoryVtbl factory_vtbl = {
-    .QueryInterface = cf_QueryInterface,
-    .AddRef = cf_AddRef,
-    .Release = cf_Release,
-    .CreateInstance = cf_CreateInstance,
-    .LockServer = cf_LockServer,
-};
-static IClassFactory factory = {&factory_vtbl};
-
-EXPORT HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv);
-EXPORT HRESULT DllCanUnloadNow(void);
-
-HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv)
-{
-    if (!ppv)
-        return E_POINTER;
-    *ppv = NULL;
-    return cf_QueryInterface(&factory, riid, ppv);
-}
-
-HRESULT DllCanUnloadNow(void)
-{
-    return S_FALSE;
-}
+CLRIE_PLUGIN_EXPORT_CLASS_FACTORY(create_instance)

@@ -1,0 +1,252 @@
+/* clrie/plugin.h as a plugin uses it: text from the engine's BSTRs, the config entry's
+ * settings read through a fake IProfilerManager, and the class factory's exports. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "clrie/plugin.h"
+
+/* ---- a fake manager with an attach context and two settings ------------------------------- */
+
+static const char *setting_names[] = {"Pattern", "Report"};
+static const char *setting_values[] = {"Sample.*", "/tmp/report.txt"};
+static int next_setting;
+static int strings_out; /* BSTRs handed out and not yet freed */
+static bool has_context = true;
+
+static BSTR new_bstr(const char *text)
+{
+    size_t len = strlen(text);
+    BSTR out = (BSTR)calloc(len + 1, sizeof(WCHAR));
+    for (size_t i = 0; i < len; i++)
+        out[i] = (WCHAR)(unsigned char)text[i];
+    strings_out++;
+    return out;
+}
+
+/* The fakes are static: reference counts are not theirs to keep. */
+#define NO_REFS(T, prefix)                                                                         \
+    static ULONG prefix##_ref(T *This)                                                             \
+    {                                                                                              \
+        (void)This;                                                                                \
+        return 1;                                                                                  \
+    }
+NO_REFS(IInstrumentationMethodSetting, setting)
+NO_REFS(IEnumInstrumentationMethodSettings, enum)
+NO_REFS(IInstrumentationMethodAttachContext, context)
+NO_REFS(IProfilerStringManager, sm)
+
+static HRESULT sm_FreeString(IProfilerStringManager *This, BSTR text)
+{
+    (void)This;
+    free(text);
+    strings_out--;
+    return S_OK;
+}
+
+static HRESULT setting_GetName(IInstrumentationMethodSetting *This, BSTR *out)
+{
+    (void)This;
+    *out = new_bstr(setting_names[next_setting - 1]);
+    return S_OK;
+}
+
+static HRESULT setting_GetValue(IInstrumentationMethodSetting *This, BSTR *out)
+{
+    (void)This;
+    *out = new_bstr(setting_values[next_setting - 1]);
+    return S_OK;
+}
+
+static const struct IInstrumentationMethodSettingVtbl setting_vtbl = {
+    .AddRef = setting_ref,
+    .Release = setting_ref,
+    .GetName = setting_GetName,
+    .GetValue = setting_GetValue,
+};
+static IInstrumentationMethodSetting setting = {&setting_vtbl};
+
+static HRESULT enum_Next(IEnumInstrumentationMethodSettings *This, ULONG count,
+                         IInstrumentationMethodSetting **out, ULONG *fetched)
+{
+    (void)This, (void)count;
+    if (next_setting == 2) {
+        *fetched = 0;
+        return S_FALSE;
+    }
+    next_setting++;
+    out[0] = &setting;
+    *fetched = 1;
+    return S_OK;
+}
+
+static const struct IEnumInstrumentationMethodSettingsVtbl enum_vtbl = {
+    .AddRef = enum_ref,
+    .Release = enum_ref,
+    .Next = enum_Next,
+};
+static IEnumInstrumentationMethodSettings settings = {&enum_vtbl};
+
+static HRESULT context_EnumSettings(IInstrumentationMethodAttachContext *This,
+                                    IEnumInstrumentationMethodSettings **out)
+{
+    (void)This;
+    next_setting = 0;
+    *out = &settings;
+    return S_OK;
+}
+
+static const struct IInstrumentationMethodAttachContextVtbl context_vtbl = {
+    .Release = context_ref,
+    .EnumSettings = context_EnumSettings,
+};
+static IInstrumentationMethodAttachContext context = {&context_vtbl};
+
+static const struct IProfilerStringManagerVtbl strings_vtbl = {
+    .Release = sm_ref,
+    .FreeString = sm_FreeString,
+};
+static IProfilerStringManager strings = {&strings_vtbl};
+
+static HRESULT manager_QueryInterface(IProfilerManager *This, REFIID riid, void **out)
+{
+    (void)This;
+    *out = NULL;
+    if (IsEqualIID(riid, &IID_IInstrumentationMethodAttachContext) && has_context)
+        *out = &context;
+    else if (IsEqualIID(riid, &IID_IProfilerStringManager))
+        *out = &strings;
+    return *out ? S_OK : E_NOINTERFACE;
+}
+
+static const struct IProfilerManagerVtbl manager_vtbl = {
+    .QueryInterface = manager_QueryInterface,
+};
+static IProfilerManager manager = {&manager_vtbl};
+
+/* ---- tests ----------------------------------------------------------------------------------- */
+
+static void collect(void *data, const char *name, const char *value)
+{
+    char *out = (char *)data;
+    strcat(out, name);
+    strcat(out, "=");
+    strcat(out, value);
+    strcat(out, ";");
+}
+
+static void settings_come_in_config_order_and_their_strings_are_freed(void **state)
+{
+    (void)state;
+    char seen[128] = "";
+    assert_int_equal(clrie_plugin_settings_each(&manager, collect, seen), 0);
+    assert_string_equal(seen, "Pattern=Sample.*;Report=/tmp/report.txt;");
+    assert_int_equal(strings_out, 0);
+}
+
+static void one_setting_is_found_by_name_in_any_case(void **state)
+{
+    (void)state;
+    char value[64];
+    assert_int_equal(clrie_plugin_setting(&manager, "report", value, sizeof value), 0);
+    assert_string_equal(value, "/tmp/report.txt");
+    assert_int_equal(clrie_plugin_setting(&manager, "Output", value, sizeof value), -ENOENT);
+    char small[6];
+    assert_int_equal(clrie_plugin_setting(&manager, "Pattern", small, sizeof small), -ENOSPC);
+    assert_string_equal(small, "Sampl");
+    assert_int_equal(strings_out, 0);
+}
+
+static void an_engine_without_attach_context_says_so(void **state)
+{
+    (void)state;
+    char value[64];
+    has_context = false;
+    assert_int_equal(clrie_plugin_setting(&manager, "Pattern", value, sizeof value), -ENOSYS);
+    has_context = true;
+}
+
+static void utf16_becomes_utf8_with_pairs_joined_and_lone_surrogates_replaced(void **state)
+{
+    (void)state;
+    /* "aé€" U+1F600 and an unpaired high surrogate */
+    const WCHAR text[] = {'a', 0xE9, 0x20AC, 0xD83D, 0xDE00, 0xD800, 0};
+    char *utf8 = clrie_plugin_bstr_to_utf8(text);
+    assert_string_equal(utf8, "a\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80\xEF\xBF\xBD");
+    free(utf8);
+}
+
+static void a_buffer_is_cut_before_a_character_that_does_not_fit(void **state)
+{
+    (void)state;
+    const WCHAR text[] = {'a', '\n', 'b', 0x20AC, 0};
+    char out[7]; /* room for "a?b" and 3 bytes more: not for any character of up to 4 */
+    assert_int_equal(clrie_plugin_bstr_to_utf8_buf(text, out, sizeof out), 3);
+    assert_string_equal(out, "a?b");
+    char big[16];
+    clrie_plugin_bstr_to_utf8_buf(text, big, sizeof big);
+    assert_string_equal(big, "a?b\xE2\x82\xAC");
+}
+
+static void utf8_appends_to_utf16_with_bad_bytes_replaced(void **state)
+{
+    (void)state;
+    WCHAR out[16] = {'x', 0};
+    clrie_plugin_wcs_append_utf8(out, 16, "a\xC3\xA9\xF0\x9F\x98\x80\xFF");
+    const WCHAR expected[] = {'x', 'a', 0xE9, 0xD83D, 0xDE00, 0xFFFD, 0};
+    assert_memory_equal(out, expected, sizeof expected);
+    WCHAR small[4] = {0};
+    clrie_plugin_wcs_append_utf8(small, 4, "abcdef");
+    assert_int_equal(clrie_plugin_wcs_len(small), 2); /* "ab": a pair would not fit after it */
+}
+
+static int create_count;
+static HRESULT create(const CLSID *clsid, REFIID riid, void **out)
+{
+    (void)clsid, (void)riid;
+    create_count++;
+    *out = &manager; /* stands for the plugin object */
+    return S_OK;
+}
+
+CLRIE_PLUGIN_EXPORT_CLASS_FACTORY(create)
+
+static void the_module_stays_loaded_while_a_factory_or_lock_is_held(void **state)
+{
+    (void)state;
+    IClassFactory *factory = NULL;
+    assert_int_equal(DllCanUnloadNow(), S_OK);
+    assert_int_equal(DllGetClassObject(&IID_IUnknown, &IID_IClassFactory, (void **)&factory), S_OK);
+    assert_int_equal(DllCanUnloadNow(), S_FALSE);
+    void *object = NULL;
+    IUnknown outer = {NULL};
+    assert_int_equal(factory->lpVtbl->CreateInstance(factory, &outer, &IID_IUnknown, &object),
+                     CLASS_E_NOAGGREGATION);
+    assert_int_equal(factory->lpVtbl->CreateInstance(factory, NULL, &IID_IUnknown, &object), S_OK);
+    assert_int_equal(create_count, 1);
+    factory->lpVtbl->LockServer(factory, TRUE);
+    factory->lpVtbl->Release(factory);
+    assert_int_equal(DllCanUnloadNow(), S_FALSE);
+    clrie_plugin_module_ref(); /* a plugin object */
+    clrie_plugin_factory_LockServer_(NULL, FALSE);
+    assert_int_equal(DllCanUnloadNow(), S_FALSE);
+    clrie_plugin_module_unref();
+    assert_int_equal(DllCanUnloadNow(), S_OK);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(settings_come_in_config_order_and_their_strings_are_freed),
+        cmocka_unit_test(one_setting_is_found_by_name_in_any_case),
+        cmocka_unit_test(an_engine_without_attach_context_says_so),
+        cmocka_unit_test(utf16_becomes_utf8_with_pairs_joined_and_lone_surrogates_replaced),
+        cmocka_unit_test(a_buffer_is_cut_before_a_character_that_does_not_fit),
+        cmocka_unit_test(utf8_appends_to_utf16_with_bad_bytes_replaced),
+        cmocka_unit_test(the_module_stays_loaded_while_a_factory_or_lock_is_held),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
