@@ -78,8 +78,9 @@ def report_problems(report, mode, minimum):
     for key in ["failed"] + sorted(k for k in report if k.endswith("_failed")):
         if report.get(key) != 0:
             problems.append(("'%s' in the report" % key, "0", report.get(key)))
-    if mode == "rejit" and report.get("rejit_requested", 0) < minimum:
-        problems.append(("ReJIT requests", ">= %d" % minimum, report.get("rejit_requested")))
+    if mode == "rejit" and report.get("rejit_requested", 0) < max(minimum, 1):
+        problems.append(("ReJIT requests", ">= %d" % max(minimum, 1),
+                         report.get("rejit_requested")))
     return problems
 
 

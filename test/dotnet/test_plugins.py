@@ -13,7 +13,7 @@
             code equal the run without a profiler, no InvalidProgramException, the report
             shows methods instrumented, none failed, the JIT took all the rewritten IL
   nops      the same with Nops=true
-  rejit     the same with Rejit=true (instrumented through ReJIT only)
+  rejit     the same with Rejit=true on ilshapes (instrumented through ReJIT only)
   all       the stress plugin on every jitted method of the process (Modules=*, with nops),
             at first JIT and through ReJIT, also with ReadyToRun off (all of CoreLib jitted)
 
@@ -387,7 +387,9 @@ def scenario_nops():
 
 
 def scenario_rejit():
-    for name in ("hello", "ilshapes"):
+    # Not hello: it calls its few methods once, within milliseconds, so whether a rejit lands
+    # before it exits is a race (test_rewrite covers hello's ReJIT requests).
+    for name in ("ilshapes",):
         counts = stress_run(name, {"Rejit": "true"}, "stress %s, Rejit" % name)
         if counts:
             seen, instrumented, _, requested, _ = counts

@@ -156,7 +156,10 @@ for name in [a for a in args.apps.split(",") if a]:
                 result = stress_runs.run(command, dict(scope_env, **run_dir.env))
                 elapsed = time.monotonic() - started
                 same_as_baseline(what, result, base)
-                report = check_report(what, mode, run_dir)
+                # A ReJIT takes effect at a later call; hello calls its few methods once,
+                # within milliseconds, so whether any rejit lands before it exits is a race.
+                racy = mode == "rejit" and name == "hello" and modules != "*"
+                report = check_report(what, mode, run_dir, minimum=0 if racy else 1)
                 if report and "instrumented" in report:
                     instrumented[mode] = report["instrumented"]
                 times = stress_runs.instrumentation_times(run_dir.log)
