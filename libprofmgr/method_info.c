@@ -55,19 +55,24 @@ static void *module_metadata(IModuleInfo *module, bool emit, const IID *iid)
     return wanted;
 }
 
+/* One metadata call for the usual name (a second one only for a name past the buffer). */
 static HRESULT read_method_props(struct method_info *mi)
 {
     IMetaDataImport2 *import = mi->import;
+    char16_t buf[256];
     ULONG name_len = 0;
-    HRESULT hr = import->lpVtbl->GetMethodProps(import, mi->token, &mi->declaring_type, NULL, 0,
-                                                &name_len, &mi->attributes, &mi->sig, &mi->sig_len,
-                                                &mi->rva, &mi->impl_flags);
+    HRESULT hr = import->lpVtbl->GetMethodProps(
+        import, mi->token, &mi->declaring_type, (LPWSTR)buf, sizeof(buf) / sizeof(buf[0]),
+        &name_len, &mi->attributes, &mi->sig, &mi->sig_len, &mi->rva, &mi->impl_flags);
     if (FAILED(hr))
         return hr;
     mi->name = calloc((size_t)name_len + 1, sizeof(char16_t));
     if (!mi->name)
         return E_OUTOFMEMORY;
-    if (name_len) {
+    if (name_len <= sizeof(buf) / sizeof(buf[0])) {
+        memcpy(mi->name, buf, (size_t)name_len * sizeof(char16_t));
+        mi->name[name_len] = 0;
+    } else {
         hr = import->lpVtbl->GetMethodProps(import, mi->token, NULL, (LPWSTR)mi->name, name_len,
                                             &name_len, NULL, NULL, NULL, NULL, NULL);
         if (FAILED(hr))
