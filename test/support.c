@@ -5,6 +5,7 @@
 #include <grp.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,4 +189,49 @@ bool test_drop_root(void)
     const uid_t nobody = 65534;
     return setgroups(0, NULL) == 0 && setgid(nobody) == 0 && setuid(nobody) == 0 &&
            geteuid() == nobody;
+}
+
+static char *find_on_path(const char *name)
+{
+    const char *path = getenv("PATH");
+    if (!path)
+        return NULL;
+    char *copy = strdup(path);
+    char *result = NULL;
+    for (char *save = NULL, *dir = strtok_r(copy, ":", &save); dir && !result;
+         dir = strtok_r(NULL, ":", &save)) {
+        char candidate[PATH_MAX];
+        int n = snprintf(candidate, sizeof(candidate), "%s/%s", dir, name);
+        if (n > 0 && (size_t)n < sizeof(candidate) && access(candidate, X_OK) == 0)
+            result = strdup(candidate);
+    }
+    free(copy);
+    return result;
+}
+
+char *test_dotnet_framework_root(void)
+{
+    const char *configured = getenv("CLRIE_DOTNET");
+    char *dotnet = NULL;
+    if (configured && *configured)
+        dotnet = strchr(configured, '/') ? strdup(configured) : find_on_path(configured);
+    else
+        dotnet = find_on_path("dotnet");
+    if (!dotnet)
+        return NULL;
+    char resolved[PATH_MAX];
+    char *real = realpath(dotnet, resolved);
+    free(dotnet);
+    if (!real)
+        return NULL;
+    char *slash = strrchr(resolved, '/');
+    if (!slash)
+        return NULL;
+    *slash = 0;
+    char root[PATH_MAX + 32];
+    int n = snprintf(root, sizeof(root), "%s/shared/Microsoft.NETCore.App", resolved);
+    if (n < 0 || (size_t)n >= sizeof(root))
+        return NULL;
+    struct stat st;
+    return stat(root, &st) == 0 && S_ISDIR(st.st_mode) ? strdup(root) : NULL;
 }

@@ -1,4 +1,5 @@
-/* Helpers shared by the unit tests: temporary file trees and running code as another user. */
+/* Helpers shared by the unit tests: temporary file trees, running code as another user, and
+ * finding the machine's .NET. */
 #ifndef CLRIE_TEST_SUPPORT_H
 #define CLRIE_TEST_SUPPORT_H
 
@@ -35,5 +36,10 @@ char *test_read_file(const char *path, size_t *len);
 /* When running as root, permission bits do not stop us; tests of unreadable folders call this
  * in a child process first to become an ordinary user. Returns false if that is impossible. */
 bool test_drop_root(void);
+
+/* The shared framework folder of the machine's .NET, <dotnet root>/shared/Microsoft.NETCore.App
+ * (malloc'd), for tests of real assemblies; NULL when there is none. The dotnet host is the
+ * one CLRIE_DOTNET names (a path, or a name looked up on PATH), else `dotnet` on PATH. */
+char *test_dotnet_framework_root(void);
 
 #endif

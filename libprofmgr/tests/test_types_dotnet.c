@@ -19,57 +19,13 @@
 #include "clrie/ilgraph.h"
 #include "types.h"
 
+#include "support.h"
+
 #define SKIPPED 77
 
 struct counts {
     size_t assemblies, methods, locals, callis, typespecs, refused, failures;
 };
-
-static char *find_on_path(const char *name)
-{
-    const char *path = getenv("PATH");
-    if (!path)
-        return NULL;
-    char *copy = strdup(path);
-    char *result = NULL;
-    for (char *save = NULL, *dir = strtok_r(copy, ":", &save); dir && !result;
-         dir = strtok_r(NULL, ":", &save)) {
-        char candidate[PATH_MAX];
-        int n = snprintf(candidate, sizeof(candidate), "%s/%s", dir, name);
-        if (n > 0 && (size_t)n < sizeof(candidate) && access(candidate, X_OK) == 0)
-            result = strdup(candidate);
-    }
-    free(copy);
-    return result;
-}
-
-/* <dotnet root>/shared/Microsoft.NETCore.App, or NULL. */
-static char *framework_root(void)
-{
-    const char *configured = getenv("CLRIE_DOTNET");
-    char *dotnet = NULL;
-    if (configured && *configured)
-        dotnet = strchr(configured, '/') ? strdup(configured) : find_on_path(configured);
-    else
-        dotnet = find_on_path("dotnet");
-    if (!dotnet)
-        return NULL;
-    char resolved[PATH_MAX];
-    char *real = realpath(dotnet, resolved);
-    free(dotnet);
-    if (!real)
-        return NULL;
-    char *slash = strrchr(resolved, '/');
-    if (!slash)
-        return NULL;
-    *slash = 0;
-    char root[PATH_MAX + 32];
-    int n = snprintf(root, sizeof(root), "%s/shared/Microsoft.NETCore.App", resolved);
-    if (n < 0 || (size_t)n >= sizeof(root))
-        return NULL;
-    struct stat st;
-    return stat(root, &st) == 0 && S_ISDIR(st.st_mode) ? strdup(root) : NULL;
-}
 
 static void failed(struct counts *c, const char *path, const char *what, uint32_t token, HRESULT hr)
 {
@@ -234,7 +190,7 @@ static void check_assembly(const char *path, struct counts *c)
 
 int main(void)
 {
-    char *root = framework_root();
+    char *root = test_dotnet_framework_root();
     if (!root) {
         printf("no .NET shared framework found: skipped\n");
         return SKIPPED;
