@@ -1,7 +1,6 @@
-/* Signature-level objects (types.h): the signature builder's encodings, types read from
- * signatures re-emitting their exact bytes, names from metadata, method and local signatures,
- * the locals collection's add/replace/commit, and hostile blobs. Every fake counts its
- * references; teardown proves the objects gave back all they took. */
+/* Types from signatures (types.h): every element type re-emitting its exact bytes, composite,
+ * token and generic-parameter types, names from metadata, method/local/sequence signatures,
+ * the method-info helpers, hostile blobs, and types shared between threads. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,216 +11,10 @@
 
 #include <cmocka.h>
 
-#include "types.h"
-#include "types_fakes.h"
+#include "types_testing.h"
 #include "utf16.h"
 
-static struct fake_import import;
-static struct fake_emit emit;
-static struct fake_module module;
-static ITypeCreator *creator;
-
-static int setup(void **state)
-{
-    fake_import_init(&import);
-    fake_emit_init(&emit);
-    fake_module_init(&module);
-    assert_int_equal(types_creator_new(&module.iface, &import.iface, &creator), S_OK);
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    assert_int_equal(creator->lpVtbl->Release(creator), 0);
-    assert_int_equal(atomic_load(&import.refs), 1);
-    assert_int_equal(atomic_load(&emit.refs), 1);
-    assert_int_equal(atomic_load(&module.refs), 1);
-    return 0;
-}
-
-/* ---- helpers ----------------------------------------------------------------------------------
- */
-
-static void assert_builder_holds(ISignatureBuilder *b, const uint8_t *expected, size_t len)
-{
-    DWORD size = 0;
-    assert_int_equal(b->lpVtbl->GetSize(b, &size), S_OK);
-    assert_int_equal(size, len);
-    const BYTE *p = NULL;
-    assert_int_equal(b->lpVtbl->GetCorSignaturePtr(b, &p), len ? S_OK : S_FALSE);
-    if (len)
-        assert_memory_equal(p, expected, len);
-}
-
-/* The bytes t appends to a new builder. */
-static void assert_emits(IType *t, const uint8_t *expected, size_t len)
-{
-    ISignatureBuilder *b;
-    assert_int_equal(types_signature_builder_new(&b), S_OK);
-    assert_int_equal(t->lpVtbl->AddToSignature(t, b), S_OK);
-    assert_builder_holds(b, expected, len);
-    assert_int_equal(b->lpVtbl->Release(b), 0);
-}
-
-static IType *from_sig(const uint8_t *bytes, size_t len, DWORD *used)
-{
-    IType *t = NULL;
-    assert_int_equal(creator->lpVtbl->FromSignature(creator, (DWORD)len, bytes, &t, used), S_OK);
-    assert_non_null(t);
-    return t;
-}
-
-static void assert_name(IType *t, const char *expected)
-{
-    BSTR name = NULL;
-    assert_int_equal(t->lpVtbl->GetName(t, &name), S_OK);
-    char *utf8;
-    size_t n;
-    assert_int_equal(clrie_pm_utf16_to_utf8(name, clrie_pm_bstr_len(name), false, &utf8, &n), 0);
-    assert_string_equal(utf8, expected);
-    free(utf8);
-    clrie_pm_bstr_free(name);
-}
-
-static CorElementType element_of(IType *t)
-{
-    CorElementType e;
-    assert_int_equal(t->lpVtbl->GetCorElementType(t, &e), S_OK);
-    return e;
-}
-
-static bool has_interface(IType *t, const IID *iid)
-{
-    IUnknown *u = NULL;
-    HRESULT hr = t->lpVtbl->QueryInterface(t, iid, (void **)&u);
-    if (SUCCEEDED(hr))
-        u->lpVtbl->Release(u);
-    return SUCCEEDED(hr);
-}
-
-#define BYTES(...) ((const uint8_t[]){__VA_ARGS__}), sizeof((const uint8_t[]){__VA_ARGS__})
-
-/* ---- ISignatureBuilder ------------------------------------------------------------------------
- */
-
-static void builder_compresses_unsigned_ints_at_every_boundary(void **state)
-{
-    static const struct {
-        DWORD value;
-        uint8_t bytes[4];
-        size_t len;
-    } cases[] = {
-        {0, {0x00}, 1},
-        {0x7F, {0x7F}, 1},
-        {0x80, {0x80, 0x80}, 2},
-        {0x3FFF, {0xBF, 0xFF}, 2},
-        {0x4000, {0xC0, 0x00, 0x40, 0x00}, 4},
-        {0x1FFFFFFF, {0xDF, 0xFF, 0xFF, 0xFF}, 4},
-    };
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        ISignatureBuilder *b;
-        assert_int_equal(types_signature_builder_new(&b), S_OK);
-        assert_int_equal(b->lpVtbl->Add(b, cases[i].value), S_OK);
-        assert_builder_holds(b, cases[i].bytes, cases[i].len);
-        /* past 2^29-1 there is no encoding: refused, nothing written */
-        assert_int_equal(b->lpVtbl->Add(b, 0x20000000), E_INVALIDARG);
-        assert_builder_holds(b, cases[i].bytes, cases[i].len);
-        assert_int_equal(b->lpVtbl->Release(b), 0);
-    }
-}
-
-static void builder_compresses_signed_ints_at_every_boundary(void **state)
-{
-    static const struct {
-        LONG value;
-        uint8_t bytes[4];
-        size_t len;
-    } cases[] = {
-        {3, {0x06}, 1},
-        {-3, {0x7B}, 1},
-        {63, {0x7E}, 1},
-        {-64, {0x01}, 1},
-        {64, {0x80, 0x80}, 2},
-        {-65, {0xBF, 0x7F}, 2},
-        {8191, {0xBF, 0xFE}, 2},
-        {-8192, {0x80, 0x01}, 2},
-        {8192, {0xC0, 0x00, 0x40, 0x00}, 4},
-        {268435455, {0xDF, 0xFF, 0xFF, 0xFE}, 4},
-        {-268435456, {0xC0, 0x00, 0x00, 0x01}, 4},
-    };
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        ISignatureBuilder *b;
-        assert_int_equal(types_signature_builder_new(&b), S_OK);
-        assert_int_equal(b->lpVtbl->AddSignedInt(b, cases[i].value), S_OK);
-        assert_builder_holds(b, cases[i].bytes, cases[i].len);
-        assert_int_equal(b->lpVtbl->AddSignedInt(b, 268435456), E_INVALIDARG);
-        assert_int_equal(b->lpVtbl->AddSignedInt(b, -268435457), E_INVALIDARG);
-        assert_builder_holds(b, cases[i].bytes, cases[i].len);
-        assert_int_equal(b->lpVtbl->Release(b), 0);
-    }
-}
-
-static void builder_codes_type_tokens_and_refuses_others(void **state)
-{
-    ISignatureBuilder *b;
-    assert_int_equal(types_signature_builder_new(&b), S_OK);
-    assert_int_equal(b->lpVtbl->AddToken(b, 0x02000001), S_OK);         /* TypeDef: tag 0 */
-    assert_int_equal(b->lpVtbl->AddToken(b, 0x01000012), S_OK);         /* TypeRef: tag 1 */
-    assert_int_equal(b->lpVtbl->AddToken(b, 0x1B000001), S_OK);         /* TypeSpec: tag 2 */
-    assert_int_equal(b->lpVtbl->AddToken(b, 0x02001000), S_OK);         /* needs four bytes */
-    assert_int_equal(b->lpVtbl->AddToken(b, 0x06000001), E_INVALIDARG); /* a MethodDef */
-    assert_int_equal(b->lpVtbl->AddToken(b, 0x02FFFFFF), S_OK);
-    assert_builder_holds(b,
-                         BYTES(0x04, 0x49, 0x06, 0xC0, 0x00, 0x40, 0x00, 0xC3, 0xFF, 0xFF, 0xFC));
-    assert_int_equal(b->lpVtbl->Release(b), 0);
-}
-
-static void builder_appends_elements_data_and_builders(void **state)
-{
-    ISignatureBuilder *b, *other;
-    assert_int_equal(types_signature_builder_new(&b), S_OK);
-    assert_int_equal(types_signature_builder_new(&other), S_OK);
-    assert_builder_holds(b, NULL, 0);
-    assert_int_equal(b->lpVtbl->AddElementType(b, ELEMENT_TYPE_SZARRAY), S_OK);
-    assert_int_equal(b->lpVtbl->AddElementType(b, (CorElementType)0x100), E_INVALIDARG);
-    assert_int_equal(b->lpVtbl->AddData(b, BYTES(0x08, 0x0E)), S_OK);
-    assert_int_equal(b->lpVtbl->AddData(b, NULL, 0), S_OK);
-    assert_int_equal(b->lpVtbl->AddData(b, NULL, 3), E_POINTER);
-    assert_int_equal(other->lpVtbl->AddElementType(other, ELEMENT_TYPE_I4), S_OK);
-    assert_int_equal(b->lpVtbl->AddSignature(b, other), S_OK);
-    assert_int_equal(b->lpVtbl->AddSignature(b, NULL), E_POINTER);
-    assert_builder_holds(b, BYTES(0x1D, 0x08, 0x0E, 0x08));
-    assert_int_equal(b->lpVtbl->AddSignature(b, b), S_OK); /* itself: doubles */
-    assert_builder_holds(b, BYTES(0x1D, 0x08, 0x0E, 0x08, 0x1D, 0x08, 0x0E, 0x08));
-
-    /* GetCorSignature: a size query, a buffer too small, an exact copy */
-    DWORD size = 0;
-    uint8_t out[8];
-    assert_int_equal(b->lpVtbl->GetCorSignature(b, 0, NULL, &size), S_OK);
-    assert_int_equal(size, 8);
-    assert_int_equal(b->lpVtbl->GetCorSignature(b, 7, out, &size), E_INVALIDARG);
-    assert_int_equal(b->lpVtbl->GetCorSignature(b, 8, out, &size), S_OK);
-    assert_memory_equal(out, ((const uint8_t[]){0x1D, 0x08, 0x0E, 0x08}), 4);
-
-    assert_int_equal(b->lpVtbl->Clear(b), S_OK);
-    assert_builder_holds(b, NULL, 0);
-    /* growing well past the first allocation keeps every byte */
-    for (DWORD i = 0; i < 1000; i++)
-        assert_int_equal(b->lpVtbl->Add(b, i & 0x7F), S_OK);
-    const BYTE *p;
-    assert_int_equal(b->lpVtbl->GetCorSignaturePtr(b, &p), S_OK);
-    for (DWORD i = 0; i < 1000; i++)
-        assert_int_equal(p[i], i & 0x7F);
-
-    IDataContainer *data;
-    assert_int_equal(b->lpVtbl->QueryInterface(b, &IID_IDataContainer, (void **)&data), S_OK);
-    assert_int_equal(data->lpVtbl->Release(data), 1);
-    assert_int_equal(other->lpVtbl->Release(other), 0);
-    assert_int_equal(b->lpVtbl->Release(b), 0);
-}
-
-/* ---- types from signatures --------------------------------------------------------------------
- */
+/* ---- types from signatures ------------------------------------------------------------------- */
 
 struct sample {
     const char *what;
@@ -347,7 +140,7 @@ static void composite_types_lead_to_their_parts(void **state)
     assert_int_equal(tk, TR_OBJECT);
     IModuleInfo *owner;
     assert_int_equal(token->lpVtbl->GetOwningModule(token, &owner), S_OK);
-    assert_ptr_equal(owner, &module.iface);
+    assert_ptr_equal(owner, &fx.module.iface);
     owner->lpVtbl->Release(owner);
     token->lpVtbl->Release(token);
     definition->lpVtbl->Release(definition);
@@ -471,47 +264,50 @@ static void type_predicates_follow_the_element(void **state)
 static void creator_makes_types_from_elements_and_tokens(void **state)
 {
     IType *t;
-    assert_int_equal(creator->lpVtbl->FromCorElement(creator, ELEMENT_TYPE_I4, &t), S_OK);
+    assert_int_equal(fx.creator->lpVtbl->FromCorElement(fx.creator, ELEMENT_TYPE_I4, &t), S_OK);
     assert_emits(t, BYTES(0x08));
     t->lpVtbl->Release(t);
-    assert_int_equal(creator->lpVtbl->FromCorElement(creator, ELEMENT_TYPE_TYPEDBYREF, &t), S_OK);
+    assert_int_equal(fx.creator->lpVtbl->FromCorElement(fx.creator, ELEMENT_TYPE_TYPEDBYREF, &t),
+                     S_OK);
     t->lpVtbl->Release(t);
-    assert_int_equal(creator->lpVtbl->FromCorElement(creator, ELEMENT_TYPE_CLASS, &t),
+    assert_int_equal(fx.creator->lpVtbl->FromCorElement(fx.creator, ELEMENT_TYPE_CLASS, &t),
                      E_INVALIDARG);
     assert_null(t);
-    assert_int_equal(creator->lpVtbl->FromCorElement(creator, (CorElementType)0x99, &t),
+    assert_int_equal(fx.creator->lpVtbl->FromCorElement(fx.creator, (CorElementType)0x99, &t),
                      E_INVALIDARG);
-    assert_int_equal(creator->lpVtbl->FromCorElement(creator, ELEMENT_TYPE_I4, NULL), E_POINTER);
+    assert_int_equal(fx.creator->lpVtbl->FromCorElement(fx.creator, ELEMENT_TYPE_I4, NULL),
+                     E_POINTER);
 
-    assert_int_equal(creator->lpVtbl->FromToken(creator, ELEMENT_TYPE_VALUETYPE, TD_POINT, &t),
-                     S_OK);
+    assert_int_equal(
+        fx.creator->lpVtbl->FromToken(fx.creator, ELEMENT_TYPE_VALUETYPE, TD_POINT, &t), S_OK);
     assert_emits(t, BYTES(0x11, 0x10));
     assert_name(t, "Ns.Point");
     t->lpVtbl->Release(t);
-    assert_int_equal(creator->lpVtbl->FromToken(creator, ELEMENT_TYPE_CLASS, 0x06000001, &t),
+    assert_int_equal(fx.creator->lpVtbl->FromToken(fx.creator, ELEMENT_TYPE_CLASS, 0x06000001, &t),
                      E_INVALIDARG);
-    assert_int_equal(creator->lpVtbl->FromToken(creator, ELEMENT_TYPE_I4, TD_POINT, &t),
+    assert_int_equal(fx.creator->lpVtbl->FromToken(fx.creator, ELEMENT_TYPE_I4, TD_POINT, &t),
                      E_INVALIDARG);
 
     ISignatureParser *parser;
     assert_int_equal(
-        creator->lpVtbl->QueryInterface(creator, &IID_ISignatureParser, (void **)&parser), S_OK);
+        fx.creator->lpVtbl->QueryInterface(fx.creator, &IID_ISignatureParser, (void **)&parser),
+        S_OK);
     ITypeCreator *back;
     assert_int_equal(parser->lpVtbl->QueryInterface(parser, &IID_ITypeCreator, (void **)&back),
                      S_OK);
-    assert_ptr_equal(back, creator);
+    assert_ptr_equal(back, fx.creator);
     back->lpVtbl->Release(back);
     parser->lpVtbl->Release(parser);
 }
 
-/* ---- method, local and sequence signatures ----------------------------------------------------
- */
+/* ---- method, local and sequence signatures --------------------------------------------------- */
 
 static void method_signature_gives_return_and_parameter_types(void **state)
 {
     ISignatureParser *parser;
     assert_int_equal(
-        creator->lpVtbl->QueryInterface(creator, &IID_ISignatureParser, (void **)&parser), S_OK);
+        fx.creator->lpVtbl->QueryInterface(fx.creator, &IID_ISignatureParser, (void **)&parser),
+        S_OK);
     /* instance void M(int32, string[]) followed by an unrelated byte */
     const uint8_t sig[] = {0x20, 0x02, 0x01, 0x08, 0x1D, 0x0E, 0xFF};
     ULONG cc = 0, generics = 7, read = 0;
@@ -590,7 +386,8 @@ static void local_and_sequence_signatures_parse(void **state)
 {
     ISignatureParser *parser;
     assert_int_equal(
-        creator->lpVtbl->QueryInterface(creator, &IID_ISignatureParser, (void **)&parser), S_OK);
+        fx.creator->lpVtbl->QueryInterface(fx.creator, &IID_ISignatureParser, (void **)&parser),
+        S_OK);
     ULONG cc = 0, read = 0;
     IEnumTypes *types;
     const uint8_t locals[] = {0x07, 0x03, 0x08, 0x45, 0x10, 0x08, 0x12, 0x49};
@@ -634,7 +431,7 @@ static void method_info_helpers_give_parameters_return_and_declaring_type(void *
 {
     const uint8_t sig[] = {0x00, 0x02, 0x0E, 0x10, 0x08, 0x11, 0x10};
     IEnumMethodParameters *params;
-    assert_int_equal(types_method_parameters(creator, sig, sizeof(sig), &params), S_OK);
+    assert_int_equal(types_method_parameters(fx.creator, sig, sizeof(sig), &params), S_OK);
     DWORD count;
     assert_int_equal(params->lpVtbl->GetCount(params, &count), S_OK);
     assert_int_equal(count, 2);
@@ -655,11 +452,11 @@ static void method_info_helpers_give_parameters_return_and_declaring_type(void *
     assert_int_equal(p[1]->lpVtbl->Release(p[1]), 1);
     assert_int_equal(params->lpVtbl->Release(params), 0);
 
-    assert_int_equal(types_return_type(creator, sig, sizeof(sig), &t), S_OK);
+    assert_int_equal(types_return_type(fx.creator, sig, sizeof(sig), &t), S_OK);
     assert_name(t, "STRING");
     t->lpVtbl->Release(t);
-    assert_int_equal(types_return_type(creator, sig, 3, &t), E_INVALIDARG);
-    assert_int_equal(types_method_parameters(creator, sig, 4, &params), E_INVALIDARG);
+    assert_int_equal(types_return_type(fx.creator, sig, 3, &t), E_INVALIDARG);
+    assert_int_equal(types_method_parameters(fx.creator, sig, 4, &params), E_INVALIDARG);
     assert_null(params);
 
     /* declaring types: a struct and an enum are value types, a class and a nested class not */
@@ -674,254 +471,16 @@ static void method_info_helpers_give_parameters_return_and_declaring_type(void *
         {TD_INNER, ELEMENT_TYPE_CLASS, "Ns.Outer+Inner"},
     };
     for (size_t i = 0; i < sizeof(declaring) / sizeof(declaring[0]); i++) {
-        assert_int_equal(types_declaring_type(creator, declaring[i].token, &t), S_OK);
+        assert_int_equal(types_declaring_type(fx.creator, declaring[i].token, &t), S_OK);
         assert_int_equal(element_of(t), declaring[i].element);
         assert_name(t, declaring[i].name);
         t->lpVtbl->Release(t);
     }
-    assert_true(FAILED(types_declaring_type(creator, 0x0200001F, &t)));
-    assert_int_equal(types_declaring_type(creator, TR_OBJECT, &t), E_INVALIDARG);
+    assert_true(FAILED(types_declaring_type(fx.creator, 0x0200001F, &t)));
+    assert_int_equal(types_declaring_type(fx.creator, TR_OBJECT, &t), E_INVALIDARG);
 }
 
-/* ---- locals -----------------------------------------------------------------------------------
- */
-
-static ILocalVariableCollection2 *locals_of(struct types_locals *l)
-{
-    return types_locals_collection(l);
-}
-
-static void assert_locals_blob(struct types_locals *l, const uint8_t *expected, size_t len)
-{
-    const uint8_t *sig;
-    size_t n;
-    types_locals_signature(l, &sig, &n);
-    assert_int_equal(n, len);
-    if (len)
-        assert_memory_equal(sig, expected, len);
-    ISignatureBuilder *b;
-    ILocalVariableCollection2 *c = locals_of(l);
-    assert_int_equal(c->lpVtbl->GetCorSignature(c, &b), S_OK);
-    if (len)
-        assert_builder_holds(b, expected, len);
-    else
-        assert_builder_holds(b, BYTES(0x07, 0x00));
-    b->lpVtbl->Release(b);
-}
-
-static void locals_add_then_commit_once(void **state)
-{
-    struct fake_outer outer;
-    fake_outer_init(&outer);
-    struct types_locals *l;
-    const uint8_t original[] = {0x07, 0x01, 0x08};
-    assert_int_equal(types_locals_new(&outer.iface, creator, &emit.iface, original,
-                                      sizeof(original), 0x11000001, false, &l),
-                     S_OK);
-    ILocalVariableCollection2 *c = locals_of(l);
-    ILocalVariableCollection *v1;
-    assert_int_equal(c->lpVtbl->QueryInterface(c, &IID_ILocalVariableCollection, (void **)&v1),
-                     S_OK);
-    assert_int_equal(atomic_load(&outer.refs), 2); /* references go to the owner */
-    v1->lpVtbl->Release(v1);
-    assert_int_equal(c->lpVtbl->Initialize(c), S_OK);
-    assert_int_equal(c->lpVtbl->Initialize(c), S_FALSE);
-    DWORD count, index = 99;
-    assert_int_equal(c->lpVtbl->GetCount(c, &count), S_OK);
-    assert_int_equal(count, 1);
-    assert_false(types_locals_changed(l));
-
-    IType *string;
-    assert_int_equal(creator->lpVtbl->FromCorElement(creator, ELEMENT_TYPE_STRING, &string), S_OK);
-    assert_int_equal(c->lpVtbl->AddLocal(c, string, &index), S_OK);
-    assert_int_equal(index, 1);
-    string->lpVtbl->Release(string); /* the collection keeps bytes, not the type */
-    IType *pinned = from_sig(BYTES(0x45, 0x10, 0x12, 0x49), NULL);
-    assert_int_equal(c->lpVtbl->AddLocal(c, pinned, NULL), S_OK);
-    pinned->lpVtbl->Release(pinned);
-    assert_int_equal(c->lpVtbl->GetCount(c, &count), S_OK);
-    assert_int_equal(count, 3);
-    assert_true(types_locals_changed(l));
-    const uint8_t grown[] = {0x07, 0x03, 0x08, 0x0E, 0x45, 0x10, 0x12, 0x49};
-    assert_locals_blob(l, grown, sizeof(grown));
-
-    /* every current local is listed, added ones included */
-    IEnumMethodLocals *e;
-    assert_int_equal(c->lpVtbl->GetEnum(c, &e), S_OK);
-    assert_int_equal(e->lpVtbl->GetCount(e, &count), S_OK);
-    assert_int_equal(count, 3);
-    IMethodLocal *local;
-    ULONG fetched;
-    assert_int_equal(e->lpVtbl->Skip(e, 2), S_OK);
-    assert_int_equal(e->lpVtbl->Next(e, 1, &local, &fetched), S_OK);
-    IType *t;
-    assert_int_equal(local->lpVtbl->GetType(local, &t), S_OK);
-    assert_emits(t, BYTES(0x45, 0x10, 0x12, 0x49));
-    t->lpVtbl->Release(t);
-    local->lpVtbl->Release(local);
-    assert_int_equal(e->lpVtbl->Release(e), 0);
-
-    /* the first commit emits, the next ones hand back the same token */
-    mdSignature token = 0;
-    assert_int_equal(c->lpVtbl->CommitSignature(c), S_OK);
-    assert_int_equal(emit.calls, 1);
-    assert_int_equal(emit.last_len, sizeof(grown));
-    assert_memory_equal(emit.last, grown, sizeof(grown));
-    assert_int_equal(types_locals_commit(l, &token), S_OK);
-    assert_int_equal(token, 0x11000101);
-    assert_int_equal(c->lpVtbl->CommitSignature(c), S_FALSE);
-    assert_int_equal(types_locals_commit(l, &token), S_OK);
-    assert_int_equal(token, 0x11000101);
-    assert_int_equal(emit.calls, 1);
-
-    /* a later change commits again */
-    IType *i8;
-    assert_int_equal(creator->lpVtbl->FromCorElement(creator, ELEMENT_TYPE_I8, &i8), S_OK);
-    assert_int_equal(c->lpVtbl->AddLocal(c, i8, &index), S_OK);
-    assert_int_equal(index, 3);
-    i8->lpVtbl->Release(i8);
-    assert_int_equal(types_locals_commit(l, &token), S_OK);
-    assert_int_equal(token, 0x11000102);
-    assert_int_equal(emit.calls, 2);
-
-    types_locals_free(l);
-    assert_int_equal(atomic_load(&outer.refs), 1);
-}
-
-static void unchanged_locals_commit_nothing(void **state)
-{
-    struct types_locals *l;
-    const uint8_t original[] = {0x07, 0x02, 0x08, 0x08};
-    assert_int_equal(types_locals_new(NULL, creator, &emit.iface, original, sizeof(original),
-                                      0x11000007, false, &l),
-                     S_OK);
-    ILocalVariableCollection2 *c = locals_of(l);
-    mdSignature token = 0;
-    assert_int_equal(c->lpVtbl->CommitSignature(c), S_FALSE);
-    assert_int_equal(types_locals_commit(l, &token), S_OK);
-    assert_int_equal(token, 0x11000007);
-    /* replacing with the same bytes is no change either */
-    assert_int_equal(c->lpVtbl->ReplaceSignature(c, original, sizeof(original)), S_OK);
-    assert_false(types_locals_changed(l));
-    assert_int_equal(types_locals_commit(l, &token), S_OK);
-    assert_int_equal(token, 0x11000007);
-    assert_int_equal(emit.calls, 0);
-    types_locals_free(l);
-
-    /* a method without locals: 07 00 on request, the first local makes a signature */
-    assert_int_equal(types_locals_new(NULL, creator, &emit.iface, NULL, 0, 0, false, &l), S_OK);
-    c = locals_of(l);
-    assert_locals_blob(l, NULL, 0);
-    assert_int_equal(types_locals_commit(l, &token), S_OK);
-    assert_int_equal(token, 0);
-    DWORD count = 9, index = 9;
-    assert_int_equal(c->lpVtbl->GetCount(c, &count), S_OK);
-    assert_int_equal(count, 0);
-    IType *t;
-    assert_int_equal(creator->lpVtbl->FromCorElement(creator, ELEMENT_TYPE_I4, &t), S_OK);
-    assert_int_equal(c->lpVtbl->AddLocal(c, t, &index), S_OK);
-    t->lpVtbl->Release(t);
-    assert_int_equal(index, 0);
-    assert_locals_blob(l, BYTES(0x07, 0x01, 0x08));
-    assert_int_equal(types_locals_commit(l, &token), S_OK);
-    assert_int_equal(emit.calls, 1);
-    types_locals_free(l);
-
-    /* without an emitter a change cannot be committed */
-    assert_int_equal(types_locals_new(NULL, creator, NULL, NULL, 0, 0, false, &l), S_OK);
-    assert_int_equal(types_locals_replace(l, BYTES(0x07, 0x01, 0x0E)), S_OK);
-    assert_int_equal(types_locals_commit(l, &token), E_NOTIMPL);
-    types_locals_free(l);
-}
-
-static void locals_replace_checks_the_whole_blob(void **state)
-{
-    struct types_locals *l;
-    const uint8_t original[] = {0x07, 0x01, 0x08};
-    assert_int_equal(types_locals_new(NULL, creator, &emit.iface, original, sizeof(original),
-                                      0x11000001, false, &l),
-                     S_OK);
-    ILocalVariableCollection2 *c = locals_of(l);
-    const uint8_t replacement[] = {0x07, 0x02, 0x1D, 0x08, 0x15, 0x12, 0x49, 0x01, 0x0E};
-    assert_int_equal(c->lpVtbl->ReplaceSignature(c, replacement, sizeof(replacement)), S_OK);
-    assert_true(types_locals_changed(l));
-    assert_locals_blob(l, replacement, sizeof(replacement));
-    static const struct {
-        uint8_t bytes[6];
-        size_t len;
-    } bad[] = {
-        {{0x07}, 1},                         /* too short */
-        {{0x06, 0x01, 0x08}, 3},             /* a field signature */
-        {{0x07, 0x02, 0x08}, 3},             /* fewer types than counted */
-        {{0x07, 0x01, 0x08, 0x08}, 4},       /* bytes after the last type */
-        {{0x07, 0x01, 0x1D}, 3},             /* truncated type */
-        {{0x07, 0x01, 0x22}, 3},             /* no such element type */
-        {{0x07, 0x01, 0x41, 0x08}, 4},       /* a sentinel */
-        {{0x07, 0xFF, 0x08}, 3},             /* a bad count */
-        {{0x07, 0xDF, 0xFF, 0xFF, 0xFF}, 5}, /* 2^29-1 locals, none there */
-    };
-    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        assert_int_equal(c->lpVtbl->ReplaceSignature(c, bad[i].bytes, (DWORD)bad[i].len),
-                         E_INVALIDARG);
-        assert_locals_blob(l, replacement, sizeof(replacement));
-    }
-    assert_int_equal(c->lpVtbl->ReplaceSignature(c, NULL, 4), E_POINTER);
-
-    /* a plugin's own IType goes in through its AddToSignature */
-    struct foreign_type foreign;
-    foreign_type_init(&foreign, BYTES(0x12, 0x49));
-    DWORD index;
-    assert_int_equal(c->lpVtbl->AddLocal(c, &foreign.iface, &index), S_OK);
-    assert_int_equal(index, 2);
-    foreign_type_init(&foreign, BYTES(0x1D)); /* garbage */
-    assert_int_equal(c->lpVtbl->AddLocal(c, &foreign.iface, &index), E_INVALIDARG);
-    foreign_type_init(&foreign, BYTES(0x08, 0x08)); /* two types */
-    assert_int_equal(c->lpVtbl->AddLocal(c, &foreign.iface, &index), E_INVALIDARG);
-    foreign_type_init(&foreign, NULL, 0); /* nothing */
-    assert_int_equal(c->lpVtbl->AddLocal(c, &foreign.iface, &index), E_INVALIDARG);
-    foreign.fail = E_UNEXPECTED;
-    assert_int_equal(c->lpVtbl->AddLocal(c, &foreign.iface, &index), E_UNEXPECTED);
-    assert_int_equal(atomic_load(&foreign.refs), 1);
-    assert_int_equal(c->lpVtbl->AddLocal(c, NULL, &index), E_POINTER);
-    const uint8_t expected[] = {0x07, 0x03, 0x1D, 0x08, 0x15, 0x12, 0x49, 0x01, 0x0E, 0x12, 0x49};
-    assert_locals_blob(l, expected, sizeof(expected));
-    types_locals_free(l);
-}
-
-static void read_only_locals_refuse_every_change(void **state)
-{
-    struct types_locals *l;
-    const uint8_t original[] = {0x07, 0x01, 0x08};
-    assert_int_equal(types_locals_new(NULL, creator, &emit.iface, original, sizeof(original),
-                                      0x11000001, true, &l),
-                     S_OK);
-    ILocalVariableCollection2 *c = locals_of(l);
-    IType *t;
-    assert_int_equal(creator->lpVtbl->FromCorElement(creator, ELEMENT_TYPE_I4, &t), S_OK);
-    DWORD index = 7, count;
-    assert_int_equal(c->lpVtbl->AddLocal(c, t, &index), E_FAIL);
-    assert_int_equal(index, 7);
-    t->lpVtbl->Release(t);
-    assert_int_equal(c->lpVtbl->ReplaceSignature(c, BYTES(0x07, 0x01, 0x0E)), E_FAIL);
-    assert_int_equal(types_locals_replace(l, BYTES(0x07, 0x01, 0x0E)), E_FAIL);
-    assert_int_equal(c->lpVtbl->CommitSignature(c), S_FALSE);
-    assert_int_equal(c->lpVtbl->GetCount(c, &count), S_OK);
-    assert_int_equal(count, 1);
-    assert_locals_blob(l, original, sizeof(original));
-    mdSignature token;
-    assert_int_equal(types_locals_commit(l, &token), S_OK);
-    assert_int_equal(token, 0x11000001);
-    assert_int_equal(emit.calls, 0);
-    types_locals_free(l);
-
-    /* a method whose LOCAL_SIG is not one */
-    assert_int_equal(types_locals_new(NULL, creator, &emit.iface, BYTES(0x06, 0x08), 0, false, &l),
-                     E_INVALIDARG);
-    types_locals_free(NULL);
-}
-
-/* ---- hostile blobs ----------------------------------------------------------------------------
- */
+/* ---- hostile blobs --------------------------------------------------------------------------- */
 
 static void truncated_blobs_are_refused_at_every_length(void **state)
 {
@@ -932,7 +491,8 @@ static void truncated_blobs_are_refused_at_every_length(void **state)
             memcpy(exact, s->bytes, len);
             IType *t = (IType *)1;
             DWORD used = 9;
-            HRESULT hr = creator->lpVtbl->FromSignature(creator, (DWORD)len, exact, &t, &used);
+            HRESULT hr =
+                fx.creator->lpVtbl->FromSignature(fx.creator, (DWORD)len, exact, &t, &used);
             if (hr != E_INVALIDARG)
                 fail_msg("%s cut to %zu bytes: 0x%x", s->what, len, (unsigned)hr);
             assert_null(t);
@@ -942,9 +502,9 @@ static void truncated_blobs_are_refused_at_every_length(void **state)
     }
     IType *t;
     const uint8_t i4 = 0x08;
-    assert_int_equal(creator->lpVtbl->FromSignature(creator, 0, &i4, &t, NULL), E_INVALIDARG);
-    assert_int_equal(creator->lpVtbl->FromSignature(creator, 1, NULL, &t, NULL), E_POINTER);
-    assert_int_equal(creator->lpVtbl->FromSignature(creator, 1, &i4, NULL, NULL), E_POINTER);
+    assert_int_equal(fx.creator->lpVtbl->FromSignature(fx.creator, 0, &i4, &t, NULL), E_INVALIDARG);
+    assert_int_equal(fx.creator->lpVtbl->FromSignature(fx.creator, 1, NULL, &t, NULL), E_POINTER);
+    assert_int_equal(fx.creator->lpVtbl->FromSignature(fx.creator, 1, &i4, NULL, NULL), E_POINTER);
 }
 
 static void deep_nesting_is_refused_without_exhausting_the_stack(void **state)
@@ -954,12 +514,12 @@ static void deep_nesting_is_refused_without_exhausting_the_stack(void **state)
     memset(blob, 0x1D, DEPTH); /* int32[][][]... */
     blob[DEPTH] = 0x08;
     IType *t;
-    assert_int_equal(creator->lpVtbl->FromSignature(creator, DEPTH + 1, blob, &t, NULL),
+    assert_int_equal(fx.creator->lpVtbl->FromSignature(fx.creator, DEPTH + 1, blob, &t, NULL),
                      E_INVALIDARG);
     /* generic arguments nest too */
     for (size_t i = 0; i + 4 <= DEPTH; i += 4)
         memcpy(blob + i, (const uint8_t[]){0x15, 0x12, 0x49, 0x01}, 4);
-    assert_int_equal(creator->lpVtbl->FromSignature(creator, DEPTH + 1, blob, &t, NULL),
+    assert_int_equal(fx.creator->lpVtbl->FromSignature(fx.creator, DEPTH + 1, blob, &t, NULL),
                      E_INVALIDARG);
     /* a nesting that fits is accepted and re-emitted */
     memset(blob, 0x1D, 40);
@@ -979,7 +539,8 @@ static void garbage_never_crashes_and_what_parses_reemits(void **state)
                                        0x22, 0x41, 0x45, 0x49, 0x7F, 0x80, 0xC0, 0xFF, 0x02};
     ISignatureParser *parser;
     assert_int_equal(
-        creator->lpVtbl->QueryInterface(creator, &IID_ISignatureParser, (void **)&parser), S_OK);
+        fx.creator->lpVtbl->QueryInterface(fx.creator, &IID_ISignatureParser, (void **)&parser),
+        S_OK);
     uint32_t seed = 12345;
     int parsed = 0;
     for (int round = 0; round < 20000; round++) {
@@ -992,7 +553,7 @@ static void garbage_never_crashes_and_what_parses_reemits(void **state)
         }
         IType *t = NULL;
         DWORD used = 0;
-        if (creator->lpVtbl->FromSignature(creator, (DWORD)len, blob, &t, &used) == S_OK) {
+        if (fx.creator->lpVtbl->FromSignature(fx.creator, (DWORD)len, blob, &t, &used) == S_OK) {
             assert_true(used >= 1 && used <= len);
             assert_emits(t, blob, used);
             BSTR name = NULL;
@@ -1033,7 +594,8 @@ static void *share(void *arg)
     struct sharer *s = arg;
     const uint8_t sig[] = {0x20, 0x02, 0x12, 0x49, 0x15, 0x12, 0x49, 0x01, 0x08, 0x1D, 0x11, 0x10};
     ISignatureParser *parser;
-    if (creator->lpVtbl->QueryInterface(creator, &IID_ISignatureParser, (void **)&parser) != S_OK)
+    if (fx.creator->lpVtbl->QueryInterface(fx.creator, &IID_ISignatureParser, (void **)&parser) !=
+        S_OK)
         s->errors++;
     for (int i = 0; i < 2000; i++) {
         IType *ret = NULL;
@@ -1083,12 +645,8 @@ static void types_are_shared_between_threads(void **state)
 
 int main(void)
 {
-#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+#define T(name) cmocka_unit_test_setup_teardown(name, types_setup, types_teardown)
     const struct CMUnitTest tests[] = {
-        T(builder_compresses_unsigned_ints_at_every_boundary),
-        T(builder_compresses_signed_ints_at_every_boundary),
-        T(builder_codes_type_tokens_and_refuses_others),
-        T(builder_appends_elements_data_and_builders),
         T(every_element_type_reemits_its_exact_bytes),
         T(composite_types_lead_to_their_parts),
         T(types_have_clrie_names_and_metadata_names),
@@ -1097,10 +655,6 @@ int main(void)
         T(method_signature_gives_return_and_parameter_types),
         T(local_and_sequence_signatures_parse),
         T(method_info_helpers_give_parameters_return_and_declaring_type),
-        T(locals_add_then_commit_once),
-        T(unchanged_locals_commit_nothing),
-        T(locals_replace_checks_the_whole_blob),
-        T(read_only_locals_refuse_every_change),
         T(truncated_blobs_are_refused_at_every_length),
         T(deep_nesting_is_refused_without_exhausting_the_stack),
         T(garbage_never_crashes_and_what_parses_reemits),
