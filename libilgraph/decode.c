@@ -23,23 +23,6 @@ static uint32_t le32(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* The node starting at offset among nodes sorted by offset, or NULL. */
-static struct clrie_il_instr *find(struct clrie_il_instr *const *nodes, size_t count,
-                                   uint64_t offset)
-{
-    size_t lo = 0, hi = count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (nodes[mid]->offset == offset)
-            return nodes[mid];
-        if (nodes[mid]->offset < offset)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
-}
-
 /* Counts the instructions of code[0..len) up to the first malformed one, so the arrays of
  * the real pass can come from the arena at their final size. */
 static size_t count_instructions(const uint8_t *code, size_t len)
@@ -137,22 +120,28 @@ struct starts {
     size_t count;
 };
 
-static struct clrie_il_instr *node_at(const struct starts *s, uint64_t offset)
+/* The node starting at offset among count nodes in offset order, or NULL. */
+static struct clrie_il_instr *find(struct clrie_il_instr *nodes, size_t count, uint64_t offset)
 {
-    if (s->table)
-        return s->table[offset] ? &s->nodes[s->table[offset] - 1] : NULL;
-    size_t lo = 0, hi = s->count;
+    size_t lo = 0, hi = count;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        uint32_t at = s->nodes[mid].offset;
+        uint32_t at = nodes[mid].offset;
         if (at == offset)
-            return &s->nodes[mid];
+            return &nodes[mid];
         if (at < offset)
             lo = mid + 1;
         else
             hi = mid;
     }
     return NULL;
+}
+
+static struct clrie_il_instr *node_at(const struct starts *s, uint64_t offset)
+{
+    if (s->table)
+        return s->table[offset] ? &s->nodes[s->table[offset] - 1] : NULL;
+    return find(s->nodes, s->count, offset);
 }
 
 /* Turns the recorded branches and switches into node references. */
@@ -182,7 +171,7 @@ static int resolve_targets(struct clrie_il_graph *g, struct clrie_il_instr *node
                                "%s at IL offset %u targets IL offset %u, inside an instruction",
                                il_opcode_infos[n->opcode].name, n->offset, t);
             /* n's reference is new: link it first in its target's list (il_ref_set). */
-            struct il_ref *ref = &n->u.branch;
+            struct il_ref *ref = n->u.branch;
             ref->target = to;
             ref->next = to->refs;
             if (to->refs)
@@ -190,8 +179,8 @@ static int resolve_targets(struct clrie_il_graph *g, struct clrie_il_instr *node
             to->refs = ref;
         } else {
             size_t p = n->offset + 1;
-            size_t end = p + 4 + 4 * (size_t)n->u.sw.count;
-            for (uint32_t i = 0; i < n->u.sw.count; i++) {
+            size_t end = p + 4 + 4 * (size_t)n->u.sw->count;
+            for (uint32_t i = 0; i < n->u.sw->count; i++) {
                 int64_t t = (int64_t)end + (int32_t)le32(code + p + 4 + 4 * (size_t)i);
                 struct clrie_il_instr *to = node_at(&s, (uint64_t)t);
                 if (!to)
@@ -199,19 +188,19 @@ static int resolve_targets(struct clrie_il_graph *g, struct clrie_il_instr *node
                                    "switch at IL offset %u: target %u is IL offset %lld, inside "
                                    "an instruction",
                                    n->offset, i, (long long)t);
-                il_ref_set(&n->u.sw.targets[i], to);
+                il_ref_set(&n->u.sw->targets[i], to);
             }
         }
     }
     return 0;
 }
 
-/* Reads a switch's target table at code[p..len) (p: after the count); n->u.sw.count is
- * set. Checks that the table fits and every target lies in the code. */
-static int read_switch(struct clrie_il_graph *g, struct clrie_il_instr *n, const uint8_t *code,
-                       size_t len, size_t start, size_t p, size_t base, struct clrie_il_diag *diag)
+/* Reads the target table of a switch of count targets at code[p..len) (p: after the count)
+ * and gives n its table. Checks that the table fits and every target lies in the code. */
+static int read_switch(struct clrie_il_graph *g, struct clrie_il_instr *n, uint32_t count,
+                       const uint8_t *code, size_t len, size_t start, size_t p, size_t base,
+                       struct clrie_il_diag *diag)
 {
-    uint32_t count = n->u.sw.count;
     if (count > (len - p) / 4)
         return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
                        "switch at IL offset %zu has %u targets but only %zu bytes remain", start,
@@ -225,21 +214,21 @@ static int read_switch(struct clrie_il_graph *g, struct clrie_il_instr *n, const
                            "the code (0..%zu)",
                            start, i, (long long)target, len - 1);
     }
-    n->u.sw.targets = il_arena_array(&g->arena, count ? count : 1, sizeof(struct il_ref));
-    if (!n->u.sw.targets)
-        return -ENOMEM;
-    return 0;
+    n->u.sw = il_switch_alloc(g, count);
+    return n->u.sw ? 0 : -ENOMEM;
 }
 
 /* Code of at most this many bytes (most methods) is decoded from a zero-padded copy. */
 #define SMALL_CODE 56
 
-/* Decodes code[0..len) into nodes. Inlined into its callers so each gets a copy with
- * `fragment` and `small` (len <= SMALL_CODE) constant. A whole method's decode leaves the
- * graph laid out as PRESERVE would lay it out: the decoded offsets, forms and order. */
+/* Decodes code[0..len) into one block of nodes (*nodes_out, count in *count_out), in
+ * decoded order. Inlined into its callers so each gets a copy with `fragment` and `small`
+ * (len <= SMALL_CODE) constant. A whole method's nodes are linked into g's list as they are
+ * read, and leave it laid out as PRESERVE would lay it out: the decoded offsets, forms and
+ * order. A fragment's nodes are new and detached. */
 static inline __attribute__((always_inline)) int
 decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t slots, size_t base,
-             bool fragment, bool small, struct clrie_il_instr ***nodes_out, size_t *count_out,
+             bool fragment, bool small, struct clrie_il_instr **nodes_out, size_t *count_out,
              struct clrie_il_diag *diag)
 {
     if (len > UINT32_MAX - 16)
@@ -250,11 +239,7 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
     b.nodes = il_arena_take_array(&g->arena, b.cap, sizeof(*b.nodes));
     struct pending_target *pending =
         il_arena_take_array(&g->arena, max_targets(len), sizeof(*pending));
-    /* A whole method's node pointers (the graph's original list) are stored as the nodes
-     * are; a fragment's are copied at the end into an array its caller owns. */
-    struct clrie_il_instr **ptrs =
-        fragment ? NULL : il_arena_take_array(&g->arena, b.cap, sizeof(*ptrs));
-    if (!b.nodes || !pending || (!fragment && !ptrs))
+    if (!b.nodes || !pending)
         return -ENOMEM;
     /* Operands are read as the 8 bytes at them, and no read may pass code[len - 1]: small
      * code is read from a zero-padded copy, other code from a zero-padded copy of its
@@ -283,15 +268,8 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
             b = grow_block(g, b, count, code, len, pos, fragment);
             if (!b.nodes)
                 return -ENOMEM;
-            if (!fragment) {
-                ptrs = il_arena_take_array(&g->arena, b.cap, sizeof(*ptrs));
-                if (!ptrs)
-                    return -ENOMEM;
-                for (size_t k = 0; k < count; k++)
-                    ptrs[k] = &b.nodes[k];
-                if (count)
-                    prev = &b.nodes[count - 1];
-            }
+            if (!fragment && count)
+                prev = &b.nodes[count - 1];
         }
         size_t start = pos;
         uint16_t op = code[pos++];
@@ -339,32 +317,35 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
         n->attached = !fragment;
         n->removed = false;
         n->keep_long = false;
-        n->u.i = il_operand_value(d, raw); /* the operand member only, but for branches */
+        int64_t value = il_operand_value(d, raw);
+        n->u.i = value; /* the operand, but for branches and switches */
         pos += operand;
-        if (d & IL_DECODE_TARGETS) {
+        if (__builtin_expect(d & IL_DECODE_TARGETS, 0)) {
             if (!(d & IL_DECODE_SWITCH)) {
-                int64_t target = (int64_t)pos + n->u.i;
+                int64_t target = (int64_t)pos + value;
                 if (target < 0 || (uint64_t)target >= len)
                     return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
                                    "%s at IL offset %zu targets IL offset %lld, outside the "
                                    "code (0..%zu)",
                                    il_opcode_infos[op].name, start, (long long)target, len - 1);
-                n->u.branch = (struct il_ref){.kind = IL_REF_BRANCH};
+                struct il_ref *ref = il_arena_take(&g->arena, sizeof(*ref));
+                if (!ref)
+                    return -ENOMEM;
+                *ref = (struct il_ref){.kind = IL_REF_BRANCH}; /* aimed by resolve_targets */
+                n->u.branch = ref;
                 pending[npending].target = (uint32_t)target;
             } else {
-                n->u.sw.count = (uint32_t)n->u.i;
-                r = read_switch(g, n, code, len, start, pos, base, diag);
+                uint32_t sw_count = (uint32_t)value;
+                r = read_switch(g, n, sw_count, code, len, start, pos, base, diag);
                 if (r < 0)
                     return r;
-                pos += 4 * (size_t)n->u.sw.count;
-                targets += n->u.sw.count;
+                pos += 4 * (size_t)sw_count;
+                targets += sw_count;
             }
             pending[npending++].node = (uint32_t)count;
         }
-        if (!fragment) {
+        if (!fragment)
             prev = n;
-            ptrs[count] = n;
-        }
         count++;
     }
     if (npending) {
@@ -373,35 +354,19 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
         if (r < 0)
             return r;
     }
-    struct clrie_il_instr **nodes = ptrs;
-    if (fragment) {
-        nodes = malloc((count ? count : 1) * sizeof(*nodes));
-        if (!nodes)
-            return -ENOMEM;
-        for (size_t k = 0; k < count; k++)
-            nodes[k] = &b.nodes[k];
-    }
     if (!fragment && count) {
         b.nodes[count - 1].next = NULL;
         if (g->last)
-            g->last->next = nodes[0];
+            g->last->next = &b.nodes[0];
         else
-            g->first = nodes[0];
-        g->last = nodes[count - 1];
+            g->first = &b.nodes[0];
+        g->last = &b.nodes[count - 1];
         g->count += count;
         g->stale = true;
     }
-    *nodes_out = nodes;
+    *nodes_out = b.nodes;
     *count_out = count;
     return 0;
-}
-
-int il_decode_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t base,
-                   bool fragment, struct clrie_il_instr ***nodes, size_t *count,
-                   struct clrie_il_diag *diag)
-{
-    return decode_nodes(g, code, len, node_slots(code, len), base, fragment, false, nodes, count,
-                        diag);
 }
 
 /* ---- Exception sections ---- */
@@ -425,14 +390,14 @@ static int bind_block(struct clrie_il_graph *g, uint32_t start, uint32_t length,
                        "%s block starts at IL offset %u, inside an instruction", what, start);
     struct clrie_il_instr *l;
     if (end == g->code_size) {
-        l = g->orig[g->orig_count - 1];
+        l = &g->orig[g->orig_count - 1];
     } else {
         struct clrie_il_instr *after = find(g->orig, g->orig_count, end);
         if (!after)
             return il_diag(diag, -EILSEQ, (uint32_t)clause_pos,
                            "%s block ends at IL offset %llu, inside an instruction", what,
                            (unsigned long long)end);
-        l = g->orig[after->orig_index - 1]; /* after is not the first: end > start */
+        l = after - 1; /* after is not the first: end > start */
     }
     il_ref_set(first, f);
     il_ref_set(last, l);
@@ -562,12 +527,13 @@ static size_t round_up(size_t n)
 
 static struct clrie_il_graph *graph_for_code(size_t len, size_t slots)
 {
-    /* The graph, the node block and pointers, the pending targets and the offset table,
-     * each rounded up; a layout after edits takes a chunk of its own. */
+    /* The graph, the node block, the pending targets and the offset table, each rounded
+     * up, and the references of about one branch in eight instructions; a layout after
+     * edits takes a chunk of its own. */
     size_t need = round_up(sizeof(struct clrie_il_graph)) +
                   round_up(slots * sizeof(struct clrie_il_instr)) +
-                  round_up(slots * sizeof(struct clrie_il_instr *)) +
-                  round_up(max_targets(len) * sizeof(struct pending_target)) + round_up(4 * len);
+                  round_up(max_targets(len) * sizeof(struct pending_target)) + round_up(4 * len) +
+                  (slots / 8 + 1) * round_up(sizeof(struct il_ref));
     return il_graph_alloc(need);
 }
 
@@ -584,8 +550,7 @@ static int finish_code(struct clrie_il_graph *g, const uint8_t *code, size_t len
             : decode_nodes(g, code, len, slots, base, false, false, &g->orig, &g->orig_count, diag);
     if (r < 0)
         return r;
-    g->cur = g->orig; /* shared until a layout takes arrays of its own (cur_cap 0) */
-    g->cur_cap = 0;
+    g->cur = NULL; /* il_layout_current makes it when it is needed */
     g->layout_flags = CLRIE_IL_ENCODE_PRESERVE;
     g->stale = false;
     return 0;
@@ -708,5 +673,17 @@ int clrie_il_graph_decode_fragment(struct clrie_il_graph *g, const uint8_t *code
 {
     if (!g || (!code && len) || !nodes || !count)
         return -EINVAL;
-    return il_decode_code(g, code, len, 0, true, nodes, count, diag);
+    struct clrie_il_instr *block = NULL;
+    size_t n = 0;
+    int r = decode_nodes(g, code, len, node_slots(code, len), 0, true, false, &block, &n, diag);
+    if (r < 0)
+        return r;
+    struct clrie_il_instr **ptrs = malloc((n ? n : 1) * sizeof(*ptrs));
+    if (!ptrs)
+        return -ENOMEM;
+    for (size_t k = 0; k < n; k++)
+        ptrs[k] = &block[k];
+    *nodes = ptrs;
+    *count = n;
+    return 0;
 }

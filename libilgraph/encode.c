@@ -34,12 +34,12 @@ static bool target_ok(const struct clrie_il_graph *g, const struct clrie_il_inst
 static int check_targets(struct clrie_il_graph *g, const struct clrie_il_instr *n, size_t index,
                          struct clrie_il_diag *diag)
 {
-    if (il_is_branch(n->opcode) && !target_ok(g, n->u.branch.target))
+    if (il_is_branch(n->opcode) && !target_ok(g, n->u.branch->target))
         return il_diag(diag, -EINVAL, n->offset, "%s (instruction %zu) has no target in the method",
                        (&il_opcode_infos[n->opcode])->name, index);
     if (n->opcode == CLRIE_IL_OP_SWITCH)
-        for (uint32_t i = 0; i < n->u.sw.count; i++)
-            if (!target_ok(g, n->u.sw.targets[i].target))
+        for (uint32_t i = 0; i < n->u.sw->count; i++)
+            if (!target_ok(g, n->u.sw->targets[i].target))
                 return il_diag(diag, -EINVAL, n->offset,
                                "switch (instruction %zu) target %u is not in the method", index, i);
     return 0;
@@ -100,7 +100,7 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
         } else {
             sz = (uint32_t)(n->opcode >> 8) + (d & IL_DECODE_LEN); /* il_instr_size */
             if (d & IL_DECODE_SWITCH)
-                sz += 4 * n->u.sw.count;
+                sz += 4 * n->u.sw->count;
         }
         off[i] = (uint32_t)total;
         n->offset = (uint32_t)total; /* final unless a short branch widens below */
@@ -114,7 +114,7 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
     /* Every index is set now: the short branches' targets, and whether they all reach. */
     bool all_reach = true;
     for (size_t k = 0; k < shorts; k++) {
-        uint32_t at = br[k].at, t = g->cur[at]->u.branch.target->index;
+        uint32_t at = br[k].at, t = g->cur[at]->u.branch->target->index;
         br[k].target = t;
         int64_t disp = (int64_t)off[t] - ((int64_t)off[at] + 2);
         all_reach = all_reach && disp >= INT8_MIN && disp <= INT8_MAX;
@@ -167,7 +167,9 @@ finish:
 
 int il_layout_current(struct clrie_il_graph *g, struct clrie_il_diag *diag)
 {
-    return g->stale ? clrie_il_graph_layout(g, g->layout_flags, diag) : 0;
+    /* A decoded graph is laid out but has no node order array yet: the layout it was left
+     * with, made again, gives the same offsets and forms. */
+    return g->stale || !g->cur ? clrie_il_graph_layout(g, g->layout_flags, diag) : 0;
 }
 
 /* Lays out for encoding with flags, unless the current layout is already that one: nothing
@@ -185,8 +187,7 @@ static int layout_for_encode(struct clrie_il_graph *g, unsigned flags, struct cl
  * bytes past the operand are overwritten by the next instruction (or fall in the slack). */
 static void write_code(const struct clrie_il_graph *g, uint8_t *out)
 {
-    for (size_t i = 0; i < g->count; i++) {
-        const struct clrie_il_instr *n = g->cur[i];
+    for (const struct clrie_il_instr *n = g->first; n; n = n->next) {
         uint16_t op = n->opcode;
         uint8_t d = il_opcode_decode[op];
         uint8_t *p = out + n->offset;
@@ -199,14 +200,14 @@ static void write_code(const struct clrie_il_graph *g, uint8_t *out)
         int64_t at = p - out; /* the operand's offset; displacements count from its end */
         if (!(d & IL_DECODE_SWITCH)) {
             int64_t end = at + ((d & IL_DECODE_LEN) - 1);
-            uint32_t disp = (uint32_t)((int64_t)n->u.branch.target->offset - end);
+            uint32_t disp = (uint32_t)((int64_t)n->u.branch->target->offset - end);
             memcpy(p, &disp, 4); /* a short branch's extra bytes are overwritten next */
         } else {
-            int64_t end = at + 4 + 4 * (int64_t)n->u.sw.count;
-            put32(p, n->u.sw.count);
-            for (uint32_t t = 0; t < n->u.sw.count; t++)
+            int64_t end = at + 4 + 4 * (int64_t)n->u.sw->count;
+            put32(p, n->u.sw->count);
+            for (uint32_t t = 0; t < n->u.sw->count; t++)
                 put32(p + 4 + 4 * (size_t)t,
-                      (uint32_t)((int64_t)n->u.sw.targets[t].target->offset - end));
+                      (uint32_t)((int64_t)n->u.sw->targets[t].target->offset - end));
         }
     }
 }
