@@ -28,6 +28,7 @@ struct il_ref {
     struct clrie_il_instr *target;
     struct il_ref *prev, *next; /* in target->refs */
     uint8_t kind;               /* enum il_ref_kind */
+    uint32_t decoded;           /* while decoding: the IL offset a branch or switch names */
 };
 
 enum il_state {
