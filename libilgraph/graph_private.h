@@ -69,9 +69,12 @@ struct clrie_il_instr {
 };
 _Static_assert(sizeof(struct clrie_il_instr) <= 64, "an instruction node fits a cache line");
 
-/* A short branch the layout's fixpoint may still widen: its position and its target's. */
+/* A short branch the layout's fixpoint may still widen. */
 struct il_short_branch {
-    uint32_t at, target;
+    uint32_t at, target;  /* its position and its target's, in the layout */
+    uint32_t target_rank; /* short branches before the target */
+    uint32_t widened;     /* short branches before this one widened, as of the last round */
+    bool wide;            /* widened to the long form */
 };
 
 struct clrie_il_clause {
@@ -105,7 +108,8 @@ struct clrie_il_graph {
      * or il_layout_current needs it: a decoded graph is laid out without it. */
     struct clrie_il_instr **cur;
     struct il_short_branch *layout_branches;
-    uint32_t *layout_off, *layout_size;
+    uint32_t *layout_off;  /* offsets with every short branch short */
+    uint32_t *layout_rank; /* short branches before each position */
     size_t cur_cap;
     bool stale;
     unsigned layout_flags;
