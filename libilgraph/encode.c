@@ -90,7 +90,7 @@ static uint32_t widen_branches(struct il_short_branch *br, size_t shorts, const 
                 int64_t disp = ((int64_t)off[t] + 3 * (int64_t)t_widened) -
                                ((int64_t)off[at] + 3 * (int64_t)w + 2);
                 if (disp < INT8_MIN || disp > INT8_MAX) {
-                    br[k].wide = true;
+                    br[k].wide = 1;
                     changed = true;
                 }
             }
@@ -133,7 +133,8 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
             else
                 n->opcode = il_short_form(n->opcode);
             if (il_is_short_branch(n->opcode))
-                br[shorts++] = (struct il_short_branch){.at = (uint32_t)i};
+                br[shorts++] =
+                    (struct il_short_branch){.to = n->u.branch->target, .at = (uint32_t)i};
             sz = il_instr_size(n);
         } else {
             sz = (uint32_t)(n->opcode >> 8) + (d & IL_DECODE_LEN); /* il_instr_size */
@@ -151,8 +152,8 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
     /* Every index is set now: the short branches' targets, and whether they all reach. */
     bool all_reach = true;
     for (size_t k = 0; k < shorts; k++) {
-        uint32_t at = br[k].at, t = g->cur[at]->u.branch->target->index;
-        br[k].target = t;
+        uint32_t at = br[k].at, t = br[k].to->index;
+        br[k].target = t; /* in place of `to` */
         br[k].target_rank = rank[t];
         int64_t disp = (int64_t)off[t] - ((int64_t)off[at] + 2);
         all_reach = all_reach && disp >= INT8_MIN && disp <= INT8_MAX;

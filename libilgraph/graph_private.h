@@ -69,13 +69,21 @@ struct clrie_il_instr {
 };
 _Static_assert(sizeof(struct clrie_il_instr) <= 64, "an instruction node fits a cache line");
 
-/* A short branch the layout's fixpoint may still widen. */
+/* A short branch the layout's fixpoint may still widen: 16 bytes, as the rounds stream
+ * through them. */
 struct il_short_branch {
-    uint32_t at, target;  /* its position and its target's, in the layout */
-    uint32_t target_rank; /* short branches before the target */
-    uint32_t widened;     /* short branches before this one widened, as of the last round */
-    bool wide;            /* widened to the long form */
+    uint32_t at;           /* its position in the layout */
+    uint32_t widened : 31; /* short branches before this one widened, as of the last round */
+    uint32_t wide : 1;     /* widened to the long form */
+    union {
+        const struct clrie_il_instr *to; /* its target, until every position is known */
+        struct {
+            uint32_t target;      /* the target's position */
+            uint32_t target_rank; /* short branches before the target */
+        };
+    };
 };
+_Static_assert(sizeof(struct il_short_branch) == 16, "short branches stream 4 to a cache line");
 
 struct clrie_il_clause {
     uint32_t flags;
