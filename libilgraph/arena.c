@@ -22,9 +22,7 @@ void il_arena_init(struct il_arena *a, size_t first_chunk)
     a->base = NULL;
     a->used = 0;
     a->size = 0;
-    a->next_size = first_chunk == 0          ? FIRST_CHUNK
-                   : first_chunk > MAX_CHUNK ? MAX_CHUNK
-                                             : first_chunk;
+    a->next_size = first_chunk == 0 ? FIRST_CHUNK : first_chunk;
     a->spare = NULL;
 }
 

@@ -23,23 +23,6 @@ static uint32_t le32(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* The node starting at offset among nodes sorted by offset, or NULL. */
-static struct clrie_il_instr *find(struct clrie_il_instr *const *nodes, size_t count,
-                                   uint64_t offset)
-{
-    size_t lo = 0, hi = count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (nodes[mid]->offset == offset)
-            return nodes[mid];
-        if (nodes[mid]->offset < offset)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
-}
-
 /* Counts the instructions of code[0..len) up to the first malformed one, so the arrays of
  * the real pass can come from the arena at their final size. */
 static size_t count_instructions(const uint8_t *code, size_t len)
@@ -70,12 +53,25 @@ static size_t count_instructions(const uint8_t *code, size_t len)
     return count;
 }
 
-/* A branch or switch seen while decoding, resolved to node references once every
- * instruction start is known. */
-struct pending_target {
-    uint32_t node;   /* index in the decoded nodes */
-    uint32_t target; /* a branch's target offset (range-checked); unused for a switch */
+/* The references of the branches and switches decoded so far, chained through their
+ * `next` in decoded order, each with the IL offset it names in `decoded`: they are bound to
+ * nodes once every instruction start is known. */
+struct pending {
+    struct il_ref *head, *last;
+    size_t count;
 };
+
+static void pending_add(struct pending *p, struct il_ref *ref, uint32_t target)
+{
+    ref->decoded = target;
+    ref->next = NULL;
+    if (p->last)
+        p->last->next = ref;
+    else
+        p->head = ref;
+    p->last = ref;
+    p->count++;
+}
 
 /* The decoded nodes: one block, in decode order, with room for cap of them. */
 struct node_block {
@@ -96,12 +92,6 @@ static size_t node_slots(const uint8_t *code, size_t len)
     if (len < 1024)
         return len / 2 + 32;
     return count_instructions(code, len) + 1;
-}
-
-/* Branches and switches in code of len bytes, at most: each takes two bytes or more. */
-static size_t max_targets(size_t len)
-{
-    return len / 2 + 1;
 }
 
 /* More room when the guess was short: the rest of the code is counted exactly, the count
@@ -137,16 +127,15 @@ struct starts {
     size_t count;
 };
 
-static struct clrie_il_instr *node_at(const struct starts *s, uint64_t offset)
+/* The node starting at offset among count nodes in offset order, or NULL. */
+static struct clrie_il_instr *find(struct clrie_il_instr *nodes, size_t count, uint64_t offset)
 {
-    if (s->table)
-        return s->table[offset] ? &s->nodes[s->table[offset] - 1] : NULL;
-    size_t lo = 0, hi = s->count;
+    size_t lo = 0, hi = count;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        uint32_t at = s->nodes[mid].offset;
+        uint32_t at = nodes[mid].offset;
         if (at == offset)
-            return &s->nodes[mid];
+            return &nodes[mid];
         if (at < offset)
             lo = mid + 1;
         else
@@ -155,16 +144,49 @@ static struct clrie_il_instr *node_at(const struct starts *s, uint64_t offset)
     return NULL;
 }
 
-/* Turns the recorded branches and switches into node references. */
+static struct clrie_il_instr *node_at(const struct starts *s, uint64_t offset)
+{
+    if (s->table)
+        return s->table[offset] ? &s->nodes[s->table[offset] - 1] : NULL;
+    return find(s->nodes, s->count, offset);
+}
+
+/* The diagnostic for a reference aimed inside an instruction. Rare, so its owner is
+ * found by a walk of the nodes rather than recorded for every reference. */
+static __attribute__((noinline)) int bad_target(const struct clrie_il_instr *nodes, size_t count,
+                                                const struct il_ref *ref, size_t base,
+                                                struct clrie_il_diag *diag)
+{
+    for (size_t k = 0; k < count; k++) {
+        const struct clrie_il_instr *n = &nodes[k];
+        if (n->opcode == CLRIE_IL_OP_SWITCH) {
+            const struct il_switch *sw = n->u.sw;
+            if (ref >= sw->targets && ref < sw->targets + sw->count)
+                return il_diag(diag, -EILSEQ, (uint32_t)(base + n->offset),
+                               "switch at IL offset %u: target %td is IL offset %u, inside "
+                               "an instruction",
+                               n->offset, ref - sw->targets, ref->decoded);
+        } else if (il_is_branch(n->opcode) && n->u.branch == ref) {
+            return il_diag(diag, -EILSEQ, (uint32_t)(base + n->offset),
+                           "%s at IL offset %u targets IL offset %u, inside an instruction",
+                           il_opcode_infos[n->opcode].name, n->offset, ref->decoded);
+        }
+    }
+    return il_diag(diag, -EILSEQ, (uint32_t)base,
+                   "a target at IL offset %u is inside an instruction", ref->decoded);
+}
+
+/* Binds the pending references to the nodes they name. */
 static int resolve_targets(struct clrie_il_graph *g, struct clrie_il_instr *nodes, size_t count,
-                           const struct pending_target *pending, size_t npending, size_t targets,
-                           const uint8_t *code, size_t len, size_t base, struct clrie_il_diag *diag)
+                           const struct pending *pending, size_t len, size_t base,
+                           struct clrie_il_diag *diag)
 {
     /* Targets were range-checked while reading. A search takes about log2(count) probes
-     * per target; the table about one step per node and one per byte of code. */
+     * per target; the table about one step per node and one per byte of code. Small
+     * methods always search: their table would cost a chunk of its own. */
     struct starts s = {.nodes = nodes, .count = count};
     size_t probes = 64 - (size_t)__builtin_clzll((unsigned long long)count | 1);
-    if (targets * probes > count) {
+    if (count >= 64 && pending->count * probes > count) {
         uint32_t *table = il_arena_array(&g->arena, len, sizeof(*table));
         if (!table)
             return -ENOMEM;
@@ -172,50 +194,37 @@ static int resolve_targets(struct clrie_il_graph *g, struct clrie_il_instr *node
             table[nodes[k].offset] = (uint32_t)k + 1;
         s.table = table;
     }
-    for (size_t k = 0; k < npending; k++) {
-        struct clrie_il_instr *n = &nodes[pending[k].node];
-        if (n->opcode != CLRIE_IL_OP_SWITCH) {
-            uint32_t t = pending[k].target;
-            struct clrie_il_instr *to = node_at(&s, t);
-            if (!to)
-                return il_diag(diag, -EILSEQ, (uint32_t)(base + n->offset),
-                               "%s at IL offset %u targets IL offset %u, inside an instruction",
-                               il_opcode_infos[n->opcode].name, n->offset, t);
-            /* n's reference is new: link it first in its target's list (il_ref_set). */
-            struct il_ref *ref = &n->u.branch;
-            ref->target = to;
-            ref->next = to->refs;
-            if (to->refs)
-                to->refs->prev = ref;
-            to->refs = ref;
-        } else {
-            size_t p = n->offset + 1;
-            size_t end = p + 4 + 4 * (size_t)n->u.sw.count;
-            for (uint32_t i = 0; i < n->u.sw.count; i++) {
-                int64_t t = (int64_t)end + (int32_t)le32(code + p + 4 + 4 * (size_t)i);
-                struct clrie_il_instr *to = node_at(&s, (uint64_t)t);
-                if (!to)
-                    return il_diag(diag, -EILSEQ, (uint32_t)(base + n->offset),
-                                   "switch at IL offset %u: target %u is IL offset %lld, inside "
-                                   "an instruction",
-                                   n->offset, i, (long long)t);
-                il_ref_set(&n->u.sw.targets[i], to);
-            }
-        }
+    struct il_ref *next;
+    for (struct il_ref *ref = pending->head; ref; ref = next) {
+        next = ref->next;
+        struct clrie_il_instr *to = node_at(&s, ref->decoded);
+        if (!to)
+            return bad_target(nodes, count, ref, base, diag);
+        /* The reference is new: link it first in its target's list (il_ref_set). */
+        ref->target = to;
+        ref->prev = NULL;
+        ref->next = to->refs;
+        if (to->refs)
+            to->refs->prev = ref;
+        to->refs = ref;
     }
     return 0;
 }
 
-/* Reads a switch's target table at code[p..len) (p: after the count); n->u.sw.count is
- * set. Checks that the table fits and every target lies in the code. */
-static int read_switch(struct clrie_il_graph *g, struct clrie_il_instr *n, const uint8_t *code,
-                       size_t len, size_t start, size_t p, size_t base, struct clrie_il_diag *diag)
+/* Reads the target table of a switch of count targets at code[p..len) (p: after the count),
+ * gives n its table and adds the table's references to pending. Checks that the table fits
+ * and every target lies in the code. */
+static int read_switch(struct clrie_il_graph *g, struct clrie_il_instr *n, uint32_t count,
+                       const uint8_t *code, size_t len, size_t start, size_t p, size_t base,
+                       struct pending *pending, struct clrie_il_diag *diag)
 {
-    uint32_t count = n->u.sw.count;
     if (count > (len - p) / 4)
         return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
                        "switch at IL offset %zu has %u targets but only %zu bytes remain", start,
                        count, len - p);
+    n->u.sw = il_switch_alloc(g, count);
+    if (!n->u.sw)
+        return -ENOMEM;
     size_t end = p + 4 * (size_t)count;
     for (uint32_t i = 0; i < count; i++) {
         int64_t target = (int64_t)end + (int32_t)le32(code + p + 4 * (size_t)i);
@@ -224,49 +233,155 @@ static int read_switch(struct clrie_il_graph *g, struct clrie_il_instr *n, const
                            "switch at IL offset %zu: target %u is IL offset %lld, outside "
                            "the code (0..%zu)",
                            start, i, (long long)target, len - 1);
+        pending_add(pending, &n->u.sw->targets[i], (uint32_t)target);
     }
-    n->u.sw.targets = il_arena_array(&g->arena, count ? count : 1, sizeof(struct il_ref));
-    if (!n->u.sw.targets)
-        return -ENOMEM;
     return 0;
 }
 
 /* Code of at most this many bytes (most methods) is decoded from a zero-padded copy. */
 #define SMALL_CODE 56
 
-/* Decodes code[0..len) into nodes. Inlined into its callers so each gets a copy with
- * `fragment` and `small` (len <= SMALL_CODE) constant. A whole method's decode leaves the
- * graph laid out as PRESERVE would lay it out: the decoded offsets, forms and order. */
+/* What decoding carries from one instruction to the next. */
+struct decoder {
+    struct clrie_il_graph *g;
+    const uint8_t *code;
+    size_t len, base;
+    size_t pos, count; /* the next instruction's offset and node */
+    struct node_block b;
+    struct clrie_il_instr *prev; /* the node before it in the list (whole methods) */
+    struct pending *pending;     /* apart, so that taking its address leaves the rest in
+                                  * registers */
+    struct clrie_il_diag *diag;
+};
+
+/* Decodes the instruction at d->pos into node d->count, which the block has. Operands are
+ * read as the 8 bytes at them: at ops + position, where ops is the code itself when those
+ * bytes lie inside it, or a zero-padded copy; or, when `tail` is given, from the code
+ * until its last 8 bytes and from tail (a zero-padded copy of them, from tail_at) after. */
+static inline __attribute__((always_inline)) int decode_one(struct decoder *d, bool fragment,
+                                                            const uint8_t *ops, const uint8_t *tail,
+                                                            size_t tail_at)
+{
+    const uint8_t *code = d->code;
+    size_t len = d->len, start = d->pos, pos = start;
+    uint16_t op = code[pos++];
+    if (__builtin_expect(op == 0xFE, 0)) {
+        if (pos == len)
+            return il_diag(d->diag, -EILSEQ, (uint32_t)(d->base + start),
+                           "two-byte opcode at IL offset %zu is cut off after 0xFE", start);
+        op = (uint16_t)(0x100 | code[pos++]);
+    }
+    uint8_t dc = il_opcode_decode[op];
+    if (__builtin_expect(!dc, 0)) {
+        if (op >= 0x100)
+            return il_diag(d->diag, -EILSEQ, (uint32_t)(d->base + start),
+                           "unknown opcode 0xFE 0x%02X at IL offset %zu", op & 0xFF, start);
+        return il_diag(d->diag, -EILSEQ, (uint32_t)(d->base + start),
+                       "unknown opcode 0x%02X at IL offset %zu", op, start);
+    }
+    /* The operand: the 8 bytes at it, cut to its length by the decode byte. */
+    size_t operand = (dc & IL_DECODE_LEN) - 1u;
+    if (__builtin_expect(len - pos < operand, 0))
+        return il_diag(d->diag, -EILSEQ, (uint32_t)(d->base + start),
+                       "%s at IL offset %zu needs a %zu-byte operand but only %zu bytes remain",
+                       il_opcode_infos[op].name, start, operand, len - pos);
+    uint64_t raw;
+    if (tail)
+        memcpy(&raw, pos < tail_at ? code + pos : tail + (pos - tail_at), 8);
+    else
+        memcpy(&raw, ops + pos, 8);
+    int64_t value = il_operand_value(dc, raw);
+    /* A whole graph's nodes are linked as they are read, each to the next slot of the block
+     * (the last one's next is cleared at the end); a fragment's stay detached. Field by
+     * field: a compound literal would zero the node first, then store the fields. */
+    struct clrie_il_instr *n = &d->b.nodes[d->count];
+    n->next = fragment ? NULL : n + 1;
+    n->prev = d->prev;
+    n->graph = d->g;
+    n->refs = NULL;
+    n->offset = (uint32_t)start;
+    n->orig_offset = fragment ? CLRIE_IL_NO_OFFSET : (uint32_t)start;
+    n->index = (uint32_t)d->count;
+    n->orig_index = (uint32_t)d->count;
+    n->opcode = op;
+    n->orig_opcode = op;
+    n->state = fragment ? IL_NEW : IL_ORIGINAL;
+    n->attached = !fragment;
+    n->removed = false;
+    n->keep_long = false;
+    n->u.i = value; /* the operand, but for branches and switches */
+    pos += operand;
+    if (__builtin_expect(dc & IL_DECODE_TARGETS, 0)) {
+        if (!(dc & IL_DECODE_SWITCH)) {
+            int64_t target = (int64_t)pos + value;
+            if (target < 0 || (uint64_t)target >= len)
+                return il_diag(d->diag, -EILSEQ, (uint32_t)(d->base + start),
+                               "%s at IL offset %zu targets IL offset %lld, outside the code "
+                               "(0..%zu)",
+                               il_opcode_infos[op].name, start, (long long)target, len - 1);
+            struct il_ref *ref = il_arena_take(&d->g->arena, sizeof(*ref));
+            if (!ref)
+                return -ENOMEM;
+            *ref = (struct il_ref){.kind = IL_REF_BRANCH};
+            n->u.branch = ref;
+            pending_add(d->pending, ref, (uint32_t)target);
+        } else {
+            uint32_t count = (uint32_t)value;
+            int r =
+                read_switch(d->g, n, count, code, len, start, pos, d->base, d->pending, d->diag);
+            if (r < 0)
+                return r;
+            pos += 4 * (size_t)count;
+        }
+    }
+    if (!fragment)
+        d->prev = n;
+    d->pos = pos;
+    d->count++;
+    return 0;
+}
+
+/* Decodes code[0..len) into one block of nodes (*nodes_out, count in *count_out), in
+ * decoded order. Inlined into its callers so each gets a copy with `fragment` and `small`
+ * (len <= SMALL_CODE) constant. A whole method's nodes are linked into g's list as they are
+ * read, and leave it laid out as PRESERVE would lay it out: the decoded offsets, forms and
+ * order. A fragment's nodes are new and detached. */
 static inline __attribute__((always_inline)) int
 decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t slots, size_t base,
-             bool fragment, bool small, struct clrie_il_instr ***nodes_out, size_t *count_out,
+             bool fragment, bool small, struct clrie_il_instr **nodes_out, size_t *count_out,
              struct clrie_il_diag *diag)
 {
     if (len > UINT32_MAX - 16)
         return il_diag(diag, -EILSEQ, (uint32_t)base, "code of %zu bytes is too long", len);
-    /* The nodes come as one block, each written once below: one allocation, and list
-     * order is memory order for the walks of layout and encode. */
-    struct node_block b = {.cap = slots};
-    b.nodes = il_arena_take_array(&g->arena, b.cap, sizeof(*b.nodes));
-    struct pending_target *pending =
-        il_arena_take_array(&g->arena, max_targets(len), sizeof(*pending));
-    /* A whole method's node pointers (the graph's original list) are stored as the nodes
-     * are; a fragment's are copied at the end into an array its caller owns. */
-    struct clrie_il_instr **ptrs =
-        fragment ? NULL : il_arena_take_array(&g->arena, b.cap, sizeof(*ptrs));
-    if (!b.nodes || !pending || (!fragment && !ptrs))
+    /* The nodes come as one block, each written once: one allocation, and list order is
+     * memory order for the walks of layout and encode. */
+    struct pending pending = {0};
+    struct decoder d = {
+        .g = g,
+        .code = code,
+        .len = len,
+        .base = base,
+        .b = {.cap = slots},
+        .prev = fragment ? NULL : g->last,
+        .pending = &pending,
+        .diag = diag,
+    };
+    d.b.nodes = il_arena_take_array(&g->arena, d.b.cap, sizeof(*d.b.nodes));
+    if (!d.b.nodes)
         return -ENOMEM;
-    /* Operands are read as the 8 bytes at them, and no read may pass code[len - 1]: small
-     * code is read from a zero-padded copy, other code from a zero-padded copy of its
-     * last 8 bytes once it gets there. */
+    /* No operand read may pass code[len - 1]. Small code is read from a zero-padded copy.
+     * Other code is read in place while an instruction starts 10 bytes or more before the
+     * end (an opcode of two bytes, then 8), and the last few through a zero-padded copy of
+     * the last 8 bytes. */
     uint8_t padded[SMALL_CODE + 8];
     uint8_t tail[16] = {0};
-    size_t tail_at = 0;
+    size_t tail_at = 0, in_place = 0; /* instructions before in_place read in place */
     if (small) {
         /* The whole copy is cleared first: 64 bytes cost nothing, and gcc cannot prove
          * that clearing only the 8 bytes after len stays inside it. */
         memset(padded, 0, sizeof(padded));
         memcpy(padded, code, len);
+        in_place = len;
     } else {
         tail_at = len < 8 ? 0 : len - 8;
         if (len >= 8)
@@ -274,134 +389,53 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
         else
             for (size_t k = 0; k < len; k++)
                 tail[k] = code[k];
+        in_place = len < 10 ? 0 : len - 9;
     }
-    struct clrie_il_instr *prev = fragment ? NULL : g->last;
-    size_t count = 0, pos = 0, npending = 0, targets = 0; /* targets: of the switches */
     int r;
-    while (pos < len) {
-        if (__builtin_expect(count == b.cap, 0)) {
-            b = grow_block(g, b, count, code, len, pos, fragment);
-            if (!b.nodes)
+    while (d.pos < len) {
+        /* A run that needs no check of the block's room: every instruction takes a byte or
+         * more, so it cannot decode more instructions than it has bytes. */
+        size_t room = d.b.cap - d.count;
+        size_t end = d.pos >= in_place ? d.pos : in_place - d.pos < room ? in_place : d.pos + room;
+        while (d.pos < end) {
+            r = decode_one(&d, fragment, small ? padded : code, NULL, 0);
+            if (r < 0)
+                return r;
+        }
+        if (d.pos >= len)
+            break;
+        if (d.count == d.b.cap) {
+            d.b = grow_block(g, d.b, d.count, code, len, d.pos, fragment);
+            if (!d.b.nodes)
                 return -ENOMEM;
-            if (!fragment) {
-                ptrs = il_arena_take_array(&g->arena, b.cap, sizeof(*ptrs));
-                if (!ptrs)
-                    return -ENOMEM;
-                for (size_t k = 0; k < count; k++)
-                    ptrs[k] = &b.nodes[k];
-                if (count)
-                    prev = &b.nodes[count - 1];
-            }
+            if (!fragment && d.count)
+                d.prev = &d.b.nodes[d.count - 1];
         }
-        size_t start = pos;
-        uint16_t op = code[pos++];
-        if (__builtin_expect(op == 0xFE, 0)) {
-            if (pos == len)
-                return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
-                               "two-byte opcode at IL offset %zu is cut off after 0xFE", start);
-            op = (uint16_t)(0x100 | code[pos++]);
+        if (!small && d.pos >= in_place) {
+            r = decode_one(&d, fragment, NULL, tail, tail_at);
+            if (r < 0)
+                return r;
         }
-        uint8_t d = il_opcode_decode[op];
-        if (!d) {
-            if (op >= 0x100)
-                return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
-                               "unknown opcode 0xFE 0x%02X at IL offset %zu", op & 0xFF, start);
-            return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
-                           "unknown opcode 0x%02X at IL offset %zu", op, start);
-        }
-        /* The operand: the 8 bytes at it, cut to its length by the decode byte. */
-        size_t operand = (d & IL_DECODE_LEN) - 1u;
-        if (__builtin_expect(len - pos < operand, 0))
-            return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
-                           "%s at IL offset %zu needs a %zu-byte operand but only %zu bytes "
-                           "remain",
-                           il_opcode_infos[op].name, start, operand, len - pos);
-        uint64_t raw;
-        if (small)
-            memcpy(&raw, padded + pos, 8);
-        else
-            memcpy(&raw, pos < tail_at ? code + pos : tail + (pos - tail_at), 8);
-        /* A whole graph's nodes are linked as they are read, each to the next slot of the
-         * block (the last one's next is cleared below); a fragment's stay detached. Field by
-         * field: a compound literal would zero the node first, then store the fields. */
-        struct clrie_il_instr *n = &b.nodes[count];
-        n->next = fragment ? NULL : n + 1;
-        n->prev = prev;
-        n->graph = g;
-        n->refs = NULL;
-        n->offset = (uint32_t)start;
-        n->orig_offset = fragment ? CLRIE_IL_NO_OFFSET : (uint32_t)start;
-        n->index = (uint32_t)count;
-        n->orig_index = (uint32_t)count;
-        n->opcode = op;
-        n->orig_opcode = op;
-        n->state = fragment ? IL_NEW : IL_ORIGINAL;
-        n->attached = !fragment;
-        n->removed = false;
-        n->keep_long = false;
-        n->u.i = il_operand_value(d, raw); /* the operand member only, but for branches */
-        pos += operand;
-        if (d & IL_DECODE_TARGETS) {
-            if (!(d & IL_DECODE_SWITCH)) {
-                int64_t target = (int64_t)pos + n->u.i;
-                if (target < 0 || (uint64_t)target >= len)
-                    return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
-                                   "%s at IL offset %zu targets IL offset %lld, outside the "
-                                   "code (0..%zu)",
-                                   il_opcode_infos[op].name, start, (long long)target, len - 1);
-                n->u.branch = (struct il_ref){.kind = IL_REF_BRANCH};
-                pending[npending].target = (uint32_t)target;
-            } else {
-                n->u.sw.count = (uint32_t)n->u.i;
-                r = read_switch(g, n, code, len, start, pos, base, diag);
-                if (r < 0)
-                    return r;
-                pos += 4 * (size_t)n->u.sw.count;
-                targets += n->u.sw.count;
-            }
-            pending[npending++].node = (uint32_t)count;
-        }
-        if (!fragment) {
-            prev = n;
-            ptrs[count] = n;
-        }
-        count++;
     }
-    if (npending) {
-        r = resolve_targets(g, b.nodes, count, pending, npending, npending + targets, code, len,
-                            base, diag);
+    if (pending.head) {
+        r = resolve_targets(g, d.b.nodes, d.count, &pending, len, base, diag);
         if (r < 0)
             return r;
     }
-    struct clrie_il_instr **nodes = ptrs;
-    if (fragment) {
-        nodes = malloc((count ? count : 1) * sizeof(*nodes));
-        if (!nodes)
-            return -ENOMEM;
-        for (size_t k = 0; k < count; k++)
-            nodes[k] = &b.nodes[k];
-    }
+    size_t count = d.count;
     if (!fragment && count) {
-        b.nodes[count - 1].next = NULL;
+        d.b.nodes[count - 1].next = NULL;
         if (g->last)
-            g->last->next = nodes[0];
+            g->last->next = &d.b.nodes[0];
         else
-            g->first = nodes[0];
-        g->last = nodes[count - 1];
+            g->first = &d.b.nodes[0];
+        g->last = &d.b.nodes[count - 1];
         g->count += count;
         g->stale = true;
     }
-    *nodes_out = nodes;
+    *nodes_out = d.b.nodes;
     *count_out = count;
     return 0;
-}
-
-int il_decode_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t base,
-                   bool fragment, struct clrie_il_instr ***nodes, size_t *count,
-                   struct clrie_il_diag *diag)
-{
-    return decode_nodes(g, code, len, node_slots(code, len), base, fragment, false, nodes, count,
-                        diag);
 }
 
 /* ---- Exception sections ---- */
@@ -425,14 +459,14 @@ static int bind_block(struct clrie_il_graph *g, uint32_t start, uint32_t length,
                        "%s block starts at IL offset %u, inside an instruction", what, start);
     struct clrie_il_instr *l;
     if (end == g->code_size) {
-        l = g->orig[g->orig_count - 1];
+        l = &g->orig[g->orig_count - 1];
     } else {
         struct clrie_il_instr *after = find(g->orig, g->orig_count, end);
         if (!after)
             return il_diag(diag, -EILSEQ, (uint32_t)clause_pos,
                            "%s block ends at IL offset %llu, inside an instruction", what,
                            (unsigned long long)end);
-        l = g->orig[after->orig_index - 1]; /* after is not the first: end > start */
+        l = after - 1; /* after is not the first: end > start */
     }
     il_ref_set(first, f);
     il_ref_set(last, l);
@@ -562,12 +596,12 @@ static size_t round_up(size_t n)
 
 static struct clrie_il_graph *graph_for_code(size_t len, size_t slots)
 {
-    /* The graph, the node block and pointers, the pending targets and the offset table,
-     * each rounded up; a layout after edits takes a chunk of its own. */
-    size_t need = round_up(sizeof(struct clrie_il_graph)) +
-                  round_up(slots * sizeof(struct clrie_il_instr)) +
-                  round_up(slots * sizeof(struct clrie_il_instr *)) +
-                  round_up(max_targets(len) * sizeof(struct pending_target)) + round_up(4 * len);
+    /* The graph, the node block, the references of about one branch in eight instructions
+     * and, for code long enough to use one, the offset table, each rounded up; a layout
+     * after edits takes a chunk of its own. */
+    size_t need =
+        round_up(sizeof(struct clrie_il_graph)) + round_up(slots * sizeof(struct clrie_il_instr)) +
+        (slots / 8 + 1) * round_up(sizeof(struct il_ref)) + (len >= 64 ? round_up(4 * len) : 0);
     return il_graph_alloc(need);
 }
 
@@ -584,8 +618,7 @@ static int finish_code(struct clrie_il_graph *g, const uint8_t *code, size_t len
             : decode_nodes(g, code, len, slots, base, false, false, &g->orig, &g->orig_count, diag);
     if (r < 0)
         return r;
-    g->cur = g->orig; /* shared until a layout takes arrays of its own (cur_cap 0) */
-    g->cur_cap = 0;
+    g->cur = NULL; /* il_layout_current makes it when it is needed */
     g->layout_flags = CLRIE_IL_ENCODE_PRESERVE;
     g->stale = false;
     return 0;
@@ -708,5 +741,17 @@ int clrie_il_graph_decode_fragment(struct clrie_il_graph *g, const uint8_t *code
 {
     if (!g || (!code && len) || !nodes || !count)
         return -EINVAL;
-    return il_decode_code(g, code, len, 0, true, nodes, count, diag);
+    struct clrie_il_instr *block = NULL;
+    size_t n = 0;
+    int r = decode_nodes(g, code, len, node_slots(code, len), 0, true, false, &block, &n, diag);
+    if (r < 0)
+        return r;
+    struct clrie_il_instr **ptrs = malloc((n ? n : 1) * sizeof(*ptrs));
+    if (!ptrs)
+        return -ENOMEM;
+    for (size_t k = 0; k < n; k++)
+        ptrs[k] = &block[k];
+    *nodes = ptrs;
+    *count = n;
+    return 0;
 }

@@ -34,18 +34,18 @@ static bool target_ok(const struct clrie_il_graph *g, const struct clrie_il_inst
 static int check_targets(struct clrie_il_graph *g, const struct clrie_il_instr *n, size_t index,
                          struct clrie_il_diag *diag)
 {
-    if (il_is_branch(n->opcode) && !target_ok(g, n->u.branch.target))
+    if (il_is_branch(n->opcode) && !target_ok(g, n->u.branch->target))
         return il_diag(diag, -EINVAL, n->offset, "%s (instruction %zu) has no target in the method",
                        (&il_opcode_infos[n->opcode])->name, index);
     if (n->opcode == CLRIE_IL_OP_SWITCH)
-        for (uint32_t i = 0; i < n->u.sw.count; i++)
-            if (!target_ok(g, n->u.sw.targets[i].target))
+        for (uint32_t i = 0; i < n->u.sw->count; i++)
+            if (!target_ok(g, n->u.sw->targets[i].target))
                 return il_diag(diag, -EINVAL, n->offset,
                                "switch (instruction %zu) target %u is not in the method", index, i);
     return 0;
 }
 
-/* Grows the layout arrays (node order, offsets, sizes, short branches) to hold n entries,
+/* Grows the layout arrays (node order, short branches, offsets, ranks) to hold n entries,
  * in one piece of the graph's arena: growth is geometric, so the pieces left behind add up
  * to less than the current one. */
 static int reserve(struct clrie_il_graph *g, size_t n)
@@ -61,9 +61,46 @@ static int reserve(struct clrie_il_graph *g, size_t n)
     g->cur = (struct clrie_il_instr **)p;
     g->layout_branches = (struct il_short_branch *)(p + cap * sizeof(*g->cur));
     g->layout_off = (uint32_t *)(p + cap * (sizeof(*g->cur) + sizeof(*g->layout_branches)));
-    g->layout_size = g->layout_off + cap;
+    g->layout_rank = g->layout_off + cap;
     g->cur_cap = cap;
     return 0;
+}
+
+/* The short branches that cannot reach are widened, repeatedly, until all that remain
+ * short reach: widening only moves code apart, so this ends, at the least set of long
+ * branches. Rounds look at the short branches only, not at every instruction: the offset
+ * of position i is off[i] (every short branch short) plus 3 for each branch widened before
+ * it. Within a round a backward target's count is this round's; a forward target's is the
+ * last round's plus what this round has widened so far, a lower bound, so one round
+ * catches most cascades and a last round confirms nothing moved. Returns the number of
+ * branches widened. */
+static uint32_t widen_branches(struct il_short_branch *br, size_t shorts, const uint32_t *off)
+{
+    br[shorts].widened = 0; /* for targets after the last short branch */
+    bool changed;
+    do {
+        changed = false;
+        uint32_t w = 0; /* widened before branch k, this round */
+        for (size_t k = 0; k < shorts; k++) {
+            uint32_t before = br[k].widened, rank = br[k].target_rank;
+            br[k].widened = w;
+            if (!br[k].wide) {
+                uint32_t t = br[k].target, at = br[k].at;
+                uint32_t t_widened = rank <= k ? br[rank].widened : br[rank].widened + (w - before);
+                int64_t disp = ((int64_t)off[t] + 3 * (int64_t)t_widened) -
+                               ((int64_t)off[at] + 3 * (int64_t)w + 2);
+                if (disp < INT8_MIN || disp > INT8_MAX) {
+                    br[k].wide = 1;
+                    changed = true;
+                }
+            }
+            w += br[k].wide;
+        }
+        if (br[shorts].widened != w)
+            changed = true;
+        br[shorts].widened = w;
+    } while (changed);
+    return br[shorts].widened;
 }
 
 int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie_il_diag *diag)
@@ -73,7 +110,7 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
     int r = reserve(g, g->count + 1);
     if (r < 0)
         return r;
-    uint32_t *off = g->layout_off, *size = g->layout_size;
+    uint32_t *off = g->layout_off, *rank = g->layout_rank;
     struct il_short_branch *br = g->layout_branches;
     size_t i = 0, shorts = 0;
     uint64_t total = 0;
@@ -87,6 +124,7 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
         }
         g->cur[i] = n;
         n->index = (uint32_t)i;
+        rank[i] = (uint32_t)shorts;
         if ((d & (IL_DECODE_TARGETS | IL_DECODE_SWITCH)) == IL_DECODE_TARGETS) { /* a branch */
             if (n->keep_long)
                 n->opcode = il_long_form(n->opcode);
@@ -95,16 +133,16 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
             else
                 n->opcode = il_short_form(n->opcode);
             if (il_is_short_branch(n->opcode))
-                br[shorts++].at = (uint32_t)i;
+                br[shorts++] =
+                    (struct il_short_branch){.to = n->u.branch->target, .at = (uint32_t)i};
             sz = il_instr_size(n);
         } else {
             sz = (uint32_t)(n->opcode >> 8) + (d & IL_DECODE_LEN); /* il_instr_size */
             if (d & IL_DECODE_SWITCH)
-                sz += 4 * n->u.sw.count;
+                sz += 4 * n->u.sw->count;
         }
         off[i] = (uint32_t)total;
         n->offset = (uint32_t)total; /* final unless a short branch widens below */
-        size[i] = sz;
         total += sz;
         if (total > UINT32_MAX - 16)
             return il_diag(diag, -ERANGE, (uint32_t)i, "code is larger than 4 GiB");
@@ -114,49 +152,30 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
     /* Every index is set now: the short branches' targets, and whether they all reach. */
     bool all_reach = true;
     for (size_t k = 0; k < shorts; k++) {
-        uint32_t at = br[k].at, t = g->cur[at]->u.branch.target->index;
-        br[k].target = t;
+        uint32_t at = br[k].at, t = br[k].to->index;
+        br[k].target = t; /* in place of `to` */
+        br[k].target_rank = rank[t];
         int64_t disp = (int64_t)off[t] - ((int64_t)off[at] + 2);
         all_reach = all_reach && disp >= INT8_MIN && disp <= INT8_MAX;
     }
     if (all_reach)
         goto finish; /* every short branch reaches at the unwidened offsets */
-
-    /* Only short branches that cannot reach are widened, and widening only moves code
-     * apart, so the rounds end at a fixpoint. Within a round offsets are recomputed as it
-     * goes: a backward target's offset is already this round's, a forward target's is last
-     * round's plus what this round has added so far (a lower bound of its new offset), so
-     * one round catches most cascades and a last round confirms nothing moved. The rounds
-     * run over compact arrays, not the nodes, to stay in cache on big methods. */
-    bool changed;
-    do {
-        changed = false;
-        uint64_t at = 0, shift = 0;
-        size_t next = 0;
-        for (i = 0; i < g->count; i++) {
-            off[i] = (uint32_t)at;
-            if (next < shorts && br[next].at == i) {
-                uint32_t t = br[next].target;
-                if (size[i] == 2) {
-                    int64_t target = t <= i ? (int64_t)off[t] : (int64_t)(off[t] + shift);
-                    int64_t disp = target - (int64_t)(at + 2);
-                    if (disp < INT8_MIN || disp > INT8_MAX) {
-                        size[i] = 5;
-                        shift += 3;
-                        changed = true;
-                    }
-                }
-                next++;
-            }
-            at += size[i];
-        }
-        total = at;
-    } while (changed);
+    uint32_t widened = widen_branches(br, shorts, off);
+    if (total + 3 * (uint64_t)widened > UINT32_MAX - 16)
+        return il_diag(diag, -ERANGE, 0, "code is larger than 4 GiB");
+    total += 3 * (uint64_t)widened;
+    uint32_t shift = 0;
+    size_t k = 0;
     for (i = 0; i < g->count; i++) {
         struct clrie_il_instr *n = g->cur[i];
-        n->offset = off[i];
-        if (il_is_short_branch(n->opcode) && size[i] == 5)
-            n->opcode = il_long_form(n->opcode);
+        n->offset = off[i] + shift;
+        if (k < shorts && br[k].at == i) {
+            if (br[k].wide) {
+                n->opcode = il_long_form(n->opcode);
+                shift += 3;
+            }
+            k++;
+        }
     }
 finish:
     g->code_size = (uint32_t)total;
@@ -167,7 +186,9 @@ finish:
 
 int il_layout_current(struct clrie_il_graph *g, struct clrie_il_diag *diag)
 {
-    return g->stale ? clrie_il_graph_layout(g, g->layout_flags, diag) : 0;
+    /* A decoded graph is laid out but has no node order array yet: the layout it was left
+     * with, made again, gives the same offsets and forms. */
+    return g->stale || !g->cur ? clrie_il_graph_layout(g, g->layout_flags, diag) : 0;
 }
 
 /* Lays out for encoding with flags, unless the current layout is already that one: nothing
@@ -185,8 +206,7 @@ static int layout_for_encode(struct clrie_il_graph *g, unsigned flags, struct cl
  * bytes past the operand are overwritten by the next instruction (or fall in the slack). */
 static void write_code(const struct clrie_il_graph *g, uint8_t *out)
 {
-    for (size_t i = 0; i < g->count; i++) {
-        const struct clrie_il_instr *n = g->cur[i];
+    for (const struct clrie_il_instr *n = g->first; n; n = n->next) {
         uint16_t op = n->opcode;
         uint8_t d = il_opcode_decode[op];
         uint8_t *p = out + n->offset;
@@ -199,14 +219,14 @@ static void write_code(const struct clrie_il_graph *g, uint8_t *out)
         int64_t at = p - out; /* the operand's offset; displacements count from its end */
         if (!(d & IL_DECODE_SWITCH)) {
             int64_t end = at + ((d & IL_DECODE_LEN) - 1);
-            uint32_t disp = (uint32_t)((int64_t)n->u.branch.target->offset - end);
+            uint32_t disp = (uint32_t)((int64_t)n->u.branch->target->offset - end);
             memcpy(p, &disp, 4); /* a short branch's extra bytes are overwritten next */
         } else {
-            int64_t end = at + 4 + 4 * (int64_t)n->u.sw.count;
-            put32(p, n->u.sw.count);
-            for (uint32_t t = 0; t < n->u.sw.count; t++)
+            int64_t end = at + 4 + 4 * (int64_t)n->u.sw->count;
+            put32(p, n->u.sw->count);
+            for (uint32_t t = 0; t < n->u.sw->count; t++)
                 put32(p + 4 + 4 * (size_t)t,
-                      (uint32_t)((int64_t)n->u.sw.targets[t].target->offset - end));
+                      (uint32_t)((int64_t)n->u.sw->targets[t].target->offset - end));
         }
     }
 }

@@ -171,12 +171,12 @@ struct clrie_il_instr *clrie_il_graph_last(const struct clrie_il_graph *g)
 
 struct clrie_il_instr *clrie_il_graph_original_first(const struct clrie_il_graph *g)
 {
-    return g->orig_count ? g->orig[0] : NULL;
+    return g->orig_count ? &g->orig[0] : NULL;
 }
 
 struct clrie_il_instr *clrie_il_graph_original_last(const struct clrie_il_graph *g)
 {
-    return g->orig_count ? g->orig[g->orig_count - 1] : NULL;
+    return g->orig_count ? &g->orig[g->orig_count - 1] : NULL;
 }
 
 size_t clrie_il_graph_count(const struct clrie_il_graph *g)
@@ -184,16 +184,16 @@ size_t clrie_il_graph_count(const struct clrie_il_graph *g)
     return g->count;
 }
 
-/* Binary search over nodes sorted by the offset field selected by `original`. */
-static struct clrie_il_instr *search(struct clrie_il_instr *const *nodes, size_t count,
-                                     uint32_t offset, bool original)
+struct clrie_il_instr *clrie_il_graph_at_offset(struct clrie_il_graph *g, uint32_t offset)
 {
-    size_t lo = 0, hi = count;
+    if (il_layout_current(g, NULL) != 0)
+        return NULL;
+    size_t lo = 0, hi = g->count;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        uint32_t at = original ? nodes[mid]->orig_offset : nodes[mid]->offset;
+        uint32_t at = g->cur[mid]->offset;
         if (at == offset)
-            return nodes[mid];
+            return g->cur[mid];
         if (at < offset)
             lo = mid + 1;
         else
@@ -202,17 +202,21 @@ static struct clrie_il_instr *search(struct clrie_il_instr *const *nodes, size_t
     return NULL;
 }
 
-struct clrie_il_instr *clrie_il_graph_at_offset(struct clrie_il_graph *g, uint32_t offset)
-{
-    if (il_layout_current(g, NULL) != 0)
-        return NULL;
-    return search(g->cur, g->count, offset, false);
-}
-
 struct clrie_il_instr *clrie_il_graph_at_original_offset(const struct clrie_il_graph *g,
                                                          uint32_t offset)
 {
-    return search(g->orig, g->orig_count, offset, true);
+    size_t lo = 0, hi = g->orig_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint32_t at = g->orig[mid].orig_offset;
+        if (at == offset)
+            return &g->orig[mid];
+        if (at < offset)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
 }
 
 /* ---- Edits ---- */

@@ -28,6 +28,7 @@ struct il_ref {
     struct clrie_il_instr *target;
     struct il_ref *prev, *next; /* in target->refs */
     uint8_t kind;               /* enum il_ref_kind */
+    uint32_t decoded;           /* while decoding: the IL offset a branch or switch names */
 };
 
 enum il_state {
@@ -35,14 +36,23 @@ enum il_state {
     IL_NEW = 2,      /* created by an edit */
 };
 
+/* A switch's targets: one block of references, allocated with the switch. */
+struct il_switch {
+    uint32_t count;
+    struct il_ref targets[];
+};
+
+/* One instruction: 64 bytes, a cache line, so that big methods stay as compact as they can
+ * (_Static_assert below). A branch's reference and a switch's table live beside the node,
+ * in the arena, so the operand is one word for every opcode. */
 struct clrie_il_instr {
     struct clrie_il_instr *next, *prev; /* current list */
     struct clrie_il_graph *graph;
     struct il_ref *refs; /* references aimed at this node */
     uint32_t offset;     /* current offset, as of the last layout */
     uint32_t orig_offset;
-    uint32_t index;       /* position in the last layout; scratch while decoding */
-    uint32_t orig_index;  /* position in graph->orig (the original list) if IL_ORIGINAL */
+    uint32_t index;       /* position in the last layout */
+    uint32_t orig_index;  /* position in graph->orig (the original nodes) if IL_ORIGINAL */
     uint16_t opcode;      /* current form (layout may change a branch's form) */
     uint16_t orig_opcode; /* decoded form, for PRESERVE */
     uint8_t state;        /* enum il_state */
@@ -53,18 +63,27 @@ struct clrie_il_instr {
         int64_t i; /* integer-like operands and tokens */
         float r4;
         double r8;
-        struct il_ref branch;
-        struct {
-            uint32_t count;
-            struct il_ref *targets;
-        } sw;
+        struct il_ref *branch; /* branches: never NULL */
+        struct il_switch *sw;  /* switch: never NULL */
     } u;
 };
+_Static_assert(sizeof(struct clrie_il_instr) <= 64, "an instruction node fits a cache line");
 
-/* A short branch the layout's fixpoint may still widen: its position and its target's. */
+/* A short branch the layout's fixpoint may still widen: 16 bytes, as the rounds stream
+ * through them. */
 struct il_short_branch {
-    uint32_t at, target;
+    uint32_t at;           /* its position in the layout */
+    uint32_t widened : 31; /* short branches before this one widened, as of the last round */
+    uint32_t wide : 1;     /* widened to the long form */
+    union {
+        const struct clrie_il_instr *to; /* its target, until every position is known */
+        struct {
+            uint32_t target;      /* the target's position */
+            uint32_t target_rank; /* short branches before the target */
+        };
+    };
 };
+_Static_assert(sizeof(struct il_short_branch) == 16, "short branches stream 4 to a cache line");
 
 struct clrie_il_clause {
     uint32_t flags;
@@ -83,7 +102,7 @@ struct clrie_il_graph {
     struct il_arena arena;
     struct clrie_il_instr *first, *last;
     size_t count;
-    struct clrie_il_instr **orig; /* original nodes in offset order (arena) */
+    struct clrie_il_instr *orig; /* the original nodes, one block in offset order (arena) */
     size_t orig_count;
 
     struct clrie_il_clause **clauses; /* malloc'd, table order */
@@ -93,10 +112,12 @@ struct clrie_il_graph {
     bool clauses_edited;
 
     /* The current list in order as of the last layout, with the layout's scratch arrays
-     * (one piece of the arena, cur_cap entries each). */
+     * (one piece of the arena, cur_cap entries each). NULL after decoding, until a layout
+     * or il_layout_current needs it: a decoded graph is laid out without it. */
     struct clrie_il_instr **cur;
     struct il_short_branch *layout_branches;
-    uint32_t *layout_off, *layout_size;
+    uint32_t *layout_off;  /* offsets with every short branch short */
+    uint32_t *layout_rank; /* short branches before each position */
     size_t cur_cap;
     bool stale;
     unsigned layout_flags;
@@ -152,7 +173,7 @@ static inline uint32_t il_instr_size(const struct clrie_il_instr *n)
     /* opcode bytes (1, or 2 from ordinal 0x100) + operand bytes */
     uint32_t size = (uint32_t)(n->opcode >> 8) + (d & IL_DECODE_LEN);
     if (d & IL_DECODE_SWITCH)
-        size += 4 * n->u.sw.count;
+        size += 4 * n->u.sw->count;
     return size;
 }
 
@@ -161,8 +182,11 @@ void il_ref_set(struct il_ref *ref, struct clrie_il_instr *target);
 /* Moves the references of the given kinds (bit 1 << kind) from `from` to `to`. */
 void il_refs_move(struct clrie_il_instr *from, struct clrie_il_instr *to, unsigned kinds);
 
-/* Allocates a zeroed node of g. */
+/* Allocates a zeroed node of g, with its branch reference if it is a branch (a switch's
+ * table comes from il_switch_alloc). */
 struct clrie_il_instr *il_instr_alloc(struct clrie_il_graph *g, uint16_t opcode);
+/* A switch table of count references aimed nowhere; NULL on ENOMEM. */
+struct il_switch *il_switch_alloc(struct clrie_il_graph *g, uint32_t count);
 /* Graph skeleton (arena, tiny header); NULL on ENOMEM. first_chunk: bytes the arena's first
  * chunk should hold (0: a default). */
 struct clrie_il_graph *il_graph_alloc(size_t first_chunk);
@@ -172,13 +196,6 @@ void il_graph_append(struct clrie_il_graph *g, struct clrie_il_instr *n);
 void il_clause_detach(struct clrie_il_clause *c);
 /* Appends a clause to the table; -ENOMEM. */
 int il_graph_push_clause(struct clrie_il_graph *g, struct clrie_il_clause *c);
-
-/* Decodes code[0..len) into nodes of g appended to its list. base is added to offsets in
- * diagnostics; mark_new makes the nodes new and detached (a fragment). *nodes (optional)
- * receives a malloc'd array of the nodes. */
-int il_decode_code(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t base,
-                   bool fragment, struct clrie_il_instr ***nodes, size_t *count,
-                   struct clrie_il_diag *diag);
 
 /* Lays out if stale (with the last flags). */
 int il_layout_current(struct clrie_il_graph *g, struct clrie_il_diag *diag);

@@ -56,14 +56,14 @@ struct clrie_il_instr *clrie_il_instr_original_next(const struct clrie_il_instr 
 {
     if (n->state != IL_ORIGINAL || n->orig_index + 1 >= n->graph->orig_count)
         return NULL;
-    return n->graph->orig[n->orig_index + 1];
+    return &n->graph->orig[n->orig_index + 1];
 }
 
 struct clrie_il_instr *clrie_il_instr_original_prev(const struct clrie_il_instr *n)
 {
     if (n->state != IL_ORIGINAL || n->orig_index == 0)
         return NULL;
-    return n->graph->orig[n->orig_index - 1];
+    return &n->graph->orig[n->orig_index - 1];
 }
 
 static uint8_t kind_of(const struct clrie_il_instr *n)
@@ -190,7 +190,7 @@ int clrie_il_instr_set_operand_bytes(struct clrie_il_instr *n, const uint8_t *bu
 
 struct clrie_il_instr *clrie_il_instr_branch_target(const struct clrie_il_instr *n)
 {
-    return n && il_is_branch(n->opcode) ? n->u.branch.target : NULL;
+    return n && il_is_branch(n->opcode) ? n->u.branch->target : NULL;
 }
 
 static bool same_graph(const struct clrie_il_instr *a, const struct clrie_il_instr *b)
@@ -202,7 +202,7 @@ int clrie_il_instr_set_branch_target(struct clrie_il_instr *n, struct clrie_il_i
 {
     if (!n || !il_is_branch(n->opcode) || !same_graph(n, target))
         return -EINVAL;
-    il_ref_set(&n->u.branch, target);
+    il_ref_set(n->u.branch, target);
     n->graph->stale = true;
     return 0;
 }
@@ -221,44 +221,56 @@ int clrie_il_instr_expand_branch(struct clrie_il_instr *n)
 
 uint32_t clrie_il_instr_switch_count(const struct clrie_il_instr *n)
 {
-    return n && n->opcode == CLRIE_IL_OP_SWITCH ? n->u.sw.count : 0;
+    return n && n->opcode == CLRIE_IL_OP_SWITCH ? n->u.sw->count : 0;
 }
 
 struct clrie_il_instr *clrie_il_instr_switch_target(const struct clrie_il_instr *n, uint32_t i)
 {
-    if (!n || n->opcode != CLRIE_IL_OP_SWITCH || i >= n->u.sw.count)
+    if (!n || n->opcode != CLRIE_IL_OP_SWITCH || i >= n->u.sw->count)
         return NULL;
-    return n->u.sw.targets[i].target;
+    return n->u.sw->targets[i].target;
 }
 
 int clrie_il_instr_set_switch_target(struct clrie_il_instr *n, uint32_t i,
                                      struct clrie_il_instr *target)
 {
-    if (!n || n->opcode != CLRIE_IL_OP_SWITCH || i >= n->u.sw.count || !same_graph(n, target))
+    if (!n || n->opcode != CLRIE_IL_OP_SWITCH || i >= n->u.sw->count || !same_graph(n, target))
         return -EINVAL;
-    il_ref_set(&n->u.sw.targets[i], target);
+    il_ref_set(&n->u.sw->targets[i], target);
     n->graph->stale = true;
     return 0;
 }
 
 int clrie_il_instr_remove_switch_target(struct clrie_il_instr *n, uint32_t i)
 {
-    if (!n || n->opcode != CLRIE_IL_OP_SWITCH || i >= n->u.sw.count)
+    if (!n || n->opcode != CLRIE_IL_OP_SWITCH || i >= n->u.sw->count)
         return -EINVAL;
     /* References are linked by address: unlink the ones that move, then relink them. */
-    struct il_ref *refs = n->u.sw.targets;
-    for (uint32_t k = i; k < n->u.sw.count; k++) {
+    struct il_ref *refs = n->u.sw->targets;
+    for (uint32_t k = i; k < n->u.sw->count; k++) {
         struct clrie_il_instr *t = refs[k].target;
         il_ref_set(&refs[k], NULL);
         if (k > i)
             il_ref_set(&refs[k - 1], t);
     }
-    n->u.sw.count--;
+    n->u.sw->count--;
     n->graph->stale = true;
     return 0;
 }
 
 /* ---- Creating nodes ---- */
+
+struct il_switch *il_switch_alloc(struct clrie_il_graph *g, uint32_t count)
+{
+    struct il_switch *sw =
+        il_arena_take(&g->arena, sizeof(*sw) + (size_t)count * sizeof(sw->targets[0]));
+    if (!sw)
+        return NULL;
+    sw->count = count;
+    for (uint32_t i = 0; i < count; i++)
+        sw->targets[i] = (struct il_ref){.kind = IL_REF_BRANCH};
+    return sw;
+}
 
 struct clrie_il_instr *il_instr_alloc(struct clrie_il_graph *g, uint16_t opcode)
 {
@@ -270,7 +282,12 @@ struct clrie_il_instr *il_instr_alloc(struct clrie_il_graph *g, uint16_t opcode)
     n->orig_opcode = opcode;
     n->orig_offset = CLRIE_IL_NO_OFFSET;
     n->state = IL_NEW;
-    n->u.branch.kind = IL_REF_BRANCH;
+    if (il_is_branch(opcode)) {
+        n->u.branch = il_arena_alloc(&g->arena, sizeof(*n->u.branch));
+        if (!n->u.branch)
+            return NULL;
+        n->u.branch->kind = IL_REF_BRANCH;
+    }
     return n;
 }
 
@@ -342,7 +359,7 @@ int clrie_il_instr_create_branch(struct clrie_il_graph *g, uint16_t opcode,
     int r = create(g, opcode, CLRIE_IL_OPERAND_BRANCH32, &n);
     if (r < 0)
         return r;
-    il_ref_set(&n->u.branch, target);
+    il_ref_set(n->u.branch, target);
     *out = n;
     return 0;
 }
@@ -356,15 +373,12 @@ int clrie_il_instr_create_switch(struct clrie_il_graph *g, uint32_t count,
         if (targets[i] && targets[i]->graph != g)
             return -EINVAL;
     struct clrie_il_instr *n = il_instr_alloc(g, CLRIE_IL_OP_SWITCH);
-    struct il_ref *refs = il_arena_array(&g->arena, count ? count : 1, sizeof(*refs));
-    if (!n || !refs)
+    struct il_switch *sw = n ? il_switch_alloc(g, count) : NULL;
+    if (!sw)
         return -ENOMEM;
-    n->u.sw.count = count;
-    n->u.sw.targets = refs;
-    for (uint32_t i = 0; i < count; i++) {
-        refs[i].kind = IL_REF_BRANCH;
-        il_ref_set(&refs[i], targets[i]);
-    }
+    n->u.sw = sw;
+    for (uint32_t i = 0; i < count; i++)
+        il_ref_set(&sw->targets[i], targets[i]);
     *out = n;
     return 0;
 }

@@ -123,8 +123,8 @@ const uint16_t il_opcode_bytes[CLRIE_IL_OP_COUNT] = {IL_OPCODE_LIST(BYTES)};
 
 /* Indexed by a decode byte's low five bits (operand length + 1, signedness): which bits of
  * the 8 bytes at an operand are the operand, and its sign bit when it is signed. */
-#define MASK(len) ((len) == 8 ? UINT64_MAX : (UINT64_C(1) << (8 * (len))) - 1)
-#define SIGN(len) ((len) == 0 ? 0 : UINT64_C(1) << (8 * (len)-1))
+#define MASK(len) (UINT64_MAX >> (64 - 8 * (len))) /* len 1 to 8 */
+#define SIGN(len) (UINT64_C(1) << (8 * (len)-1))
 const uint64_t il_operand_mask[32] = {
     [1] = 0,       [2] = MASK(1),    [3] = MASK(2),    [5] = MASK(4),
     [9] = MASK(8), [0x12] = MASK(1), [0x15] = MASK(4), [0x19] = MASK(8),

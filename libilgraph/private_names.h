@@ -12,7 +12,6 @@
 #define il_arena_take_array clrie_il__arena_take_array
 #define il_clause_detach clrie_il__clause_detach
 #define il_collect_rets clrie_il__collect_rets
-#define il_decode_code clrie_il__decode_code
 #define il_diag clrie_il__diag
 #define il_graph_alloc clrie_il__graph_alloc
 #define il_graph_append clrie_il__graph_append

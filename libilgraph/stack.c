@@ -148,19 +148,19 @@ int il_stack_analyse(struct clrie_il_graph *g, clrie_il_stack_fn resolve, void *
             fall_through(&w, i, (int32_t)after);
             break;
         case CLRIE_IL_FLOW_BRANCH:
-            merge(&w, node->u.branch.target->index, (int32_t)after);
+            merge(&w, node->u.branch->target->index, (int32_t)after);
             break;
         case CLRIE_IL_FLOW_COND_BRANCH:
-            merge(&w, node->u.branch.target->index, (int32_t)after);
+            merge(&w, node->u.branch->target->index, (int32_t)after);
             fall_through(&w, i, (int32_t)after);
             break;
         case CLRIE_IL_FLOW_SWITCH:
-            for (uint32_t t = 0; t < node->u.sw.count; t++)
-                merge(&w, node->u.sw.targets[t].target->index, (int32_t)after);
+            for (uint32_t t = 0; t < node->u.sw->count; t++)
+                merge(&w, node->u.sw->targets[t].target->index, (int32_t)after);
             fall_through(&w, i, (int32_t)after);
             break;
         case CLRIE_IL_FLOW_LEAVE:
-            merge(&w, node->u.branch.target->index, 0);
+            merge(&w, node->u.branch->target->index, 0);
             break;
         case CLRIE_IL_FLOW_RETURN:
             if (after != 0)

@@ -216,19 +216,19 @@ static void check_instruction(struct verifier *v, const struct clrie_il_instr *n
     const struct block *b;
     switch (info->flow) {
     case CLRIE_IL_FLOW_BRANCH:
-        check_transfer(v, n, n->u.branch.target->offset, false);
+        check_transfer(v, n, n->u.branch->target->offset, false);
         break;
     case CLRIE_IL_FLOW_COND_BRANCH:
-        check_transfer(v, n, n->u.branch.target->offset, false);
+        check_transfer(v, n, n->u.branch->target->offset, false);
         check_fall_through(v, n);
         break;
     case CLRIE_IL_FLOW_SWITCH:
-        for (uint32_t i = 0; i < n->u.sw.count; i++)
-            check_transfer(v, n, n->u.sw.targets[i].target->offset, false);
+        for (uint32_t i = 0; i < n->u.sw->count; i++)
+            check_transfer(v, n, n->u.sw->targets[i].target->offset, false);
         check_fall_through(v, n);
         break;
     case CLRIE_IL_FLOW_LEAVE:
-        check_transfer(v, n, n->u.branch.target->offset, true);
+        check_transfer(v, n, n->u.branch->target->offset, true);
         break;
     case CLRIE_IL_FLOW_RETURN:
     case CLRIE_IL_FLOW_JMP:

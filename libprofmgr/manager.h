@@ -32,9 +32,12 @@ struct manager;
  * names those slots twice: the later initialiser wins, which is the point, so the compiler's
  * warning about it is silenced between these two markers. */
 #if defined(__clang__)
+/* _Pragma takes one string literal, which clang-format would split. */
+/* clang-format off */
 #define VTABLE_OVERRIDES_BEGIN                                                                     \
-    _Pragma("clang diagnostic push") _Pragma("clang diagnostic ignored "                           \
-                                             "\"-Winitializer-overrides\"")
+    _Pragma("clang diagnostic push")                                                               \
+    _Pragma("clang diagnostic ignored \"-Winitializer-overrides\"")
+/* clang-format on */
 #define VTABLE_OVERRIDES_END _Pragma("clang diagnostic pop")
 #else
 #define VTABLE_OVERRIDES_BEGIN                                                                     \
