@@ -257,16 +257,18 @@ struct decoder {
 /* Decodes the instruction at d->pos into node d->count, which the block has. Operands are
  * read as the 8 bytes at them: at ops + position, where ops is the code itself when those
  * bytes lie inside it, or a zero-padded copy; or, when `tail` is given, from the code
- * until its last 8 bytes and from tail (a zero-padded copy of them, from tail_at) after. */
+ * until its last 8 bytes and from tail (a zero-padded copy of them, from tail_at) after.
+ * `checked`: whether the instruction may run past the end of the code; one that starts 10
+ * bytes or more before it cannot (2 opcode bytes, 8 operand bytes at most). */
 static inline __attribute__((always_inline)) int decode_one(struct decoder *d, bool fragment,
-                                                            const uint8_t *ops, const uint8_t *tail,
-                                                            size_t tail_at)
+                                                            bool checked, const uint8_t *ops,
+                                                            const uint8_t *tail, size_t tail_at)
 {
     const uint8_t *code = d->code;
     size_t len = d->len, start = d->pos, pos = start;
     uint16_t op = code[pos++];
     if (__builtin_expect(op == 0xFE, 0)) {
-        if (pos == len)
+        if (checked && pos == len)
             return il_diag(d->diag, -EILSEQ, (uint32_t)(d->base + start),
                            "two-byte opcode at IL offset %zu is cut off after 0xFE", start);
         op = (uint16_t)(0x100 | code[pos++]);
@@ -281,7 +283,7 @@ static inline __attribute__((always_inline)) int decode_one(struct decoder *d, b
     }
     /* The operand: the 8 bytes at it, cut to its length by the decode byte. */
     size_t operand = (dc & IL_DECODE_LEN) - 1u;
-    if (__builtin_expect(len - pos < operand, 0))
+    if (checked && __builtin_expect(len - pos < operand, 0))
         return il_diag(d->diag, -EILSEQ, (uint32_t)(d->base + start),
                        "%s at IL offset %zu needs a %zu-byte operand but only %zu bytes remain",
                        il_opcode_infos[op].name, start, operand, len - pos);
@@ -372,16 +374,15 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
     /* No operand read may pass code[len - 1]. Small code is read from a zero-padded copy.
      * Other code is read in place while an instruction starts 10 bytes or more before the
      * end (an opcode of two bytes, then 8), and the last few through a zero-padded copy of
-     * the last 8 bytes. */
+     * the last 8 bytes. Only those last few are checked for running past the end. */
     uint8_t padded[SMALL_CODE + 8];
     uint8_t tail[16] = {0};
-    size_t tail_at = 0, in_place = 0; /* instructions before in_place read in place */
+    size_t tail_at = 0, in_place; /* instructions before in_place need no end checks */
     if (small) {
         /* The whole copy is cleared first: 64 bytes cost nothing, and gcc cannot prove
          * that clearing only the 8 bytes after len stays inside it. */
         memset(padded, 0, sizeof(padded));
         memcpy(padded, code, len);
-        in_place = len;
     } else {
         tail_at = len < 8 ? 0 : len - 8;
         if (len >= 8)
@@ -389,8 +390,8 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
         else
             for (size_t k = 0; k < len; k++)
                 tail[k] = code[k];
-        in_place = len < 10 ? 0 : len - 9;
     }
+    in_place = len < 10 ? 0 : len - 9;
     int r;
     while (d.pos < len) {
         /* A run that needs no check of the block's room: every instruction takes a byte or
@@ -398,7 +399,7 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
         size_t room = d.b.cap - d.count;
         size_t end = d.pos >= in_place ? d.pos : in_place - d.pos < room ? in_place : d.pos + room;
         while (d.pos < end) {
-            r = decode_one(&d, fragment, small ? padded : code, NULL, 0);
+            r = decode_one(&d, fragment, false, small ? padded : code, NULL, 0);
             if (r < 0)
                 return r;
         }
@@ -411,8 +412,9 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
             if (!fragment && d.count)
                 d.prev = &d.b.nodes[d.count - 1];
         }
-        if (!small && d.pos >= in_place) {
-            r = decode_one(&d, fragment, NULL, tail, tail_at);
+        if (d.pos >= in_place) {
+            r = small ? decode_one(&d, fragment, true, padded, NULL, 0)
+                      : decode_one(&d, fragment, true, NULL, tail, tail_at);
             if (r < 0)
                 return r;
         }
