@@ -325,6 +325,11 @@ int tool_bench(int argc, char **argv)
         printf("  %-34s %10.0f %6.1f [%5.1f] %7.1f [%5.1f]\n", names[k], (double)n / cpu[k],
                code_bytes / cpu[k] / 1e6, code_bytes / wall[k] / 1e6, body_bytes / cpu[k] / 1e6,
                body_bytes / wall[k] / 1e6);
+    /* DESIGN.md's target for decode + encode, in MB/s of IL code. */
+    const double target = 150.0;
+    printf("decode + encode against the %.0f MB/s target: %.2fx with a new graph per method, "
+           "%.2fx with one graph reused\n",
+           target, code_bytes / cpu[2] / 1e6 / target, code_bytes / cpu[3] / 1e6 / target);
     printf("per method (wall time, best of %d passes each):\n", repeat);
     print_spread("decode", ms, n, 0);
     print_spread("encode (preserve)", ms, n, 1);
