@@ -127,28 +127,11 @@ struct starts {
     size_t count;
 };
 
-/* The node starting at offset among count nodes in offset order, or NULL. */
-static struct clrie_il_instr *find(struct clrie_il_instr *nodes, size_t count, uint64_t offset)
-{
-    size_t lo = 0, hi = count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        uint32_t at = nodes[mid].offset;
-        if (at == offset)
-            return &nodes[mid];
-        if (at < offset)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
-}
-
 static struct clrie_il_instr *node_at(const struct starts *s, uint64_t offset)
 {
     if (s->table)
         return s->table[offset] ? &s->nodes[s->table[offset] - 1] : NULL;
-    return find(s->nodes, s->count, offset);
+    return il_nodes_at(s->nodes, s->count, offset, false);
 }
 
 /* The diagnostic for a reference aimed inside an instruction. Rare, so its owner is
@@ -455,7 +438,7 @@ static int bind_block(struct clrie_il_graph *g, uint32_t start, uint32_t length,
         return il_diag(diag, -EILSEQ, (uint32_t)clause_pos,
                        "%s block IL %u..%llu ends past the code (%u bytes)", what, start,
                        (unsigned long long)end, g->code_size);
-    struct clrie_il_instr *f = find(g->orig, g->orig_count, start);
+    struct clrie_il_instr *f = il_nodes_at(g->orig, g->orig_count, start, true);
     if (!f)
         return il_diag(diag, -EILSEQ, (uint32_t)clause_pos,
                        "%s block starts at IL offset %u, inside an instruction", what, start);
@@ -463,7 +446,7 @@ static int bind_block(struct clrie_il_graph *g, uint32_t start, uint32_t length,
     if (end == g->code_size) {
         l = &g->orig[g->orig_count - 1];
     } else {
-        struct clrie_il_instr *after = find(g->orig, g->orig_count, end);
+        struct clrie_il_instr *after = il_nodes_at(g->orig, g->orig_count, end, true);
         if (!after)
             return il_diag(diag, -EILSEQ, (uint32_t)clause_pos,
                            "%s block ends at IL offset %llu, inside an instruction", what,
@@ -510,7 +493,7 @@ static int read_clause(struct clrie_il_graph *g, const uint8_t *p, bool fat, siz
     if (r == 0)
         r = bind_block(g, h_off, h_len, &c->handler_first, &c->handler_last, "handler", pos, diag);
     if (r == 0 && kind == CLRIE_IL_EH_FILTER) {
-        struct clrie_il_instr *f = find(g->orig, g->orig_count, extra);
+        struct clrie_il_instr *f = il_nodes_at(g->orig, g->orig_count, extra, true);
         if (!f)
             r = il_diag(diag, -EILSEQ, (uint32_t)pos,
                         "filter starts at IL offset %u, which is not an instruction start", extra);

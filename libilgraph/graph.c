@@ -205,18 +205,7 @@ struct clrie_il_instr *clrie_il_graph_at_offset(struct clrie_il_graph *g, uint32
 struct clrie_il_instr *clrie_il_graph_at_original_offset(const struct clrie_il_graph *g,
                                                          uint32_t offset)
 {
-    size_t lo = 0, hi = g->orig_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        uint32_t at = g->orig[mid].orig_offset;
-        if (at == offset)
-            return &g->orig[mid];
-        if (at < offset)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
+    return il_nodes_at(g->orig, g->orig_count, offset, true);
 }
 
 /* ---- Edits ---- */

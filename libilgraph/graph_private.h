@@ -207,6 +207,26 @@ int il_stack_analyse(struct clrie_il_graph *g, clrie_il_stack_fn resolve, void *
                      clrie_il_report_fn report, void *report_ctx, int32_t *entry,
                      uint32_t *max_out);
 
+/* The node at `offset` among count nodes of one block in offset order (the original nodes,
+ * or a block being decoded), by their original offsets or, with !original, their current
+ * ones; NULL if no node starts there. */
+static inline struct clrie_il_instr *il_nodes_at(struct clrie_il_instr *nodes, size_t count,
+                                                 uint64_t offset, bool original)
+{
+    size_t lo = 0, hi = count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        uint32_t at = original ? nodes[mid].orig_offset : nodes[mid].offset;
+        if (at == offset)
+            return &nodes[mid];
+        if (at < offset)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
 /* True if n is in g's current list. */
 static inline bool il_in_list(const struct clrie_il_graph *g, const struct clrie_il_instr *n)
 {
