@@ -106,6 +106,105 @@ static void widening_cascades_to_a_fixpoint(void **state)
     clrie_il_graph_free(g);
 }
 
+/* The reference: every branch short, then widen every short branch that does not reach at
+ * the current offsets, all at once, until none changes. sizes[i] is instruction i's size
+ * when it is not a branch; target[i] is a branch's target index, or -1. Fills is_long. */
+static void reference_forms(size_t n, const uint32_t *sizes, const long *target, bool *is_long)
+{
+    uint32_t *off = calloc(n + 1, sizeof(*off));
+    assert_non_null(off);
+    for (size_t i = 0; i < n; i++)
+        is_long[i] = false;
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        for (size_t i = 0; i < n; i++)
+            off[i + 1] = off[i] + (target[i] < 0 ? sizes[i] : is_long[i] ? 5u : 2u);
+        for (size_t i = 0; i < n; i++) {
+            if (target[i] < 0 || is_long[i])
+                continue;
+            long disp = (long)off[target[i]] - (long)(off[i] + 2);
+            if (disp < -128 || disp > 127) {
+                is_long[i] = true;
+                changed = true;
+            }
+        }
+    }
+    free(off);
+}
+
+/* Random methods whose branches straddle the reach of the short form, forward and back,
+ * nested and chained: the encoder picks the same long branches as the reference, and every
+ * node's offset is where the encoded code puts it. */
+static void branch_forms_match_a_reference_fixpoint(void **state)
+{
+    uint64_t rng = 0x2545F4914F6CDD1Du;
+    for (int round = 0; round < 200; round++) {
+        size_t n = 20 + (size_t)(rng % 400);
+        struct clrie_il_graph *g;
+        assert_int_equal(clrie_il_graph_new(&g), 0);
+        struct clrie_il_instr **nodes = calloc(n, sizeof(*nodes));
+        uint32_t *sizes = calloc(n, sizeof(*sizes));
+        long *target = calloc(n, sizeof(*target));
+        bool *is_long = calloc(n, sizeof(*is_long));
+        assert_true(nodes && sizes && target && is_long);
+        for (size_t i = 0; i < n; i++) {
+            rng = rng * 6364136223846793005u + 1442695040888963407u;
+            unsigned pick = (unsigned)(rng >> 33) % 8;
+            target[i] = -1;
+            if (i + 1 == n) {
+                nodes[i] = make(g, CLRIE_IL_OP_RET);
+            } else if (pick < 3) { /* a branch, aimed below */
+                nodes[i] = make_branch(g, pick ? CLRIE_IL_OP_BR : CLRIE_IL_OP_BRTRUE, NULL);
+                target[i] = -2;
+            } else if (pick < 5) {
+                nodes[i] = make(g, CLRIE_IL_OP_NOP);
+            } else {
+                struct clrie_il_instr *ldc;
+                assert_int_equal(clrie_il_instr_create_int(g, CLRIE_IL_OP_LDC_I4, 1, &ldc), 0);
+                nodes[i] = ldc;
+            }
+            sizes[i] = clrie_il_instr_size(nodes[i]);
+            assert_int_equal(clrie_il_graph_insert_after(g, clrie_il_graph_last(g), nodes[i]), 0);
+        }
+        for (size_t i = 0; i < n; i++) {
+            if (target[i] != -2)
+                continue;
+            rng = rng * 6364136223846793005u + 1442695040888963407u;
+            /* Mostly 20 to 60 instructions away (about the short form's reach), either way. */
+            long span = 20 + (long)((rng >> 33) % 41),
+                 t = (rng >> 40) & 1 ? (long)i + span : (long)i - span;
+            t = t < 0 ? 0 : t >= (long)n ? (long)n - 1 : t;
+            target[i] = t;
+            assert_int_equal(clrie_il_instr_set_branch_target(nodes[i], nodes[t]), 0);
+        }
+        reference_forms(n, sizes, target, is_long);
+        uint8_t *out;
+        size_t len;
+        assert_int_equal(clrie_il_graph_encode_code(g, 0, &out, &len, NULL), 0);
+        size_t at = 0;
+        for (size_t i = 0; i < n; i++) {
+            assert_int_equal(clrie_il_instr_offset(nodes[i]), at);
+            if (target[i] >= 0) {
+                uint8_t op = out[at];
+                bool long_form = op == 0x38 || op == 0x3A; /* br, brtrue */
+                assert_true(long_form || op == 0x2B || op == 0x2D);
+                assert_int_equal(long_form, is_long[i]);
+                at += long_form ? 5 : 2;
+            } else {
+                at += sizes[i];
+            }
+        }
+        assert_int_equal(at, len);
+        free(out);
+        free(nodes);
+        free(sizes);
+        free(target);
+        free(is_long);
+        clrie_il_graph_free(g);
+    }
+}
+
 static void expanded_branches_stay_long(void **state)
 {
     struct clrie_il_graph *g = decode_code(BYTES(0x2B, 0x00, 0x2D, 0x00, 0x2A));
@@ -252,6 +351,7 @@ int main(void)
         cmocka_unit_test(short_branches_widen_when_the_target_moves_out_of_reach),
         cmocka_unit_test(backward_branches_reach_exactly_minus_128),
         cmocka_unit_test(widening_cascades_to_a_fixpoint),
+        cmocka_unit_test(branch_forms_match_a_reference_fixpoint),
         cmocka_unit_test(expanded_branches_stay_long),
         cmocka_unit_test(il_map_attributes_new_code_to_the_next_original),
         cmocka_unit_test(headers_grow_to_fat_when_needed),
