@@ -175,17 +175,18 @@ static HRESULT on_LoadAsNotificationOnly(ICorProfilerCallback11 *This, BOOL *pbN
     return S_OK;
 }
 
-/* After Shutdown no plugin is called again. Plugins stay allocated (another thread may still
- * be inside one) and are released when the runtime releases the manager. */
+/* After Shutdown no plugin is called again, and the plugins are released as soon as no
+ * other thread is inside one (the runtime never releases the engine). */
 static HRESULT on_Shutdown(ICorProfilerCallback11 *This)
 {
     struct manager *m = manager_of(This);
-    struct plugin_list *list = manager_plugins(m);
+    struct plugin_list *list = manager_plugins_enter(m);
     for (size_t i = 0; i < list->count; i++)
         list->items[i]->method->lpVtbl->OnShutdown(list->items[i]->method);
+    manager_plugins_leave(m);
     HRESULT hr = hook_Shutdown(This);
     atomic_store(&m->shut_down, true);
-    manager_clear_plugins(m);
+    manager_retire_plugins(m);
     return hr;
 }
 
@@ -195,7 +196,7 @@ static HRESULT on_Shutdown(ICorProfilerCallback11 *This)
  * but are logged for whoever is diagnosing it. */
 #define FOR_EACH_PLUGIN(m, event, call)                                                            \
     do {                                                                                           \
-        struct plugin_list *list_ = manager_plugins(m);                                            \
+        struct plugin_list *list_ = manager_plugins_enter(m);                                      \
         for (size_t i_ = 0; i_ < list_->count; i_++) {                                             \
             struct plugin *p_ = list_->items[i_];                                                  \
             HRESULT hr_ = p_->method->lpVtbl->call;                                                \
@@ -203,6 +204,7 @@ static HRESULT on_Shutdown(ICorProfilerCallback11 *This)
                 clrie_pm_log_write((m)->log, CLRIE_PM_LOG_MESSAGES, p_->guid36,                    \
                                    event " returned 0x%08X", (unsigned)hr_);                       \
         }                                                                                          \
+        manager_plugins_leave(m);                                                                  \
     } while (0)
 
 static HRESULT on_AppDomainCreationFinished(ICorProfilerCallback11 *This, AppDomainID appDomainId,
@@ -287,13 +289,14 @@ static HRESULT on_ModuleUnloadFinished(ICorProfilerCallback11 *This, ModuleID mo
 /* Exception callbacks that name a function hand plugins a fresh info-only IMethodInfo. */
 #define EXCEPTION_EVENT(m, call)                                                                   \
     do {                                                                                           \
-        struct plugin_list *list_ = manager_plugins(m);                                            \
+        struct plugin_list *list_ = manager_plugins_enter(m);                                      \
         for (size_t i_ = 0; i_ < list_->count; i_++) {                                             \
             struct plugin *p_ = list_->items[i_];                                                  \
             if (p_->exception_events &&                                                            \
                 (atomic_load(&p_->host.event_mask) & COR_PRF_MONITOR_EXCEPTIONS))                  \
                 p_->exception_events->lpVtbl->call;                                                \
         }                                                                                          \
+        manager_plugins_leave(m);                                                                  \
     } while (0)
 
 static HRESULT on_ExceptionThrown(ICorProfilerCallback11 *This, ObjectID thrownObjectId)

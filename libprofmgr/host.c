@@ -210,11 +210,14 @@ static HRESULT manager_GetInstrumentationMethod(IProfilerManager *This, REFGUID 
 {
     if (!cslid || !ppUnknown)
         return E_POINTER;
-    struct plugin *p = find_plugin(HOST_OF(This, manager)->owner, cslid, NULL);
+    struct manager *m = HOST_OF(This, manager)->owner;
+    manager_plugins_enter(m); /* a plugin's own thread may ask while Shutdown releases them */
+    struct plugin *p = find_plugin(m, cslid, NULL);
     *ppUnknown = NULL;
-    if (!p)
-        return E_NOINTERFACE;
-    return p->method->lpVtbl->QueryInterface(p->method, &IID_IUnknown, (void **)ppUnknown);
+    HRESULT hr = p ? p->method->lpVtbl->QueryInterface(p->method, &IID_IUnknown, (void **)ppUnknown)
+                   : E_NOINTERFACE;
+    manager_plugins_leave(m);
+    return hr;
 }
 
 static HRESULT manager_RemoveInstrumentationMethod(IProfilerManager *This,

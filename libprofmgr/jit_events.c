@@ -218,7 +218,7 @@ static struct jit_info *jit_info_new(struct manager *m, FunctionID function, ReJ
 
 void jit_events_started(struct manager *m, FunctionID function, bool is_rejit)
 {
-    struct plugin_list *list = manager_plugins(m);
+    struct plugin_list *list = manager_plugins_enter(m);
     for (size_t i = 0; i < list->count; i++) {
         struct plugin *p = list->items[i];
         IInstrumentationMethodJitEvents *events =
@@ -227,12 +227,13 @@ void jit_events_started(struct manager *m, FunctionID function, bool is_rejit)
         if (events)
             events->lpVtbl->JitStarted(events, function, is_rejit ? TRUE : FALSE);
     }
+    manager_plugins_leave(m);
 }
 
 void jit_events_finished(struct manager *m, FunctionID function, ReJITID rejit_id, bool is_rejit,
                          HRESULT status)
 {
-    struct plugin_list *list = manager_plugins(m);
+    struct plugin_list *list = manager_plugins_enter(m);
     struct jit_info *ji = NULL;
     for (size_t i = 0; i < list->count; i++) {
         struct plugin *p = list->items[i];
@@ -248,15 +249,16 @@ void jit_events_finished(struct manager *m, FunctionID function, ReJITID rejit_i
     }
     if (ji)
         ji->iface.lpVtbl->Release(&ji->iface);
+    manager_plugins_leave(m);
 }
 
 bool jit_events_allow_inline(struct manager *m, FunctionID caller, FunctionID callee)
 {
-    struct plugin_list *list = manager_plugins(m);
-    if (list->count == 0)
-        return true;
+    struct plugin_list *list = manager_plugins_enter(m);
     struct method_info *inlinee = NULL, *inliner = NULL;
     bool allow = true;
+    if (list->count == 0)
+        goto out;
     /* A method the engine cannot describe (dynamic module) is inlined as the JIT likes. */
     if (FAILED(method_info_by_function(m, callee, &inlinee)) ||
         FAILED(method_info_by_function(m, caller, &inliner)))
@@ -274,5 +276,6 @@ bool jit_events_allow_inline(struct manager *m, FunctionID caller, FunctionID ca
 out:
     method_info_release(inlinee);
     method_info_release(inliner);
+    manager_plugins_leave(m);
     return allow;
 }

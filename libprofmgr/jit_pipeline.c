@@ -307,14 +307,13 @@ void jit_pipeline_jit(struct manager *m, FunctionID function)
 {
     struct pipeline_clock start;
     clock_start(&start);
-    if (manager_plugins(m)->count == 0)
-        return;
     struct method_info *mi = NULL;
-    if (method_info_for_jit(m, function, &mi) != S_OK)
-        return; /* not a method the engine can see the IL of */
-
-    run(m, mi, apply_jit, NULL, &start);
-    method_info_release(mi);
+    /* No method info when the method has no IL the engine can see. */
+    if (manager_plugins_enter(m)->count > 0 && method_info_for_jit(m, function, &mi) == S_OK) {
+        run(m, mi, apply_jit, NULL, &start);
+        method_info_release(mi);
+    }
+    manager_plugins_leave(m);
 }
 
 /* ---- ReJIT --------------------------------------------------------------------------------- */
@@ -363,7 +362,9 @@ HRESULT jit_pipeline_rejit(struct manager *m, ModuleID module, mdMethodDef token
                            (unsigned)token, (unsigned long long)module, (unsigned)hr);
         return S_OK;
     }
+    manager_plugins_enter(m);
     run(m, mi, apply_rejit, control, &start);
+    manager_plugins_leave(m);
     method_info_release(mi);
     return S_OK;
 }

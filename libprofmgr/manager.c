@@ -99,11 +99,31 @@ HRESULT manager_publish_plugins(struct manager *m, struct plugin *added, struct 
     return S_OK;
 }
 
-void manager_clear_plugins(struct manager *m)
+struct plugin_list *manager_plugins_enter(struct manager *m)
+{
+    atomic_fetch_add(&m->calls_in_flight, 1);
+    return manager_plugins(m);
+}
+
+static void release_plugins_once(struct manager *m)
+{
+    bool expected = false;
+    if (atomic_compare_exchange_strong(&m->plugins_released, &expected, true))
+        plugins_release_all(m, m->last_active);
+}
+
+void manager_plugins_leave(struct manager *m)
+{
+    if (atomic_fetch_sub(&m->calls_in_flight, 1) == 1 && atomic_load(&m->release_when_idle))
+        release_plugins_once(m);
+}
+
+/* Publishes an empty list, so no plugin is called after this; returns the list it replaced. */
+static struct plugin_list *clear_plugins(struct manager *m)
 {
     struct plugin_list *empty = calloc(1, sizeof(*empty));
     if (!empty)
-        return; /* plugins stay listed; shut_down still keeps the raw hook quiet */
+        return NULL; /* plugins stay listed; shut_down still keeps the raw hook quiet */
     pthread_mutex_lock(&m->load_lock);
     struct plugin_list *old = atomic_exchange_explicit(&m->plugins, empty, memory_order_acq_rel);
     for (size_t i = 0; i < old->count; i++)
@@ -111,6 +131,19 @@ void manager_clear_plugins(struct manager *m)
     old->retired_next = m->retired;
     m->retired = old;
     pthread_mutex_unlock(&m->load_lock);
+    return old;
+}
+
+void manager_retire_plugins(struct manager *m)
+{
+    /* A callback that entered before the list was emptied is counted in calls_in_flight by
+     * now and releases the plugins when it leaves; one that enters after it sees no plugin. */
+    m->last_active = clear_plugins(m);
+    if (!m->last_active)
+        return; /* out of memory: the plugins stay listed, so they stay alive */
+    atomic_store(&m->release_when_idle, true);
+    if (atomic_load(&m->calls_in_flight) == 0)
+        release_plugins_once(m);
 }
 
 HRESULT manager_apply_event_mask(struct manager *m)

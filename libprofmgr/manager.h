@@ -75,7 +75,7 @@ struct host {
     IProfilerManager5 manager5;
     IProfilerStringManager strings;
     struct logger logging;
-    ICorProfilerInfo15 info; /* the wrapped ICorProfilerInfo */
+    ICorProfilerInfo15 info;      /* the wrapped ICorProfilerInfo */
     struct attach_context attach; /* its config settings (settings.h) */
     struct manager *owner;
     const char *guid36; /* for log lines: upper case, no braces; NULL for the raw hook */
@@ -97,6 +97,7 @@ struct plugin {
     IInstrumentationMethodJitEvents *jit_events;             /* NULL if not implemented */
     IInstrumentationMethodJitEvents2 *jit_events2;           /* NULL if not implemented */
     bool removed;
+    bool released;                 /* its interfaces were released (plugins_release_all) */
     struct plugin *next_allocated; /* every plugin ever made, for freeing */
 };
 
@@ -145,6 +146,15 @@ struct manager {
     atomic_bool initializing;       /* inside ICorProfilerCallback::Initialize */
     atomic_bool profiling_disabled; /* a plugin called IProfilerManager2::DisableProfiling */
     atomic_bool shut_down;
+
+    /* Callbacks that may be calling plugins right now (manager_plugins_enter/leave). The
+     * runtime never releases the engine, so Shutdown releases the plugins itself, as CLRIE
+     * does; the runtime may still call in on other threads, so the release waits until the
+     * last of these callbacks has left. */
+    atomic_uint calls_in_flight;
+    atomic_bool release_when_idle;   /* set by Shutdown, after it emptied the plugin list */
+    struct plugin_list *last_active; /* the list Shutdown emptied: the release order */
+    atomic_bool plugins_released;    /* the release happened (exactly once) */
 };
 
 /* The process-wide log every manager writes to (configured once from the environment). */
@@ -159,8 +169,14 @@ struct plugin_list *manager_plugins(struct manager *m);
  * every plugin of lower or equal order) minus `removed` (if not NULL). Call with load_lock held.
  * Returns E_OUTOFMEMORY or S_OK. */
 HRESULT manager_publish_plugins(struct manager *m, struct plugin *added, struct plugin *removed);
-/* Publishes an empty list: no plugin is called after this (Shutdown). */
-void manager_clear_plugins(struct manager *m);
+/* The active plugins for a callback that calls them, which brackets those calls with
+ * manager_plugins_enter and manager_plugins_leave: in between, the plugins of any list it
+ * reads stay alive. */
+struct plugin_list *manager_plugins_enter(struct manager *m);
+void manager_plugins_leave(struct manager *m);
+/* Shutdown: publishes an empty list, so no plugin is called after this, and releases the
+ * plugins once no callback is inside one (now, or when the last one leaves). */
+void manager_retire_plugins(struct manager *m);
 /* Recomputes the runtime event mask: base | every plugin's | the raw hook's. */
 HRESULT manager_apply_event_mask(struct manager *m);
 
@@ -186,6 +202,11 @@ HRESULT plugins_load(struct manager *m, const char *name, const char *module_pat
                      const GUID *clsid, uint64_t order, const struct clrie_config_setting *settings,
                      size_t setting_count, IInstrumentationMethod **out);
 void plugins_free_all(struct manager *m);
+/* Releases every plugin's interfaces (their objects may go away), those of `order` first and
+ * in its order (priority order, as CLRIE releases them), then any others; the engine's
+ * records of them stay until plugins_free_all. Called once, when no callback is inside a
+ * plugin. */
+void plugins_release_all(struct manager *m, const struct plugin_list *order);
 
 /* jit_pipeline.c: instrumentation of one method, for JITCompilationStarted and
  * GetReJITParameters; the raw hook is called by the callers. */

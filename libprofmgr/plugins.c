@@ -210,18 +210,38 @@ HRESULT plugins_load_paths(struct manager *m, const char *const *paths, size_t c
     return hr;
 }
 
+static void release_plugin(struct plugin *p)
+{
+    if (p->released)
+        return;
+    p->released = true;
+    if (p->exception_events)
+        p->exception_events->lpVtbl->Release(p->exception_events);
+    if (p->jit_events)
+        p->jit_events->lpVtbl->Release(p->jit_events);
+    if (p->jit_events2)
+        p->jit_events2->lpVtbl->Release(p->jit_events2);
+    if (p->method)
+        p->method->lpVtbl->Release(p->method);
+}
+
+void plugins_release_all(struct manager *m, const struct plugin_list *order)
+{
+    pthread_mutex_lock(&m->load_lock);
+    for (size_t i = 0; order && i < order->count; i++)
+        release_plugin(order->items[i]);
+    for (struct plugin *p = m->all_plugins; p; p = p->next_allocated)
+        release_plugin(p); /* removed ones */
+    pthread_mutex_unlock(&m->load_lock);
+}
+
 void plugins_free_all(struct manager *m)
 {
+    bool expected = false;
+    if (atomic_compare_exchange_strong(&m->plugins_released, &expected, true))
+        plugins_release_all(m, manager_plugins(m));
     for (struct plugin *p = m->all_plugins, *next; p; p = next) {
         next = p->next_allocated;
-        if (p->exception_events)
-            p->exception_events->lpVtbl->Release(p->exception_events);
-        if (p->jit_events)
-            p->jit_events->lpVtbl->Release(p->jit_events);
-        if (p->jit_events2)
-            p->jit_events2->lpVtbl->Release(p->jit_events2);
-        if (p->method)
-            p->method->lpVtbl->Release(p->method);
         attach_context_finish(&p->host.attach);
         free(p->name);
         free(p->module_path);

@@ -25,6 +25,7 @@
  *   A ExceptionThrown System.InvalidOperationException
  *   A ExceptionCatcherEnter Exceptions.Run
  *   A OnShutdown
+ *   A Released        (the instance's last Release: the engine let go of it)
  *
  * The class factory accepts any class ID: the engine's config file names the module and a
  * ClassGuid, and two config entries with different ClassGuids and the same module are two
@@ -187,6 +188,7 @@ static ULONG recorder_release(struct recorder *rec)
 {
     unsigned long left = atomic_fetch_sub(&rec->refs, 1) - 1;
     if (left == 0) {
+        record(rec, "Released", NULL);
         if (rec->fd >= 0)
             close(rec->fd);
         if (rec->info)

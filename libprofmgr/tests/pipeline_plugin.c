@@ -21,7 +21,8 @@ static const CLSID plugin_clsid = {
 static const CLSID second_plugin_clsid = {
     0x6A3B1D52, 0x0F7C, 0x4E1B, {0x9D, 0x5E, 0x2C, 0x1F, 0x00, 0xC0, 0xFF, 0xEF}};
 
-struct pipeline_plugin_config plugin_cfg = {.lock = PTHREAD_MUTEX_INITIALIZER};
+struct pipeline_plugin_config plugin_cfg = {.lock = PTHREAD_MUTEX_INITIALIZER,
+                                            .changed = PTHREAD_COND_INITIALIZER};
 
 static atomic_int plugins_live;
 
@@ -427,6 +428,7 @@ static HRESULT instrument(IMethodInfo *mi, enum action action)
     if (SUCCEEDED(hr)) {
         switch (action) {
         case DO_NOTHING:
+        case BLOCK: /* im_InstrumentMethod waits, then changes nothing */
             break;
         case INSERT_CALL:
             hr = for_each_ret(&e, call_and_add);
@@ -637,7 +639,17 @@ static HRESULT im_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *mi
         mi->lpVtbl->SetRejitCodeGenFlags(mi, plugin_cfg.codegen_flags);
     bool second = plugin_of(This)->second;
     note_order(second ? "second " : "first ");
-    return instrument(mi, second ? plugin_cfg.second_action : plugin_cfg.action);
+    enum action action = second ? plugin_cfg.second_action : plugin_cfg.action;
+    if (action == BLOCK) {
+        pthread_mutex_lock(&plugin_cfg.lock);
+        plugin_cfg.inside = true;
+        pthread_cond_broadcast(&plugin_cfg.changed);
+        while (!plugin_cfg.go)
+            pthread_cond_wait(&plugin_cfg.changed, &plugin_cfg.lock);
+        pthread_mutex_unlock(&plugin_cfg.lock);
+        return S_OK;
+    }
+    return instrument(mi, action);
 }
 
 static HRESULT im_OnInstrumentationComplete(IInstrumentationMethod *This, IMethodInfo *mi,

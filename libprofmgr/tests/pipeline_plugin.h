@@ -36,6 +36,7 @@ enum action {
     SIG_TOKEN,   /* SetLocalVarSigToken(Multi's local signature) */
     EMPTY,       /* removes every instruction */
     FALL_OFF,    /* every ret becomes a nop: execution falls off the end */
+    BLOCK,       /* InstrumentMethod sets `inside` and waits for `go` (changes nothing) */
 };
 
 #define MAX_SEEN 8
@@ -51,6 +52,8 @@ struct pipeline_plugin_config {
     DWORD codegen_flags;     /* IMethodInfo::SetRejitCodeGenFlags at a ReJIT */
     bool second_wants;       /* the second plugin instruments the target too */
     enum action second_action;
+    pthread_cond_t changed; /* signalled when `inside` or `go` changes (BLOCK) */
+    bool inside, go;
     /* records */
     int should_calls, instrument_calls, complete_calls;
     char order[64]; /* "first " or "second " per InstrumentMethod call */

@@ -160,6 +160,7 @@ static int setup(void **state)
     plugin_cfg.codegen_flags = 0;
     plugin_cfg.second_wants = false;
     plugin_cfg.second_action = DO_NOTHING;
+    plugin_cfg.inside = plugin_cfg.go = false;
     plugin_cfg.order[0] = '\0';
     plugin_cfg.baseline_before = plugin_cfg.baseline_late = plugin_cfg.info_only_il = E_NOTIMPL;
     plugin_cfg.should_calls = plugin_cfg.instrument_calls = plugin_cfg.complete_calls = 0;
@@ -709,6 +710,46 @@ static void methods_jitted_and_rejitted_at_once_are_all_instrumented(void **stat
     detach(&w);
 }
 
+static void *jit_tiny(void *arg)
+{
+    ICorProfilerCallback11 *cb = arg;
+    cb->lpVtbl->JITCompilationStarted(cb, PF_FN_TINY, TRUE);
+    return NULL;
+}
+
+/* The runtime never releases the engine, so Shutdown lets go of the plugins, as CLRIE does;
+ * but the runtime may still call in on other threads, so a plugin another thread is inside
+ * stays alive until that call returns, and calls after Shutdown reach no plugin. */
+static void shutdown_releases_plugins_once_no_call_is_inside_one(void **state)
+{
+    struct world w;
+    plugin_cfg.target = "Tiny", plugin_cfg.action = BLOCK;
+    attach(&w);
+    pthread_t thread;
+    assert_int_equal(pthread_create(&thread, NULL, jit_tiny, w.cb), 0);
+    pthread_mutex_lock(&plugin_cfg.lock);
+    while (!plugin_cfg.inside)
+        pthread_cond_wait(&plugin_cfg.changed, &plugin_cfg.lock);
+    pthread_mutex_unlock(&plugin_cfg.lock);
+
+    assert_int_equal(w.cb->lpVtbl->Shutdown(w.cb), S_OK);
+    assert_int_equal(pipeline_plugins_live(), w.plugins_before + 1); /* still inside */
+    jit(&w, PF_FN_SMALL); /* after Shutdown: no plugin sees it */
+    assert_int_equal(plugin_cfg.should_calls, 1);
+
+    pthread_mutex_lock(&plugin_cfg.lock);
+    plugin_cfg.go = true;
+    pthread_cond_broadcast(&plugin_cfg.changed);
+    pthread_mutex_unlock(&plugin_cfg.lock);
+    pthread_join(thread, NULL);
+    assert_int_equal(pipeline_plugins_live(), w.plugins_before); /* released as it left */
+
+    release(plugin_cfg.module);
+    plugin_cfg.module = NULL;
+    assert_int_equal(w.cb->lpVtbl->Release(w.cb), 0);
+    assert_int_equal(pf_info_refs(), 1);
+}
+
 static void hostile_calls_fail_and_change_nothing(void **state)
 {
     struct world w;
@@ -805,6 +846,7 @@ int main(void)
         cmocka_unit_test_setup(exception_events_name_the_method, setup),
         cmocka_unit_test_setup(methods_jitted_and_rejitted_at_once_are_all_instrumented, setup),
         cmocka_unit_test_setup(hostile_calls_fail_and_change_nothing, setup),
+        cmocka_unit_test_setup(shutdown_releases_plugins_once_no_call_is_inside_one, setup),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     clean_up();

@@ -259,9 +259,13 @@ def expect_load_events(events, app_name, what):
                   "%s: OnModuleLoaded System.Private.CoreLib.dll recorded" % what, seen=events)
     checks.expect(first_index(events, "OnModuleLoaded", module=app_name + ".dll") >= 0,
                   "%s: OnModuleLoaded %s.dll recorded" % (what, app_name), seen=events)
+    # At Shutdown the engine releases its plugins, as CLRIE does (the runtime itself never
+    # releases the engine): the recorder's last Release comes right after OnShutdown.
     shutdowns = [i for i, (e, _) in enumerate(events) if e == "OnShutdown"]
-    checks.expect(shutdowns == [len(events) - 1],
-                  "%s: exactly one OnShutdown, the last event" % what, seen=events[-5:])
+    releases = [i for i, (e, _) in enumerate(events) if e == "Released"]
+    checks.expect(shutdowns == [len(events) - 2] and releases == [len(events) - 1],
+                  "%s: exactly one OnShutdown, then the plugin released, the last events" % what,
+                  seen=events[-5:])
 
 
 def recorder_method(sandbox, guid, tag, name, priority=50, module=None, **switches):
