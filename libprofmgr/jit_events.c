@@ -254,6 +254,8 @@ void jit_events_finished(struct manager *m, FunctionID function, ReJITID rejit_i
 
 bool jit_events_allow_inline(struct manager *m, FunctionID caller, FunctionID callee)
 {
+    if (manager_plugins(m)->count == 0)
+        return true; /* no plugin: nothing to count or do */
     struct plugin_list *list = manager_plugins_enter(m);
     struct method_info *inlinee = NULL, *inliner = NULL;
     bool allow = true;

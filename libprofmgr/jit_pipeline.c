@@ -307,6 +307,8 @@ void jit_pipeline_jit(struct manager *m, FunctionID function)
 {
     struct pipeline_clock start;
     clock_start(&start);
+    if (manager_plugins(m)->count == 0)
+        return; /* no plugin: nothing to count or do */
     struct method_info *mi = NULL;
     /* No method info when the method has no IL the engine can see. */
     if (manager_plugins_enter(m)->count > 0 && method_info_for_jit(m, function, &mi) == S_OK) {

@@ -105,17 +105,10 @@ struct plugin_list *manager_plugins_enter(struct manager *m)
     return manager_plugins(m);
 }
 
-static void release_plugins_once(struct manager *m)
-{
-    bool expected = false;
-    if (atomic_compare_exchange_strong(&m->plugins_released, &expected, true))
-        plugins_release_all(m, m->last_active);
-}
-
 void manager_plugins_leave(struct manager *m)
 {
     if (atomic_fetch_sub(&m->calls_in_flight, 1) == 1 && atomic_load(&m->release_when_idle))
-        release_plugins_once(m);
+        plugins_release_all(m, m->last_active);
 }
 
 /* Publishes an empty list, so no plugin is called after this; returns the list it replaced. */
@@ -143,7 +136,7 @@ void manager_retire_plugins(struct manager *m)
         return; /* out of memory: the plugins stay listed, so they stay alive */
     atomic_store(&m->release_when_idle, true);
     if (atomic_load(&m->calls_in_flight) == 0)
-        release_plugins_once(m);
+        plugins_release_all(m, m->last_active);
 }
 
 HRESULT manager_apply_event_mask(struct manager *m)

@@ -154,7 +154,6 @@ struct manager {
     atomic_uint calls_in_flight;
     atomic_bool release_when_idle;   /* set by Shutdown, after it emptied the plugin list */
     struct plugin_list *last_active; /* the list Shutdown emptied: the release order */
-    atomic_bool plugins_released;    /* the release happened (exactly once) */
 };
 
 /* The process-wide log every manager writes to (configured once from the environment). */
@@ -204,8 +203,8 @@ HRESULT plugins_load(struct manager *m, const char *name, const char *module_pat
 void plugins_free_all(struct manager *m);
 /* Releases every plugin's interfaces (their objects may go away), those of `order` first and
  * in its order (priority order, as CLRIE releases them), then any others; the engine's
- * records of them stay until plugins_free_all. Called once, when no callback is inside a
- * plugin. */
+ * records of them stay until plugins_free_all. Call it only when no callback is inside a
+ * plugin; plugins already released are skipped, so later calls change nothing. */
 void plugins_release_all(struct manager *m, const struct plugin_list *order);
 
 /* jit_pipeline.c: instrumentation of one method, for JITCompilationStarted and

@@ -237,9 +237,7 @@ void plugins_release_all(struct manager *m, const struct plugin_list *order)
 
 void plugins_free_all(struct manager *m)
 {
-    bool expected = false;
-    if (atomic_compare_exchange_strong(&m->plugins_released, &expected, true))
-        plugins_release_all(m, manager_plugins(m));
+    plugins_release_all(m, manager_plugins(m)); /* those Shutdown did not release */
     for (struct plugin *p = m->all_plugins, *next; p; p = next) {
         next = p->next_allocated;
         attach_context_finish(&p->host.attach);
