@@ -113,7 +113,7 @@ static inline int clrie_guid_equal(const GUID *a, const GUID *b)
 #endif
 
 /* An IID list entry is X(Name, Data1, Data2, Data3, b0, ..., b7). Headers declare each
- * as `extern const IID IID_<Name>;`; libprofmgr/abi_guids.c defines them from the same lists. */
+ * as `extern const IID IID_<Name>;`; libprofmgr/abi/abi_guids.c defines them from the same lists. */
 #define CLRIE_ABI_DECLARE_IID(name, l, w1, w2, b0, b1, b2, b3, b4, b5, b6, b7) \
     extern const IID IID_##name;
 #define CLRIE_ABI_GUID_INIT(l, w1, w2, b0, b1, b2, b3, b4, b5, b6, b7) \
