@@ -72,6 +72,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -85,6 +86,73 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* ---- the COM object base --------------------------------------------------------------------- */
+
+/* One interface an object answers: its IID and where its interface member (the `lpVtbl`
+ * pointer) lies in the object. */
+struct clrie_plugin_com_iface {
+    const IID *iid;
+    size_t offset;
+};
+
+/* What the objects of one kind share: the interfaces they answer (the first also answers
+ * IID_IUnknown), where their `struct clrie_plugin_com` lies, and what frees one. */
+struct clrie_plugin_com_class {
+    const char *name;
+    const struct clrie_plugin_com_iface *ifaces;
+    size_t iface_count;
+    size_t com_offset;            /* offsetof(type, the clrie_plugin_com member) */
+    void (*destroy)(void *object); /* called once, when the count drops to zero */
+    void (*surplus_release)(void *object); /* optional: a Release with the count at zero */
+};
+
+/* The part of an object that counts references; the count is atomic. */
+struct clrie_plugin_com {
+    const struct clrie_plugin_com_class *cls;
+    unsigned long refs;
+};
+
+/* An entry of a class's interface table. */
+#define CLRIE_PLUGIN_COM_IFACE(iid, type, member) { (iid), offsetof(type, member) }
+#define CLRIE_PLUGIN_COM_COUNT(table) (sizeof(table) / sizeof((table)[0]))
+
+/* Sets the count to one: the caller holds the first reference. */
+void clrie_plugin_com_init(struct clrie_plugin_com *com, const struct clrie_plugin_com_class *cls);
+/* QueryInterface through the class's table: E_POINTER for a NULL out or riid, E_NOINTERFACE
+ * (and *out NULL) for an interface the table lacks, else S_OK with a new reference. */
+HRESULT clrie_plugin_com_query(struct clrie_plugin_com *com, REFIID riid, void **out);
+ULONG clrie_plugin_com_add_ref(struct clrie_plugin_com *com);
+/* Drops a reference; the last one calls the class's destroy. A Release with the count already
+ * at zero changes nothing, frees nothing, calls the class's surplus_release and returns 0. */
+ULONG clrie_plugin_com_release(struct clrie_plugin_com *com);
+/* The current count, for tests and diagnostics. */
+ULONG clrie_plugin_com_refs(const struct clrie_plugin_com *com);
+
+/* Defines prefix_QueryInterface, prefix_AddRef and prefix_Release for the interface `Iface`
+ * held in member `iface_member` of `type`, whose count is member `com_member`: the three
+ * IUnknown slots of that interface's vtable. */
+#define CLRIE_PLUGIN_COM_IUNKNOWN(prefix, Iface, type, iface_member, com_member) \
+    static HRESULT prefix##_QueryInterface(Iface *This, REFIID riid, void **out) \
+    { \
+        return clrie_plugin_com_query(&CLRIE_CONTAINER_OF(This, type, iface_member)->com_member, \
+                                      riid, out); \
+    } \
+    static ULONG prefix##_AddRef(Iface *This) \
+    { \
+        return clrie_plugin_com_add_ref( \
+            &CLRIE_CONTAINER_OF(This, type, iface_member)->com_member); \
+    } \
+    static ULONG prefix##_Release(Iface *This) \
+    { \
+        return clrie_plugin_com_release( \
+            &CLRIE_CONTAINER_OF(This, type, iface_member)->com_member); \
+    }
+
+/* The three IUnknown slots of a vtable's designated initialisers. */
+#define CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(prefix) \
+    .QueryInterface = prefix##_QueryInterface, .AddRef = prefix##_AddRef, \
+    .Release = prefix##_Release
 
 /* ---- engine strings ------------------------------------------------------------------------ */
 
