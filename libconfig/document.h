@@ -8,7 +8,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
-/* Lives on the stack of config_parse_document for one parse. */
+/* Lives on the stack of clrie_config__parse_document for one parse. */
 struct document {
     struct file_result *r;
     const char *data;
@@ -35,17 +35,18 @@ struct position {
 #define MAX_PROBLEMS_PER_FILE 100
 
 /* True once the file has so many problems (or memory ran out) that checking stops. */
-bool document_gave_up(const struct document *doc);
+bool clrie_config__document_gave_up(const struct document *doc);
 
 /* Records a problem, respecting MAX_PROBLEMS_PER_FILE. */
-void document_report(struct document *doc, enum clrie_config_severity severity, struct position at,
-                     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void clrie_config__document_report(struct document *doc, enum clrie_config_severity severity,
+                                   struct position at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* Where a node starts: an element's '<', a text's first non-blank character; column 0 when
  * it cannot be known. */
-struct position document_node_position(struct document *doc, const xmlNode *node);
+struct position clrie_config__document_node_position(struct document *doc, const xmlNode *node);
 
 /* Checks the tree of a well-formed document into doc->r (check.c). */
-void document_check(struct document *doc, const xmlDoc *xml);
+void clrie_config__document_check(struct document *doc, const xmlDoc *xml);
 
 #endif

@@ -46,17 +46,18 @@ static char *join(const char *dir, const char *name)
     return path;
 }
 
-char *config_resolve_module(struct file_result *r, const char *module, const char *base_dir,
-                            const struct clrie_config_options *opts, unsigned line, unsigned column)
+char *clrie_config__resolve_module(struct file_result *r, const char *module, const char *base_dir,
+                                   const struct clrie_config_options *opts, unsigned line,
+                                   unsigned column)
 {
     char buf[320];
     char *candidate;
     if (module[0] == '/') {
         candidate = strdup(module);
     } else if (!base_dir) {
-        file_result_report(r, CLRIE_CONFIG_ERROR, line, column,
-                           "<Module> '%s' is relative, and there is no folder to resolve it in",
-                           module);
+        clrie_config__file_result_report(
+            r, CLRIE_CONFIG_ERROR, line, column,
+            "<Module> '%s' is relative, and there is no folder to resolve it in", module);
         return NULL;
     } else {
         candidate = join(base_dir, module);
@@ -71,8 +72,9 @@ char *config_resolve_module(struct file_result *r, const char *module, const cha
         if (err == ENOMEM)
             r->out_of_memory = true;
         else
-            file_result_report(r, CLRIE_CONFIG_ERROR, line, column, "<Module> '%s' (%s): %s",
-                               module, candidate, config_strerror(err, buf, sizeof(buf)));
+            clrie_config__file_result_report(r, CLRIE_CONFIG_ERROR, line, column,
+                                             "<Module> '%s' (%s): %s", module, candidate,
+                                             clrie_config__strerror(err, buf, sizeof(buf)));
         free(candidate);
         return NULL;
     }
@@ -81,7 +83,7 @@ char *config_resolve_module(struct file_result *r, const char *module, const cha
     const char *problem = NULL;
     int ignored;
     if (stat(resolved, &st) != 0) {
-        problem = config_strerror(errno, buf, sizeof(buf));
+        problem = clrie_config__strerror(errno, buf, sizeof(buf));
     } else if (!S_ISREG(st.st_mode)) {
         problem = "not a regular file";
     } else if (opts->trust_check && (problem = distrust(&st, &ignored)) != NULL) {
@@ -90,8 +92,8 @@ char *config_resolve_module(struct file_result *r, const char *module, const cha
         problem = buf;
     }
     if (problem) {
-        file_result_report(r, CLRIE_CONFIG_ERROR, line, column, "<Module> '%s' (%s): %s", module,
-                           resolved, problem);
+        clrie_config__file_result_report(r, CLRIE_CONFIG_ERROR, line, column,
+                                         "<Module> '%s' (%s): %s", module, resolved, problem);
         free(resolved);
         return NULL;
     }
@@ -104,12 +106,12 @@ static int load_document(struct clrie_config *config, const char *data, size_t l
                          const struct clrie_config_options *opts)
 {
     struct file_result r;
-    file_result_init(&r, name);
-    config_parse_document(&r, data, len, base_dir, opts);
-    int ret = config_commit(config, &r);
+    clrie_config__file_result_init(&r, name);
+    clrie_config__parse_document(&r, data, len, base_dir, opts);
+    int ret = clrie_config__commit(config, &r);
     if (ret == 0 && r.errors > 0)
         ret = len > CLRIE_CONFIG_MAX_FILE_SIZE ? -EFBIG : -EILSEQ;
-    file_result_finish(&r);
+    clrie_config__file_result_finish(&r);
     return ret;
 }
 
@@ -175,7 +177,8 @@ static int load_file_from(struct clrie_config *config, const char *path,
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
         ret = -errno;
-        snprintf(why, sizeof(why), "cannot open: %s", config_strerror(-ret, buf, sizeof(buf)));
+        snprintf(why, sizeof(why), "cannot open: %s",
+                 clrie_config__strerror(-ret, buf, sizeof(buf)));
         goto refuse;
     }
     if (S_ISDIR(st.st_mode)) {
@@ -208,15 +211,17 @@ static int load_file_from(struct clrie_config *config, const char *path,
     size_t len = 0;
     ret = read_capped(fd, data, CLRIE_CONFIG_MAX_FILE_SIZE, &len);
     if (ret != 0) {
-        snprintf(why, sizeof(why), "cannot read: %s", config_strerror(-ret, buf, sizeof(buf)));
+        snprintf(why, sizeof(why), "cannot read: %s",
+                 clrie_config__strerror(-ret, buf, sizeof(buf)));
         goto refuse;
     }
     ret = load_document(config, data, len, path, folder, opts);
     goto out;
 
 refuse:
-    if (config_report(config, CLRIE_CONFIG_ERROR, path, "%s%s%s%s", why,
-                      origin ? " (listed in " : "", origin ? origin : "", origin ? ")" : "") != 0)
+    if (clrie_config__report(config, CLRIE_CONFIG_ERROR, path, "%s%s%s%s", why,
+                             origin ? " (listed in " : "", origin ? origin : "",
+                             origin ? ")" : "") != 0)
         ret = -ENOMEM;
 out:
     if (fd >= 0)
@@ -255,9 +260,10 @@ static int load_folder(struct clrie_config *config, const char *path,
     DIR *dir = opendir(path);
     if (!dir) {
         int err = errno;
-        if (config_report(config, CLRIE_CONFIG_ERROR, path, "cannot read the folder: %s%s%s%s",
-                          config_strerror(err, buf, sizeof(buf)), origin ? " (listed in " : "",
-                          origin ? origin : "", origin ? ")" : "") != 0)
+        if (clrie_config__report(
+                config, CLRIE_CONFIG_ERROR, path, "cannot read the folder: %s%s%s%s",
+                clrie_config__strerror(err, buf, sizeof(buf)), origin ? " (listed in " : "",
+                origin ? origin : "", origin ? ")" : "") != 0)
             return -ENOMEM;
         return -err;
     }
@@ -286,9 +292,9 @@ static int load_folder(struct clrie_config *config, const char *path,
     }
     closedir(dir);
     if (ret == 0 && count == 0 &&
-        config_report(config, CLRIE_CONFIG_WARNING, path,
-                      "the folder has no *.config or *.xml file%s%s%s",
-                      origin ? " (listed in " : "", origin ? origin : "", origin ? ")" : "") != 0)
+        clrie_config__report(
+            config, CLRIE_CONFIG_WARNING, path, "the folder has no *.config or *.xml file%s%s%s",
+            origin ? " (listed in " : "", origin ? origin : "", origin ? ")" : "") != 0)
         ret = -ENOMEM;
     if (names)
         qsort(names, count, sizeof(*names), compare_names);
@@ -362,8 +368,8 @@ int clrie_config_load_env(struct clrie_config *config, char *const *envp)
             if (*part)
                 r = load_path_from(config, part, &opts, variable);
             else
-                r = config_report(config, CLRIE_CONFIG_WARNING, variable,
-                                  "an empty entry in the path list is ignored");
+                r = clrie_config__report(config, CLRIE_CONFIG_WARNING, variable,
+                                         "an empty entry in the path list is ignored");
             if (r == -ENOMEM || (ret == 0 && r != 0))
                 ret = r;
             if (!colon || ret == -ENOMEM)

@@ -23,13 +23,13 @@ static void init_libxml(void)
     xmlInitParser();
 }
 
-bool document_gave_up(const struct document *doc)
+bool clrie_config__document_gave_up(const struct document *doc)
 {
     return doc->r->diag_count >= MAX_PROBLEMS_PER_FILE || doc->r->out_of_memory;
 }
 
-void document_report(struct document *doc, enum clrie_config_severity severity, struct position at,
-                     const char *fmt, ...)
+void clrie_config__document_report(struct document *doc, enum clrie_config_severity severity,
+                                   struct position at, const char *fmt, ...)
 {
     struct file_result *r = doc->r;
     if (severity == CLRIE_CONFIG_ERROR && r->diag_count >= MAX_PROBLEMS_PER_FILE) {
@@ -40,12 +40,12 @@ void document_report(struct document *doc, enum clrie_config_severity severity, 
         return;
     va_list ap;
     va_start(ap, fmt);
-    file_result_vreport(r, severity, at.line, at.column, fmt, ap);
+    clrie_config__file_result_vreport(r, severity, at.line, at.column, fmt, ap);
     va_end(ap);
     if (r->diag_count == MAX_PROBLEMS_PER_FILE) {
         r->truncated = true;
-        file_result_report(r, CLRIE_CONFIG_ERROR, at.line, at.column,
-                           "too many problems; the rest of this file is not checked");
+        clrie_config__file_result_report(r, CLRIE_CONFIG_ERROR, at.line, at.column,
+                                         "too many problems; the rest of this file is not checked");
     }
 }
 
@@ -108,7 +108,7 @@ static struct position text_position(struct document *doc, const xmlNode *node);
 
 /* Where a node starts: the '<' of an element when the SAX hook could record it, else the
  * line libxml2 kept and no column. */
-struct position document_node_position(struct document *doc, const xmlNode *node)
+struct position clrie_config__document_node_position(struct document *doc, const xmlNode *node)
 {
     if (node->type == XML_TEXT_NODE || node->type == XML_CDATA_SECTION_NODE)
         return text_position(doc, node);
@@ -132,7 +132,7 @@ static struct position text_position(struct document *doc, const xmlNode *node)
     if (end_line <= 0 || !text)
         return p;
     const char *first = text;
-    while (*first && config_is_xml_space(*first))
+    while (*first && clrie_config__is_xml_space(*first))
         first++;
     long line = end_line;
     for (const char *c = first; *c; c++)
@@ -143,7 +143,7 @@ static struct position text_position(struct document *doc, const xmlNode *node)
     if (!doc->line_starts || (size_t)line > doc->line_count)
         return p;
     size_t want = 0;
-    while (want < 16 && first[want] && !config_is_xml_space(first[want]))
+    while (want < 16 && first[want] && !clrie_config__is_xml_space(first[want]))
         want++;
     size_t begin = doc->line_starts[line - 1];
     size_t end = (size_t)line < doc->line_count ? doc->line_starts[line] : doc->len;
@@ -275,14 +275,15 @@ static void on_doctype(void *ctx, const xmlChar *name, const xmlChar *external_i
             offset--;
         at = position_at(doc, offset);
     }
-    document_report(doc, CLRIE_CONFIG_ERROR, at,
-                    "a DOCTYPE is not allowed in a configuration file (no DTDs or entities)");
+    clrie_config__document_report(
+        doc, CLRIE_CONFIG_ERROR, at,
+        "a DOCTYPE is not allowed in a configuration file (no DTDs or entities)");
     xmlStopParser(ctxt);
 }
 
 /* A few libxml2 messages (encoding conversion failures) are raised without a parser context
  * and go to the thread's generic error function, which by default prints to stderr. While
- * our parse runs, that function is ours (see config_parse_document). */
+ * our parse runs, that function is ours (see clrie_config__parse_document). */
 static void on_generic_error(void *user, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static void on_generic_error(void *user, const char *fmt, ...)
@@ -303,7 +304,7 @@ static void on_generic_error(void *user, const char *fmt, ...)
     struct position at = {0};
     if (doc->ctxt && doc->ctxt->input)
         at.line = doc->ctxt->input->line > 0 ? (unsigned)doc->ctxt->input->line : 0;
-    document_report(doc, CLRIE_CONFIG_ERROR, at, "%s", message);
+    clrie_config__document_report(doc, CLRIE_CONFIG_ERROR, at, "%s", message);
 }
 
 static void on_xml_error(void *user, xmlErrorPtr error)
@@ -332,13 +333,13 @@ static void on_xml_error(void *user, xmlErrorPtr error)
         .line = error->line > 0 ? (unsigned)error->line : 0,
         .column = error->int2 > 0 ? (unsigned)error->int2 : 0,
     };
-    document_report(doc,
-                    error->level == XML_ERR_WARNING ? CLRIE_CONFIG_WARNING : CLRIE_CONFIG_ERROR, at,
-                    "%s", message);
+    clrie_config__document_report(
+        doc, error->level == XML_ERR_WARNING ? CLRIE_CONFIG_WARNING : CLRIE_CONFIG_ERROR, at, "%s",
+        message);
 }
 
-void config_parse_document(struct file_result *r, const char *data, size_t len,
-                           const char *base_dir, const struct clrie_config_options *opts)
+void clrie_config__parse_document(struct file_result *r, const char *data, size_t len,
+                                  const char *base_dir, const struct clrie_config_options *opts)
 {
     struct document doc = {
         .r = r,
@@ -348,8 +349,9 @@ void config_parse_document(struct file_result *r, const char *data, size_t len,
         .opts = opts,
     };
     if (len > CLRIE_CONFIG_MAX_FILE_SIZE) {
-        file_result_report(r, CLRIE_CONFIG_ERROR, 0, 0, "the file is larger than %d bytes",
-                           CLRIE_CONFIG_MAX_FILE_SIZE);
+        clrie_config__file_result_report(r, CLRIE_CONFIG_ERROR, 0, 0,
+                                         "the file is larger than %d bytes",
+                                         CLRIE_CONFIG_MAX_FILE_SIZE);
         return;
     }
     pthread_once(&libxml_once, init_libxml);
@@ -359,10 +361,11 @@ void config_parse_document(struct file_result *r, const char *data, size_t len,
     }
     size_t crowded;
     if (find_crowded_tag(data, len, &crowded)) {
-        document_report(&doc, CLRIE_CONFIG_ERROR, position_at(&doc, crowded),
-                        "an element with more than %d attributes (configuration elements have "
-                        "at most 2); the file is not parsed",
-                        MAX_ATTRIBUTES);
+        clrie_config__document_report(
+            &doc, CLRIE_CONFIG_ERROR, position_at(&doc, crowded),
+            "an element with more than %d attributes (configuration elements have "
+            "at most 2); the file is not parsed",
+            MAX_ATTRIBUTES);
         free(doc.line_starts);
         return;
     }
@@ -394,10 +397,11 @@ void config_parse_document(struct file_result *r, const char *data, size_t len,
     xmlSetGenericErrorFunc(saved_context, saved_handler);
     bool well_formed = xml && ctxt->wellFormed && !doc.saw_doctype;
     if (!well_formed && r->errors == 0)
-        document_report(&doc, CLRIE_CONFIG_ERROR, (struct position){0},
-                        "the file is not well-formed XML");
+        clrie_config__document_report(&doc, CLRIE_CONFIG_ERROR, (struct position){0},
+                                      "the file is not well-formed XML");
     if (well_formed)
-        document_check(&doc, xml); /* also after namespace errors: list every problem */
+        clrie_config__document_check(&doc,
+                                     xml); /* also after namespace errors: list every problem */
     xmlFreeDoc(xml);
     ctxt->_private = NULL;
     xmlFreeParserCtxt(ctxt);
