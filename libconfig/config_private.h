@@ -46,8 +46,21 @@ void clrie_config__method_draft_finish(struct method_draft *d);
 void clrie_config__parse_document(struct file_result *r, const char *data, size_t len,
                                   const char *base_dir, const struct clrie_config_options *opts);
 
-/* Checks that a path names an existing regular file we may trust, and canonicalises it
- * (files.c). Returns a malloc'd canonical path, or NULL with a problem reported at
+/* Files on disk (paths.c). */
+
+/* Appended to a refusal by the trust rule: how to switch the rule off. */
+#define TRUST_HINT "; refused unless " CLRIE_CONFIG_ENV_DISABLE_TRUST "=1"
+
+/* Why the file st describes may not be trusted (writable by others, or owned by someone other
+ * than us or root), or NULL when it may. Sets *error to -EACCES or -EPERM when it may not. */
+struct stat;
+const char *clrie_config__distrust(const struct stat *st, int *error);
+
+/* dir and name joined by one '/', malloc'd; NULL when out of memory. */
+char *clrie_config__path_join(const char *dir, const char *name);
+
+/* Checks that a path names an existing regular file we may trust, and canonicalises it.
+ * Returns a malloc'd canonical path, or NULL with a problem reported at
  * line:column (or with r->out_of_memory set). */
 char *clrie_config__resolve_module(struct file_result *r, const char *module, const char *base_dir,
                                    const struct clrie_config_options *opts, unsigned line,

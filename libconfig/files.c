@@ -1,5 +1,6 @@
 /* Getting configuration from the file system: reading a file safely (size cap, regular file,
- * trust check on the very descriptor read), folders, Modules, and the environment. */
+ * trust check on the very descriptor read), folders, and the environment. Each document read
+ * goes through parse.c and joins the collection (config.c). */
 #define _DEFAULT_SOURCE /* realpath, readlink */
 #include "config_private.h"
 
@@ -13,92 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define TRUST_HINT "; refused unless " CLRIE_CONFIG_ENV_DISABLE_TRUST "=1"
-
 static const struct clrie_config_options default_options = {.trust_check = true};
-
-/* Why a file we are asked to trust is not trustworthy, or NULL. Returns -EACCES or -EPERM in
- * *error. what is "the file" or "Module '…'". */
-static const char *distrust(const struct stat *st, int *error)
-{
-    if (st->st_mode & (S_IWGRP | S_IWOTH)) {
-        *error = -EACCES;
-        return "writable by group or others";
-    }
-    if (st->st_uid != geteuid() && st->st_uid != 0) {
-        *error = -EPERM;
-        return "owned by another user than the current one or root";
-    }
-    return NULL;
-}
-
-static char *join(const char *dir, const char *name)
-{
-    size_t a = strlen(dir), b = strlen(name);
-    char *path = malloc(a + b + 2);
-    if (!path)
-        return NULL;
-    memcpy(path, dir, a);
-    size_t n = a;
-    if (n == 0 || path[n - 1] != '/')
-        path[n++] = '/';
-    memcpy(path + n, name, b + 1);
-    return path;
-}
-
-char *clrie_config__resolve_module(struct file_result *r, const char *module, const char *base_dir,
-                                   const struct clrie_config_options *opts, unsigned line,
-                                   unsigned column)
-{
-    char buf[320];
-    char *candidate;
-    if (module[0] == '/') {
-        candidate = strdup(module);
-    } else if (!base_dir) {
-        clrie_config__file_result_report(
-            r, CLRIE_CONFIG_ERROR, line, column,
-            "<Module> '%s' is relative, and there is no folder to resolve it in", module);
-        return NULL;
-    } else {
-        candidate = join(base_dir, module);
-    }
-    if (!candidate) {
-        r->out_of_memory = true;
-        return NULL;
-    }
-    char *resolved = realpath(candidate, NULL);
-    if (!resolved) {
-        int err = errno;
-        if (err == ENOMEM)
-            r->out_of_memory = true;
-        else
-            clrie_config__file_result_report(r, CLRIE_CONFIG_ERROR, line, column,
-                                             "<Module> '%s' (%s): %s", module, candidate,
-                                             clrie_config__strerror(err, buf, sizeof(buf)));
-        free(candidate);
-        return NULL;
-    }
-    free(candidate);
-    struct stat st;
-    const char *problem = NULL;
-    int ignored;
-    if (stat(resolved, &st) != 0) {
-        problem = clrie_config__strerror(errno, buf, sizeof(buf));
-    } else if (!S_ISREG(st.st_mode)) {
-        problem = "not a regular file";
-    } else if (opts->trust_check && (problem = distrust(&st, &ignored)) != NULL) {
-        snprintf(buf, sizeof(buf), "%s (owner %u, mode %04o)" TRUST_HINT, problem,
-                 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
-        problem = buf;
-    }
-    if (problem) {
-        clrie_config__file_result_report(r, CLRIE_CONFIG_ERROR, line, column,
-                                         "<Module> '%s' (%s): %s", module, resolved, problem);
-        free(resolved);
-        return NULL;
-    }
-    return resolved;
-}
 
 /* Parses data as the file `name` and adds the outcome to config. */
 static int load_document(struct clrie_config *config, const char *data, size_t len,
@@ -192,7 +108,7 @@ static int load_file_from(struct clrie_config *config, const char *path,
         goto refuse;
     }
     const char *problem;
-    if (opts->trust_check && (problem = distrust(&st, &ret)) != NULL) {
+    if (opts->trust_check && (problem = clrie_config__distrust(&st, &ret)) != NULL) {
         snprintf(why, sizeof(why), "the file is %s (owner %u, mode %04o)" TRUST_HINT, problem,
                  (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
         goto refuse;
@@ -299,7 +215,7 @@ static int load_folder(struct clrie_config *config, const char *path,
     if (names)
         qsort(names, count, sizeof(*names), compare_names);
     for (size_t i = 0; i < count && ret != -ENOMEM; i++) {
-        char *child = join(path, names[i]);
+        char *child = clrie_config__path_join(path, names[i]);
         int r = child ? load_file_from(config, child, opts, origin) : -ENOMEM;
         if (ret == 0 || r == -ENOMEM)
             ret = r;
