@@ -17,7 +17,7 @@
 static bool is_blank(const xmlChar *text)
 {
     for (const xmlChar *p = text; p && *p; p++)
-        if (!config_is_xml_space((char)*p))
+        if (!clrie_config__is_xml_space((char)*p))
             return false;
     return true;
 }
@@ -29,14 +29,16 @@ static bool named(const xmlNode *node, const char *name)
 
 static void warn_attributes(struct document *doc, const xmlNode *node, const char *const *known)
 {
-    for (const xmlAttr *a = node->properties; a && !document_gave_up(doc); a = a->next) {
+    for (const xmlAttr *a = node->properties; a && !clrie_config__document_gave_up(doc);
+         a = a->next) {
         bool ok = false;
         for (size_t i = 0; known && known[i]; i++)
             ok = ok || strcmp((const char *)a->name, known[i]) == 0;
         if (!ok)
-            document_report(doc, CLRIE_CONFIG_WARNING, document_node_position(doc, node),
-                            "attribute '%s' of <%s> is ignored", (const char *)a->name,
-                            (const char *)node->name);
+            clrie_config__document_report(doc, CLRIE_CONFIG_WARNING,
+                                          clrie_config__document_node_position(doc, node),
+                                          "attribute '%s' of <%s> is ignored",
+                                          (const char *)a->name, (const char *)node->name);
     }
 }
 
@@ -52,12 +54,14 @@ static bool unexpected_content(struct document *doc, const xmlNode *parent, cons
     case XML_CDATA_SECTION_NODE:
         if (is_blank(child->content))
             return false;
-        document_report(doc, CLRIE_CONFIG_ERROR, document_node_position(doc, child),
-                        "unexpected text in <%s>", (const char *)parent->name);
+        clrie_config__document_report(doc, CLRIE_CONFIG_ERROR,
+                                      clrie_config__document_node_position(doc, child),
+                                      "unexpected text in <%s>", (const char *)parent->name);
         return true;
     default:
-        document_report(doc, CLRIE_CONFIG_ERROR, document_node_position(doc, child),
-                        "unexpected content in <%s>", (const char *)parent->name);
+        clrie_config__document_report(doc, CLRIE_CONFIG_ERROR,
+                                      clrie_config__document_node_position(doc, child),
+                                      "unexpected content in <%s>", (const char *)parent->name);
         return true;
     }
 }
@@ -72,13 +76,15 @@ static char *element_text(struct document *doc, const xmlNode *node)
         if (c->type == XML_TEXT_NODE || c->type == XML_CDATA_SECTION_NODE)
             total += c->content ? strlen((const char *)c->content) : 0;
         else if (c->type == XML_ELEMENT_NODE) {
-            document_report(doc, CLRIE_CONFIG_ERROR, document_node_position(doc, c),
-                            "<%s> is not allowed inside <%s>, which holds only text",
-                            (const char *)c->name, (const char *)node->name);
+            clrie_config__document_report(doc, CLRIE_CONFIG_ERROR,
+                                          clrie_config__document_node_position(doc, c),
+                                          "<%s> is not allowed inside <%s>, which holds only text",
+                                          (const char *)c->name, (const char *)node->name);
             ok = false;
         } else if (c->type != XML_COMMENT_NODE && c->type != XML_PI_NODE) {
-            document_report(doc, CLRIE_CONFIG_ERROR, document_node_position(doc, node),
-                            "<%s> holds something other than text", (const char *)node->name);
+            clrie_config__document_report(
+                doc, CLRIE_CONFIG_ERROR, clrie_config__document_node_position(doc, node),
+                "<%s> holds something other than text", (const char *)node->name);
             ok = false;
         }
     }
@@ -98,9 +104,9 @@ static char *element_text(struct document *doc, const xmlNode *node)
         }
     text[n] = '\0';
     size_t start = 0;
-    while (start < n && config_is_xml_space(text[start]))
+    while (start < n && clrie_config__is_xml_space(text[start]))
         start++;
-    while (n > start && config_is_xml_space(text[n - 1]))
+    while (n > start && clrie_config__is_xml_space(text[n - 1]))
         n--;
     memmove(text, text + start, n - start);
     text[n - start] = '\0';
@@ -193,14 +199,15 @@ static void check_settings(struct document *doc, const xmlNode *settings, struct
     static const char *const setting_attributes[] = {"Name", "Value", NULL};
     struct name_set seen = {0};
     warn_attributes(doc, settings, NULL);
-    for (const xmlNode *c = settings->children; c && !document_gave_up(doc); c = c->next) {
+    for (const xmlNode *c = settings->children; c && !clrie_config__document_gave_up(doc);
+         c = c->next) {
         if (c->type != XML_ELEMENT_NODE) {
             unexpected_content(doc, settings, c);
             continue;
         }
-        struct position at = document_node_position(doc, c);
+        struct position at = clrie_config__document_node_position(doc, c);
         if (!named(c, "Setting")) {
-            document_report(
+            clrie_config__document_report(
                 doc, CLRIE_CONFIG_ERROR, at,
                 "unknown element <%s> in <Settings>; expected <Setting Name=\"…\" Value=\"…\"/>",
                 (const char *)c->name);
@@ -214,19 +221,19 @@ static void check_settings(struct document *doc, const xmlNode *settings, struct
         char *value = attribute(doc, c, "Value");
         bool fine = true;
         if (!name || !*name) {
-            document_report(doc, CLRIE_CONFIG_ERROR, at,
-                            "<Setting> needs a non-empty Name attribute");
+            clrie_config__document_report(doc, CLRIE_CONFIG_ERROR, at,
+                                          "<Setting> needs a non-empty Name attribute");
             fine = false;
         }
         if (!value || !*value) {
-            document_report(doc, CLRIE_CONFIG_ERROR, at,
-                            "<Setting> needs a non-empty Value attribute");
+            clrie_config__document_report(doc, CLRIE_CONFIG_ERROR, at,
+                                          "<Setting> needs a non-empty Value attribute");
             fine = false;
         }
         if (fine && name_set_contains(&seen, name)) {
-            document_report(doc, CLRIE_CONFIG_WARNING, at,
-                            "Setting '%s' is already given in this method; this one is ignored",
-                            name);
+            clrie_config__document_report(
+                doc, CLRIE_CONFIG_WARNING, at,
+                "Setting '%s' is already given in this method; this one is ignored", name);
             fine = false;
         }
         if (fine && !(add_setting(d, name, value) && name_set_add(&seen, name))) {
@@ -252,11 +259,12 @@ static void check_method(struct document *doc, const xmlNode *method)
 {
     struct file_result *r = doc->r;
     size_t errors_before = r->errors;
-    struct position at = document_node_position(doc, method);
+    struct position at = clrie_config__document_node_position(doc, method);
     const xmlNode *fields[F_COUNT] = {0};
     warn_attributes(doc, method, NULL);
 
-    for (const xmlNode *c = method->children; c && !document_gave_up(doc); c = c->next) {
+    for (const xmlNode *c = method->children; c && !clrie_config__document_gave_up(doc);
+         c = c->next) {
         if (c->type != XML_ELEMENT_NODE) {
             unexpected_content(doc, method, c);
             continue;
@@ -265,63 +273,67 @@ static void check_method(struct document *doc, const xmlNode *method)
         while (f < F_COUNT && !named(c, field_names[f]))
             f++;
         if (f == F_COUNT) {
-            document_report(doc, CLRIE_CONFIG_ERROR, document_node_position(doc, c),
-                            "unknown element <%s> in <%s>; expected Name, Description, Module, "
-                            "ClassGuid, Priority or Settings",
-                            (const char *)c->name, (const char *)method->name);
+            clrie_config__document_report(
+                doc, CLRIE_CONFIG_ERROR, clrie_config__document_node_position(doc, c),
+                "unknown element <%s> in <%s>; expected Name, Description, Module, "
+                "ClassGuid, Priority or Settings",
+                (const char *)c->name, (const char *)method->name);
         } else if (fields[f]) {
-            struct position first = document_node_position(doc, fields[f]);
-            document_report(doc, CLRIE_CONFIG_ERROR, document_node_position(doc, c),
-                            "<%s> appears twice in one <%s> (first at %u:%u)", field_names[f],
-                            (const char *)method->name, first.line, first.column);
+            struct position first = clrie_config__document_node_position(doc, fields[f]);
+            clrie_config__document_report(
+                doc, CLRIE_CONFIG_ERROR, clrie_config__document_node_position(doc, c),
+                "<%s> appears twice in one <%s> (first at %u:%u)", field_names[f],
+                (const char *)method->name, first.line, first.column);
         } else {
             fields[f] = c;
         }
     }
-    if (document_gave_up(doc))
+    if (clrie_config__document_gave_up(doc))
         return;
 
     char *text[F_PRIORITY + 1] = {0};
     for (size_t f = 0; f <= F_PRIORITY; f++) {
         if (!fields[f]) {
             if (f != F_DESCRIPTION && f != F_PRIORITY)
-                document_report(doc, CLRIE_CONFIG_ERROR, at, "<%s> has no <%s>",
-                                (const char *)method->name, field_names[f]);
+                clrie_config__document_report(doc, CLRIE_CONFIG_ERROR, at, "<%s> has no <%s>",
+                                              (const char *)method->name, field_names[f]);
             continue;
         }
         warn_attributes(doc, fields[f], NULL);
         text[f] = element_text(doc, fields[f]);
         if (text[f] && !*text[f] && f != F_DESCRIPTION) {
-            document_report(doc, CLRIE_CONFIG_ERROR, document_node_position(doc, fields[f]),
-                            "<%s> is empty", field_names[f]);
+            clrie_config__document_report(doc, CLRIE_CONFIG_ERROR,
+                                          clrie_config__document_node_position(doc, fields[f]),
+                                          "<%s> is empty", field_names[f]);
         }
     }
 
     struct clrie_config_guid guid = {0};
     if (text[F_CLASS_GUID] && *text[F_CLASS_GUID] &&
         clrie_config_guid_parse(text[F_CLASS_GUID], strlen(text[F_CLASS_GUID]), &guid) != 0)
-        document_report(
-            doc, CLRIE_CONFIG_ERROR, document_node_position(doc, fields[F_CLASS_GUID]),
+        clrie_config__document_report(
+            doc, CLRIE_CONFIG_ERROR,
+            clrie_config__document_node_position(doc, fields[F_CLASS_GUID]),
             "<ClassGuid> '%s' is not a GUID of the form {XXXXXXXX-XXXX-XXXX-XXXX-XXXXXXXXXXXX}",
             text[F_CLASS_GUID]);
 
     uint32_t priority = 0;
     if (text[F_PRIORITY] && *text[F_PRIORITY] &&
-        config_parse_priority(text[F_PRIORITY], &priority) != 0)
-        document_report(doc, CLRIE_CONFIG_ERROR, document_node_position(doc, fields[F_PRIORITY]),
-                        "<Priority> '%s' is not a whole number from 0 to 4294967295",
-                        text[F_PRIORITY]);
+        clrie_config__parse_priority(text[F_PRIORITY], &priority) != 0)
+        clrie_config__document_report(
+            doc, CLRIE_CONFIG_ERROR, clrie_config__document_node_position(doc, fields[F_PRIORITY]),
+            "<Priority> '%s' is not a whole number from 0 to 4294967295", text[F_PRIORITY]);
 
     char *module_path = NULL;
     if (text[F_MODULE] && *text[F_MODULE]) {
-        struct position m = document_node_position(doc, fields[F_MODULE]);
-        module_path =
-            config_resolve_module(r, text[F_MODULE], doc->base_dir, doc->opts, m.line, m.column);
+        struct position m = clrie_config__document_node_position(doc, fields[F_MODULE]);
+        module_path = clrie_config__resolve_module(r, text[F_MODULE], doc->base_dir, doc->opts,
+                                                   m.line, m.column);
     }
 
     struct method_draft *d = NULL;
     if (r->errors == errors_before && !r->out_of_memory)
-        d = file_result_add_method(r);
+        d = clrie_config__file_result_add_method(r);
     if (d) {
         d->m.name = text[F_NAME];
         d->m.description = text[F_DESCRIPTION] ? text[F_DESCRIPTION] : strdup("");
@@ -343,43 +355,46 @@ static void check_method(struct document *doc, const xmlNode *method)
     } else if (fields[F_SETTINGS]) {
         struct method_draft scratch = {0};
         check_settings(doc, fields[F_SETTINGS], &scratch); /* for its problems only */
-        method_draft_finish(&scratch);
+        clrie_config__method_draft_finish(&scratch);
     }
     for (size_t f = 0; f <= F_PRIORITY; f++)
         free(text[f]);
     free(module_path);
 }
 
-void document_check(struct document *doc, const xmlDoc *xml)
+void clrie_config__document_check(struct document *doc, const xmlDoc *xml)
 {
     const xmlNode *root = xmlDocGetRootElement(xml);
     if (!root) {
-        document_report(doc, CLRIE_CONFIG_ERROR, (struct position){0},
-                        "the document has no root element");
+        clrie_config__document_report(doc, CLRIE_CONFIG_ERROR, (struct position){0},
+                                      "the document has no root element");
         return;
     }
     if (!named(root, ROOT_NAME)) {
-        document_report(doc, CLRIE_CONFIG_ERROR, document_node_position(doc, root),
-                        "the root element is <%s>; expected <" ROOT_NAME ">",
-                        (const char *)root->name);
+        clrie_config__document_report(
+            doc, CLRIE_CONFIG_ERROR, clrie_config__document_node_position(doc, root),
+            "the root element is <%s>; expected <" ROOT_NAME ">", (const char *)root->name);
         return;
     }
     warn_attributes(doc, root, NULL);
     size_t methods = 0;
-    for (const xmlNode *c = root->children; c && !document_gave_up(doc); c = c->next) {
+    for (const xmlNode *c = root->children; c && !clrie_config__document_gave_up(doc);
+         c = c->next) {
         if (c->type != XML_ELEMENT_NODE) {
             unexpected_content(doc, root, c);
         } else if (named(c, METHOD_NAME) || named(c, METHOD_NAME_PLATFORM)) {
             check_method(doc, c);
             methods++;
         } else {
-            document_report(doc, CLRIE_CONFIG_ERROR, document_node_position(doc, c),
-                            "unknown element <%s> in <" ROOT_NAME ">; expected <" METHOD_NAME
-                            "> or <" METHOD_NAME_PLATFORM ">",
-                            (const char *)c->name);
+            clrie_config__document_report(
+                doc, CLRIE_CONFIG_ERROR, clrie_config__document_node_position(doc, c),
+                "unknown element <%s> in <" ROOT_NAME ">; expected <" METHOD_NAME
+                "> or <" METHOD_NAME_PLATFORM ">",
+                (const char *)c->name);
         }
     }
-    if (methods == 0 && !document_gave_up(doc))
-        document_report(doc, CLRIE_CONFIG_WARNING, document_node_position(doc, root),
-                        "no <" METHOD_NAME "> in this file");
+    if (methods == 0 && !clrie_config__document_gave_up(doc))
+        clrie_config__document_report(doc, CLRIE_CONFIG_WARNING,
+                                      clrie_config__document_node_position(doc, root),
+                                      "no <" METHOD_NAME "> in this file");
 }

@@ -63,13 +63,13 @@ static void diag_finish(struct clrie_config_diag *d)
     free((char *)d->message);
 }
 
-void file_result_init(struct file_result *r, const char *file)
+void clrie_config__file_result_init(struct file_result *r, const char *file)
 {
     memset(r, 0, sizeof(*r));
     r->file = file;
 }
 
-void method_draft_finish(struct method_draft *d)
+void clrie_config__method_draft_finish(struct method_draft *d)
 {
     struct clrie_config_method *m = &d->m;
     free((char *)m->name);
@@ -85,10 +85,10 @@ void method_draft_finish(struct method_draft *d)
     memset(d, 0, sizeof(*d));
 }
 
-void file_result_finish(struct file_result *r)
+void clrie_config__file_result_finish(struct file_result *r)
 {
     for (size_t i = 0; i < r->count; i++)
-        method_draft_finish(&r->methods[i]);
+        clrie_config__method_draft_finish(&r->methods[i]);
     free(r->methods);
     for (size_t i = 0; i < r->diag_count; i++)
         diag_finish(&r->diags[i]);
@@ -96,8 +96,8 @@ void file_result_finish(struct file_result *r)
     memset(r, 0, sizeof(*r));
 }
 
-void file_result_vreport(struct file_result *r, enum clrie_config_severity severity, unsigned line,
-                         unsigned column, const char *fmt, va_list ap)
+void clrie_config__file_result_vreport(struct file_result *r, enum clrie_config_severity severity,
+                                       unsigned line, unsigned column, const char *fmt, va_list ap)
 {
     if (severity == CLRIE_CONFIG_ERROR)
         r->errors++; /* counted even without memory: the file must still be rejected */
@@ -120,16 +120,16 @@ void file_result_vreport(struct file_result *r, enum clrie_config_severity sever
     r->diags[r->diag_count++] = d;
 }
 
-void file_result_report(struct file_result *r, enum clrie_config_severity severity, unsigned line,
-                        unsigned column, const char *fmt, ...)
+void clrie_config__file_result_report(struct file_result *r, enum clrie_config_severity severity,
+                                      unsigned line, unsigned column, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    file_result_vreport(r, severity, line, column, fmt, ap);
+    clrie_config__file_result_vreport(r, severity, line, column, fmt, ap);
     va_end(ap);
 }
 
-struct method_draft *file_result_add_method(struct file_result *r)
+struct method_draft *clrie_config__file_result_add_method(struct file_result *r)
 {
     if (!reserve((void **)&r->methods, &r->capacity, r->count, sizeof(*r->methods))) {
         r->out_of_memory = true;
@@ -150,7 +150,7 @@ static void free_method(struct clrie_config_method *m)
     if (!m)
         return;
     struct method_draft d = {.m = *m, .settings = (struct clrie_config_setting *)m->settings};
-    method_draft_finish(&d);
+    clrie_config__method_draft_finish(&d);
     free(m);
 }
 
@@ -189,8 +189,8 @@ static int add_diag(struct clrie_config *config, struct clrie_config_diag *d)
     return 0;
 }
 
-int config_report(struct clrie_config *config, enum clrie_config_severity severity,
-                  const char *file, const char *fmt, ...)
+int clrie_config__report(struct clrie_config *config, enum clrie_config_severity severity,
+                         const char *file, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -297,7 +297,7 @@ static void sort_diags(struct file_result *r)
     }
 }
 
-int config_commit(struct clrie_config *config, struct file_result *r)
+int clrie_config__commit(struct clrie_config *config, struct file_result *r)
 {
     sort_diags(r);
     for (size_t i = 0; i < r->diag_count; i++) {

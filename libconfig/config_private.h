@@ -26,46 +26,60 @@ struct file_result {
     bool out_of_memory;
 };
 
-void file_result_init(struct file_result *r, const char *file);
-void file_result_finish(struct file_result *r);
+void clrie_config__file_result_init(struct file_result *r, const char *file);
+void clrie_config__file_result_finish(struct file_result *r);
 
 /* Records a problem of r->file. Sets r->out_of_memory when it cannot. */
-void file_result_report(struct file_result *r, enum clrie_config_severity severity, unsigned line,
-                        unsigned column, const char *fmt, ...)
+void clrie_config__file_result_report(struct file_result *r, enum clrie_config_severity severity,
+                                      unsigned line, unsigned column, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
-void file_result_vreport(struct file_result *r, enum clrie_config_severity severity, unsigned line,
-                         unsigned column, const char *fmt, va_list ap)
+void clrie_config__file_result_vreport(struct file_result *r, enum clrie_config_severity severity,
+                                       unsigned line, unsigned column, const char *fmt, va_list ap)
     __attribute__((format(printf, 5, 0)));
 
 /* A new empty draft at the end of r->methods, or NULL (out of memory). */
-struct method_draft *file_result_add_method(struct file_result *r);
-void method_draft_finish(struct method_draft *d);
+struct method_draft *clrie_config__file_result_add_method(struct file_result *r);
+void clrie_config__method_draft_finish(struct method_draft *d);
 
 /* Parses an XML document already in memory into r (parse.c). base_dir resolves relative
  * Modules (NULL: they are errors). */
-void config_parse_document(struct file_result *r, const char *data, size_t len,
-                           const char *base_dir, const struct clrie_config_options *opts);
+void clrie_config__parse_document(struct file_result *r, const char *data, size_t len,
+                                  const char *base_dir, const struct clrie_config_options *opts);
 
-/* Checks that a path names an existing regular file we may trust, and canonicalises it
- * (files.c). Returns a malloc'd canonical path, or NULL with a problem reported at
+/* Files on disk (paths.c). */
+
+/* Appended to a refusal by the trust rule: how to switch the rule off. */
+#define TRUST_HINT "; refused unless " CLRIE_CONFIG_ENV_DISABLE_TRUST "=1"
+
+/* Why the file st describes may not be trusted (writable by others, or owned by someone other
+ * than us or root), or NULL when it may. Sets *error to -EACCES or -EPERM when it may not. */
+struct stat;
+const char *clrie_config__distrust(const struct stat *st, int *error);
+
+/* dir and name joined by one '/', malloc'd; NULL when out of memory. */
+char *clrie_config__path_join(const char *dir, const char *name);
+
+/* Checks that a path names an existing regular file we may trust, and canonicalises it.
+ * Returns a malloc'd canonical path, or NULL with a problem reported at
  * line:column (or with r->out_of_memory set). */
-char *config_resolve_module(struct file_result *r, const char *module, const char *base_dir,
-                            const struct clrie_config_options *opts, unsigned line,
-                            unsigned column);
+char *clrie_config__resolve_module(struct file_result *r, const char *module, const char *base_dir,
+                                   const struct clrie_config_options *opts, unsigned line,
+                                   unsigned column);
 
 /* Moves the methods and problems of r into config (config.c): the problems always, the
  * methods only when r has no error. Returns 0 or -ENOMEM. */
-int config_commit(struct clrie_config *config, struct file_result *r);
+int clrie_config__commit(struct clrie_config *config, struct file_result *r);
 
 /* Adds one problem directly to config (config.c). Returns 0 or -ENOMEM. */
-int config_report(struct clrie_config *config, enum clrie_config_severity severity,
-                  const char *file, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int clrie_config__report(struct clrie_config *config, enum clrie_config_severity severity,
+                         const char *file, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* Values of elements (values.c). */
-int config_parse_priority(const char *text, uint32_t *out);
-bool config_is_xml_space(char c);
+int clrie_config__parse_priority(const char *text, uint32_t *out);
+bool clrie_config__is_xml_space(char c);
 
 /* strerror without the thread-safety trap. */
-const char *config_strerror(int err, char *buf, size_t len);
+const char *clrie_config__strerror(int err, char *buf, size_t len);
 
 #endif

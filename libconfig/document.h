@@ -1,5 +1,5 @@
-/* libconfig internals: one document being parsed, shared by the libxml2 side (parse.c) and
- * the element checks (check.c). */
+/* libconfig internals: one document being parsed (document.c), shared by the libxml2 side
+ * (parse.c) and the element checks (check.c). */
 #ifndef CLRIE_CONFIG_DOCUMENT_H
 #define CLRIE_CONFIG_DOCUMENT_H
 
@@ -8,7 +8,7 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
-/* Lives on the stack of config_parse_document for one parse. */
+/* Lives on the stack of clrie_config__parse_document for one parse. */
 struct document {
     struct file_result *r;
     const char *data;
@@ -34,18 +34,29 @@ struct position {
  * us produce (and format) one message per element of a megabyte. */
 #define MAX_PROBLEMS_PER_FILE 100
 
+/* Prepares doc for one parse of data (len bytes, borrowed) into r, indexing where each line
+ * begins. False when memory ran out; otherwise clrie_config__document_finish releases it. */
+bool clrie_config__document_init(struct document *doc, struct file_result *r, const char *data,
+                                 size_t len, const char *base_dir,
+                                 const struct clrie_config_options *opts);
+void clrie_config__document_finish(struct document *doc);
+
 /* True once the file has so many problems (or memory ran out) that checking stops. */
-bool document_gave_up(const struct document *doc);
+bool clrie_config__document_gave_up(const struct document *doc);
 
 /* Records a problem, respecting MAX_PROBLEMS_PER_FILE. */
-void document_report(struct document *doc, enum clrie_config_severity severity, struct position at,
-                     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void clrie_config__document_report(struct document *doc, enum clrie_config_severity severity,
+                                   struct position at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* Where a node starts: an element's '<', a text's first non-blank character; column 0 when
  * it cannot be known. */
-struct position document_node_position(struct document *doc, const xmlNode *node);
+struct position clrie_config__document_node_position(struct document *doc, const xmlNode *node);
+
+/* Line and column (1-based, counting characters, not bytes) of a byte offset of the input. */
+struct position clrie_config__document_position_at(struct document *doc, size_t offset);
 
 /* Checks the tree of a well-formed document into doc->r (check.c). */
-void document_check(struct document *doc, const xmlDoc *xml);
+void clrie_config__document_check(struct document *doc, const xmlDoc *xml);
 
 #endif

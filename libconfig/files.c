@@ -1,5 +1,6 @@
 /* Getting configuration from the file system: reading a file safely (size cap, regular file,
- * trust check on the very descriptor read), folders, Modules, and the environment. */
+ * trust check on the very descriptor read), folders, and the environment. Each document read
+ * goes through parse.c and joins the collection (config.c). */
 #define _DEFAULT_SOURCE /* realpath, readlink */
 #include "config_private.h"
 
@@ -13,90 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define TRUST_HINT "; refused unless " CLRIE_CONFIG_ENV_DISABLE_TRUST "=1"
-
 static const struct clrie_config_options default_options = {.trust_check = true};
-
-/* Why a file we are asked to trust is not trustworthy, or NULL. Returns -EACCES or -EPERM in
- * *error. what is "the file" or "Module '…'". */
-static const char *distrust(const struct stat *st, int *error)
-{
-    if (st->st_mode & (S_IWGRP | S_IWOTH)) {
-        *error = -EACCES;
-        return "writable by group or others";
-    }
-    if (st->st_uid != geteuid() && st->st_uid != 0) {
-        *error = -EPERM;
-        return "owned by another user than the current one or root";
-    }
-    return NULL;
-}
-
-static char *join(const char *dir, const char *name)
-{
-    size_t a = strlen(dir), b = strlen(name);
-    char *path = malloc(a + b + 2);
-    if (!path)
-        return NULL;
-    memcpy(path, dir, a);
-    size_t n = a;
-    if (n == 0 || path[n - 1] != '/')
-        path[n++] = '/';
-    memcpy(path + n, name, b + 1);
-    return path;
-}
-
-char *config_resolve_module(struct file_result *r, const char *module, const char *base_dir,
-                            const struct clrie_config_options *opts, unsigned line, unsigned column)
-{
-    char buf[320];
-    char *candidate;
-    if (module[0] == '/') {
-        candidate = strdup(module);
-    } else if (!base_dir) {
-        file_result_report(r, CLRIE_CONFIG_ERROR, line, column,
-                           "<Module> '%s' is relative, and there is no folder to resolve it in",
-                           module);
-        return NULL;
-    } else {
-        candidate = join(base_dir, module);
-    }
-    if (!candidate) {
-        r->out_of_memory = true;
-        return NULL;
-    }
-    char *resolved = realpath(candidate, NULL);
-    if (!resolved) {
-        int err = errno;
-        if (err == ENOMEM)
-            r->out_of_memory = true;
-        else
-            file_result_report(r, CLRIE_CONFIG_ERROR, line, column, "<Module> '%s' (%s): %s",
-                               module, candidate, config_strerror(err, buf, sizeof(buf)));
-        free(candidate);
-        return NULL;
-    }
-    free(candidate);
-    struct stat st;
-    const char *problem = NULL;
-    int ignored;
-    if (stat(resolved, &st) != 0) {
-        problem = config_strerror(errno, buf, sizeof(buf));
-    } else if (!S_ISREG(st.st_mode)) {
-        problem = "not a regular file";
-    } else if (opts->trust_check && (problem = distrust(&st, &ignored)) != NULL) {
-        snprintf(buf, sizeof(buf), "%s (owner %u, mode %04o)" TRUST_HINT, problem,
-                 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
-        problem = buf;
-    }
-    if (problem) {
-        file_result_report(r, CLRIE_CONFIG_ERROR, line, column, "<Module> '%s' (%s): %s", module,
-                           resolved, problem);
-        free(resolved);
-        return NULL;
-    }
-    return resolved;
-}
 
 /* Parses data as the file `name` and adds the outcome to config. */
 static int load_document(struct clrie_config *config, const char *data, size_t len,
@@ -104,12 +22,12 @@ static int load_document(struct clrie_config *config, const char *data, size_t l
                          const struct clrie_config_options *opts)
 {
     struct file_result r;
-    file_result_init(&r, name);
-    config_parse_document(&r, data, len, base_dir, opts);
-    int ret = config_commit(config, &r);
+    clrie_config__file_result_init(&r, name);
+    clrie_config__parse_document(&r, data, len, base_dir, opts);
+    int ret = clrie_config__commit(config, &r);
     if (ret == 0 && r.errors > 0)
         ret = len > CLRIE_CONFIG_MAX_FILE_SIZE ? -EFBIG : -EILSEQ;
-    file_result_finish(&r);
+    clrie_config__file_result_finish(&r);
     return ret;
 }
 
@@ -175,7 +93,8 @@ static int load_file_from(struct clrie_config *config, const char *path,
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
         ret = -errno;
-        snprintf(why, sizeof(why), "cannot open: %s", config_strerror(-ret, buf, sizeof(buf)));
+        snprintf(why, sizeof(why), "cannot open: %s",
+                 clrie_config__strerror(-ret, buf, sizeof(buf)));
         goto refuse;
     }
     if (S_ISDIR(st.st_mode)) {
@@ -189,7 +108,7 @@ static int load_file_from(struct clrie_config *config, const char *path,
         goto refuse;
     }
     const char *problem;
-    if (opts->trust_check && (problem = distrust(&st, &ret)) != NULL) {
+    if (opts->trust_check && (problem = clrie_config__distrust(&st, &ret)) != NULL) {
         snprintf(why, sizeof(why), "the file is %s (owner %u, mode %04o)" TRUST_HINT, problem,
                  (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
         goto refuse;
@@ -208,15 +127,17 @@ static int load_file_from(struct clrie_config *config, const char *path,
     size_t len = 0;
     ret = read_capped(fd, data, CLRIE_CONFIG_MAX_FILE_SIZE, &len);
     if (ret != 0) {
-        snprintf(why, sizeof(why), "cannot read: %s", config_strerror(-ret, buf, sizeof(buf)));
+        snprintf(why, sizeof(why), "cannot read: %s",
+                 clrie_config__strerror(-ret, buf, sizeof(buf)));
         goto refuse;
     }
     ret = load_document(config, data, len, path, folder, opts);
     goto out;
 
 refuse:
-    if (config_report(config, CLRIE_CONFIG_ERROR, path, "%s%s%s%s", why,
-                      origin ? " (listed in " : "", origin ? origin : "", origin ? ")" : "") != 0)
+    if (clrie_config__report(config, CLRIE_CONFIG_ERROR, path, "%s%s%s%s", why,
+                             origin ? " (listed in " : "", origin ? origin : "",
+                             origin ? ")" : "") != 0)
         ret = -ENOMEM;
 out:
     if (fd >= 0)
@@ -255,9 +176,10 @@ static int load_folder(struct clrie_config *config, const char *path,
     DIR *dir = opendir(path);
     if (!dir) {
         int err = errno;
-        if (config_report(config, CLRIE_CONFIG_ERROR, path, "cannot read the folder: %s%s%s%s",
-                          config_strerror(err, buf, sizeof(buf)), origin ? " (listed in " : "",
-                          origin ? origin : "", origin ? ")" : "") != 0)
+        if (clrie_config__report(
+                config, CLRIE_CONFIG_ERROR, path, "cannot read the folder: %s%s%s%s",
+                clrie_config__strerror(err, buf, sizeof(buf)), origin ? " (listed in " : "",
+                origin ? origin : "", origin ? ")" : "") != 0)
             return -ENOMEM;
         return -err;
     }
@@ -286,14 +208,14 @@ static int load_folder(struct clrie_config *config, const char *path,
     }
     closedir(dir);
     if (ret == 0 && count == 0 &&
-        config_report(config, CLRIE_CONFIG_WARNING, path,
-                      "the folder has no *.config or *.xml file%s%s%s",
-                      origin ? " (listed in " : "", origin ? origin : "", origin ? ")" : "") != 0)
+        clrie_config__report(
+            config, CLRIE_CONFIG_WARNING, path, "the folder has no *.config or *.xml file%s%s%s",
+            origin ? " (listed in " : "", origin ? origin : "", origin ? ")" : "") != 0)
         ret = -ENOMEM;
     if (names)
         qsort(names, count, sizeof(*names), compare_names);
     for (size_t i = 0; i < count && ret != -ENOMEM; i++) {
-        char *child = join(path, names[i]);
+        char *child = clrie_config__path_join(path, names[i]);
         int r = child ? load_file_from(config, child, opts, origin) : -ENOMEM;
         if (ret == 0 || r == -ENOMEM)
             ret = r;
@@ -362,8 +284,8 @@ int clrie_config_load_env(struct clrie_config *config, char *const *envp)
             if (*part)
                 r = load_path_from(config, part, &opts, variable);
             else
-                r = config_report(config, CLRIE_CONFIG_WARNING, variable,
-                                  "an empty entry in the path list is ignored");
+                r = clrie_config__report(config, CLRIE_CONFIG_WARNING, variable,
+                                         "an empty entry in the path list is ignored");
             if (r == -ENOMEM || (ret == 0 && r != 0))
                 ret = r;
             if (!colon || ret == -ENOMEM)

@@ -1,10 +1,9 @@
 /* One configuration document through libxml2: the bytes become a tree (DTDs refused, no
  * network, errors collected per parser context), and every element gets its exact place in
- * the file. check.c then checks the tree. */
+ * the file (document.c turns places into lines and columns). check.c then checks the tree. */
 #include "document.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,137 +20,6 @@ static pthread_once_t libxml_once = PTHREAD_ONCE_INIT;
 static void init_libxml(void)
 {
     xmlInitParser();
-}
-
-bool document_gave_up(const struct document *doc)
-{
-    return doc->r->diag_count >= MAX_PROBLEMS_PER_FILE || doc->r->out_of_memory;
-}
-
-void document_report(struct document *doc, enum clrie_config_severity severity, struct position at,
-                     const char *fmt, ...)
-{
-    struct file_result *r = doc->r;
-    if (severity == CLRIE_CONFIG_ERROR && r->diag_count >= MAX_PROBLEMS_PER_FILE) {
-        r->errors++;
-        return;
-    }
-    if (r->diag_count >= MAX_PROBLEMS_PER_FILE)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    file_result_vreport(r, severity, at.line, at.column, fmt, ap);
-    va_end(ap);
-    if (r->diag_count == MAX_PROBLEMS_PER_FILE) {
-        r->truncated = true;
-        file_result_report(r, CLRIE_CONFIG_ERROR, at.line, at.column,
-                           "too many problems; the rest of this file is not checked");
-    }
-}
-
-/* --- positions ------------------------------------------------------------------------- */
-
-static bool index_lines(struct document *doc)
-{
-    size_t count = 1;
-    for (size_t i = 0; i < doc->len; i++)
-        if (doc->data[i] == '\n' ||
-            (doc->data[i] == '\r' && (i + 1 == doc->len || doc->data[i + 1] != '\n')))
-            count++;
-    doc->line_starts = malloc(count * sizeof(*doc->line_starts));
-    if (!doc->line_starts)
-        return false;
-    size_t n = 0;
-    doc->line_starts[n++] = 0;
-    for (size_t i = 0; i < doc->len; i++)
-        if (doc->data[i] == '\n' ||
-            (doc->data[i] == '\r' && (i + 1 == doc->len || doc->data[i + 1] != '\n')))
-            doc->line_starts[n++] = i + 1;
-    doc->line_count = n;
-    return true;
-}
-
-/* Line and column (1-based, counting characters, not bytes) of a byte offset of the input. */
-static struct position position_at(struct document *doc, size_t offset)
-{
-    size_t lo = 0, hi = doc->line_count;
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (doc->line_starts[mid] <= offset)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    size_t column = 1, start = doc->line_starts[lo];
-    if (start == 0 && doc->len >= 3 && memcmp(doc->data, "\xEF\xBB\xBF", 3) == 0)
-        start = 3; /* a byte-order mark is no character of the line */
-    if (doc->cached && doc->cached_line == lo && doc->cached_offset >= start &&
-        doc->cached_offset <= offset) {
-        start = doc->cached_offset;
-        column = doc->cached_column;
-    }
-    for (size_t i = start; i < offset; i++)
-        if (((unsigned char)doc->data[i] & 0xC0) != 0x80)
-            column++;
-    doc->cached = true;
-    doc->cached_line = lo;
-    doc->cached_offset = offset;
-    doc->cached_column = column;
-    struct position p = {
-        .line = lo + 1 > UINT_MAX ? UINT_MAX : (unsigned)(lo + 1),
-        .column = column > UINT_MAX ? UINT_MAX : (unsigned)column,
-    };
-    return p;
-}
-
-static struct position text_position(struct document *doc, const xmlNode *node);
-
-/* Where a node starts: the '<' of an element when the SAX hook could record it, else the
- * line libxml2 kept and no column. */
-struct position document_node_position(struct document *doc, const xmlNode *node)
-{
-    if (node->type == XML_TEXT_NODE || node->type == XML_CDATA_SECTION_NODE)
-        return text_position(doc, node);
-    uintptr_t stored = (uintptr_t)node->_private;
-    if (stored != 0 && doc->line_starts)
-        return position_at(doc, (size_t)(stored - 1));
-    long line = xmlGetLineNo((xmlNode *)node);
-    struct position p = {.line = line > 0 && line < (long)UINT_MAX ? (unsigned)line : 0};
-    return p;
-}
-
-/* Where the first non-blank character of a text node is. libxml2 gives a text node the line
- * it ends on; counting back the newlines after its first non-blank character gives that
- * character's line, and finding the start of the text on that line of the input gives the
- * column (0 when the text is not there byte for byte, as with entity references). */
-static struct position text_position(struct document *doc, const xmlNode *node)
-{
-    struct position p = {0};
-    long end_line = xmlGetLineNo((xmlNode *)node);
-    const char *text = (const char *)node->content;
-    if (end_line <= 0 || !text)
-        return p;
-    const char *first = text;
-    while (*first && config_is_xml_space(*first))
-        first++;
-    long line = end_line;
-    for (const char *c = first; *c; c++)
-        line -= *c == '\n';
-    if (line <= 0)
-        return p;
-    p.line = line < (long)UINT_MAX ? (unsigned)line : 0;
-    if (!doc->line_starts || (size_t)line > doc->line_count)
-        return p;
-    size_t want = 0;
-    while (want < 16 && first[want] && !config_is_xml_space(first[want]))
-        want++;
-    size_t begin = doc->line_starts[line - 1];
-    size_t end = (size_t)line < doc->line_count ? doc->line_starts[line] : doc->len;
-    for (size_t at = begin; want > 0 && at + want <= end; at++) {
-        if (memcmp(doc->data + at, first, want) == 0)
-            return position_at(doc, at);
-    }
-    return p;
 }
 
 /* The byte offset in the raw input of what the parser reads next, when that is knowable:
@@ -273,16 +141,17 @@ static void on_doctype(void *ctx, const xmlChar *name, const xmlChar *external_i
         while (offset > 0 &&
                !(offset + k <= doc->len && memcmp(doc->data + offset, keyword, k) == 0))
             offset--;
-        at = position_at(doc, offset);
+        at = clrie_config__document_position_at(doc, offset);
     }
-    document_report(doc, CLRIE_CONFIG_ERROR, at,
-                    "a DOCTYPE is not allowed in a configuration file (no DTDs or entities)");
+    clrie_config__document_report(
+        doc, CLRIE_CONFIG_ERROR, at,
+        "a DOCTYPE is not allowed in a configuration file (no DTDs or entities)");
     xmlStopParser(ctxt);
 }
 
 /* A few libxml2 messages (encoding conversion failures) are raised without a parser context
  * and go to the thread's generic error function, which by default prints to stderr. While
- * our parse runs, that function is ours (see config_parse_document). */
+ * our parse runs, that function is ours (see clrie_config__parse_document). */
 static void on_generic_error(void *user, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static void on_generic_error(void *user, const char *fmt, ...)
@@ -303,7 +172,7 @@ static void on_generic_error(void *user, const char *fmt, ...)
     struct position at = {0};
     if (doc->ctxt && doc->ctxt->input)
         at.line = doc->ctxt->input->line > 0 ? (unsigned)doc->ctxt->input->line : 0;
-    document_report(doc, CLRIE_CONFIG_ERROR, at, "%s", message);
+    clrie_config__document_report(doc, CLRIE_CONFIG_ERROR, at, "%s", message);
 }
 
 static void on_xml_error(void *user, xmlErrorPtr error)
@@ -332,44 +201,40 @@ static void on_xml_error(void *user, xmlErrorPtr error)
         .line = error->line > 0 ? (unsigned)error->line : 0,
         .column = error->int2 > 0 ? (unsigned)error->int2 : 0,
     };
-    document_report(doc,
-                    error->level == XML_ERR_WARNING ? CLRIE_CONFIG_WARNING : CLRIE_CONFIG_ERROR, at,
-                    "%s", message);
+    clrie_config__document_report(
+        doc, error->level == XML_ERR_WARNING ? CLRIE_CONFIG_WARNING : CLRIE_CONFIG_ERROR, at, "%s",
+        message);
 }
 
-void config_parse_document(struct file_result *r, const char *data, size_t len,
-                           const char *base_dir, const struct clrie_config_options *opts)
+void clrie_config__parse_document(struct file_result *r, const char *data, size_t len,
+                                  const char *base_dir, const struct clrie_config_options *opts)
 {
-    struct document doc = {
-        .r = r,
-        .data = data,
-        .len = len,
-        .base_dir = base_dir,
-        .opts = opts,
-    };
     if (len > CLRIE_CONFIG_MAX_FILE_SIZE) {
-        file_result_report(r, CLRIE_CONFIG_ERROR, 0, 0, "the file is larger than %d bytes",
-                           CLRIE_CONFIG_MAX_FILE_SIZE);
+        clrie_config__file_result_report(r, CLRIE_CONFIG_ERROR, 0, 0,
+                                         "the file is larger than %d bytes",
+                                         CLRIE_CONFIG_MAX_FILE_SIZE);
         return;
     }
     pthread_once(&libxml_once, init_libxml);
-    if (!index_lines(&doc)) {
+    struct document doc;
+    if (!clrie_config__document_init(&doc, r, data, len, base_dir, opts)) {
         r->out_of_memory = true;
         return;
     }
     size_t crowded;
     if (find_crowded_tag(data, len, &crowded)) {
-        document_report(&doc, CLRIE_CONFIG_ERROR, position_at(&doc, crowded),
-                        "an element with more than %d attributes (configuration elements have "
-                        "at most 2); the file is not parsed",
-                        MAX_ATTRIBUTES);
-        free(doc.line_starts);
+        clrie_config__document_report(
+            &doc, CLRIE_CONFIG_ERROR, clrie_config__document_position_at(&doc, crowded),
+            "an element with more than %d attributes (configuration elements have "
+            "at most 2); the file is not parsed",
+            MAX_ATTRIBUTES);
+        clrie_config__document_finish(&doc);
         return;
     }
     xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
     if (!ctxt || !ctxt->sax) {
         xmlFreeParserCtxt(ctxt);
-        free(doc.line_starts);
+        clrie_config__document_finish(&doc);
         r->out_of_memory = true;
         return;
     }
@@ -394,12 +259,12 @@ void config_parse_document(struct file_result *r, const char *data, size_t len,
     xmlSetGenericErrorFunc(saved_context, saved_handler);
     bool well_formed = xml && ctxt->wellFormed && !doc.saw_doctype;
     if (!well_formed && r->errors == 0)
-        document_report(&doc, CLRIE_CONFIG_ERROR, (struct position){0},
-                        "the file is not well-formed XML");
-    if (well_formed)
-        document_check(&doc, xml); /* also after namespace errors: list every problem */
+        clrie_config__document_report(&doc, CLRIE_CONFIG_ERROR, (struct position){0},
+                                      "the file is not well-formed XML");
+    if (well_formed) /* also after namespace errors: list every problem */
+        clrie_config__document_check(&doc, xml);
     xmlFreeDoc(xml);
     ctxt->_private = NULL;
     xmlFreeParserCtxt(ctxt);
-    free(doc.line_starts);
+    clrie_config__document_finish(&doc);
 }

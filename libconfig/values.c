@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-bool config_is_xml_space(char c)
+bool clrie_config__is_xml_space(char c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
@@ -75,7 +75,7 @@ void clrie_config_guid_format(const struct clrie_config_guid *g,
 
 /* Decimal digits only (leading zeros allowed), 0..4294967295. Returns 0, -EILSEQ for
  * anything that is not digits, -ERANGE for a number too large. */
-int config_parse_priority(const char *text, uint32_t *out)
+int clrie_config__parse_priority(const char *text, uint32_t *out)
 {
     if (!*text)
         return -EILSEQ;
@@ -92,7 +92,7 @@ int config_parse_priority(const char *text, uint32_t *out)
     return 0;
 }
 
-const char *config_strerror(int err, char *buf, size_t len)
+const char *clrie_config__strerror(int err, char *buf, size_t len)
 {
     /* The XSI strerror_r (what _POSIX_C_SOURCE selects) fills buf and returns an int. */
     if (strerror_r(err, buf, len) != 0)
