@@ -3,7 +3,7 @@
  * nop before every branch target (retargeting the branches to it), encode. Prints time per
  * method, ns per instruction (flat = linear growth) and MB/s of IL decoded + encoded, with a
  * new graph per pass and with one graph reused (clrie_il_graph_decode_into).
- * Target (DESIGN.md): 5,000 instructions with 1,700 branches edited + encoded in < 1 ms.
+ * Target (docs/benchmarks.md): 5,000 instructions with 1,700 branches edited + encoded in < 1 ms.
  *
  *     build/<dir>/libilgraph/bench/bench-synthetic [repetitions [instructions]]
  */

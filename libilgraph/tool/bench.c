@@ -8,7 +8,7 @@
  * includes freeing the output, and runs twice: with a new graph per method (freed after
  * it) and with one graph reused for every method (clrie_il_graph_decode_into). Per-method times
  * (median and worst) come from separate passes that time each step of each method. Fastest of
- * --repeat passes. Nothing is asserted: the figures are for docs/benchmarks.md, against DESIGN.md's
+ * --repeat passes. Nothing is asserted: the figures are for docs/benchmarks.md, against its
  * target of 150 MB/s of IL for decode + encode. */
 #include <errno.h>
 #include <inttypes.h>
@@ -325,7 +325,7 @@ int tool_bench(int argc, char **argv)
         printf("  %-34s %10.0f %6.1f [%5.1f] %7.1f [%5.1f]\n", names[k], (double)n / cpu[k],
                code_bytes / cpu[k] / 1e6, code_bytes / wall[k] / 1e6, body_bytes / cpu[k] / 1e6,
                body_bytes / wall[k] / 1e6);
-    /* DESIGN.md's target for decode + encode, in MB/s of IL code. */
+    /* The target for decode + encode, in MB/s of IL code. */
     const double target = 150.0;
     printf("decode + encode against the %.0f MB/s target: %.2fx with a new graph per method, "
            "%.2fx with one graph reused\n",

@@ -4,6 +4,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 
 SKIP = 77
 PROFILER_CLSID = "{324F817A-7420-4E6D-B3C1-143FBED6D855}"
@@ -55,6 +56,91 @@ def run_app(dotnet, assembly, profiler_path=None, extra_env=None, args=()):
                           stderr=subprocess.PIPE, text=True, timeout=300)
 
 
+class Hung:
+    """What Apps.run returns for an app that did not finish in time."""
+
+    def __init__(self, error):
+        self.returncode = -1
+        self.stdout = error.stdout or ""
+        self.stderr = (error.stderr or "") + "\n[the app did not finish in %d s]" % error.timeout
+        if isinstance(self.stdout, bytes):
+            self.stdout = self.stdout.decode(errors="replace")
+        if isinstance(self.stderr, bytes):
+            self.stderr = self.stderr.decode(errors="replace")
+
+
+class Apps:
+    """The test apps of one test script: each built once, run once without a profiler (the
+    baseline), and run with a profiler as often as the scenarios ask."""
+
+    def __init__(self, dotnet, out_root, app_args=None, verbose=False):
+        self.dotnet = dotnet
+        self.out_root = out_root
+        self.app_args = app_args or (lambda name: [])
+        self.verbose = verbose
+        self.built = {}
+        self.baselines = {}
+
+    def app(self, name):
+        if name not in self.built:
+            self.built[name] = build_app(self.dotnet, name, self.out_root)
+        return self.built[name]
+
+    def baseline(self, name):
+        if name not in self.baselines:
+            self.baselines[name] = run_app(self.dotnet, self.app(name), args=self.app_args(name))
+        return self.baselines[name]
+
+    def run(self, name, profiler_path, env, label=""):
+        """Runs app `name` with the profiler and the environment; a hung app is a result."""
+        try:
+            result = run_app(self.dotnet, self.app(name), profiler_path=profiler_path,
+                             extra_env=env, args=self.app_args(name))
+        except subprocess.TimeoutExpired as error:
+            result = Hung(error)
+        if self.verbose:
+            print("  [%s %s] exit %d, stderr:\n%s" % (label, name, result.returncode,
+                                                      "\n".join("    " + line for line in
+                                                                result.stderr.splitlines())))
+        return result
+
+
+class Sandbox:
+    """A temporary directory holding one scenario's files (0755), removed by close() unless
+    the script was asked to keep it."""
+
+    def __init__(self, prefix, name, keep=False):
+        self.name = name
+        self.keep = keep
+        self.dir = os.path.realpath(tempfile.mkdtemp(prefix="%s-%s-" % (prefix, name)))
+        os.chmod(self.dir, 0o755)
+        self.env = {}
+
+    def path(self, relative):
+        return os.path.join(self.dir, relative)
+
+    def copy(self, source, relative, mode=0o755):
+        target = self.path(relative)
+        os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
+        shutil.copyfile(source, target)
+        os.chmod(target, mode)
+        return target
+
+    def write(self, relative, text, mode=0o644):
+        target = self.path(relative)
+        os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
+        with open(target, "w") as f:
+            f.write(text)
+        os.chmod(target, mode)
+        return target
+
+    def close(self):
+        if self.keep:
+            print("  kept", self.dir)
+        else:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
 def engine_arch_suffix():
     """The suffix of the engine's per-architecture variables (..._64 or ..._ARM64)."""
     import platform
@@ -93,6 +179,27 @@ class Checks:
 
     def expect_in(self, needle, text, what, result=None):
         return self.expect(needle in text, "%s: expected %r in %r" % (what, needle, text), result)
+
+    def same_as_baseline(self, what, result, base, stderr="equal"):
+        """Exit code and stdout as without a profiler, no InvalidProgramException; stderr
+        "equal" to the baseline's, each baseline line "contained" in it, or "ignored"."""
+        self.expect(result.returncode == base.returncode,
+                    "%s: exit code %d as without a profiler (expected %d)" % (
+                        what, result.returncode, base.returncode), result)
+        self.expect(result.stdout == base.stdout,
+                    "%s: stdout as without a profiler\n    expected stdout: %r" % (
+                        what, base.stdout), result)
+        if stderr == "equal":
+            self.expect(result.stderr == base.stderr,
+                        "%s: stderr as without a profiler\n    expected stderr: %r" % (
+                            what, base.stderr), result)
+        elif stderr == "contained":
+            for line in base.stderr.splitlines():
+                self.expect(line in result.stderr,
+                            "%s: the app's stderr line %r still arrives" % (what, line), result)
+        for stream, text in (("stdout", result.stdout), ("stderr", result.stderr)):
+            self.expect("InvalidProgramException" not in text,
+                        "%s: no InvalidProgramException on %s" % (what, stream), result)
 
     def finish(self, success_line):
         if self.failures:

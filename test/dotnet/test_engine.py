@@ -1,4 +1,4 @@
-"""The engine inside the real CoreCLR, end to end (issue 5): C# apps run with
+"""The engine inside the real CoreCLR, end to end: C# apps run with
 libInstrumentationEngine.so as their profiler, loading event-recorder plugin instances from
 config files, and must run exactly as they do without a profiler.
 
@@ -19,10 +19,7 @@ Usage: test_engine.py --engine SO --proxy SO --recorder SO --raw-hook SO --not-a
 Exit: 0 all passed, 1 a check failed, 77 no dotnet on this machine."""
 import argparse
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -72,34 +69,14 @@ def data1(guid):
     return guid.strip("{}").split("-")[0].upper()
 
 
-class Sandbox:
-    """A temporary directory holding one scenario's files."""
+class Sandbox(dotnet_apps.Sandbox):
+    """A temporary directory holding one scenario's files and the recorder's output."""
 
     def __init__(self, name):
-        self.name = name
-        self.dir = os.path.realpath(tempfile.mkdtemp(prefix="clrie-engine-%s-" % name))
-        os.chmod(self.dir, 0o755)
+        super().__init__("clrie-engine", name, keep=args.keep)
         self.events = self.path("events.txt")
         self.env = {"CLRIE_EVENT_RECORDER_FILE": self.events}
         self.config_count = 0
-
-    def path(self, relative):
-        return os.path.join(self.dir, relative)
-
-    def copy(self, source, relative, mode=0o755):
-        target = self.path(relative)
-        os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
-        shutil.copyfile(source, target)
-        os.chmod(target, mode)
-        return target
-
-    def write(self, relative, text, mode=0o644):
-        target = self.path(relative)
-        os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
-        with open(target, "w") as f:
-            f.write(text)
-        os.chmod(target, mode)
-        return target
 
     def config(self, relative, methods):
         """Writes a CLRIE config file listing methods (dicts: name, module, guid, priority)
@@ -140,77 +117,23 @@ class Sandbox:
                 out.append((fields[1], fields[2] if len(fields) > 2 else ""))
         return out
 
-    def close(self):
-        if args.keep:
-            print("  kept", self.dir)
-        else:
-            shutil.rmtree(self.dir, ignore_errors=True)
-
 
 # ---- the apps and their unprofiled runs ---------------------------------------------------
 
-apps = {}
-baselines = {}
-
-
-def app(name):
-    if name not in apps:
-        apps[name] = dotnet_apps.build_app(dotnet, name, args.apps_out)
-    return apps[name]
-
-
-def app_args(name):
-    return [app("eventslib")] if name == "events" else []
-
-
-def baseline(name):
-    if name not in baselines:
-        result = dotnet_apps.run_app(dotnet, app(name), args=app_args(name))
-        baselines[name] = result
-    return baselines[name]
-
-
-class Hung:
-    """What run() returns for an app that did not finish in time."""
-
-    def __init__(self, error):
-        self.returncode = -1
-        self.stdout = error.stdout or ""
-        self.stderr = (error.stderr or "") + "\n[the app did not finish in %d s]" % error.timeout
-        if isinstance(self.stdout, bytes):
-            self.stdout = self.stdout.decode(errors="replace")
-        if isinstance(self.stderr, bytes):
-            self.stderr = self.stderr.decode(errors="replace")
+apps = dotnet_apps.Apps(dotnet, args.apps_out, verbose=args.verbose,
+                        app_args=lambda name: [apps.app("eventslib")] if name == "events" else [])
+app = apps.app
 
 
 def run(sandbox, name, profiler=None, extra_env=None):
-    env = dict(sandbox.env)
-    env.update(extra_env or {})
-    try:
-        result = dotnet_apps.run_app(dotnet, app(name), profiler_path=profiler or args.engine,
-                                     extra_env=env, args=app_args(name))
-    except subprocess.TimeoutExpired as error:
-        result = Hung(error)
-    if args.verbose:
-        print("  [%s %s] exit %d, stderr:\n%s" % (sandbox.name, name, result.returncode,
-                                                  "\n".join("    " + line for line in
-                                                            result.stderr.splitlines())))
-    return result
+    return apps.run(name, profiler or args.engine, dict(sandbox.env, **(extra_env or {})),
+                    sandbox.name)
 
 
 def expect_unchanged(name, result, what):
     """The app's stdout and exit code are those of the run without a profiler, and its own
     stderr line still arrives."""
-    base = baseline(name)
-    checks.expect(result.returncode == base.returncode,
-                  "%s: exit code %d as without a profiler (expected %d)" % (
-                      what, result.returncode, base.returncode), result)
-    checks.expect(result.stdout == base.stdout,
-                  "%s: stdout as without a profiler\n    expected stdout: %r" % (
-                      what, base.stdout), result)
-    for line in base.stderr.splitlines():
-        checks.expect(line in result.stderr,
-                      "%s: the app's stderr line %r still arrives" % (what, line), result)
+    checks.same_as_baseline(what, result, apps.baseline(name), stderr="contained")
 
 
 def expect_stderr(result, needles, what):

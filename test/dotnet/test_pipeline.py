@@ -1,4 +1,4 @@
-"""The engine's JIT and ReJIT pipelines in the real CoreCLR (issue 6): the pipeline app runs
+"""The engine's JIT and ReJIT pipelines in the real CoreCLR: the pipeline app runs
 under the engine with test/plugins/pipeline_probe.c, whose edits show in the app's output.
 
   - a rewrite applied at the first JIT changes what a method returns (41 -> 42), and the

@@ -1,4 +1,4 @@
-"""The example IL-rewriting plugins inside the real CoreCLR, through the engine (issue 6):
+"""The example IL-rewriting plugins inside the real CoreCLR, through the engine:
 
   settings  a config entry's <Settings> reach the plugin (the stress plugin reports what it
             was told through the engine's log)
@@ -23,10 +23,8 @@ Exit: 0 all passed, 1 a check failed, 77 no dotnet on this machine."""
 import argparse
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import traceback
 from xml.sax.saxutils import quoteattr
 
@@ -63,24 +61,15 @@ if checks.failures:
     sys.exit(checks.finish(""))
 
 
-class Sandbox:
+class Sandbox(dotnet_apps.Sandbox):
     """A temporary directory with one scenario's config file, plugin copy and outputs."""
 
     def __init__(self, name):
-        self.name = name
-        self.dir = os.path.realpath(tempfile.mkdtemp(prefix="clrie-plugins-%s-" % name))
-        os.chmod(self.dir, 0o755)
-        self.env = {}
-
-    def path(self, relative):
-        return os.path.join(self.dir, relative)
+        super().__init__("clrie-plugins", name, keep=args.keep)
 
     def config(self, name, module, guid, settings):
         """One plugin: its module copied in, its config entry with these settings."""
-        target = self.path("plugins/" + os.path.basename(module))
-        os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
-        shutil.copyfile(module, target)
-        os.chmod(target, 0o755)
+        self.copy(module, "plugins/" + os.path.basename(module))
         lines = "\n".join("      <Setting Name=%s Value=%s/>" % (quoteattr(k), quoteattr(v))
                           for k, v in settings.items())
         text = ("<InstrumentationEngineConfiguration>\n"
@@ -94,65 +83,21 @@ class Sandbox:
                 "  </InstrumentationMethod>\n"
                 "</InstrumentationEngineConfiguration>\n" % (
                     name, name, os.path.basename(module), guid, lines))
-        config = self.path(name + ".config")
-        with open(config, "w") as f:
-            f.write(text)
-        os.chmod(config, 0o644)
-        self.env[CONFIG_VAR + name] = config
-
-    def close(self):
-        if args.keep:
-            print("  kept", self.dir)
-        else:
-            shutil.rmtree(self.dir, ignore_errors=True)
+        self.env[CONFIG_VAR + name] = self.write(name + ".config", text)
 
 
-apps = {}
-baselines = {}
-
-
-def app(name):
-    if name not in apps:
-        apps[name] = dotnet_apps.build_app(dotnet, name, args.apps_out)
-    return apps[name]
-
-
-def baseline(name):
-    if name not in baselines:
-        baselines[name] = dotnet_apps.run_app(dotnet, app(name))
-    return baselines[name]
+apps = dotnet_apps.Apps(dotnet, args.apps_out, verbose=args.verbose)
+app = apps.app
+baseline = apps.baseline
 
 
 def run(sandbox, name, extra_env=None):
-    env = dict(sandbox.env)
-    env.update(extra_env or {})
-    try:
-        result = dotnet_apps.run_app(dotnet, app(name), profiler_path=args.engine,
-                                     extra_env=env)
-    except subprocess.TimeoutExpired as error:
-        result = subprocess.CompletedProcess(error.cmd, -1, str(error.stdout or ""),
-                                             str(error.stderr or "") + "\n[timed out]")
-    if args.verbose:
-        print("  [%s %s] exit %d, stderr:\n%s" % (sandbox.name, name, result.returncode,
-                                                  "\n".join("    " + line for line in
-                                                            result.stderr.splitlines())))
-    return result
+    return apps.run(name, args.engine, dict(sandbox.env, **(extra_env or {})), sandbox.name)
 
 
 def expect_same_as_baseline(name, result, what, stderr_too=True):
-    base = baseline(name)
-    checks.expect(result.returncode == base.returncode,
-                  "%s: exit code %d as without a profiler (expected %d)" % (
-                      what, result.returncode, base.returncode), result)
-    checks.expect(result.stdout == base.stdout,
-                  "%s: stdout as without a profiler\n    expected: %r" % (what, base.stdout),
-                  result)
-    if stderr_too:
-        checks.expect(result.stderr == base.stderr,
-                      "%s: stderr as without a profiler\n    expected: %r" % (what, base.stderr),
-                      result)
-    checks.expect("InvalidProgramException" not in result.stdout + result.stderr,
-                  "%s: no InvalidProgramException" % what, result)
+    checks.same_as_baseline(what, result, baseline(name),
+                            stderr="equal" if stderr_too else "ignored")
 
 
 # ---- settings ---------------------------------------------------------------------------------
