@@ -1,5 +1,7 @@
-#define _DEFAULT_SOURCE /* strncasecmp */
+#define _GNU_SOURCE /* memmem */
 #include "log.h"
+
+#include "env.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -27,43 +29,45 @@ static const struct {
     {"None", 0},
 };
 
+static unsigned parse_word(const char *word, size_t n, bool *unknown)
+{
+    const size_t count = sizeof(level_words) / sizeof(level_words[0]);
+    for (size_t i = 0; i < count; i++)
+        if (strlen(level_words[i].word) == n && strncasecmp(word, level_words[i].word, n) == 0)
+            return level_words[i].kinds;
+    /* Not a word of ours: what CLRIE would find in it, the words as case-sensitive substrings. */
+    unsigned kinds = 0;
+    bool found = false;
+    for (size_t i = 0; i < count; i++) {
+        if (level_words[i].kinds &&
+            memmem(word, n, level_words[i].word, strlen(level_words[i].word))) {
+            kinds |= level_words[i].kinds;
+            found = true;
+        }
+    }
+    if (!found)
+        *unknown = true;
+    return kinds;
+}
+
 unsigned clrie_pm_log_parse_kinds(const char *text, bool *unknown)
 {
     unsigned kinds = 0;
     bool strange = false;
     const char *p = text ? text : "";
-    while (*p) {
+    for (;;) {
         while (*p && !isalpha((unsigned char)*p))
             p++;
-        const char *start = p;
+        const char *word = p;
         while (isalpha((unsigned char)*p))
             p++;
-        size_t n = (size_t)(p - start);
-        if (n == 0)
+        if (p == word)
             break;
-        size_t i;
-        for (i = 0; i < sizeof(level_words) / sizeof(level_words[0]); i++) {
-            if (strlen(level_words[i].word) == n &&
-                strncasecmp(start, level_words[i].word, n) == 0) {
-                kinds |= level_words[i].kinds;
-                break;
-            }
-        }
-        if (i == sizeof(level_words) / sizeof(level_words[0]))
-            strange = true;
+        kinds |= parse_word(word, (size_t)(p - word), &strange);
     }
     if (unknown)
         *unknown = strange;
     return kinds;
-}
-
-static const char *env_get(char *const *envp, const char *name)
-{
-    size_t n = strlen(name);
-    for (; envp && *envp; envp++)
-        if (strncmp(*envp, name, n) == 0 && (*envp)[n] == '=')
-            return *envp + n + 1;
-    return NULL;
 }
 
 /* Opens the file FileLogPath names: the file itself, or ProfilerLog_<pid>.txt in a folder. */
@@ -117,19 +121,24 @@ static void update_kinds(struct clrie_pm_log *log)
 
 int clrie_pm_log_init(struct clrie_pm_log *log, char *const *envp)
 {
-    *log = (struct clrie_pm_log){.fd = -1};
+    return clrie_pm_log_init_tagged(log, envp, NULL);
+}
+
+int clrie_pm_log_init_tagged(struct clrie_pm_log *log, char *const *envp, const char *tag)
+{
+    *log = (struct clrie_pm_log){.fd = -1, .tag = tag};
     pthread_mutex_init(&log->host_lock, NULL);
 
     bool strange_level = false, strange_file_level = false;
-    const char *level = env_get(envp, ENV_PREFIX "LogLevel");
-    const char *file_level = env_get(envp, ENV_PREFIX "FileLog");
-    const char *path = env_get(envp, ENV_PREFIX "FileLogPath");
+    const char *level = clrie_pm_env_lookup(envp, ENV_PREFIX "LogLevel");
+    const char *file_level = clrie_pm_env_lookup(envp, ENV_PREFIX "FileLog");
+    const char *path = clrie_pm_env_path(envp, ENV_PREFIX "FileLogPath");
     unsigned kinds = clrie_pm_log_parse_kinds(level, &strange_level) | CLRIE_PM_LOG_ERRORS;
     int file_error = 0;
 
-    log->method_prefix = env_get(envp, ENV_PREFIX "DisableLogMethodPrefix") == NULL;
+    log->method_prefix = clrie_pm_env_lookup(envp, ENV_PREFIX "DisableLogMethodPrefix") == NULL;
     atomic_init(&log->stream_kinds, kinds);
-    if (path && *path) {
+    if (path) {
         log->fd = open_log_file(path, &file_error);
         if (log->fd >= 0 && file_level)
             atomic_init(&log->stream_kinds,
@@ -188,48 +197,97 @@ static void write_all(int fd, const char *text, size_t len)
     }
 }
 
-void clrie_pm_log_write(struct clrie_pm_log *log, enum clrie_pm_log_kind kind, const char *guid36,
-                        const char *fmt, ...)
+__attribute__((format(printf, 5, 0))) static void
+line_begin(struct clrie_pm_log_line *line, struct clrie_pm_log *log, enum clrie_pm_log_kind kind,
+           const char *guid36, const char *fmt, va_list ap)
 {
     /* A plugin's own level decides for its lines; the engine's lines follow the stream's. */
     unsigned to_stream =
         guid36 ? clrie_pm_log_kinds_for(log, guid36) : atomic_load(&log->stream_kinds);
-    if (!(to_stream & (unsigned)kind) && !clrie_pm_log_enabled(log, kind))
+    *line = (struct clrie_pm_log_line){
+        .log = log, .kind = kind, .to_stream = (to_stream & (unsigned)kind) != 0};
+    if (!line->to_stream && !clrie_pm_log_enabled(log, kind))
         return;
-
-    char *line = NULL;
-    size_t len = 0;
-    FILE *out = open_memstream(&line, &len);
-    if (!out)
+    line->out = open_memstream(&line->text, &line->len);
+    if (!line->out)
         return;
     if (kind != CLRIE_PM_LOG_DUMPS) {
         time_t now = time(NULL);
         struct tm tm;
         localtime_r(&now, &tm);
-        fprintf(out,
+        fprintf(line->out,
                 "%s[%02d:%02d:%02d]: ", kind == CLRIE_PM_LOG_ERRORS ? "LogError" : "LogMessage",
                 tm.tm_hour, tm.tm_min, tm.tm_sec);
+        if (log->tag)
+            fputs(log->tag, line->out);
         if (guid36 && log->method_prefix)
-            fprintf(out, "[IM:{%s}] ", guid36);
+            fprintf(line->out, "[IM:{%s}] ", guid36);
     }
+    vfprintf(line->out, fmt, ap);
+}
+
+void clrie_pm_log_line_begin(struct clrie_pm_log_line *line, struct clrie_pm_log *log,
+                             enum clrie_pm_log_kind kind, const char *guid36, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(out, fmt, ap);
+    line_begin(line, log, kind, guid36, fmt, ap);
     va_end(ap);
-    fclose(out);
-    if (!line)
-        return;
+}
 
-    if (to_stream & (unsigned)kind) {
-        line[len] = '\n'; /* open_memstream keeps a NUL after the text: room for this */
-        write_all(log->fd >= 0 ? log->fd : STDERR_FILENO, line, len + 1);
-        line[len] = '\0';
+void clrie_pm_log_line_append(struct clrie_pm_log_line *line, const char *fmt, ...)
+{
+    if (!line->out)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(line->out, fmt, ap);
+    va_end(ap);
+}
+
+void clrie_pm_log_line_append_escaped(struct clrie_pm_log_line *line, const char *text)
+{
+    if (!line->out || !text)
+        return;
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if (*p < 0x20 || *p >= 0x7f || *p == '\\')
+            fprintf(line->out, "\\x%02x", *p);
+        else
+            fputc(*p, line->out);
+    }
+}
+
+void clrie_pm_log_line_end(struct clrie_pm_log_line *line)
+{
+    if (!line->out)
+        return;
+    fclose(line->out);
+    line->out = NULL;
+    if (!line->text)
+        return;
+    struct clrie_pm_log *log = line->log;
+    if (line->to_stream) {
+        line->text[line->len] = '\n'; /* open_memstream keeps a NUL after the text: room */
+        write_all(log->fd >= 0 ? log->fd : STDERR_FILENO, line->text, line->len + 1);
+        line->text[line->len] = '\0';
     }
     pthread_mutex_lock(&log->host_lock);
-    if (log->host.write && (log->host.kinds & (unsigned)kind))
-        log->host.write(log->host.context, kind, line);
+    if (log->host.write && (log->host.kinds & (unsigned)line->kind))
+        log->host.write(log->host.context, line->kind, line->text);
     pthread_mutex_unlock(&log->host_lock);
-    free(line);
+    free(line->text);
+    line->text = NULL;
+}
+
+void clrie_pm_log_write(struct clrie_pm_log *log, enum clrie_pm_log_kind kind, const char *guid36,
+                        const char *fmt, ...)
+{
+    struct clrie_pm_log_line line;
+    va_list ap;
+    va_start(ap, fmt);
+    line_begin(&line, log, kind, guid36, fmt, ap);
+    va_end(ap);
+    clrie_pm_log_line_end(&line);
 }
 
 void clrie_pm_log_set_kinds(struct clrie_pm_log *log, unsigned kinds)

@@ -1,6 +1,6 @@
 /* The engine's log, configured as CLRIE's is:
  *
- *   MicrosoftInstrumentationEngine_LogLevel          Errors|Messages|Dumps|All (words, any case)
+ *   MicrosoftInstrumentationEngine_LogLevel          Errors|Messages|Dumps|All|None (any case)
  *   MicrosoftInstrumentationEngine_LogLevel_<GUID>   the same for one plugin (36 chars, no braces)
  *   MicrosoftInstrumentationEngine_FileLogPath       a file, or a folder for ProfilerLog_<pid>.txt
  *   MicrosoftInstrumentationEngine_FileLog           the level for the file alone
@@ -11,6 +11,9 @@
  * read "LogError[HH:MM:SS]: text" and "LogMessage[HH:MM:SS]: text"; dumps are written as they
  * are. A host sink (IProfilerManagerLoggingHost) can be added at run time.
  *
+ * The engine and the proxy both log through this (the proxy links only log.o and env.o), so
+ * they read the variables alike, open the same file the same way and write the same lines.
+ *
  * Thread safety: every function may be called from any thread at any time after init. Checking
  * whether a kind is enabled is one atomic load, so callers format nothing for disabled kinds. */
 #ifndef CLRIE_PM_LOG_H
@@ -20,6 +23,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 enum clrie_pm_log_kind {
     CLRIE_PM_LOG_ERRORS = 0x1,
@@ -44,6 +48,7 @@ struct clrie_pm_log {
     atomic_uint kinds;        /* union of what some sink takes: the fast check */
     atomic_uint stream_kinds; /* to the file, or else stderr */
     int fd;                   /* the log file, or -1 for stderr */
+    const char *tag;          /* written after the prefix of every line but dumps, or NULL */
     bool method_prefix;
     size_t override_count;
     struct clrie_pm_log_override *overrides;
@@ -51,14 +56,19 @@ struct clrie_pm_log {
     struct clrie_pm_log_host host;
 };
 
-/* Parses a level ("Errors|Messages", "All", "dumps", ...). Unknown words are ignored; *unknown
- * (may be NULL) is set when there was one. */
+/* Parses a level: words of letters, any case, between any other characters ("Errors|Messages",
+ * "all", "dumps, errors"). A word that is none of Errors, Messages, Dumps, All and None still
+ * counts for what CLRIE finds in it (CLRIE looks for those words as case-sensitive substrings
+ * anywhere: "ErrorsMessages"); a word with nothing in it sets *unknown (may be NULL). */
 unsigned clrie_pm_log_parse_kinds(const char *text, bool *unknown);
 
 /* Configures the log from an environment (NAME=VALUE strings, NULL-terminated; the engine
  * passes environ). Problems with the configuration itself (a log file that cannot be opened,
  * unknown level words) are logged as errors once the log is usable. Returns 0 or -ENOMEM. */
 int clrie_pm_log_init(struct clrie_pm_log *log, char *const *envp);
+/* The same, for a log whose lines say who wrote them: tag (a string that outlives the log, such
+ * as "clrie proxy: ") is written after the "LogError[HH:MM:SS]: " prefix of every line. */
+int clrie_pm_log_init_tagged(struct clrie_pm_log *log, char *const *envp, const char *tag);
 void clrie_pm_log_finish(struct clrie_pm_log *log);
 
 static inline bool clrie_pm_log_enabled(struct clrie_pm_log *log, enum clrie_pm_log_kind kind)
@@ -72,6 +82,30 @@ unsigned clrie_pm_log_kinds_for(struct clrie_pm_log *log, const char *guid36);
 /* Writes one line of the given kind, on behalf of the plugin guid36 (NULL for the engine). */
 void clrie_pm_log_write(struct clrie_pm_log *log, enum clrie_pm_log_kind kind, const char *guid36,
                         const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* A line built in pieces and written whole, for text said in parts (a list, a name that must
+ * be escaped). Caller-owned storage used by one thread; every begun line must be ended. When
+ * the line goes nowhere (its kind is off, or memory ran out) the calls do nothing. */
+struct clrie_pm_log_line {
+    struct clrie_pm_log *log;
+    enum clrie_pm_log_kind kind;
+    bool to_stream; /* the file (or stderr) takes it; the host decides for itself */
+    FILE *out;      /* NULL when the line goes nowhere */
+    char *text;
+    size_t len;
+};
+
+/* Starts a line as clrie_pm_log_write would write it. */
+void clrie_pm_log_line_begin(struct clrie_pm_log_line *line, struct clrie_pm_log *log,
+                             enum clrie_pm_log_kind kind, const char *guid36, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+void clrie_pm_log_line_append(struct clrie_pm_log_line *line, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Appends text with control bytes, non-ASCII bytes and '\' written as \xNN, so a hostile
+ * name (a folder called "x\nLogError[...]") can neither forge a line nor reach a terminal. */
+void clrie_pm_log_line_append_escaped(struct clrie_pm_log_line *line, const char *text);
+/* Writes the line and frees what it held. */
+void clrie_pm_log_line_end(struct clrie_pm_log_line *line);
 
 /* Changes what the file (or stderr) receives; errors stay on. */
 void clrie_pm_log_set_kinds(struct clrie_pm_log *log, unsigned kinds);

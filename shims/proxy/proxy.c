@@ -3,7 +3,9 @@
  * On the first DllGetClassObject it finds the install root (two folders above its own
  * folder, or InstrumentationEngineProxy_RootPath), chooses the newest eligible engine with
  * libversion, loads it once and forwards to it. Every failure is returned as an HRESULT and
- * explained in one log line; nothing fails in silence.
+ * explained in one log line; nothing fails in silence. It logs through the engine's own log
+ * (libprofmgr core: log.o, env.o), so both read the logging variables alike and write the same
+ * lines to the same file; the proxy's lines say "clrie proxy: " after the prefix.
  */
 #define _GNU_SOURCE /* dladdr */
 #include <dlfcn.h>
@@ -14,10 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "clrie/version.h"
-#include "proxy_log.h"
+#include "env.h"
+#include "log.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -61,18 +63,36 @@ union symbol {
 EXPORT HRESULT DllGetClassObject(const GUID *clsid, const GUID *iid, void **out);
 EXPORT HRESULT DllCanUnloadNow(void);
 
-/* "1"/"true" on, unset/""/"0"/"false" off; anything else is off and said so. */
+extern char **environ;
+
+/* The proxy's log, configured from the environment the first time the proxy has something to
+ * say. It is never finished: lines may come from any thread until the process ends. */
+static pthread_once_t log_once = PTHREAD_ONCE_INIT;
+static struct clrie_pm_log proxy_log_storage;
+
+static void proxy_log_init(void)
+{
+    /* Out of memory here leaves a log without per-plugin levels, which the proxy never uses. */
+    clrie_pm_log_init_tagged(&proxy_log_storage, environ, "clrie proxy: ");
+}
+
+static struct clrie_pm_log *proxy_log(void)
+{
+    pthread_once(&log_once, proxy_log_init);
+    return &proxy_log_storage;
+}
+
+/* A switch (env.h); a value that is none of 1, 0, true, false is off and said so. */
 static bool env_switch(const char *name)
 {
-    const char *value = getenv(name);
-    if (!value || !*value || strcmp(value, "0") == 0 || strcasecmp(value, "false") == 0)
-        return false;
-    if (strcmp(value, "1") == 0 || strcasecmp(value, "true") == 0)
-        return true;
-    proxy_log_error("ignoring %s=", name);
-    proxy_log_append_escaped(value);
-    proxy_log_append(": expected 1 or 0");
-    proxy_log_end();
+    bool on;
+    if (clrie_pm_env_switch(environ, name, &on) == 0)
+        return on;
+    struct clrie_pm_log_line line;
+    clrie_pm_log_line_begin(&line, proxy_log(), CLRIE_PM_LOG_ERRORS, NULL, "ignoring %s=", name);
+    clrie_pm_log_line_append_escaped(&line, clrie_pm_env_lookup(environ, name));
+    clrie_pm_log_line_append(&line, ": expected 1 or 0");
+    clrie_pm_log_line_end(&line);
     return false;
 }
 
@@ -97,56 +117,60 @@ static char *root_from_own_location(void)
 static void log_selection_failure(const struct clrie_version_select_options *opts,
                                   const struct clrie_version_selection *sel)
 {
-    proxy_log_error("no eligible engine under '");
-    proxy_log_append_escaped(opts->root);
-    proxy_log_append("' (looking for major %lu, %s builds, previews %s, file %s/%s", opts->major,
-                     opts->use_debug ? "debug" : "release",
-                     opts->use_preview ? "allowed" : "excluded", opts->arch_folder,
-                     opts->engine_file);
+    struct clrie_pm_log_line line;
+    clrie_pm_log_line_begin(&line, proxy_log(), CLRIE_PM_LOG_ERRORS, NULL,
+                            "no eligible engine under '");
+    clrie_pm_log_line_append_escaped(&line, opts->root);
+    clrie_pm_log_line_append(&line, "' (looking for major %lu, %s builds, previews %s, file %s/%s",
+                             opts->major, opts->use_debug ? "debug" : "release",
+                             opts->use_preview ? "allowed" : "excluded", opts->arch_folder,
+                             opts->engine_file);
     if (opts->specific_version) {
-        proxy_log_append(", InstrumentationEngineProxy_UseSpecificVersion=");
-        proxy_log_append_escaped(opts->specific_version);
+        clrie_pm_log_line_append(&line, ", InstrumentationEngineProxy_UseSpecificVersion=");
+        clrie_pm_log_line_append_escaped(&line, opts->specific_version);
     }
-    proxy_log_append(")");
+    clrie_pm_log_line_append(&line, ")");
     if (sel->root_error) {
-        proxy_log_append(": cannot read the root folder: %s", strerror(sel->root_error));
+        clrie_pm_log_line_append(&line, ": cannot read the root folder: %s",
+                                 strerror(sel->root_error));
     } else if (sel->count == 0) {
-        proxy_log_append(": the root folder is empty");
+        clrie_pm_log_line_append(&line, ": the root folder is empty");
     } else {
         for (size_t i = 0; i < sel->count; i++) {
             const struct clrie_version_candidate *c = &sel->candidates[i];
-            proxy_log_append(i == 0 ? ": '" : "; '");
-            proxy_log_append_escaped(c->name);
-            proxy_log_append("' %s", clrie_version_verdict_string(c->verdict));
+            clrie_pm_log_line_append(&line, i == 0 ? ": '" : "; '");
+            clrie_pm_log_line_append_escaped(&line, c->name);
+            clrie_pm_log_line_append(&line, "' %s", clrie_version_verdict_string(c->verdict));
             if (c->verdict == CLRIE_VERSION_BAD_NAME)
-                proxy_log_append(" (at byte %zu)", c->offset);
+                clrie_pm_log_line_append(&line, " (at byte %zu)", c->offset);
             else if (c->error)
-                proxy_log_append(" (%s)", strerror(c->error));
+                clrie_pm_log_line_append(&line, " (%s)", strerror(c->error));
         }
     }
-    proxy_log_end();
+    clrie_pm_log_line_end(&line);
 }
 
 /* Chooses and loads the engine. Called with engine_lock held and no engine loaded. */
 static HRESULT load_engine(void)
 {
     char *root = NULL;
-    const char *root_override = getenv("InstrumentationEngineProxy_RootPath");
-    if (root_override && *root_override) {
+    const char *root_override = clrie_pm_env_path(environ, "InstrumentationEngineProxy_RootPath");
+    if (root_override) {
         root = strdup(root_override);
     } else {
         root = root_from_own_location();
         if (!root) {
-            proxy_log_error("cannot tell which folder this proxy was loaded from; set "
-                            "InstrumentationEngineProxy_RootPath to the install root");
-            proxy_log_end();
+            CLRIE_PM_LOG_ERROR(proxy_log(),
+                               "cannot tell which folder this proxy was loaded from; set "
+                               "InstrumentationEngineProxy_RootPath to the install root");
             return E_FAIL;
         }
     }
     if (!root)
         return E_OUTOFMEMORY;
 
-    const char *specific = getenv("InstrumentationEngineProxy_UseSpecificVersion");
+    const char *specific =
+        clrie_pm_env_path(environ, "InstrumentationEngineProxy_UseSpecificVersion");
     struct clrie_version_select_options opts = {
         .root = root,
         .major = CLRIE_ENGINE_MAJOR,
@@ -154,17 +178,19 @@ static HRESULT load_engine(void)
         .engine_file = CLRIE_ENGINE_FILE,
         .use_debug = env_switch("InstrumentationEngineProxy_UseDebug"),
         .use_preview = env_switch("InstrumentationEngineProxy_UsePreview"),
-        .specific_version = specific && *specific ? specific : NULL,
+        .specific_version = specific,
     };
 
     HRESULT hr = S_OK;
+    struct clrie_pm_log_line line;
     struct clrie_version_selection sel;
     int r = clrie_version_select(&opts, &sel);
     if (r == -EINVAL) {
-        proxy_log_error("InstrumentationEngineProxy_UseSpecificVersion='");
-        proxy_log_append_escaped(opts.specific_version ? opts.specific_version : "");
-        proxy_log_append("' is not a folder name (it contains '/')");
-        proxy_log_end();
+        clrie_pm_log_line_begin(&line, proxy_log(), CLRIE_PM_LOG_ERRORS, NULL,
+                                "InstrumentationEngineProxy_UseSpecificVersion='");
+        clrie_pm_log_line_append_escaped(&line, opts.specific_version);
+        clrie_pm_log_line_append(&line, "' is not a folder name (it contains '/')");
+        clrie_pm_log_line_end(&line);
         hr = E_INVALIDARG;
         goto out;
     }
@@ -180,20 +206,21 @@ static HRESULT load_engine(void)
 
     void *handle = dlopen(sel.path, RTLD_NOW | RTLD_LOCAL);
     if (!handle) {
-        proxy_log_error("cannot load engine '");
-        proxy_log_append_escaped(sel.path);
-        proxy_log_append("': ");
-        proxy_log_append_escaped(dlerror());
-        proxy_log_end();
+        clrie_pm_log_line_begin(&line, proxy_log(), CLRIE_PM_LOG_ERRORS, NULL,
+                                "cannot load engine '");
+        clrie_pm_log_line_append_escaped(&line, sel.path);
+        clrie_pm_log_line_append(&line, "': ");
+        clrie_pm_log_line_append_escaped(&line, dlerror());
+        clrie_pm_log_line_end(&line);
         hr = E_FAIL;
         goto out;
     }
     union symbol get = {dlsym(handle, "DllGetClassObject")};
     if (!get.object) {
-        proxy_log_error("engine '");
-        proxy_log_append_escaped(sel.path);
-        proxy_log_append("' does not export DllGetClassObject");
-        proxy_log_end();
+        clrie_pm_log_line_begin(&line, proxy_log(), CLRIE_PM_LOG_ERRORS, NULL, "engine '");
+        clrie_pm_log_line_append_escaped(&line, sel.path);
+        clrie_pm_log_line_append(&line, "' does not export DllGetClassObject");
+        clrie_pm_log_line_end(&line);
         dlclose(handle);
         hr = HRESULT_ERROR_PROC_NOT_FOUND;
         goto out;
@@ -202,14 +229,12 @@ static HRESULT load_engine(void)
     engine_get_class_object = get.get_class_object;
     union symbol can_unload = {dlsym(handle, "DllCanUnloadNow")};
     engine_can_unload_now = can_unload.can_unload_now;
-    if (proxy_log_messages_enabled()) {
-        proxy_log_message("loaded engine '");
-        proxy_log_append_escaped(sel.path);
-        proxy_log_append("' (version %s, root '", sel.version);
-        proxy_log_append_escaped(root);
-        proxy_log_append("')");
-        proxy_log_end();
-    }
+    clrie_pm_log_line_begin(&line, proxy_log(), CLRIE_PM_LOG_MESSAGES, NULL, "loaded engine '");
+    clrie_pm_log_line_append_escaped(&line, sel.path);
+    clrie_pm_log_line_append(&line, "' (version %s, root '", sel.version);
+    clrie_pm_log_line_append_escaped(&line, root);
+    clrie_pm_log_line_append(&line, "')");
+    clrie_pm_log_line_end(&line);
 out:
     clrie_version_selection_finish(&sel);
     free(root);

@@ -61,16 +61,35 @@ static char *env_entry(const char *name, const char *value)
 
 static void parses_level_words_like_clrie_and_then_some(void **state)
 {
-    bool unknown;
-    assert_int_equal(clrie_pm_log_parse_kinds("Errors|Messages", &unknown), 3);
-    assert_false(unknown);
-    assert_int_equal(clrie_pm_log_parse_kinds("All", NULL), 7);
-    assert_int_equal(clrie_pm_log_parse_kinds("dumps, errors", NULL), 5);
-    assert_int_equal(clrie_pm_log_parse_kinds("None", NULL), 0);
-    assert_int_equal(clrie_pm_log_parse_kinds(NULL, &unknown), 0);
-    assert_false(unknown);
-    assert_int_equal(clrie_pm_log_parse_kinds("Errors|Verbose", &unknown), 1);
-    assert_true(unknown);
+    static const struct {
+        const char *text;
+        unsigned kinds;
+        bool unknown;
+    } cases[] = {
+        {"Errors|Messages", 3, false},
+        {"All", 7, false},
+        {"dumps, errors", 5, false},
+        {"None", 0, false},
+        {NULL, 0, false},
+        {"Errors|Verbose", 1, true},
+        /* any case, as the engine has always read it and the proxy now does too */
+        {"messages", 2, false},
+        {"MESSAGES", 2, false},
+        {"eRRORS|DuMpS", 5, false},
+        {"ALL", 7, false},
+        {"NONE", 0, false},
+        /* what CLRIE finds inside a word: it looks for the words anywhere in the value */
+        {"ErrorsMessages", 3, false},
+        {"LogAll", 7, false},
+        {"Chatty", 0, true},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        bool unknown = !cases[i].unknown;
+        if (clrie_pm_log_parse_kinds(cases[i].text, &unknown) != cases[i].kinds ||
+            unknown != cases[i].unknown)
+            fail_msg("'%s' read as 0x%x%s", cases[i].text ? cases[i].text : "(unset)",
+                     clrie_pm_log_parse_kinds(cases[i].text, NULL), unknown ? ", unknown" : "");
+    }
 }
 
 static void errors_reach_stderr_even_with_no_configuration(void **state)
@@ -144,6 +163,28 @@ static void a_folder_gets_a_file_named_after_the_process(void **state)
     }
 }
 
+static void a_log_file_is_appended_to_and_not_inherited(void **state)
+{
+    char *tree = test_tree_new();
+    test_tree_write(tree, "engine.log", "earlier\n", 8);
+    char *file = test_path(tree, "engine.log");
+    char *env[] = {env_entry("MicrosoftInstrumentationEngine_FileLogPath", file), NULL};
+    struct clrie_pm_log log;
+    assert_int_equal(clrie_pm_log_init(&log, env), 0);
+    assert_true(log.fd >= 0);
+    assert_true(fcntl(log.fd, F_GETFD) & FD_CLOEXEC); /* a child process gets no copy */
+    assert_true(fcntl(log.fd, F_GETFL) & O_APPEND);   /* lines of other processes survive */
+    CLRIE_PM_LOG_ERROR(&log, "later");
+    clrie_pm_log_finish(&log);
+    char *text = test_read_file(file, NULL);
+    assert_int_equal(strncmp(text, "earlier\nLogError[", 17), 0);
+    assert_non_null(strstr(text, "]: later\n"));
+    free(text);
+    free(env[0]);
+    free(file);
+    test_tree_free(tree);
+}
+
 static void an_unusable_log_file_is_reported_on_stderr(void **state)
 {
     char *env[] = {env_entry("MicrosoftInstrumentationEngine_FileLogPath", "/nonexistent/x.log"),
@@ -213,6 +254,51 @@ static void the_file_level_overrides_for_the_file(void **state)
     clrie_pm_log_finish(&log);
     char *text = test_read_file(file, NULL);
     assert_string_equal(text, "<method/>\n");
+    free(text);
+    for (char **e = env; *e; e++)
+        free(*e);
+    free(file);
+    test_tree_free(tree);
+}
+
+static void a_line_built_in_pieces_is_written_whole_and_escaped(void **state)
+{
+    char *env[] = {NULL};
+    struct captured c = capture_stderr();
+    struct clrie_pm_log log;
+    assert_int_equal(clrie_pm_log_init_tagged(&log, env, "clrie proxy: "), 0);
+    struct clrie_pm_log_line line;
+    clrie_pm_log_line_begin(&line, &log, CLRIE_PM_LOG_ERRORS, NULL, "no engine under '");
+    clrie_pm_log_line_append_escaped(&line, "/opt/x\nLogError[00:00:00]: forged\\\xe9");
+    clrie_pm_log_line_append(&line, "' (%d candidates)", 3);
+    clrie_pm_log_line_end(&line);
+    /* A line of a kind that is off goes nowhere, whatever is appended. */
+    clrie_pm_log_line_begin(&line, &log, CLRIE_PM_LOG_MESSAGES, NULL, "quiet");
+    clrie_pm_log_line_append_escaped(&line, "still quiet");
+    clrie_pm_log_line_end(&line);
+    clrie_pm_log_finish(&log);
+    char *text = release_stderr(&c);
+    assert_int_equal(strncmp(text, "LogError[", 9), 0);
+    assert_string_equal(strstr(text, "]: "), "]: clrie proxy: no engine under "
+                                             "'/opt/x\\x0aLogError[00:00:00]: forged\\x5c\\xe9' "
+                                             "(3 candidates)\n");
+    assert_null(strstr(text, "quiet"));
+    free(text);
+}
+
+static void a_tag_marks_every_line_but_dumps(void **state)
+{
+    char *tree = test_tree_new();
+    char *file = test_path(tree, "engine.log");
+    char *env[] = {env_entry("MicrosoftInstrumentationEngine_FileLogPath", file),
+                   env_entry("MicrosoftInstrumentationEngine_LogLevel", "all"), NULL};
+    struct clrie_pm_log log;
+    assert_int_equal(clrie_pm_log_init_tagged(&log, env, "clrie proxy: "), 0);
+    CLRIE_PM_LOG_MESSAGE(&log, "hello");
+    clrie_pm_log_write(&log, CLRIE_PM_LOG_DUMPS, NULL, "<dump/>");
+    clrie_pm_log_finish(&log);
+    char *text = test_read_file(file, NULL);
+    assert_non_null(strstr(text, "]: clrie proxy: hello\n<dump/>\n"));
     free(text);
     for (char **e = env; *e; e++)
         free(*e);
@@ -303,10 +389,13 @@ int main(void)
         cmocka_unit_test(errors_reach_stderr_even_with_no_configuration),
         cmocka_unit_test(a_log_file_takes_everything_asked_for),
         cmocka_unit_test(a_folder_gets_a_file_named_after_the_process),
+        cmocka_unit_test(a_log_file_is_appended_to_and_not_inherited),
         cmocka_unit_test(an_unusable_log_file_is_reported_on_stderr),
         cmocka_unit_test(each_plugin_can_have_its_own_level),
         cmocka_unit_test(the_method_prefix_can_be_turned_off),
         cmocka_unit_test(the_file_level_overrides_for_the_file),
+        cmocka_unit_test(a_line_built_in_pieces_is_written_whole_and_escaped),
+        cmocka_unit_test(a_tag_marks_every_line_but_dumps),
         cmocka_unit_test(a_host_receives_lines_until_removed),
         cmocka_unit_test(concurrent_lines_never_interleave),
     };

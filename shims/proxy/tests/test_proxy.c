@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "log.h"
 #include "support.h"
 
 #define ARCH ENGINE_ARCH_FOLDER
@@ -581,10 +582,15 @@ static void messages_level_logs_the_chosen_engine(void **state)
     const char *versions[] = {"1.0.0", NULL};
     char *root = install(versions);
     char *proxy = proxy_in(root);
+    /* Read as the engine reads it: words in any case (CLRIE itself wants "Messages"). */
     const char *levels[] = {"MicrosoftInstrumentationEngine_LogLevel=Messages",
                             "MicrosoftInstrumentationEngine_LogLevel=All",
-                            "MicrosoftInstrumentationEngine_LogLevel=Errors|Messages"};
-    for (size_t i = 0; i < 3; i++) {
+                            "MicrosoftInstrumentationEngine_LogLevel=Errors|Messages",
+                            "MicrosoftInstrumentationEngine_LogLevel=messages",
+                            "MicrosoftInstrumentationEngine_LogLevel=MESSAGES",
+                            "MicrosoftInstrumentationEngine_LogLevel=errors|mEsSaGeS",
+                            "MicrosoftInstrumentationEngine_LogLevel=all"};
+    for (size_t i = 0; i < sizeof(levels) / sizeof(levels[0]); i++) {
         struct outcome o = run(root, &(struct scenario){.proxy = proxy, .env = {levels[i], NULL}});
         assert_chose(&o, root, "1.0.0");
         assert_log_has(&o, "LogMessage[");
@@ -597,6 +603,80 @@ static void messages_level_logs_the_chosen_engine(void **state)
                                  .env = {"MicrosoftInstrumentationEngine_LogLevel=Errors", NULL}});
     assert_string_equal(o.log, "");
     outcome_free(&o);
+    free(proxy);
+    test_tree_free(root);
+}
+
+/* The line's prefix with the time's digits as 'N': "LogError[NN:NN:NN]: ". */
+static void masked_prefix(const char *line, char *out, size_t size)
+{
+    const char *end = strstr(line, "]: ");
+    assert_non_null(end);
+    size_t n = (size_t)(end + 3 - line);
+    assert_true(n < size);
+    for (size_t i = 0; i < n; i++)
+        out[i] = line[i] >= '0' && line[i] <= '9' ? 'N' : line[i];
+    out[n] = '\0';
+}
+
+static const char *line_with(char *const *lines, size_t count, const char *needle)
+{
+    for (size_t i = 0; i < count; i++)
+        if (strstr(lines[i], needle))
+            return lines[i];
+    fail_msg("no line has \"%s\"", needle);
+    return NULL;
+}
+
+static void the_proxy_and_the_engine_write_the_same_lines_to_one_file(void **state)
+{
+    const char *versions[] = {"1.0.0", NULL};
+    char *root = install(versions);
+    char *proxy = proxy_in(root);
+    char *file = test_path(root, "shared.log");
+    char path_env[4200];
+    snprintf(path_env, sizeof(path_env), "MicrosoftInstrumentationEngine_FileLogPath=%s", file);
+    char *env[] = {path_env, (char *)"MicrosoftInstrumentationEngine_LogLevel=MESSAGES", NULL};
+
+    /* The proxy: an error (a bad switch) and a message (the engine it loaded). */
+    struct outcome o =
+        run(root, &(struct scenario){
+                      .proxy = proxy,
+                      .env = {env[0], env[1], "InstrumentationEngineProxy_UseDebug=yes", NULL}});
+    assert_chose(&o, root, "1.0.0");
+    assert_string_equal(o.log, "");
+    outcome_free(&o);
+
+    /* The engine's log, configured from the same environment, appends to the same file. */
+    struct clrie_pm_log engine_log;
+    assert_int_equal(clrie_pm_log_init(&engine_log, env), 0);
+    CLRIE_PM_LOG_ERROR(&engine_log, "engine error");
+    CLRIE_PM_LOG_MESSAGE(&engine_log, "engine message");
+    clrie_pm_log_finish(&engine_log);
+
+    char *text = test_read_file(file, NULL);
+    assert_non_null(text);
+    char *lines[8];
+    size_t count = 0;
+    for (char *l = strtok(text, "\n"); l && count < 8; l = strtok(NULL, "\n"))
+        lines[count++] = l;
+    assert_int_equal(count, 4);
+    static const struct {
+        const char *proxy, *engine, *prefix;
+    } pairs[] = {
+        {"clrie proxy: ignoring InstrumentationEngineProxy_UseDebug=yes", "]: engine error",
+         "LogError[NN:NN:NN]: "},
+        {"clrie proxy: loaded engine '", "]: engine message", "LogMessage[NN:NN:NN]: "},
+    };
+    for (size_t i = 0; i < 2; i++) {
+        char from_proxy[64], from_engine[64];
+        masked_prefix(line_with(lines, count, pairs[i].proxy), from_proxy, sizeof(from_proxy));
+        masked_prefix(line_with(lines, count, pairs[i].engine), from_engine, sizeof(from_engine));
+        assert_string_equal(from_proxy, pairs[i].prefix);
+        assert_string_equal(from_engine, pairs[i].prefix);
+    }
+    free(text);
+    free(file);
     free(proxy);
     test_tree_free(root);
 }
@@ -650,6 +730,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(unload_forwards_and_keeps_a_busy_engine),
         cmocka_unit_test(failures_go_to_the_log_file_when_one_is_named),
         cmocka_unit_test(messages_level_logs_the_chosen_engine),
+        cmocka_unit_test(the_proxy_and_the_engine_write_the_same_lines_to_one_file),
         cmocka_unit_test(unreadable_folders_are_skipped_and_named),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

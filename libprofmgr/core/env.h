@@ -1,0 +1,30 @@
+/* Reading CLRIE's environment variables, once for the engine and the proxy alike.
+ *
+ * Every function takes the environment as NAME=VALUE strings (NULL-terminated, as environ;
+ * NULL reads as empty), so a caller decides which environment counts and tests pass their
+ * own. Values returned point into that environment and stay valid as long as it does.
+ *
+ * The kinds of value:
+ *   text    any value, "" included                  clrie_pm_env_lookup
+ *   path    a value that names something; "" is unset  clrie_pm_env_path
+ *   switch  "1"/"true" on, "0"/"false"/"" or unset off   clrie_pm_env_switch
+ *   level   Errors|Messages|Dumps|All|None words     clrie_pm_log_parse_kinds (log.h)
+ *
+ * Thread safety: none of these keeps state; they are as safe as reading envp is. */
+#ifndef CLRIE_PM_ENV_H
+#define CLRIE_PM_ENV_H
+
+#include <stdbool.h>
+
+/* The value of name, or NULL when it is not set. */
+const char *clrie_pm_env_lookup(char *const *envp, const char *name);
+
+/* The value of name, or NULL when it is unset or empty (an empty path names nothing). */
+const char *clrie_pm_env_path(char *const *envp, const char *name);
+
+/* Reads a switch: *on is true for "1" or "true", false for unset, "", "0" or "false" (words
+ * in any case). Anything else leaves *on false and returns -EINVAL, so the caller can say
+ * which value it ignored; otherwise returns 0. */
+int clrie_pm_env_switch(char *const *envp, const char *name, bool *on);
+
+#endif
