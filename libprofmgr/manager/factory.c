@@ -39,15 +39,7 @@ static HRESULT factory_CreateInstance(IClassFactory *This, IUnknown *pUnkOuter, 
     *ppvObject = NULL;
     if (pUnkOuter)
         return CLASS_E_NOAGGREGATION;
-    struct manager *m = manager_new();
-    if (!m) {
-        CLRIE_PM_LOG_ERROR(clrie_pm_process_log(), "out of memory creating the profiler manager");
-        return E_OUTOFMEMORY;
-    }
-    atomic_fetch_add(&managers_created, 1);
-    HRESULT hr = m->callback.lpVtbl->QueryInterface(&m->callback, riid, ppvObject);
-    manager_release(m);
-    return hr;
+    return clrie_pm_profiler_create(riid, ppvObject);
 }
 
 static HRESULT factory_LockServer(IClassFactory *This, BOOL fLock)
@@ -83,6 +75,24 @@ HRESULT clrie_pm_get_class_object(REFCLSID clsid, REFIID iid, void **out)
         return CLASS_E_CLASSNOTAVAILABLE;
     }
     return factory_QueryInterface(&factory, iid, out);
+}
+
+HRESULT clrie_pm_profiler_create(REFIID iid, void **out)
+{
+    if (!out)
+        return E_POINTER;
+    *out = NULL;
+    if (!iid)
+        return E_POINTER;
+    struct manager *m = manager_new();
+    if (!m) {
+        CLRIE_PM_LOG_ERROR(clrie_pm_process_log(), "out of memory creating the profiler manager");
+        return E_OUTOFMEMORY;
+    }
+    atomic_fetch_add(&managers_created, 1);
+    HRESULT hr = m->callback.lpVtbl->QueryInterface(&m->callback, iid, out);
+    manager_release(m);
+    return hr;
 }
 
 HRESULT clrie_pm_can_unload_now(void)

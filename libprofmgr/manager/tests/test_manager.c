@@ -163,6 +163,34 @@ static void attaching_is_declined_not_half_done(void **state)
     callback->lpVtbl->Release(callback);
 }
 
+/* A product with its own class ID makes managers directly: each is independent, answers the
+ * callback interfaces only and attaches like the engine's. */
+static void a_profiler_with_its_own_class_id_gets_independent_managers(void **state)
+{
+    ICorProfilerCallback11 *first = NULL, *second = NULL;
+    assert_int_equal(clrie_pm_profiler_create(&IID_ICorProfilerCallback11, (void **)&first),
+                     S_OK);
+    assert_int_equal(clrie_pm_profiler_create(&IID_IUnknown, (void **)&second), S_OK);
+    assert_non_null(first);
+    assert_non_null(second);
+    assert_ptr_not_equal(first, second);
+    assert_int_equal(clrie_pm_can_unload_now(), S_FALSE);
+
+    void *none = &none;
+    assert_int_equal(clrie_pm_profiler_create(&IID_ICorProfilerInfo, &none), E_NOINTERFACE);
+    assert_null(none);
+    assert_int_equal(clrie_pm_profiler_create(NULL, &none), E_POINTER);
+    assert_int_equal(clrie_pm_profiler_create(&IID_IUnknown, NULL), E_POINTER);
+
+    struct fake_info info = {.iface = {&fake_vtbl}, .low = 0xdead};
+    assert_int_equal(first->lpVtbl->Initialize(first, (IUnknown *)(void *)&info), S_OK);
+    assert_int_equal(info.set_calls, 1);
+    assert_int_equal(info.low, 0);
+    assert_int_equal(first->lpVtbl->Shutdown(first), S_OK);
+    first->lpVtbl->Release(first);
+    second->lpVtbl->Release(second);
+}
+
 #define RACERS 16
 
 struct racer {
@@ -235,6 +263,7 @@ int main(void)
         cmocka_unit_test(a_manager_answers_every_callback_version),
         cmocka_unit_test(without_configuration_it_attaches_with_an_empty_mask),
         cmocka_unit_test(attaching_is_declined_not_half_done),
+        cmocka_unit_test(a_profiler_with_its_own_class_id_gets_independent_managers),
         cmocka_unit_test(concurrent_runtimes_each_get_their_own_manager),
         cmocka_unit_test(the_engine_logger_and_strings_work_without_a_manager),
     };
