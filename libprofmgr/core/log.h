@@ -73,6 +73,10 @@ unsigned clrie_pm_log_kinds_for(struct clrie_pm_log *log, const char *guid36);
 void clrie_pm_log_write(struct clrie_pm_log *log, enum clrie_pm_log_kind kind, const char *guid36,
                         const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
+/* The process-wide log every manager and engine object writes to, configured from environ the
+ * first time it is asked for. */
+struct clrie_pm_log *clrie_pm_process_log(void);
+
 /* Changes what the file (or stderr) receives; errors stay on. */
 void clrie_pm_log_set_kinds(struct clrie_pm_log *log, unsigned kinds);
 

@@ -4,26 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The process-wide log: the logging variables describe the process, so every manager (and
- * GetInstrumentationEngineLogger, which needs no manager) shares one, configured once. This
- * and the factory's object count are the library's only mutable process-wide state. */
-static pthread_once_t process_log_once = PTHREAD_ONCE_INIT;
-static struct clrie_pm_log process_log;
-
-extern char **environ;
-
-static void process_log_init(void)
-{
-    /* Out of memory here leaves a log without per-plugin levels; it still works. */
-    clrie_pm_log_init(&process_log, environ);
-}
-
-struct clrie_pm_log *clrie_pm_process_log(void)
-{
-    pthread_once(&process_log_once, process_log_init);
-    return &process_log;
-}
-
 struct manager *manager_new(void)
 {
     struct manager *m = calloc(1, sizeof(*m));

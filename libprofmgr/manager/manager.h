@@ -156,9 +156,6 @@ struct manager {
     struct plugin_list *last_active; /* the list Shutdown emptied: the release order */
 };
 
-/* The process-wide log every manager writes to (configured once from the environment). */
-struct clrie_pm_log *clrie_pm_process_log(void);
-
 /* manager.c */
 struct manager *manager_new(void);
 void manager_add_ref(struct manager *m);
