@@ -5,7 +5,7 @@
 #include "utf16.h"
 
 /* How many managers were created in this process: the other process-wide state besides the
- * log (see manager.c). */
+ * log (see core/log.c). */
 static atomic_uint managers_created;
 
 /* The factory is a static object: references keep nothing alive, so none is counted. */
