@@ -7,6 +7,8 @@
 
 #include <stdlib.h>
 
+#include "com.h"
+
 struct clrie_pm_data_item {
     GUID component;
     GUID object;
@@ -18,23 +20,7 @@ static struct clrie_pm_data_container *from_iface(IDataContainer *iface)
     return CLRIE_CONTAINER_OF(iface, struct clrie_pm_data_container, iface);
 }
 
-static HRESULT container_QueryInterface(IDataContainer *This, REFIID riid, void **ppv)
-{
-    IUnknown *outer = from_iface(This)->outer;
-    return outer->lpVtbl->QueryInterface(outer, riid, ppv);
-}
-
-static ULONG container_AddRef(IDataContainer *This)
-{
-    IUnknown *outer = from_iface(This)->outer;
-    return outer->lpVtbl->AddRef(outer);
-}
-
-static ULONG container_Release(IDataContainer *This)
-{
-    IUnknown *outer = from_iface(This)->outer;
-    return outer->lpVtbl->Release(outer);
-}
+CLRIE_PM_COM_AGGREGATED(container, IDataContainer, struct clrie_pm_data_container, iface, outer)
 
 /* The index of the item keyed (component, object), or count when absent. Under the lock. */
 static size_t find_item(const struct clrie_pm_data_container *c, const GUID *component,
@@ -116,9 +102,7 @@ static HRESULT container_GetDataItem(IDataContainer *This, const GUID *component
 }
 
 static const struct IDataContainerVtbl container_vtbl = {
-    .QueryInterface = container_QueryInterface,
-    .AddRef = container_AddRef,
-    .Release = container_Release,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(container),
     .SetDataItem = container_SetDataItem,
     .GetDataItem = container_GetDataItem,
 };

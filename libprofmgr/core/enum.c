@@ -6,12 +6,12 @@
 #include "enum.h"
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "com.h"
 #include "datacontainer.h"
 
 /* X(member, interface, item type) for every interface served. */
@@ -34,7 +34,7 @@ struct clrie_pm_enum {
     } iface; /* first; the member live is the one of `kind` */
     const struct enum_kind *kind;
     struct clrie_pm_data_container data; /* initialised only with CLRIE_PM_ENUM_DATA_CONTAINER */
-    atomic_ulong refs;
+    struct clrie_plugin_com com;
     unsigned flags;
     IUnknown *owner;      /* strong, or NULL */
     pthread_mutex_t lock; /* protects position */
@@ -44,10 +44,12 @@ struct clrie_pm_enum {
     IUnknown *items[]; /* each holds a reference */
 };
 
-/* What tells the interfaces apart: the IID answered and how to make its member live. */
+/* What tells the interfaces apart: the IID answered, how to make its member live, and the
+ * class of an enumerator without and with IDataContainer. */
 struct enum_kind {
     const IID *iid;
     void (*attach)(struct clrie_pm_enum *e);
+    const struct clrie_plugin_com_class *plain, *with_data;
 };
 
 static struct clrie_pm_enum *from(void *iface)
@@ -55,44 +57,19 @@ static struct clrie_pm_enum *from(void *iface)
     return CLRIE_CONTAINER_OF(iface, struct clrie_pm_enum, iface);
 }
 
-static HRESULT enum_query_interface(struct clrie_pm_enum *e, REFIID riid, void **ppv)
+static void enum_destroy(void *object)
 {
-    if (!ppv)
-        return E_POINTER;
-    *ppv = NULL;
-    if (!riid)
-        return E_POINTER;
-    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, e->kind->iid))
-        *ppv = &e->iface;
-    else if ((e->flags & CLRIE_PM_ENUM_DATA_CONTAINER) && IsEqualIID(riid, &IID_IDataContainer))
-        *ppv = &e->data.iface;
-    else
-        return E_NOINTERFACE;
-    atomic_fetch_add_explicit(&e->refs, 1, memory_order_relaxed);
-    return S_OK;
-}
-
-static ULONG enum_add_ref(struct clrie_pm_enum *e)
-{
-    return (ULONG)(atomic_fetch_add_explicit(&e->refs, 1, memory_order_relaxed) + 1);
-}
-
-static ULONG enum_release(struct clrie_pm_enum *e)
-{
-    unsigned long left = atomic_fetch_sub_explicit(&e->refs, 1, memory_order_acq_rel) - 1;
-    if (left == 0) {
-        IUnknown *owner = e->owner;
-        if (e->flags & CLRIE_PM_ENUM_DATA_CONTAINER)
-            clrie_pm_data_container_finish(&e->data);
-        for (size_t i = 0; i < e->count; i++)
-            e->items[i]->lpVtbl->Release(e->items[i]);
-        pthread_mutex_destroy(&e->lock);
-        free(e);
-        /* Last: the owner may hold the only references that keep the items' home alive. */
-        if (owner)
-            owner->lpVtbl->Release(owner);
-    }
-    return (ULONG)left;
+    struct clrie_pm_enum *e = object;
+    IUnknown *owner = e->owner;
+    if (e->flags & CLRIE_PM_ENUM_DATA_CONTAINER)
+        clrie_pm_data_container_finish(&e->data);
+    for (size_t i = 0; i < e->count; i++)
+        e->items[i]->lpVtbl->Release(e->items[i]);
+    pthread_mutex_destroy(&e->lock);
+    free(e);
+    /* Last: the owner may hold the only references that keep the items' home alive. */
+    if (owner)
+        owner->lpVtbl->Release(owner);
 }
 
 /* rgelt is an array of IModuleInfo *, IType * or another item type: written with memcpy, which
@@ -168,19 +145,17 @@ static HRESULT enum_get_count(struct clrie_pm_enum *e, DWORD *length)
 }
 
 /* The typed entry points, vtable and kind of one enumerator interface. */
+/* The typed entry points, vtable, classes and kind of one enumerator interface. */
 #define ENUM_INTERFACE(member, IEnum, Item)                                                        \
-    static HRESULT member##_QueryInterface(IEnum *This, REFIID riid, void **ppv)                   \
-    {                                                                                              \
-        return enum_query_interface(from(This), riid, ppv);                                        \
-    }                                                                                              \
-    static ULONG member##_AddRef(IEnum *This)                                                      \
-    {                                                                                              \
-        return enum_add_ref(from(This));                                                           \
-    }                                                                                              \
-    static ULONG member##_Release(IEnum *This)                                                     \
-    {                                                                                              \
-        return enum_release(from(This));                                                           \
-    }                                                                                              \
+    CLRIE_PLUGIN_COM_IUNKNOWN(member, IEnum, struct clrie_pm_enum, iface, com)                     \
+    static const struct clrie_plugin_com_iface member##_ifaces[] = {                               \
+        CLRIE_PLUGIN_COM_IFACE(&IID_##IEnum, struct clrie_pm_enum, iface),                         \
+        CLRIE_PLUGIN_COM_IFACE(&IID_IDataContainer, struct clrie_pm_enum, data.iface),             \
+    };                                                                                             \
+    CLRIE_PM_COM_CLASS_N(member##_plain, #IEnum, struct clrie_pm_enum, com, enum_destroy,          \
+                         member##_ifaces, 1);                                                      \
+    CLRIE_PM_COM_CLASS_N(member##_with_data, #IEnum, struct clrie_pm_enum, com, enum_destroy,      \
+                         member##_ifaces, 2);                                                      \
     static HRESULT member##_Next(IEnum *This, ULONG celt, Item **rgelt, ULONG *pceltFetched)       \
     {                                                                                              \
         return enum_next(from(This), celt, rgelt, pceltFetched);                                   \
@@ -206,9 +181,7 @@ static HRESULT enum_get_count(struct clrie_pm_enum *e, DWORD *length)
         return enum_get_count(from(This), pLength);                                                \
     }                                                                                              \
     static const struct IEnum##Vtbl member##_vtbl = {                                              \
-        .QueryInterface = member##_QueryInterface,                                                 \
-        .AddRef = member##_AddRef,                                                                 \
-        .Release = member##_Release,                                                               \
+        CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(member),                                                   \
         .Next = member##_Next,                                                                     \
         .Skip = member##_Skip,                                                                     \
         .Reset = member##_Reset,                                                                   \
@@ -223,7 +196,8 @@ static HRESULT enum_get_count(struct clrie_pm_enum *e, DWORD *length)
 
 ENUM_INTERFACES(ENUM_INTERFACE)
 
-#define ENUM_KIND(member, IEnum, Item) {&IID_##IEnum, member##_attach},
+#define ENUM_KIND(member, IEnum, Item)                                                             \
+    {&IID_##IEnum, member##_attach, &member##_plain, &member##_with_data},
 
 static const struct enum_kind kinds[] = {ENUM_INTERFACES(ENUM_KIND)};
 
@@ -245,7 +219,8 @@ static struct clrie_pm_enum *enum_create(const struct enum_kind *kind, size_t ca
         return NULL;
     kind->attach(e);
     e->kind = kind;
-    atomic_init(&e->refs, 1);
+    clrie_plugin_com_init(&e->com, flags & CLRIE_PM_ENUM_DATA_CONTAINER ? kind->with_data
+                                                                         : kind->plain);
     e->flags = flags;
     if (flags & CLRIE_PM_ENUM_DATA_CONTAINER)
         clrie_pm_data_container_init(&e->data, (IUnknown *)(void *)&e->iface);

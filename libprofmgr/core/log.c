@@ -305,3 +305,24 @@ void clrie_pm_log_set_host(struct clrie_pm_log *log, const struct clrie_pm_log_h
     update_kinds(log);
     pthread_mutex_unlock(&log->host_lock);
 }
+
+/* The process-wide log: the logging variables describe the process, so every manager (and
+ * GetInstrumentationEngineLogger, which needs no manager, and every object reporting a surplus
+ * Release) shares one, configured once. This and the factory's object count are the library's
+ * only mutable process-wide state. */
+static pthread_once_t process_log_once = PTHREAD_ONCE_INIT;
+static struct clrie_pm_log process_log;
+
+extern char **environ;
+
+static void process_log_init(void)
+{
+    /* Out of memory here leaves a log without per-plugin levels; it still works. */
+    clrie_pm_log_init(&process_log, environ);
+}
+
+struct clrie_pm_log *clrie_pm_process_log(void)
+{
+    pthread_once(&process_log_once, process_log_init);
+    return &process_log;
+}

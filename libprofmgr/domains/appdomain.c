@@ -12,45 +12,25 @@ static struct clrie_pm_appdomain *from_iface(IAppDomainInfo *iface)
     return CLRIE_CONTAINER_OF(iface, struct clrie_pm_appdomain, iface);
 }
 
-static HRESULT appdomain_QueryInterface(IAppDomainInfo *This, REFIID riid, void **ppv)
+static void appdomain_destroy(void *object)
 {
-    struct clrie_pm_appdomain *d = from_iface(This);
-    if (!ppv)
-        return E_POINTER;
-    *ppv = NULL;
-    if (!riid)
-        return E_POINTER;
-    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IAppDomainInfo))
-        *ppv = &d->iface;
-    else if (IsEqualIID(riid, &IID_IDataContainer))
-        *ppv = &d->data.iface;
-    else
-        return E_NOINTERFACE;
-    atomic_fetch_add_explicit(&d->refs, 1, memory_order_relaxed);
-    return S_OK;
+    struct clrie_pm_appdomain *d = object;
+    /* Out of the tables (they hold a reference), so the lists are empty. */
+    clrie_pm_data_container_finish(&d->data);
+    clrie_pm_text_finish(&d->name);
+    clrie_pm_ptr_list_finish(&d->assemblies);
+    clrie_pm_ptr_list_finish(&d->modules);
+    CLRIE_PM_RELEASE(d->domains);
+    free(d);
 }
 
-static ULONG appdomain_AddRef(IAppDomainInfo *This)
-{
-    struct clrie_pm_appdomain *d = from_iface(This);
-    return (ULONG)(atomic_fetch_add_explicit(&d->refs, 1, memory_order_relaxed) + 1);
-}
-
-static ULONG appdomain_Release(IAppDomainInfo *This)
-{
-    struct clrie_pm_appdomain *d = from_iface(This);
-    unsigned long left = atomic_fetch_sub_explicit(&d->refs, 1, memory_order_acq_rel) - 1;
-    if (left == 0) {
-        /* Out of the tables (they hold a reference), so the lists are empty. */
-        clrie_pm_data_container_finish(&d->data);
-        clrie_pm_text_finish(&d->name);
-        clrie_pm_ptr_list_finish(&d->assemblies);
-        clrie_pm_ptr_list_finish(&d->modules);
-        clrie_pm_domains_unref(d->domains);
-        free(d);
-    }
-    return (ULONG)left;
-}
+static const struct clrie_plugin_com_iface appdomain_ifaces[] = {
+    CLRIE_PLUGIN_COM_IFACE(&IID_IAppDomainInfo, struct clrie_pm_appdomain, iface),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IDataContainer, struct clrie_pm_appdomain, data.iface),
+};
+CLRIE_PM_COM_CLASS(appdomain_class, "IAppDomainInfo", struct clrie_pm_appdomain, com,
+                   appdomain_destroy, appdomain_ifaces);
+CLRIE_PLUGIN_COM_IUNKNOWN(appdomain, IAppDomainInfo, struct clrie_pm_appdomain, iface, com)
 
 static HRESULT appdomain_GetAppDomainId(IAppDomainInfo *This, AppDomainID *pAppDomainId)
 {
@@ -193,9 +173,7 @@ static HRESULT appdomain_GetModuleInfosByName(IAppDomainInfo *This, BSTR pszModu
 }
 
 static const struct IAppDomainInfoVtbl appdomain_vtbl = {
-    .QueryInterface = appdomain_QueryInterface,
-    .AddRef = appdomain_AddRef,
-    .Release = appdomain_Release,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(appdomain),
     .GetAppDomainId = appdomain_GetAppDomainId,
     .GetIsSystemDomain = appdomain_GetIsSystemDomain,
     .GetIsSharedDomain = appdomain_GetIsSharedDomain,
@@ -221,8 +199,8 @@ HRESULT clrie_pm_appdomain_new(struct clrie_pm_domains *domains, AppDomainID id,
     }
     d->iface.lpVtbl = &appdomain_vtbl;
     clrie_pm_data_container_init(&d->data, CLRIE_PM_UNKNOWN(d));
-    atomic_init(&d->refs, 1);
-    clrie_pm_domains_ref(domains);
+    clrie_plugin_com_init(&d->com, &appdomain_class);
+    CLRIE_PM_ADDREF(domains);
     d->domains = domains;
     d->id = id;
     d->name = name;

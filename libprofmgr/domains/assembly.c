@@ -31,45 +31,25 @@ static IModuleInfo *module_iface(struct clrie_pm_module *m)
     return (IModuleInfo *)(void *)&m->iface;
 }
 
-static HRESULT assembly_QueryInterface(IAssemblyInfo *This, REFIID riid, void **ppv)
+static void assembly_destroy(void *object)
 {
-    struct clrie_pm_assembly *a = from_iface(This);
-    if (!ppv)
-        return E_POINTER;
-    *ppv = NULL;
-    if (!riid)
-        return E_POINTER;
-    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IAssemblyInfo))
-        *ppv = &a->iface;
-    else if (IsEqualIID(riid, &IID_IDataContainer))
-        *ppv = &a->data.iface;
-    else
-        return E_NOINTERFACE;
-    atomic_fetch_add_explicit(&a->refs, 1, memory_order_relaxed);
-    return S_OK;
+    struct clrie_pm_assembly *a = object;
+    clrie_pm_data_container_finish(&a->data);
+    clrie_pm_text_finish(&a->name);
+    clrie_pm_ptr_list_finish(&a->modules);
+    free(a->public_key);
+    CLRIE_PM_RELEASE(a->appdomain);
+    CLRIE_PM_RELEASE(a->domains);
+    free(a);
 }
 
-static ULONG assembly_AddRef(IAssemblyInfo *This)
-{
-    struct clrie_pm_assembly *a = from_iface(This);
-    return (ULONG)(atomic_fetch_add_explicit(&a->refs, 1, memory_order_relaxed) + 1);
-}
-
-static ULONG assembly_Release(IAssemblyInfo *This)
-{
-    struct clrie_pm_assembly *a = from_iface(This);
-    unsigned long left = atomic_fetch_sub_explicit(&a->refs, 1, memory_order_acq_rel) - 1;
-    if (left == 0) {
-        clrie_pm_data_container_finish(&a->data);
-        clrie_pm_text_finish(&a->name);
-        clrie_pm_ptr_list_finish(&a->modules);
-        free(a->public_key);
-        CLRIE_PM_RELEASE(a->appdomain);
-        clrie_pm_domains_unref(a->domains);
-        free(a);
-    }
-    return (ULONG)left;
-}
+static const struct clrie_plugin_com_iface assembly_ifaces[] = {
+    CLRIE_PLUGIN_COM_IFACE(&IID_IAssemblyInfo, struct clrie_pm_assembly, iface),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IDataContainer, struct clrie_pm_assembly, data.iface),
+};
+CLRIE_PM_COM_CLASS(assembly_class, "IAssemblyInfo", struct clrie_pm_assembly, com,
+                   assembly_destroy, assembly_ifaces);
+CLRIE_PLUGIN_COM_IUNKNOWN(assembly, IAssemblyInfo, struct clrie_pm_assembly, iface, com)
 
 static HRESULT assembly_GetAppDomainInfo(IAssemblyInfo *This, IAppDomainInfo **ppAppDomainInfo)
 {
@@ -293,9 +273,7 @@ static HRESULT assembly_GetMetaDataToken(IAssemblyInfo *This, DWORD *pdwToken)
 }
 
 static const struct IAssemblyInfoVtbl assembly_vtbl = {
-    .QueryInterface = assembly_QueryInterface,
-    .AddRef = assembly_AddRef,
-    .Release = assembly_Release,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(assembly),
     .GetAppDomainInfo = assembly_GetAppDomainInfo,
     .GetModuleCount = assembly_GetModuleCount,
     .GetModules = assembly_GetModules,
@@ -359,8 +337,8 @@ HRESULT clrie_pm_assembly_new(struct clrie_pm_domains *domains,
     }
     a->iface.lpVtbl = &assembly_vtbl;
     clrie_pm_data_container_init(&a->data, CLRIE_PM_UNKNOWN(a));
-    atomic_init(&a->refs, 1);
-    clrie_pm_domains_ref(domains);
+    clrie_plugin_com_init(&a->com, &assembly_class);
+    CLRIE_PM_ADDREF(domains);
     a->domains = domains;
     CLRIE_PM_ADDREF(appdomain);
     a->appdomain = appdomain;

@@ -1,11 +1,13 @@
 /* IAppDomainCollection: the process-wide view plugins get from IProfilerManager, over the
- * tables domains.c keeps.
+ * tables domains.c keeps, and the collection's lifetime.
  *
  * GetAppDomainIDs does what its signature says (CLRIE's fails whenever the buffer is large
  * enough): *pcActual is the number of domains; the IDs are written up to cAppDomains; S_OK when
  * they all fitted (or for a size query with a NULL buffer), else E_NOT_SUFFICIENT_BUFFER.
  * GetMethodInfoById asks the manager's method factory (domains.h) for an info-only method. */
 #include "domains_private.h"
+
+#include <stdlib.h>
 
 #define E_NOT_SUFFICIENT_BUFFER CLRIE_HRESULT(0x8007007Au)
 
@@ -25,34 +27,26 @@ static struct clrie_pm_domains *from_iface(IAppDomainCollection *iface)
     return CLRIE_CONTAINER_OF(iface, struct clrie_pm_domains, iface);
 }
 
-static HRESULT collection_QueryInterface(IAppDomainCollection *This, REFIID riid, void **ppv)
+/* Every object holds a reference, so the tables are empty by now. */
+static void collection_destroy(void *object)
 {
-    struct clrie_pm_domains *d = from_iface(This);
-    if (!ppv)
-        return E_POINTER;
-    *ppv = NULL;
-    if (!riid)
-        return E_POINTER;
-    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IAppDomainCollection))
-        *ppv = &d->iface;
-    else if (IsEqualIID(riid, &IID_IDataContainer))
-        *ppv = &d->data.iface;
-    else
-        return E_NOINTERFACE;
-    clrie_pm_domains_ref(d);
-    return S_OK;
+    struct clrie_pm_domains *domains = object;
+    clrie_pm_data_container_finish(&domains->data);
+    clrie_pm_ptr_list_finish(&domains->domain_list);
+    clrie_pm_id_map_finish(&domains->domain_map);
+    clrie_pm_id_map_finish(&domains->assembly_map);
+    clrie_pm_id_map_finish(&domains->module_map);
+    pthread_mutex_destroy(&domains->lock);
+    free(domains);
 }
 
-static ULONG collection_AddRef(IAppDomainCollection *This)
-{
-    struct clrie_pm_domains *d = from_iface(This);
-    return (ULONG)(atomic_fetch_add_explicit(&d->refs, 1, memory_order_relaxed) + 1);
-}
-
-static ULONG collection_Release(IAppDomainCollection *This)
-{
-    return (ULONG)clrie_pm_domains_unref(from_iface(This));
-}
+static const struct clrie_plugin_com_iface collection_ifaces[] = {
+    CLRIE_PLUGIN_COM_IFACE(&IID_IAppDomainCollection, struct clrie_pm_domains, iface),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IDataContainer, struct clrie_pm_domains, data.iface),
+};
+CLRIE_PM_COM_CLASS(collection_class, "IAppDomainCollection", struct clrie_pm_domains, com,
+                   collection_destroy, collection_ifaces);
+CLRIE_PLUGIN_COM_IUNKNOWN(collection, IAppDomainCollection, struct clrie_pm_domains, iface, com)
 
 static HRESULT collection_GetAppDomainCount(IAppDomainCollection *This, DWORD *pdwCount)
 {
@@ -178,10 +172,8 @@ void clrie_pm_domains_set_method_factory(struct clrie_pm_domains *domains,
     domains->method_factory = *factory;
 }
 
-const struct IAppDomainCollectionVtbl clrie_pm_collection_vtbl = {
-    .QueryInterface = collection_QueryInterface,
-    .AddRef = collection_AddRef,
-    .Release = collection_Release,
+static const struct IAppDomainCollectionVtbl collection_vtbl = {
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(collection),
     .GetAppDomainCount = collection_GetAppDomainCount,
     .GetAppDomainById = collection_GetAppDomainById,
     .GetAppDomainIDs = collection_GetAppDomainIDs,
@@ -191,3 +183,10 @@ const struct IAppDomainCollectionVtbl clrie_pm_collection_vtbl = {
     .GetModuleInfosByMvid = collection_GetModuleInfosByMvid,
     .GetMethodInfoById = collection_GetMethodInfoById,
 };
+
+void clrie_pm__collection_init(struct clrie_pm_domains *domains)
+{
+    domains->iface.lpVtbl = &collection_vtbl;
+    clrie_pm_data_container_init(&domains->data, CLRIE_PM_UNKNOWN(domains));
+    clrie_plugin_com_init(&domains->com, &collection_class);
+}

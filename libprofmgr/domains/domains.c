@@ -1,5 +1,5 @@
 /* The runtime events that fill and empty the collection's tables (domains.h), and the
- * collection's lifetime. The ownership and locking rules are in domains_private.h; the
+ * collection's creation and closing. The ownership and locking rules are in domains_private.h; the
  * collection's COM face is collection.c. */
 #include "domains_private.h"
 
@@ -10,29 +10,6 @@
 
 #define OF_READ 0x0u  /* CorOpenFlags.ofRead */
 #define OF_WRITE 0x1u /* CorOpenFlags.ofWrite */
-
-/* ---- lifetime ------------------------------------------------------------------------ */
-
-void clrie_pm_domains_ref(struct clrie_pm_domains *domains)
-{
-    atomic_fetch_add_explicit(&domains->refs, 1, memory_order_relaxed);
-}
-
-unsigned long clrie_pm_domains_unref(struct clrie_pm_domains *domains)
-{
-    unsigned long left = atomic_fetch_sub_explicit(&domains->refs, 1, memory_order_acq_rel) - 1;
-    if (left != 0)
-        return left;
-    /* Every object holds a reference, so the tables are empty by now. */
-    clrie_pm_data_container_finish(&domains->data);
-    clrie_pm_ptr_list_finish(&domains->domain_list);
-    clrie_pm_id_map_finish(&domains->domain_map);
-    clrie_pm_id_map_finish(&domains->assembly_map);
-    clrie_pm_id_map_finish(&domains->module_map);
-    pthread_mutex_destroy(&domains->lock);
-    free(domains);
-    return 0;
-}
 
 /* ---- asking the runtime -------------------------------------------------------------- */
 
@@ -350,9 +327,7 @@ HRESULT clrie_pm_domains_new(ICorProfilerInfo3 *info, struct clrie_pm_log *log,
     struct clrie_pm_domains *d = calloc(1, sizeof(*d));
     if (!d)
         return E_OUTOFMEMORY;
-    d->iface.lpVtbl = &clrie_pm_collection_vtbl;
-    clrie_pm_data_container_init(&d->data, CLRIE_PM_UNKNOWN(d));
-    atomic_init(&d->refs, 1);
+    clrie_pm__collection_init(d);
     info->lpVtbl->AddRef(info);
     d->info = info;
     d->log = log;
@@ -382,7 +357,7 @@ void clrie_pm_domains_free(struct clrie_pm_domains *domains)
     ICorProfilerInfo3 *info = domains->info;
     domains->info = NULL;
     info->lpVtbl->Release(info);
-    clrie_pm_domains_unref(domains);
+    CLRIE_PM_RELEASE(domains);
 }
 
 IAppDomainCollection *clrie_pm_domains_collection(struct clrie_pm_domains *domains)

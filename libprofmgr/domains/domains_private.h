@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <uchar.h>
 
+#include "com.h"
 #include "domains.h"
 #include "enum.h"
 #include "peimage.h"
@@ -72,7 +73,7 @@ struct clrie_pm_module;
 struct clrie_pm_domains {
     IAppDomainCollection iface; /* first: the object's IUnknown */
     struct clrie_pm_data_container data;
-    atomic_ulong refs; /* the owner's (dropped by clrie_pm_domains_free), plugins', objects' */
+    struct clrie_plugin_com com; /* the owner's (dropped by clrie_pm_domains_free), plugins', objects' */
     ICorProfilerInfo3 *info; /* released by clrie_pm_domains_free */
     struct clrie_pm_log *log;
     pthread_mutex_t lock; /* protects the fields below and the marked fields of every object */
@@ -94,7 +95,7 @@ struct clrie_pm_text {
 struct clrie_pm_appdomain {
     IAppDomainInfo iface; /* first */
     struct clrie_pm_data_container data;
-    atomic_ulong refs;
+    struct clrie_plugin_com com;
     struct clrie_pm_domains *domains;
     AppDomainID id;
     /* under the lock */
@@ -108,7 +109,7 @@ struct clrie_pm_appdomain {
 struct clrie_pm_assembly {
     IAssemblyInfo iface; /* first */
     struct clrie_pm_data_container data;
-    atomic_ulong refs;
+    struct clrie_plugin_com com;
     struct clrie_pm_domains *domains;
     struct clrie_pm_appdomain *appdomain; /* strong */
     AssemblyID id;
@@ -128,7 +129,7 @@ struct clrie_pm_assembly {
 struct clrie_pm_module {
     IModuleInfo3 iface; /* first */
     struct clrie_pm_data_container data;
-    atomic_ulong refs;
+    struct clrie_plugin_com com;
     struct clrie_pm_domains *domains;
     struct clrie_pm_assembly *assembly;   /* strong */
     struct clrie_pm_appdomain *appdomain; /* strong */
@@ -202,16 +203,11 @@ void clrie_pm_module_methods_finish(struct clrie_pm_module *module);
  * was inlined into. */
 HRESULT clrie_pm_module_request_rejit(struct clrie_pm_module *module, mdToken token);
 
-/* The collection's COM face (collection.c). */
-extern const struct IAppDomainCollectionVtbl clrie_pm_collection_vtbl;
+/* Gives a new collection its COM face (collection.c) and the owner's reference. */
+void clrie_pm__collection_init(struct clrie_pm_domains *domains);
 /* The object with that ID in one of the collection's maps, AddRef'd, or NULL. */
 void *clrie_pm_domains_find(struct clrie_pm_domains *domains, struct clrie_pm_id_map *map,
                             UINT_PTR id);
-
-/* The collection's reference count (objects hold one each); the last unref destroys it and
- * returns 0. */
-void clrie_pm_domains_ref(struct clrie_pm_domains *domains);
-unsigned long clrie_pm_domains_unref(struct clrie_pm_domains *domains);
 
 /* ---- enumerators (collection.c, over enum.h) ------------------------------------------ */
 

@@ -33,57 +33,38 @@ static struct clrie_pm_module *from_iface(IModuleInfo3 *iface)
     return CLRIE_CONTAINER_OF(iface, struct clrie_pm_module, iface);
 }
 
-static HRESULT module_QueryInterface(IModuleInfo3 *This, REFIID riid, void **ppv)
-{
-    struct clrie_pm_module *m = from_iface(This);
-    if (!ppv)
-        return E_POINTER;
-    *ppv = NULL;
-    if (!riid)
-        return E_POINTER;
-    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IModuleInfo) ||
-        IsEqualIID(riid, &IID_IModuleInfo2) || IsEqualIID(riid, &IID_IModuleInfo3))
-        *ppv = &m->iface;
-    else if (IsEqualIID(riid, &IID_IDataContainer))
-        *ppv = &m->data.iface;
-    else
-        return E_NOINTERFACE;
-    atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed);
-    return S_OK;
-}
-
-static ULONG module_AddRef(IModuleInfo3 *This)
-{
-    struct clrie_pm_module *m = from_iface(This);
-    return (ULONG)(atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed) + 1);
-}
-
 static void release_unknown(IUnknown *unknown)
 {
     if (unknown)
         unknown->lpVtbl->Release(unknown);
 }
 
-static ULONG module_Release(IModuleInfo3 *This)
+static void module_destroy(void *object)
 {
-    struct clrie_pm_module *m = from_iface(This);
-    unsigned long left = atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) - 1;
-    if (left == 0) {
-        clrie_pm_data_container_finish(&m->data);
-        clrie_pm_module_methods_finish(m);
-        release_unknown(m->import);
-        release_unknown(m->assembly_import);
-        release_unknown(m->emit);
-        release_unknown(m->assembly_emit);
-        clrie_pm_pe_image_finish(&m->image);
-        clrie_pm_text_finish(&m->path);
-        CLRIE_PM_RELEASE(m->assembly);
-        CLRIE_PM_RELEASE(m->appdomain);
-        clrie_pm_domains_unref(m->domains);
-        free(m);
-    }
-    return (ULONG)left;
+    struct clrie_pm_module *m = object;
+    clrie_pm_data_container_finish(&m->data);
+    clrie_pm_module_methods_finish(m);
+    release_unknown(m->import);
+    release_unknown(m->assembly_import);
+    release_unknown(m->emit);
+    release_unknown(m->assembly_emit);
+    clrie_pm_pe_image_finish(&m->image);
+    clrie_pm_text_finish(&m->path);
+    CLRIE_PM_RELEASE(m->assembly);
+    CLRIE_PM_RELEASE(m->appdomain);
+    CLRIE_PM_RELEASE(m->domains);
+    free(m);
 }
+
+static const struct clrie_plugin_com_iface module_ifaces[] = {
+    CLRIE_PLUGIN_COM_IFACE(&IID_IModuleInfo, struct clrie_pm_module, iface),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IModuleInfo2, struct clrie_pm_module, iface),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IModuleInfo3, struct clrie_pm_module, iface),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IDataContainer, struct clrie_pm_module, data.iface),
+};
+CLRIE_PM_COM_CLASS(module_class, "IModuleInfo", struct clrie_pm_module, com, module_destroy,
+                   module_ifaces);
+CLRIE_PLUGIN_COM_IUNKNOWN(module, IModuleInfo3, struct clrie_pm_module, iface, com)
 
 static HRESULT module_GetModuleName(IModuleInfo3 *This, BSTR *pbstrModuleName)
 {
@@ -318,9 +299,7 @@ static HRESULT module_GetIsLoadedFromDisk(IModuleInfo3 *This, BOOL *pbValue)
 }
 
 static const struct IModuleInfo3Vtbl module_vtbl = {
-    .QueryInterface = module_QueryInterface,
-    .AddRef = module_AddRef,
-    .Release = module_Release,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(module),
     .GetModuleName = module_GetModuleName,
     .GetFullPath = module_GetFullPath,
     .GetAssemblyInfo = module_GetAssemblyInfo,
@@ -384,8 +363,8 @@ HRESULT clrie_pm_module_new(struct clrie_pm_domains *domains, struct clrie_pm_as
     m->iface.lpVtbl = &module_vtbl;
     clrie_pm_data_container_init(&m->data, CLRIE_PM_UNKNOWN(m));
     pthread_mutex_init(&m->methods_lock, NULL);
-    atomic_init(&m->refs, 1);
-    clrie_pm_domains_ref(domains);
+    clrie_plugin_com_init(&m->com, &module_class);
+    CLRIE_PM_ADDREF(domains);
     m->domains = domains;
     CLRIE_PM_ADDREF(assembly);
     m->assembly = assembly;

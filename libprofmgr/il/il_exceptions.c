@@ -62,33 +62,13 @@ static void remember(struct il_clause *obj)
 
 /* ---- IExceptionSection ---- */
 
-static HRESULT section_QueryInterface(IExceptionSection *This, REFIID riid, void **ppv)
-{
-    struct il_exceptions *s = of_section(This);
-    if (!ppv)
-        return E_POINTER;
-    *ppv = NULL;
-    if (!riid)
-        return E_POINTER;
-    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IExceptionSection))
-        *ppv = &s->iface;
-    else if (IsEqualIID(riid, &IID_IDataContainer))
-        *ppv = &s->data.iface;
-    else
-        return E_NOINTERFACE;
-    il_body_add_ref(s->body);
-    return S_OK;
-}
-
-static ULONG section_AddRef(IExceptionSection *This)
-{
-    return il_body_add_ref(of_section(This)->body);
-}
-
-static ULONG section_Release(IExceptionSection *This)
-{
-    return il_body_release(of_section(This)->body);
-}
+static const struct clrie_plugin_com_iface section_ifaces[] = {
+    CLRIE_PLUGIN_COM_IFACE(&IID_IExceptionSection, struct il_exceptions, iface),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IDataContainer, struct il_exceptions, data.iface),
+};
+CLRIE_PM_COM_CLASS(section_class, "IExceptionSection", struct il_exceptions, com, NULL,
+                   section_ifaces);
+CLRIE_PM_COM_OWNED(section, IExceptionSection, struct il_exceptions, iface, com, IL_OWNER)
 
 static HRESULT section_GetMethodInfo(IExceptionSection *This, IMethodInfo **ppMethodInfo)
 {
@@ -276,9 +256,7 @@ static HRESULT section_AddNewExceptionClause(IExceptionSection *This, DWORD flag
 }
 
 static const struct IExceptionSectionVtbl section_vtbl = {
-    .QueryInterface = section_QueryInterface,
-    .AddRef = section_AddRef,
-    .Release = section_Release,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(section),
     .GetMethodInfo = section_GetMethodInfo,
     .GetExceptionClauses = section_GetExceptionClauses,
     .AddExceptionClause = section_AddExceptionClause,
@@ -289,33 +267,12 @@ static const struct IExceptionSectionVtbl section_vtbl = {
 
 /* ---- IExceptionClause ---- */
 
-static HRESULT clause_QueryInterface(IExceptionClause *This, REFIID riid, void **ppv)
-{
-    struct il_clause *obj = of_clause(This);
-    if (!ppv)
-        return E_POINTER;
-    *ppv = NULL;
-    if (!riid)
-        return E_POINTER;
-    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IExceptionClause))
-        *ppv = &obj->iface;
-    else if (IsEqualIID(riid, &IID_IDataContainer))
-        *ppv = &obj->data.iface;
-    else
-        return E_NOINTERFACE;
-    il_body_add_ref(obj->body);
-    return S_OK;
-}
-
-static ULONG clause_AddRef(IExceptionClause *This)
-{
-    return il_body_add_ref(of_clause(This)->body);
-}
-
-static ULONG clause_Release(IExceptionClause *This)
-{
-    return il_body_release(of_clause(This)->body);
-}
+static const struct clrie_plugin_com_iface clause_ifaces[] = {
+    CLRIE_PLUGIN_COM_IFACE(&IID_IExceptionClause, struct il_clause, iface),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IDataContainer, struct il_clause, data.iface),
+};
+CLRIE_PM_COM_CLASS(clause_class, "IExceptionClause", struct il_clause, com, NULL, clause_ifaces);
+CLRIE_PM_COM_OWNED(clause, IExceptionClause, struct il_clause, iface, com, IL_OWNER)
 
 /* The clause as it is, or as it was when removed. */
 static void current_info(struct il_clause *obj, struct clrie_il_clause_info *info)
@@ -504,9 +461,7 @@ static HRESULT clause_SetExceptionHandlerType(IExceptionClause *This, mdToken to
 }
 
 static const struct IExceptionClauseVtbl clause_vtbl = {
-    .QueryInterface = clause_QueryInterface,
-    .AddRef = clause_AddRef,
-    .Release = clause_Release,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(clause),
     .GetFlags = clause_GetFlags,
     .GetTryFirstInstruction = clause_GetTryFirstInstruction,
     .GetTryLastInstruction = clause_GetTryLastInstruction,
@@ -529,6 +484,7 @@ _Static_assert(CLRIE_ABI_SLOT_COUNT(CLRIE_IEXCEPTIONCLAUSE_METHODS) == 17, "IExc
 void il_exceptions_init(struct il_exceptions *obj, struct il_body *body)
 {
     obj->iface.lpVtbl = &section_vtbl;
+    clrie_plugin_com_init(&obj->com, &section_class);
     obj->body = body;
     clrie_pm_data_container_init(&obj->data, (IUnknown *)&obj->iface);
 }
@@ -536,6 +492,7 @@ void il_exceptions_init(struct il_exceptions *obj, struct il_body *body)
 void il_clause_init(struct il_clause *obj)
 {
     obj->iface.lpVtbl = &clause_vtbl;
+    clrie_plugin_com_init(&obj->com, &clause_class);
     clrie_pm_data_container_init(&obj->data, (IUnknown *)&obj->iface);
 }
 

@@ -11,33 +11,13 @@ static struct il_factory *of_factory(IInstructionFactory *This)
     return CLRIE_CONTAINER_OF(This, struct il_factory, iface);
 }
 
-static HRESULT factory_QueryInterface(IInstructionFactory *This, REFIID riid, void **ppv)
-{
-    struct il_factory *f = of_factory(This);
-    if (!ppv)
-        return E_POINTER;
-    *ppv = NULL;
-    if (!riid)
-        return E_POINTER;
-    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IInstructionFactory))
-        *ppv = &f->iface;
-    else if (IsEqualIID(riid, &IID_IDataContainer))
-        *ppv = &f->data.iface;
-    else
-        return E_NOINTERFACE;
-    il_body_add_ref(f->body);
-    return S_OK;
-}
-
-static ULONG factory_AddRef(IInstructionFactory *This)
-{
-    return il_body_add_ref(of_factory(This)->body);
-}
-
-static ULONG factory_Release(IInstructionFactory *This)
-{
-    return il_body_release(of_factory(This)->body);
-}
+static const struct clrie_plugin_com_iface factory_ifaces[] = {
+    CLRIE_PLUGIN_COM_IFACE(&IID_IInstructionFactory, struct il_factory, iface),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IDataContainer, struct il_factory, data.iface),
+};
+CLRIE_PM_COM_CLASS(factory_class, "IInstructionFactory", struct il_factory, com, NULL,
+                   factory_ifaces);
+CLRIE_PM_COM_OWNED(factory, IInstructionFactory, struct il_factory, iface, com, IL_OWNER)
 
 /* Hands a node libilgraph made (r its result) to the plugin. */
 static HRESULT made(struct il_factory *f, int r, struct clrie_il_instr *n, const char *what,
@@ -341,9 +321,7 @@ static HRESULT factory_DecodeInstructionByteStream(IInstructionFactory *This, DW
 }
 
 static const struct IInstructionFactoryVtbl factory_vtbl = {
-    .QueryInterface = factory_QueryInterface,
-    .AddRef = factory_AddRef,
-    .Release = factory_Release,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(factory),
     .CreateInstruction = factory_CreateInstruction,
     .CreateByteOperandInstruction = factory_CreateByteOperandInstruction,
     .CreateUShortOperandInstruction = factory_CreateUShortOperandInstruction,
@@ -369,6 +347,7 @@ _Static_assert(CLRIE_ABI_SLOT_COUNT(CLRIE_IINSTRUCTIONFACTORY_METHODS) == 20,
 void il_factory_init(struct il_factory *obj, struct il_body *body)
 {
     obj->iface.lpVtbl = &factory_vtbl;
+    clrie_plugin_com_init(&obj->com, &factory_class);
     obj->body = body;
     clrie_pm_data_container_init(&obj->data, (IUnknown *)&obj->iface);
 }

@@ -11,33 +11,12 @@ static struct il_graph_view *of_view(IInstructionGraph *This)
     return CLRIE_CONTAINER_OF(This, struct il_graph_view, iface);
 }
 
-static HRESULT view_QueryInterface(IInstructionGraph *This, REFIID riid, void **ppv)
-{
-    struct il_graph_view *view = of_view(This);
-    if (!ppv)
-        return E_POINTER;
-    *ppv = NULL;
-    if (!riid)
-        return E_POINTER;
-    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IInstructionGraph))
-        *ppv = &view->iface;
-    else if (IsEqualIID(riid, &IID_IDataContainer))
-        *ppv = &view->data.iface;
-    else
-        return E_NOINTERFACE;
-    il_body_add_ref(view->body);
-    return S_OK;
-}
-
-static ULONG view_AddRef(IInstructionGraph *This)
-{
-    return il_body_add_ref(of_view(This)->body);
-}
-
-static ULONG view_Release(IInstructionGraph *This)
-{
-    return il_body_release(of_view(This)->body);
-}
+static const struct clrie_plugin_com_iface view_ifaces[] = {
+    CLRIE_PLUGIN_COM_IFACE(&IID_IInstructionGraph, struct il_graph_view, iface),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IDataContainer, struct il_graph_view, data.iface),
+};
+CLRIE_PM_COM_CLASS(view_class, "IInstructionGraph", struct il_graph_view, com, NULL, view_ifaces);
+CLRIE_PM_COM_OWNED(view, IInstructionGraph, struct il_graph_view, iface, com, IL_OWNER)
 
 static HRESULT view_GetMethodInfo(IInstructionGraph *This, IMethodInfo **ppMethodInfo)
 {
@@ -410,9 +389,7 @@ static HRESULT view_ExpandBranches(IInstructionGraph *This)
 }
 
 static const struct IInstructionGraphVtbl view_vtbl = {
-    .QueryInterface = view_QueryInterface,
-    .AddRef = view_AddRef,
-    .Release = view_Release,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(view),
     .GetMethodInfo = view_GetMethodInfo,
     .GetFirstInstruction = view_GetFirstInstruction,
     .GetLastInstruction = view_GetLastInstruction,
@@ -442,6 +419,7 @@ void il_graph_view_init(struct il_graph_view *view, struct il_body *body,
     view->iface.lpVtbl = &view_vtbl;
     view->body = body;
     view->fragment = fragment;
+    clrie_plugin_com_init(&view->com, &view_class);
     clrie_pm_data_container_init(&view->data, (IUnknown *)&view->iface);
 }
 

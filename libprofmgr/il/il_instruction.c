@@ -55,49 +55,33 @@ static void refresh(struct il_instruction *obj)
         (void)clrie_il_instr_offset(obj->node);
 }
 
-/* ---- IUnknown, shared by the four interfaces ---- */
+/* ---- IUnknown: one class per operand kind ---- */
 
-static HRESULT query_interface(struct il_instruction *obj, REFIID riid, void **ppv)
-{
-    if (!ppv)
-        return E_POINTER;
-    *ppv = NULL;
-    if (!riid)
-        return E_POINTER;
-    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IInstruction))
-        *ppv = &obj->iface;
-    else if (IsEqualIID(riid, &IID_IOperandInstruction) && has_plain_operand(obj))
-        *ppv = &obj->operand;
-    else if (IsEqualIID(riid, &IID_IBranchInstruction) && is_branch(obj))
-        *ppv = &obj->branch;
-    else if (IsEqualIID(riid, &IID_ISwitchInstruction) && is_switch(obj))
-        *ppv = &obj->sw;
-    else if (IsEqualIID(riid, &IID_IDataContainer))
-        *ppv = &obj->data.iface;
-    else
-        return E_NOINTERFACE;
-    il_body_add_ref(obj->body);
-    return S_OK;
-}
+/* Every instruction answers IInstruction and IDataContainer; one whose operand kind fits also
+ * answers IOperandInstruction, IBranchInstruction or ISwitchInstruction. */
+#define INSTRUCTION_IFACES(kind_iface)                                                             \
+    CLRIE_PLUGIN_COM_IFACE(&IID_IInstruction, struct il_instruction, iface),                       \
+        CLRIE_PLUGIN_COM_IFACE(&IID_IDataContainer, struct il_instruction, data.iface), kind_iface
+static const struct clrie_plugin_com_iface plain_ifaces[] = {INSTRUCTION_IFACES()};
+static const struct clrie_plugin_com_iface operand_ifaces[] = {INSTRUCTION_IFACES(
+    CLRIE_PLUGIN_COM_IFACE(&IID_IOperandInstruction, struct il_instruction, operand))};
+static const struct clrie_plugin_com_iface branch_ifaces[] = {INSTRUCTION_IFACES(
+    CLRIE_PLUGIN_COM_IFACE(&IID_IBranchInstruction, struct il_instruction, branch))};
+static const struct clrie_plugin_com_iface switch_ifaces[] = {
+    INSTRUCTION_IFACES(CLRIE_PLUGIN_COM_IFACE(&IID_ISwitchInstruction, struct il_instruction, sw))};
 
-#define UNKNOWN_FOR(prefix, Iface, of)                                                             \
-    static HRESULT prefix##_QueryInterface(Iface *This, REFIID riid, void **ppv)                   \
-    {                                                                                              \
-        return query_interface(of(This), riid, ppv);                                               \
-    }                                                                                              \
-    static ULONG prefix##_AddRef(Iface *This)                                                      \
-    {                                                                                              \
-        return il_body_add_ref(of(This)->body);                                                    \
-    }                                                                                              \
-    static ULONG prefix##_Release(Iface *This)                                                     \
-    {                                                                                              \
-        return il_body_release(of(This)->body);                                                    \
-    }
+CLRIE_PM_COM_CLASS(plain_class, "IInstruction", struct il_instruction, com, NULL, plain_ifaces);
+CLRIE_PM_COM_CLASS(operand_class, "IOperandInstruction", struct il_instruction, com, NULL,
+                   operand_ifaces);
+CLRIE_PM_COM_CLASS(branch_class, "IBranchInstruction", struct il_instruction, com, NULL,
+                   branch_ifaces);
+CLRIE_PM_COM_CLASS(switch_class, "ISwitchInstruction", struct il_instruction, com, NULL,
+                   switch_ifaces);
 
-UNKNOWN_FOR(instr, IInstruction, of_instr)
-UNKNOWN_FOR(operand, IOperandInstruction, of_operand)
-UNKNOWN_FOR(branch, IBranchInstruction, of_branch)
-UNKNOWN_FOR(sw, ISwitchInstruction, of_switch)
+CLRIE_PM_COM_OWNED(instr, IInstruction, struct il_instruction, iface, com, IL_OWNER)
+CLRIE_PM_COM_OWNED(operand, IOperandInstruction, struct il_instruction, operand, com, IL_OWNER)
+CLRIE_PM_COM_OWNED(branch, IBranchInstruction, struct il_instruction, branch, com, IL_OWNER)
+CLRIE_PM_COM_OWNED(sw, ISwitchInstruction, struct il_instruction, sw, com, IL_OWNER)
 
 /* ---- IInstruction ---- */
 
@@ -308,9 +292,7 @@ static HRESULT instr_GetInstructionGeneration(IInstruction *This, InstructionGen
 }
 
 static const struct IInstructionVtbl instruction_vtbl = {
-    .QueryInterface = instr_QueryInterface,
-    .AddRef = instr_AddRef,
-    .Release = instr_Release,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(instr),
     .GetOffset = instr_GetOffset,
     .GetOriginalOffset = instr_GetOriginalOffset,
     .GetOpCodeName = instr_GetOpCodeName,
@@ -381,9 +363,7 @@ static HRESULT operand_SetOperandValue(IOperandInstruction *This, DWORD dwSize, 
 }
 
 static const struct IOperandInstructionVtbl operand_vtbl = {
-    .QueryInterface = operand_QueryInterface,
-    .AddRef = operand_AddRef,
-    .Release = operand_Release,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(operand),
     .GetOperandType = operand_GetOperandType,
     .GetOperandValue = operand_GetOperandValue,
     .SetOperandValue = operand_SetOperandValue,
@@ -465,9 +445,7 @@ static HRESULT branch_SetBranchTarget(IBranchInstruction *This, IInstruction *pT
 }
 
 static const struct IBranchInstructionVtbl branch_vtbl = {
-    .QueryInterface = branch_QueryInterface,
-    .AddRef = branch_AddRef,
-    .Release = branch_Release,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(branch),
     .IsShortBranch = branch_IsShortBranch,
     .ExpandBranch = branch_ExpandBranch,
     .GetBranchTarget = branch_GetBranchTarget,
@@ -595,9 +573,7 @@ static HRESULT sw_GetBranchOffset(ISwitchInstruction *This, DWORD index, DWORD *
 }
 
 static const struct ISwitchInstructionVtbl switch_vtbl = {
-    .QueryInterface = sw_QueryInterface,
-    .AddRef = sw_AddRef,
-    .Release = sw_Release,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(sw),
     .GetBranchTarget = sw_GetBranchTarget,
     .SetBranchTarget = sw_SetBranchTarget,
     .RemoveBranchTargetAt = sw_RemoveBranchTargetAt,
@@ -618,6 +594,15 @@ void il_instruction_init(struct il_instruction *obj)
     obj->operand.lpVtbl = &operand_vtbl;
     obj->branch.lpVtbl = &branch_vtbl;
     obj->sw.lpVtbl = &switch_vtbl;
+    /* The opcode never changes, so neither does the operand kind. */
+    const struct clrie_plugin_com_class *cls = &plain_class;
+    if (has_plain_operand(obj))
+        cls = &operand_class;
+    else if (is_branch(obj))
+        cls = &branch_class;
+    else if (is_switch(obj))
+        cls = &switch_class;
+    clrie_plugin_com_init(&obj->com, cls);
     clrie_pm_data_container_init(&obj->data, (IUnknown *)&obj->iface);
 }
 

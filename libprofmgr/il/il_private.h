@@ -5,9 +5,15 @@
 
 #include <stdatomic.h>
 
+#include "com.h"
 #include "domains.h"
 #include "enum.h"
 #include "il_body.h"
+
+/* Every object below is owned by its body, which frees them all at once (il_body_free): each
+ * has interfaces of its own (its `com` is there for its class) and counts its references on
+ * the body's outer object (com.h's owned IUnknown). */
+#define IL_OWNER(obj) ((obj)->body->params.outer)
 
 /* Pointer -> pointer table (open addressing). Objects are never removed from it. */
 struct il_ptr_map {
@@ -28,6 +34,7 @@ struct il_fragment;
 struct il_graph_view {
     IInstructionGraph iface;
     struct clrie_pm_data_container data;
+    struct clrie_plugin_com com;
     struct il_body *body;
     struct il_fragment *fragment;
 };
@@ -48,6 +55,7 @@ struct il_instruction {
     IBranchInstruction branch;
     ISwitchInstruction sw;
     struct clrie_pm_data_container data;
+    struct clrie_plugin_com com;
     struct il_body *body;
     struct clrie_il_instr *node;
     struct clrie_il_graph *graph; /* the graph the node belongs to */
@@ -59,6 +67,7 @@ struct il_instruction {
 struct il_clause {
     IExceptionClause iface;
     struct clrie_pm_data_container data;
+    struct clrie_plugin_com com;
     struct il_body *body;
     struct clrie_il_clause *clause;
     struct clrie_il_graph *graph;
@@ -72,18 +81,21 @@ struct il_clause {
 struct il_exceptions {
     IExceptionSection iface;
     struct clrie_pm_data_container data;
+    struct clrie_plugin_com com;
     struct il_body *body;
 };
 
 struct il_factory {
     IInstructionFactory iface;
     struct clrie_pm_data_container data;
+    struct clrie_plugin_com com;
     struct il_body *body;
 };
 
 struct il_single_ret {
     ISingleRetDefaultInstrumentation2 iface;
     struct clrie_pm_data_container data;
+    struct clrie_plugin_com com;
     struct il_body *body;
     bool initialized;
     struct clrie_il_instr *exit; /* the shared exit once a transform changed the method */
@@ -150,14 +162,10 @@ struct il_clause *il_body_clause(struct il_body *body, struct clrie_il_graph *gr
 /* True if iface is an IExceptionClause of this module's making. */
 struct il_clause *il_clause_from(IExceptionClause *iface);
 
-/* Forwarded reference counting: every object of the body counts on the outer object. */
+/* A reference on the body's outer object, which every object of the body counts on. */
 static inline ULONG il_body_add_ref(struct il_body *body)
 {
     return body->params.outer->lpVtbl->AddRef(body->params.outer);
-}
-static inline ULONG il_body_release(struct il_body *body)
-{
-    return body->params.outer->lpVtbl->Release(body->params.outer);
 }
 
 /* A snapshot enumerator (enum.h) answering iid over items[0..count), interface pointers of the

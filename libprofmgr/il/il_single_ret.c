@@ -11,35 +11,15 @@ static struct il_single_ret *of_single_ret(ISingleRetDefaultInstrumentation2 *Th
     return CLRIE_CONTAINER_OF(This, struct il_single_ret, iface);
 }
 
-static HRESULT sr_QueryInterface(ISingleRetDefaultInstrumentation2 *This, REFIID riid, void **ppv)
-{
-    struct il_single_ret *sr = of_single_ret(This);
-    if (!ppv)
-        return E_POINTER;
-    *ppv = NULL;
-    if (!riid)
-        return E_POINTER;
-    if (IsEqualIID(riid, &IID_IUnknown) ||
-        IsEqualIID(riid, &IID_ISingleRetDefaultInstrumentation) ||
-        IsEqualIID(riid, &IID_ISingleRetDefaultInstrumentation2))
-        *ppv = &sr->iface;
-    else if (IsEqualIID(riid, &IID_IDataContainer))
-        *ppv = &sr->data.iface;
-    else
-        return E_NOINTERFACE;
-    il_body_add_ref(sr->body);
-    return S_OK;
-}
-
-static ULONG sr_AddRef(ISingleRetDefaultInstrumentation2 *This)
-{
-    return il_body_add_ref(of_single_ret(This)->body);
-}
-
-static ULONG sr_Release(ISingleRetDefaultInstrumentation2 *This)
-{
-    return il_body_release(of_single_ret(This)->body);
-}
+static const struct clrie_plugin_com_iface single_ret_ifaces[] = {
+    CLRIE_PLUGIN_COM_IFACE(&IID_ISingleRetDefaultInstrumentation, struct il_single_ret, iface),
+    CLRIE_PLUGIN_COM_IFACE(&IID_ISingleRetDefaultInstrumentation2, struct il_single_ret, iface),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IDataContainer, struct il_single_ret, data.iface),
+};
+CLRIE_PM_COM_CLASS(single_ret_class, "ISingleRetDefaultInstrumentation", struct il_single_ret,
+                   com, NULL, single_ret_ifaces);
+CLRIE_PM_COM_OWNED(sr, ISingleRetDefaultInstrumentation2, struct il_single_ret, iface, com,
+                   IL_OWNER)
 
 static HRESULT sr_Initialize(ISingleRetDefaultInstrumentation2 *This, IInstructionGraph *pGraph)
 {
@@ -111,9 +91,7 @@ static HRESULT sr_GetBranchTargetInstruction(ISingleRetDefaultInstrumentation2 *
 }
 
 static const struct ISingleRetDefaultInstrumentation2Vtbl single_ret_vtbl = {
-    .QueryInterface = sr_QueryInterface,
-    .AddRef = sr_AddRef,
-    .Release = sr_Release,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(sr),
     .Initialize = sr_Initialize,
     .ApplySingleRetDefaultInstrumentation = sr_Apply,
     .GetBranchTargetInstruction = sr_GetBranchTargetInstruction,
@@ -130,6 +108,7 @@ _Static_assert(offsetof(struct ISingleRetDefaultInstrumentation2Vtbl,
 void il_single_ret_init(struct il_single_ret *obj, struct il_body *body)
 {
     obj->iface.lpVtbl = &single_ret_vtbl;
+    clrie_plugin_com_init(&obj->com, &single_ret_class);
     obj->body = body;
     clrie_pm_data_container_init(&obj->data, (IUnknown *)&obj->iface);
 }

@@ -26,21 +26,6 @@ static const size_t callback_slots[] = {
     [11] = CLRIE_ABI_SLOT_COUNT(CLRIE_ICORPROFILERCALLBACK11_METHODS),
 };
 
-static const IID *const callback_iids[] = {
-    &IID_IUnknown,
-    &IID_ICorProfilerCallback,
-    &IID_ICorProfilerCallback2,
-    &IID_ICorProfilerCallback3,
-    &IID_ICorProfilerCallback4,
-    &IID_ICorProfilerCallback5,
-    &IID_ICorProfilerCallback6,
-    &IID_ICorProfilerCallback7,
-    &IID_ICorProfilerCallback8,
-    &IID_ICorProfilerCallback9,
-    &IID_ICorProfilerCallback10,
-    &IID_ICorProfilerCallback11,
-};
-
 /* Newest first: the manager keeps the newest ICorProfilerInfo the runtime offers. */
 static const struct {
     int version;
@@ -75,37 +60,9 @@ static ICorProfilerCallback11 *hook_with_slot(struct manager *m, size_t slot)
     }
 CLRIE_ICORPROFILERCALLBACK11_METHODS(TO_RAW_HOOK, ICorProfilerCallback11 *This, inner)
 
-/* ---- IUnknown ------------------------------------------------------------------------ */
+/* ---- IUnknown: the manager's class (manager.c) ------------------------------------------ */
 
-static HRESULT on_QueryInterface(ICorProfilerCallback11 *This, REFIID riid, void **ppvObject)
-{
-    if (!ppvObject)
-        return E_POINTER;
-    for (size_t i = 0; i < sizeof(callback_iids) / sizeof(callback_iids[0]); i++) {
-        if (IsEqualIID(riid, callback_iids[i])) {
-            manager_add_ref(manager_of(This));
-            *ppvObject = This;
-            return S_OK;
-        }
-    }
-    *ppvObject = NULL;
-    return E_NOINTERFACE;
-}
-
-static ULONG on_AddRef(ICorProfilerCallback11 *This)
-{
-    struct manager *m = manager_of(This);
-    manager_add_ref(m);
-    return atomic_load(&m->refs);
-}
-
-static ULONG on_Release(ICorProfilerCallback11 *This)
-{
-    struct manager *m = manager_of(This);
-    ULONG left = atomic_load(&m->refs) - 1;
-    manager_release(m);
-    return left;
-}
+CLRIE_PLUGIN_COM_IUNKNOWN(on, ICorProfilerCallback11, struct manager, callback, com)
 
 /* ---- start and end --------------------------------------------------------------------- */
 

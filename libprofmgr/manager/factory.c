@@ -5,31 +5,21 @@
 #include "utf16.h"
 
 /* How many managers were created in this process: the other process-wide state besides the
- * log (see manager.c). */
+ * log (see core/log.c). */
 static atomic_uint managers_created;
 
-static HRESULT factory_QueryInterface(IClassFactory *This, REFIID riid, void **ppvObject)
-{
-    if (!ppvObject)
-        return E_POINTER;
-    if (IsEqualIID(riid, &IID_IClassFactory) || IsEqualIID(riid, &IID_IUnknown)) {
-        *ppvObject = This;
-        return S_OK;
-    }
-    *ppvObject = NULL;
-    return E_NOINTERFACE;
-}
+/* The factory is a static object: references keep nothing alive, so none is counted. */
+struct factory {
+    IClassFactory iface;
+    struct clrie_plugin_com com; /* for its class */
+};
 
-/* The factory is a static object: references do not keep anything alive. */
-static ULONG factory_AddRef(IClassFactory *This)
-{
-    return 2;
-}
-
-static ULONG factory_Release(IClassFactory *This)
-{
-    return 1;
-}
+static const struct clrie_plugin_com_iface factory_ifaces[] = {
+    CLRIE_PLUGIN_COM_IFACE(&IID_IClassFactory, struct factory, iface),
+};
+CLRIE_PM_COM_CLASS(factory_class, "IClassFactory", struct factory, com, NULL, factory_ifaces);
+#define NO_OWNER(factory) ((void)(factory), (IUnknown *)NULL)
+CLRIE_PM_COM_OWNED(factory, IClassFactory, struct factory, iface, com, NO_OWNER)
 
 static HRESULT factory_CreateInstance(IClassFactory *This, IUnknown *pUnkOuter, REFIID riid,
                                       void **ppvObject)
@@ -48,14 +38,15 @@ static HRESULT factory_LockServer(IClassFactory *This, BOOL fLock)
 }
 
 static const struct IClassFactoryVtbl factory_vtbl = {
-    .QueryInterface = factory_QueryInterface,
-    .AddRef = factory_AddRef,
-    .Release = factory_Release,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(factory),
     .CreateInstance = factory_CreateInstance,
     .LockServer = factory_LockServer,
 };
 
-static IClassFactory factory = {&factory_vtbl};
+static struct factory factory = {
+    .iface = {&factory_vtbl},
+    .com = {.cls = &factory_class, .refs = 1},
+};
 
 HRESULT clrie_pm_get_class_object(REFCLSID clsid, REFIID iid, void **out)
 {
@@ -74,7 +65,7 @@ HRESULT clrie_pm_get_class_object(REFCLSID clsid, REFIID iid, void **out)
                            clsid->Data4[5], clsid->Data4[6], clsid->Data4[7]);
         return CLASS_E_CLASSNOTAVAILABLE;
     }
-    return factory_QueryInterface(&factory, iid, out);
+    return factory_QueryInterface(&factory.iface, iid, out);
 }
 
 HRESULT clrie_pm_profiler_create(REFIID iid, void **out)
@@ -91,7 +82,7 @@ HRESULT clrie_pm_profiler_create(REFIID iid, void **out)
     }
     atomic_fetch_add(&managers_created, 1);
     HRESULT hr = m->callback.lpVtbl->QueryInterface(&m->callback, iid, out);
-    manager_release(m);
+    m->callback.lpVtbl->Release(&m->callback);
     return hr;
 }
 

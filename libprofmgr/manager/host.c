@@ -12,71 +12,29 @@
 
 #define HOST_OF(iface, member) CLRIE_CONTAINER_OF(iface, struct host, member)
 
-static HRESULT host_query(struct host *host, REFIID riid, void **ppv)
-{
-    if (!ppv)
-        return E_POINTER;
-    void *found = NULL;
-    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IProfilerManager))
-        found = &host->manager;
-    else if (IsEqualIID(riid, &IID_IProfilerManager2))
-        found = &host->manager2;
-    else if (IsEqualIID(riid, &IID_IProfilerManager3))
-        found = &host->manager3;
-    else if (IsEqualIID(riid, &IID_IProfilerManager4))
-        found = &host->manager4;
-    else if (IsEqualIID(riid, &IID_IProfilerManager5))
-        found = &host->manager5;
-    else if (IsEqualIID(riid, &IID_IProfilerStringManager))
-        found = &host->strings;
-    else if (IsEqualIID(riid, &IID_IProfilerManagerLogging))
-        found = &host->logging.iface;
-    else if (IsEqualIID(riid, &IID_IInstrumentationMethodAttachContext))
-        found = &host->attach.iface;
-    *ppv = found;
-    if (!found)
-        return E_NOINTERFACE;
-    manager_add_ref(host->owner);
-    return S_OK;
-}
-
-static ULONG host_add_ref(struct host *host)
-{
-    manager_add_ref(host->owner);
-    return atomic_load(&host->owner->refs);
-}
-
-static ULONG host_release(struct host *host)
-{
-    ULONG left = atomic_load(&host->owner->refs) - 1;
-    manager_release(host->owner);
-    return left;
-}
+static const struct clrie_plugin_com_iface host_ifaces[] = {
+    CLRIE_PLUGIN_COM_IFACE(&IID_IProfilerManager, struct host, manager),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IProfilerManager2, struct host, manager2),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IProfilerManager3, struct host, manager3),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IProfilerManager4, struct host, manager4),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IProfilerManager5, struct host, manager5),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IProfilerStringManager, struct host, strings),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IProfilerManagerLogging, struct host, logging.iface),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IInstrumentationMethodAttachContext, struct host, attach.iface),
+};
+/* A host lives as long as its manager (which frees it): references go to the manager. */
+CLRIE_PM_COM_CLASS(host_class, "IProfilerManager", struct host, com, NULL, host_ifaces);
+#define OWNER_OF(host) manager_unknown((host)->owner)
 
 /* IUnknown for each of the host's interfaces. */
 #define HOST_IUNKNOWN(Iface, member)                                                               \
-    static HRESULT member##_QueryInterface(Iface *This, REFIID riid, void **ppv)                   \
-    {                                                                                              \
-        return host_query(HOST_OF(This, member), riid, ppv);                                       \
-    }                                                                                              \
-    static ULONG member##_AddRef(Iface *This)                                                      \
-    {                                                                                              \
-        return host_add_ref(HOST_OF(This, member));                                                \
-    }                                                                                              \
-    static ULONG member##_Release(Iface *This)                                                     \
-    {                                                                                              \
-        return host_release(HOST_OF(This, member));                                                \
-    }
+    CLRIE_PM_COM_OWNED(member, Iface, struct host, member, com, OWNER_OF)
 HOST_IUNKNOWN(IProfilerManager, manager)
 HOST_IUNKNOWN(IProfilerManager2, manager2)
 HOST_IUNKNOWN(IProfilerManager3, manager3)
 HOST_IUNKNOWN(IProfilerManager4, manager4)
 HOST_IUNKNOWN(IProfilerManager5, manager5)
 HOST_IUNKNOWN(IProfilerStringManager, strings)
-
-#define IUNKNOWN_SLOTS(member)                                                                     \
-    .QueryInterface = member##_QueryInterface, .AddRef = member##_AddRef,                          \
-    .Release = member##_Release
 
 /* ---- IProfilerManager ------------------------------------------------------------------ */
 
@@ -141,7 +99,7 @@ static HRESULT manager_GetCorProfilerInfo(IProfilerManager *This, IUnknown **ppC
     struct host *host = HOST_OF(This, manager);
     if (!ppCorProfiler)
         return E_POINTER;
-    host_add_ref(host);
+    manager_AddRef(This);
     *ppCorProfiler = (IUnknown *)(void *)&host->info;
     return S_OK;
 }
@@ -160,7 +118,7 @@ static HRESULT manager_GetLoggingInstance(IProfilerManager *This,
     struct host *host = HOST_OF(This, manager);
     if (!ppLogging)
         return E_POINTER;
-    host_add_ref(host);
+    manager_AddRef(This);
     *ppLogging = &host->logging.iface;
     return S_OK;
 }
@@ -303,7 +261,7 @@ static HRESULT manager_GetRuntimeType(IProfilerManager *This, COR_PRF_RUNTIME_TY
 }
 
 static const struct IProfilerManagerVtbl manager_vtbl = {
-    IUNKNOWN_SLOTS(manager),
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(manager),
     .SetupProfilingEnvironment = manager_SetupProfilingEnvironment,
     .AddRawProfilerHook = manager_AddRawProfilerHook,
     .RemoveRawProfilerHook = manager_RemoveRawProfilerHook,
@@ -346,7 +304,7 @@ static HRESULT manager2_ApplyMetadata(IProfilerManager2 *This, IModuleInfo *pMet
 }
 
 static const struct IProfilerManager2Vtbl manager2_vtbl = {
-    IUNKNOWN_SLOTS(manager2),
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(manager2),
     .DisableProfiling = manager2_DisableProfiling,
     .ApplyMetadata = manager2_ApplyMetadata,
 };
@@ -360,7 +318,7 @@ static HRESULT manager3_GetApiVersion(IProfilerManager3 *This, DWORD *pApiVer)
 }
 
 static const struct IProfilerManager3Vtbl manager3_vtbl = {
-    IUNKNOWN_SLOTS(manager3),
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(manager3),
     .GetApiVersion = manager3_GetApiVersion,
 };
 
@@ -374,7 +332,7 @@ static HRESULT manager4_GetGlobalLoggingInstance(IProfilerManager4 *This,
 }
 
 static const struct IProfilerManager4Vtbl manager4_vtbl = {
-    IUNKNOWN_SLOTS(manager4),
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(manager4),
     .GetGlobalLoggingInstance = manager4_GetGlobalLoggingInstance,
 };
 
@@ -388,7 +346,7 @@ static HRESULT manager5_IsInstrumentationMethodRegistered(IProfilerManager5 *Thi
 }
 
 static const struct IProfilerManager5Vtbl manager5_vtbl = {
-    IUNKNOWN_SLOTS(manager5),
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(manager5),
     .IsInstrumentationMethodRegistered = manager5_IsInstrumentationMethodRegistered,
 };
 
@@ -399,7 +357,7 @@ static HRESULT strings_FreeString(IProfilerStringManager *This, BSTR bstr)
 }
 
 static const struct IProfilerStringManagerVtbl strings_vtbl = {
-    IUNKNOWN_SLOTS(strings),
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(strings),
     .FreeString = strings_FreeString,
 };
 
@@ -414,6 +372,7 @@ void host_init(struct host *host, struct manager *owner, const char *guid36)
     logger_init(&host->logging, (IUnknown *)(void *)&host->manager, guid36);
     attach_context_init(&host->attach, (IUnknown *)(void *)&host->manager);
     host->info.lpVtbl = &host_info_vtbl;
+    clrie_plugin_com_init(&host->com, &host_class);
     host->owner = owner;
     host->guid36 = guid36;
     atomic_init(&host->event_mask, 0);

@@ -54,36 +54,35 @@ static ICorProfilerInfo15 *runtime_with_slot(ICorProfilerInfo15 *This, size_t sl
     }
 CLRIE_ICORPROFILERINFO15_METHODS(FORWARD, ICorProfilerInfo15 *This, inner)
 
+/* Special: not a class, since what it answers depends on the runtime's version; like its
+ * host's interfaces, it counts its references on the manager. */
 static HRESULT on_QueryInterface(ICorProfilerInfo15 *This, REFIID riid, void **ppvObject)
 {
     struct manager *m = host_of(This)->owner;
     if (!ppvObject)
         return E_POINTER;
+    *ppvObject = NULL;
+    if (!riid)
+        return E_POINTER;
     /* Only the versions the runtime itself implements. */
     for (int v = 0; v <= m->info_version && v < 16; v++) {
         if (IsEqualIID(riid, info_iids[v])) {
-            manager_add_ref(m);
+            clrie_pm__com_add_ref_owned(manager_unknown(m));
             *ppvObject = This;
             return S_OK;
         }
     }
-    *ppvObject = NULL;
     return E_NOINTERFACE;
 }
 
 static ULONG on_AddRef(ICorProfilerInfo15 *This)
 {
-    struct manager *m = host_of(This)->owner;
-    manager_add_ref(m);
-    return atomic_load(&m->refs);
+    return clrie_pm__com_add_ref_owned(manager_unknown(host_of(This)->owner));
 }
 
 static ULONG on_Release(ICorProfilerInfo15 *This)
 {
-    struct manager *m = host_of(This)->owner;
-    ULONG left = atomic_load(&m->refs) - 1;
-    manager_release(m);
-    return left;
+    return clrie_pm__com_release_owned(manager_unknown(host_of(This)->owner));
 }
 
 /* Records what this plugin asks for; the runtime gets the union. A refusal (the runtime will

@@ -12,7 +12,7 @@
 struct jit_info {
     IMethodJitInfo2 iface; /* first */
     struct clrie_pm_data_container data;
-    atomic_ulong refs;
+    struct clrie_plugin_com com;
     struct manager *owner;
     FunctionID function;
     ReJITID rejit_id;
@@ -27,42 +27,23 @@ static struct jit_info *jit_info_of(IMethodJitInfo2 *iface)
     return (struct jit_info *)(void *)iface;
 }
 
-static HRESULT ji_QueryInterface(IMethodJitInfo2 *This, REFIID riid, void **ppv)
+static void jit_info_destroy(void *object)
 {
-    struct jit_info *ji = jit_info_of(This);
-    if (!ppv)
-        return E_POINTER;
-    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IMethodJitInfo) ||
-        IsEqualIID(riid, &IID_IMethodJitInfo2)) {
-        *ppv = This;
-    } else if (IsEqualIID(riid, &IID_IDataContainer)) {
-        *ppv = &ji->data.iface;
-    } else {
-        *ppv = NULL;
-        return E_NOINTERFACE;
-    }
-    atomic_fetch_add_explicit(&ji->refs, 1, memory_order_relaxed);
-    return S_OK;
+    struct jit_info *ji = object;
+    clrie_pm_data_container_finish(&ji->data);
+    if (ji->module)
+        ji->module->lpVtbl->Release(ji->module);
+    free(ji);
 }
 
-static ULONG ji_AddRef(IMethodJitInfo2 *This)
-{
-    return (ULONG)(atomic_fetch_add_explicit(&jit_info_of(This)->refs, 1, memory_order_relaxed) +
-                   1);
-}
-
-static ULONG ji_Release(IMethodJitInfo2 *This)
-{
-    struct jit_info *ji = jit_info_of(This);
-    unsigned long left = atomic_fetch_sub_explicit(&ji->refs, 1, memory_order_acq_rel) - 1;
-    if (left == 0) {
-        clrie_pm_data_container_finish(&ji->data);
-        if (ji->module)
-            ji->module->lpVtbl->Release(ji->module);
-        free(ji);
-    }
-    return (ULONG)left;
-}
+static const struct clrie_plugin_com_iface jit_info_ifaces[] = {
+    CLRIE_PLUGIN_COM_IFACE(&IID_IMethodJitInfo, struct jit_info, iface),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IMethodJitInfo2, struct jit_info, iface),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IDataContainer, struct jit_info, data.iface),
+};
+CLRIE_PM_COM_CLASS(jit_info_class, "IMethodJitInfo", struct jit_info, com, jit_info_destroy,
+                   jit_info_ifaces);
+CLRIE_PLUGIN_COM_IUNKNOWN(ji, IMethodJitInfo2, struct jit_info, iface, com)
 
 static HRESULT ji_GetFunctionID(IMethodJitInfo2 *This, FunctionID *pFunctionId)
 {
@@ -176,9 +157,7 @@ static HRESULT ji_GetNativeCodeAddress(IMethodJitInfo2 *This, UINT_PTR *pCodeAdd
 }
 
 static const struct IMethodJitInfo2Vtbl jit_info_vtbl = {
-    .QueryInterface = ji_QueryInterface,
-    .AddRef = ji_AddRef,
-    .Release = ji_Release,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(ji),
     .GetFunctionID = ji_GetFunctionID,
     .GetIsRejit = ji_GetIsRejit,
     .GetRejitId = ji_GetRejitId,
@@ -199,7 +178,7 @@ static struct jit_info *jit_info_new(struct manager *m, FunctionID function, ReJ
         return NULL;
     ji->iface.lpVtbl = &jit_info_vtbl;
     clrie_pm_data_container_init(&ji->data, (IUnknown *)(void *)&ji->iface);
-    atomic_init(&ji->refs, 1);
+    clrie_plugin_com_init(&ji->com, &jit_info_class);
     ji->owner = m;
     ji->function = function;
     ji->rejit_id = rejit_id;

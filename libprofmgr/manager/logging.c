@@ -11,33 +11,22 @@ static struct logger *logger_of(IProfilerManagerLogging *iface)
     return CLRIE_CONTAINER_OF(iface, struct logger, iface);
 }
 
-static HRESULT logger_QueryInterface(IProfilerManagerLogging *This, REFIID riid, void **ppv)
-{
-    struct logger *logger = logger_of(This);
-    if (!ppv)
-        return E_POINTER;
-    if (logger->outer && !IsEqualIID(riid, &IID_IProfilerManagerLogging))
-        return logger->outer->lpVtbl->QueryInterface(logger->outer, riid, ppv);
-    if (IsEqualIID(riid, &IID_IProfilerManagerLogging) || IsEqualIID(riid, &IID_IUnknown)) {
-        This->lpVtbl->AddRef(This);
-        *ppv = This;
-        return S_OK;
-    }
-    *ppv = NULL;
-    return E_NOINTERFACE;
-}
+/* A plugin's logger is part of its host. */
+CLRIE_PM_COM_AGGREGATED(logger, IProfilerManagerLogging, struct logger, iface, outer)
 
-static ULONG logger_AddRef(IProfilerManagerLogging *This)
-{
-    struct logger *logger = logger_of(This);
-    return logger->outer ? logger->outer->lpVtbl->AddRef(logger->outer) : 1;
-}
-
-static ULONG logger_Release(IProfilerManagerLogging *This)
-{
-    struct logger *logger = logger_of(This);
-    return logger->outer ? logger->outer->lpVtbl->Release(logger->outer) : 1;
-}
+/* The engine's own logger is a static object: references keep nothing alive, none is counted. */
+struct global_logger {
+    struct logger logger;
+    struct clrie_plugin_com com; /* for its class */
+};
+static const struct clrie_plugin_com_iface global_ifaces[] = {
+    CLRIE_PLUGIN_COM_IFACE(&IID_IProfilerManagerLogging, struct global_logger, logger.iface),
+};
+CLRIE_PM_COM_CLASS(global_class, "the engine logger", struct global_logger, com, NULL,
+                   global_ifaces);
+#define NO_OWNER(logger) ((void)(logger), (IUnknown *)NULL)
+CLRIE_PM_COM_OWNED(global, IProfilerManagerLogging, struct global_logger, logger.iface, com,
+                   NO_OWNER)
 
 static HRESULT log_utf16(IProfilerManagerLogging *This, enum clrie_pm_log_kind kind,
                          const WCHAR *text)
@@ -94,16 +83,20 @@ static HRESULT logger_SetLoggingFlags(IProfilerManagerLogging *This, LoggingFlag
     return S_OK;
 }
 
+#define LOGGER_SLOTS                                                                               \
+    .LogMessage = logger_LogMessage, .LogError = logger_LogError,                                  \
+    .LogDumpMessage = logger_LogDumpMessage,                                                       \
+    .EnableDiagnosticLogToDebugPort = logger_EnableDiagnosticLogToDebugPort,                       \
+    .GetLoggingFlags = logger_GetLoggingFlags, .SetLoggingFlags = logger_SetLoggingFlags
+
 static const struct IProfilerManagerLoggingVtbl logger_vtbl = {
-    .QueryInterface = logger_QueryInterface,
-    .AddRef = logger_AddRef,
-    .Release = logger_Release,
-    .LogMessage = logger_LogMessage,
-    .LogError = logger_LogError,
-    .LogDumpMessage = logger_LogDumpMessage,
-    .EnableDiagnosticLogToDebugPort = logger_EnableDiagnosticLogToDebugPort,
-    .GetLoggingFlags = logger_GetLoggingFlags,
-    .SetLoggingFlags = logger_SetLoggingFlags,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(logger),
+    LOGGER_SLOTS,
+};
+
+static const struct IProfilerManagerLoggingVtbl global_vtbl = {
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(global),
+    LOGGER_SLOTS,
 };
 
 void logger_init(struct logger *logger, IUnknown *outer, const char *guid36)
@@ -113,11 +106,14 @@ void logger_init(struct logger *logger, IUnknown *outer, const char *guid36)
     logger->guid36 = guid36;
 }
 
-static struct logger global_logger = {.iface = {.lpVtbl = &logger_vtbl}};
+static struct global_logger global_logger = {
+    .logger = {.iface = {.lpVtbl = &global_vtbl}},
+    .com = {.cls = &global_class, .refs = 1},
+};
 
 IProfilerManagerLogging *logger_global(void)
 {
-    return &global_logger.iface;
+    return &global_logger.logger.iface;
 }
 
 /* ---- the plugin's logging host ------------------------------------------------------- */

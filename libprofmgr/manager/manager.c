@@ -4,57 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The process-wide log: the logging variables describe the process, so every manager (and
- * GetInstrumentationEngineLogger, which needs no manager) shares one, configured once. This
- * and the factory's object count are the library's only mutable process-wide state. */
-static pthread_once_t process_log_once = PTHREAD_ONCE_INIT;
-static struct clrie_pm_log process_log;
-
-extern char **environ;
-
-static void process_log_init(void)
+static void manager_destroy(void *object)
 {
-    /* Out of memory here leaves a log without per-plugin levels; it still works. */
-    clrie_pm_log_init(&process_log, environ);
-}
-
-struct clrie_pm_log *clrie_pm_process_log(void)
-{
-    pthread_once(&process_log_once, process_log_init);
-    return &process_log;
-}
-
-struct manager *manager_new(void)
-{
-    struct manager *m = calloc(1, sizeof(*m));
-    struct plugin_list *empty = calloc(1, sizeof(*empty));
-    if (!m || !empty) {
-        free(m);
-        free(empty);
-        return NULL;
-    }
-    m->callback.lpVtbl = &manager_callback_vtbl;
-    atomic_init(&m->refs, 1);
-    m->log = clrie_pm_process_log();
-    pthread_mutexattr_t recursive;
-    pthread_mutexattr_init(&recursive);
-    pthread_mutexattr_settype(&recursive, PTHREAD_MUTEX_RECURSIVE);
-    pthread_mutex_init(&m->load_lock, &recursive);
-    pthread_mutexattr_destroy(&recursive);
-    pthread_mutex_init(&m->mask_lock, NULL);
-    atomic_init(&m->plugins, empty);
-    return m;
-}
-
-void manager_add_ref(struct manager *m)
-{
-    atomic_fetch_add(&m->refs, 1);
-}
-
-void manager_release(struct manager *m)
-{
-    if (atomic_fetch_sub(&m->refs, 1) != 1)
-        return;
+    struct manager *m = object;
     plugins_free_all(m);
     raw_hook_free(m);
     clrie_pm_domains_free(m->domains);
@@ -68,6 +20,44 @@ void manager_release(struct manager *m)
     pthread_mutex_destroy(&m->load_lock);
     pthread_mutex_destroy(&m->mask_lock);
     free(m);
+}
+
+static const struct clrie_plugin_com_iface manager_ifaces[] = {
+    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback, struct manager, callback),
+    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback2, struct manager, callback),
+    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback3, struct manager, callback),
+    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback4, struct manager, callback),
+    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback5, struct manager, callback),
+    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback6, struct manager, callback),
+    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback7, struct manager, callback),
+    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback8, struct manager, callback),
+    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback9, struct manager, callback),
+    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback10, struct manager, callback),
+    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback11, struct manager, callback),
+};
+CLRIE_PM_COM_CLASS(manager_class, "the profiler manager", struct manager, com, manager_destroy,
+                   manager_ifaces);
+
+struct manager *manager_new(void)
+{
+    struct manager *m = calloc(1, sizeof(*m));
+    struct plugin_list *empty = calloc(1, sizeof(*empty));
+    if (!m || !empty) {
+        free(m);
+        free(empty);
+        return NULL;
+    }
+    m->callback.lpVtbl = &manager_callback_vtbl;
+    clrie_plugin_com_init(&m->com, &manager_class);
+    m->log = clrie_pm_process_log();
+    pthread_mutexattr_t recursive;
+    pthread_mutexattr_init(&recursive);
+    pthread_mutexattr_settype(&recursive, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&m->load_lock, &recursive);
+    pthread_mutexattr_destroy(&recursive);
+    pthread_mutex_init(&m->mask_lock, NULL);
+    atomic_init(&m->plugins, empty);
+    return m;
 }
 
 struct plugin_list *manager_plugins(struct manager *m)

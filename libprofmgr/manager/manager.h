@@ -22,6 +22,7 @@
 
 #include "clrie/abi/corprof.h"
 #include "clrie/abi/instrumentation.h"
+#include "com.h"
 #include "domains.h"
 #include "log.h"
 #include "settings.h"
@@ -45,11 +46,12 @@ struct manager;
 #define VTABLE_OVERRIDES_END _Pragma("GCC diagnostic pop")
 #endif
 
-/* IProfilerManagerLogging: log lines on behalf of one plugin (guid36) or of the engine. AddRef
- * and Release go to `outer`; a logger without one is static and never freed. */
+/* IProfilerManagerLogging: log lines on behalf of one plugin (guid36) or of the engine. A
+ * plugin's logger is part of its host: QueryInterface, AddRef and Release go to `outer`. The
+ * engine's own (logger_global) is static and never freed. */
 struct logger {
     IProfilerManagerLogging iface;
-    IUnknown *outer;
+    IUnknown *outer;    /* NULL for the engine's own */
     const char *guid36; /* upper case, no braces; NULL for the engine itself */
 };
 
@@ -77,6 +79,7 @@ struct host {
     struct logger logging;
     ICorProfilerInfo15 info;      /* the wrapped ICorProfilerInfo */
     struct attach_context attach; /* its config settings (settings.h) */
+    struct clrie_plugin_com com;  /* for its class: references are the owner's (com.h) */
     struct manager *owner;
     const char *guid36; /* for log lines: upper case, no braces; NULL for the raw hook */
     /* The events this plugin asked for through its wrapped info. */
@@ -119,8 +122,8 @@ struct raw_hook {
 };
 
 struct manager {
-    ICorProfilerCallback11 callback;
-    atomic_uint refs;
+    ICorProfilerCallback11 callback; /* the manager's IUnknown */
+    struct clrie_plugin_com com;     /* the runtime's and the hosts' references */
 
     /* The runtime's newest ICorProfilerInfo (version info_version, 3..15), set in Initialize. */
     ICorProfilerInfo15 *info;
@@ -156,13 +159,14 @@ struct manager {
     struct plugin_list *last_active; /* the list Shutdown emptied: the release order */
 };
 
-/* The process-wide log every manager writes to (configured once from the environment). */
-struct clrie_pm_log *clrie_pm_process_log(void);
-
 /* manager.c */
+/* A new manager with one reference (Release it through its callback interface). */
 struct manager *manager_new(void);
-void manager_add_ref(struct manager *m);
-void manager_release(struct manager *m);
+/* The manager as the IUnknown its hosts count their references on. */
+static inline IUnknown *manager_unknown(struct manager *m)
+{
+    return (IUnknown *)(void *)&m->callback;
+}
 struct plugin_list *manager_plugins(struct manager *m);
 /* Publishes a new list holding the current plugins plus `added` (if not NULL, placed after
  * every plugin of lower or equal order) minus `removed` (if not NULL). Call with load_lock held.

@@ -39,6 +39,7 @@ static void release_unknown(void *object)
 /* ---- construction ---------------------------------------------------------------------- */
 
 extern const struct IMethodInfo2Vtbl method_info_vtbl;
+static const struct clrie_plugin_com_class method_info_class;
 
 /* Asks the module for one of its metadata interfaces as iid; NULL when it has none. */
 static void *module_metadata(IModuleInfo *module, bool emit, const IID *iid)
@@ -90,7 +91,7 @@ static HRESULT create(struct manager *m, IModuleInfo *module, mdMethodDef token,
         return E_OUTOFMEMORY;
     mi->iface.lpVtbl = &method_info_vtbl;
     clrie_pm_data_container_init(&mi->data, as_unknown(mi));
-    atomic_init(&mi->refs, 1);
+    clrie_plugin_com_init(&mi->com, &method_info_class);
     mi->owner = m;
     module->lpVtbl->AddRef(module);
     mi->module = module;
@@ -208,8 +209,9 @@ void method_info_release(struct method_info *mi)
         mi->iface.lpVtbl->Release(&mi->iface);
 }
 
-static void destroy(struct method_info *mi)
+static void destroy(void *object)
 {
+    struct method_info *mi = object;
     il_body_free(mi->body);
     types_locals_free(mi->locals);
     types_locals_free(mi->original_locals);
@@ -222,6 +224,15 @@ static void destroy(struct method_info *mi)
     free(mi->full_name_utf8);
     free(mi);
 }
+
+static const struct clrie_plugin_com_iface method_info_ifaces[] = {
+    CLRIE_PLUGIN_COM_IFACE(&IID_IMethodInfo, struct method_info, iface),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IMethodInfo2, struct method_info, iface),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IDataContainer, struct method_info, data.iface),
+};
+CLRIE_PM_COM_CLASS(method_info_class, "IMethodInfo", struct method_info, com, destroy,
+                   method_info_ifaces);
+CLRIE_PLUGIN_COM_IUNKNOWN(mi, IMethodInfo2, struct method_info, iface, com)
 
 /* ---- lazily made parts ------------------------------------------------------------------ */
 
@@ -457,38 +468,6 @@ void method_info_install_factory(struct manager *m)
 }
 
 /* ---- IUnknown ------------------------------------------------------------------------- */
-
-static HRESULT mi_QueryInterface(IMethodInfo2 *This, REFIID riid, void **ppv)
-{
-    struct method_info *mi = from_iface(This);
-    if (!ppv)
-        return E_POINTER;
-    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IMethodInfo) ||
-        IsEqualIID(riid, &IID_IMethodInfo2)) {
-        *ppv = This;
-    } else if (IsEqualIID(riid, &IID_IDataContainer)) {
-        *ppv = &mi->data.iface;
-    } else {
-        *ppv = NULL;
-        return E_NOINTERFACE;
-    }
-    atomic_fetch_add_explicit(&mi->refs, 1, memory_order_relaxed);
-    return S_OK;
-}
-
-static ULONG mi_AddRef(IMethodInfo2 *This)
-{
-    return (ULONG)(atomic_fetch_add_explicit(&from_iface(This)->refs, 1, memory_order_relaxed) + 1);
-}
-
-static ULONG mi_Release(IMethodInfo2 *This)
-{
-    struct method_info *mi = from_iface(This);
-    unsigned long left = atomic_fetch_sub_explicit(&mi->refs, 1, memory_order_acq_rel) - 1;
-    if (left == 0)
-        destroy(mi);
-    return (ULONG)left;
-}
 
 /* ---- IMethodInfo: identity and metadata --------------------------------------------------- */
 
@@ -844,9 +823,7 @@ static HRESULT mi_GetMaxStack(IMethodInfo2 *This, DWORD *pMaxStack)
 }
 
 const struct IMethodInfo2Vtbl method_info_vtbl = {
-    .QueryInterface = mi_QueryInterface,
-    .AddRef = mi_AddRef,
-    .Release = mi_Release,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(mi),
     .GetModuleInfo = mi_GetModuleInfo,
     .GetName = mi_GetName,
     .GetFullName = mi_GetFullName,

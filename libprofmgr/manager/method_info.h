@@ -19,6 +19,7 @@
 #include "clrie/abi/corprof.h"
 #include "clrie/abi/instrumentation.h"
 #include "clrie/abi/metadata.h"
+#include "com.h"
 #include "domains.h"
 #include "il_body.h"
 #include "types.h"
@@ -28,7 +29,7 @@ struct manager;
 struct method_info {
     IMethodInfo2 iface; /* first: the object's IUnknown */
     struct clrie_pm_data_container data;
-    atomic_ulong refs;
+    struct clrie_plugin_com com;
     struct manager *owner; /* outlives every method info */
 
     IModuleInfo *module; /* strong */

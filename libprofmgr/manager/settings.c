@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "com.h"
 #include "enum.h"
 #include "utf16.h"
 
@@ -23,7 +24,7 @@ struct settings {
 /* One setting handed to a plugin: a position in a table it keeps alive. */
 struct setting {
     IInstrumentationMethodSetting iface;
-    atomic_ulong refs;
+    struct clrie_plugin_com com;
     struct settings *settings;
     size_t index;
 };
@@ -91,35 +92,19 @@ static struct setting *setting_of(IInstrumentationMethodSetting *iface)
     return CLRIE_CONTAINER_OF(iface, struct setting, iface);
 }
 
-static HRESULT setting_QueryInterface(IInstrumentationMethodSetting *This, REFIID riid, void **ppv)
+static void setting_destroy(void *object)
 {
-    if (!ppv)
-        return E_POINTER;
-    *ppv = NULL;
-    if (!riid)
-        return E_POINTER;
-    if (!IsEqualIID(riid, &IID_IUnknown) && !IsEqualIID(riid, &IID_IInstrumentationMethodSetting))
-        return E_NOINTERFACE;
-    atomic_fetch_add_explicit(&setting_of(This)->refs, 1, memory_order_relaxed);
-    *ppv = This;
-    return S_OK;
+    struct setting *s = object;
+    settings_unref(s->settings);
+    free(s);
 }
 
-static ULONG setting_AddRef(IInstrumentationMethodSetting *This)
-{
-    return (ULONG)(atomic_fetch_add_explicit(&setting_of(This)->refs, 1, memory_order_relaxed) + 1);
-}
-
-static ULONG setting_Release(IInstrumentationMethodSetting *This)
-{
-    struct setting *s = setting_of(This);
-    unsigned long left = atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) - 1;
-    if (left == 0) {
-        settings_unref(s->settings);
-        free(s);
-    }
-    return (ULONG)left;
-}
+static const struct clrie_plugin_com_iface setting_ifaces[] = {
+    CLRIE_PLUGIN_COM_IFACE(&IID_IInstrumentationMethodSetting, struct setting, iface),
+};
+CLRIE_PM_COM_CLASS(setting_class, "IInstrumentationMethodSetting", struct setting, com,
+                   setting_destroy, setting_ifaces);
+CLRIE_PLUGIN_COM_IUNKNOWN(setting, IInstrumentationMethodSetting, struct setting, iface, com)
 
 static HRESULT copy_bstr(BSTR text, BSTR *out)
 {
@@ -142,9 +127,7 @@ static HRESULT setting_GetValue(IInstrumentationMethodSetting *This, BSTR *pbstr
 }
 
 static const struct IInstrumentationMethodSettingVtbl setting_vtbl = {
-    .QueryInterface = setting_QueryInterface,
-    .AddRef = setting_AddRef,
-    .Release = setting_Release,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(setting),
     .GetName = setting_GetName,
     .GetValue = setting_GetValue,
 };
@@ -155,7 +138,7 @@ static IInstrumentationMethodSetting *setting_new(struct settings *settings, siz
     if (!s)
         return NULL;
     s->iface.lpVtbl = &setting_vtbl;
-    atomic_init(&s->refs, 1);
+    clrie_plugin_com_init(&s->com, &setting_class);
     settings_ref(settings);
     s->settings = settings;
     s->index = index;
@@ -198,24 +181,8 @@ static struct attach_context *context_of(IInstrumentationMethodAttachContext *if
     return CLRIE_CONTAINER_OF(iface, struct attach_context, iface);
 }
 
-static HRESULT context_QueryInterface(IInstrumentationMethodAttachContext *This, REFIID riid,
-                                      void **ppv)
-{
-    IUnknown *outer = context_of(This)->outer;
-    return outer->lpVtbl->QueryInterface(outer, riid, ppv);
-}
-
-static ULONG context_AddRef(IInstrumentationMethodAttachContext *This)
-{
-    IUnknown *outer = context_of(This)->outer;
-    return outer->lpVtbl->AddRef(outer);
-}
-
-static ULONG context_Release(IInstrumentationMethodAttachContext *This)
-{
-    IUnknown *outer = context_of(This)->outer;
-    return outer->lpVtbl->Release(outer);
-}
+CLRIE_PM_COM_AGGREGATED(context, IInstrumentationMethodAttachContext, struct attach_context, iface,
+                        outer)
 
 static HRESULT context_EnumSettings(IInstrumentationMethodAttachContext *This,
                                     IEnumInstrumentationMethodSettings **ppEnum)
@@ -235,9 +202,7 @@ static HRESULT context_EnumSettings(IInstrumentationMethodAttachContext *This,
 }
 
 static const struct IInstrumentationMethodAttachContextVtbl context_vtbl = {
-    .QueryInterface = context_QueryInterface,
-    .AddRef = context_AddRef,
-    .Release = context_Release,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(context),
     .EnumSettings = context_EnumSettings,
 };
 

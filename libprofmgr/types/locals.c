@@ -32,9 +32,10 @@ struct blob {
 struct types_locals {
     ILocalVariableCollection2 iface; /* first */
     struct clrie_pm_data_container data;
-    IUnknown *outer;       /* borrowed: it owns the collection; may be NULL */
-    ITypeCreator *creator; /* strong */
-    IMetaDataEmit *emit;   /* strong, may be NULL */
+    struct clrie_plugin_com com; /* for its class: references are the outer's */
+    IUnknown *outer;             /* borrowed: it owns the collection; may be NULL */
+    ITypeCreator *creator;       /* strong */
+    IMetaDataEmit *emit;         /* strong, may be NULL */
     bool read_only;
     bool initialized;
     struct blob original;
@@ -73,37 +74,16 @@ static bool blob_equal(const struct blob *b, const uint8_t *bytes, size_t len)
     return b->len == len && (len == 0 || memcmp(b->bytes, bytes, len) == 0);
 }
 
-static HRESULT locals_QueryInterface(ILocalVariableCollection2 *This, REFIID riid, void **ppv)
-{
-    struct types_locals *l = from_iface(This);
-    if (!ppv)
-        return E_POINTER;
-    *ppv = NULL;
-    if (!riid)
-        return E_POINTER;
-    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_ILocalVariableCollection) ||
-        IsEqualIID(riid, &IID_ILocalVariableCollection2))
-        *ppv = &l->iface;
-    else if (IsEqualIID(riid, &IID_IDataContainer))
-        *ppv = &l->data.iface;
-    else
-        return E_NOINTERFACE;
-    This->lpVtbl->AddRef(This);
-    return S_OK;
-}
-
-/* The collection lives as long as its owner: references go to the owner. */
-static ULONG locals_AddRef(ILocalVariableCollection2 *This)
-{
-    IUnknown *outer = from_iface(This)->outer;
-    return outer ? outer->lpVtbl->AddRef(outer) : 1;
-}
-
-static ULONG locals_Release(ILocalVariableCollection2 *This)
-{
-    IUnknown *outer = from_iface(This)->outer;
-    return outer ? outer->lpVtbl->Release(outer) : 1;
-}
+static const struct clrie_plugin_com_iface locals_ifaces[] = {
+    CLRIE_PLUGIN_COM_IFACE(&IID_ILocalVariableCollection, struct types_locals, iface),
+    CLRIE_PLUGIN_COM_IFACE(&IID_ILocalVariableCollection2, struct types_locals, iface),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IDataContainer, struct types_locals, data.iface),
+};
+/* The collection lives as long as its owner (types_locals_free): references go to the owner. */
+CLRIE_PM_COM_CLASS(locals_class, "ILocalVariableCollection", struct types_locals, com, NULL,
+                   locals_ifaces);
+#define OWNER_OF(l) ((l)->outer)
+CLRIE_PM_COM_OWNED(locals, ILocalVariableCollection2, struct types_locals, iface, com, OWNER_OF)
 
 /* Nothing to load: the blob came with the collection. S_FALSE after the first call, as CLRIE. */
 static HRESULT locals_Initialize(ILocalVariableCollection2 *This)
@@ -253,9 +233,7 @@ static HRESULT locals_GetEnum(ILocalVariableCollection2 *This,
 }
 
 static const struct ILocalVariableCollection2Vtbl locals_vtbl = {
-    .QueryInterface = locals_QueryInterface,
-    .AddRef = locals_AddRef,
-    .Release = locals_Release,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(locals),
     .Initialize = locals_Initialize,
     .GetCorSignature = locals_GetCorSignature,
     .GetCount = locals_GetCount,
@@ -287,6 +265,7 @@ HRESULT types_locals_new(IUnknown *outer, ITypeCreator *creator, IMetaDataEmit *
     }
     l->iface.lpVtbl = &locals_vtbl;
     clrie_pm_data_container_init(&l->data, (IUnknown *)&l->iface);
+    clrie_plugin_com_init(&l->com, &locals_class);
     l->outer = outer;
     creator->lpVtbl->AddRef(creator);
     l->creator = creator;

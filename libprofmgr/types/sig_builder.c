@@ -17,7 +17,7 @@
 struct builder {
     ISignatureBuilder iface; /* first */
     struct clrie_pm_data_container data;
-    atomic_ulong refs;
+    struct clrie_plugin_com com;
     uint8_t *bytes;
     size_t len, capacity;
 };
@@ -34,41 +34,21 @@ static struct builder *from_iface(ISignatureBuilder *iface)
     return CLRIE_CONTAINER_OF(iface, struct builder, iface);
 }
 
-static HRESULT builder_QueryInterface(ISignatureBuilder *This, REFIID riid, void **ppv)
+static void builder_destroy(void *object)
 {
-    struct builder *b = from_iface(This);
-    if (!ppv)
-        return E_POINTER;
-    *ppv = NULL;
-    if (!riid)
-        return E_POINTER;
-    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_ISignatureBuilder))
-        *ppv = &b->iface;
-    else if (IsEqualIID(riid, &IID_IDataContainer))
-        *ppv = &b->data.iface;
-    else
-        return E_NOINTERFACE;
-    atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed);
-    return S_OK;
+    struct builder *b = object;
+    clrie_pm_data_container_finish(&b->data);
+    free(b->bytes);
+    free(b);
 }
 
-static ULONG builder_AddRef(ISignatureBuilder *This)
-{
-    struct builder *b = from_iface(This);
-    return (ULONG)(atomic_fetch_add_explicit(&b->refs, 1, memory_order_relaxed) + 1);
-}
-
-static ULONG builder_Release(ISignatureBuilder *This)
-{
-    struct builder *b = from_iface(This);
-    unsigned long left = atomic_fetch_sub_explicit(&b->refs, 1, memory_order_acq_rel) - 1;
-    if (left == 0) {
-        clrie_pm_data_container_finish(&b->data);
-        free(b->bytes);
-        free(b);
-    }
-    return (ULONG)left;
-}
+static const struct clrie_plugin_com_iface builder_ifaces[] = {
+    CLRIE_PLUGIN_COM_IFACE(&IID_ISignatureBuilder, struct builder, iface),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IDataContainer, struct builder, data.iface),
+};
+CLRIE_PM_COM_CLASS(builder_class, "ISignatureBuilder", struct builder, com, builder_destroy,
+                   builder_ifaces);
+CLRIE_PLUGIN_COM_IUNKNOWN(builder, ISignatureBuilder, struct builder, iface, com)
 
 static HRESULT append(struct builder *b, const uint8_t *bytes, size_t len)
 {
@@ -227,9 +207,7 @@ static HRESULT builder_GetCorSignaturePtr(ISignatureBuilder *This, const BYTE **
 }
 
 static const struct ISignatureBuilderVtbl builder_vtbl = {
-    .QueryInterface = builder_QueryInterface,
-    .AddRef = builder_AddRef,
-    .Release = builder_Release,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(builder),
     .Add = builder_Add,
     .AddSignedInt = builder_AddSignedInt,
     .AddToken = builder_AddToken,
@@ -251,7 +229,7 @@ HRESULT types_signature_builder_new(ISignatureBuilder **out)
     if (!b)
         return E_OUTOFMEMORY;
     b->iface.lpVtbl = &builder_vtbl;
-    atomic_init(&b->refs, 1);
+    clrie_plugin_com_init(&b->com, &builder_class);
     clrie_pm_data_container_init(&b->data, (IUnknown *)&b->iface);
     *out = &b->iface;
     return S_OK;

@@ -23,7 +23,7 @@ struct creator {
     ITypeCreator iface; /* first */
     ISignatureParser parser;
     struct clrie_pm_data_container data;
-    atomic_ulong refs;
+    struct clrie_plugin_com com;
     IModuleInfo *module;     /* strong, may be NULL */
     IMetaDataImport *import; /* strong, may be NULL */
 };
@@ -39,73 +39,26 @@ _Static_assert(offsetof(struct creator, iface) == 0, "iface first");
 #define TD_ABSTRACT 0x80u
 #define TD_SEALED 0x100u
 
-static HRESULT query(struct creator *c, REFIID riid, void **ppv)
+static void creator_destroy(void *object)
 {
-    if (!ppv)
-        return E_POINTER;
-    *ppv = NULL;
-    if (!riid)
-        return E_POINTER;
-    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_ITypeCreator))
-        *ppv = &c->iface;
-    else if (IsEqualIID(riid, &IID_ISignatureParser))
-        *ppv = &c->parser;
-    else if (IsEqualIID(riid, &IID_IDataContainer))
-        *ppv = &c->data.iface;
-    else
-        return E_NOINTERFACE;
-    atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
-    return S_OK;
+    struct creator *c = object;
+    clrie_pm_data_container_finish(&c->data);
+    if (c->import)
+        c->import->lpVtbl->Release(c->import);
+    if (c->module)
+        c->module->lpVtbl->Release(c->module);
+    free(c);
 }
 
-static ULONG add_ref(struct creator *c)
-{
-    return (ULONG)(atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed) + 1);
-}
-
-static ULONG release(struct creator *c)
-{
-    unsigned long left = atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) - 1;
-    if (left == 0) {
-        clrie_pm_data_container_finish(&c->data);
-        if (c->import)
-            c->import->lpVtbl->Release(c->import);
-        if (c->module)
-            c->module->lpVtbl->Release(c->module);
-        free(c);
-    }
-    return (ULONG)left;
-}
-
-static HRESULT creator_QueryInterface(ITypeCreator *This, REFIID riid, void **ppv)
-{
-    return query(CREATOR_OF(This, iface), riid, ppv);
-}
-
-static ULONG creator_AddRef(ITypeCreator *This)
-{
-    return add_ref(CREATOR_OF(This, iface));
-}
-
-static ULONG creator_Release(ITypeCreator *This)
-{
-    return release(CREATOR_OF(This, iface));
-}
-
-static HRESULT parser_QueryInterface(ISignatureParser *This, REFIID riid, void **ppv)
-{
-    return query(CREATOR_OF(This, parser), riid, ppv);
-}
-
-static ULONG parser_AddRef(ISignatureParser *This)
-{
-    return add_ref(CREATOR_OF(This, parser));
-}
-
-static ULONG parser_Release(ISignatureParser *This)
-{
-    return release(CREATOR_OF(This, parser));
-}
+static const struct clrie_plugin_com_iface creator_ifaces[] = {
+    CLRIE_PLUGIN_COM_IFACE(&IID_ITypeCreator, struct creator, iface),
+    CLRIE_PLUGIN_COM_IFACE(&IID_ISignatureParser, struct creator, parser),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IDataContainer, struct creator, data.iface),
+};
+CLRIE_PM_COM_CLASS(creator_class, "ITypeCreator", struct creator, com, creator_destroy,
+                   creator_ifaces);
+CLRIE_PLUGIN_COM_IUNKNOWN(creator, ITypeCreator, struct creator, iface, com)
+CLRIE_PLUGIN_COM_IUNKNOWN(parser, ISignatureParser, struct creator, parser, com)
 
 /* ---- ITypeCreator ------------------------------------------------------------------------- */
 
@@ -159,9 +112,7 @@ static HRESULT creator_FromToken(ITypeCreator *This, CorElementType type, mdToke
 }
 
 static const struct ITypeCreatorVtbl creator_vtbl = {
-    .QueryInterface = creator_QueryInterface,
-    .AddRef = creator_AddRef,
-    .Release = creator_Release,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(creator),
     .FromSignature = creator_FromSignature,
     .FromCorElement = creator_FromCorElement,
     .FromToken = creator_FromToken,
@@ -390,9 +341,7 @@ static HRESULT parser_ParseTypeSequence(ISignatureParser *This, const BYTE *pBuf
 }
 
 static const struct ISignatureParserVtbl parser_vtbl = {
-    .QueryInterface = parser_QueryInterface,
-    .AddRef = parser_AddRef,
-    .Release = parser_Release,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(parser),
     .ParseMethodSignature = parser_ParseMethodSignature,
     .ParseLocalVarSignature = parser_ParseLocalVarSignature,
     .ParseTypeSequence = parser_ParseTypeSequence,
@@ -410,7 +359,7 @@ HRESULT types_creator_new(IModuleInfo *module, IMetaDataImport *import, ITypeCre
         return E_OUTOFMEMORY;
     c->iface.lpVtbl = &creator_vtbl;
     c->parser.lpVtbl = &parser_vtbl;
-    atomic_init(&c->refs, 1);
+    clrie_plugin_com_init(&c->com, &creator_class);
     clrie_pm_data_container_init(&c->data, (IUnknown *)&c->iface);
     if ((c->module = module))
         module->lpVtbl->AddRef(module);

@@ -11,8 +11,7 @@
 struct typed_item {
     const void *vtbl; /* first: an IMethodParameter or IMethodLocal */
     struct clrie_pm_data_container data;
-    atomic_ulong refs;
-    const IID *iid;
+    struct clrie_plugin_com com; /* its class says which of the two it is */
     IType *type; /* strong */
 };
 
@@ -21,37 +20,12 @@ static struct typed_item *item_from(void *iface)
     return CLRIE_CONTAINER_OF(iface, struct typed_item, vtbl);
 }
 
-static HRESULT item_query(struct typed_item *t, REFIID riid, void **ppv)
+static void item_destroy(void *object)
 {
-    if (!ppv)
-        return E_POINTER;
-    *ppv = NULL;
-    if (!riid)
-        return E_POINTER;
-    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, t->iid))
-        *ppv = &t->vtbl;
-    else if (IsEqualIID(riid, &IID_IDataContainer))
-        *ppv = &t->data.iface;
-    else
-        return E_NOINTERFACE;
-    atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
-    return S_OK;
-}
-
-static ULONG item_add_ref(struct typed_item *t)
-{
-    return (ULONG)(atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed) + 1);
-}
-
-static ULONG item_release(struct typed_item *t)
-{
-    unsigned long left = atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) - 1;
-    if (left == 0) {
-        clrie_pm_data_container_finish(&t->data);
-        t->type->lpVtbl->Release(t->type);
-        free(t);
-    }
-    return (ULONG)left;
+    struct typed_item *t = object;
+    clrie_pm_data_container_finish(&t->data);
+    t->type->lpVtbl->Release(t->type);
+    free(t);
 }
 
 static HRESULT item_type(struct typed_item *t, IType **out)
@@ -64,28 +38,21 @@ static HRESULT item_type(struct typed_item *t, IType **out)
 }
 
 #define ITEM_INTERFACE(prefix, Iface)                                                              \
-    static HRESULT prefix##_QueryInterface(Iface *This, REFIID riid, void **ppv)                   \
-    {                                                                                              \
-        return item_query(item_from(This), riid, ppv);                                             \
-    }                                                                                              \
-    static ULONG prefix##_AddRef(Iface *This)                                                      \
-    {                                                                                              \
-        return item_add_ref(item_from(This));                                                      \
-    }                                                                                              \
-    static ULONG prefix##_Release(Iface *This)                                                     \
-    {                                                                                              \
-        return item_release(item_from(This));                                                      \
-    }                                                                                              \
+    CLRIE_PLUGIN_COM_IUNKNOWN(prefix, Iface, struct typed_item, vtbl, com)                         \
     static HRESULT prefix##_GetType(Iface *This, IType **ppType)                                   \
     {                                                                                              \
         return item_type(item_from(This), ppType);                                                 \
     }                                                                                              \
     static const struct Iface##Vtbl prefix##_vtbl = {                                              \
-        .QueryInterface = prefix##_QueryInterface,                                                 \
-        .AddRef = prefix##_AddRef,                                                                 \
-        .Release = prefix##_Release,                                                               \
+        CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(prefix),                                                   \
         .GetType = prefix##_GetType,                                                               \
-    };
+    };                                                                                             \
+    static const struct clrie_plugin_com_iface prefix##_ifaces[] = {                               \
+        CLRIE_PLUGIN_COM_IFACE(&IID_##Iface, struct typed_item, vtbl),                             \
+        CLRIE_PLUGIN_COM_IFACE(&IID_IDataContainer, struct typed_item, data.iface),                \
+    };                                                                                             \
+    CLRIE_PM_COM_CLASS(prefix##_class, #Iface, struct typed_item, com, item_destroy,               \
+                       prefix##_ifaces);
 
 ITEM_INTERFACE(parameter, IMethodParameter)
 ITEM_INTERFACE(local, IMethodLocal)
@@ -97,8 +64,7 @@ static HRESULT item_new(enum types_enum_kind kind, IType *type, IUnknown **out)
         return E_OUTOFMEMORY;
     bool parameter = kind == TYPES_ENUM_PARAMETERS;
     t->vtbl = parameter ? (const void *)&parameter_vtbl : (const void *)&local_vtbl;
-    t->iid = parameter ? &IID_IMethodParameter : &IID_IMethodLocal;
-    atomic_init(&t->refs, 1);
+    clrie_plugin_com_init(&t->com, parameter ? &parameter_class : &local_class);
     clrie_pm_data_container_init(&t->data, (IUnknown *)(void *)&t->vtbl);
     type->lpVtbl->AddRef(type);
     t->type = type;

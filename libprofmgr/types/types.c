@@ -32,7 +32,7 @@ struct type {
     ICompositeType composite_iface;
     IGenericParameterType generic_iface;
     struct clrie_pm_data_container data;
-    atomic_ulong refs;
+    struct clrie_plugin_com com; /* its class is its kind's */
     ITypeCreator *creator; /* strong */
     enum kind kind;
     CorElementType element; /* the element after the prefixes */
@@ -50,66 +50,47 @@ static const struct ITypeVtbl type_vtbl;
 
 #define TYPE_OF(ptr, member) CLRIE_CONTAINER_OF(ptr, struct type, member)
 
-static HRESULT query(struct type *t, REFIID riid, void **ppv)
+static void type_destroy(void *object)
 {
-    if (!ppv)
-        return E_POINTER;
-    *ppv = NULL;
-    if (!riid)
-        return E_POINTER;
-    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IType))
-        *ppv = &t->iface;
-    else if (IsEqualIID(riid, &IID_IDataContainer))
-        *ppv = &t->data.iface;
-    else if (t->kind == KIND_TOKEN && IsEqualIID(riid, &IID_ITokenType))
-        *ppv = &t->token_iface;
-    else if (t->kind == KIND_COMPOSITE && IsEqualIID(riid, &IID_ICompositeType))
-        *ppv = &t->composite_iface;
-    else if (t->kind == KIND_GENERIC_PARAM && IsEqualIID(riid, &IID_IGenericParameterType))
-        *ppv = &t->generic_iface;
-    else
-        return E_NOINTERFACE;
-    atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed);
-    return S_OK;
+    struct type *t = object;
+    clrie_pm_data_container_finish(&t->data);
+    if (t->related)
+        t->related->lpVtbl->Release(t->related);
+    t->creator->lpVtbl->Release(t->creator);
+    free(t);
 }
 
-static ULONG add_ref(struct type *t)
-{
-    return (ULONG)(atomic_fetch_add_explicit(&t->refs, 1, memory_order_relaxed) + 1);
-}
+/* Every type answers IType and IDataContainer; token, composite and generic parameter types
+ * also answer their kind's interface. */
+#define TYPE_IFACES(kind_iface)                                                                    \
+    CLRIE_PLUGIN_COM_IFACE(&IID_IType, struct type, iface),                                        \
+        CLRIE_PLUGIN_COM_IFACE(&IID_IDataContainer, struct type, data.iface), kind_iface
+static const struct clrie_plugin_com_iface simple_ifaces[] = {TYPE_IFACES()};
+static const struct clrie_plugin_com_iface token_ifaces[] = {
+    TYPE_IFACES(CLRIE_PLUGIN_COM_IFACE(&IID_ITokenType, struct type, token_iface))};
+static const struct clrie_plugin_com_iface composite_ifaces[] = {
+    TYPE_IFACES(CLRIE_PLUGIN_COM_IFACE(&IID_ICompositeType, struct type, composite_iface))};
+static const struct clrie_plugin_com_iface generic_ifaces[] = {
+    TYPE_IFACES(CLRIE_PLUGIN_COM_IFACE(&IID_IGenericParameterType, struct type, generic_iface))};
 
-static ULONG release(struct type *t)
-{
-    unsigned long left = atomic_fetch_sub_explicit(&t->refs, 1, memory_order_acq_rel) - 1;
-    if (left == 0) {
-        clrie_pm_data_container_finish(&t->data);
-        if (t->related)
-            t->related->lpVtbl->Release(t->related);
-        t->creator->lpVtbl->Release(t->creator);
-        free(t);
-    }
-    return (ULONG)left;
-}
+CLRIE_PM_COM_CLASS(simple_class, "IType", struct type, com, type_destroy, simple_ifaces);
+CLRIE_PM_COM_CLASS(token_class, "ITokenType", struct type, com, type_destroy, token_ifaces);
+CLRIE_PM_COM_CLASS(composite_class, "ICompositeType", struct type, com, type_destroy,
+                   composite_ifaces);
+CLRIE_PM_COM_CLASS(generic_class, "IGenericParameterType", struct type, com, type_destroy,
+                   generic_ifaces);
 
-/* The IUnknown part of each interface, forwarding to the object. */
-#define UNKNOWN_PART(prefix, Iface, member)                                                        \
-    static HRESULT prefix##_QueryInterface(Iface *This, REFIID riid, void **ppv)                   \
-    {                                                                                              \
-        return query(TYPE_OF(This, member), riid, ppv);                                            \
-    }                                                                                              \
-    static ULONG prefix##_AddRef(Iface *This)                                                      \
-    {                                                                                              \
-        return add_ref(TYPE_OF(This, member));                                                     \
-    }                                                                                              \
-    static ULONG prefix##_Release(Iface *This)                                                     \
-    {                                                                                              \
-        return release(TYPE_OF(This, member));                                                     \
-    }
+static const struct clrie_plugin_com_class *const kind_classes[] = {
+    [KIND_SIMPLE] = &simple_class,
+    [KIND_TOKEN] = &token_class,
+    [KIND_COMPOSITE] = &composite_class,
+    [KIND_GENERIC_PARAM] = &generic_class,
+};
 
-UNKNOWN_PART(type, IType, iface)
-UNKNOWN_PART(token, ITokenType, token_iface)
-UNKNOWN_PART(composite, ICompositeType, composite_iface)
-UNKNOWN_PART(generic, IGenericParameterType, generic_iface)
+CLRIE_PLUGIN_COM_IUNKNOWN(type, IType, struct type, iface, com)
+CLRIE_PLUGIN_COM_IUNKNOWN(token, ITokenType, struct type, token_iface, com)
+CLRIE_PLUGIN_COM_IUNKNOWN(composite, ICompositeType, struct type, composite_iface, com)
+CLRIE_PLUGIN_COM_IUNKNOWN(generic, IGenericParameterType, struct type, generic_iface, com)
 
 /* ---- IType ----------------------------------------------------------------------------------- */
 
@@ -213,9 +194,7 @@ static HRESULT type_GetName(IType *This, BSTR *pbstrName)
 }
 
 static const struct ITypeVtbl type_vtbl = {
-    .QueryInterface = type_QueryInterface,
-    .AddRef = type_AddRef,
-    .Release = type_Release,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(type),
     .AddToSignature = type_AddToSignature,
     .GetCorElementType = type_GetCorElementType,
     .IsPrimitive = type_IsPrimitive,
@@ -247,9 +226,7 @@ static HRESULT token_GetOwningModule(ITokenType *This, IModuleInfo **ppModuleInf
 }
 
 static const struct ITokenTypeVtbl token_vtbl = {
-    .QueryInterface = token_QueryInterface,
-    .AddRef = token_AddRef,
-    .Release = token_Release,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(token),
     .GetToken = token_GetToken,
     .GetOwningModule = token_GetOwningModule,
 };
@@ -265,9 +242,7 @@ static HRESULT composite_GetRelatedType(ICompositeType *This, IType **ppType)
 }
 
 static const struct ICompositeTypeVtbl composite_vtbl = {
-    .QueryInterface = composite_QueryInterface,
-    .AddRef = composite_AddRef,
-    .Release = composite_Release,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(composite),
     .GetRelatedType = composite_GetRelatedType,
 };
 
@@ -280,9 +255,7 @@ static HRESULT generic_GetPosition(IGenericParameterType *This, ULONG *pPosition
 }
 
 static const struct IGenericParameterTypeVtbl generic_vtbl = {
-    .QueryInterface = generic_QueryInterface,
-    .AddRef = generic_AddRef,
-    .Release = generic_Release,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(generic),
     .GetPosition = generic_GetPosition,
 };
 
@@ -297,7 +270,6 @@ static struct type *type_new(ITypeCreator *creator, const uint8_t *bytes, size_t
     t->token_iface.lpVtbl = &token_vtbl;
     t->composite_iface.lpVtbl = &composite_vtbl;
     t->generic_iface.lpVtbl = &generic_vtbl;
-    atomic_init(&t->refs, 1);
     clrie_pm_data_container_init(&t->data, (IUnknown *)&t->iface);
     creator->lpVtbl->AddRef(creator);
     t->creator = creator;
@@ -393,9 +365,10 @@ static HRESULT parse(ITypeCreator *creator, const uint8_t *p, size_t len, bool a
         return E_OUTOFMEMORY;
     HRESULT hr = describe(t, at, depth);
     if (FAILED(hr)) {
-        release(t);
+        type_destroy(t);
         return hr;
     }
+    clrie_plugin_com_init(&t->com, kind_classes[t->kind]); /* describe found the kind */
     *out = &t->iface;
     if (used)
         *used = t->len;

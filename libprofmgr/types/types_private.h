@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "com.h"
 #include "datacontainer.h"
 #include "enum.h"
 #include "types.h"

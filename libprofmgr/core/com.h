@@ -1,0 +1,85 @@
+/* The engine's objects on the COM object base (clrie/plugin.h): a class whose surplus Release is
+ * logged, and the IUnknown of the two kinds of part that do not count references themselves:
+ *  - an aggregated part (IDataContainer, a plugin's logger and attach context) is one more face
+ *    of its outer object: QueryInterface, AddRef and Release all go to the outer;
+ *  - an owned object (a method's locals, a plugin's host) has interfaces of its own but lives as
+ *    long as its owner does: its class answers which interfaces, and every reference handed out
+ *    is the owner's. */
+#ifndef CLRIE_PM_COM_H
+#define CLRIE_PM_COM_H
+
+#include <stddef.h>
+
+#include "clrie/plugin.h"
+
+/* Writes "surplus Release of <name> ignored" as an error line to the process log. */
+void clrie_pm__com_surplus_release(const char *name);
+
+/* Defines `static const struct clrie_plugin_com_class ident`: objects of `type` counting in
+ * member com_member, answering the first `count` interfaces of `table`, freed by `destroy`; a
+ * surplus Release is logged under `name`. */
+#define CLRIE_PM_COM_CLASS_N(ident, name_, type, com_member, destroy_, table, count)               \
+    static void ident##_surplus_release(void *object)                                              \
+    {                                                                                              \
+        (void)object;                                                                              \
+        clrie_pm__com_surplus_release(name_);                                                      \
+    }                                                                                              \
+    static const struct clrie_plugin_com_class ident = {                                           \
+        .name = (name_),                                                                           \
+        .ifaces = (table),                                                                         \
+        .iface_count = (count),                                                                    \
+        .com_offset = offsetof(type, com_member),                                                  \
+        .destroy = (destroy_),                                                                     \
+        .surplus_release = ident##_surplus_release,                                                \
+    }
+/* The same, answering every interface of `table`. */
+#define CLRIE_PM_COM_CLASS(ident, name_, type, com_member, destroy_, table)                        \
+    CLRIE_PM_COM_CLASS_N(ident, name_, type, com_member, destroy_, table,                          \
+                         CLRIE_PLUGIN_COM_COUNT(table))
+
+/* IUnknown of an aggregated part: member outer_member of `type` (an IUnknown *) does it all. */
+#define CLRIE_PM_COM_AGGREGATED(prefix, Iface, type, iface_member, outer_member)                   \
+    static HRESULT prefix##_QueryInterface(Iface *This, REFIID riid, void **out)                   \
+    {                                                                                              \
+        IUnknown *outer = CLRIE_CONTAINER_OF(This, type, iface_member)->outer_member;              \
+        return outer->lpVtbl->QueryInterface(outer, riid, out);                                    \
+    }                                                                                              \
+    static ULONG prefix##_AddRef(Iface *This)                                                      \
+    {                                                                                              \
+        IUnknown *outer = CLRIE_CONTAINER_OF(This, type, iface_member)->outer_member;              \
+        return outer->lpVtbl->AddRef(outer);                                                       \
+    }                                                                                              \
+    static ULONG prefix##_Release(Iface *This)                                                     \
+    {                                                                                              \
+        IUnknown *outer = CLRIE_CONTAINER_OF(This, type, iface_member)->outer_member;              \
+        return outer->lpVtbl->Release(outer);                                                      \
+    }
+
+/* QueryInterface of an owned object: com's class answers, and the reference handed out is
+ * owner's (NULL: an owner that never frees the object, nothing is counted). The object's own
+ * count stays at the 1 clrie_plugin_com_init gave it, so its class's destroy never runs. */
+HRESULT clrie_pm__com_query_owned(struct clrie_plugin_com *com, IUnknown *owner, REFIID riid,
+                                  void **out);
+/* AddRef and Release of an owned object: owner's count (1 when owner is NULL). */
+ULONG clrie_pm__com_add_ref_owned(IUnknown *owner);
+ULONG clrie_pm__com_release_owned(IUnknown *owner);
+
+/* IUnknown of an owned object of `type` (count com_member, owner `owner_expr(object)`, an
+ * IUnknown * or NULL). */
+#define CLRIE_PM_COM_OWNED(prefix, Iface, type, iface_member, com_member, owner_of)                \
+    static HRESULT prefix##_QueryInterface(Iface *This, REFIID riid, void **out)                   \
+    {                                                                                              \
+        type *object = CLRIE_CONTAINER_OF(This, type, iface_member);                               \
+        return clrie_pm__com_query_owned(&object->com_member, owner_of(object), riid, out);        \
+    }                                                                                              \
+    static ULONG prefix##_AddRef(Iface *This)                                                      \
+    {                                                                                              \
+        return clrie_pm__com_add_ref_owned(owner_of(CLRIE_CONTAINER_OF(This, type, iface_member))); \
+    }                                                                                              \
+    static ULONG prefix##_Release(Iface *This)                                                     \
+    {                                                                                              \
+        return clrie_pm__com_release_owned(                                                        \
+            owner_of(CLRIE_CONTAINER_OF(This, type, iface_member)));                               \
+    }
+
+#endif
