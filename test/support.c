@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void die(const char *what, const char *path)
@@ -234,4 +235,21 @@ char *test_dotnet_framework_root(void)
         return NULL;
     struct stat st;
     return stat(root, &st) == 0 && S_ISDIR(st.st_mode) ? strdup(root) : NULL;
+}
+
+bool test_as_ordinary_user(void (*fn)(const char *root), const char *root)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return false;
+    if (pid == 0) {
+        if (!test_drop_root())
+            _exit(3);
+        fn(root);
+        _exit(0);
+    }
+    int status;
+    if (waitpid(pid, &status, 0) != pid)
+        return false;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }

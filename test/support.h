@@ -37,6 +37,11 @@ char *test_read_file(const char *path, size_t *len);
  * in a child process first to become an ordinary user. Returns false if that is impossible. */
 bool test_drop_root(void);
 
+/* Runs fn(root) in a child process that is not root, so permission bits apply. Returns true
+ * when the child became an ordinary user, ran fn and exited 0 (a failed assertion in fn makes
+ * the child exit non-zero). */
+bool test_as_ordinary_user(void (*fn)(const char *root), const char *root);
+
 /* The shared framework folder of the machine's .NET, <dotnet root>/shared/Microsoft.NETCore.App
  * (malloc'd), for tests of real assemblies; NULL when there is none. The dotnet host is the
  * one CLRIE_DOTNET names (a path, or a name looked up on PATH), else `dotnet` on PATH. */

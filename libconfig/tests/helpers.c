@@ -161,22 +161,6 @@ int load_text(struct clrie_config *config, const char *root, const char *text)
     return clrie_config_load_memory(config, text, strlen(text), "t.config", root, NULL);
 }
 
-void as_ordinary_user(void (*fn)(const char *root), const char *root)
-{
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        if (!test_drop_root())
-            _exit(3);
-        fn(root);
-        _exit(0);
-    }
-    int status;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
-}
-
 double seconds_since(const struct timespec *start)
 {
     struct timespec now;

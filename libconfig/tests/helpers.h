@@ -44,8 +44,6 @@ void expect_problems(const struct clrie_config *config, const char *root, const 
 /* Loads text from memory as "t.config" with relative Modules resolved in root. */
 int load_text(struct clrie_config *config, const char *root, const char *text);
 
-/* Runs fn in a child that is not root, so permission bits apply; fails unless it exits 0. */
-void as_ordinary_user(void (*fn)(const char *root), const char *root);
 
 double seconds_since(const struct timespec *start);
 

@@ -212,7 +212,7 @@ static void reports_unreadable_files_and_folders(void **state)
     test_tree_chmod(root, "secret.config", 0600);
     write_methods(root, "locked/a.config", 1, method("L", GUID_B, NULL));
     test_tree_chmod(root, "locked", 0700);
-    as_ordinary_user(check_unreadable, root);
+    assert_true(test_as_ordinary_user(check_unreadable, root));
     test_tree_free(root);
 }
 

@@ -441,23 +441,6 @@ static void a_missing_or_wrong_root_is_reported(void **state)
     test_tree_free(root);
 }
 
-/* Runs fn in a child that is not root, so permission bits apply. */
-static void as_ordinary_user(void (*fn)(const char *root), const char *root)
-{
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        if (!test_drop_root())
-            _exit(3);
-        fn(root);
-        _exit(0);
-    }
-    int status;
-    assert_int_equal(waitpid(pid, &status, 0), pid);
-    assert_true(WIFEXITED(status));
-    assert_int_equal(WEXITSTATUS(status), 0);
-}
-
 static void check_unreadable(const char *root)
 {
     struct clrie_version_select_options opts = options(root);
@@ -484,7 +467,7 @@ static void unreadable_folders_are_reported_not_chosen(void **state)
     add_engine(root, "1.0.0");
     add_engine(root, "1.1.0");
     test_tree_chmod(root, "1.1.0", 0);
-    as_ordinary_user(check_unreadable, root);
+    assert_true(test_as_ordinary_user(check_unreadable, root));
     test_tree_free(root);
 }
 

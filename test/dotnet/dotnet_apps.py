@@ -20,6 +20,24 @@ def find_dotnet(name="dotnet"):
     return path
 
 
+def start(args, files, folders=()):
+    """The start of every real-runtime test script: makes the path arguments named in files
+    and folders absolute (meson passes build-relative ones), finds dotnet (or exits with the
+    'skipped' code), and fails at once when a file argument names no file. Returns the
+    dotnet host and the script's Checks."""
+    for attr in (*files, *folders):
+        setattr(args, attr, os.path.abspath(getattr(args, attr)))
+    dotnet = find_dotnet(os.environ.get("CLRIE_DOTNET", "dotnet"))
+    checks = Checks()
+    for attr in files:
+        path = getattr(args, attr)
+        checks.expect(os.path.isfile(path),
+                      "--%s %s: no such file" % (attr.replace("_", "-"), path))
+    if checks.failures:
+        sys.exit(checks.finish(""))
+    return dotnet, checks
+
+
 def quiet_environment():
     env = dict(os.environ)
     env.update(DOTNET_CLI_TELEMETRY_OPTOUT="1", DOTNET_NOLOGO="1",

@@ -37,20 +37,12 @@ parser.add_argument("--modes", default=",".join(stress_runs.MODES))
 parser.add_argument("--keep", action="store_true", help="keep each run's directory")
 parser.add_argument("--verbose", action="store_true", help="print every run's report")
 args = parser.parse_args()
-for attr in ("engine", "stress", "out"):
-    setattr(args, attr, os.path.abspath(getattr(args, attr)))
-
-dotnet = dotnet_apps.find_dotnet(os.environ.get("CLRIE_DOTNET", "dotnet"))
+dotnet, checks = dotnet_apps.start(args, ("engine", "stress"), folders=("out",))
 csc = stress_runs.find_csc(dotnet)
 references = stress_runs.reference_assemblies(dotnet)
 if not csc or not references:
     print("no SDK with Roslyn/bincore/csc.dll and reference packs for %s: skipped" % dotnet)
     sys.exit(dotnet_apps.SKIP)
-checks = dotnet_apps.Checks()
-for flag, path in (("--engine", args.engine), ("--stress", args.stress)):
-    checks.expect(os.path.isfile(path), "%s %s: no such file" % (flag, path))
-if checks.failures:
-    sys.exit(checks.finish(""))
 
 NO_R2R = {"DOTNET_ReadyToRun": "0"}
 OUTPUTS = ("cscinput.dll", "cscinput.pdb")

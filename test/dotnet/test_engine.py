@@ -47,20 +47,8 @@ parser.add_argument("--only", default="abcdefg", help="the scenarios to run, e.g
 parser.add_argument("--keep", action="store_true", help="keep the temporary directories")
 parser.add_argument("--verbose", action="store_true", help="print every run's stderr")
 args = parser.parse_args()
-for attr in ("engine", "proxy", "recorder", "raw_hook", "not_a_plugin", "apps_out"):
-    setattr(args, attr, os.path.abspath(getattr(args, attr)))  # meson passes build-relative paths
-
-dotnet = dotnet_apps.find_dotnet(os.environ.get("CLRIE_DOTNET", "dotnet"))
-checks = dotnet_apps.Checks()
-
-missing = [(flag, path) for flag, path in [
-    ("--engine", args.engine), ("--proxy", args.proxy), ("--recorder", args.recorder),
-    ("--raw-hook", args.raw_hook), ("--not-a-plugin", args.not_a_plugin)]
-    if not os.path.isfile(path)]
-for flag, path in missing:
-    checks.expect(False, "%s %s: no such file" % (flag, path))
-if missing:
-    sys.exit(checks.finish(""))
+dotnet, checks = dotnet_apps.start(
+    args, ("engine", "proxy", "recorder", "raw_hook", "not_a_plugin"), folders=("apps_out",))
 
 
 # ---- sandboxes: config files, copied modules, the recorder's output --------------------------

@@ -38,11 +38,7 @@ parser.add_argument("--probe", required=True)
 parser.add_argument("--apps-out", required=True)
 parser.add_argument("--keep", action="store_true")
 args = parser.parse_args()
-for attr in ("engine", "probe", "apps_out"):
-    setattr(args, attr, os.path.abspath(getattr(args, attr)))
-
-dotnet = dotnet_apps.find_dotnet(os.environ.get("CLRIE_DOTNET", "dotnet"))
-checks = dotnet_apps.Checks()
+dotnet, checks = dotnet_apps.start(args, ("engine", "probe"), folders=("apps_out",))
 app = dotnet_apps.build_app(dotnet, "pipeline", args.apps_out)
 
 workdir = os.path.realpath(tempfile.mkdtemp(prefix="clrie-pipeline-"))

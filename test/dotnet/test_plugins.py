@@ -49,16 +49,8 @@ parser.add_argument("--only", default="settings,tracer,tracer-all,timer,stress,n
 parser.add_argument("--keep", action="store_true", help="keep the temporary directories")
 parser.add_argument("--verbose", action="store_true", help="print every run's stderr")
 args = parser.parse_args()
-for attr in ("engine", "stress", "tracer", "timer", "apps_out"):
-    setattr(args, attr, os.path.abspath(getattr(args, attr)))
-
-dotnet = dotnet_apps.find_dotnet(os.environ.get("CLRIE_DOTNET", "dotnet"))
-checks = dotnet_apps.Checks()
-for flag in ("engine", "stress", "tracer", "timer"):
-    if not os.path.isfile(getattr(args, flag)):
-        checks.expect(False, "--%s %s: no such file" % (flag, getattr(args, flag)))
-if checks.failures:
-    sys.exit(checks.finish(""))
+dotnet, checks = dotnet_apps.start(args, ("engine", "stress", "tracer", "timer"),
+                                   folders=("apps_out",))
 
 
 class Sandbox(dotnet_apps.Sandbox):

@@ -37,15 +37,7 @@ parser.add_argument("--modes", default=",".join(stress_runs.MODES))
 parser.add_argument("--keep", action="store_true", help="keep each run's directory")
 parser.add_argument("--verbose", action="store_true", help="print every run's report")
 args = parser.parse_args()
-for attr in ("engine", "stress", "apps_out"):
-    setattr(args, attr, os.path.abspath(getattr(args, attr)))  # meson passes relative paths
-
-dotnet = dotnet_apps.find_dotnet(os.environ.get("CLRIE_DOTNET", "dotnet"))
-checks = dotnet_apps.Checks()
-for flag, path in (("--engine", args.engine), ("--stress", args.stress)):
-    checks.expect(os.path.isfile(path), "%s %s: no such file" % (flag, path))
-if checks.failures:
-    sys.exit(checks.finish(""))
+dotnet, checks = dotnet_apps.start(args, ("engine", "stress"), folders=("apps_out",))
 
 NO_R2R = {"DOTNET_ReadyToRun": "0"}
 

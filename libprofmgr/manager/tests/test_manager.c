@@ -1,7 +1,7 @@
 /* The profiler manager's entry points: the class factory from many threads at once, managers
  * that are independent of each other, and how a manager answers the runtime before any plugin
- * is involved. A small fake ICorProfilerInfo15 stands in for the runtime here; the real one is
- * exercised by the engine's end-to-end suite (test/dotnet/test_engine.py). */
+ * is involved. The smallest fake runtime (libprofmgr/testing/fake_mask_info.h) stands in here;
+ * the real one is exercised by the engine's end-to-end suite (test/dotnet/test_engine.py). */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,63 +13,7 @@
 #include <cmocka.h>
 
 #include "clrie/profmgr.h"
-
-/* ---- a fake runtime: every slot E_NOTIMPL but the event mask ---------------------------- */
-
-struct fake_info {
-    ICorProfilerInfo15 iface;
-    DWORD low, high;
-    int set_calls;
-};
-
-#define NOT_IMPLEMENTED(ret, name, params, args)                                           \
-    __attribute__((unused)) static ret fake_##name params                                  \
-    {                                                                                      \
-        return (ret)E_NOTIMPL;                                                             \
-    }
-CLRIE_ICORPROFILERINFO15_METHODS(NOT_IMPLEMENTED, ICorProfilerInfo15 *This, This)
-
-static HRESULT fake_query(ICorProfilerInfo15 *This, REFIID riid, void **ppv)
-{
-    static const IID *const known[] = {&IID_IUnknown, &IID_ICorProfilerInfo3,
-                                       &IID_ICorProfilerInfo5, &IID_ICorProfilerInfo15};
-    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
-        if (IsEqualIID(riid, known[i])) {
-            *ppv = This;
-            return S_OK;
-        }
-    }
-    *ppv = NULL;
-    return E_NOINTERFACE;
-}
-
-static ULONG fake_ref(ICorProfilerInfo15 *This)
-{
-    return 1;
-}
-
-static HRESULT fake_set_mask2(ICorProfilerInfo15 *This, DWORD low, DWORD high)
-{
-    struct fake_info *f = (struct fake_info *)(void *)This;
-    f->low = low;
-    f->high = high;
-    f->set_calls++;
-    return S_OK;
-}
-
-#define INIT_NOT_IMPLEMENTED(ret, name, params, args) .name = fake_##name,
-#if defined(__clang__)
-#pragma clang diagnostic ignored "-Winitializer-overrides"
-#else
-#pragma GCC diagnostic ignored "-Woverride-init"
-#endif
-static const struct ICorProfilerInfo15Vtbl fake_vtbl = {
-    CLRIE_ICORPROFILERINFO15_METHODS(INIT_NOT_IMPLEMENTED, ICorProfilerInfo15 *This, This)
-    .QueryInterface = fake_query,
-    .AddRef = fake_ref,
-    .Release = fake_ref,
-    .SetEventMask2 = fake_set_mask2,
-};
+#include "fake_mask_info.h"
 
 static const CLSID engine_clsid = CLRIE_CLSID_INSTRUMENTATION_ENGINE_INIT;
 
@@ -134,7 +78,8 @@ static void a_manager_answers_every_callback_version(void **state)
 
 static void without_configuration_it_attaches_with_an_empty_mask(void **state)
 {
-    struct fake_info info = {.iface = {&fake_vtbl}, .low = 0xdead, .high = 0xbeef};
+    struct fake_mask_info info;
+    fake_mask_info_init(&info, 0xdead, 0xbeef);
     ICorProfilerCallback11 *callback = create_manager();
     assert_int_equal(callback->lpVtbl->Initialize(callback, (IUnknown *)(void *)&info), S_OK);
     assert_int_equal(info.set_calls, 1);
@@ -154,7 +99,8 @@ static void without_configuration_it_attaches_with_an_empty_mask(void **state)
 
 static void attaching_is_declined_not_half_done(void **state)
 {
-    struct fake_info info = {.iface = {&fake_vtbl}};
+    struct fake_mask_info info;
+    fake_mask_info_init(&info, 0, 0);
     ICorProfilerCallback11 *callback = create_manager();
     assert_int_equal(
         callback->lpVtbl->InitializeForAttach(callback, (IUnknown *)(void *)&info, NULL, 0),
@@ -182,7 +128,8 @@ static void a_profiler_with_its_own_class_id_gets_independent_managers(void **st
     assert_int_equal(clrie_pm_profiler_create(NULL, &none), E_POINTER);
     assert_int_equal(clrie_pm_profiler_create(&IID_IUnknown, NULL), E_POINTER);
 
-    struct fake_info info = {.iface = {&fake_vtbl}, .low = 0xdead};
+    struct fake_mask_info info;
+    fake_mask_info_init(&info, 0xdead, 0);
     assert_int_equal(first->lpVtbl->Initialize(first, (IUnknown *)(void *)&info), S_OK);
     assert_int_equal(info.set_calls, 1);
     assert_int_equal(info.low, 0);
@@ -196,7 +143,7 @@ static void a_profiler_with_its_own_class_id_gets_independent_managers(void **st
 struct racer {
     pthread_barrier_t *barrier;
     ICorProfilerCallback11 *callback;
-    struct fake_info info;
+    struct fake_mask_info info;
 };
 
 static void *race(void *arg)
@@ -223,7 +170,8 @@ static void concurrent_runtimes_each_get_their_own_manager(void **state)
     struct racer racers[RACERS];
     pthread_t threads[RACERS];
     for (int i = 0; i < RACERS; i++) {
-        racers[i] = (struct racer){.barrier = &barrier, .info = {.iface = {&fake_vtbl}}};
+        racers[i] = (struct racer){.barrier = &barrier};
+        fake_mask_info_init(&racers[i].info, 0, 0);
         pthread_create(&threads[i], NULL, race, &racers[i]);
     }
     for (int i = 0; i < RACERS; i++)

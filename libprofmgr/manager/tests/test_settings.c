@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "clrie/profmgr.h"
+#include "fake_mask_info.h"
 #include "settings.h"
 #include "utf16.h"
 
@@ -194,50 +195,6 @@ static void an_attach_context_belongs_to_its_outer_object(void **state)
 
 /* ---- end to end: a manager, a config file, the probe plugin ------------------------------- */
 
-struct fake_info {
-    ICorProfilerInfo15 iface;
-};
-
-#define NOT_IMPLEMENTED(ret, name, params, args)                                                   \
-    __attribute__((unused)) static ret fake_##name params                                          \
-    {                                                                                              \
-        return (ret)E_NOTIMPL;                                                                     \
-    }
-CLRIE_ICORPROFILERINFO15_METHODS(NOT_IMPLEMENTED, ICorProfilerInfo15 *This, This)
-
-static HRESULT fake_query(ICorProfilerInfo15 *This, REFIID riid, void **ppv)
-{
-    *ppv = This;
-    return S_OK;
-}
-
-static ULONG fake_ref(ICorProfilerInfo15 *This)
-{
-    return 1;
-}
-
-static HRESULT fake_set_mask2(ICorProfilerInfo15 *This, DWORD low, DWORD high)
-{
-    return S_OK;
-}
-
-#define INIT_NOT_IMPLEMENTED(ret, name, params, args) .name = fake_##name,
-#if defined(__clang__)
-#pragma clang diagnostic ignored "-Winitializer-overrides"
-#else
-#pragma GCC diagnostic ignored "-Woverride-init"
-#endif
-/* An X-macro table, then the slots it overrides. */
-// clang-format off
-static const struct ICorProfilerInfo15Vtbl fake_vtbl = {
-    CLRIE_ICORPROFILERINFO15_METHODS(INIT_NOT_IMPLEMENTED, ICorProfilerInfo15 *This, This)
-    .QueryInterface = fake_query,
-    .AddRef = fake_ref,
-    .Release = fake_ref,
-    .SetEventMask2 = fake_set_mask2,
-};
-// clang-format on
-
 static char *read_file(const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -291,7 +248,8 @@ static void a_configured_plugin_reads_its_settings_through_its_manager(void **st
                                                      (void **)&callback),
                      S_OK);
     factory->lpVtbl->Release(factory);
-    struct fake_info info = {.iface = {&fake_vtbl}};
+    struct fake_mask_info info;
+    fake_mask_info_init(&info, 0, 0);
     assert_int_equal(callback->lpVtbl->Initialize(callback, (IUnknown *)(void *)&info), S_OK);
 
     /* Values are kept exactly (not trimmed); the second plugin has none. */
