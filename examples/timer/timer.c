@@ -71,27 +71,13 @@ static void apply_setting(void *data, const char *name, const char *value)
 /* ---- metadata: which methods, and the references the new IL names ---------------------------- */
 
 /* The user string of the method's name. */
-static HRESULT define_name(IMetaDataEmit *emit, const WCHAR *name, struct timed_method *m)
+static HRESULT define_name(void *emit_iface, void *entry, const WCHAR *name)
 {
+    IMetaDataEmit *emit = emit_iface;
+    struct timed_method *m = entry;
     return emit->lpVtbl->DefineUserString(emit, name, (ULONG)clrie_plugin_wcs_len(name), &m->name);
 }
 
-struct selection {
-    struct timer *s;
-    IMetaDataEmit *emit;
-    struct clrie_plugin_plan *plan;
-};
-
-/* A MethodDef whose name matches gets its place in the plan and its user string. */
-static HRESULT select_method(void *data, mdMethodDef token, const WCHAR *full, ULONG rva)
-{
-    struct selection *sel = data;
-    /* rva 0: abstract, extern, runtime-implemented */
-    if (rva == 0 || !clrie_plugin_patterns_match_wcs(&sel->s->patterns, full))
-        return S_OK;
-    struct timed_method *m = clrie_plugin_plan_add_method(sel->plan, token);
-    return m ? define_name(sel->emit, full, m) : E_OUTOFMEMORY;
-}
 
 /* [Clrie.Timer]Clrie.Timer.Probe::Enter and ::Exit, defined in the module. */
 static HRESULT define_probe(struct timer *s, IMetaDataEmit *emit,
@@ -133,27 +119,15 @@ static HRESULT define_probe(struct timer *s, IMetaDataEmit *emit,
 /* Chooses the module's methods and defines what their wrapping names (clrie_plugin_plan_fn). */
 static HRESULT plan_module(void *data, IModuleInfo *module, struct clrie_plugin_plan *plan)
 {
-    struct selection sel = {data, NULL, plan};
-    IMetaDataImport *import = NULL;
-    IMetaDataAssemblyImport *assemblies = NULL;
-    IMetaDataAssemblyEmit *assembly_emit = NULL;
-    HRESULT hr = clrie_plugin_module_metadata(module, &IID_IMetaDataImport, (void **)&import);
+    struct timer *s = data;
+    struct clrie_plugin_metadata md;
+    HRESULT hr = clrie_plugin_metadata_init(&md, module);
     if (SUCCEEDED(hr))
-        hr = clrie_plugin_module_metadata(module, &IID_IMetaDataEmit, (void **)&sel.emit);
-    if (SUCCEEDED(hr))
-        hr = clrie_plugin_method_defs_each(import, select_method, &sel);
+        hr = clrie_plugin_plan_select(plan, md.import, &s->patterns, define_name, md.emit);
     if (SUCCEEDED(hr) && plan->count > 0)
-        hr = clrie_plugin_module_metadata(module, &IID_IMetaDataAssemblyImport,
-                                          (void **)&assemblies);
-    if (SUCCEEDED(hr) && plan->count > 0)
-        hr = clrie_plugin_module_metadata(module, &IID_IMetaDataAssemblyEmit,
-                                          (void **)&assembly_emit);
-    if (SUCCEEDED(hr) && plan->count > 0)
-        hr = define_probe(sel.s, sel.emit, assemblies, assembly_emit, (struct module_plan *)plan);
-    clrie_plugin_release(assembly_emit);
-    clrie_plugin_release(assemblies);
-    clrie_plugin_release(sel.emit);
-    clrie_plugin_release(import);
+        hr = define_probe(s, md.emit, md.assembly_import, md.assembly_emit,
+                          (struct module_plan *)plan);
+    clrie_plugin_metadata_finish(&md);
     return hr;
 }
 
@@ -250,13 +224,10 @@ static HRESULT timer_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *m
 }
 
 static HRESULT timer_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *method,
-                                            BOOL isRejit, BOOL *pbInstrument)
+                                        BOOL isRejit, BOOL *pbInstrument)
 {
     (void)isRejit;
-    if (!pbInstrument)
-        return E_POINTER;
-    *pbInstrument = clrie_plugin_plans_find(&from_method(This)->plans, method, NULL) != NULL;
-    return S_OK;
+    return clrie_plugin_plans_should_instrument(&from_method(This)->plans, method, pbInstrument);
 }
 
 static HRESULT timer_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *method,
@@ -284,14 +255,10 @@ static HRESULT timer_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo 
 }
 
 static HRESULT timer_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *inlinee,
-                                     IMethodInfo *caller, BOOL *pbAllowInline)
+                                 IMethodInfo *caller, BOOL *pbAllowInline)
 {
-    (void)caller;
-    if (!pbAllowInline)
-        return E_POINTER;
-    /* An inlined method is never jitted on its own: a timed one must stay a call. */
-    *pbAllowInline = !clrie_plugin_plans_find(&from_method(This)->plans, inlinee, NULL);
-    return S_OK;
+    (void)caller; /* a timed method must stay a call, wherever it is called from */
+    return clrie_plugin_plans_allow_inline(&from_method(This)->plans, inlinee, pbAllowInline);
 }
 
 static const struct IInstrumentationMethodVtbl timer_vtbl = {

@@ -72,8 +72,10 @@ static void apply_setting(void *data, const char *name, const char *value)
 /* ---- metadata: which methods, and the references the new IL names ---------------------------- */
 
 /* The user strings "enter <name>" and "exit <name>". */
-static HRESULT define_lines(IMetaDataEmit *emit, const WCHAR *name, struct traced_method *m)
+static HRESULT define_lines(void *emit_iface, void *entry, const WCHAR *name)
 {
+    IMetaDataEmit *emit = emit_iface;
+    struct traced_method *m = entry;
     WCHAR line[2 * CLRIE_PLUGIN_NAME_UNITS + 16] = {0};
     clrie_plugin_wcs_append_utf8(line, sizeof line / sizeof line[0], "enter ");
     clrie_plugin_wcs_append(line, sizeof line / sizeof line[0], name);
@@ -87,22 +89,6 @@ static HRESULT define_lines(IMetaDataEmit *emit, const WCHAR *name, struct trace
     return emit->lpVtbl->DefineUserString(emit, line, (ULONG)clrie_plugin_wcs_len(line), &m->exit);
 }
 
-struct selection {
-    struct tracer *s;
-    IMetaDataEmit *emit;
-    struct clrie_plugin_plan *plan;
-};
-
-/* A MethodDef whose name matches gets its place in the plan and its user strings. */
-static HRESULT select_method(void *data, mdMethodDef token, const WCHAR *full, ULONG rva)
-{
-    struct selection *sel = data;
-    /* rva 0: abstract, extern, runtime-implemented */
-    if (rva == 0 || !clrie_plugin_patterns_match_wcs(&sel->s->patterns, full))
-        return S_OK;
-    struct traced_method *m = clrie_plugin_plan_add_method(sel->plan, token);
-    return m ? define_lines(sel->emit, full, m) : E_OUTOFMEMORY;
-}
 
 static const BYTE console_token[8] = {0xB0, 0x3F, 0x5F, 0x7F, 0x11, 0xD5, 0x0A, 0x3A};
 
@@ -138,28 +124,15 @@ static HRESULT define_write_line(IMetaDataEmit *emit, IMetaDataAssemblyImport *a
 /* Chooses the module's methods and defines what their lines name (clrie_plugin_plan_fn). */
 static HRESULT plan_module(void *data, IModuleInfo *module, struct clrie_plugin_plan *plan)
 {
-    struct selection sel = {data, NULL, plan};
-    IMetaDataImport *import = NULL;
-    IMetaDataAssemblyImport *assemblies = NULL;
-    IMetaDataAssemblyEmit *assembly_emit = NULL;
-    HRESULT hr = clrie_plugin_module_metadata(module, &IID_IMetaDataImport, (void **)&import);
+    struct tracer *s = data;
+    struct clrie_plugin_metadata md;
+    HRESULT hr = clrie_plugin_metadata_init(&md, module);
     if (SUCCEEDED(hr))
-        hr = clrie_plugin_module_metadata(module, &IID_IMetaDataEmit, (void **)&sel.emit);
-    if (SUCCEEDED(hr))
-        hr = clrie_plugin_method_defs_each(import, select_method, &sel);
+        hr = clrie_plugin_plan_select(plan, md.import, &s->patterns, define_lines, md.emit);
     if (SUCCEEDED(hr) && plan->count > 0)
-        hr = clrie_plugin_module_metadata(module, &IID_IMetaDataAssemblyImport,
-                                          (void **)&assemblies);
-    if (SUCCEEDED(hr) && plan->count > 0)
-        hr = clrie_plugin_module_metadata(module, &IID_IMetaDataAssemblyEmit,
-                                          (void **)&assembly_emit);
-    if (SUCCEEDED(hr) && plan->count > 0)
-        hr = define_write_line(sel.emit, assemblies, assembly_emit,
+        hr = define_write_line(md.emit, md.assembly_import, md.assembly_emit,
                                &((struct module_plan *)plan)->write_line);
-    clrie_plugin_release(assembly_emit);
-    clrie_plugin_release(assemblies);
-    clrie_plugin_release(sel.emit);
-    clrie_plugin_release(import);
+    clrie_plugin_metadata_finish(&md);
     return hr;
 }
 
@@ -304,13 +277,10 @@ static HRESULT tracer_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *
 }
 
 static HRESULT tracer_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *method,
-                                             BOOL isRejit, BOOL *pbInstrument)
+                                         BOOL isRejit, BOOL *pbInstrument)
 {
     (void)isRejit;
-    if (!pbInstrument)
-        return E_POINTER;
-    *pbInstrument = clrie_plugin_plans_find(&from_method(This)->plans, method, NULL) != NULL;
-    return S_OK;
+    return clrie_plugin_plans_should_instrument(&from_method(This)->plans, method, pbInstrument);
 }
 
 static HRESULT tracer_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *method,
@@ -332,14 +302,10 @@ static HRESULT tracer_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo
 }
 
 static HRESULT tracer_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *inlinee,
-                                      IMethodInfo *caller, BOOL *pbAllowInline)
+                                  IMethodInfo *caller, BOOL *pbAllowInline)
 {
-    (void)caller;
-    if (!pbAllowInline)
-        return E_POINTER;
-    /* An inlined method is never jitted on its own: a traced one must stay a call. */
-    *pbAllowInline = !clrie_plugin_plans_find(&from_method(This)->plans, inlinee, NULL);
-    return S_OK;
+    (void)caller; /* a traced method must stay a call, wherever it is called from */
+    return clrie_plugin_plans_allow_inline(&from_method(This)->plans, inlinee, pbAllowInline);
 }
 
 static const struct IInstrumentationMethodVtbl tracer_vtbl = {

@@ -110,6 +110,33 @@ HRESULT clrie_plugin_module_metadata(IModuleInfo *module, REFIID riid, void **ou
     return hr;
 }
 
+HRESULT clrie_plugin_metadata_init(struct clrie_plugin_metadata *metadata, IModuleInfo *module)
+{
+    memset(metadata, 0, sizeof *metadata);
+    HRESULT hr = clrie_plugin_module_metadata(module, &IID_IMetaDataImport,
+                                              (void **)&metadata->import);
+    if (SUCCEEDED(hr))
+        hr = clrie_plugin_module_metadata(module, &IID_IMetaDataEmit, (void **)&metadata->emit);
+    if (SUCCEEDED(hr))
+        hr = clrie_plugin_module_metadata(module, &IID_IMetaDataAssemblyImport,
+                                          (void **)&metadata->assembly_import);
+    if (SUCCEEDED(hr))
+        hr = clrie_plugin_module_metadata(module, &IID_IMetaDataAssemblyEmit,
+                                          (void **)&metadata->assembly_emit);
+    if (FAILED(hr))
+        clrie_plugin_metadata_finish(metadata);
+    return hr;
+}
+
+void clrie_plugin_metadata_finish(struct clrie_plugin_metadata *metadata)
+{
+    clrie_plugin_release(metadata->assembly_emit);
+    clrie_plugin_release(metadata->assembly_import);
+    clrie_plugin_release(metadata->emit);
+    clrie_plugin_release(metadata->import);
+    memset(metadata, 0, sizeof *metadata);
+}
+
 mdAssemblyRef clrie_plugin_find_assembly_ref(IMetaDataAssemblyImport *assemblies,
                                              const char *name, ASSEMBLYMETADATA *version)
 {

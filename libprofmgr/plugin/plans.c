@@ -86,6 +86,49 @@ const void *clrie_plugin_plans_find(const struct clrie_plugin_plans *plans, IMet
     return NULL;
 }
 
+struct selection {
+    struct clrie_plugin_plan *plan;
+    const struct clrie_plugin_patterns *patterns;
+    clrie_plugin_plan_method_fn fill;
+    void *data;
+};
+
+static HRESULT select_method(void *data, mdMethodDef token, const WCHAR *full, ULONG rva)
+{
+    struct selection *sel = data;
+    /* rva 0: abstract, extern, runtime-implemented */
+    if (rva == 0 || !clrie_plugin_patterns_match_wcs(sel->patterns, full))
+        return S_OK;
+    void *entry = clrie_plugin_plan_add_method(sel->plan, token);
+    return entry ? sel->fill(sel->data, entry, full) : E_OUTOFMEMORY;
+}
+
+HRESULT clrie_plugin_plan_select(struct clrie_plugin_plan *plan, IMetaDataImport *import,
+                                 const struct clrie_plugin_patterns *patterns,
+                                 clrie_plugin_plan_method_fn fill, void *data)
+{
+    struct selection sel = {plan, patterns, fill, data};
+    return clrie_plugin_method_defs_each(import, select_method, &sel);
+}
+
+HRESULT clrie_plugin_plans_should_instrument(const struct clrie_plugin_plans *plans,
+                                             IMethodInfo *method, BOOL *instrument)
+{
+    if (!instrument)
+        return E_POINTER;
+    *instrument = clrie_plugin_plans_find(plans, method, NULL) != NULL;
+    return S_OK;
+}
+
+HRESULT clrie_plugin_plans_allow_inline(const struct clrie_plugin_plans *plans,
+                                        IMethodInfo *inlinee, BOOL *allow)
+{
+    if (!allow)
+        return E_POINTER;
+    *allow = clrie_plugin_plans_find(plans, inlinee, NULL) == NULL;
+    return S_OK;
+}
+
 void clrie_plugin_plans_finish(struct clrie_plugin_plans *plans)
 {
     for (struct clrie_plugin_plan *plan = plans->head, *next; plan; plan = next) {

@@ -125,7 +125,7 @@ CLRIE_PLUGIN_COM_IUNKNOWN(probe, IInstrumentationMethod, struct probe, iface, co
 CLRIE_PLUGIN_COM_IUNKNOWN(probe_jit, IInstrumentationMethodJitEvents2, struct probe, jit_events,
                           com)
 
-static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *pProfilerManager)
+static HRESULT probe_Initialize(IInstrumentationMethod *This, IProfilerManager *pProfilerManager)
 {
     struct probe *p = from_iface(This);
     const char *path = getenv("CLRIE_PIPELINE_PROBE_FILE");
@@ -158,7 +158,7 @@ static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *pPr
     return S_OK;
 }
 
-static HRESULT im_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
+static HRESULT probe_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
                                          BOOL isRejit, BOOL *pbInstrument)
 {
     char name[256], full[512];
@@ -185,7 +185,7 @@ static HRESULT replace_code(IMethodInfo *mi)
     return hr;
 }
 
-static HRESULT im_BeforeInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
+static HRESULT probe_BeforeInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
                                          BOOL isRejit)
 {
     struct probe *p = from_iface(This);
@@ -257,7 +257,7 @@ static HRESULT pop_first(IMethodInfo *mi)
     return hr;
 }
 
-static HRESULT im_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
+static HRESULT probe_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
                                    BOOL isRejit)
 {
     struct probe *p = from_iface(This);
@@ -283,7 +283,7 @@ static HRESULT im_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pM
     return add_one_before_rets(pMethodInfo);
 }
 
-static HRESULT im_OnInstrumentationComplete(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
+static HRESULT probe_OnInstrumentationComplete(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
                                             BOOL isRejit)
 {
     char name[256], full[512];
@@ -293,7 +293,7 @@ static HRESULT im_OnInstrumentationComplete(IInstrumentationMethod *This, IMetho
     return S_OK;
 }
 
-static HRESULT im_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *pMethodInfoInlinee,
+static HRESULT probe_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *pMethodInfoInlinee,
                                   IMethodInfo *pMethodInfoCaller, BOOL *pbAllowInline)
 {
     char name[256], full[512], caller_name[256], caller_full[512];
@@ -310,16 +310,16 @@ static HRESULT im_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *pMe
 
 static const struct IInstrumentationMethodVtbl method_vtbl = {
     CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(probe),
-    .Initialize = im_Initialize,
+    .Initialize = probe_Initialize,
     CLRIE_PLUGIN_IGNORE_DOMAIN_AND_ASSEMBLY_EVENTS,
     .OnModuleLoaded = clrie_plugin_ignore_module,
     .OnModuleUnloaded = clrie_plugin_ignore_module,
     .OnShutdown = clrie_plugin_ignore_shutdown,
-    .ShouldInstrumentMethod = im_ShouldInstrumentMethod,
-    .BeforeInstrumentMethod = im_BeforeInstrumentMethod,
-    .InstrumentMethod = im_InstrumentMethod,
-    .OnInstrumentationComplete = im_OnInstrumentationComplete,
-    .AllowInlineSite = im_AllowInlineSite,
+    .ShouldInstrumentMethod = probe_ShouldInstrumentMethod,
+    .BeforeInstrumentMethod = probe_BeforeInstrumentMethod,
+    .InstrumentMethod = probe_InstrumentMethod,
+    .OnInstrumentationComplete = probe_OnInstrumentationComplete,
+    .AllowInlineSite = probe_AllowInlineSite,
 };
 
 /* ---- IInstrumentationMethodJitEvents2 ------------------------------------------------------ */
@@ -372,7 +372,7 @@ static void start_request(struct probe *p, IModuleInfo *module, ModuleID module_
         request_rejit(r);
 }
 
-static HRESULT je_JitComplete2(IInstrumentationMethodJitEvents2 *This, IMethodJitInfo *info)
+static HRESULT probe_JitComplete2(IInstrumentationMethodJitEvents2 *This, IMethodJitInfo *info)
 {
     struct probe *p = from_jit_events(This);
     IMethodJitInfo2 *info2 = NULL;
@@ -428,7 +428,7 @@ static const struct IInstrumentationMethodJitEvents2Vtbl jit_events_vtbl = {
     CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(probe_jit),
     .JitStarted = clrie_plugin_ignore_jit_started,
     .JitComplete = clrie_plugin_ignore_jit_complete, /* superseded by JitComplete2 */
-    .JitComplete2 = je_JitComplete2,
+    .JitComplete2 = probe_JitComplete2,
 };
 
 /* ---- class factory: any class ID ------------------------------------------------------------ */

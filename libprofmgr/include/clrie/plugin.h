@@ -57,7 +57,7 @@
  *   fn(data, token, full_name, rva) for every MethodDef of a module, full_name being
  *   `Namespace.Type::Method` in UTF-16, and stops at the first failure fn returns.
  *   clrie_plugin_module_metadata(module, riid, out) is one of the module's four metadata
- *   interfaces; clrie_plugin_find_assembly_ref finds an AssemblyRef by name.
+ *   interfaces (struct clrie_plugin_metadata: all four); clrie_plugin_find_assembly_ref finds an AssemblyRef by name.
  *   clrie_plugin_log(logging, error, text) writes a UTF-8 line through the engine's
  *   IProfilerManagerLogging (LogError or LogMessage), or to stderr when logging is NULL.
  *
@@ -338,6 +338,18 @@ HRESULT clrie_plugin_method_defs_each(IMetaDataImport *import, clrie_plugin_meth
  * E_NOINTERFACE for another riid. */
 HRESULT clrie_plugin_module_metadata(IModuleInfo *module, REFIID riid, void **out);
 
+/* A module's four metadata interfaces, new references; zero-initialised by init. */
+struct clrie_plugin_metadata {
+    IMetaDataImport *import;
+    IMetaDataEmit *emit;
+    IMetaDataAssemblyImport *assembly_import;
+    IMetaDataAssemblyEmit *assembly_emit;
+};
+
+/* All four (S_OK), or the first failure with none held. */
+HRESULT clrie_plugin_metadata_init(struct clrie_plugin_metadata *metadata, IModuleInfo *module);
+void clrie_plugin_metadata_finish(struct clrie_plugin_metadata *metadata);
+
 /* The module's AssemblyRef named `name` (UTF-8), with its version in *version when not NULL;
  * mdTokenNil when there is none. */
 mdAssemblyRef clrie_plugin_find_assembly_ref(IMetaDataAssemblyImport *assemblies,
@@ -384,6 +396,21 @@ HRESULT clrie_plugin_plans_prepare(struct clrie_plugin_plans *plans, IModuleInfo
                                    clrie_plugin_plan_fn prepare, void *data);
 /* A new zeroed entry for token in the plan being prepared, or NULL without memory. */
 void *clrie_plugin_plan_add_method(struct clrie_plugin_plan *plan, mdMethodDef token);
+/* Fills a new entry of a plan for the method named full_name (`Namespace.Type::Method`). */
+typedef HRESULT (*clrie_plugin_plan_method_fn)(void *data, void *entry, const WCHAR *full_name);
+/* Adds to the plan every MethodDef of the module with a body (RVA not 0) whose full name matches
+ * one of the patterns, and lets fill complete each new entry: S_OK, E_OUTOFMEMORY, or the first
+ * failure fill returned. */
+HRESULT clrie_plugin_plan_select(struct clrie_plugin_plan *plan, IMetaDataImport *import,
+                                 const struct clrie_plugin_patterns *patterns,
+                                 clrie_plugin_plan_method_fn fill, void *data);
+/* ShouldInstrumentMethod and AllowInlineSite of a plugin that instruments its plans' methods:
+ * instrument those, never let one be inlined (an inlined method is not jitted on its own).
+ * E_POINTER for a NULL out. */
+HRESULT clrie_plugin_plans_should_instrument(const struct clrie_plugin_plans *plans,
+                                             IMethodInfo *method, BOOL *instrument);
+HRESULT clrie_plugin_plans_allow_inline(const struct clrie_plugin_plans *plans,
+                                        IMethodInfo *inlinee, BOOL *allow);
 /* The entry of the method in its module's plan (and that plan in *plan when not NULL), or
  * NULL. */
 const void *clrie_plugin_plans_find(const struct clrie_plugin_plans *plans, IMethodInfo *method,
