@@ -34,6 +34,10 @@
  * The plugin never instruments a method and always allows inlining. It records whatever
  * events the engine delivers: exception lines for an instance that did not ask for exceptions
  * mean the engine sent events nobody asked for. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* O_CLOEXEC, strcasecmp in a strict -std=c11 build */
+#endif
+
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
