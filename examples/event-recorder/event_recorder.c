@@ -35,14 +35,13 @@
  * events the engine delivers: exception lines for an instance that did not ask for exceptions
  * mean the engine sent events nobody asked for. */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* RTLD_NOLOAD, in clrie/plugin.h */
+#define _GNU_SOURCE /* O_CLOEXEC, strcasecmp in a strict -std=c11 build */
 #endif
 
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,15 +61,15 @@
 struct recorder {
     IInstrumentationMethod method;
     IInstrumentationMethodExceptionEvents exceptions;
-    atomic_ulong refs;
+    struct clrie_plugin_com com;
     CLSID clsid;
     char data1[9];
     char tag[128];
-    int fd; /* -1 until Initialize succeeds */
+    char log_name[160]; /* `event-recorder <tag>`, starting each log line */
+    int fd;             /* -1 until Initialize succeeds */
     bool wants_exceptions;
-    ICorProfilerInfo *info;           /* held from Initialize to the last Release */
-    IProfilerManagerLogging *logging; /* may be NULL */
-    IProfilerStringManager *strings;  /* how engine BSTRs are freed, if the engine has it */
+    ICorProfilerInfo *info;        /* held from Initialize to the last Release */
+    struct clrie_plugin_host host; /* logging may be NULL; strings too (the engine's export) */
 };
 
 /* ---- text helpers ---------------------------------------------------------------------- */
@@ -91,12 +90,6 @@ static const char *instance_setting(const struct recorder *rec, const char *name
     return value && *value ? value : NULL;
 }
 
-static bool is_true(const char *value)
-{
-    return value && (strcmp(value, "1") == 0 || strcasecmp(value, "true") == 0 ||
-                     strcasecmp(value, "yes") == 0 || strcasecmp(value, "on") == 0);
-}
-
 /* ---- logging through the engine -------------------------------------------------------- */
 
 static void log_to_engine(struct recorder *rec, bool error, const char *format, ...)
@@ -104,17 +97,14 @@ static void log_to_engine(struct recorder *rec, bool error, const char *format, 
 
 static void log_to_engine(struct recorder *rec, bool error, const char *format, ...)
 {
+    if (!rec->host.logging && !error)
+        return; /* without the engine's log, only errors reach stderr */
     char text[1024];
     va_list ap;
     va_start(ap, format);
-    int len = snprintf(text, sizeof text, "event-recorder %s: ", rec->tag);
-    if (len < 0 || (size_t)len >= sizeof text)
-        len = 0;
-    vsnprintf(text + len, sizeof text - (size_t)len, format, ap);
+    vsnprintf(text, sizeof text, format, ap);
     va_end(ap);
-
-    if (rec->logging || error) /* without the engine's log, only errors reach stderr */
-        clrie_plugin_log(rec->logging, error, text);
+    clrie_plugin_host_log(&rec->host, error, "%s", text);
 }
 
 /* ---- engine strings ---------------------------------------------------------------------- */
@@ -126,7 +116,7 @@ static void take_name(struct recorder *rec, HRESULT hr, BSTR name, char *out, si
         clrie_plugin_bstr_to_utf8_buf(name, out, size);
     else
         snprintf(out, size, "?");
-    clrie_plugin_free_bstr(rec->strings, name); /* else the engine's export */
+    clrie_plugin_free_bstr(rec->host.strings, name); /* else the engine's export */
 }
 
 /* ---- output -------------------------------------------------------------------------------- */
@@ -134,23 +124,11 @@ static void take_name(struct recorder *rec, HRESULT hr, BSTR name, char *out, si
 /* Appends `<tag> <event>[ <name>]\n` with one write(). */
 static void record(struct recorder *rec, const char *event, const char *name)
 {
-    if (rec->fd < 0)
-        return;
-    char line[LINE_MAX_BYTES];
-    int len = name ? snprintf(line, sizeof line - 1, "%s %s %s", rec->tag, event, name)
-                   : snprintf(line, sizeof line - 1, "%s %s", rec->tag, event);
-    if (len < 0)
-        return;
-    if ((size_t)len > sizeof line - 2)
-        len = (int)(sizeof line - 2);
-    line[len++] = '\n';
-    ssize_t written;
-    do
-        written = write(rec->fd, line, (size_t)len);
-    while (written < 0 && errno == EINTR);
+    clrie_plugin_append_line(rec->fd, "%s %s%s%s", rec->tag, event, name ? " " : "",
+                             name ? name : "");
 }
 
-/* ---- IUnknown of the instance -------------------------------------------------------------- */
+/* ---- the instance's COM object ------------------------------------------------------------- */
 
 static struct recorder *from_method(IInstrumentationMethod *iface)
 {
@@ -162,61 +140,35 @@ static struct recorder *from_exceptions(IInstrumentationMethodExceptionEvents *i
     return CLRIE_CONTAINER_OF(iface, struct recorder, exceptions);
 }
 
-static HRESULT recorder_query(struct recorder *rec, REFIID riid, void **out)
+static void recorder_destroy(void *object)
 {
-    if (!out)
-        return E_POINTER;
-    *out = NULL;
-    if (!riid)
-        return E_INVALIDARG;
-    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IInstrumentationMethod))
-        *out = &rec->method;
-    else if (IsEqualIID(riid, &IID_IInstrumentationMethodExceptionEvents))
-        *out = &rec->exceptions;
-    else
-        return E_NOINTERFACE;
-    atomic_fetch_add(&rec->refs, 1);
-    return S_OK;
+    struct recorder *rec = object;
+    record(rec, "Released", NULL);
+    if (rec->fd >= 0)
+        close(rec->fd);
+    clrie_plugin_release(rec->info);
+    clrie_plugin_host_finish(&rec->host);
+    free(rec);
 }
 
-static ULONG recorder_add_ref(struct recorder *rec)
-{
-    return (ULONG)(atomic_fetch_add(&rec->refs, 1) + 1);
-}
+static const struct clrie_plugin_com_iface recorder_ifaces[] = {
+    CLRIE_PLUGIN_COM_IFACE(&IID_IInstrumentationMethod, struct recorder, method),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IInstrumentationMethodExceptionEvents, struct recorder,
+                           exceptions),
+};
 
-static ULONG recorder_release(struct recorder *rec)
-{
-    unsigned long left = atomic_fetch_sub(&rec->refs, 1) - 1;
-    if (left == 0) {
-        record(rec, "Released", NULL);
-        if (rec->fd >= 0)
-            close(rec->fd);
-        if (rec->info)
-            rec->info->lpVtbl->Release(rec->info);
-        if (rec->logging)
-            rec->logging->lpVtbl->Release(rec->logging);
-        if (rec->strings)
-            rec->strings->lpVtbl->Release(rec->strings);
-        free(rec);
-        clrie_plugin_module_unref();
-    }
-    return (ULONG)left;
-}
+static const struct clrie_plugin_com_class recorder_class = {
+    .name = "event-recorder",
+    .ifaces = recorder_ifaces,
+    .iface_count = CLRIE_PLUGIN_COM_COUNT(recorder_ifaces),
+    .com_offset = offsetof(struct recorder, com),
+    .destroy = recorder_destroy,
+    .module_ref = true,
+};
 
-static HRESULT im_QueryInterface(IInstrumentationMethod *This, REFIID riid, void **out)
-{
-    return recorder_query(from_method(This), riid, out);
-}
-
-static ULONG im_AddRef(IInstrumentationMethod *This)
-{
-    return recorder_add_ref(from_method(This));
-}
-
-static ULONG im_Release(IInstrumentationMethod *This)
-{
-    return recorder_release(from_method(This));
-}
+CLRIE_PLUGIN_COM_IUNKNOWN(im, IInstrumentationMethod, struct recorder, method, com)
+CLRIE_PLUGIN_COM_IUNKNOWN(ex, IInstrumentationMethodExceptionEvents, struct recorder, exceptions,
+                          com)
 
 /* ---- IInstrumentationMethod ------------------------------------------------------------- */
 
@@ -224,12 +176,7 @@ static ULONG im_Release(IInstrumentationMethod *This)
  * reported), then the way to free strings, then ICorProfilerInfo. */
 static HRESULT attach_to_manager(struct recorder *rec, IProfilerManager *manager)
 {
-    if (FAILED(manager->lpVtbl->GetLoggingInstance(manager, &rec->logging)))
-        rec->logging = NULL;
-
-    if (FAILED(manager->lpVtbl->QueryInterface(manager, &IID_IProfilerStringManager,
-                                               (void **)&rec->strings)))
-        rec->strings = NULL;
+    clrie_plugin_host_init(&rec->host, manager, rec->log_name);
 
     IUnknown *unknown = NULL;
     HRESULT hr = manager->lpVtbl->GetCorProfilerInfo(manager, &unknown);
@@ -239,7 +186,7 @@ static HRESULT attach_to_manager(struct recorder *rec, IProfilerManager *manager
         return FAILED(hr) ? hr : E_FAIL;
     }
     hr = unknown->lpVtbl->QueryInterface(unknown, &IID_ICorProfilerInfo, (void **)&rec->info);
-    unknown->lpVtbl->Release(unknown);
+    clrie_plugin_release(unknown);
     if (FAILED(hr) || !rec->info) {
         rec->info = NULL;
         log_to_engine(rec, true, "no ICorProfilerInfo (hr 0x%08X)", (unsigned)hr);
@@ -262,11 +209,11 @@ static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *pPr
     if (FAILED(hr) || !manager)
         return FAILED(hr) ? hr : E_NOINTERFACE;
     hr = attach_to_manager(rec, manager);
-    manager->lpVtbl->Release(manager);
+    clrie_plugin_release(manager);
     if (FAILED(hr))
         return hr;
 
-    if (is_true(instance_setting(rec, "FAIL_INITIALIZE"))) {
+    if (clrie_plugin_is_true(instance_setting(rec, "FAIL_INITIALIZE"))) {
         log_to_engine(rec, true, "failing Initialize as " ENV_PREFIX "%s_FAIL_INITIALIZE asks",
                       rec->data1);
         return E_FAIL;
@@ -283,7 +230,7 @@ static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *pPr
         return E_FAIL;
     }
 
-    rec->wants_exceptions = is_true(instance_setting(rec, "EXCEPTIONS"));
+    rec->wants_exceptions = clrie_plugin_is_true(instance_setting(rec, "EXCEPTIONS"));
     DWORD mask = COR_PRF_MONITOR_APPDOMAIN_LOADS | COR_PRF_MONITOR_ASSEMBLY_LOADS |
                  COR_PRF_MONITOR_MODULE_LOADS;
     if (rec->wants_exceptions)
@@ -398,27 +345,6 @@ static HRESULT im_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodIn
     return S_OK;
 }
 
-static HRESULT im_BeforeInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
-                                         BOOL isRejit)
-{
-    (void)This, (void)pMethodInfo, (void)isRejit;
-    return S_OK;
-}
-
-static HRESULT im_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
-                                   BOOL isRejit)
-{
-    (void)This, (void)pMethodInfo, (void)isRejit;
-    return S_OK;
-}
-
-static HRESULT im_OnInstrumentationComplete(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
-                                            BOOL isRejit)
-{
-    (void)This, (void)pMethodInfo, (void)isRejit;
-    return S_OK;
-}
-
 static HRESULT im_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *pMethodInfoInlinee,
                                   IMethodInfo *pMethodInfoCaller, BOOL *pbAllowInline)
 {
@@ -430,9 +356,7 @@ static HRESULT im_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *pMe
 }
 
 static const struct IInstrumentationMethodVtbl method_vtbl = {
-    .QueryInterface = im_QueryInterface,
-    .AddRef = im_AddRef,
-    .Release = im_Release,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(im),
     .Initialize = im_Initialize,
     .OnAppDomainCreated = im_OnAppDomainCreated,
     .OnAppDomainShutdown = im_OnAppDomainShutdown,
@@ -442,9 +366,9 @@ static const struct IInstrumentationMethodVtbl method_vtbl = {
     .OnModuleUnloaded = im_OnModuleUnloaded,
     .OnShutdown = im_OnShutdown,
     .ShouldInstrumentMethod = im_ShouldInstrumentMethod,
-    .BeforeInstrumentMethod = im_BeforeInstrumentMethod,
-    .InstrumentMethod = im_InstrumentMethod,
-    .OnInstrumentationComplete = im_OnInstrumentationComplete,
+    .BeforeInstrumentMethod = clrie_plugin_ignore_method,
+    .InstrumentMethod = clrie_plugin_ignore_method,
+    .OnInstrumentationComplete = clrie_plugin_ignore_method,
     .AllowInlineSite = im_AllowInlineSite,
 };
 
@@ -477,23 +401,7 @@ static void exception_class_name(struct recorder *rec, UINT_PTR object, char *ou
         name[NAME_MAX_UNITS - 1] = 0;
         clrie_plugin_bstr_to_utf8_buf(name, out, size);
     }
-    import->lpVtbl->Release(import);
-}
-
-static HRESULT ex_QueryInterface(IInstrumentationMethodExceptionEvents *This, REFIID riid,
-                                 void **out)
-{
-    return recorder_query(from_exceptions(This), riid, out);
-}
-
-static ULONG ex_AddRef(IInstrumentationMethodExceptionEvents *This)
-{
-    return recorder_add_ref(from_exceptions(This));
-}
-
-static ULONG ex_Release(IInstrumentationMethodExceptionEvents *This)
-{
-    return recorder_release(from_exceptions(This));
+    clrie_plugin_release(import);
 }
 
 static HRESULT ex_ExceptionThrown(IInstrumentationMethodExceptionEvents *This,
@@ -521,50 +429,23 @@ static HRESULT ex_ExceptionCatcherEnter(IInstrumentationMethodExceptionEvents *T
     return S_OK;
 }
 
-static HRESULT ex_ExceptionCatcherLeave(IInstrumentationMethodExceptionEvents *This)
-{
-    (void)This;
-    return S_OK;
-}
-
-static HRESULT ex_with_method(IInstrumentationMethodExceptionEvents *This, IMethodInfo *pMethodInfo)
-{
-    (void)This, (void)pMethodInfo;
-    return S_OK;
-}
-
-static HRESULT ex_without_method(IInstrumentationMethodExceptionEvents *This)
-{
-    (void)This;
-    return S_OK;
-}
-
 static const struct IInstrumentationMethodExceptionEventsVtbl exceptions_vtbl = {
-    .QueryInterface = ex_QueryInterface,
-    .AddRef = ex_AddRef,
-    .Release = ex_Release,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(ex),
     .ExceptionCatcherEnter = ex_ExceptionCatcherEnter,
-    .ExceptionCatcherLeave = ex_ExceptionCatcherLeave,
-    .ExceptionSearchCatcherFound = ex_with_method,
-    .ExceptionSearchFilterEnter = ex_with_method,
-    .ExceptionSearchFilterLeave = ex_without_method,
-    .ExceptionSearchFunctionEnter = ex_with_method,
-    .ExceptionSearchFunctionLeave = ex_without_method,
     .ExceptionThrown = ex_ExceptionThrown,
-    .ExceptionUnwindFinallyEnter = ex_with_method,
-    .ExceptionUnwindFinallyLeave = ex_without_method,
-    .ExceptionUnwindFunctionEnter = ex_with_method,
-    .ExceptionUnwindFunctionLeave = ex_without_method,
+    CLRIE_PLUGIN_IGNORE_EXCEPTION_SEARCH_AND_UNWIND_EVENTS,
 };
 
-static struct recorder *recorder_new(const CLSID *clsid)
+/* ---- the class factory and exports ---------------------------------------------------- */
+
+/* Any class ID: the instance made by this factory is configured by that ID's DATA1. */
+static HRESULT create_instance(const CLSID *clsid, REFIID riid, void **out)
 {
     struct recorder *rec = calloc(1, sizeof *rec);
     if (!rec)
-        return NULL;
+        return E_OUTOFMEMORY;
     rec->method.lpVtbl = &method_vtbl;
     rec->exceptions.lpVtbl = &exceptions_vtbl;
-    atomic_init(&rec->refs, 1);
     rec->clsid = *clsid;
     rec->fd = -1;
     snprintf(rec->data1, sizeof rec->data1, "%08X", (unsigned)clsid->Data1);
@@ -577,21 +458,10 @@ static struct recorder *recorder_new(const CLSID *clsid)
     } else {
         format_guid(clsid, rec->tag);
     }
-    clrie_plugin_module_ref();
-    return rec;
-}
-
-/* ---- the class factory and exports ---------------------------------------------------- */
-
-/* Any class ID: the instance made by this factory is configured by that ID's DATA1. */
-static HRESULT create_instance(const CLSID *clsid, REFIID riid, void **out)
-{
-    struct recorder *rec = recorder_new(clsid);
-    if (!rec)
-        return E_OUTOFMEMORY;
-    HRESULT hr = recorder_query(rec, riid, out);
-    recorder_release(rec);
-    return hr;
+    snprintf(rec->log_name, sizeof rec->log_name, "event-recorder %s", rec->tag);
+    rec->host.name = rec->log_name;
+    clrie_plugin_com_init(&rec->com, &recorder_class);
+    return clrie_plugin_com_give(&rec->com, riid, out);
 }
 
 CLRIE_PLUGIN_EXPORT_CLASS_FACTORY(create_instance)

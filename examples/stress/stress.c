@@ -37,7 +37,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -67,13 +66,11 @@ struct rejit_request {
 struct stress {
     IInstrumentationMethod method;
     IInstrumentationMethodJitEvents2 jit_events;
-    atomic_ulong refs;
-    IProfilerManagerLogging *logging;
-    IProfilerStringManager *strings;
+    struct clrie_plugin_com com;
+    struct clrie_plugin_host host;
 
     bool all_modules;
-    char **modules; /* file names, when not all */
-    size_t module_count;
+    struct clrie_plugin_patterns modules; /* file names, compared as they are: not patterns */
     bool nops;
     bool rejit;
     char *report;
@@ -93,78 +90,33 @@ struct stress {
     pthread_t worker;
 };
 
-/* ---- text and settings ------------------------------------------------------------------- */
-
-/* An engine BSTR as UTF-8 (new string), freeing the BSTR. */
-static char *take_string(struct stress *s, HRESULT hr, BSTR *text)
-{
-    return clrie_plugin_take_utf8(s->strings, hr, text);
-}
-
-static void log_line(struct stress *s, bool error, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void log_line(struct stress *s, bool error, const char *format, ...)
-{
-    char text[1024];
-    va_list ap;
-    va_start(ap, format);
-    int len = snprintf(text, sizeof text, "stress: ");
-    vsnprintf(text + len, sizeof text - (size_t)len, format, ap);
-    va_end(ap);
-    clrie_plugin_log(s->logging, error, text);
-}
-
-static bool is_true(const char *value)
-{
-    return value && (strcasecmp(value, "true") == 0 || strcmp(value, "1") == 0 ||
-                     strcasecmp(value, "yes") == 0 || strcasecmp(value, "on") == 0);
-}
+/* ---- settings -------------------------------------------------------------------------------- */
 
 static void apply_setting(void *data, const char *name, const char *value)
 {
     struct stress *s = data;
     if (strcasecmp(name, "Modules") == 0) {
-        char *list = strdup(value);
-        for (char *save = NULL, *item = strtok_r(list, ";", &save); item;
-             item = strtok_r(NULL, ";", &save)) {
-            while (*item == ' ')
-                item++;
-            size_t len = strlen(item);
-            while (len && item[len - 1] == ' ')
-                item[--len] = '\0';
-            if (!*item)
-                continue;
-            if (strcmp(item, "*") == 0) {
-                s->all_modules = true;
+        size_t first = s->modules.count;
+        clrie_plugin_patterns_add(&s->modules, value);
+        for (size_t i = first; i < s->modules.count;) { /* `*`: every module */
+            if (strcmp(s->modules.items[i], "*") != 0) {
+                i++;
                 continue;
             }
-            char **grown = realloc(s->modules, (s->module_count + 1) * sizeof(*grown));
-            if (!grown)
-                break;
-            s->modules = grown;
-            s->modules[s->module_count++] = strdup(item);
+            s->all_modules = true;
+            free(s->modules.items[i]);
+            s->modules.items[i] = s->modules.items[--s->modules.count];
         }
-        free(list);
     } else if (strcasecmp(name, "Nops") == 0) {
-        s->nops = is_true(value);
+        s->nops = clrie_plugin_is_true(value);
     } else if (strcasecmp(name, "Rejit") == 0) {
-        s->rejit = is_true(value);
+        s->rejit = clrie_plugin_is_true(value);
     } else if (strcasecmp(name, "Report") == 0) {
         free(s->report);
         s->report = strdup(value);
     } else {
-        log_line(s, true, "unknown setting '%s' ignored", name);
+        clrie_plugin_host_log(&s->host, true, "unknown setting '%s' ignored", name);
     }
-}
-
-/* The <Settings> of this plugin's config entry, through CLRIE's attach context. */
-static void read_settings(struct stress *s, IProfilerManager *manager)
-{
-    if (clrie_plugin_settings_each(manager, apply_setting, s) == -ENOSYS)
-        log_line(s, true,
-                 "the engine hands out no settings (no "
-                 "IInstrumentationMethodAttachContext); nothing will be instrumented");
 }
 
 /* ---- which methods ----------------------------------------------------------------------- */
@@ -173,17 +125,18 @@ static bool module_selected(struct stress *s, IModuleInfo *module)
 {
     if (s->all_modules)
         return true;
-    if (s->module_count == 0)
+    if (s->modules.count == 0)
         return false;
     BSTR text = NULL;
-    char *name = take_string(s, module->lpVtbl->GetModuleName(module, &text), &text);
+    char *name =
+        clrie_plugin_host_take_utf8(&s->host, module->lpVtbl->GetModuleName(module, &text), &text);
     if (!name)
         return false;
     const char *base = strrchr(name, '/');
     base = base ? base + 1 : name;
     bool selected = false;
-    for (size_t i = 0; i < s->module_count && !selected; i++)
-        selected = strcasecmp(base, s->modules[i]) == 0;
+    for (size_t i = 0; i < s->modules.count && !selected; i++)
+        selected = strcasecmp(base, s->modules.items[i]) == 0;
     free(name);
     return selected;
 }
@@ -254,7 +207,7 @@ static void *rejit_worker(void *arg)
             atomic_fetch_add(&s->rejit_requested, 1);
         } else {
             atomic_fetch_add(&s->rejit_failed, 1);
-            log_line(s, true, "RequestRejit(0x%08X) failed (hr 0x%08X)", (unsigned)request.token,
+            clrie_plugin_host_log(&s->host, true, "RequestRejit(0x%08X) failed (hr 0x%08X)", (unsigned)request.token,
                      (unsigned)hr);
         }
         request.module->lpVtbl->Release(request.module);
@@ -269,13 +222,9 @@ static void queue_rejit(struct stress *s, IMethodInfo *method)
     IModuleInfo *module = NULL;
     ModuleID id = 0;
     mdToken token = 0;
-    if (FAILED(method->lpVtbl->GetModuleInfo(method, &module)) || !module)
+    if (FAILED(clrie_plugin_method_key(method, &id, &token)) || !token ||
+        FAILED(method->lpVtbl->GetModuleInfo(method, &module)) || !module)
         return;
-    if (FAILED(module->lpVtbl->GetModuleID(module, &id)) ||
-        FAILED(method->lpVtbl->GetMethodToken(method, &token)) || !token) {
-        module->lpVtbl->Release(module);
-        return;
-    }
     pthread_mutex_lock(&s->lock);
     bool queued = false;
     if (!s->stopping && remember_request(s, id, token)) {
@@ -322,74 +271,52 @@ static struct stress *from_method(IInstrumentationMethod *iface)
     return CLRIE_CONTAINER_OF(iface, struct stress, method);
 }
 
-static void stress_free(struct stress *s)
+static void stress_destroy(void *object)
 {
+    struct stress *s = object;
     stop_worker(s);
-    clrie_plugin_release(s->logging);
-    clrie_plugin_release(s->strings);
-    for (size_t i = 0; i < s->module_count; i++)
-        free(s->modules[i]);
-    free(s->modules);
+    clrie_plugin_host_finish(&s->host);
+    clrie_plugin_patterns_finish(&s->modules);
     free(s->report);
     free(s->queue);
     free(s->requested);
     pthread_cond_destroy(&s->wake);
     pthread_mutex_destroy(&s->lock);
     free(s);
-    clrie_plugin_module_unref();
 }
 
-static HRESULT stress_query(struct stress *s, REFIID riid, void **ppv)
-{
-    if (!ppv)
-        return E_POINTER;
-    *ppv = NULL;
-    if (!riid)
-        return E_INVALIDARG;
-    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IInstrumentationMethod))
-        *ppv = &s->method;
-    else if (IsEqualIID(riid, &IID_IInstrumentationMethodJitEvents) ||
-             IsEqualIID(riid, &IID_IInstrumentationMethodJitEvents2))
-        *ppv = &s->jit_events;
-    else
-        return E_NOINTERFACE;
-    atomic_fetch_add(&s->refs, 1);
-    return S_OK;
-}
+static const struct clrie_plugin_com_iface stress_ifaces[] = {
+    CLRIE_PLUGIN_COM_IFACE(&IID_IInstrumentationMethod, struct stress, method),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IInstrumentationMethodJitEvents, struct stress, jit_events),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IInstrumentationMethodJitEvents2, struct stress, jit_events),
+};
 
-static HRESULT im_QueryInterface(IInstrumentationMethod *This, REFIID riid, void **ppv)
-{
-    return stress_query(from_method(This), riid, ppv);
-}
+static const struct clrie_plugin_com_class stress_class = {
+    .name = "stress",
+    .ifaces = stress_ifaces,
+    .iface_count = CLRIE_PLUGIN_COM_COUNT(stress_ifaces),
+    .com_offset = offsetof(struct stress, com),
+    .destroy = stress_destroy,
+    .module_ref = true,
+};
 
-static ULONG im_AddRef(IInstrumentationMethod *This)
-{
-    return (ULONG)(atomic_fetch_add(&from_method(This)->refs, 1) + 1);
-}
+CLRIE_PLUGIN_COM_IUNKNOWN(stress, IInstrumentationMethod, struct stress, method, com)
+CLRIE_PLUGIN_COM_IUNKNOWN(stress_jit, IInstrumentationMethodJitEvents2, struct stress, jit_events,
+                          com)
 
-static ULONG im_Release(IInstrumentationMethod *This)
-{
-    struct stress *s = from_method(This);
-    unsigned long left = atomic_fetch_sub(&s->refs, 1) - 1;
-    if (left == 0)
-        stress_free(s);
-    return (ULONG)left;
-}
-
-static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *manager)
+static HRESULT stress_Initialize(IInstrumentationMethod *This, IProfilerManager *manager)
 {
     struct stress *s = from_method(This);
     if (!manager)
         return E_POINTER;
-    manager->lpVtbl->GetLoggingInstance(manager, &s->logging);
-    manager->lpVtbl->QueryInterface(manager, &IID_IProfilerStringManager, (void **)&s->strings);
-    read_settings(s, manager);
+    clrie_plugin_host_init(&s->host, manager, "stress");
+    clrie_plugin_host_read_settings(&s->host, manager, apply_setting, s);
     char modules[512] = "";
     size_t used = 0;
-    for (size_t i = 0; i < s->module_count + s->all_modules && used < sizeof modules; i++)
+    for (size_t i = 0; i < s->modules.count + s->all_modules && used < sizeof modules; i++)
         used += (size_t)snprintf(modules + used, sizeof modules - used, "%s%s", i ? ";" : "",
-                                 i < s->module_count ? s->modules[i] : "*");
-    log_line(s, false, "modules %s, nops %s, %s, report %s", used ? modules : "(none)",
+                                 i < s->modules.count ? s->modules.items[i] : "*");
+    clrie_plugin_host_log(&s->host, false, "modules %s, nops %s, %s, report %s", used ? modules : "(none)",
              s->nops ? "on" : "off", s->rejit ? "through ReJIT" : "at first JIT",
              s->report ? s->report : "(log)");
     return S_OK;
@@ -406,17 +333,17 @@ static void write_report(struct stress *s)
              atomic_load(&s->jit_compiled), atomic_load(&s->jit_failed));
     if (!s->report) {
         line[strlen(line) - 1] = '\0';
-        log_line(s, false, "%s", line);
+        clrie_plugin_host_log(&s->host, false, "%s", line);
         return;
     }
     int fd = open(s->report, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0 || write(fd, line, strlen(line)) != (ssize_t)strlen(line))
-        log_line(s, true, "cannot write the report '%s': %s", s->report, strerror(errno));
+        clrie_plugin_host_log(&s->host, true, "cannot write the report '%s': %s", s->report, strerror(errno));
     if (fd >= 0)
         close(fd);
 }
 
-static HRESULT im_OnShutdown(IInstrumentationMethod *This)
+static HRESULT stress_OnShutdown(IInstrumentationMethod *This)
 {
     struct stress *s = from_method(This);
     stop_worker(s);
@@ -424,7 +351,7 @@ static HRESULT im_OnShutdown(IInstrumentationMethod *This)
     return S_OK;
 }
 
-static HRESULT im_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *method,
+static HRESULT stress_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *method,
                                          BOOL isRejit, BOOL *pbInstrument)
 {
     struct stress *s = from_method(This);
@@ -441,7 +368,7 @@ static HRESULT im_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodIn
     return S_OK;
 }
 
-static HRESULT im_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *method, BOOL isRejit)
+static HRESULT stress_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *method, BOOL isRejit)
 {
     struct stress *s = from_method(This);
     if (!method)
@@ -454,15 +381,14 @@ static HRESULT im_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *me
         return S_OK;
     }
     atomic_fetch_add(&s->failed, 1);
-    BSTR text = NULL;
-    char *name = take_string(s, method->lpVtbl->GetFullName(method, &text), &text);
-    log_line(s, true, "%s%s: %s failed (hr 0x%08X)", name ? name : "?", isRejit ? " (rejit)" : "",
-             step ? step : "?", (unsigned)hr);
-    free(name);
+    char name[512];
+    clrie_plugin_method_full_name(method, s->host.strings, name, sizeof name);
+    clrie_plugin_host_log(&s->host, true, "%s%s: %s failed (hr 0x%08X)", name,
+                          isRejit ? " (rejit)" : "", step ? step : "?", (unsigned)hr);
     return hr;
 }
 
-static HRESULT im_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *inlinee,
+static HRESULT stress_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *inlinee,
                                   IMethodInfo *caller, BOOL *pbAllowInline)
 {
     (void)This, (void)inlinee, (void)caller;
@@ -473,19 +399,17 @@ static HRESULT im_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *inl
 }
 
 static const struct IInstrumentationMethodVtbl method_vtbl = {
-    .QueryInterface = im_QueryInterface,
-    .AddRef = im_AddRef,
-    .Release = im_Release,
-    .Initialize = im_Initialize,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(stress),
+    .Initialize = stress_Initialize,
     CLRIE_PLUGIN_IGNORE_DOMAIN_AND_ASSEMBLY_EVENTS,
     .OnModuleLoaded = clrie_plugin_ignore_module,
     .OnModuleUnloaded = clrie_plugin_ignore_module,
-    .OnShutdown = im_OnShutdown,
-    .ShouldInstrumentMethod = im_ShouldInstrumentMethod,
+    .OnShutdown = stress_OnShutdown,
+    .ShouldInstrumentMethod = stress_ShouldInstrumentMethod,
     .BeforeInstrumentMethod = clrie_plugin_ignore_method,
-    .InstrumentMethod = im_InstrumentMethod,
+    .InstrumentMethod = stress_InstrumentMethod,
     .OnInstrumentationComplete = clrie_plugin_ignore_method,
-    .AllowInlineSite = im_AllowInlineSite,
+    .AllowInlineSite = stress_AllowInlineSite,
 };
 
 /* ---- IInstrumentationMethodJitEvents2: how the JIT took the rewritten IL ------------------ */
@@ -495,37 +419,9 @@ static struct stress *from_jit_events(IInstrumentationMethodJitEvents2 *iface)
     return CLRIE_CONTAINER_OF(iface, struct stress, jit_events);
 }
 
-static HRESULT je_QueryInterface(IInstrumentationMethodJitEvents2 *This, REFIID riid, void **ppv)
-{
-    return stress_query(from_jit_events(This), riid, ppv);
-}
-
-static ULONG je_AddRef(IInstrumentationMethodJitEvents2 *This)
-{
-    return im_AddRef(&from_jit_events(This)->method);
-}
-
-static ULONG je_Release(IInstrumentationMethodJitEvents2 *This)
-{
-    return im_Release(&from_jit_events(This)->method);
-}
-
-static HRESULT je_JitStarted(IInstrumentationMethodJitEvents2 *This, FunctionID functionID,
-                             BOOL isRejit)
-{
-    (void)This, (void)functionID, (void)isRejit;
-    return S_OK;
-}
-
-/* The v1 event: an engine that only knows v1 tells no transformation status; not counted. */
-static HRESULT je_JitComplete(IInstrumentationMethodJitEvents2 *This, FunctionID functionID,
-                              BOOL isRejit, HRESULT jitResult)
-{
-    (void)This, (void)functionID, (void)isRejit, (void)jitResult;
-    return S_OK;
-}
-
-static HRESULT je_JitComplete2(IInstrumentationMethodJitEvents2 *This, IMethodJitInfo *info)
+/* The v1 JitComplete: an engine that only knows v1 tells no transformation status; not
+ * counted. */
+static HRESULT stress_JitComplete2(IInstrumentationMethodJitEvents2 *This, IMethodJitInfo *info)
 {
     struct stress *s = from_jit_events(This);
     BOOL transformed = FALSE;
@@ -539,45 +435,32 @@ static HRESULT je_JitComplete2(IInstrumentationMethodJitEvents2 *This, IMethodJi
         atomic_fetch_add(&s->jit_failed, 1);
         FunctionID function = 0;
         info->lpVtbl->GetFunctionID(info, &function);
-        log_line(s, true, "the JIT rejected the rewritten IL of function 0x%llx (hr 0x%08X)",
+        clrie_plugin_host_log(&s->host, true, "the JIT rejected the rewritten IL of function 0x%llx (hr 0x%08X)",
                  (unsigned long long)function, (unsigned)result);
     }
     return S_OK;
 }
 
 static const struct IInstrumentationMethodJitEvents2Vtbl jit_events_vtbl = {
-    .QueryInterface = je_QueryInterface,
-    .AddRef = je_AddRef,
-    .Release = je_Release,
-    .JitStarted = je_JitStarted,
-    .JitComplete = je_JitComplete,
-    .JitComplete2 = je_JitComplete2,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(stress_jit),
+    .JitStarted = clrie_plugin_ignore_jit_started,
+    .JitComplete = clrie_plugin_ignore_jit_complete,
+    .JitComplete2 = stress_JitComplete2,
 };
-
-static struct stress *stress_new(void)
-{
-    struct stress *s = calloc(1, sizeof(*s));
-    if (!s)
-        return NULL;
-    s->method.lpVtbl = &method_vtbl;
-    s->jit_events.lpVtbl = &jit_events_vtbl;
-    atomic_init(&s->refs, 1);
-    pthread_mutex_init(&s->lock, NULL);
-    pthread_cond_init(&s->wake, NULL);
-    clrie_plugin_module_ref();
-    return s;
-}
 
 /* Any class ID: each config entry naming this module is an instance with its own settings. */
 static HRESULT create_instance(const CLSID *clsid, REFIID riid, void **out)
 {
     (void)clsid;
-    struct stress *s = stress_new();
+    struct stress *s = calloc(1, sizeof(*s));
     if (!s)
         return E_OUTOFMEMORY;
-    HRESULT hr = im_QueryInterface(&s->method, riid, out);
-    im_Release(&s->method);
-    return hr;
+    s->method.lpVtbl = &method_vtbl;
+    s->jit_events.lpVtbl = &jit_events_vtbl;
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->wake, NULL);
+    clrie_plugin_com_init(&s->com, &stress_class);
+    return clrie_plugin_com_give(&s->com, riid, out);
 }
 
 CLRIE_PLUGIN_EXPORT_CLASS_FACTORY(create_instance)

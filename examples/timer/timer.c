@@ -31,12 +31,7 @@
 #define _GNU_SOURCE
 #endif
 
-#include <fnmatch.h>
-#include <pthread.h>
-#include <stdarg.h>
-#include <stdatomic.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -48,42 +43,17 @@
 
 #include "timer.h"
 
-#define NAME_UNITS 1024 /* longest type or method name read from metadata */
-
 struct timer {
     IInstrumentationMethod method;
-    atomic_ulong refs;
-    IProfilerManagerLogging *logging;
-    IProfilerStringManager *strings;
-    char **patterns;
-    size_t pattern_count;
+    struct clrie_plugin_com com;
+    struct clrie_plugin_host host;
+    struct clrie_plugin_patterns patterns;
     char *output;
-    pthread_mutex_t lock; /* protects plans and framework */
-    char *framework;      /* the folder System.Private.CoreLib.dll was loaded from */
-    struct module_plan *plans;
+    struct clrie_plugin_framework framework;
+    struct clrie_plugin_plans plans;
 };
 
-/* ---- text, logging and settings ------------------------------------------------------------ */
-
-/* An engine BSTR as UTF-8 (new string), freeing the BSTR. */
-static char *take_string(struct timer *s, HRESULT hr, BSTR *text)
-{
-    return clrie_plugin_take_utf8(s->strings, hr, text);
-}
-
-static void log_line(struct timer *s, bool error, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void log_line(struct timer *s, bool error, const char *format, ...)
-{
-    char text[1024];
-    va_list ap;
-    va_start(ap, format);
-    int len = snprintf(text, sizeof text, "timer: ");
-    vsnprintf(text + len, sizeof text - (size_t)len, format, ap);
-    va_end(ap);
-    clrie_plugin_log(s->logging, error, text);
-}
+/* ---- settings ---------------------------------------------------------------------------------- */
 
 static void apply_setting(void *data, const char *name, const char *value)
 {
@@ -91,147 +61,30 @@ static void apply_setting(void *data, const char *name, const char *value)
     if (strcasecmp(name, "Output") == 0) {
         free(s->output);
         s->output = strdup(value);
-        return;
+    } else if (strcasecmp(name, "Pattern") == 0) {
+        clrie_plugin_patterns_add(&s->patterns, value);
+    } else {
+        clrie_plugin_host_log(&s->host, true, "unknown setting '%s' ignored", name);
     }
-    if (strcasecmp(name, "Pattern") != 0) {
-        log_line(s, true, "unknown setting '%s' ignored", name);
-        return;
-    }
-    char *list = strdup(value);
-    for (char *save = NULL, *item = list ? strtok_r(list, ";", &save) : NULL; item;
-         item = strtok_r(NULL, ";", &save)) {
-        while (*item == ' ')
-            item++;
-        if (!*item)
-            continue;
-        char **grown = realloc(s->patterns, (s->pattern_count + 1) * sizeof(*grown));
-        if (!grown)
-            break;
-        s->patterns = grown;
-        s->patterns[s->pattern_count++] = strdup(item);
-    }
-    free(list);
-}
-
-/* The <Settings> of this plugin's config entry, through CLRIE's attach context. */
-static void read_settings(struct timer *s, IProfilerManager *manager)
-{
-    if (clrie_plugin_settings_each(manager, apply_setting, s) == -ENOSYS)
-        log_line(s, true,
-                 "the engine hands out no settings (no "
-                 "IInstrumentationMethodAttachContext); nothing will be instrumented");
 }
 
 /* ---- metadata: which methods, and the references the new IL names ---------------------------- */
 
-static bool name_selected(struct timer *s, const char *name)
-{
-    for (size_t i = 0; i < s->pattern_count; i++)
-        if (fnmatch(s->patterns[i], name, 0) == 0)
-            return true;
-    return false;
-}
-
-static int by_token(const void *a, const void *b)
-{
-    mdMethodDef x = ((const struct timed_method *)a)->token;
-    mdMethodDef y = ((const struct timed_method *)b)->token;
-    return x < y ? -1 : x > y;
-}
-
 /* The user string of the method's name. */
-static HRESULT define_name(IMetaDataEmit *emit, const WCHAR *name, struct timed_method *m)
+static HRESULT define_name(void *emit_iface, void *entry, const WCHAR *name)
 {
+    IMetaDataEmit *emit = emit_iface;
+    struct timed_method *m = entry;
     return emit->lpVtbl->DefineUserString(emit, name, (ULONG)clrie_plugin_wcs_len(name), &m->name);
 }
 
-struct selection {
-    struct timer *s;
-    IMetaDataEmit *emit;
-    struct module_plan *plan;
-    size_t capacity;
-};
-
-/* A MethodDef whose name matches gets its place in the plan and its user strings. */
-static HRESULT select_method(void *data, mdMethodDef token, const WCHAR *full, ULONG rva)
-{
-    struct selection *sel = data;
-    char *utf8 = clrie_plugin_bstr_to_utf8(full);
-    bool selected = utf8 && name_selected(sel->s, utf8);
-    free(utf8);
-    if (!selected || rva == 0) /* abstract, extern, runtime-implemented */
-        return S_OK;
-    struct module_plan *plan = sel->plan;
-    if (plan->count == sel->capacity) {
-        size_t capacity = sel->capacity ? sel->capacity * 2 : 16;
-        struct timed_method *grown = realloc(plan->methods, capacity * sizeof(*grown));
-        if (!grown)
-            return E_OUTOFMEMORY;
-        plan->methods = grown;
-        sel->capacity = capacity;
-    }
-    struct timed_method *m = &plan->methods[plan->count];
-    m->token = token;
-    HRESULT hr = define_name(sel->emit, full, m);
-    if (SUCCEEDED(hr))
-        plan->count++;
-    return hr;
-}
-
-/* Every MethodDef of the module whose name matches, sorted by token. */
-static HRESULT select_methods(struct timer *s, IMetaDataImport *import, IMetaDataEmit *emit,
-                              struct module_plan *plan)
-{
-    struct selection sel = {s, emit, plan, 0};
-    HRESULT hr = clrie_plugin_method_defs_each(import, select_method, &sel);
-    if (plan->count)
-        qsort(plan->methods, plan->count, sizeof(plan->methods[0]), by_token);
-    return hr;
-}
-
-/* The module's AssemblyRef named `name` (and its version), or mdTokenNil. */
-static mdAssemblyRef find_assembly_ref(IMetaDataAssemblyImport *assemblies, const char *name,
-                                       ASSEMBLYMETADATA *version)
-{
-    HCORENUM e = NULL;
-    mdAssemblyRef refs[64];
-    ULONG count = 0;
-    mdAssemblyRef found = mdTokenNil;
-    while (found == mdTokenNil &&
-           assemblies->lpVtbl->EnumAssemblyRefs(assemblies, &e, refs, 64, &count) == S_OK &&
-           count > 0) {
-        for (ULONG i = 0; i < count && found == mdTokenNil; i++) {
-            WCHAR text[NAME_UNITS];
-            ULONG len = 0;
-            ASSEMBLYMETADATA meta;
-            memset(&meta, 0, sizeof meta);
-            const void *key = NULL, *hash = NULL;
-            ULONG key_len = 0, hash_len = 0;
-            DWORD flags = 0;
-            if (FAILED(assemblies->lpVtbl->GetAssemblyRefProps(assemblies, refs[i], &key, &key_len,
-                                                               text, NAME_UNITS, &len, &meta, &hash,
-                                                               &hash_len, &flags)))
-                continue;
-            text[NAME_UNITS - 1] = 0;
-            char *utf8 = clrie_plugin_bstr_to_utf8(text);
-            if (utf8 && strcmp(utf8, name) == 0) {
-                found = refs[i];
-                if (version)
-                    *version = meta;
-            }
-            free(utf8);
-        }
-    }
-    assemblies->lpVtbl->CloseEnum(assemblies, e);
-    return found;
-}
 
 /* [Clrie.Timer]Clrie.Timer.Probe::Enter and ::Exit, defined in the module. */
 static HRESULT define_probe(struct timer *s, IMetaDataEmit *emit,
                             IMetaDataAssemblyImport *assemblies,
                             IMetaDataAssemblyEmit *assembly_emit, struct module_plan *plan)
 {
-    mdAssemblyRef helper = find_assembly_ref(assemblies, "Clrie.Timer", NULL);
+    mdAssemblyRef helper = clrie_plugin_find_assembly_ref(assemblies, "Clrie.Timer", NULL);
     HRESULT hr = S_OK;
     if (helper == mdTokenNil) {
         ASSEMBLYMETADATA version;
@@ -255,83 +108,27 @@ static HRESULT define_probe(struct timer *s, IMetaDataEmit *emit,
         hr = emit->lpVtbl->DefineMemberRef(emit, probe, u"Exit", exit, sizeof exit, &plan->exit);
     plan->output = mdTokenNil;
     if (SUCCEEDED(hr) && s->output) {
-        WCHAR path[NAME_UNITS] = {0};
-        clrie_plugin_wcs_append_utf8(path, NAME_UNITS, s->output);
+        WCHAR path[CLRIE_PLUGIN_NAME_UNITS] = {0};
+        clrie_plugin_wcs_append_utf8(path, CLRIE_PLUGIN_NAME_UNITS, s->output);
         hr = emit->lpVtbl->DefineUserString(emit, path, (ULONG)clrie_plugin_wcs_len(path),
                                             &plan->output);
     }
     return hr;
 }
 
-static HRESULT plan_module(struct timer *s, IModuleInfo *module, struct module_plan *plan)
+/* Chooses the module's methods and defines what their wrapping names (clrie_plugin_plan_fn). */
+static HRESULT plan_module(void *data, IModuleInfo *module, struct clrie_plugin_plan *plan)
 {
-    IUnknown *unknown = NULL;
-    IMetaDataImport *import = NULL;
-    IMetaDataEmit *emit = NULL;
-    IMetaDataAssemblyImport *assemblies = NULL;
-    IMetaDataAssemblyEmit *assembly_emit = NULL;
-    HRESULT hr = module->lpVtbl->GetMetaDataImport(module, &unknown);
+    struct timer *s = data;
+    struct clrie_plugin_metadata md;
+    HRESULT hr = clrie_plugin_metadata_init(&md, module);
     if (SUCCEEDED(hr))
-        hr = unknown->lpVtbl->QueryInterface(unknown, &IID_IMetaDataImport, (void **)&import);
-    clrie_plugin_release(unknown);
-    unknown = NULL;
-    if (SUCCEEDED(hr))
-        hr = module->lpVtbl->GetMetaDataEmit(module, &unknown);
-    if (SUCCEEDED(hr))
-        hr = unknown->lpVtbl->QueryInterface(unknown, &IID_IMetaDataEmit, (void **)&emit);
-    clrie_plugin_release(unknown);
-    unknown = NULL;
-    if (SUCCEEDED(hr))
-        hr = select_methods(s, import, emit, plan);
-    if (SUCCEEDED(hr) && plan->count > 0) {
-        hr = module->lpVtbl->GetMetaDataAssemblyImport(module, &unknown);
-        if (SUCCEEDED(hr))
-            hr = unknown->lpVtbl->QueryInterface(unknown, &IID_IMetaDataAssemblyImport,
-                                                 (void **)&assemblies);
-        clrie_plugin_release(unknown);
-        unknown = NULL;
-        if (SUCCEEDED(hr))
-            hr = module->lpVtbl->GetMetaDataAssemblyEmit(module, &unknown);
-        if (SUCCEEDED(hr))
-            hr = unknown->lpVtbl->QueryInterface(unknown, &IID_IMetaDataAssemblyEmit,
-                                                 (void **)&assembly_emit);
-        clrie_plugin_release(unknown);
-        if (SUCCEEDED(hr))
-            hr = define_probe(s, emit, assemblies, assembly_emit, plan);
-    }
-    clrie_plugin_release(assembly_emit);
-    clrie_plugin_release(assemblies);
-    clrie_plugin_release(emit);
-    clrie_plugin_release(import);
+        hr = clrie_plugin_plan_select(plan, md.import, &s->patterns, define_name, md.emit);
+    if (SUCCEEDED(hr) && plan->count > 0)
+        hr = define_probe(s, md.emit, md.assembly_import, md.assembly_emit,
+                          (struct module_plan *)plan);
+    clrie_plugin_metadata_finish(&md);
     return hr;
-}
-
-/* The plan entry for a method, or NULL. Plans are only added, never removed, while the
- * plugin lives; an entry stays valid. */
-static const struct timed_method *find_method(struct timer *s, IMethodInfo *method,
-                                              const struct module_plan **owner)
-{
-    IModuleInfo *module = NULL;
-    ModuleID id = 0;
-    mdToken token = mdTokenNil;
-    if (FAILED(method->lpVtbl->GetModuleInfo(method, &module)) || !module)
-        return NULL;
-    HRESULT hr = module->lpVtbl->GetModuleID(module, &id);
-    clrie_plugin_release(module);
-    if (FAILED(hr) || FAILED(method->lpVtbl->GetMethodToken(method, &token)))
-        return NULL;
-    const struct timed_method *found = NULL;
-    pthread_mutex_lock(&s->lock);
-    for (struct module_plan *plan = s->plans; plan && !found; plan = plan->next) {
-        if (plan->module != id)
-            continue;
-        struct timed_method key = {.token = token};
-        found = bsearch(&key, plan->methods, plan->count, sizeof(key), by_token);
-        if (found && owner)
-            *owner = plan;
-    }
-    pthread_mutex_unlock(&s->lock);
-    return found;
 }
 
 /* ---- IInstrumentationMethod ---------------------------------------------------------------- */
@@ -341,73 +138,49 @@ static struct timer *from_method(IInstrumentationMethod *iface)
     return CLRIE_CONTAINER_OF(iface, struct timer, method);
 }
 
-static void timer_free(struct timer *s)
+static void timer_destroy(void *object)
 {
-    clrie_plugin_release(s->logging);
-    clrie_plugin_release(s->strings);
-    for (size_t i = 0; i < s->pattern_count; i++)
-        free(s->patterns[i]);
-    free(s->patterns);
+    struct timer *s = object;
+    clrie_plugin_host_finish(&s->host);
+    clrie_plugin_patterns_finish(&s->patterns);
     free(s->output);
-    free(s->framework);
-    for (struct module_plan *plan = s->plans, *next; plan; plan = next) {
-        next = plan->next;
-        free(plan->methods);
-        free(plan);
-    }
-    pthread_mutex_destroy(&s->lock);
+    clrie_plugin_framework_finish(&s->framework);
+    clrie_plugin_plans_finish(&s->plans);
     free(s);
-    clrie_plugin_module_unref();
 }
 
-static HRESULT im_QueryInterface(IInstrumentationMethod *This, REFIID riid, void **ppv)
-{
-    if (!ppv)
-        return E_POINTER;
-    *ppv = NULL;
-    if (!riid)
-        return E_INVALIDARG;
-    if (!IsEqualIID(riid, &IID_IUnknown) && !IsEqualIID(riid, &IID_IInstrumentationMethod))
-        return E_NOINTERFACE;
-    atomic_fetch_add(&from_method(This)->refs, 1);
-    *ppv = This;
-    return S_OK;
-}
+static const struct clrie_plugin_com_iface timer_ifaces[] = {
+    CLRIE_PLUGIN_COM_IFACE(&IID_IInstrumentationMethod, struct timer, method),
+};
 
-static ULONG im_AddRef(IInstrumentationMethod *This)
-{
-    return (ULONG)(atomic_fetch_add(&from_method(This)->refs, 1) + 1);
-}
+static const struct clrie_plugin_com_class timer_class = {
+    .name = "timer",
+    .ifaces = timer_ifaces,
+    .iface_count = CLRIE_PLUGIN_COM_COUNT(timer_ifaces),
+    .com_offset = offsetof(struct timer, com),
+    .destroy = timer_destroy,
+    .module_ref = true,
+};
 
-static ULONG im_Release(IInstrumentationMethod *This)
-{
-    struct timer *s = from_method(This);
-    unsigned long left = atomic_fetch_sub(&s->refs, 1) - 1;
-    if (left == 0)
-        timer_free(s);
-    return (ULONG)left;
-}
+CLRIE_PLUGIN_COM_IUNKNOWN(timer, IInstrumentationMethod, struct timer, method, com)
 
-static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *manager)
+static HRESULT timer_Initialize(IInstrumentationMethod *This, IProfilerManager *manager)
 {
     struct timer *s = from_method(This);
     if (!manager)
         return E_POINTER;
-    manager->lpVtbl->GetLoggingInstance(manager, &s->logging);
-    manager->lpVtbl->QueryInterface(manager, &IID_IProfilerStringManager, (void **)&s->strings);
-    read_settings(s, manager);
+    clrie_plugin_host_init(&s->host, manager, "timer");
+    clrie_plugin_host_read_settings(&s->host, manager, apply_setting, s);
     /* Timed code calls the helper: without it every timed method would throw
      * FileNotFoundException, so time nothing rather than break the app. */
     const char *hooks = getenv("DOTNET_STARTUP_HOOKS");
-    if (s->pattern_count > 0 && !(hooks && strstr(hooks, "Clrie.Timer.dll"))) {
-        log_line(s, true,
-                 "DOTNET_STARTUP_HOOKS does not name Clrie.Timer.dll, so the runtime "
-                 "could not load the helper: nothing will be timed");
-        for (size_t i = 0; i < s->pattern_count; i++)
-            free(s->patterns[i]);
-        s->pattern_count = 0;
-    } else if (s->pattern_count == 0) {
-        log_line(s, true, "no Pattern setting: nothing will be timed");
+    if (s->patterns.count > 0 && !(hooks && strstr(hooks, "Clrie.Timer.dll"))) {
+        clrie_plugin_host_log(&s->host, true,
+                              "DOTNET_STARTUP_HOOKS does not name Clrie.Timer.dll, so the "
+                              "runtime could not load the helper: nothing will be timed");
+        clrie_plugin_patterns_finish(&s->patterns);
+    } else if (s->patterns.count == 0) {
+        clrie_plugin_host_log(&s->host, true, "no Pattern setting: nothing will be timed");
     }
     return S_OK;
 }
@@ -418,144 +191,100 @@ static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *man
 static bool module_timeable(struct timer *s, IModuleInfo *module)
 {
     BSTR text = NULL;
-    char *path = take_string(s, module->lpVtbl->GetFullPath(module, &text), &text);
+    char *path = clrie_plugin_host_take_utf8(&s->host, module->lpVtbl->GetFullPath(module, &text),
+                                             &text);
     if (!path)
         return false;
-    char *slash = strrchr(path, '/');
-    const char *base = slash ? slash + 1 : path;
-    size_t folder = slash ? (size_t)(slash - path) : 0;
-    bool timeable;
-    pthread_mutex_lock(&s->lock);
-    if (strcmp(base, "System.Private.CoreLib.dll") == 0) {
-        if (!s->framework && slash)
-            s->framework = strndup(path, folder);
-        timeable = false;
-    } else {
-        timeable = strcmp(base, "Clrie.Timer.dll") != 0 &&
-                   !(s->framework && slash && strlen(s->framework) == folder &&
-                     strncmp(path, s->framework, folder) == 0);
-    }
-    pthread_mutex_unlock(&s->lock);
+    const char *slash = strrchr(path, '/');
+    bool helper = strcmp(slash ? slash + 1 : path, "Clrie.Timer.dll") == 0;
+    bool timeable = !clrie_plugin_framework_has(&s->framework, path) && !helper;
     free(path);
     return timeable;
 }
 
-static HRESULT im_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *module)
+static HRESULT timer_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *module)
 {
     struct timer *s = from_method(This);
     if (!module)
         return E_POINTER;
-    if (s->pattern_count == 0 || !module_timeable(s, module))
+    if (s->patterns.count == 0 || !module_timeable(s, module))
         return S_OK;
-    struct module_plan *plan = calloc(1, sizeof(*plan));
-    if (!plan)
-        return E_OUTOFMEMORY;
-    HRESULT hr = module->lpVtbl->GetModuleID(module, &plan->module);
-    if (SUCCEEDED(hr))
-        hr = plan_module(s, module, plan);
-    if (FAILED(hr) || plan->count == 0) {
-        if (FAILED(hr)) {
-            BSTR text = NULL;
-            char *name = take_string(s, module->lpVtbl->GetModuleName(module, &text), &text);
-            log_line(s, true, "%s: cannot prepare the module (hr 0x%08X); it is not timed",
-                     name ? name : "?", (unsigned)hr);
-            free(name);
-        }
-        free(plan->methods);
-        free(plan);
-        return S_OK;
+    HRESULT hr = clrie_plugin_plans_prepare(&s->plans, module, sizeof(struct module_plan),
+                                            sizeof(struct timed_method), plan_module, s);
+    if (FAILED(hr)) {
+        BSTR text = NULL;
+        char *name = clrie_plugin_host_take_utf8(
+            &s->host, module->lpVtbl->GetModuleName(module, &text), &text);
+        clrie_plugin_host_log(&s->host, true,
+                              "%s: cannot prepare the module (hr 0x%08X); it is not timed",
+                              name ? name : "?", (unsigned)hr);
+        free(name);
     }
-    pthread_mutex_lock(&s->lock);
-    plan->next = s->plans;
-    s->plans = plan;
-    pthread_mutex_unlock(&s->lock);
     return S_OK;
 }
 
-static HRESULT im_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *method,
-                                         BOOL isRejit, BOOL *pbInstrument)
+static HRESULT timer_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *method,
+                                        BOOL isRejit, BOOL *pbInstrument)
 {
     (void)isRejit;
-    if (!pbInstrument)
-        return E_POINTER;
-    *pbInstrument = method && find_method(from_method(This), method, NULL) != NULL;
-    return S_OK;
+    return clrie_plugin_plans_should_instrument(&from_method(This)->plans, method, pbInstrument);
 }
 
-static HRESULT im_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *method, BOOL isRejit)
+static HRESULT timer_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *method,
+                                      BOOL isRejit)
 {
     struct timer *s = from_method(This);
     (void)isRejit;
-    const struct module_plan *plan = NULL;
-    const struct timed_method *timed = method ? find_method(s, method, &plan) : NULL;
+    const struct clrie_plugin_plan *plan = NULL;
+    const struct timed_method *timed = clrie_plugin_plans_find(&s->plans, method, &plan);
     if (!timed)
         return S_OK;
-    HRESULT hr = timer_rewrite(method, timed, plan);
+    HRESULT hr = timer_rewrite(method, timed, (const struct module_plan *)plan);
+    if (hr == S_OK)
+        return S_OK;
+    char name[512];
+    clrie_plugin_method_full_name(method, s->host.strings, name, sizeof name);
     if (hr == S_FALSE) {
-        BSTR text = NULL;
-        char *name = take_string(s, method->lpVtbl->GetFullName(method, &text), &text);
-        log_line(s, false, "%s: a tail call or byref return: not timed", name ? name : "?");
-        free(name);
+        clrie_plugin_host_log(&s->host, false, "%s: a tail call or byref return: not timed",
+                              name);
         return S_OK;
     }
-    if (FAILED(hr)) {
-        BSTR text = NULL;
-        char *name = take_string(s, method->lpVtbl->GetFullName(method, &text), &text);
-        log_line(s, true, "%s: not timed (hr 0x%08X)", name ? name : "?", (unsigned)hr);
-        free(name);
-    }
+    if (FAILED(hr))
+        clrie_plugin_host_log(&s->host, true, "%s: not timed (hr 0x%08X)", name, (unsigned)hr);
     return hr;
 }
 
-static HRESULT im_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *inlinee,
-                                  IMethodInfo *caller, BOOL *pbAllowInline)
+static HRESULT timer_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *inlinee,
+                                 IMethodInfo *caller, BOOL *pbAllowInline)
 {
-    (void)caller;
-    if (!pbAllowInline)
-        return E_POINTER;
-    /* An inlined method is never jitted on its own: a timed one must stay a call. */
-    *pbAllowInline = !(inlinee && find_method(from_method(This), inlinee, NULL));
-    return S_OK;
+    (void)caller; /* a timed method must stay a call, wherever it is called from */
+    return clrie_plugin_plans_allow_inline(&from_method(This)->plans, inlinee, pbAllowInline);
 }
 
-static const struct IInstrumentationMethodVtbl method_vtbl = {
-    .QueryInterface = im_QueryInterface,
-    .AddRef = im_AddRef,
-    .Release = im_Release,
-    .Initialize = im_Initialize,
+static const struct IInstrumentationMethodVtbl timer_vtbl = {
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(timer),
+    .Initialize = timer_Initialize,
     CLRIE_PLUGIN_IGNORE_DOMAIN_AND_ASSEMBLY_EVENTS,
-    .OnModuleLoaded = im_OnModuleLoaded,
+    .OnModuleLoaded = timer_OnModuleLoaded,
     .OnModuleUnloaded = clrie_plugin_ignore_module,
     .OnShutdown = clrie_plugin_ignore_shutdown,
-    .ShouldInstrumentMethod = im_ShouldInstrumentMethod,
+    .ShouldInstrumentMethod = timer_ShouldInstrumentMethod,
     .BeforeInstrumentMethod = clrie_plugin_ignore_method,
-    .InstrumentMethod = im_InstrumentMethod,
+    .InstrumentMethod = timer_InstrumentMethod,
     .OnInstrumentationComplete = clrie_plugin_ignore_method,
-    .AllowInlineSite = im_AllowInlineSite,
+    .AllowInlineSite = timer_AllowInlineSite,
 };
-
-static struct timer *timer_new(void)
-{
-    struct timer *s = calloc(1, sizeof(*s));
-    if (!s)
-        return NULL;
-    s->method.lpVtbl = &method_vtbl;
-    atomic_init(&s->refs, 1);
-    pthread_mutex_init(&s->lock, NULL);
-    clrie_plugin_module_ref();
-    return s;
-}
 
 /* Any class ID: each config entry naming this module is an instance with its own settings. */
 static HRESULT create_instance(const CLSID *clsid, REFIID riid, void **out)
 {
     (void)clsid;
-    struct timer *s = timer_new();
+    struct timer *s = calloc(1, sizeof(*s));
     if (!s)
         return E_OUTOFMEMORY;
-    HRESULT hr = im_QueryInterface(&s->method, riid, out);
-    im_Release(&s->method);
-    return hr;
+    s->method.lpVtbl = &timer_vtbl;
+    clrie_plugin_com_init(&s->com, &timer_class);
+    return clrie_plugin_com_give(&s->com, riid, out);
 }
 
 CLRIE_PLUGIN_EXPORT_CLASS_FACTORY(create_instance)

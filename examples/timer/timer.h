@@ -4,6 +4,7 @@
 
 #include <clrie/abi/instrumentation.h>
 #include <clrie/abi/metadata.h>
+#include <clrie/plugin.h>
 
 /* A method to time and the user string of its name. */
 struct timed_method {
@@ -11,15 +12,12 @@ struct timed_method {
     mdString name;
 };
 
-/* What OnModuleLoaded prepared for one module. */
+/* What OnModuleLoaded prepared for one module: its timed_methods and the helper's members. */
 struct module_plan {
-    ModuleID module;
+    struct clrie_plugin_plan base;
     mdMemberRef enter; /* Clrie.Timer.Probe::Enter(string) -> int64 */
     mdMemberRef exit;  /* Clrie.Timer.Probe::Exit(string, int64, string) */
     mdString output;   /* the Output setting; mdTokenNil: none (Exit gets null) */
-    size_t count;
-    struct timed_method *methods; /* sorted by token */
-    struct module_plan *next;
 };
 
 /* Wraps one selected method (see timer.c's comment). S_OK when rewritten, S_FALSE when the

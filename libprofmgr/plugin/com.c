@@ -13,6 +13,8 @@ void clrie_plugin_com_init(struct clrie_plugin_com *com, const struct clrie_plug
 {
     com->cls = cls;
     __atomic_store_n(&com->refs, 1, __ATOMIC_RELAXED);
+    if (cls->module_ref)
+        clrie_plugin_module_ref();
 }
 
 HRESULT clrie_plugin_com_query(struct clrie_plugin_com *com, REFIID riid, void **out)
@@ -55,12 +57,23 @@ ULONG clrie_plugin_com_release(struct clrie_plugin_com *com)
         }
     } while (!__atomic_compare_exchange_n(&com->refs, &refs, refs - 1, true, __ATOMIC_ACQ_REL,
                                           __ATOMIC_RELAXED));
-    if (refs == 1)
-        com->cls->destroy(object_of(com));
+    if (refs == 1) {
+        const struct clrie_plugin_com_class *cls = com->cls; /* destroy frees com */
+        cls->destroy(object_of(com));
+        if (cls->module_ref)
+            clrie_plugin_module_unref();
+    }
     return (ULONG)(refs - 1);
 }
 
 ULONG clrie_plugin_com_refs(const struct clrie_plugin_com *com)
 {
     return (ULONG)__atomic_load_n(&com->refs, __ATOMIC_ACQUIRE);
+}
+
+HRESULT clrie_plugin_com_give(struct clrie_plugin_com *com, REFIID riid, void **out)
+{
+    HRESULT hr = clrie_plugin_com_query(com, riid, out);
+    clrie_plugin_com_release(com);
+    return hr;
 }

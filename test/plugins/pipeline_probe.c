@@ -36,7 +36,7 @@
  *
  * Only the ABI headers are used, as by any third-party plugin. */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* RTLD_NOLOAD, in clrie/plugin.h */
+#define _GNU_SOURCE /* usleep */
 #endif
 
 #include <fcntl.h>
@@ -55,7 +55,7 @@
 struct probe {
     IInstrumentationMethod iface;
     IInstrumentationMethodJitEvents2 jit_events;
-    atomic_ulong refs;
+    struct clrie_plugin_com com;
     int fd;
     atomic_int inside_concurrent; /* ConcurrentA/B calls inside InstrumentMethod */
     ICorProfilerInfo4 *info;      /* the engine's wrapped info */
@@ -77,22 +77,8 @@ static struct probe *from_jit_events(IInstrumentationMethodJitEvents2 *iface)
     return CLRIE_CONTAINER_OF(iface, struct probe, jit_events);
 }
 
-static void record(struct probe *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void record(struct probe *p, const char *fmt, ...)
-{
-    char line[1024];
-    va_list args;
-    va_start(args, fmt);
-    int len = vsnprintf(line, sizeof line - 1, fmt, args);
-    va_end(args);
-    if (p->fd < 0 || len < 0)
-        return;
-    if ((size_t)len > sizeof line - 2)
-        len = (int)sizeof line - 2;
-    line[len++] = '\n';
-    if (write(p->fd, line, (size_t)len) < 0)
-        return; /* a test log: nothing better to do */
-}
+/* A test log line: one write() (clrie_plugin_append_line); a failed write is let go. */
+#define record(p, ...) ((void)clrie_plugin_append_line((p)->fd, __VA_ARGS__))
 
 /* The method's name and full name, freed through the engine's export as CLRIE plugins do. */
 static void method_names(IMethodInfo *mi, char *name, size_t name_size, char *full,
@@ -109,56 +95,37 @@ static bool is_program(const char *full)
 
 /* ---- IInstrumentationMethod ---------------------------------------------------------------- */
 
-static HRESULT query(struct probe *p, REFIID riid, void **out)
+static void probe_destroy(void *object)
 {
-    if (!out)
-        return E_POINTER;
-    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IInstrumentationMethod))
-        *out = &p->iface;
-    else if (IsEqualIID(riid, &IID_IInstrumentationMethodJitEvents) ||
-             IsEqualIID(riid, &IID_IInstrumentationMethodJitEvents2))
-        *out = &p->jit_events;
-    else {
-        *out = NULL;
-        return E_NOINTERFACE;
-    }
-    atomic_fetch_add(&p->refs, 1);
-    return S_OK;
+    struct probe *p = object;
+    if (p->fd >= 0)
+        close(p->fd);
+    clrie_plugin_release(p->info);
+    clrie_plugin_release(p->rejitted_module);
+    pthread_mutex_destroy(&p->lock);
+    free(p);
 }
 
-static ULONG release(struct probe *p)
-{
-    unsigned long left = atomic_fetch_sub(&p->refs, 1) - 1;
-    if (left == 0) {
-        if (p->fd >= 0)
-            close(p->fd);
-        if (p->info)
-            p->info->lpVtbl->Release(p->info);
-        if (p->rejitted_module)
-            p->rejitted_module->lpVtbl->Release(p->rejitted_module);
-        pthread_mutex_destroy(&p->lock);
-        free(p);
-        clrie_plugin_module_unref();
-    }
-    return (ULONG)left;
-}
+static const struct clrie_plugin_com_iface probe_ifaces[] = {
+    CLRIE_PLUGIN_COM_IFACE(&IID_IInstrumentationMethod, struct probe, iface),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IInstrumentationMethodJitEvents, struct probe, jit_events),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IInstrumentationMethodJitEvents2, struct probe, jit_events),
+};
 
-static HRESULT im_QueryInterface(IInstrumentationMethod *This, REFIID riid, void **out)
-{
-    return query(from_iface(This), riid, out);
-}
+static const struct clrie_plugin_com_class probe_class = {
+    .name = "pipeline-probe",
+    .ifaces = probe_ifaces,
+    .iface_count = CLRIE_PLUGIN_COM_COUNT(probe_ifaces),
+    .com_offset = offsetof(struct probe, com),
+    .destroy = probe_destroy,
+    .module_ref = true,
+};
 
-static ULONG im_AddRef(IInstrumentationMethod *This)
-{
-    return (ULONG)(atomic_fetch_add(&from_iface(This)->refs, 1) + 1);
-}
+CLRIE_PLUGIN_COM_IUNKNOWN(probe, IInstrumentationMethod, struct probe, iface, com)
+CLRIE_PLUGIN_COM_IUNKNOWN(probe_jit, IInstrumentationMethodJitEvents2, struct probe, jit_events,
+                          com)
 
-static ULONG im_Release(IInstrumentationMethod *This)
-{
-    return release(from_iface(This));
-}
-
-static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *pProfilerManager)
+static HRESULT probe_Initialize(IInstrumentationMethod *This, IProfilerManager *pProfilerManager)
 {
     struct probe *p = from_iface(This);
     const char *path = getenv("CLRIE_PIPELINE_PROBE_FILE");
@@ -167,7 +134,7 @@ static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *pPr
     IUnknown *info = NULL;
     if (SUCCEEDED(pProfilerManager->lpVtbl->GetCorProfilerInfo(pProfilerManager, &info))) {
         info->lpVtbl->QueryInterface(info, &IID_ICorProfilerInfo4, (void **)&p->info);
-        info->lpVtbl->Release(info);
+        clrie_plugin_release(info);
     }
     record(p, "initialize");
     static atomic_bool pushed;
@@ -191,7 +158,7 @@ static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *pPr
     return S_OK;
 }
 
-static HRESULT im_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
+static HRESULT probe_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
                                          BOOL isRejit, BOOL *pbInstrument)
 {
     char name[256], full[512];
@@ -213,12 +180,12 @@ static HRESULT replace_code(IMethodInfo *mi)
     HRESULT hr = mi->lpVtbl->GetInstructions(mi, &graph);
     if (SUCCEEDED(hr)) {
         hr = graph->lpVtbl->CreateBaseline(graph, code, code + sizeof code, 1, map, 1, points);
-        graph->lpVtbl->Release(graph);
+        clrie_plugin_release(graph);
     }
     return hr;
 }
 
-static HRESULT im_BeforeInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
+static HRESULT probe_BeforeInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
                                          BOOL isRejit)
 {
     struct probe *p = from_iface(This);
@@ -254,22 +221,17 @@ static HRESULT add_one_before_rets(IMethodInfo *mi)
                 hr = graph->lpVtbl->InsertBeforeAndRetargetOffsets(graph, at, one);
             if (SUCCEEDED(hr))
                 hr = graph->lpVtbl->InsertBefore(graph, at, add);
-            if (one)
-                one->lpVtbl->Release(one);
-            if (add)
-                add->lpVtbl->Release(add);
+            clrie_plugin_release(one);
+            clrie_plugin_release(add);
         }
         if (SUCCEEDED(hr) && at->lpVtbl->GetNextInstruction(at, &next) != S_OK)
             next = NULL;
-        at->lpVtbl->Release(at);
+        clrie_plugin_release(at);
         at = next;
     }
-    if (at)
-        at->lpVtbl->Release(at);
-    if (factory)
-        factory->lpVtbl->Release(factory);
-    if (graph)
-        graph->lpVtbl->Release(graph);
+    clrie_plugin_release(at);
+    clrie_plugin_release(factory);
+    clrie_plugin_release(graph);
     return hr;
 }
 
@@ -288,18 +250,14 @@ static HRESULT pop_first(IMethodInfo *mi)
         hr = factory->lpVtbl->CreateInstruction(factory, Cee_Pop, &pop);
     if (SUCCEEDED(hr))
         hr = graph->lpVtbl->InsertBefore(graph, first, pop);
-    if (pop)
-        pop->lpVtbl->Release(pop);
-    if (first)
-        first->lpVtbl->Release(first);
-    if (factory)
-        factory->lpVtbl->Release(factory);
-    if (graph)
-        graph->lpVtbl->Release(graph);
+    clrie_plugin_release(pop);
+    clrie_plugin_release(first);
+    clrie_plugin_release(factory);
+    clrie_plugin_release(graph);
     return hr;
 }
 
-static HRESULT im_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
+static HRESULT probe_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
                                    BOOL isRejit)
 {
     struct probe *p = from_iface(This);
@@ -325,7 +283,7 @@ static HRESULT im_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pM
     return add_one_before_rets(pMethodInfo);
 }
 
-static HRESULT im_OnInstrumentationComplete(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
+static HRESULT probe_OnInstrumentationComplete(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
                                             BOOL isRejit)
 {
     char name[256], full[512];
@@ -335,7 +293,7 @@ static HRESULT im_OnInstrumentationComplete(IInstrumentationMethod *This, IMetho
     return S_OK;
 }
 
-static HRESULT im_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *pMethodInfoInlinee,
+static HRESULT probe_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *pMethodInfoInlinee,
                                   IMethodInfo *pMethodInfoCaller, BOOL *pbAllowInline)
 {
     char name[256], full[512], caller_name[256], caller_full[512];
@@ -351,19 +309,17 @@ static HRESULT im_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *pMe
 }
 
 static const struct IInstrumentationMethodVtbl method_vtbl = {
-    .QueryInterface = im_QueryInterface,
-    .AddRef = im_AddRef,
-    .Release = im_Release,
-    .Initialize = im_Initialize,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(probe),
+    .Initialize = probe_Initialize,
     CLRIE_PLUGIN_IGNORE_DOMAIN_AND_ASSEMBLY_EVENTS,
     .OnModuleLoaded = clrie_plugin_ignore_module,
     .OnModuleUnloaded = clrie_plugin_ignore_module,
     .OnShutdown = clrie_plugin_ignore_shutdown,
-    .ShouldInstrumentMethod = im_ShouldInstrumentMethod,
-    .BeforeInstrumentMethod = im_BeforeInstrumentMethod,
-    .InstrumentMethod = im_InstrumentMethod,
-    .OnInstrumentationComplete = im_OnInstrumentationComplete,
-    .AllowInlineSite = im_AllowInlineSite,
+    .ShouldInstrumentMethod = probe_ShouldInstrumentMethod,
+    .BeforeInstrumentMethod = probe_BeforeInstrumentMethod,
+    .InstrumentMethod = probe_InstrumentMethod,
+    .OnInstrumentationComplete = probe_OnInstrumentationComplete,
+    .AllowInlineSite = probe_AllowInlineSite,
 };
 
 /* ---- IInstrumentationMethodJitEvents2 ------------------------------------------------------ */
@@ -393,8 +349,8 @@ static void *request_rejit(void *arg)
         HRESULT hr = r->module->lpVtbl->RequestRejit(r->module, r->token);
         record(r->probe, "requestrejit %s hr=0x%08X", r->full, (unsigned)hr);
     }
-    r->module->lpVtbl->Release(r->module);
-    release(r->probe);
+    clrie_plugin_release(r->module);
+    clrie_plugin_com_release(&r->probe->com);
     free(r);
     return NULL;
 }
@@ -406,7 +362,7 @@ static void start_request(struct probe *p, IModuleInfo *module, ModuleID module_
     pthread_t thread;
     if (!r)
         return;
-    atomic_fetch_add(&p->refs, 1);
+    clrie_plugin_com_add_ref(&p->com);
     module->lpVtbl->AddRef(module);
     *r = (struct rejit_request){p, module, module_id, token, revert, ""};
     snprintf(r->full, sizeof r->full, "%s", full);
@@ -416,34 +372,7 @@ static void start_request(struct probe *p, IModuleInfo *module, ModuleID module_
         request_rejit(r);
 }
 
-static HRESULT je_QueryInterface(IInstrumentationMethodJitEvents2 *This, REFIID riid, void **out)
-{
-    return query(from_jit_events(This), riid, out);
-}
-
-static ULONG je_AddRef(IInstrumentationMethodJitEvents2 *This)
-{
-    return (ULONG)(atomic_fetch_add(&from_jit_events(This)->refs, 1) + 1);
-}
-
-static ULONG je_Release(IInstrumentationMethodJitEvents2 *This)
-{
-    return release(from_jit_events(This));
-}
-
-static HRESULT je_JitStarted(IInstrumentationMethodJitEvents2 *This, FunctionID functionID,
-                             BOOL isRejit)
-{
-    return S_OK;
-}
-
-static HRESULT je_JitComplete(IInstrumentationMethodJitEvents2 *This, FunctionID functionID,
-                              BOOL isRejit, HRESULT jitResult)
-{
-    return S_OK; /* superseded by JitComplete2 */
-}
-
-static HRESULT je_JitComplete2(IInstrumentationMethodJitEvents2 *This, IMethodJitInfo *info)
+static HRESULT probe_JitComplete2(IInstrumentationMethodJitEvents2 *This, IMethodJitInfo *info)
 {
     struct probe *p = from_jit_events(This);
     IMethodJitInfo2 *info2 = NULL;
@@ -489,21 +418,17 @@ static HRESULT je_JitComplete2(IInstrumentationMethodJitEvents2 *This, IMethodJi
         pthread_mutex_unlock(&p->lock);
     }
 out:
-    if (mi)
-        mi->lpVtbl->Release(mi);
-    if (module)
-        module->lpVtbl->Release(module);
-    info2->lpVtbl->Release(info2);
+    clrie_plugin_release(mi);
+    clrie_plugin_release(module);
+    clrie_plugin_release(info2);
     return S_OK;
 }
 
 static const struct IInstrumentationMethodJitEvents2Vtbl jit_events_vtbl = {
-    .QueryInterface = je_QueryInterface,
-    .AddRef = je_AddRef,
-    .Release = je_Release,
-    .JitStarted = je_JitStarted,
-    .JitComplete = je_JitComplete,
-    .JitComplete2 = je_JitComplete2,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(probe_jit),
+    .JitStarted = clrie_plugin_ignore_jit_started,
+    .JitComplete = clrie_plugin_ignore_jit_complete, /* superseded by JitComplete2 */
+    .JitComplete2 = probe_JitComplete2,
 };
 
 /* ---- class factory: any class ID ------------------------------------------------------------ */
@@ -516,13 +441,10 @@ static HRESULT create_instance(const CLSID *clsid, REFIID riid, void **out)
         return E_OUTOFMEMORY;
     p->iface.lpVtbl = &method_vtbl;
     p->jit_events.lpVtbl = &jit_events_vtbl;
-    atomic_init(&p->refs, 1);
     p->fd = -1;
     pthread_mutex_init(&p->lock, NULL);
-    clrie_plugin_module_ref();
-    HRESULT hr = query(p, riid, out);
-    release(p);
-    return hr;
+    clrie_plugin_com_init(&p->com, &probe_class);
+    return clrie_plugin_com_give(&p->com, riid, out);
 }
 
 CLRIE_PLUGIN_EXPORT_CLASS_FACTORY(create_instance)

@@ -13,22 +13,19 @@
  *
  * Each line is one write() on an O_APPEND descriptor. The same module also works as the
  * process's only profiler (CORECLR_PROFILER_PATH), which lets the tests check it without
- * the engine. DllGetClassObject accepts any class ID. */
-#include <errno.h>
+ * the engine. DllGetClassObject accepts any class ID (libclrie-plugin's class factory). */
 #include <fcntl.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "clrie/abi/corprof.h"
-
-#define EXPORT __attribute__((visibility("default")))
+#include "clrie/plugin.h"
 
 struct hook {
     ICorProfilerCallback11 iface;
-    atomic_ulong refs;
+    struct clrie_plugin_com com;
     int fd;
     ICorProfilerInfo *info;
 };
@@ -49,21 +46,7 @@ static void narrow(const WCHAR *text, ULONG len, char *out, size_t size)
 
 static void write_line(struct hook *hook, const char *event, const char *detail)
 {
-    if (hook->fd < 0)
-        return;
-    char line[1024];
-    int len = detail ? snprintf(line, sizeof line, "raw %s %s\n", event, detail)
-                     : snprintf(line, sizeof line, "raw %s\n", event);
-    if (len < 0)
-        return;
-    if ((size_t)len >= sizeof line) {
-        len = (int)sizeof line - 1;
-        line[len - 1] = '\n';
-    }
-    ssize_t written;
-    do
-        written = write(hook->fd, line, (size_t)len);
-    while (written < 0 && errno == EINTR);
+    clrie_plugin_append_line(hook->fd, "raw %s%s%s", event, detail ? " " : "", detail ? detail : "");
 }
 
 /* ---- every slot: S_OK -------------------------------------------------------------------- */
@@ -78,55 +61,29 @@ CLRIE_ICORPROFILERCALLBACK11_METHODS(STUB, ICorProfilerCallback11 *This, This)
 
 /* ---- the slots that do something --------------------------------------------------------- */
 
-static HRESULT hook_QueryInterface(ICorProfilerCallback11 *This, REFIID riid, void **out)
+static void hook_destroy(void *object)
 {
-    static const IID *const known[] = {
-        &IID_IUnknown,
-        &IID_ICorProfilerCallback,
-        &IID_ICorProfilerCallback2,
-        &IID_ICorProfilerCallback3,
-        &IID_ICorProfilerCallback4,
-        &IID_ICorProfilerCallback5,
-        &IID_ICorProfilerCallback6,
-        &IID_ICorProfilerCallback7,
-        &IID_ICorProfilerCallback8,
-        &IID_ICorProfilerCallback9,
-        &IID_ICorProfilerCallback10,
-        &IID_ICorProfilerCallback11,
-    };
-    if (!out)
-        return E_POINTER;
-    *out = NULL;
-    if (!riid)
-        return E_INVALIDARG;
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
-        if (IsEqualIID(riid, known[i])) {
-            atomic_fetch_add(&from_iface(This)->refs, 1);
-            *out = This;
-            return S_OK;
-        }
-    }
-    return E_NOINTERFACE;
+    struct hook *hook = object;
+    if (hook->fd >= 0)
+        close(hook->fd);
+    clrie_plugin_release(hook->info);
+    free(hook);
 }
 
-static ULONG hook_AddRef(ICorProfilerCallback11 *This)
-{
-    return (ULONG)(atomic_fetch_add(&from_iface(This)->refs, 1) + 1);
-}
+static const struct clrie_plugin_com_iface hook_ifaces[] = {
+    CLRIE_PLUGIN_COM_PROFILER_CALLBACK_IFACES(struct hook, iface),
+};
 
-static ULONG hook_Release(ICorProfilerCallback11 *This)
-{
-    struct hook *hook = from_iface(This);
-    unsigned long left = atomic_fetch_sub(&hook->refs, 1) - 1;
-    if (left == 0) {
-        if (hook->fd >= 0)
-            close(hook->fd);
-        if (hook->info)
-            hook->info->lpVtbl->Release(hook->info);
-        free(hook);
-    }
-    return (ULONG)left;
-}
+static const struct clrie_plugin_com_class hook_class = {
+    .name = "raw-hook",
+    .ifaces = hook_ifaces,
+    .iface_count = CLRIE_PLUGIN_COM_COUNT(hook_ifaces),
+    .com_offset = offsetof(struct hook, com),
+    .destroy = hook_destroy,
+    .module_ref = true,
+};
+
+CLRIE_PLUGIN_COM_IUNKNOWN(hook, ICorProfilerCallback11, struct hook, iface, com)
 
 static HRESULT hook_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfilerInfoUnk)
 {
@@ -227,9 +184,7 @@ static HRESULT hook_ModuleUnloadStarted(ICorProfilerCallback11 *This, ModuleID m
 #define INIT_STUB(ret, name, params, args) .name = stub_##name,
 static const struct ICorProfilerCallback11Vtbl hook_vtbl = {
     CLRIE_ICORPROFILERCALLBACK11_METHODS(INIT_STUB, ICorProfilerCallback11 *This, This)
-    .QueryInterface = hook_QueryInterface,
-    .AddRef = hook_AddRef,
-    .Release = hook_Release,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(hook),
     .Initialize = hook_Initialize,
     .Shutdown = hook_Shutdown,
     .AppDomainCreationFinished = hook_AppDomainCreationFinished,
@@ -241,77 +196,18 @@ static const struct ICorProfilerCallback11Vtbl hook_vtbl = {
 // clang-format on
 #pragma GCC diagnostic pop
 
-/* ---- class factory: any class ID, one new hook per CreateInstance ------------------------- */
+/* ---- DllGetClassObject: any class ID, one new hook per CreateInstance --------------------- */
 
-static HRESULT cf_QueryInterface(IClassFactory *This, REFIID riid, void **out)
+static HRESULT create_hook(const CLSID *clsid, REFIID riid, void **out)
 {
-    if (!out)
-        return E_POINTER;
-    *out = NULL;
-    if (!riid || (!IsEqualIID(riid, &IID_IUnknown) && !IsEqualIID(riid, &IID_IClassFactory)))
-        return E_NOINTERFACE;
-    *out = This;
-    return S_OK;
-}
-
-/* The factory is a static object: its count is not tracked. */
-static ULONG cf_AddRef(IClassFactory *This)
-{
-    return 1;
-}
-
-static ULONG cf_Release(IClassFactory *This)
-{
-    return 1;
-}
-
-static HRESULT cf_CreateInstance(IClassFactory *This, IUnknown *pUnkOuter, REFIID riid,
-                                 void **ppvObject)
-{
-    if (!ppvObject)
-        return E_POINTER;
-    *ppvObject = NULL;
-    if (pUnkOuter)
-        return CLASS_E_NOAGGREGATION;
+    (void)clsid;
     struct hook *hook = calloc(1, sizeof *hook);
     if (!hook)
         return E_OUTOFMEMORY;
     hook->iface.lpVtbl = &hook_vtbl;
-    atomic_init(&hook->refs, 1);
     hook->fd = -1;
-    HRESULT hr = hook_QueryInterface(&hook->iface, riid, ppvObject);
-    hook_Release(&hook->iface);
-    return hr;
+    clrie_plugin_com_init(&hook->com, &hook_class);
+    return clrie_plugin_com_give(&hook->com, riid, out);
 }
 
-static HRESULT cf_LockServer(IClassFactory *This, BOOL fLock)
-{
-    return S_OK;
-}
-
-static const struct IClassFactoryVtbl factory_vtbl = {
-    .QueryInterface = cf_QueryInterface,
-    .AddRef = cf_AddRef,
-    .Release = cf_Release,
-    .CreateInstance = cf_CreateInstance,
-    .LockServer = cf_LockServer,
-};
-static IClassFactory factory = {&factory_vtbl};
-
-EXPORT HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv);
-EXPORT HRESULT DllCanUnloadNow(void);
-
-HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv)
-{
-    if (!ppv)
-        return E_POINTER;
-    *ppv = NULL;
-    if (!rclsid)
-        return E_INVALIDARG;
-    return cf_QueryInterface(&factory, riid, ppv);
-}
-
-HRESULT DllCanUnloadNow(void)
-{
-    return S_FALSE; /* a profiler stays loaded for the life of the process */
-}
+CLRIE_PLUGIN_EXPORT_CLASS_FACTORY(create_hook)

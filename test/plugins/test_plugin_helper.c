@@ -1,9 +1,12 @@
-/* clrie/plugin.h as a plugin uses it: text from the engine's BSTRs, the config entry's
- * settings read through a fake IProfilerManager, and the class factory's exports. */
+/* libclrie-plugin as a plugin uses it: text from the engine's BSTRs, the config entry's
+ * settings read through a fake IProfilerManager, pattern lists and flags, the shared
+ * framework's modules, and the class factory's exports with the module count. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -203,38 +206,135 @@ static void utf8_appends_to_utf16_with_bad_bytes_replaced(void **state)
     assert_int_equal(clrie_plugin_wcs_len(small), 2); /* "ab": a pair would not fit after it */
 }
 
-static int create_count;
+/* A plugin object on the COM base: it holds a module reference while it lives. */
+struct object {
+    IUnknown iface;
+    struct clrie_plugin_com com;
+};
+
+static int create_count, destroy_count;
+
+static void object_destroy(void *object)
+{
+    destroy_count++;
+    free(object);
+}
+
+static const struct clrie_plugin_com_iface object_ifaces[] = {
+    CLRIE_PLUGIN_COM_IFACE(&IID_IUnknown, struct object, iface),
+};
+
+static const struct clrie_plugin_com_class object_class = {
+    .name = "object",
+    .ifaces = object_ifaces,
+    .iface_count = CLRIE_PLUGIN_COM_COUNT(object_ifaces),
+    .com_offset = offsetof(struct object, com),
+    .destroy = object_destroy,
+    .module_ref = true,
+};
+
+CLRIE_PLUGIN_COM_IUNKNOWN(object, IUnknown, struct object, iface, com)
+static const struct IUnknownVtbl object_vtbl = {CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(object)};
+
 static HRESULT create(const CLSID *clsid, REFIID riid, void **out)
 {
-    (void)clsid, (void)riid;
+    (void)clsid;
     create_count++;
-    *out = &manager; /* stands for the plugin object */
-    return S_OK;
+    struct object *o = calloc(1, sizeof *o);
+    o->iface.lpVtbl = &object_vtbl;
+    clrie_plugin_com_init(&o->com, &object_class);
+    return clrie_plugin_com_give(&o->com, riid, out);
 }
 
 CLRIE_PLUGIN_EXPORT_CLASS_FACTORY(create)
 
-static void the_module_stays_loaded_while_a_factory_or_lock_is_held(void **state)
+static void the_module_stays_loaded_while_a_factory_object_or_lock_is_held(void **state)
 {
     (void)state;
     IClassFactory *factory = NULL;
     assert_int_equal(DllCanUnloadNow(), S_OK);
     assert_int_equal(DllGetClassObject(&IID_IUnknown, &IID_IClassFactory, (void **)&factory), S_OK);
     assert_int_equal(DllCanUnloadNow(), S_FALSE);
-    void *object = NULL;
+    IUnknown *object = NULL;
     IUnknown outer = {NULL};
-    assert_int_equal(factory->lpVtbl->CreateInstance(factory, &outer, &IID_IUnknown, &object),
-                     CLASS_E_NOAGGREGATION);
-    assert_int_equal(factory->lpVtbl->CreateInstance(factory, NULL, &IID_IUnknown, &object), S_OK);
+    assert_int_equal(
+        factory->lpVtbl->CreateInstance(factory, &outer, &IID_IUnknown, (void **)&object),
+        CLASS_E_NOAGGREGATION);
+    assert_int_equal(factory->lpVtbl->CreateInstance(factory, NULL, &IID_IUnknown, (void **)&object),
+                     S_OK);
     assert_int_equal(create_count, 1);
     factory->lpVtbl->LockServer(factory, TRUE);
     factory->lpVtbl->Release(factory);
-    assert_int_equal(DllCanUnloadNow(), S_FALSE);
-    clrie_plugin_module_ref(); /* a plugin object */
-    clrie_plugin_factory_LockServer_(NULL, FALSE);
-    assert_int_equal(DllCanUnloadNow(), S_FALSE);
-    clrie_plugin_module_unref();
+    assert_int_equal(DllCanUnloadNow(), S_FALSE); /* the object and the lock */
+    object->lpVtbl->Release(object);
+    assert_int_equal(destroy_count, 1);
+    assert_int_equal(DllCanUnloadNow(), S_FALSE); /* the lock */
+    assert_int_equal(DllGetClassObject(&IID_IUnknown, &IID_IUnknown, (void **)&factory), S_OK);
+    factory->lpVtbl->LockServer(factory, FALSE);
+    assert_int_equal(DllCanUnloadNow(), S_FALSE); /* the factory */
+    factory->lpVtbl->Release(factory);
     assert_int_equal(DllCanUnloadNow(), S_OK);
+}
+
+static void an_interface_the_object_lacks_frees_it_and_holds_nothing(void **state)
+{
+    (void)state;
+    IClassFactory *factory = NULL;
+    void *out = &out;
+    destroy_count = 0;
+    assert_int_equal(DllGetClassObject(&IID_IUnknown, &IID_IClassFactory, (void **)&factory), S_OK);
+    assert_int_equal(factory->lpVtbl->CreateInstance(factory, NULL, &IID_IClassFactory, &out),
+                     E_NOINTERFACE);
+    assert_null(out);
+    assert_int_equal(destroy_count, 1);
+    factory->lpVtbl->Release(factory);
+    assert_int_equal(DllCanUnloadNow(), S_OK);
+    assert_int_equal(DllGetClassObject(&IID_IUnknown, &IID_IClassFactory, NULL), E_POINTER);
+    assert_int_equal(DllGetClassObject(NULL, &IID_IClassFactory, &out), E_INVALIDARG);
+}
+
+static void pattern_lists_are_split_trimmed_and_matched_as_shell_patterns(void **state)
+{
+    (void)state;
+    struct clrie_plugin_patterns patterns = {0};
+    assert_int_equal(clrie_plugin_patterns_add(&patterns, " Sample.* ;; *::Main ;"), 0);
+    assert_int_equal(patterns.count, 2);
+    assert_string_equal(patterns.items[0], "Sample.*");
+    assert_true(clrie_plugin_patterns_match(&patterns, "Sample.Program::Sum"));
+    assert_true(clrie_plugin_patterns_match(&patterns, "Other::Main"));
+    assert_false(clrie_plugin_patterns_match(&patterns, "Other::Run"));
+    const WCHAR wide[] = {'S', 'a', 'm', 'p', 'l', 'e', '.', 'X', 0};
+    assert_true(clrie_plugin_patterns_match_wcs(&patterns, wide));
+    clrie_plugin_patterns_finish(&patterns);
+    assert_int_equal(patterns.count, 0);
+    assert_false(clrie_plugin_patterns_match(&patterns, "Sample.X"));
+}
+
+static void flags_read_true_yes_on_and_one(void **state)
+{
+    (void)state;
+    assert_true(clrie_plugin_is_true("TRUE"));
+    assert_true(clrie_plugin_is_true("yes"));
+    assert_true(clrie_plugin_is_true("On"));
+    assert_true(clrie_plugin_is_true("1"));
+    assert_false(clrie_plugin_is_true("0"));
+    assert_false(clrie_plugin_is_true(""));
+    assert_false(clrie_plugin_is_true(NULL));
+}
+
+static void the_framework_is_the_folder_corelib_came_from(void **state)
+{
+    (void)state;
+    struct clrie_plugin_framework framework = {0};
+    /* before CoreLib loads, nothing is known to be the framework's */
+    assert_false(clrie_plugin_framework_has(&framework, "/dotnet/shared/8.0/System.Runtime.dll"));
+    assert_true(
+        clrie_plugin_framework_has(&framework, "/dotnet/shared/8.0/System.Private.CoreLib.dll"));
+    assert_true(clrie_plugin_framework_has(&framework, "/dotnet/shared/8.0/System.Console.dll"));
+    assert_false(clrie_plugin_framework_has(&framework, "/app/Sample.dll"));
+    assert_false(clrie_plugin_framework_has(&framework, "/dotnet/shared/8.0/sub/X.dll"));
+    assert_false(clrie_plugin_framework_has(&framework, "/dotnet/shared/8.01/X.dll"));
+    clrie_plugin_framework_finish(&framework);
 }
 
 int main(void)
@@ -246,7 +346,11 @@ int main(void)
         cmocka_unit_test(utf16_becomes_utf8_with_pairs_joined_and_lone_surrogates_replaced),
         cmocka_unit_test(a_buffer_is_cut_before_a_character_that_does_not_fit),
         cmocka_unit_test(utf8_appends_to_utf16_with_bad_bytes_replaced),
-        cmocka_unit_test(the_module_stays_loaded_while_a_factory_or_lock_is_held),
+        cmocka_unit_test(the_module_stays_loaded_while_a_factory_object_or_lock_is_held),
+        cmocka_unit_test(an_interface_the_object_lacks_frees_it_and_holds_nothing),
+        cmocka_unit_test(pattern_lists_are_split_trimmed_and_matched_as_shell_patterns),
+        cmocka_unit_test(flags_read_true_yes_on_and_one),
+        cmocka_unit_test(the_framework_is_the_folder_corelib_came_from),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clrie/plugin.h"
 #include "domains.h"
 #include "utf16.h"
 
@@ -139,35 +140,6 @@ static void print_module(IModuleInfo *m)
 CLRIE_ICORPROFILERCALLBACK11_METHODS(DEFAULT_SLOT, ICorProfilerCallback11 *This, This)
 #define DEFAULT_INIT(ret, name, params, args) .name = default_##name,
 
-static HRESULT probe_QueryInterface(ICorProfilerCallback11 *This, REFIID riid, void **ppv)
-{
-    const IID *known[] = {&IID_IUnknown,
-                          &IID_ICorProfilerCallback,
-                          &IID_ICorProfilerCallback2,
-                          &IID_ICorProfilerCallback3,
-                          &IID_ICorProfilerCallback4,
-                          &IID_ICorProfilerCallback5,
-                          &IID_ICorProfilerCallback6,
-                          &IID_ICorProfilerCallback7,
-                          &IID_ICorProfilerCallback8,
-                          &IID_ICorProfilerCallback9,
-                          &IID_ICorProfilerCallback10,
-                          &IID_ICorProfilerCallback11};
-    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
-        if (IsEqualIID(riid, known[i])) {
-            *ppv = This;
-            return S_OK;
-        }
-    }
-    *ppv = NULL;
-    return E_NOINTERFACE;
-}
-
-static ULONG probe_static_ref(ICorProfilerCallback11 *This)
-{
-    return 1; /* one static object for the process */
-}
-
 static HRESULT probe_Initialize(ICorProfilerCallback11 *This, IUnknown *unknown)
 {
     if (clrie_pm_log_init(&engine_log, environ) != 0 ||
@@ -257,34 +229,42 @@ static HRESULT probe_Shutdown(ICorProfilerCallback11 *This)
     return S_OK;
 }
 
+/* ---- the profiler object, made by libclrie-plugin's class factory -------------------------- */
+
+struct probe {
+    ICorProfilerCallback11 iface;
+    struct clrie_plugin_com com;
+};
+
+static const struct clrie_plugin_com_iface probe_ifaces[] = {
+    CLRIE_PLUGIN_COM_PROFILER_CALLBACK_IFACES(struct probe, iface),
+};
+
+static const struct clrie_plugin_com_class probe_class = {
+    .name = "domains-probe",
+    .ifaces = probe_ifaces,
+    .iface_count = CLRIE_PLUGIN_COM_COUNT(probe_ifaces),
+    .com_offset = offsetof(struct probe, com),
+    .destroy = free,
+    .module_ref = true,
+};
+
+CLRIE_PLUGIN_COM_IUNKNOWN(probe, ICorProfilerCallback11, struct probe, iface, com)
+
 static const struct ICorProfilerCallback11Vtbl defaults = {
     CLRIE_ICORPROFILERCALLBACK11_METHODS(DEFAULT_INIT, ICorProfilerCallback11 *This, This)};
 static struct ICorProfilerCallback11Vtbl probe_vtbl;
-static ICorProfilerCallback11 probe = {&probe_vtbl};
 
-/* ---- the class factory CoreCLR asks for --------------------------------------------- */
-
-static HRESULT factory_QueryInterface(IClassFactory *This, REFIID riid, void **ppv)
+static HRESULT create_probe(const CLSID *clsid, REFIID riid, void **out)
 {
-    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IClassFactory)) {
-        *ppv = This;
-        return S_OK;
-    }
-    *ppv = NULL;
-    return E_NOINTERFACE;
-}
-
-static ULONG factory_static_ref(IClassFactory *This)
-{
-    return 1;
-}
-
-static HRESULT factory_CreateInstance(IClassFactory *This, IUnknown *outer, REFIID riid, void **ppv)
-{
+    (void)clsid;
+    struct probe *p = calloc(1, sizeof *p);
+    if (!p)
+        return E_OUTOFMEMORY;
     probe_vtbl = defaults;
     probe_vtbl.QueryInterface = probe_QueryInterface;
-    probe_vtbl.AddRef = probe_static_ref;
-    probe_vtbl.Release = probe_static_ref;
+    probe_vtbl.AddRef = probe_AddRef;
+    probe_vtbl.Release = probe_Release;
     probe_vtbl.Initialize = probe_Initialize;
     probe_vtbl.Shutdown = probe_Shutdown;
     probe_vtbl.AppDomainCreationFinished = probe_AppDomainCreationFinished;
@@ -292,27 +272,9 @@ static HRESULT factory_CreateInstance(IClassFactory *This, IUnknown *outer, REFI
     probe_vtbl.ModuleAttachedToAssembly = probe_ModuleAttachedToAssembly;
     probe_vtbl.ModuleUnloadFinished = probe_ModuleUnloadFinished;
     probe_vtbl.AssemblyUnloadFinished = probe_AssemblyUnloadFinished;
-    return probe_QueryInterface(&probe, riid, ppv);
+    p->iface.lpVtbl = &probe_vtbl;
+    clrie_plugin_com_init(&p->com, &probe_class);
+    return clrie_plugin_com_give(&p->com, riid, out);
 }
 
-static HRESULT factory_LockServer(IClassFactory *This, BOOL lock)
-{
-    return S_OK;
-}
-
-static const struct IClassFactoryVtbl factory_vtbl = {
-    .QueryInterface = factory_QueryInterface,
-    .AddRef = factory_static_ref,
-    .Release = factory_static_ref,
-    .CreateInstance = factory_CreateInstance,
-    .LockServer = factory_LockServer,
-};
-static IClassFactory factory = {&factory_vtbl};
-
-__attribute__((visibility("default"))) HRESULT DllGetClassObject(REFCLSID clsid, REFIID riid,
-                                                                 void **ppv);
-
-HRESULT DllGetClassObject(REFCLSID clsid, REFIID riid, void **ppv)
-{
-    return factory_QueryInterface(&factory, riid, ppv);
-}
+CLRIE_PLUGIN_EXPORT_CLASS_FACTORY(create_probe)

@@ -486,7 +486,7 @@ struct plugin {
     IInstrumentationMethod iface;
     IInstrumentationMethodJitEvents2 jit;
     IInstrumentationMethodExceptionEvents exceptions;
-    atomic_int refs;
+    struct clrie_plugin_com com;
     bool second; /* PIPELINE_SECOND_PLUGIN_CLSID_TEXT's */
 };
 
@@ -504,53 +504,32 @@ static void note_order(const char *what)
     pthread_mutex_unlock(&plugin_cfg.lock);
 }
 
-static HRESULT plugin_query(struct plugin *p, REFIID riid, void **ppv)
+static void plugin_destroy(void *object)
 {
-    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IInstrumentationMethod))
-        *ppv = &p->iface;
-    else if (IsEqualIID(riid, &IID_IInstrumentationMethodJitEvents) ||
-             IsEqualIID(riid, &IID_IInstrumentationMethodJitEvents2))
-        *ppv = &p->jit;
-    else if (IsEqualIID(riid, &IID_IInstrumentationMethodExceptionEvents))
-        *ppv = &p->exceptions;
-    else {
-        *ppv = NULL;
-        return E_NOINTERFACE;
-    }
-    atomic_fetch_add(&p->refs, 1);
-    return S_OK;
+    free(object);
+    atomic_fetch_sub(&plugins_live, 1);
 }
 
-static ULONG plugin_release(struct plugin *p)
-{
-    int left = atomic_fetch_sub(&p->refs, 1) - 1;
-    if (left == 0) {
-        free(p);
-        atomic_fetch_sub(&plugins_live, 1);
-    }
-    return (ULONG)left;
-}
+static const struct clrie_plugin_com_iface plugin_ifaces[] = {
+    CLRIE_PLUGIN_COM_IFACE(&IID_IInstrumentationMethod, struct plugin, iface),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IInstrumentationMethodJitEvents, struct plugin, jit),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IInstrumentationMethodJitEvents2, struct plugin, jit),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IInstrumentationMethodExceptionEvents, struct plugin, exceptions),
+};
 
-#define PLUGIN_UNKNOWN(prefix, Iface, member)                                                      \
-    static struct plugin *prefix##_plugin(Iface *This)                                             \
-    {                                                                                              \
-        return CLRIE_CONTAINER_OF(This, struct plugin, member);                                    \
-    }                                                                                              \
-    static HRESULT prefix##_QueryInterface(Iface *This, REFIID riid, void **ppv)                   \
-    {                                                                                              \
-        return plugin_query(prefix##_plugin(This), riid, ppv);                                     \
-    }                                                                                              \
-    static ULONG prefix##_AddRef(Iface *This)                                                      \
-    {                                                                                              \
-        return (ULONG)atomic_fetch_add(&prefix##_plugin(This)->refs, 1) + 1;                       \
-    }                                                                                              \
-    static ULONG prefix##_Release(Iface *This)                                                     \
-    {                                                                                              \
-        return plugin_release(prefix##_plugin(This));                                              \
-    }
-PLUGIN_UNKNOWN(im, IInstrumentationMethod, iface)
-PLUGIN_UNKNOWN(je, IInstrumentationMethodJitEvents2, jit)
-PLUGIN_UNKNOWN(ee, IInstrumentationMethodExceptionEvents, exceptions)
+static const struct clrie_plugin_com_class plugin_class = {
+    .name = "pipeline test plugin",
+    .ifaces = plugin_ifaces,
+    .iface_count = CLRIE_PLUGIN_COM_COUNT(plugin_ifaces),
+    .com_offset = offsetof(struct plugin, com),
+    .destroy = plugin_destroy,
+    .module_ref = true,
+};
+
+CLRIE_PLUGIN_COM_IUNKNOWN(im, IInstrumentationMethod, struct plugin, iface, com)
+CLRIE_PLUGIN_COM_IUNKNOWN(je, IInstrumentationMethodJitEvents2, struct plugin, jit, com)
+CLRIE_PLUGIN_COM_IUNKNOWN(ee, IInstrumentationMethodExceptionEvents, struct plugin, exceptions,
+                          com)
 
 static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *manager)
 {
@@ -671,9 +650,7 @@ static HRESULT im_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *inl
 }
 
 static const struct IInstrumentationMethodVtbl plugin_vtbl = {
-    .QueryInterface = im_QueryInterface,
-    .AddRef = im_AddRef,
-    .Release = im_Release,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(im),
     .Initialize = im_Initialize,
     CLRIE_PLUGIN_IGNORE_DOMAIN_AND_ASSEMBLY_EVENTS,
     .OnModuleLoaded = im_OnModuleLoaded,
@@ -685,11 +662,6 @@ static const struct IInstrumentationMethodVtbl plugin_vtbl = {
     .OnInstrumentationComplete = im_OnInstrumentationComplete,
     .AllowInlineSite = im_AllowInlineSite,
 };
-
-static HRESULT je_JitStarted(IInstrumentationMethodJitEvents2 *This, FunctionID id, BOOL rejit)
-{
-    return S_OK;
-}
 
 static HRESULT je_JitComplete(IInstrumentationMethodJitEvents2 *This, FunctionID id, BOOL rejit,
                               HRESULT hr)
@@ -729,10 +701,8 @@ static HRESULT je_JitComplete2(IInstrumentationMethodJitEvents2 *This, IMethodJi
 }
 
 static const struct IInstrumentationMethodJitEvents2Vtbl jit_vtbl = {
-    .QueryInterface = je_QueryInterface,
-    .AddRef = je_AddRef,
-    .Release = je_Release,
-    .JitStarted = je_JitStarted,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(je),
+    .JitStarted = clrie_plugin_ignore_jit_started,
     .JitComplete = je_JitComplete,
     .JitComplete2 = je_JitComplete2,
 };
@@ -760,32 +730,25 @@ static HRESULT ee_CatcherEnter(IInstrumentationMethodExceptionEvents *This, IMet
     return seen_exception(mi);
 }
 
-static HRESULT ee_plain(IInstrumentationMethodExceptionEvents *This)
-{
-    return S_OK;
-}
-
 static HRESULT ee_Thrown(IInstrumentationMethodExceptionEvents *This, UINT_PTR object)
 {
     return S_OK;
 }
 
 static const struct IInstrumentationMethodExceptionEventsVtbl exception_vtbl = {
-    .QueryInterface = ee_QueryInterface,
-    .AddRef = ee_AddRef,
-    .Release = ee_Release,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(ee),
     .ExceptionCatcherEnter = ee_CatcherEnter,
-    .ExceptionCatcherLeave = ee_plain,
+    .ExceptionCatcherLeave = clrie_plugin_ignore_exception_event,
     .ExceptionSearchCatcherFound = ee_with_method,
     .ExceptionSearchFilterEnter = ee_with_method,
-    .ExceptionSearchFilterLeave = ee_plain,
+    .ExceptionSearchFilterLeave = clrie_plugin_ignore_exception_event,
     .ExceptionSearchFunctionEnter = ee_with_method,
-    .ExceptionSearchFunctionLeave = ee_plain,
+    .ExceptionSearchFunctionLeave = clrie_plugin_ignore_exception_event,
     .ExceptionThrown = ee_Thrown,
     .ExceptionUnwindFinallyEnter = ee_with_method,
-    .ExceptionUnwindFinallyLeave = ee_plain,
+    .ExceptionUnwindFinallyLeave = clrie_plugin_ignore_exception_event,
     .ExceptionUnwindFunctionEnter = ee_with_method,
-    .ExceptionUnwindFunctionLeave = ee_plain,
+    .ExceptionUnwindFunctionLeave = clrie_plugin_ignore_exception_event,
 };
 
 /* ---- its class factory, reached from the shim's DllGetClassObject ---------------------------- */
@@ -799,11 +762,9 @@ static HRESULT create_instance(const CLSID *clsid, REFIID riid, void **ppv)
     p->jit.lpVtbl = &jit_vtbl;
     p->exceptions.lpVtbl = &exception_vtbl;
     p->second = IsEqualIID(clsid, &second_plugin_clsid);
-    atomic_init(&p->refs, 1);
     atomic_fetch_add(&plugins_live, 1);
-    HRESULT hr = plugin_query(p, riid, ppv);
-    plugin_release(p);
-    return hr;
+    clrie_plugin_com_init(&p->com, &plugin_class);
+    return clrie_plugin_com_give(&p->com, riid, ppv);
 }
 
 __attribute__((visibility("default"))) HRESULT
@@ -814,5 +775,5 @@ HRESULT pipeline_test_get_class_object(REFCLSID clsid, REFIID iid, void **out)
         *out = NULL;
         return CLASS_E_CLASSNOTAVAILABLE;
     }
-    return clrie_plugin_factory_get(create_instance, clsid, iid, out);
+    return clrie_plugin_get_class_object(create_instance, clsid, iid, out);
 }

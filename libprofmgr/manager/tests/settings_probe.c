@@ -6,8 +6,7 @@
 #include <stdlib.h>
 
 #include <clrie/abi/instrumentation.h>
-
-#define EXPORT __attribute__((visibility("default")))
+#include <clrie/plugin.h>
 
 static void put(FILE *f, IProfilerStringManager *strings, BSTR text)
 {
@@ -17,7 +16,7 @@ static void put(FILE *f, IProfilerStringManager *strings, BSTR text)
         else
             fprintf(f, "\\u%04X", (unsigned)*c);
     }
-    strings->lpVtbl->FreeString(strings, text);
+    clrie_plugin_free_bstr(strings, text);
 }
 
 static HRESULT record_settings(IProfilerManager *manager, FILE *f)
@@ -49,33 +48,34 @@ static HRESULT record_settings(IProfilerManager *manager, FILE *f)
         fputc('=', f);
         put(f, strings, value);
         fputc('\n', f);
-        setting->lpVtbl->Release(setting);
+        clrie_plugin_release(setting);
     }
 out:
-    if (settings)
-        settings->lpVtbl->Release(settings);
-    if (context)
-        context->lpVtbl->Release(context);
-    if (strings)
-        strings->lpVtbl->Release(strings);
+    clrie_plugin_release(settings);
+    clrie_plugin_release(context);
+    clrie_plugin_release(strings);
     return hr;
 }
 
-static HRESULT probe_QueryInterface(IInstrumentationMethod *This, REFIID riid, void **ppv)
-{
-    if (IsEqualIID(riid, &IID_IUnknown) || IsEqualIID(riid, &IID_IInstrumentationMethod)) {
-        *ppv = This;
-        return S_OK;
-    }
-    *ppv = NULL;
-    return E_NOINTERFACE;
-}
+struct probe {
+    IInstrumentationMethod iface;
+    struct clrie_plugin_com com;
+};
 
-static ULONG probe_ref(IInstrumentationMethod *This)
-{
-    (void)This;
-    return 1;
-}
+static const struct clrie_plugin_com_iface probe_ifaces[] = {
+    CLRIE_PLUGIN_COM_IFACE(&IID_IInstrumentationMethod, struct probe, iface),
+};
+
+static const struct clrie_plugin_com_class probe_class = {
+    .name = "settings-probe",
+    .ifaces = probe_ifaces,
+    .iface_count = CLRIE_PLUGIN_COM_COUNT(probe_ifaces),
+    .com_offset = offsetof(struct probe, com),
+    .destroy = free,
+    .module_ref = true,
+};
+
+CLRIE_PLUGIN_COM_IUNKNOWN(probe, IInstrumentationMethod, struct probe, iface, com)
 
 static HRESULT probe_Initialize(IInstrumentationMethod *This, IProfilerManager *manager)
 {
@@ -106,53 +106,22 @@ CLRIE_IINSTRUMENTATIONMETHOD_METHODS(ANSWER_OK, IInstrumentationMethod *This, Th
 // clang-format off
 static const struct IInstrumentationMethodVtbl probe_vtbl = {
     CLRIE_IINSTRUMENTATIONMETHOD_METHODS(SLOT, IInstrumentationMethod *This, This)
-    .QueryInterface = probe_QueryInterface,
-    .AddRef = probe_ref,
-    .Release = probe_ref,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(probe),
     .Initialize = probe_Initialize,
 };
 // clang-format on
 
-static IInstrumentationMethod probe = {&probe_vtbl};
+/* ---- DllGetClassObject and DllCanUnloadNow: libclrie-plugin's class factory ------------------ */
 
-static HRESULT factory_QueryInterface(IClassFactory *This, REFIID riid, void **ppv)
+static HRESULT create_probe(const CLSID *clsid, REFIID riid, void **out)
 {
-    *ppv = This;
-    return S_OK;
+    (void)clsid;
+    struct probe *p = calloc(1, sizeof *p);
+    if (!p)
+        return E_OUTOFMEMORY;
+    p->iface.lpVtbl = &probe_vtbl;
+    clrie_plugin_com_init(&p->com, &probe_class);
+    return clrie_plugin_com_give(&p->com, riid, out);
 }
 
-static ULONG factory_ref(IClassFactory *This)
-{
-    (void)This;
-    return 1;
-}
-
-static HRESULT factory_CreateInstance(IClassFactory *This, IUnknown *outer, REFIID riid, void **ppv)
-{
-    (void)This, (void)outer;
-    return probe_QueryInterface(&probe, riid, ppv);
-}
-
-static HRESULT factory_LockServer(IClassFactory *This, BOOL lock)
-{
-    (void)This, (void)lock;
-    return S_OK;
-}
-
-static const struct IClassFactoryVtbl factory_vtbl = {
-    .QueryInterface = factory_QueryInterface,
-    .AddRef = factory_ref,
-    .Release = factory_ref,
-    .CreateInstance = factory_CreateInstance,
-    .LockServer = factory_LockServer,
-};
-
-static IClassFactory factory = {&factory_vtbl};
-
-EXPORT HRESULT DllGetClassObject(REFCLSID clsid, REFIID riid, void **ppv);
-HRESULT DllGetClassObject(REFCLSID clsid, REFIID riid, void **ppv)
-{
-    (void)clsid, (void)riid;
-    *ppv = &factory;
-    return S_OK;
-}
+CLRIE_PLUGIN_EXPORT_CLASS_FACTORY(create_probe)

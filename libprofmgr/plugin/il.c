@@ -1,0 +1,65 @@
+/* COM and IL (clrie/plugin.h): releasing any interface, and the IL lookups a rewrite starts
+ * with. */
+#include "clrie/plugin.h"
+
+void clrie_plugin_release(void *object)
+{
+    if (object)
+        ((IUnknown *)object)->lpVtbl->Release((IUnknown *)object);
+}
+
+ILOrdinalOpcode clrie_plugin_opcode(IInstruction *instruction)
+{
+    ILOrdinalOpcode op = Cee_Invalid;
+    if (!instruction || FAILED(instruction->lpVtbl->GetOpCode(instruction, &op)))
+        return Cee_Invalid;
+    return op;
+}
+
+IInstruction *clrie_plugin_single_ret_exit(ISingleRetDefaultInstrumentation *single)
+{
+    ISingleRetDefaultInstrumentation2 *single2 = NULL;
+    IInstruction *exit = NULL;
+    if (SUCCEEDED(single->lpVtbl->QueryInterface(single, &IID_ISingleRetDefaultInstrumentation2,
+                                                 (void **)&single2))) {
+        if (FAILED(single2->lpVtbl->GetBranchTargetInstruction(single2, &exit)))
+            exit = NULL;
+        clrie_plugin_release(single2);
+    }
+    return exit;
+}
+
+/* Whether the `ret` after `previous` ends `tail. call X; [pop;] ret`, which must stay as it is. */
+static bool ends_tail_call(IInstruction *previous)
+{
+    IInstruction *call = NULL, *prefix = NULL;
+    if (previous && clrie_plugin_opcode(previous) == Cee_Pop)
+        previous->lpVtbl->GetPreviousInstruction(previous, &call);
+    else if (previous)
+        previous->lpVtbl->AddRef(previous), call = previous;
+    if (call)
+        call->lpVtbl->GetPreviousInstruction(call, &prefix);
+    bool tail = prefix && clrie_plugin_opcode(prefix) == Cee_Tailcall;
+    clrie_plugin_release(prefix);
+    clrie_plugin_release(call);
+    return tail;
+}
+
+IInstruction *clrie_plugin_last_plain_ret(IInstructionGraph *graph)
+{
+    IInstruction *at = NULL;
+    if (FAILED(graph->lpVtbl->GetLastInstruction(graph, &at)))
+        return NULL;
+    while (at) {
+        IInstruction *previous = NULL;
+        if (FAILED(at->lpVtbl->GetPreviousInstruction(at, &previous)))
+            previous = NULL;
+        if (clrie_plugin_opcode(at) == Cee_Ret && !ends_tail_call(previous)) {
+            clrie_plugin_release(previous);
+            return at;
+        }
+        clrie_plugin_release(at);
+        at = previous;
+    }
+    return NULL;
+}
