@@ -1,28 +1,7 @@
-/* What a plugin .so serves as a COM server (clrie/plugin.h): its module reference count, for
- * DllCanUnloadNow, and the class factory DllGetClassObject hands out.
- *
- * The library is linked statically into each plugin, so `module_refs` is one count per plugin
- * .so: the one global of the library that changes, and atomic. */
+/* The class factory a plugin's DllGetClassObject hands out (clrie/plugin.h). */
 #include "clrie/plugin.h"
 
 #include <stdlib.h>
-
-static long module_refs;
-
-void clrie_plugin_module_ref(void)
-{
-    __atomic_fetch_add(&module_refs, 1, __ATOMIC_SEQ_CST);
-}
-
-void clrie_plugin_module_unref(void)
-{
-    __atomic_fetch_sub(&module_refs, 1, __ATOMIC_SEQ_CST);
-}
-
-HRESULT clrie_plugin_module_can_unload_now(void)
-{
-    return __atomic_load_n(&module_refs, __ATOMIC_SEQ_CST) > 0 ? S_FALSE : S_OK;
-}
 
 /* A class factory for one class ID; it holds a module reference while it lives. */
 struct factory {
