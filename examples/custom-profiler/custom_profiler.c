@@ -29,14 +29,8 @@ struct custom_profiler {
 
 /* ---- IUnknown: the COM base ------------------------------------------------------------- */
 
-#define CALLBACK_IFACE(iid) CLRIE_PLUGIN_COM_IFACE(iid, struct custom_profiler, callback)
 static const struct clrie_plugin_com_iface custom_ifaces[] = {
-    CALLBACK_IFACE(&IID_ICorProfilerCallback),   CALLBACK_IFACE(&IID_ICorProfilerCallback2),
-    CALLBACK_IFACE(&IID_ICorProfilerCallback3),  CALLBACK_IFACE(&IID_ICorProfilerCallback4),
-    CALLBACK_IFACE(&IID_ICorProfilerCallback5),  CALLBACK_IFACE(&IID_ICorProfilerCallback6),
-    CALLBACK_IFACE(&IID_ICorProfilerCallback7),  CALLBACK_IFACE(&IID_ICorProfilerCallback8),
-    CALLBACK_IFACE(&IID_ICorProfilerCallback9),  CALLBACK_IFACE(&IID_ICorProfilerCallback10),
-    CALLBACK_IFACE(&IID_ICorProfilerCallback11),
+    CLRIE_PLUGIN_COM_PROFILER_CALLBACK_IFACES(struct custom_profiler, callback),
 };
 
 static void custom_destroy(void *object)
@@ -44,7 +38,6 @@ static void custom_destroy(void *object)
     struct custom_profiler *p = object;
     p->manager->lpVtbl->Release(p->manager);
     free(p);
-    clrie_plugin_module_unref();
 }
 
 static const struct clrie_plugin_com_class custom_class = {
@@ -53,6 +46,7 @@ static const struct clrie_plugin_com_class custom_class = {
     .iface_count = CLRIE_PLUGIN_COM_COUNT(custom_ifaces),
     .com_offset = offsetof(struct custom_profiler, com),
     .destroy = custom_destroy,
+    .module_ref = true, /* a live profiler object keeps this module loaded */
 };
 
 CLRIE_PLUGIN_COM_IUNKNOWN(custom, ICorProfilerCallback11, struct custom_profiler, callback, com)
@@ -113,10 +107,7 @@ static HRESULT custom_create(const CLSID *clsid, REFIID riid, void **out)
     }
     p->callback.lpVtbl = &custom_vtbl;
     clrie_plugin_com_init(&p->com, &custom_class);
-    clrie_plugin_module_ref();
-    hr = clrie_plugin_com_query(&p->com, riid, out);
-    clrie_plugin_com_release(&p->com); /* *out holds the object now, or nothing does */
-    return hr;
+    return clrie_plugin_com_give(&p->com, riid, out); /* *out holds it now, or nothing does */
 }
 
 __attribute__((visibility("default"))) HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid,
@@ -130,12 +121,12 @@ HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv)
     *ppv = NULL;
     if (!rclsid || !IsEqualCLSID(rclsid, &CLSID_CustomProfiler))
         return CLASS_E_CLASSNOTAVAILABLE;
-    return clrie_plugin_factory_get(custom_create, rclsid, riid, ppv);
+    return clrie_plugin_get_class_object(custom_create, rclsid, riid, ppv);
 }
 
 /* Unloadable only while neither this module nor clrie has handed out an object. */
 HRESULT DllCanUnloadNow(void)
 {
-    bool in_use = clrie_plugin_can_unload_now() != S_OK || clrie_pm_can_unload_now() != S_OK;
+    bool in_use = clrie_plugin_module_can_unload_now() != S_OK || clrie_pm_can_unload_now() != S_OK;
     return in_use ? S_FALSE : S_OK;
 }
