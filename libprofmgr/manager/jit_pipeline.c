@@ -144,7 +144,7 @@ static HRESULT final_local_sig_token(struct method_info *mi, mdSignature *token)
 /* Turns the edited graph into a method body the runtime accepts, or says why not. */
 static HRESULT encode(struct manager *m, struct method_info *mi, struct encoded *out)
 {
-    struct clrie_il_graph *g = il_body_ilgraph(mi->body);
+    struct clrie_il_graph *g = clrie_pm_il_body_ilgraph(mi->body);
     const char *name = method_info_full_name(mi);
     struct clrie_il_diag diag = {0};
     uint32_t max_stack = 0;
@@ -200,7 +200,7 @@ static HRESULT encode(struct manager *m, struct method_info *mi, struct encoded 
     /* After CreateBaseline the map starts as the identity over the plugin's sequence points
      * (baseline offsets), as CLRIE composes it: entries for other offsets are dropped. */
     struct il_body_baseline baseline;
-    bool replaced = il_body_baseline(mi->body, &baseline);
+    bool replaced = clrie_pm_il_body_baseline(mi->body, &baseline);
     size_t kept = 0;
     for (size_t i = 0; i < count; i++) {
         if (replaced && !is_sequence_point(&baseline, entries[i].old_offset))
@@ -225,8 +225,8 @@ static HRESULT instrument(struct manager *m, struct method_info *mi, struct enco
     HRESULT hr = run_plugins(m, mi);
     if (hr != S_OK)
         return hr;
-    bool changed = mi->body && (il_body_changed(mi->body) || types_locals_changed(mi->locals) ||
-                                mi->local_sig_token_set);
+    bool changed = mi->body && (clrie_pm_il_body_changed(mi->body) ||
+                                types_locals_changed(mi->locals) || mi->local_sig_token_set);
     return changed ? encode(m, mi, out) : S_FALSE;
 }
 

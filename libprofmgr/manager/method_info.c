@@ -212,7 +212,7 @@ void method_info_release(struct method_info *mi)
 static void destroy(void *object)
 {
     struct method_info *mi = object;
-    il_body_free(mi->body);
+    clrie_pm_il_body_free(mi->body);
     types_locals_free(mi->locals);
     types_locals_free(mi->original_locals);
     release_unknown(mi->types);
@@ -315,9 +315,9 @@ static HRESULT prepare_il(struct method_info *mi)
         .resolve_ctx = mi,
         .log = mi->owner->log,
     };
-    hr = il_body_new(&params, mi->original_body, mi->original_size, &mi->body);
+    hr = clrie_pm_il_body_new(&params, mi->original_body, mi->original_size, &mi->body);
     if (SUCCEEDED(hr))
-        il_body_allow_baseline(mi->body, mi->baseline_allowed);
+        clrie_pm_il_body_allow_baseline(mi->body, mi->baseline_allowed);
     return hr;
 }
 
@@ -325,7 +325,7 @@ void method_info_allow_baseline(struct method_info *mi, bool allow)
 {
     mi->baseline_allowed = allow;
     if (mi->body)
-        il_body_allow_baseline(mi->body, allow);
+        clrie_pm_il_body_allow_baseline(mi->body, allow);
 }
 
 HRESULT method_info_il(struct method_info *mi)
@@ -759,10 +759,11 @@ static HRESULT mi_GetRejitCount(IMethodInfo2 *This, DWORD *pdwRejitCount)
         *out = iface;                                                                              \
         return S_OK;                                                                               \
     }
-IL_GETTER(GetInstructions, IInstructionGraph, il_body_graph)
-IL_GETTER(GetExceptionSection, IExceptionSection, il_body_exceptions)
-IL_GETTER(GetInstructionFactory, IInstructionFactory, il_body_factory)
-IL_GETTER(GetSingleRetDefaultInstrumentation, ISingleRetDefaultInstrumentation, il_body_single_ret)
+IL_GETTER(GetInstructions, IInstructionGraph, clrie_pm_il_body_graph)
+IL_GETTER(GetExceptionSection, IExceptionSection, clrie_pm_il_body_exceptions)
+IL_GETTER(GetInstructionFactory, IInstructionFactory, clrie_pm_il_body_factory)
+IL_GETTER(GetSingleRetDefaultInstrumentation, ISingleRetDefaultInstrumentation,
+          clrie_pm_il_body_single_ret)
 
 static HRESULT mi_GetLocalVariables(IMethodInfo2 *This, ILocalVariableCollection **out)
 {
@@ -815,8 +816,8 @@ static HRESULT mi_GetMaxStack(IMethodInfo2 *This, DWORD *pMaxStack)
         return hr;
     uint32_t max = 0;
     struct clrie_il_diag diag = {0};
-    if (clrie_il_graph_max_stack(il_body_ilgraph(mi->body), method_info_stack_effect, mi, &max,
-                                 &diag) != 0)
+    if (clrie_il_graph_max_stack(clrie_pm_il_body_ilgraph(mi->body), method_info_stack_effect, mi,
+                                 &max, &diag) != 0)
         return E_FAIL;
     *pMaxStack = max;
     return S_OK;
