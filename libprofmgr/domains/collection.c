@@ -1,5 +1,5 @@
 /* IAppDomainCollection: the process-wide view plugins get from IProfilerManager, over the
- * tables domains.c keeps, and the collection's lifetime.
+ * tables domains.c fills (registry.c reads them), and the collection's lifetime.
  *
  * GetAppDomainIDs does what its signature says (CLRIE's fails whenever the buffer is large
  * enough): *pcActual is the number of domains; the IDs are written up to cAppDomains; S_OK when
@@ -10,17 +10,6 @@
 #include <stdlib.h>
 
 #define E_NOT_SUFFICIENT_BUFFER CLRIE_HRESULT(0x8007007Au)
-
-/* The object with that ID in map, AddRef'd, or NULL. */
-void *clrie_pm_domains_find(struct clrie_pm_domains *d, struct clrie_pm_id_map *map, UINT_PTR id)
-{
-    pthread_mutex_lock(&d->lock);
-    void *object = clrie_pm_id_map_get(map, id);
-    if (object)
-        CLRIE_PM_ADDREF(object);
-    pthread_mutex_unlock(&d->lock);
-    return object;
-}
 
 static struct clrie_pm_domains *from_iface(IAppDomainCollection *iface)
 {
@@ -129,28 +118,6 @@ static HRESULT collection_GetModuleInfosByMvid(IAppDomainCollection *This, GUID 
     if (!e)
         return E_OUTOFMEMORY;
     *ppEnum = clrie_pm_enum_iface(e);
-    return S_OK;
-}
-
-/* Filled under the lock straight into the enumerator: no temporary array. */
-HRESULT clrie_pm_enum_from_list(struct clrie_pm_domains *domains, const IID *iid,
-                                const struct clrie_pm_ptr_list *list,
-                                bool (*keep)(void *object, const void *arg), const void *arg,
-                                void **out)
-{
-    if (!out)
-        return E_POINTER;
-    *out = NULL;
-    pthread_mutex_lock(&domains->lock);
-    struct clrie_pm_enum *e = clrie_pm_enum_new(iid, list->count, NULL, 0);
-    if (e)
-        for (size_t i = 0; i < list->count; i++)
-            if (!keep || keep(list->items[i], arg))
-                clrie_pm_enum_add(e, CLRIE_PM_UNKNOWN(list->items[i]));
-    pthread_mutex_unlock(&domains->lock);
-    if (!e)
-        return E_OUTOFMEMORY;
-    *out = clrie_pm_enum_iface(e);
     return S_OK;
 }
 

@@ -1,6 +1,7 @@
-/* The runtime events that fill and empty the collection's tables (domains.h), and the
- * collection's creation and closing. The ownership and locking rules are in domains_private.h; the
- * collection's COM face is collection.c. */
+/* The top of the collection: its creation and closing, and the runtime events that fill its
+ * tables (domains.h): asking the runtime, creating the app domain, assembly and module objects
+ * and putting them into the tables. The ownership and locking rules are in domains_private.h;
+ * the tables' lookups and unloads are registry.c, the collection's COM face collection.c. */
 #include "domains_private.h"
 
 #include <stdlib.h>
@@ -305,15 +306,6 @@ static HRESULT get_assembly(struct clrie_pm_domains *d, AssemblyID id, bool load
     return S_OK;
 }
 
-/* Hands an AddRef'd object to a caller that may not want it. */
-static void give(void *object, void **out)
-{
-    if (out)
-        *out = object;
-    else if (object)
-        CLRIE_PM_RELEASE(object);
-}
-
 /* ---- the contract ---------------------------------------------------------------------- */
 
 HRESULT clrie_pm_domains_new(ICorProfilerInfo3 *info, struct clrie_pm_log *log,
@@ -374,7 +366,7 @@ HRESULT clrie_pm_domains_appdomain_created(struct clrie_pm_domains *domains, App
     HRESULT hr = get_appdomain(domains, id, true, &dom);
     if (FAILED(hr))
         return hr;
-    give(dom, (void **)out);
+    give_to_caller(dom, (void **)out);
     return S_OK;
 }
 
@@ -387,7 +379,7 @@ HRESULT clrie_pm_domains_assembly_loaded(struct clrie_pm_domains *domains, Assem
     HRESULT hr = get_assembly(domains, id, true, &a);
     if (FAILED(hr))
         return hr;
-    give(a, (void **)out);
+    give_to_caller(a, (void **)out);
     return S_OK;
 }
 
@@ -404,7 +396,7 @@ HRESULT clrie_pm_domains_module_attached(struct clrie_pm_domains *domains, Modul
 
     struct clrie_pm_module *m = clrie_pm_domains_find(d, &d->module_map, id);
     if (m) {
-        give(m, (void **)out);
+        give_to_caller(m, (void **)out);
         return S_OK;
     }
 
@@ -503,7 +495,7 @@ HRESULT clrie_pm_domains_module_attached(struct clrie_pm_domains *domains, Modul
     if (loser)
         CLRIE_PM_RELEASE(loser);
     if (SUCCEEDED(hr))
-        give(m, (void **)out);
+        give_to_caller(m, (void **)out);
 
 done:
     free(public_key);
@@ -519,112 +511,4 @@ done:
     if (facts.assembly_emit)
         facts.assembly_emit->lpVtbl->Release(facts.assembly_emit);
     return hr;
-}
-
-/* Takes module m out of the tables, under the lock. Its tables reference is the caller's. */
-static void detach_module_locked(struct clrie_pm_domains *d, struct clrie_pm_module *m)
-{
-    clrie_pm_id_map_remove(&d->module_map, m->id);
-    clrie_pm_ptr_list_remove(&m->assembly->modules, m);
-    clrie_pm_ptr_list_remove(&m->appdomain->modules, m);
-    if (m->assembly->manifest == m)
-        m->assembly->manifest = NULL;
-    m->loaded = false;
-}
-
-static void release_all(struct clrie_pm_ptr_list *list)
-{
-    for (size_t i = 0; i < list->count; i++)
-        CLRIE_PM_RELEASE(list->items[i]);
-    clrie_pm_ptr_list_finish(list);
-}
-
-HRESULT clrie_pm_domains_module_unloaded(struct clrie_pm_domains *domains, ModuleID id,
-                                         IModuleInfo **out)
-{
-    if (out)
-        *out = NULL;
-    pthread_mutex_lock(&domains->lock);
-    struct clrie_pm_module *m = clrie_pm_id_map_get(&domains->module_map, id);
-    if (m)
-        detach_module_locked(domains, m);
-    pthread_mutex_unlock(&domains->lock);
-    if (!m)
-        return S_FALSE;
-    give(m, (void **)out);
-    return S_OK;
-}
-
-HRESULT clrie_pm_domains_assembly_unloaded(struct clrie_pm_domains *domains, AssemblyID id,
-                                           IAssemblyInfo **out)
-{
-    struct clrie_pm_ptr_list modules = {0};
-    if (out)
-        *out = NULL;
-    pthread_mutex_lock(&domains->lock);
-    struct clrie_pm_assembly *a = clrie_pm_id_map_remove(&domains->assembly_map, id);
-    if (a) {
-        clrie_pm_ptr_list_remove(&a->appdomain->assemblies, a);
-        /* Its modules leave with it (CLRIE's fabricated module unloads). */
-        modules = a->modules;
-        a->modules = (struct clrie_pm_ptr_list){0};
-        for (size_t i = 0; i < modules.count; i++)
-            detach_module_locked(domains, modules.items[i]);
-        a->manifest = NULL;
-        a->loaded = false;
-    }
-    pthread_mutex_unlock(&domains->lock);
-    release_all(&modules);
-    if (!a)
-        return S_FALSE;
-    give(a, (void **)out);
-    return S_OK;
-}
-
-HRESULT clrie_pm_domains_appdomain_shutdown(struct clrie_pm_domains *domains, AppDomainID id,
-                                            IAppDomainInfo **out)
-{
-    struct clrie_pm_ptr_list assemblies = {0};
-    struct clrie_pm_ptr_list modules = {0};
-    if (out)
-        *out = NULL;
-    pthread_mutex_lock(&domains->lock);
-    struct clrie_pm_appdomain *dom = clrie_pm_id_map_remove(&domains->domain_map, id);
-    if (dom) {
-        clrie_pm_ptr_list_remove(&domains->domain_list, dom);
-        assemblies = dom->assemblies;
-        dom->assemblies = (struct clrie_pm_ptr_list){0};
-        modules = dom->modules;
-        dom->modules = (struct clrie_pm_ptr_list){0};
-        for (size_t i = 0; i < modules.count; i++) {
-            struct clrie_pm_module *m = modules.items[i];
-            clrie_pm_id_map_remove(&domains->module_map, m->id);
-            m->loaded = false;
-        }
-        for (size_t i = 0; i < assemblies.count; i++) {
-            struct clrie_pm_assembly *a = assemblies.items[i];
-            clrie_pm_id_map_remove(&domains->assembly_map, a->id);
-            clrie_pm_ptr_list_finish(&a->modules); /* a subset of the domain's */
-            a->manifest = NULL;
-            a->loaded = false;
-        }
-        dom->loaded = false;
-    }
-    pthread_mutex_unlock(&domains->lock);
-    release_all(&modules);
-    release_all(&assemblies);
-    if (!dom)
-        return S_FALSE;
-    give(dom, (void **)out);
-    return S_OK;
-}
-
-HRESULT clrie_pm_domains_find_module(struct clrie_pm_domains *domains, ModuleID id,
-                                     IModuleInfo **out)
-{
-    if (!out)
-        return E_POINTER;
-    struct clrie_pm_module *m = clrie_pm_domains_find(domains, &domains->module_map, id);
-    *out = m ? (IModuleInfo *)(void *)&m->iface : NULL;
-    return m ? S_OK : E_FAIL;
 }

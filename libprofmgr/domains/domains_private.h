@@ -1,5 +1,7 @@
-/* The objects behind domains.h, shared by appdomain.c, assembly.c, module.c, collection.c and
- * domains.c (containers in tables.c; the enumerators are enum.h's).
+/* The objects behind domains.h, shared by the files of this folder, which call one way, from
+ * the top down: domains.c (creation, runtime events) -> collection.c, appdomain.c ->
+ * assembly.c -> module.c -> module_methods.c -> registry.c (lookups, enumerators, unloads) ->
+ * tables.c (containers). The enumerators are enum.h's.
  *
  * Ownership. The collection's tables hold one reference to each loaded object (the "tables
  * reference"), taken when the object enters them and handed to the caller of the unload
@@ -165,6 +167,15 @@ _Static_assert(offsetof(struct clrie_pm_module, iface) == 0, "iface first");
 #define CLRIE_PM_ADDREF(obj) ((void)CLRIE_PM_UNKNOWN(obj)->lpVtbl->AddRef(CLRIE_PM_UNKNOWN(obj)))
 #define CLRIE_PM_RELEASE(obj) ((void)CLRIE_PM_UNKNOWN(obj)->lpVtbl->Release(CLRIE_PM_UNKNOWN(obj)))
 
+/* Hands an AddRef'd object to a caller that may not want it (out NULL: released). */
+static inline void give_to_caller(void *object, void **out)
+{
+    if (out)
+        *out = object;
+    else if (object)
+        CLRIE_PM_RELEASE(object);
+}
+
 /* Constructors: one reference for the caller, not yet in the tables. Each AddRefs the
  * collection and the parents it is given, and takes over `name`/`path` (freed on failure). */
 HRESULT clrie_pm_appdomain_new(struct clrie_pm_domains *domains, AppDomainID id,
@@ -205,11 +216,14 @@ HRESULT clrie_pm_module_request_rejit(struct clrie_pm_module *module, mdToken to
 
 /* Gives a new collection its COM face (collection.c) and the owner's reference. */
 void clrie_pm__collection_init(struct clrie_pm_domains *domains);
+
+/* ---- the tables (registry.c) ------------------------------------------------------------ */
+
 /* The object with that ID in one of the collection's maps, AddRef'd, or NULL. */
 void *clrie_pm_domains_find(struct clrie_pm_domains *domains, struct clrie_pm_id_map *map,
                             UINT_PTR id);
 
-/* ---- enumerators (collection.c, over enum.h) ------------------------------------------ */
+/* Enumerators over the tables (enum.h). */
 
 /* An enumerator over the objects of list for which keep(object, arg) is true (keep NULL: all),
  * taken under the collection's lock. *out is the enumerator interface. */

@@ -1,5 +1,6 @@
-/* One method's IL objects: decoding the body, the node -> object and clause -> object tables,
- * the memory objects live in, and what the pipeline asks of the body. */
+/* One method's IL objects, top of the folder: decoding the body, creating its objects (the
+ * graph, exception section, factory and single-ret, each file's init) and freeing them all, and
+ * what the pipeline asks of the body. The objects' memory and tables are il_store.c. */
 #include "il_private.h"
 
 #include <errno.h>
@@ -7,184 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- pointer table ---- */
-
-static size_t slot_of(const void *key, size_t capacity)
-{
-    uint64_t h = (uint64_t)(uintptr_t)key * 0x9E3779B97F4A7C15ull;
-    return (size_t)(h >> 32) & (capacity - 1);
-}
-
-void *il_ptr_map_get(const struct il_ptr_map *map, const void *key)
-{
-    if (!map->capacity)
-        return NULL;
-    for (size_t i = slot_of(key, map->capacity);; i = (i + 1) & (map->capacity - 1)) {
-        if (map->keys[i] == key)
-            return map->values[i];
-        if (!map->keys[i])
-            return NULL;
-    }
-}
-
-static void put_slot(void **keys, void **values, size_t capacity, void *key, void *value)
-{
-    size_t i = slot_of(key, capacity);
-    while (keys[i] && keys[i] != key)
-        i = (i + 1) & (capacity - 1);
-    keys[i] = key;
-    values[i] = value;
-}
-
-int il_ptr_map_put(struct il_ptr_map *map, void *key, void *value)
-{
-    if ((map->count + 1) * 2 > map->capacity) {
-        size_t capacity = map->capacity ? map->capacity * 2 : 16;
-        void **keys = calloc(capacity, sizeof(*keys));
-        void **values = calloc(capacity, sizeof(*values));
-        if (!keys || !values) {
-            free(keys);
-            free(values);
-            return -ENOMEM;
-        }
-        for (size_t i = 0; i < map->capacity; i++)
-            if (map->keys[i])
-                put_slot(keys, values, capacity, map->keys[i], map->values[i]);
-        free(map->keys);
-        free(map->values);
-        map->keys = keys;
-        map->values = values;
-        map->capacity = capacity;
-    }
-    put_slot(map->keys, map->values, map->capacity, key, value);
-    map->count++;
-    return 0;
-}
-
-void il_ptr_map_finish(struct il_ptr_map *map)
-{
-    free(map->keys);
-    free(map->values);
-    memset(map, 0, sizeof(*map));
-}
-
-/* ---- object memory ---- */
-
-struct il_chunk {
-    struct il_chunk *next;
-    size_t size;
-    alignas(max_align_t) unsigned char data[];
-};
-
-#define CHUNK_SIZE 8192u
-
-void *il_body_alloc(struct il_body *body, size_t size)
-{
-    size = (size + alignof(max_align_t) - 1) & ~(alignof(max_align_t) - 1);
-    struct il_chunk *c = body->chunks;
-    if (!c || c->size - body->chunk_used < size) {
-        size_t cap = size > CHUNK_SIZE ? size : CHUNK_SIZE;
-        c = malloc(sizeof(*c) + cap);
-        if (!c)
-            return NULL;
-        c->size = cap;
-        c->next = body->chunks;
-        body->chunks = c;
-        body->chunk_used = 0;
-    }
-    void *p = c->data + body->chunk_used;
-    body->chunk_used += size;
-    memset(p, 0, size);
-    return p;
-}
-
-/* ---- errors ---- */
-
-HRESULT il_hresult(int err)
-{
-    switch (err) {
-    case 0:
-        return S_OK;
-    case -ENOMEM:
-        return E_OUTOFMEMORY;
-    case -ENOTSUP:
-        return E_NOTIMPL;
-    case -EILSEQ:
-        return E_FAIL;
-    default:
-        return E_INVALIDARG;
-    }
-}
-
-/* ---- objects of nodes and clauses ---- */
-
-struct il_instruction *il_body_instruction(struct il_body *body, struct clrie_il_graph *graph,
-                                           struct clrie_il_instr *node)
-{
-    struct il_instruction *obj = il_ptr_map_get(&body->instructions, node);
-    if (obj)
-        return obj;
-    obj = il_body_alloc(body, sizeof(*obj));
-    if (!obj || il_ptr_map_put(&body->instructions, node, obj) < 0)
-        return NULL; /* the chunk memory goes with the body */
-    obj->body = body;
-    obj->node = node;
-    obj->graph = graph;
-    il_instruction_init(obj);
-    return obj;
-}
-
-HRESULT il_body_give_instruction(struct il_body *body, struct clrie_il_graph *graph,
-                                 struct clrie_il_instr *node, HRESULT missing, IInstruction **out)
-{
-    if (!out)
-        return E_POINTER;
-    *out = NULL;
-    if (!node)
-        return missing;
-    struct il_instruction *obj = il_body_instruction(body, graph, node);
-    if (!obj)
-        return E_OUTOFMEMORY;
-    il_body_add_ref(body);
-    *out = &obj->iface;
-    return S_OK;
-}
-
-struct il_instruction *il_body_own_instruction(struct il_body *body, IInstruction *instr,
-                                               const char *what)
-{
-    struct il_instruction *obj = il_instruction_from(instr);
-    if (!obj) {
-        IL_LOG(body, "%s: the instruction was not made by this engine", what);
-        return NULL;
-    }
-    if (obj->body != body) {
-        IL_LOG(body, "%s: the instruction belongs to another method", what);
-        return NULL;
-    }
-    return obj;
-}
-
-struct il_clause *il_body_clause(struct il_body *body, struct clrie_il_graph *graph,
-                                 struct clrie_il_clause *clause)
-{
-    struct il_clause *obj = il_ptr_map_get(&body->clauses, clause);
-    if (obj)
-        return obj;
-    obj = il_body_alloc(body, sizeof(*obj));
-    if (!obj || il_ptr_map_put(&body->clauses, clause, obj) < 0)
-        return NULL;
-    obj->body = body;
-    obj->clause = clause;
-    obj->graph = graph;
-    il_clause_init(obj);
-    return obj;
-}
-
 /* ---- the body ---- */
 
-HRESULT il_body_new(const struct il_body_params *params, const uint8_t *code, size_t len,
-                    struct il_body **out)
+HRESULT clrie_pm_il_body_new(const struct il_body_params *params, const uint8_t *code, size_t len,
+                             struct il_body **out)
 {
     if (!out)
         return E_POINTER;
@@ -221,15 +48,15 @@ HRESULT il_body_new(const struct il_body_params *params, const uint8_t *code, si
         free(body);
         return r == -ENOMEM ? E_OUTOFMEMORY : E_FAIL;
     }
-    il_graph_view_init(&body->graph_view, body, NULL);
-    il_exceptions_init(&body->exceptions, body);
-    il_factory_init(&body->factory, body);
-    il_single_ret_init(&body->single_ret, body);
+    clrie_pm__il_graph_view_init(&body->graph_view, body, NULL);
+    clrie_pm__il_exceptions_init(&body->exceptions, body);
+    clrie_pm__il_factory_init(&body->factory, body);
+    clrie_pm__il_single_ret_init(&body->single_ret, body);
     *out = body;
     return S_OK;
 }
 
-void il_body_free(struct il_body *body)
+void clrie_pm_il_body_free(struct il_body *body)
 {
     if (!body)
         return;
@@ -254,13 +81,9 @@ void il_body_free(struct il_body *body)
     clrie_pm_data_container_finish(&body->exceptions.data);
     clrie_pm_data_container_finish(&body->factory.data);
     clrie_pm_data_container_finish(&body->single_ret.data);
-    il_ptr_map_finish(&body->instructions);
-    il_ptr_map_finish(&body->clauses);
-    while (body->chunks) {
-        struct il_chunk *c = body->chunks;
-        body->chunks = c->next;
-        free(c);
-    }
+    clrie_pm__il_ptr_map_finish(&body->instructions);
+    clrie_pm__il_ptr_map_finish(&body->clauses);
+    clrie_pm__il_alloc_finish(body);
     clrie_il_graph_free(body->graph);
     clrie_il_graph_free(body->uninstrumented);
     free(body->baseline_map);
@@ -269,42 +92,42 @@ void il_body_free(struct il_body *body)
     free(body);
 }
 
-IInstructionGraph *il_body_graph(struct il_body *body)
+IInstructionGraph *clrie_pm_il_body_graph(struct il_body *body)
 {
     return &body->graph_view.iface;
 }
 
-IExceptionSection *il_body_exceptions(struct il_body *body)
+IExceptionSection *clrie_pm_il_body_exceptions(struct il_body *body)
 {
     return &body->exceptions.iface;
 }
 
-IInstructionFactory *il_body_factory(struct il_body *body)
+IInstructionFactory *clrie_pm_il_body_factory(struct il_body *body)
 {
     return &body->factory.iface;
 }
 
-ISingleRetDefaultInstrumentation2 *il_body_single_ret(struct il_body *body)
+ISingleRetDefaultInstrumentation2 *clrie_pm_il_body_single_ret(struct il_body *body)
 {
     return &body->single_ret.iface;
 }
 
-struct clrie_il_graph *il_body_ilgraph(struct il_body *body)
+struct clrie_il_graph *clrie_pm_il_body_ilgraph(struct il_body *body)
 {
     return body->graph;
 }
 
-bool il_body_changed(const struct il_body *body)
+bool clrie_pm_il_body_changed(const struct il_body *body)
 {
     return body->changed;
 }
 
-void il_body_allow_baseline(struct il_body *body, bool allow)
+void clrie_pm_il_body_allow_baseline(struct il_body *body, bool allow)
 {
     body->allow_baseline = allow;
 }
 
-bool il_body_baseline(const struct il_body *body, struct il_body_baseline *out)
+bool clrie_pm_il_body_baseline(const struct il_body *body, struct il_body_baseline *out)
 {
     if (!body->baseline_set)
         return false;
@@ -318,7 +141,8 @@ bool il_body_baseline(const struct il_body *body, struct il_body_baseline *out)
     return true;
 }
 
-HRESULT il_body_enum_instructions(struct il_body *body, bool original, IEnumInstructions **out)
+HRESULT clrie_pm_il_body_enum_instructions(struct il_body *body, bool original,
+                                           IEnumInstructions **out)
 {
     if (!out)
         return E_POINTER;
@@ -337,7 +161,7 @@ HRESULT il_body_enum_instructions(struct il_body *body, bool original, IEnumInst
     HRESULT hr = S_OK;
     for (struct clrie_il_instr *n = first; n && SUCCEEDED(hr);
          n = original ? clrie_il_instr_original_next(n) : clrie_il_instr_next(n))
-        if (SUCCEEDED(hr = il_body_give_instruction(body, g, n, E_FAIL, &items[i])))
+        if (SUCCEEDED(hr = clrie_pm__il_instruction_give(body, g, n, E_FAIL, &items[i])))
             i++;
     void *e = NULL;
     if (SUCCEEDED(hr))

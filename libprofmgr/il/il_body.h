@@ -7,7 +7,7 @@
  *
  * Ownership. A body belongs to one IMethodInfo (its `outer`): every object of the body
  * forwards AddRef and Release to the outer object, so a plugin that holds an instruction keeps
- * the whole method alive, and everything is freed together by il_body_free when the method
+ * the whole method alive, and everything is freed together by clrie_pm_il_body_free when the method
  * info goes. The same node always answers with the same IInstruction pointer for the life of
  * the body (plugins compare instruction pointers).
  *
@@ -49,25 +49,25 @@ struct il_body_params {
 
 /* Decodes a method body (header, code, EH sections as the runtime gives them). A malformed
  * body is logged with its offset and reason and returns E_FAIL; nothing is created. */
-HRESULT il_body_new(const struct il_body_params *params, const uint8_t *body, size_t len,
-                    struct il_body **out);
+HRESULT clrie_pm_il_body_new(const struct il_body_params *params, const uint8_t *body, size_t len,
+                             struct il_body **out);
 /* Frees the body and every COM object of it (plugins' references must be gone). NULL is fine. */
-void il_body_free(struct il_body *body);
+void clrie_pm_il_body_free(struct il_body *body);
 
 /* Borrowed interfaces, valid while the body lives (AddRef them to hand them out). */
-IInstructionGraph *il_body_graph(struct il_body *body);
-IExceptionSection *il_body_exceptions(struct il_body *body);
-IInstructionFactory *il_body_factory(struct il_body *body);
-ISingleRetDefaultInstrumentation2 *il_body_single_ret(struct il_body *body);
+IInstructionGraph *clrie_pm_il_body_graph(struct il_body *body);
+IExceptionSection *clrie_pm_il_body_exceptions(struct il_body *body);
+IInstructionFactory *clrie_pm_il_body_factory(struct il_body *body);
+ISingleRetDefaultInstrumentation2 *clrie_pm_il_body_single_ret(struct il_body *body);
 
 /* The graph underneath, for the pipeline's encode step and the dumps. CreateBaseline replaces
  * it (the graph before it stays alive as the "uninstrumented" view): ask again after the
  * plugins' BeforeInstrumentMethod. */
-struct clrie_il_graph *il_body_ilgraph(struct il_body *body);
+struct clrie_il_graph *clrie_pm_il_body_ilgraph(struct il_body *body);
 
 /* CreateBaseline is allowed only while this is on: the pipeline turns it on around the
  * plugins' BeforeInstrumentMethod and off after (CLRIE's rule). Off when the body is made. */
-void il_body_allow_baseline(struct il_body *body, bool allow);
+void clrie_pm_il_body_allow_baseline(struct il_body *body, bool allow);
 
 /* What CreateBaseline recorded. Borrowed, valid while the body lives. */
 struct il_body_baseline {
@@ -80,13 +80,14 @@ struct il_body_baseline {
  * NULL). As CLRIE does, the method's IL map then starts as the identity over the sequence
  * points (baseline offsets) and the map of the final encode is composed onto it;
  * original_to_baseline serves GetInstructionAtUninstrumentedOffset. */
-bool il_body_baseline(const struct il_body *body, struct il_body_baseline *out);
+bool clrie_pm_il_body_baseline(const struct il_body *body, struct il_body_baseline *out);
 
 /* A snapshot enumerator over the current list (original false) or the original list as
  * decoded (original true), AddRef'd for the caller; for dumps and hosts. */
-HRESULT il_body_enum_instructions(struct il_body *body, bool original, IEnumInstructions **out);
+HRESULT clrie_pm_il_body_enum_instructions(struct il_body *body, bool original,
+                                           IEnumInstructions **out);
 /* Whether any edit reached the graph since it was decoded (an untouched method is not
  * rewritten). */
-bool il_body_changed(const struct il_body *body);
+bool clrie_pm_il_body_changed(const struct il_body *body);
 
 #endif

@@ -9,6 +9,8 @@ static struct il_exceptions *of_section(IExceptionSection *This)
     return CLRIE_CONTAINER_OF(This, struct il_exceptions, iface);
 }
 
+static struct il_clause *clause_from(IExceptionClause *iface);
+
 static struct il_clause *of_clause(IExceptionClause *This)
 {
     return CLRIE_CONTAINER_OF(This, struct il_clause, iface);
@@ -33,7 +35,7 @@ static bool is_filter(uint32_t flags)
  * graph. NULL (logged) otherwise. */
 static struct clrie_il_instr *boundary(struct il_body *body, IInstruction *instr, const char *what)
 {
-    struct il_instruction *obj = il_body_own_instruction(body, instr, what);
+    struct il_instruction *obj = clrie_pm__il_instruction_own(body, instr, what);
     if (!obj)
         return NULL;
     if (obj->graph != body->graph || clrie_il_instr_is_removed(obj->node)) {
@@ -46,7 +48,7 @@ static struct clrie_il_instr *boundary(struct il_body *body, IInstruction *instr
 /* Hands out the object of clause c (current graph). */
 static HRESULT give_clause(struct il_body *body, struct clrie_il_clause *c, IExceptionClause **out)
 {
-    struct il_clause *obj = il_body_clause(body, body->graph, c);
+    struct il_clause *obj = clrie_pm__il_clause_of(body, body->graph, c);
     if (!obj)
         return E_OUTOFMEMORY;
     il_body_add_ref(body);
@@ -153,7 +155,7 @@ static HRESULT section_AddExceptionClause(IExceptionSection *This, IExceptionCla
     const char *what = "IExceptionSection::AddExceptionClause";
     if (!pClause)
         return E_POINTER;
-    struct il_clause *own = il_clause_from(pClause);
+    struct il_clause *own = clause_from(pClause);
     struct clrie_il_clause_info info;
     if (own && own->body != body) {
         IL_LOG(body, "%s: the clause belongs to another method", what);
@@ -178,14 +180,14 @@ static HRESULT section_AddExceptionClause(IExceptionSection *This, IExceptionCla
     int r = clrie_il_graph_append_clause(body->graph, &info, &c);
     if (r < 0) {
         IL_LOG(body, "%s: the clause's instructions are not in the method", what);
-        return il_hresult(r);
+        return clrie_pm__il_hresult(r);
     }
     body->changed = true;
     if (own) {
         /* The plugin's object stands for the clause again. */
         own->clause = c;
         own->saved = false;
-        if (il_ptr_map_put(&body->clauses, c, own) < 0)
+        if (clrie_pm__il_ptr_map_put(&body->clauses, c, own) < 0)
             return E_OUTOFMEMORY;
     }
     return S_OK;
@@ -196,13 +198,13 @@ static HRESULT section_RemoveExceptionClause(IExceptionSection *This, IException
     struct il_body *body = of_section(This)->body;
     if (!pClause)
         return E_POINTER;
-    struct il_clause *obj = il_clause_from(pClause);
+    struct il_clause *obj = clause_from(pClause);
     if (!obj || obj->body != body || !in_table(body, obj->clause)) {
         IL_LOG(body, "IExceptionSection::RemoveExceptionClause: the clause is not in the method");
         return E_INVALIDARG;
     }
     remember(obj);
-    HRESULT hr = il_hresult(clrie_il_graph_remove_clause(body->graph, obj->clause));
+    HRESULT hr = clrie_pm__il_hresult(clrie_il_graph_remove_clause(body->graph, obj->clause));
     if (SUCCEEDED(hr))
         body->changed = true;
     return hr;
@@ -213,10 +215,10 @@ static HRESULT section_RemoveAllExceptionClauses(IExceptionSection *This)
     struct il_body *body = of_section(This)->body;
     struct clrie_il_clause *c;
     while ((c = clrie_il_graph_clause(body->graph, 0))) {
-        struct il_clause *obj = il_ptr_map_get(&body->clauses, c);
+        struct il_clause *obj = clrie_pm__il_ptr_map_get(&body->clauses, c);
         if (obj)
             remember(obj);
-        HRESULT hr = il_hresult(clrie_il_graph_remove_clause(body->graph, c));
+        HRESULT hr = clrie_pm__il_hresult(clrie_il_graph_remove_clause(body->graph, c));
         if (FAILED(hr))
             return hr;
         body->changed = true;
@@ -249,7 +251,7 @@ static HRESULT section_AddNewExceptionClause(IExceptionSection *This, DWORD flag
     int r = clrie_il_graph_add_clause(body->graph, &info, &c);
     if (r < 0) {
         IL_LOG(body, "%s: the clause's instructions are not all in the method", what);
-        return il_hresult(r);
+        return clrie_pm__il_hresult(r);
     }
     body->changed = true;
     return give_clause(body, c, ppClause);
@@ -316,7 +318,7 @@ static HRESULT get_part(IExceptionClause *This, enum part p, IInstruction **out)
     struct il_clause *obj = of_clause(This);
     struct clrie_il_clause_info info;
     current_info(obj, &info);
-    return il_body_give_instruction(obj->body, obj->graph, *part_of(&info, p), S_OK, out);
+    return clrie_pm__il_instruction_give(obj->body, obj->graph, *part_of(&info, p), S_OK, out);
 }
 
 static HRESULT clause_GetTryFirstInstruction(IExceptionClause *This, IInstruction **pp)
@@ -361,7 +363,7 @@ static HRESULT apply(struct il_clause *obj, const struct clrie_il_clause_info *i
     int r = clrie_il_clause_set(obj->body->graph, obj->clause, info);
     if (r < 0) {
         IL_LOG(obj->body, "%s: the clause's instructions are not all in the method", what);
-        return il_hresult(r);
+        return clrie_pm__il_hresult(r);
     }
     obj->body->changed = true;
     return S_OK;
@@ -481,7 +483,7 @@ static const struct IExceptionClauseVtbl clause_vtbl = {
 _Static_assert(CLRIE_ABI_SLOT_COUNT(CLRIE_IEXCEPTIONSECTION_METHODS) == 9, "IExceptionSection");
 _Static_assert(CLRIE_ABI_SLOT_COUNT(CLRIE_IEXCEPTIONCLAUSE_METHODS) == 17, "IExceptionClause");
 
-void il_exceptions_init(struct il_exceptions *obj, struct il_body *body)
+void clrie_pm__il_exceptions_init(struct il_exceptions *obj, struct il_body *body)
 {
     obj->iface.lpVtbl = &section_vtbl;
     clrie_plugin_com_init(&obj->com, &section_class);
@@ -489,14 +491,32 @@ void il_exceptions_init(struct il_exceptions *obj, struct il_body *body)
     clrie_pm_data_container_init(&obj->data, (IUnknown *)&obj->iface);
 }
 
-void il_clause_init(struct il_clause *obj)
+static void clause_init(struct il_clause *obj)
 {
     obj->iface.lpVtbl = &clause_vtbl;
     clrie_plugin_com_init(&obj->com, &clause_class);
     clrie_pm_data_container_init(&obj->data, (IUnknown *)&obj->iface);
 }
 
-struct il_clause *il_clause_from(IExceptionClause *iface)
+static struct il_clause *clause_from(IExceptionClause *iface)
 {
     return iface && iface->lpVtbl == &clause_vtbl ? of_clause(iface) : NULL;
+}
+
+/* ---- the body's clause objects ---- */
+
+struct il_clause *clrie_pm__il_clause_of(struct il_body *body, struct clrie_il_graph *graph,
+                                         struct clrie_il_clause *clause)
+{
+    struct il_clause *obj = clrie_pm__il_ptr_map_get(&body->clauses, clause);
+    if (obj)
+        return obj;
+    obj = clrie_pm__il_alloc(body, sizeof(*obj));
+    if (!obj || clrie_pm__il_ptr_map_put(&body->clauses, clause, obj) < 0)
+        return NULL;
+    obj->body = body;
+    obj->clause = clause;
+    obj->graph = graph;
+    clause_init(obj);
+    return obj;
 }

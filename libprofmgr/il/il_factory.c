@@ -31,9 +31,9 @@ static HRESULT made(struct il_factory *f, int r, struct clrie_il_instr *n, const
         else if (r != -ENOMEM)
             IL_LOG(f->body, "%s: opcode 0x%X (%s) does not take this kind of operand", what,
                    (unsigned)opcode, info ? info->name : "no opcode");
-        return il_hresult(r);
+        return clrie_pm__il_hresult(r);
     }
-    return il_body_give_instruction(f->body, f->body->graph, n, E_FAIL, out);
+    return clrie_pm__il_instruction_give(f->body, f->body->graph, n, E_FAIL, out);
 }
 
 static HRESULT factory_CreateInstruction(IInstructionFactory *This, ILOrdinalOpcode opcode,
@@ -162,7 +162,7 @@ static bool target_ok(struct il_factory *f, IInstruction *target, const char *wh
     *out = NULL;
     if (!target)
         return true;
-    struct il_instruction *t = il_body_own_instruction(f->body, target, what);
+    struct il_instruction *t = clrie_pm__il_instruction_own(f->body, target, what);
     if (!t)
         return false;
     if (t->graph != f->body->graph || clrie_il_instr_is_removed(t->node)) {
@@ -286,7 +286,7 @@ static HRESULT factory_DecodeInstructionByteStream(IInstructionFactory *This, DW
     if (!ppInstructionGraph || !instructionBytes)
         return E_POINTER;
     *ppInstructionGraph = NULL;
-    struct il_fragment *frag = il_body_alloc(body, sizeof(*frag));
+    struct il_fragment *frag = clrie_pm__il_alloc(body, sizeof(*frag));
     if (!frag)
         return E_OUTOFMEMORY;
     struct clrie_il_diag diag = {0};
@@ -298,21 +298,21 @@ static HRESULT factory_DecodeInstructionByteStream(IInstructionFactory *This, DW
                    "IInstructionFactory::DecodeInstructionByteStream: malformed IL at "
                    "offset %u: %s",
                    diag.offset, diag.message);
-        return il_hresult(r);
+        return clrie_pm__il_hresult(r);
     }
     /* Every object now, with its place in the fragment, so walking it needs nothing else. */
     for (size_t i = 0; i < frag->count; i++) {
-        if (!il_body_instruction(body, body->graph, frag->nodes[i])) {
+        if (!clrie_pm__il_instruction_of(body, body->graph, frag->nodes[i])) {
             free(frag->nodes);
             return E_OUTOFMEMORY;
         }
     }
     for (size_t i = 0; i < frag->count; i++) {
-        struct il_instruction *obj = il_body_instruction(body, body->graph, frag->nodes[i]);
+        struct il_instruction *obj = clrie_pm__il_instruction_of(body, body->graph, frag->nodes[i]);
         obj->fragment = frag;
         obj->fragment_index = i;
     }
-    il_graph_view_init(&frag->view, body, frag);
+    clrie_pm__il_graph_view_init(&frag->view, body, frag);
     frag->next = body->fragments;
     body->fragments = frag;
     il_body_add_ref(body);
@@ -344,7 +344,7 @@ static const struct IInstructionFactoryVtbl factory_vtbl = {
 _Static_assert(CLRIE_ABI_SLOT_COUNT(CLRIE_IINSTRUCTIONFACTORY_METHODS) == 20,
                "IInstructionFactory");
 
-void il_factory_init(struct il_factory *obj, struct il_body *body)
+void clrie_pm__il_factory_init(struct il_factory *obj, struct il_body *body)
 {
     obj->iface.lpVtbl = &factory_vtbl;
     clrie_plugin_com_init(&obj->com, &factory_class);

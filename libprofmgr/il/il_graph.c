@@ -41,7 +41,7 @@ static struct clrie_il_instr *fragment_end(const struct il_fragment *f, bool las
 static HRESULT give(struct il_graph_view *view, struct clrie_il_graph *g, struct clrie_il_instr *n,
                     HRESULT missing, IInstruction **out)
 {
-    return il_body_give_instruction(view->body, g, n, missing, out);
+    return clrie_pm__il_instruction_give(view->body, g, n, missing, out);
 }
 
 static HRESULT view_GetFirstInstruction(IInstructionGraph *This, IInstruction **pp)
@@ -203,9 +203,9 @@ static HRESULT edit(IInstructionGraph *This, enum edit kind, IInstruction *pOrig
     if ((!pOrig && kind != EDIT_INSERT_AFTER) || !pNew)
         return E_POINTER;
     struct il_instruction *anchor = NULL, *node;
-    if (pOrig && !(anchor = il_body_own_instruction(body, pOrig, what)))
+    if (pOrig && !(anchor = clrie_pm__il_instruction_own(body, pOrig, what)))
         return E_INVALIDARG;
-    if (!(node = il_body_own_instruction(body, pNew, what)))
+    if (!(node = clrie_pm__il_instruction_own(body, pNew, what)))
         return E_INVALIDARG;
     if ((anchor && anchor->graph != body->graph) || node->graph != body->graph) {
         IL_LOG(body, "%s: the instruction belongs to the code a baseline replaced", what);
@@ -233,7 +233,7 @@ static HRESULT edit(IInstructionGraph *This, enum edit kind, IInstruction *pOrig
         return E_UNEXPECTED;
     }
     if (r < 0)
-        return il_hresult(r);
+        return clrie_pm__il_hresult(r);
     node->fragment = NULL; /* placed: its neighbours are the method's now */
     body->changed = true;
     return S_OK;
@@ -269,7 +269,7 @@ static HRESULT view_Remove(IInstructionGraph *This, IInstruction *pInstruction)
         return E_NOTIMPL;
     if (!pInstruction)
         return E_POINTER;
-    struct il_instruction *obj = il_body_own_instruction(body, pInstruction, what);
+    struct il_instruction *obj = clrie_pm__il_instruction_own(body, pInstruction, what);
     if (!obj)
         return E_INVALIDARG;
     if (obj->graph != body->graph) {
@@ -286,7 +286,7 @@ static HRESULT view_Remove(IInstructionGraph *This, IInstruction *pInstruction)
         return E_UNEXPECTED;
     }
     if (r < 0)
-        return il_hresult(r);
+        return clrie_pm__il_hresult(r);
     body->changed = true;
     return S_OK;
 }
@@ -332,7 +332,7 @@ static HRESULT view_CreateBaseline(IInstructionGraph *This, LPCBYTE pCodeBase, L
     if (r < 0) {
         IL_LOG(body, "%s: the baseline code is malformed at IL offset %u: %s", what, diag.offset,
                diag.message);
-        return il_hresult(r);
+        return clrie_pm__il_hresult(r);
     }
     COR_IL_MAP *map_copy = malloc((mapSize ? mapSize : 1) * sizeof(*map_copy));
     DWORD *seq_copy = malloc((seqSize ? seqSize : 1) * sizeof(*seq_copy));
@@ -413,8 +413,8 @@ static const struct IInstructionGraphVtbl view_vtbl = {
 
 _Static_assert(CLRIE_ABI_SLOT_COUNT(CLRIE_IINSTRUCTIONGRAPH_METHODS) == 22, "IInstructionGraph");
 
-void il_graph_view_init(struct il_graph_view *view, struct il_body *body,
-                        struct il_fragment *fragment)
+void clrie_pm__il_graph_view_init(struct il_graph_view *view, struct il_body *body,
+                                  struct il_fragment *fragment)
 {
     view->iface.lpVtbl = &view_vtbl;
     view->body = body;
@@ -423,7 +423,7 @@ void il_graph_view_init(struct il_graph_view *view, struct il_body *body,
     clrie_pm_data_container_init(&view->data, (IUnknown *)&view->iface);
 }
 
-struct il_graph_view *il_graph_view_from(IInstructionGraph *iface)
+struct il_graph_view *clrie_pm__il_graph_view_from(IInstructionGraph *iface)
 {
     return iface && iface->lpVtbl == &view_vtbl ? of_view(iface) : NULL;
 }

@@ -6,6 +6,9 @@
 
 #include <string.h>
 
+static struct il_instruction *instruction_from(IInstruction *iface);
+static void instruction_init(struct il_instruction *obj);
+
 static struct il_instruction *of_instr(IInstruction *This)
 {
     return CLRIE_CONTAINER_OF(This, struct il_instruction, iface);
@@ -254,7 +257,7 @@ static HRESULT neighbour(struct il_instruction *obj, bool next, bool original, I
         n = next ? clrie_il_instr_next(obj->node) : clrie_il_instr_prev(obj->node);
     }
     /* A fragment's objects were all made, with their index, when it was decoded. */
-    return il_body_give_instruction(obj->body, obj->graph, n, E_FAIL, out);
+    return clrie_pm__il_instruction_give(obj->body, obj->graph, n, E_FAIL, out);
 }
 
 static HRESULT instr_GetNextInstruction(IInstruction *This, IInstruction **ppNext)
@@ -332,7 +335,7 @@ static HRESULT operand_GetOperandValue(IOperandInstruction *This, DWORD dwSize, 
     uint8_t raw[8];
     int len = clrie_il_instr_operand_bytes(obj->node, raw);
     if (len < 0)
-        return il_hresult(len);
+        return clrie_pm__il_hresult(len);
     if (dwSize < (DWORD)len) {
         IL_LOG(obj->body,
                "IOperandInstruction::GetOperandValue: %s has a %d-byte operand, the "
@@ -356,7 +359,7 @@ static HRESULT operand_SetOperandValue(IOperandInstruction *This, DWORD dwSize, 
                "not %u bytes",
                clrie_il_instr_info(obj->node)->name, clrie_il_instr_info(obj->node)->operand_len,
                dwSize);
-        return il_hresult(r);
+        return clrie_pm__il_hresult(r);
     }
     obj->body->changed = true;
     return S_OK;
@@ -379,7 +382,7 @@ static struct clrie_il_instr *target_of(struct il_instruction *obj, IInstruction
         *hr = E_POINTER;
         return NULL;
     }
-    struct il_instruction *t = il_body_own_instruction(obj->body, target, what);
+    struct il_instruction *t = clrie_pm__il_instruction_own(obj->body, target, what);
     if (!t) {
         *hr = E_INVALIDARG;
         return NULL;
@@ -407,7 +410,7 @@ static HRESULT branch_IsShortBranch(IBranchInstruction *This, BOOL *pbValue)
 static HRESULT branch_ExpandBranch(IBranchInstruction *This)
 {
     struct il_instruction *obj = of_branch(This);
-    HRESULT hr = il_hresult(clrie_il_instr_expand_branch(obj->node));
+    HRESULT hr = clrie_pm__il_hresult(clrie_il_instr_expand_branch(obj->node));
     if (SUCCEEDED(hr))
         obj->body->changed = true;
     return hr;
@@ -416,8 +419,8 @@ static HRESULT branch_ExpandBranch(IBranchInstruction *This)
 static HRESULT branch_GetBranchTarget(IBranchInstruction *This, IInstruction **ppTarget)
 {
     struct il_instruction *obj = of_branch(This);
-    return il_body_give_instruction(obj->body, obj->graph, clrie_il_instr_branch_target(obj->node),
-                                    E_FAIL, ppTarget);
+    return clrie_pm__il_instruction_give(obj->body, obj->graph,
+                                         clrie_il_instr_branch_target(obj->node), E_FAIL, ppTarget);
 }
 
 static HRESULT branch_GetTargetOffset(IBranchInstruction *This, DWORD *pOffset)
@@ -438,7 +441,7 @@ static HRESULT branch_SetBranchTarget(IBranchInstruction *This, IInstruction *pT
     struct clrie_il_instr *t = target_of(obj, pTarget, "IBranchInstruction::SetBranchTarget", &hr);
     if (!t)
         return hr;
-    hr = il_hresult(clrie_il_instr_set_branch_target(obj->node, t));
+    hr = clrie_pm__il_hresult(clrie_il_instr_set_branch_target(obj->node, t));
     if (SUCCEEDED(hr))
         obj->body->changed = true;
     return hr;
@@ -472,7 +475,7 @@ static HRESULT sw_GetBranchTarget(ISwitchInstruction *This, DWORD index, IInstru
     *ppTarget = NULL;
     if (!index_ok(obj, index, "ISwitchInstruction::GetBranchTarget"))
         return E_INVALIDARG;
-    return il_body_give_instruction(
+    return clrie_pm__il_instruction_give(
         obj->body, obj->graph, clrie_il_instr_switch_target(obj->node, index), E_FAIL, ppTarget);
 }
 
@@ -485,7 +488,7 @@ static HRESULT sw_SetBranchTarget(ISwitchInstruction *This, DWORD index, IInstru
     struct clrie_il_instr *t = target_of(obj, pTarget, "ISwitchInstruction::SetBranchTarget", &hr);
     if (!t)
         return hr;
-    hr = il_hresult(clrie_il_instr_set_switch_target(obj->node, index, t));
+    hr = clrie_pm__il_hresult(clrie_il_instr_set_switch_target(obj->node, index, t));
     if (SUCCEEDED(hr))
         obj->body->changed = true;
     return hr;
@@ -496,7 +499,7 @@ static HRESULT sw_RemoveBranchTargetAt(ISwitchInstruction *This, DWORD index)
     struct il_instruction *obj = of_switch(This);
     if (!index_ok(obj, index, "ISwitchInstruction::RemoveBranchTargetAt"))
         return E_INVALIDARG;
-    HRESULT hr = il_hresult(clrie_il_instr_remove_switch_target(obj->node, index));
+    HRESULT hr = clrie_pm__il_hresult(clrie_il_instr_remove_switch_target(obj->node, index));
     if (SUCCEEDED(hr))
         obj->body->changed = true;
     return hr;
@@ -505,7 +508,7 @@ static HRESULT sw_RemoveBranchTargetAt(ISwitchInstruction *This, DWORD index)
 /* The node behind an instruction a plugin names as a current target (only compared). */
 static struct clrie_il_instr *named_node(struct il_instruction *obj, IInstruction *instr)
 {
-    struct il_instruction *t = il_instruction_from(instr);
+    struct il_instruction *t = instruction_from(instr);
     return t && t->body == obj->body ? t->node : NULL;
 }
 
@@ -519,7 +522,7 @@ static HRESULT sw_RemoveBranchTarget(ISwitchInstruction *This, IInstruction *pTa
     for (uint32_t i = clrie_il_instr_switch_count(obj->node); t && i-- > 0;) {
         if (clrie_il_instr_switch_target(obj->node, i) != t)
             continue;
-        if (FAILED(hr = il_hresult(clrie_il_instr_remove_switch_target(obj->node, i))))
+        if (FAILED(hr = clrie_pm__il_hresult(clrie_il_instr_remove_switch_target(obj->node, i))))
             return hr;
         obj->body->changed = true;
     }
@@ -543,7 +546,7 @@ static HRESULT sw_ReplaceBranchTarget(ISwitchInstruction *This, IInstruction *pO
     for (uint32_t i = 0; from && i < count; i++) {
         if (clrie_il_instr_switch_target(obj->node, i) != from)
             continue;
-        if (FAILED(hr = il_hresult(clrie_il_instr_set_switch_target(obj->node, i, to))))
+        if (FAILED(hr = clrie_pm__il_hresult(clrie_il_instr_set_switch_target(obj->node, i, to))))
             return hr;
         obj->body->changed = true;
     }
@@ -588,7 +591,7 @@ _Static_assert(CLRIE_ABI_SLOT_COUNT(CLRIE_IOPERANDINSTRUCTION_METHODS) == 6, "IO
 _Static_assert(CLRIE_ABI_SLOT_COUNT(CLRIE_IBRANCHINSTRUCTION_METHODS) == 8, "IBranch");
 _Static_assert(CLRIE_ABI_SLOT_COUNT(CLRIE_ISWITCHINSTRUCTION_METHODS) == 10, "ISwitch");
 
-void il_instruction_init(struct il_instruction *obj)
+static void instruction_init(struct il_instruction *obj)
 {
     obj->iface.lpVtbl = &instruction_vtbl;
     obj->operand.lpVtbl = &operand_vtbl;
@@ -606,7 +609,7 @@ void il_instruction_init(struct il_instruction *obj)
     clrie_pm_data_container_init(&obj->data, (IUnknown *)&obj->iface);
 }
 
-struct il_instruction *il_instruction_from(IInstruction *iface)
+static struct il_instruction *instruction_from(IInstruction *iface)
 {
     if (!iface)
         return NULL;
@@ -622,4 +625,55 @@ struct il_instruction *il_instruction_from(IInstruction *iface)
     if (vtbl == &switch_vtbl)
         return of_switch((ISwitchInstruction *)(void *)iface);
     return NULL;
+}
+
+/* ---- the body's instruction objects ---- */
+
+struct il_instruction *clrie_pm__il_instruction_of(struct il_body *body,
+                                                   struct clrie_il_graph *graph,
+                                                   struct clrie_il_instr *node)
+{
+    struct il_instruction *obj = clrie_pm__il_ptr_map_get(&body->instructions, node);
+    if (obj)
+        return obj;
+    obj = clrie_pm__il_alloc(body, sizeof(*obj));
+    if (!obj || clrie_pm__il_ptr_map_put(&body->instructions, node, obj) < 0)
+        return NULL; /* the chunk memory goes with the body */
+    obj->body = body;
+    obj->node = node;
+    obj->graph = graph;
+    instruction_init(obj);
+    return obj;
+}
+
+HRESULT clrie_pm__il_instruction_give(struct il_body *body, struct clrie_il_graph *graph,
+                                      struct clrie_il_instr *node, HRESULT missing,
+                                      IInstruction **out)
+{
+    if (!out)
+        return E_POINTER;
+    *out = NULL;
+    if (!node)
+        return missing;
+    struct il_instruction *obj = clrie_pm__il_instruction_of(body, graph, node);
+    if (!obj)
+        return E_OUTOFMEMORY;
+    il_body_add_ref(body);
+    *out = &obj->iface;
+    return S_OK;
+}
+
+struct il_instruction *clrie_pm__il_instruction_own(struct il_body *body, IInstruction *instr,
+                                                    const char *what)
+{
+    struct il_instruction *obj = instruction_from(instr);
+    if (!obj) {
+        IL_LOG(body, "%s: the instruction was not made by this engine", what);
+        return NULL;
+    }
+    if (obj->body != body) {
+        IL_LOG(body, "%s: the instruction belongs to another method", what);
+        return NULL;
+    }
+    return obj;
 }

@@ -1,5 +1,8 @@
 /* Private layout of the IL objects (il_*.c): the body, its object tables and the object
- * structs, with the helpers the files share. */
+ * structs, with the helpers the files share. The files call one way, from the top down:
+ * il_body.c (creates everything) -> il_factory.c, il_single_ret.c -> il_graph.c ->
+ * il_instruction.c -> il_store.c (memory, tables, error codes); il_exceptions.c (below
+ * il_body.c) -> il_instruction.c. */
 #ifndef CLRIE_PM_IL_PRIVATE_H
 #define CLRIE_PM_IL_PRIVATE_H
 
@@ -10,8 +13,8 @@
 #include "enum.h"
 #include "il_body.h"
 
-/* Every object below is owned by its body, which frees them all at once (il_body_free): each
- * has interfaces of its own (its `com` is there for its class) and counts its references on
+/* Every object below is owned by its body, which frees them all at once (clrie_pm_il_body_free):
+ * each has interfaces of its own (its `com` is there for its class) and counts its references on
  * the body's outer object (com.h's owned IUnknown). */
 #define IL_OWNER(obj) ((obj)->body->params.outer)
 
@@ -23,9 +26,9 @@ struct il_ptr_map {
     size_t count;
 };
 
-void *il_ptr_map_get(const struct il_ptr_map *map, const void *key);
-int il_ptr_map_put(struct il_ptr_map *map, void *key, void *value); /* 0 or -ENOMEM */
-void il_ptr_map_finish(struct il_ptr_map *map);
+void *clrie_pm__il_ptr_map_get(const struct il_ptr_map *map, const void *key);
+int clrie_pm__il_ptr_map_put(struct il_ptr_map *map, void *key, void *value); /* 0 or -ENOMEM */
+void clrie_pm__il_ptr_map_finish(struct il_ptr_map *map);
 
 struct il_fragment;
 
@@ -101,7 +104,7 @@ struct il_single_ret {
     struct clrie_il_instr *exit; /* the shared exit once a transform changed the method */
 };
 
-/* Memory for objects: chunks freed together by il_body_free. */
+/* Memory for objects: chunks freed together by clrie_pm_il_body_free. */
 struct il_chunk;
 
 struct il_body {
@@ -138,29 +141,37 @@ struct il_body {
             CLRIE_PM_LOG_ERROR((body)->log, __VA_ARGS__);                                          \
     } while (0)
 
-/* The HRESULT for a libilgraph error code. */
-HRESULT il_hresult(int err);
+/* ---- il_store.c: the objects' memory and tables, error codes ---- */
 
-/* Zeroed memory that lives until il_body_free; NULL when out of memory. */
-void *il_body_alloc(struct il_body *body, size_t size);
+/* The HRESULT for a libilgraph error code. */
+HRESULT clrie_pm__il_hresult(int err);
+
+/* Zeroed memory that lives until clrie_pm_il_body_free; NULL when out of memory. */
+void *clrie_pm__il_alloc(struct il_body *body, size_t size);
+/* Frees every chunk clrie_pm__il_alloc handed out (clrie_pm_il_body_free). */
+void clrie_pm__il_alloc_finish(struct il_body *body);
+
+/* ---- il_instruction.c: the body's instruction objects ---- */
 
 /* The object of a node of graph (created on first need); NULL only when out of memory. */
-struct il_instruction *il_body_instruction(struct il_body *body, struct clrie_il_graph *graph,
-                                           struct clrie_il_instr *node);
+struct il_instruction *clrie_pm__il_instruction_of(struct il_body *body,
+                                                   struct clrie_il_graph *graph,
+                                                   struct clrie_il_instr *node);
 /* Hands node's IInstruction to a plugin: *out AddRef'd, or NULL when node is NULL. S_OK,
  * E_FAIL when node is NULL and missing is E_FAIL, E_OUTOFMEMORY. */
-HRESULT il_body_give_instruction(struct il_body *body, struct clrie_il_graph *graph,
-                                 struct clrie_il_instr *node, HRESULT missing, IInstruction **out);
+HRESULT clrie_pm__il_instruction_give(struct il_body *body, struct clrie_il_graph *graph,
+                                      struct clrie_il_instr *node, HRESULT missing,
+                                      IInstruction **out);
 /* The body's object behind an IInstruction a plugin passed, or NULL (logged, with `what`
  * naming the call) when it is not an instruction of this body. */
-struct il_instruction *il_body_own_instruction(struct il_body *body, IInstruction *instr,
-                                               const char *what);
+struct il_instruction *clrie_pm__il_instruction_own(struct il_body *body, IInstruction *instr,
+                                                    const char *what);
+
+/* ---- il_exceptions.c: the exception section and the body's clause objects ---- */
 
 /* The clause object for a clause of graph (created on first need); NULL when out of memory. */
-struct il_clause *il_body_clause(struct il_body *body, struct clrie_il_graph *graph,
-                                 struct clrie_il_clause *clause);
-/* True if iface is an IExceptionClause of this module's making. */
-struct il_clause *il_clause_from(IExceptionClause *iface);
+struct il_clause *clrie_pm__il_clause_of(struct il_body *body, struct clrie_il_graph *graph,
+                                         struct clrie_il_clause *clause);
 
 /* A reference on the body's outer object, which every object of the body counts on. */
 static inline ULONG il_body_add_ref(struct il_body *body)
@@ -176,19 +187,15 @@ static inline HRESULT il_body_enum(struct il_body *body, const IID *iid, const v
     return clrie_pm_enum_from_array(iid, items, count, body->params.outer, 0, out);
 }
 
-/* The object behind an IInstruction of this module's making, or NULL. */
-struct il_instruction *il_instruction_from(IInstruction *iface);
-
-/* Per-object setup of each file's vtables. */
-void il_instruction_init(struct il_instruction *obj);
-void il_graph_view_init(struct il_graph_view *view, struct il_body *body,
-                        struct il_fragment *fragment);
-void il_clause_init(struct il_clause *obj);
-void il_exceptions_init(struct il_exceptions *obj, struct il_body *body);
-void il_factory_init(struct il_factory *obj, struct il_body *body);
-void il_single_ret_init(struct il_single_ret *obj, struct il_body *body);
+/* Per-object setup of each file's vtables (il_body.c makes the body's; il_factory.c a
+ * fragment's graph view). */
+void clrie_pm__il_graph_view_init(struct il_graph_view *view, struct il_body *body,
+                                  struct il_fragment *fragment);
+void clrie_pm__il_exceptions_init(struct il_exceptions *obj, struct il_body *body);
+void clrie_pm__il_factory_init(struct il_factory *obj, struct il_body *body);
+void clrie_pm__il_single_ret_init(struct il_single_ret *obj, struct il_body *body);
 
 /* True if view is a graph of this module's making. */
-struct il_graph_view *il_graph_view_from(IInstructionGraph *iface);
+struct il_graph_view *clrie_pm__il_graph_view_from(IInstructionGraph *iface);
 
 #endif

@@ -26,7 +26,7 @@ static HRESULT sr_Initialize(ISingleRetDefaultInstrumentation2 *This, IInstructi
     struct il_single_ret *sr = of_single_ret(This);
     if (!pGraph)
         return E_POINTER;
-    struct il_graph_view *view = il_graph_view_from(pGraph);
+    struct il_graph_view *view = clrie_pm__il_graph_view_from(pGraph);
     if (!view || view->body != sr->body || view->fragment) {
         IL_LOG(sr->body, "ISingleRetDefaultInstrumentation::Initialize: the graph is not the "
                          "method's own");
@@ -64,7 +64,7 @@ static HRESULT sr_Apply(ISingleRetDefaultInstrumentation2 *This)
     int r = clrie_il_transform_single_ret(body->graph, &m, &res, &diag);
     if (r < 0) {
         IL_LOG(body, "%s: %s", what, r == -EILSEQ ? diag.message : "the transform failed");
-        return il_hresult(r);
+        return clrie_pm__il_hresult(r);
     }
     HRESULT hr = S_OK;
     if (res.local_sig) {
@@ -86,7 +86,7 @@ static HRESULT sr_GetBranchTargetInstruction(ISingleRetDefaultInstrumentation2 *
 {
     struct il_single_ret *sr = of_single_ret(This);
     HRESULT hr =
-        il_body_give_instruction(sr->body, sr->body->graph, sr->exit, S_FALSE, ppInstruction);
+        clrie_pm__il_instruction_give(sr->body, sr->body->graph, sr->exit, S_FALSE, ppInstruction);
     return hr;
 }
 
@@ -105,7 +105,7 @@ _Static_assert(offsetof(struct ISingleRetDefaultInstrumentation2Vtbl,
                             ApplySingleRetDefaultInstrumentation),
                "version 2 extends version 1");
 
-void il_single_ret_init(struct il_single_ret *obj, struct il_body *body)
+void clrie_pm__il_single_ret_init(struct il_single_ret *obj, struct il_body *body)
 {
     obj->iface.lpVtbl = &single_ret_vtbl;
     clrie_plugin_com_init(&obj->com, &single_ret_class);

@@ -1,4 +1,6 @@
-/* ICorProfilerCallback..11 as the runtime sees the manager.
+/* The profiler manager as the runtime sees it, top of the folder: ICorProfilerCallback..11 and
+ * the manager's creation and destruction (what wires the callback vtable and the hosts'
+ * maker into it).
  *
  * Every slot is generated from the interface table as a forwarder to the raw profiler hook
  * (when one is loaded and its interface version has that slot). The callbacks the engine acts
@@ -6,6 +8,7 @@
  * plugins in priority order first, then forward to the raw hook as CLRIE does. */
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "manager.h"
 #include "method_info.h"
@@ -60,7 +63,7 @@ static ICorProfilerCallback11 *hook_with_slot(struct manager *m, size_t slot)
     }
 CLRIE_ICORPROFILERCALLBACK11_METHODS(TO_RAW_HOOK, ICorProfilerCallback11 *This, inner)
 
-/* ---- IUnknown: the manager's class (manager.c) ------------------------------------------ */
+/* ---- IUnknown: the manager's class (with its lifetime, at the end of the file) ---------- */
 
 CLRIE_PLUGIN_COM_IUNKNOWN(on, ICorProfilerCallback11, struct manager, callback, com)
 
@@ -91,19 +94,19 @@ static HRESULT on_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfil
                            (unsigned)hr);
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
     }
-    method_info_install_factory(m);
+    clrie_pm__method_info_install_factory(m);
     CLRIE_PM_LOG_MESSAGE(m->log, "clrie engine %s attached (ICorProfilerInfo%d)", CLRIE_VERSION,
                          m->info_version);
 
     atomic_store(&m->initializing, true);
-    plugins_load_configured(m);
-    raw_hook_load_configured(m);
-    if (manager_plugins(m)->count > 0) {
+    clrie_pm__plugins_load_configured(m);
+    clrie_pm__raw_hook_load_configured(m);
+    if (clrie_pm__manager_plugins(m)->count > 0) {
         pthread_mutex_lock(&m->mask_lock);
         m->base_mask = CLRIE_PM_DEFAULT_EVENT_MASK;
         pthread_mutex_unlock(&m->mask_lock);
     }
-    hr = manager_apply_event_mask(m);
+    hr = clrie_pm__manager_apply_event_mask(m);
     atomic_store(&m->initializing, false);
     if (FAILED(hr))
         CLRIE_PM_LOG_ERROR(m->log, "the runtime refused the event mask (hr 0x%08X)", (unsigned)hr);
@@ -137,13 +140,13 @@ static HRESULT on_LoadAsNotificationOnly(ICorProfilerCallback11 *This, BOOL *pbN
 static HRESULT on_Shutdown(ICorProfilerCallback11 *This)
 {
     struct manager *m = manager_of(This);
-    struct plugin_list *list = manager_plugins_enter(m);
+    struct plugin_list *list = clrie_pm__manager_plugins_enter(m);
     for (size_t i = 0; i < list->count; i++)
         list->items[i]->method->lpVtbl->OnShutdown(list->items[i]->method);
-    manager_plugins_leave(m);
+    clrie_pm__manager_plugins_leave(m);
     HRESULT hr = hook_Shutdown(This);
     atomic_store(&m->shut_down, true);
-    manager_retire_plugins(m);
+    clrie_pm__manager_retire_plugins(m);
     return hr;
 }
 
@@ -153,7 +156,7 @@ static HRESULT on_Shutdown(ICorProfilerCallback11 *This)
  * but are logged for whoever is diagnosing it. */
 #define FOR_EACH_PLUGIN(m, event, call)                                                            \
     do {                                                                                           \
-        struct plugin_list *list_ = manager_plugins_enter(m);                                      \
+        struct plugin_list *list_ = clrie_pm__manager_plugins_enter(m);                            \
         for (size_t i_ = 0; i_ < list_->count; i_++) {                                             \
             struct plugin *p_ = list_->items[i_];                                                  \
             HRESULT hr_ = p_->method->lpVtbl->call;                                                \
@@ -161,7 +164,7 @@ static HRESULT on_Shutdown(ICorProfilerCallback11 *This)
                 clrie_pm_log_write((m)->log, CLRIE_PM_LOG_MESSAGES, p_->guid36,                    \
                                    event " returned 0x%08X", (unsigned)hr_);                       \
         }                                                                                          \
-        manager_plugins_leave(m);                                                                  \
+        clrie_pm__manager_plugins_leave(m);                                                        \
     } while (0)
 
 static HRESULT on_AppDomainCreationFinished(ICorProfilerCallback11 *This, AppDomainID appDomainId,
@@ -246,14 +249,14 @@ static HRESULT on_ModuleUnloadFinished(ICorProfilerCallback11 *This, ModuleID mo
 /* Exception callbacks that name a function hand plugins a fresh info-only IMethodInfo. */
 #define EXCEPTION_EVENT(m, call)                                                                   \
     do {                                                                                           \
-        struct plugin_list *list_ = manager_plugins_enter(m);                                      \
+        struct plugin_list *list_ = clrie_pm__manager_plugins_enter(m);                            \
         for (size_t i_ = 0; i_ < list_->count; i_++) {                                             \
             struct plugin *p_ = list_->items[i_];                                                  \
             if (p_->exception_events &&                                                            \
                 (atomic_load(&p_->host.event_mask) & COR_PRF_MONITOR_EXCEPTIONS))                  \
                 p_->exception_events->lpVtbl->call;                                                \
         }                                                                                          \
-        manager_plugins_leave(m);                                                                  \
+        clrie_pm__manager_plugins_leave(m);                                                        \
     } while (0)
 
 static HRESULT on_ExceptionThrown(ICorProfilerCallback11 *This, ObjectID thrownObjectId)
@@ -277,7 +280,7 @@ EXCEPTION_LEAVE(ExceptionCatcherLeave)
 /* Whether some plugin will receive exception events (so a method info is worth making). */
 static bool exception_subscribers(struct manager *m)
 {
-    struct plugin_list *list = manager_plugins(m);
+    struct plugin_list *list = clrie_pm__manager_plugins(m);
     for (size_t i = 0; i < list->count; i++)
         if (list->items[i]->exception_events &&
             (atomic_load(&list->items[i]->host.event_mask) & COR_PRF_MONITOR_EXCEPTIONS))
@@ -290,9 +293,10 @@ static bool exception_subscribers(struct manager *m)
     {                                                                                              \
         struct manager *m = manager_of(This);                                                      \
         struct method_info *mi = NULL;                                                             \
-        if (exception_subscribers(m) && SUCCEEDED(method_info_by_function(m, functionId, &mi))) {  \
+        if (exception_subscribers(m) &&                                                            \
+            SUCCEEDED(clrie_pm__method_info_by_function(m, functionId, &mi))) {                    \
             EXCEPTION_EVENT(m, name(p_->exception_events, method_info_iface(mi)));                 \
-            method_info_release(mi);                                                               \
+            clrie_pm__method_info_release(mi);                                                     \
         }                                                                                          \
         return hook_##name(This, functionId);                                                      \
     }
@@ -307,10 +311,11 @@ static HRESULT on_ExceptionCatcherEnter(ICorProfilerCallback11 *This, FunctionID
 {
     struct manager *m = manager_of(This);
     struct method_info *mi = NULL;
-    if (exception_subscribers(m) && SUCCEEDED(method_info_by_function(m, functionId, &mi))) {
+    if (exception_subscribers(m) &&
+        SUCCEEDED(clrie_pm__method_info_by_function(m, functionId, &mi))) {
         EXCEPTION_EVENT(
             m, ExceptionCatcherEnter(p_->exception_events, method_info_iface(mi), objectId));
-        method_info_release(mi);
+        clrie_pm__method_info_release(mi);
     }
     return hook_ExceptionCatcherEnter(This, functionId, objectId);
 }
@@ -321,22 +326,22 @@ static HRESULT on_JITCompilationStarted(ICorProfilerCallback11 *This, FunctionID
                                         BOOL fIsSafeToBlock)
 {
     struct manager *m = manager_of(This);
-    jit_events_started(m, functionId, false);
-    jit_pipeline_jit(m, functionId);
+    clrie_pm__jit_events_started(m, functionId, false);
+    clrie_pm__jit_pipeline_jit(m, functionId);
     return hook_JITCompilationStarted(This, functionId, fIsSafeToBlock);
 }
 
 static HRESULT on_JITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId,
                                          HRESULT hrStatus, BOOL fIsSafeToBlock)
 {
-    jit_events_finished(manager_of(This), functionId, 0, false, hrStatus);
+    clrie_pm__jit_events_finished(manager_of(This), functionId, 0, false, hrStatus);
     return hook_JITCompilationFinished(This, functionId, hrStatus, fIsSafeToBlock);
 }
 
 static HRESULT on_ReJITCompilationStarted(ICorProfilerCallback11 *This, FunctionID functionId,
                                           ReJITID rejitId, BOOL fIsSafeToBlock)
 {
-    jit_events_started(manager_of(This), functionId, true);
+    clrie_pm__jit_events_started(manager_of(This), functionId, true);
     return hook_ReJITCompilationStarted(This, functionId, rejitId, fIsSafeToBlock);
 }
 
@@ -344,14 +349,14 @@ static HRESULT on_GetReJITParameters(ICorProfilerCallback11 *This, ModuleID modu
                                      mdMethodDef methodId,
                                      ICorProfilerFunctionControl *pFunctionControl)
 {
-    jit_pipeline_rejit(manager_of(This), moduleId, methodId, pFunctionControl);
+    clrie_pm__jit_pipeline_rejit(manager_of(This), moduleId, methodId, pFunctionControl);
     return hook_GetReJITParameters(This, moduleId, methodId, pFunctionControl);
 }
 
 static HRESULT on_ReJITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId,
                                            ReJITID rejitId, HRESULT hrStatus, BOOL fIsSafeToBlock)
 {
-    jit_events_finished(manager_of(This), functionId, rejitId, true, hrStatus);
+    clrie_pm__jit_events_finished(manager_of(This), functionId, rejitId, true, hrStatus);
     return hook_ReJITCompilationFinished(This, functionId, rejitId, hrStatus, fIsSafeToBlock);
 }
 
@@ -361,7 +366,7 @@ static HRESULT on_JITInlining(ICorProfilerCallback11 *This, FunctionID callerId,
 {
     if (!pfShouldInline)
         return E_POINTER;
-    if (!jit_events_allow_inline(manager_of(This), callerId, calleeId)) {
+    if (!clrie_pm__jit_events_allow_inline(manager_of(This), callerId, calleeId)) {
         *pfShouldInline = FALSE;
         return S_OK;
     }
@@ -376,7 +381,7 @@ static HRESULT on_JITInlining(ICorProfilerCallback11 *This, FunctionID callerId,
 #define INIT_TO_RAW_HOOK(ret, name, params, args) .name = hook_##name,
 
 VTABLE_OVERRIDES_BEGIN
-const struct ICorProfilerCallback11Vtbl manager_callback_vtbl = {
+static const struct ICorProfilerCallback11Vtbl callback_vtbl = {
     /* Everything goes to the raw hook ... */
     CLRIE_ICORPROFILERCALLBACK11_METHODS(INIT_TO_RAW_HOOK, ICorProfilerCallback11 *This, This)
         /* ... except what the engine handles itself first. */
@@ -413,3 +418,62 @@ const struct ICorProfilerCallback11Vtbl manager_callback_vtbl = {
     .JITInlining = on_JITInlining,
 };
 VTABLE_OVERRIDES_END
+
+/* ---- the manager's lifetime ------------------------------------------------------------ */
+
+static void manager_destroy(void *object)
+{
+    struct manager *m = object;
+    clrie_pm__plugins_free_all(m);
+    clrie_pm__raw_hook_free(m);
+    clrie_pm_domains_free(m->domains);
+    if (m->info)
+        m->info->lpVtbl->Release(m->info);
+    free(atomic_load(&m->plugins));
+    for (struct plugin_list *l = m->retired, *next; l; l = next) {
+        next = l->retired_next;
+        free(l);
+    }
+    pthread_mutex_destroy(&m->load_lock);
+    pthread_mutex_destroy(&m->mask_lock);
+    free(m);
+}
+
+static const struct clrie_plugin_com_iface manager_ifaces[] = {
+    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback, struct manager, callback),
+    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback2, struct manager, callback),
+    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback3, struct manager, callback),
+    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback4, struct manager, callback),
+    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback5, struct manager, callback),
+    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback6, struct manager, callback),
+    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback7, struct manager, callback),
+    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback8, struct manager, callback),
+    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback9, struct manager, callback),
+    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback10, struct manager, callback),
+    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback11, struct manager, callback),
+};
+CLRIE_PM_COM_CLASS(manager_class, "the profiler manager", struct manager, com, manager_destroy,
+                   manager_ifaces);
+
+struct manager *clrie_pm__manager_new(void)
+{
+    struct manager *m = calloc(1, sizeof(*m));
+    struct plugin_list *empty = calloc(1, sizeof(*empty));
+    if (!m || !empty) {
+        free(m);
+        free(empty);
+        return NULL;
+    }
+    m->callback.lpVtbl = &callback_vtbl;
+    m->init_host = clrie_pm__host_init;
+    clrie_plugin_com_init(&m->com, &manager_class);
+    m->log = clrie_pm_process_log();
+    pthread_mutexattr_t recursive;
+    pthread_mutexattr_init(&recursive);
+    pthread_mutexattr_settype(&recursive, PTHREAD_MUTEX_RECURSIVE);
+    pthread_mutex_init(&m->load_lock, &recursive);
+    pthread_mutexattr_destroy(&recursive);
+    pthread_mutex_init(&m->mask_lock, NULL);
+    atomic_init(&m->plugins, empty);
+    return m;
+}

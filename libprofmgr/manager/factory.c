@@ -75,7 +75,7 @@ HRESULT clrie_pm_profiler_create(REFIID iid, void **out)
     *out = NULL;
     if (!iid)
         return E_POINTER;
-    struct manager *m = manager_new();
+    struct manager *m = clrie_pm__manager_new();
     if (!m) {
         CLRIE_PM_LOG_ERROR(clrie_pm_process_log(), "out of memory creating the profiler manager");
         return E_OUTOFMEMORY;
@@ -95,7 +95,7 @@ HRESULT clrie_pm_get_logger(IProfilerManagerLogging **out)
 {
     if (!out)
         return E_POINTER;
-    *out = logger_global();
+    *out = clrie_pm__logger_global();
     return S_OK;
 }
 

@@ -58,7 +58,7 @@ static HRESULT manager_SetupProfilingEnvironment(IProfilerManager *This, BSTR bs
             hr = E_INVALIDARG;
     }
     if (SUCCEEDED(hr))
-        hr = plugins_load_paths(m, (const char *const *)paths, numConfigPaths);
+        hr = clrie_pm__plugins_load_paths(m, (const char *const *)paths, numConfigPaths);
     else
         CLRIE_PM_LOG_ERROR(m->log, "IProfilerManager::SetupProfilingEnvironment: a config path "
                                    "is NULL or not valid UTF-16");
@@ -78,7 +78,7 @@ static HRESULT manager_AddRawProfilerHook(IProfilerManager *This, IUnknown *pUnk
                                    "initialises");
         return E_FAIL;
     }
-    return raw_hook_install(m, pUnkProfilerCallback);
+    return clrie_pm__raw_hook_install(m, pUnkProfilerCallback);
 }
 
 static HRESULT manager_RemoveRawProfilerHook(IProfilerManager *This)
@@ -91,7 +91,7 @@ static HRESULT manager_RemoveRawProfilerHook(IProfilerManager *This)
         m->retired_hook = old;
     }
     pthread_mutex_unlock(&m->load_lock);
-    return old ? manager_apply_event_mask(m) : S_FALSE;
+    return old ? clrie_pm__manager_apply_event_mask(m) : S_FALSE;
 }
 
 static HRESULT manager_GetCorProfilerInfo(IProfilerManager *This, IUnknown **ppCorProfiler)
@@ -126,7 +126,7 @@ static HRESULT manager_GetLoggingInstance(IProfilerManager *This,
 static HRESULT manager_SetLoggingHost(IProfilerManager *This,
                                       IProfilerManagerLoggingHost *pLoggingHost)
 {
-    return logger_set_host(pLoggingHost);
+    return clrie_pm__logger_set_host(pLoggingHost);
 }
 
 static HRESULT manager_GetAppDomainCollection(IProfilerManager *This,
@@ -154,7 +154,7 @@ static HRESULT manager_CreateSignatureBuilder(IProfilerManager *This,
 static struct plugin *find_plugin(struct manager *m, const GUID *clsid,
                                   IInstrumentationMethod *method)
 {
-    struct plugin_list *list = manager_plugins(m);
+    struct plugin_list *list = clrie_pm__manager_plugins(m);
     for (size_t i = 0; i < list->count; i++) {
         struct plugin *p = list->items[i];
         if ((clsid && IsEqualCLSID(&p->clsid, clsid)) || (method && p->method == method))
@@ -169,12 +169,13 @@ static HRESULT manager_GetInstrumentationMethod(IProfilerManager *This, REFGUID 
     if (!cslid || !ppUnknown)
         return E_POINTER;
     struct manager *m = HOST_OF(This, manager)->owner;
-    manager_plugins_enter(m); /* a plugin's own thread may ask while Shutdown releases them */
+    clrie_pm__manager_plugins_enter(
+        m); /* a plugin's own thread may ask while Shutdown releases them */
     struct plugin *p = find_plugin(m, cslid, NULL);
     *ppUnknown = NULL;
     HRESULT hr = p ? p->method->lpVtbl->QueryInterface(p->method, &IID_IUnknown, (void **)ppUnknown)
                    : E_NOINTERFACE;
-    manager_plugins_leave(m);
+    clrie_pm__manager_plugins_leave(m);
     return hr;
 }
 
@@ -186,13 +187,13 @@ static HRESULT manager_RemoveInstrumentationMethod(IProfilerManager *This,
         return E_POINTER;
     pthread_mutex_lock(&m->load_lock);
     struct plugin *p = find_plugin(m, NULL, pInstrumentationMethod);
-    HRESULT hr = p ? manager_publish_plugins(m, NULL, p) : E_INVALIDARG;
+    HRESULT hr = p ? clrie_pm__manager_publish_plugins(m, NULL, p) : E_INVALIDARG;
     if (SUCCEEDED(hr))
         p->removed = true;
     pthread_mutex_unlock(&m->load_lock);
     if (SUCCEEDED(hr)) {
         CLRIE_PM_LOG_MESSAGE(m->log, "plugin '%s' %s removed", p->name, p->guid_text);
-        manager_apply_event_mask(m);
+        clrie_pm__manager_apply_event_mask(m);
     }
     return hr;
 }
@@ -233,11 +234,11 @@ static HRESULT manager_AddInstrumentationMethod(IProfilerManager *This, BSTR bst
         if (path)
             snprintf(path, n, "%s/%s", folder, module);
     }
-    hr = path ? plugins_load(m, name ? name : module, path, &clsid, dwPriority, NULL, 0,
-                             pInstrumentationMethod)
+    hr = path ? clrie_pm__plugins_load(m, name ? name : module, path, &clsid, dwPriority, NULL, 0,
+                                       pInstrumentationMethod)
               : E_OUTOFMEMORY;
     if (SUCCEEDED(hr))
-        manager_apply_event_mask(m);
+        clrie_pm__manager_apply_event_mask(m);
 out:
     free(folder);
     free(name);
@@ -327,7 +328,7 @@ static HRESULT manager4_GetGlobalLoggingInstance(IProfilerManager4 *This,
 {
     if (!ppLogging)
         return E_POINTER;
-    *ppLogging = logger_global();
+    *ppLogging = clrie_pm__logger_global();
     return S_OK;
 }
 
@@ -361,7 +362,7 @@ static const struct IProfilerStringManagerVtbl strings_vtbl = {
     .FreeString = strings_FreeString,
 };
 
-void host_init(struct host *host, struct manager *owner, const char *guid36)
+void clrie_pm__host_init(struct host *host, struct manager *owner, const char *guid36)
 {
     host->manager.lpVtbl = &manager_vtbl;
     host->manager2.lpVtbl = &manager2_vtbl;
@@ -369,9 +370,9 @@ void host_init(struct host *host, struct manager *owner, const char *guid36)
     host->manager4.lpVtbl = &manager4_vtbl;
     host->manager5.lpVtbl = &manager5_vtbl;
     host->strings.lpVtbl = &strings_vtbl;
-    logger_init(&host->logging, (IUnknown *)(void *)&host->manager, guid36);
-    attach_context_init(&host->attach, (IUnknown *)(void *)&host->manager);
-    host->info.lpVtbl = &host_info_vtbl;
+    clrie_pm__logger_init(&host->logging, (IUnknown *)(void *)&host->manager, guid36);
+    clrie_pm__attach_context_init(&host->attach, (IUnknown *)(void *)&host->manager);
+    host->info.lpVtbl = &clrie_pm__host_info_vtbl;
     clrie_plugin_com_init(&host->com, &host_class);
     host->owner = owner;
     host->guid36 = guid36;

@@ -66,9 +66,9 @@ static void format_operand(struct clrie_il_instr *n, const struct clrie_il_opcod
     }
 }
 
-void il_dump_method(struct clrie_pm_log *log, const char *name, uint32_t token,
-                    struct clrie_il_graph *g, const uint8_t *local_sig, size_t local_sig_len,
-                    const COR_IL_MAP *map, size_t map_count)
+void clrie_pm__il_dump_method(struct clrie_pm_log *log, const char *name, uint32_t token,
+                              struct clrie_il_graph *g, const uint8_t *local_sig,
+                              size_t local_sig_len, const COR_IL_MAP *map, size_t map_count)
 {
     struct clrie_il_header header;
     clrie_il_graph_header(g, &header);

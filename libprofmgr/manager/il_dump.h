@@ -12,8 +12,8 @@
 /* Writes the method's final header, every instruction (current offset, opcode, operand, and
  * where it came from), its EH clauses, locals signature and IL map to the log as Dumps lines.
  * The graph must have been laid out (encoded) just before. */
-void il_dump_method(struct clrie_pm_log *log, const char *name, uint32_t token,
-                    struct clrie_il_graph *g, const uint8_t *local_sig, size_t local_sig_len,
-                    const COR_IL_MAP *map, size_t map_count);
+void clrie_pm__il_dump_method(struct clrie_pm_log *log, const char *name, uint32_t token,
+                              struct clrie_il_graph *g, const uint8_t *local_sig,
+                              size_t local_sig_len, const COR_IL_MAP *map, size_t map_count);
 
 #endif

@@ -92,11 +92,11 @@ static HRESULT set_mask(struct host *host, DWORD low, DWORD high, bool with_high
     DWORD old_low = atomic_exchange(&host->event_mask, low);
     DWORD old_high = with_high ? atomic_exchange(&host->event_mask_high, high)
                                : atomic_load(&host->event_mask_high);
-    HRESULT hr = manager_apply_event_mask(host->owner);
+    HRESULT hr = clrie_pm__manager_apply_event_mask(host->owner);
     if (FAILED(hr)) {
         atomic_store(&host->event_mask, old_low);
         atomic_store(&host->event_mask_high, old_high);
-        manager_apply_event_mask(host->owner);
+        clrie_pm__manager_apply_event_mask(host->owner);
         if (clrie_pm_log_enabled(host->owner->log, CLRIE_PM_LOG_ERRORS))
             clrie_pm_log_write(host->owner->log, CLRIE_PM_LOG_ERRORS, host->guid36,
                                "the runtime refused event mask 0x%08X, high 0x%08X "
@@ -139,7 +139,7 @@ static HRESULT on_GetEventMask2(ICorProfilerInfo15 *This, DWORD *pdwEventsLow, D
 #define INIT_FORWARD(ret, name, params, args) .name = fwd_##name,
 
 VTABLE_OVERRIDES_BEGIN
-const struct ICorProfilerInfo15Vtbl host_info_vtbl = {
+const struct ICorProfilerInfo15Vtbl clrie_pm__host_info_vtbl = {
     CLRIE_ICORPROFILERINFO15_METHODS(INIT_FORWARD, ICorProfilerInfo15 *This, This).QueryInterface =
         on_QueryInterface,
     .AddRef = on_AddRef,

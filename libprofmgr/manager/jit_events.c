@@ -195,9 +195,9 @@ static struct jit_info *jit_info_new(struct manager *m, FunctionID function, ReJ
 
 /* ---- events ---------------------------------------------------------------------------------- */
 
-void jit_events_started(struct manager *m, FunctionID function, bool is_rejit)
+void clrie_pm__jit_events_started(struct manager *m, FunctionID function, bool is_rejit)
 {
-    struct plugin_list *list = manager_plugins_enter(m);
+    struct plugin_list *list = clrie_pm__manager_plugins_enter(m);
     for (size_t i = 0; i < list->count; i++) {
         struct plugin *p = list->items[i];
         IInstrumentationMethodJitEvents *events =
@@ -206,13 +206,13 @@ void jit_events_started(struct manager *m, FunctionID function, bool is_rejit)
         if (events)
             events->lpVtbl->JitStarted(events, function, is_rejit ? TRUE : FALSE);
     }
-    manager_plugins_leave(m);
+    clrie_pm__manager_plugins_leave(m);
 }
 
-void jit_events_finished(struct manager *m, FunctionID function, ReJITID rejit_id, bool is_rejit,
-                         HRESULT status)
+void clrie_pm__jit_events_finished(struct manager *m, FunctionID function, ReJITID rejit_id,
+                                   bool is_rejit, HRESULT status)
 {
-    struct plugin_list *list = manager_plugins_enter(m);
+    struct plugin_list *list = clrie_pm__manager_plugins_enter(m);
     struct jit_info *ji = NULL;
     for (size_t i = 0; i < list->count; i++) {
         struct plugin *p = list->items[i];
@@ -228,21 +228,21 @@ void jit_events_finished(struct manager *m, FunctionID function, ReJITID rejit_i
     }
     if (ji)
         ji->iface.lpVtbl->Release(&ji->iface);
-    manager_plugins_leave(m);
+    clrie_pm__manager_plugins_leave(m);
 }
 
-bool jit_events_allow_inline(struct manager *m, FunctionID caller, FunctionID callee)
+bool clrie_pm__jit_events_allow_inline(struct manager *m, FunctionID caller, FunctionID callee)
 {
-    if (manager_plugins(m)->count == 0)
+    if (clrie_pm__manager_plugins(m)->count == 0)
         return true; /* no plugin: nothing to count or do */
-    struct plugin_list *list = manager_plugins_enter(m);
+    struct plugin_list *list = clrie_pm__manager_plugins_enter(m);
     struct method_info *inlinee = NULL, *inliner = NULL;
     bool allow = true;
     if (list->count == 0)
         goto out;
     /* A method the engine cannot describe (dynamic module) is inlined as the JIT likes. */
-    if (FAILED(method_info_by_function(m, callee, &inlinee)) ||
-        FAILED(method_info_by_function(m, caller, &inliner)))
+    if (FAILED(clrie_pm__method_info_by_function(m, callee, &inlinee)) ||
+        FAILED(clrie_pm__method_info_by_function(m, caller, &inliner)))
         goto out;
     for (size_t i = 0; i < list->count && allow; i++) {
         IInstrumentationMethod *method = list->items[i]->method;
@@ -255,8 +255,8 @@ bool jit_events_allow_inline(struct manager *m, FunctionID caller, FunctionID ca
         clrie_pm_module_add_inline_site(inlinee->module, inlinee->token, inliner->module_id,
                                         inliner->token);
 out:
-    method_info_release(inlinee);
-    method_info_release(inliner);
-    manager_plugins_leave(m);
+    clrie_pm__method_info_release(inlinee);
+    clrie_pm__method_info_release(inliner);
+    clrie_pm__manager_plugins_leave(m);
     return allow;
 }

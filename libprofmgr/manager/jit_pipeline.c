@@ -60,7 +60,7 @@ static double elapsed_us(clockid_t id, const struct timespec *start)
  * wanted the method; a failure when one of them failed (logged: the method stays as it was). */
 static HRESULT run_plugins(struct manager *m, struct method_info *mi)
 {
-    struct plugin_list *list = manager_plugins(m);
+    struct plugin_list *list = clrie_pm__manager_plugins(m);
     IMethodInfo *iface = method_info_iface(mi);
     BOOL rejit = mi->is_rejit ? TRUE : FALSE;
     bool chosen_small[32];
@@ -87,22 +87,22 @@ static HRESULT run_plugins(struct manager *m, struct method_info *mi)
             if (!chosen[i])
                 continue;
             struct plugin *p = list->items[i];
-            method_info_allow_baseline(mi, step == 0);
+            clrie_pm__method_info_allow_baseline(mi, step == 0);
             hr = step == 0 ? p->method->lpVtbl->BeforeInstrumentMethod(p->method, iface, rejit)
                            : p->method->lpVtbl->InstrumentMethod(p->method, iface, rejit);
             if (FAILED(hr)) {
                 CLRIE_PM_LOG_ERROR(m->log,
                                    "plugin '%s' %s: %s failed for %s (hr 0x%08X); the method "
                                    "runs uninstrumented",
-                                   p->name, p->guid_text, steps[step], method_info_full_name(mi),
-                                   (unsigned)hr);
+                                   p->name, p->guid_text, steps[step],
+                                   clrie_pm__method_info_full_name(mi), (unsigned)hr);
                 goto out;
             }
         }
     }
     hr = S_OK;
 out:
-    method_info_allow_baseline(mi, false);
+    clrie_pm__method_info_allow_baseline(mi, false);
     if (chosen != chosen_small)
         free(chosen);
     return hr;
@@ -121,7 +121,7 @@ static void report_problem(void *ctx, uint32_t offset, const char *message)
     struct problems *p = ctx;
     if (p->count++ < MAX_REPORTED_PROBLEMS)
         CLRIE_PM_LOG_ERROR(p->m->log, "%s: instrumented IL is invalid at IL_%04X: %s",
-                           method_info_full_name(p->mi), (unsigned)offset, message);
+                           clrie_pm__method_info_full_name(p->mi), (unsigned)offset, message);
 }
 
 static bool is_sequence_point(const struct il_body_baseline *baseline, uint32_t offset)
@@ -144,8 +144,8 @@ static HRESULT final_local_sig_token(struct method_info *mi, mdSignature *token)
 /* Turns the edited graph into a method body the runtime accepts, or says why not. */
 static HRESULT encode(struct manager *m, struct method_info *mi, struct encoded *out)
 {
-    struct clrie_il_graph *g = il_body_ilgraph(mi->body);
-    const char *name = method_info_full_name(mi);
+    struct clrie_il_graph *g = clrie_pm_il_body_ilgraph(mi->body);
+    const char *name = clrie_pm__method_info_full_name(mi);
     struct clrie_il_diag diag = {0};
     uint32_t max_stack = 0;
     mdSignature locals = 0;
@@ -156,13 +156,15 @@ static HRESULT encode(struct manager *m, struct method_info *mi, struct encoded 
                            (unsigned)hr);
         return hr;
     }
-    if (clrie_il_graph_max_stack(g, method_info_stack_effect, mi, &max_stack, &diag) != 0) {
+    if (clrie_il_graph_max_stack(g, clrie_pm__method_info_stack_effect, mi, &max_stack, &diag) !=
+        0) {
         CLRIE_PM_LOG_ERROR(m->log, "%s: instrumented IL is invalid at IL_%04X: %s", name,
                            (unsigned)diag.offset, diag.message);
         return E_FAIL;
     }
     struct problems problems = {m, mi, 0};
-    int rc = clrie_il_graph_verify(g, method_info_stack_effect, mi, report_problem, &problems);
+    int rc =
+        clrie_il_graph_verify(g, clrie_pm__method_info_stack_effect, mi, report_problem, &problems);
     if (rc != 0) {
         if (problems.count > MAX_REPORTED_PROBLEMS)
             CLRIE_PM_LOG_ERROR(m->log, "%s: %u more problems", name,
@@ -200,7 +202,7 @@ static HRESULT encode(struct manager *m, struct method_info *mi, struct encoded 
     /* After CreateBaseline the map starts as the identity over the plugin's sequence points
      * (baseline offsets), as CLRIE composes it: entries for other offsets are dropped. */
     struct il_body_baseline baseline;
-    bool replaced = il_body_baseline(mi->body, &baseline);
+    bool replaced = clrie_pm_il_body_baseline(mi->body, &baseline);
     size_t kept = 0;
     for (size_t i = 0; i < count; i++) {
         if (replaced && !is_sequence_point(&baseline, entries[i].old_offset))
@@ -214,7 +216,8 @@ static HRESULT encode(struct manager *m, struct method_info *mi, struct encoded 
         const uint8_t *sig = NULL;
         size_t sig_len = 0;
         types_locals_signature(mi->locals, &sig, &sig_len);
-        il_dump_method(m->log, name, mi->token, g, sig, sig_len, out->map, out->map_count);
+        clrie_pm__il_dump_method(m->log, name, mi->token, g, sig, sig_len, out->map,
+                                 out->map_count);
     }
     return S_OK;
 }
@@ -225,14 +228,14 @@ static HRESULT instrument(struct manager *m, struct method_info *mi, struct enco
     HRESULT hr = run_plugins(m, mi);
     if (hr != S_OK)
         return hr;
-    bool changed = mi->body && (il_body_changed(mi->body) || types_locals_changed(mi->locals) ||
-                                mi->local_sig_token_set);
+    bool changed = mi->body && (clrie_pm_il_body_changed(mi->body) ||
+                                types_locals_changed(mi->locals) || mi->local_sig_token_set);
     return changed ? encode(m, mi, out) : S_FALSE;
 }
 
 static void complete(struct manager *m, struct method_info *mi)
 {
-    struct plugin_list *list = manager_plugins(m);
+    struct plugin_list *list = clrie_pm__manager_plugins(m);
     for (size_t i = 0; i < list->count; i++) {
         IInstrumentationMethod *method = list->items[i]->method;
         method->lpVtbl->OnInstrumentationComplete(method, method_info_iface(mi),
@@ -244,10 +247,10 @@ static void log_timing(struct manager *m, struct method_info *mi,
                        const struct pipeline_clock *start)
 {
     if (clrie_pm_log_enabled(m->log, CLRIE_PM_LOG_MESSAGES))
-        clrie_pm_log_write(m->log, CLRIE_PM_LOG_MESSAGES, NULL,
-                           "instrumented %s in %.1f us (thread CPU %.1f us)",
-                           method_info_full_name(mi), elapsed_us(CLOCK_MONOTONIC, &start->wall),
-                           elapsed_us(CLOCK_THREAD_CPUTIME_ID, &start->cpu));
+        clrie_pm_log_write(
+            m->log, CLRIE_PM_LOG_MESSAGES, NULL, "instrumented %s in %.1f us (thread CPU %.1f us)",
+            clrie_pm__method_info_full_name(mi), elapsed_us(CLOCK_MONOTONIC, &start->wall),
+            elapsed_us(CLOCK_THREAD_CPUTIME_ID, &start->cpu));
 }
 
 /* Gives the runtime an encoded body: through ICorProfilerInfo at a first JIT, through the
@@ -267,7 +270,7 @@ static void run(struct manager *m, struct method_info *mi, apply_fn apply, void 
             CLRIE_PM_LOG_ERROR(m->log,
                                "%s: the runtime refused the instrumented body (hr 0x%08X); the "
                                "method runs uninstrumented",
-                               method_info_full_name(mi), (unsigned)hr);
+                               clrie_pm__method_info_full_name(mi), (unsigned)hr);
         clrie_pm_module_record_il_map(mi->module, mi->token, SUCCEEDED(hr), e.map, e.map_count);
         complete(m, mi);
         if (SUCCEEDED(hr))
@@ -303,19 +306,20 @@ static HRESULT apply_jit(struct manager *m, struct method_info *mi, struct encod
     return hr;
 }
 
-void jit_pipeline_jit(struct manager *m, FunctionID function)
+void clrie_pm__jit_pipeline_jit(struct manager *m, FunctionID function)
 {
     struct pipeline_clock start;
     clock_start(&start);
-    if (manager_plugins(m)->count == 0)
+    if (clrie_pm__manager_plugins(m)->count == 0)
         return; /* no plugin: nothing to count or do */
     struct method_info *mi = NULL;
     /* No method info when the method has no IL the engine can see. */
-    if (manager_plugins_enter(m)->count > 0 && method_info_for_jit(m, function, &mi) == S_OK) {
+    if (clrie_pm__manager_plugins_enter(m)->count > 0 &&
+        clrie_pm__method_info_for_jit(m, function, &mi) == S_OK) {
         run(m, mi, apply_jit, NULL, &start);
-        method_info_release(mi);
+        clrie_pm__method_info_release(mi);
     }
-    manager_plugins_leave(m);
+    clrie_pm__manager_plugins_leave(m);
 }
 
 /* ---- ReJIT --------------------------------------------------------------------------------- */
@@ -343,13 +347,13 @@ static HRESULT apply_rejit(struct manager *m, struct method_info *mi, struct enc
     return control->lpVtbl->SetILInstrumentedCodeMap(control, (ULONG)e->map_count + 1, map);
 }
 
-HRESULT jit_pipeline_rejit(struct manager *m, ModuleID module, mdMethodDef token,
-                           ICorProfilerFunctionControl *control)
+HRESULT clrie_pm__jit_pipeline_rejit(struct manager *m, ModuleID module, mdMethodDef token,
+                                     ICorProfilerFunctionControl *control)
 {
     struct pipeline_clock start;
     clock_start(&start);
     struct method_info *mi = NULL;
-    HRESULT hr = method_info_for_rejit(m, module, token, &mi);
+    HRESULT hr = clrie_pm__method_info_for_rejit(m, module, token, &mi);
     if (hr == S_FALSE) {
         CLRIE_PM_LOG_ERROR(m->log,
                            "ReJIT of method 0x%08X in module 0x%llx: the engine does not know "
@@ -364,9 +368,9 @@ HRESULT jit_pipeline_rejit(struct manager *m, ModuleID module, mdMethodDef token
                            (unsigned)token, (unsigned long long)module, (unsigned)hr);
         return S_OK;
     }
-    manager_plugins_enter(m);
+    clrie_pm__manager_plugins_enter(m);
     run(m, mi, apply_rejit, control, &start);
-    manager_plugins_leave(m);
-    method_info_release(mi);
+    clrie_pm__manager_plugins_leave(m);
+    clrie_pm__method_info_release(mi);
     return S_OK;
 }

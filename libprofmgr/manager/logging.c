@@ -99,7 +99,7 @@ static const struct IProfilerManagerLoggingVtbl global_vtbl = {
     LOGGER_SLOTS,
 };
 
-void logger_init(struct logger *logger, IUnknown *outer, const char *guid36)
+void clrie_pm__logger_init(struct logger *logger, IUnknown *outer, const char *guid36)
 {
     logger->iface.lpVtbl = &logger_vtbl;
     logger->outer = outer;
@@ -111,7 +111,7 @@ static struct global_logger global_logger = {
     .com = {.cls = &global_class, .refs = 1},
 };
 
-IProfilerManagerLogging *logger_global(void)
+IProfilerManagerLogging *clrie_pm__logger_global(void)
 {
     return &global_logger.logger.iface;
 }
@@ -139,7 +139,7 @@ static void to_logging_host(void *context, enum clrie_pm_log_kind kind, const ch
  * released here after the replacement so no line is in flight to it. */
 static _Atomic(IProfilerManagerLoggingHost *) installed_host;
 
-HRESULT logger_set_host(IProfilerManagerLoggingHost *host)
+HRESULT clrie_pm__logger_set_host(IProfilerManagerLoggingHost *host)
 {
     struct clrie_pm_log *log = clrie_pm_process_log();
     if (host) {

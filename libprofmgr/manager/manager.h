@@ -11,7 +11,13 @@
  * plugins, removing one) build a new array under load_lock and publish it; replaced arrays
  * and removed plugins stay allocated until the manager is freed, so a reader never sees freed
  * memory. mask_lock serialises event-mask changes; it may be taken while load_lock is held,
- * never the other way round. */
+ * never the other way round.
+ *
+ * The files call one way, from the top down: factory.c -> callbacks.c (creates the manager and
+ * wires its vtable and host maker) -> host.c (what a plugin is handed) -> plugins.c,
+ * raw_hook.c (loading) -> manager.c (the shared state: plugin list, event mask); beside them
+ * jit_events.c, jit_pipeline.c -> method_info.c, il_dump.c, and info_wrapper.c, logging.c,
+ * settings.c below host.c. */
 #ifndef CLRIE_PM_MANAGER_H
 #define CLRIE_PM_MANAGER_H
 
@@ -48,18 +54,18 @@ struct manager;
 
 /* IProfilerManagerLogging: log lines on behalf of one plugin (guid36) or of the engine. A
  * plugin's logger is part of its host: QueryInterface, AddRef and Release go to `outer`. The
- * engine's own (logger_global) is static and never freed. */
+ * engine's own (clrie_pm__logger_global) is static and never freed. */
 struct logger {
     IProfilerManagerLogging iface;
     IUnknown *outer;    /* NULL for the engine's own */
     const char *guid36; /* upper case, no braces; NULL for the engine itself */
 };
 
-void logger_init(struct logger *logger, IUnknown *outer, const char *guid36);
+void clrie_pm__logger_init(struct logger *logger, IUnknown *outer, const char *guid36);
 /* The process-wide engine logger (GetInstrumentationEngineLogger, GetGlobalLoggingInstance). */
-IProfilerManagerLogging *logger_global(void);
+IProfilerManagerLogging *clrie_pm__logger_global(void);
 /* Sends the process log to a plugin's IProfilerManagerLoggingHost (NULL stops it). */
-HRESULT logger_set_host(IProfilerManagerLoggingHost *host);
+HRESULT clrie_pm__logger_set_host(IProfilerManagerLoggingHost *host);
 
 /* What the engine itself asks the runtime for once a plugin is loaded, as CLRIE does: app
  * domain, assembly and module loads for its process model, JIT compilation and ReJIT for
@@ -100,7 +106,7 @@ struct plugin {
     IInstrumentationMethodJitEvents *jit_events;             /* NULL if not implemented */
     IInstrumentationMethodJitEvents2 *jit_events2;           /* NULL if not implemented */
     bool removed;
-    bool released;                 /* its interfaces were released (plugins_release_all) */
+    bool released; /* its interfaces were released (clrie_pm__manager_release_plugins) */
     struct plugin *next_allocated; /* every plugin ever made, for freeing */
 };
 
@@ -150,85 +156,92 @@ struct manager {
     atomic_bool profiling_disabled; /* a plugin called IProfilerManager2::DisableProfiling */
     atomic_bool shut_down;
 
-    /* Callbacks that may be calling plugins right now (manager_plugins_enter/leave). The
+    /* Callbacks that may be calling plugins right now (clrie_pm__manager_plugins_enter/leave). The
      * runtime never releases the engine, so Shutdown releases the plugins itself, as CLRIE
      * does; the runtime may still call in on other threads, so the release waits until the
      * last of these callbacks has left. */
     atomic_uint calls_in_flight;
     atomic_bool release_when_idle;   /* set by Shutdown, after it emptied the plugin list */
     struct plugin_list *last_active; /* the list Shutdown emptied: the release order */
+
+    /* Gives a plugin or the raw hook its host (host.c's clrie_pm__host_init), set when the manager
+     * is made. The loaders (plugins.c, raw_hook.c) make hosts through it: the host's
+     * IProfilerManager calls the loaders, so they sit below host.c and do not name it. */
+    void (*init_host)(struct host *host, struct manager *owner, const char *guid36);
 };
 
-/* manager.c */
+/* callbacks.c: the manager's creation and its ICorProfilerCallback11. */
 /* A new manager with one reference (Release it through its callback interface). */
-struct manager *manager_new(void);
+struct manager *clrie_pm__manager_new(void);
+
+/* manager.c: the shared state every file below callbacks.c uses. */
 /* The manager as the IUnknown its hosts count their references on. */
 static inline IUnknown *manager_unknown(struct manager *m)
 {
     return (IUnknown *)(void *)&m->callback;
 }
-struct plugin_list *manager_plugins(struct manager *m);
+struct plugin_list *clrie_pm__manager_plugins(struct manager *m);
 /* Publishes a new list holding the current plugins plus `added` (if not NULL, placed after
  * every plugin of lower or equal order) minus `removed` (if not NULL). Call with load_lock held.
  * Returns E_OUTOFMEMORY or S_OK. */
-HRESULT manager_publish_plugins(struct manager *m, struct plugin *added, struct plugin *removed);
+HRESULT clrie_pm__manager_publish_plugins(struct manager *m, struct plugin *added,
+                                          struct plugin *removed);
 /* The active plugins for a callback that calls them, which brackets those calls with
- * manager_plugins_enter and manager_plugins_leave: in between, the plugins of any list it
- * reads stay alive. */
-struct plugin_list *manager_plugins_enter(struct manager *m);
-void manager_plugins_leave(struct manager *m);
+ * clrie_pm__manager_plugins_enter and clrie_pm__manager_plugins_leave: in between, the plugins of
+ * any list it reads stay alive. */
+struct plugin_list *clrie_pm__manager_plugins_enter(struct manager *m);
+void clrie_pm__manager_plugins_leave(struct manager *m);
 /* Shutdown: publishes an empty list, so no plugin is called after this, and releases the
  * plugins once no callback is inside one (now, or when the last one leaves). */
-void manager_retire_plugins(struct manager *m);
+void clrie_pm__manager_retire_plugins(struct manager *m);
 /* Recomputes the runtime event mask: base | every plugin's | the raw hook's. */
-HRESULT manager_apply_event_mask(struct manager *m);
-
-/* callbacks.c */
-extern const struct ICorProfilerCallback11Vtbl manager_callback_vtbl;
+HRESULT clrie_pm__manager_apply_event_mask(struct manager *m);
+/* Releases every plugin's interfaces (their objects may go away), those of `order` first and
+ * in its order (priority order, as CLRIE releases them), then any others; the engine's
+ * records of them stay until clrie_pm__plugins_free_all. Call it only when no callback is inside a
+ * plugin; plugins already released are skipped, so later calls change nothing. */
+void clrie_pm__manager_release_plugins(struct manager *m, const struct plugin_list *order);
 
 /* host.c: the per-plugin facade. */
-void host_init(struct host *host, struct manager *owner, const char *guid36);
+void clrie_pm__host_init(struct host *host, struct manager *owner, const char *guid36);
 
 /* info_wrapper.c: the ICorProfilerInfo a plugin or the raw hook is handed. */
-extern const struct ICorProfilerInfo15Vtbl host_info_vtbl;
+extern const struct ICorProfilerInfo15Vtbl clrie_pm__host_info_vtbl;
 
 /* plugins.c */
 /* Loads every plugin the environment's configuration names, in priority order. */
-void plugins_load_configured(struct manager *m);
+void clrie_pm__plugins_load_configured(struct manager *m);
 /* Loads the plugins the config files or folders at paths name
  * (IProfilerManager::SetupProfilingEnvironment). Problems are logged; E_FAIL when a file was
  * rejected, S_OK otherwise (a plugin that fails to load is logged, as always). */
-HRESULT plugins_load_paths(struct manager *m, const char *const *paths, size_t count);
+HRESULT clrie_pm__plugins_load_paths(struct manager *m, const char *const *paths, size_t count);
 /* Loads one plugin with its config settings (settings may be NULL when count is 0); on
  * success it is published in the plugin list. */
-HRESULT plugins_load(struct manager *m, const char *name, const char *module_path,
-                     const GUID *clsid, uint64_t order, const struct clrie_config_setting *settings,
-                     size_t setting_count, IInstrumentationMethod **out);
-void plugins_free_all(struct manager *m);
-/* Releases every plugin's interfaces (their objects may go away), those of `order` first and
- * in its order (priority order, as CLRIE releases them), then any others; the engine's
- * records of them stay until plugins_free_all. Call it only when no callback is inside a
- * plugin; plugins already released are skipped, so later calls change nothing. */
-void plugins_release_all(struct manager *m, const struct plugin_list *order);
+HRESULT clrie_pm__plugins_load(struct manager *m, const char *name, const char *module_path,
+                               const GUID *clsid, uint64_t order,
+                               const struct clrie_config_setting *settings, size_t setting_count,
+                               IInstrumentationMethod **out);
+/* Releases the plugins still held and frees every plugin record (the manager's destruction). */
+void clrie_pm__plugins_free_all(struct manager *m);
 
 /* jit_pipeline.c: instrumentation of one method, for JITCompilationStarted and
  * GetReJITParameters; the raw hook is called by the callers. */
-void jit_pipeline_jit(struct manager *m, FunctionID function);
-HRESULT jit_pipeline_rejit(struct manager *m, ModuleID module, mdMethodDef token,
-                           ICorProfilerFunctionControl *control);
+void clrie_pm__jit_pipeline_jit(struct manager *m, FunctionID function);
+HRESULT clrie_pm__jit_pipeline_rejit(struct manager *m, ModuleID module, mdMethodDef token,
+                                     ICorProfilerFunctionControl *control);
 
 /* jit_events.c: what plugins hear around a JIT (IInstrumentationMethodJitEvents(2)) and the
  * inlining veto (AllowInlineSite). */
-void jit_events_started(struct manager *m, FunctionID function, bool is_rejit);
-void jit_events_finished(struct manager *m, FunctionID function, ReJITID rejit_id, bool is_rejit,
-                         HRESULT status);
-bool jit_events_allow_inline(struct manager *m, FunctionID caller, FunctionID callee);
+void clrie_pm__jit_events_started(struct manager *m, FunctionID function, bool is_rejit);
+void clrie_pm__jit_events_finished(struct manager *m, FunctionID function, ReJITID rejit_id,
+                                   bool is_rejit, HRESULT status);
+bool clrie_pm__jit_events_allow_inline(struct manager *m, FunctionID caller, FunctionID callee);
 
 /* raw_hook.c */
 /* Loads the raw profiler hook the environment names, if any, and initialises it. */
-void raw_hook_load_configured(struct manager *m);
+void clrie_pm__raw_hook_load_configured(struct manager *m);
 /* Installs an already created profiler as the raw hook (IProfilerManager::AddRawProfilerHook). */
-HRESULT raw_hook_install(struct manager *m, IUnknown *profiler);
-void raw_hook_free(struct manager *m);
+HRESULT clrie_pm__raw_hook_install(struct manager *m, IUnknown *profiler);
+void clrie_pm__raw_hook_free(struct manager *m);
 
 #endif

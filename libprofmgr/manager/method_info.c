@@ -38,7 +38,7 @@ static void release_unknown(void *object)
 
 /* ---- construction ---------------------------------------------------------------------- */
 
-extern const struct IMethodInfo2Vtbl method_info_vtbl;
+static const struct IMethodInfo2Vtbl method_info_vtbl;
 static const struct clrie_plugin_com_class method_info_class;
 
 /* Asks the module for one of its metadata interfaces as iid; NULL when it has none. */
@@ -104,7 +104,7 @@ static HRESULT create(struct manager *m, IModuleInfo *module, mdMethodDef token,
         hr = mi->import ? read_method_props(mi) : E_NOINTERFACE;
     }
     if (FAILED(hr)) {
-        method_info_release(mi);
+        clrie_pm__method_info_release(mi);
         return hr;
     }
     *out = mi;
@@ -130,7 +130,8 @@ static HRESULT resolve_function(struct manager *m, FunctionID function, IModuleI
     return S_OK;
 }
 
-HRESULT method_info_by_function(struct manager *m, FunctionID function, struct method_info **out)
+HRESULT clrie_pm__method_info_by_function(struct manager *m, FunctionID function,
+                                          struct method_info **out)
 {
     IModuleInfo *module = NULL;
     mdMethodDef token = 0;
@@ -148,14 +149,15 @@ HRESULT method_info_by_function(struct manager *m, FunctionID function, struct m
     return hr;
 }
 
-HRESULT method_info_by_token(struct manager *m, IModuleInfo *module, mdMethodDef token,
-                             struct method_info **out)
+HRESULT clrie_pm__method_info_by_token(struct manager *m, IModuleInfo *module, mdMethodDef token,
+                                       struct method_info **out)
 {
     *out = NULL;
     return create(m, module, token, out);
 }
 
-HRESULT method_info_for_jit(struct manager *m, FunctionID function, struct method_info **out)
+HRESULT clrie_pm__method_info_for_jit(struct manager *m, FunctionID function,
+                                      struct method_info **out)
 {
     IModuleInfo *module = NULL;
     mdMethodDef token = 0;
@@ -180,8 +182,8 @@ HRESULT method_info_for_jit(struct manager *m, FunctionID function, struct metho
     return S_OK;
 }
 
-HRESULT method_info_for_rejit(struct manager *m, ModuleID module_id, mdMethodDef token,
-                              struct method_info **out)
+HRESULT clrie_pm__method_info_for_rejit(struct manager *m, ModuleID module_id, mdMethodDef token,
+                                        struct method_info **out)
 {
     IModuleInfo *module = NULL;
     *out = NULL;
@@ -203,7 +205,7 @@ HRESULT method_info_for_rejit(struct manager *m, ModuleID module_id, mdMethodDef
     return FAILED(hr) && hr == CORPROF_E_FUNCTION_NOT_IL ? S_FALSE : hr;
 }
 
-void method_info_release(struct method_info *mi)
+void clrie_pm__method_info_release(struct method_info *mi)
 {
     if (mi)
         mi->iface.lpVtbl->Release(&mi->iface);
@@ -212,7 +214,7 @@ void method_info_release(struct method_info *mi)
 static void destroy(void *object)
 {
     struct method_info *mi = object;
-    il_body_free(mi->body);
+    clrie_pm_il_body_free(mi->body);
     types_locals_free(mi->locals);
     types_locals_free(mi->original_locals);
     release_unknown(mi->types);
@@ -311,30 +313,30 @@ static HRESULT prepare_il(struct method_info *mi)
         .method_sig = mi->sig,
         .method_sig_len = mi->sig_len,
         .locals = {.get = locals_get, .set = locals_set, .ctx = mi},
-        .resolve = method_info_stack_effect,
+        .resolve = clrie_pm__method_info_stack_effect,
         .resolve_ctx = mi,
         .log = mi->owner->log,
     };
-    hr = il_body_new(&params, mi->original_body, mi->original_size, &mi->body);
+    hr = clrie_pm_il_body_new(&params, mi->original_body, mi->original_size, &mi->body);
     if (SUCCEEDED(hr))
-        il_body_allow_baseline(mi->body, mi->baseline_allowed);
+        clrie_pm_il_body_allow_baseline(mi->body, mi->baseline_allowed);
     return hr;
 }
 
-void method_info_allow_baseline(struct method_info *mi, bool allow)
+void clrie_pm__method_info_allow_baseline(struct method_info *mi, bool allow)
 {
     mi->baseline_allowed = allow;
     if (mi->body)
-        il_body_allow_baseline(mi->body, allow);
+        clrie_pm_il_body_allow_baseline(mi->body, allow);
 }
 
-HRESULT method_info_il(struct method_info *mi)
+HRESULT clrie_pm__method_info_il(struct method_info *mi)
 {
     if (!mi->has_il) {
         CLRIE_PM_LOG_MESSAGE(mi->owner->log,
                              "%s: this method info describes the method but is not being "
                              "instrumented; it has no IL to edit",
-                             method_info_full_name(mi));
+                             clrie_pm__method_info_full_name(mi));
         return E_UNEXPECTED;
     }
     if (!mi->il_ready) {
@@ -342,7 +344,7 @@ HRESULT method_info_il(struct method_info *mi)
         mi->il_ready = true;
         if (FAILED(mi->il_error))
             CLRIE_PM_LOG_ERROR(mi->owner->log, "%s: cannot prepare its IL (hr 0x%08X)",
-                               method_info_full_name(mi), (unsigned)mi->il_error);
+                               clrie_pm__method_info_full_name(mi), (unsigned)mi->il_error);
     }
     return mi->il_error;
 }
@@ -381,7 +383,7 @@ static size_t full_name(struct method_info *mi, char16_t *buf, size_t cap)
     return len;
 }
 
-const char *method_info_full_name(struct method_info *mi)
+const char *clrie_pm__method_info_full_name(struct method_info *mi)
 {
     char *made = __atomic_load_n(&mi->full_name_utf8, __ATOMIC_ACQUIRE);
     if (made)
@@ -425,8 +427,8 @@ static HRESULT signature_of(IMetaDataImport2 *import, mdToken token, PCCOR_SIGNA
     }
 }
 
-int method_info_stack_effect(void *ctx, uint16_t opcode, uint32_t token,
-                             struct clrie_il_stack_effect *out)
+int clrie_pm__method_info_stack_effect(void *ctx, uint16_t opcode, uint32_t token,
+                                       struct clrie_il_stack_effect *out)
 {
     struct method_info *mi = ctx;
     PCCOR_SIGNATURE sig = mi->sig;
@@ -443,7 +445,7 @@ int method_info_stack_effect(void *ctx, uint16_t opcode, uint32_t token,
 static HRESULT factory_by_function(void *ctx, FunctionID id, IMethodInfo **out)
 {
     struct method_info *mi = NULL;
-    HRESULT hr = method_info_by_function(ctx, id, &mi);
+    HRESULT hr = clrie_pm__method_info_by_function(ctx, id, &mi);
     *out = SUCCEEDED(hr) ? method_info_iface(mi) : NULL;
     return hr;
 }
@@ -452,12 +454,12 @@ static HRESULT factory_by_token(void *ctx, IModuleInfo *module, mdMethodDef toke
                                 IMethodInfo **out)
 {
     struct method_info *mi = NULL;
-    HRESULT hr = method_info_by_token(ctx, module, token, &mi);
+    HRESULT hr = clrie_pm__method_info_by_token(ctx, module, token, &mi);
     *out = SUCCEEDED(hr) ? method_info_iface(mi) : NULL;
     return hr;
 }
 
-void method_info_install_factory(struct manager *m)
+void clrie_pm__method_info_install_factory(struct manager *m)
 {
     const struct clrie_pm_method_factory factory = {
         .by_function = factory_by_function,
@@ -751,7 +753,7 @@ static HRESULT mi_GetRejitCount(IMethodInfo2 *This, DWORD *pdwRejitCount)
         if (!out)                                                                                  \
             return E_POINTER;                                                                      \
         *out = NULL;                                                                               \
-        HRESULT hr = method_info_il(mi);                                                           \
+        HRESULT hr = clrie_pm__method_info_il(mi);                                                 \
         if (FAILED(hr))                                                                            \
             return hr;                                                                             \
         type *iface = (type *)(void *)accessor(mi->body);                                          \
@@ -759,10 +761,11 @@ static HRESULT mi_GetRejitCount(IMethodInfo2 *This, DWORD *pdwRejitCount)
         *out = iface;                                                                              \
         return S_OK;                                                                               \
     }
-IL_GETTER(GetInstructions, IInstructionGraph, il_body_graph)
-IL_GETTER(GetExceptionSection, IExceptionSection, il_body_exceptions)
-IL_GETTER(GetInstructionFactory, IInstructionFactory, il_body_factory)
-IL_GETTER(GetSingleRetDefaultInstrumentation, ISingleRetDefaultInstrumentation, il_body_single_ret)
+IL_GETTER(GetInstructions, IInstructionGraph, clrie_pm_il_body_graph)
+IL_GETTER(GetExceptionSection, IExceptionSection, clrie_pm_il_body_exceptions)
+IL_GETTER(GetInstructionFactory, IInstructionFactory, clrie_pm_il_body_factory)
+IL_GETTER(GetSingleRetDefaultInstrumentation, ISingleRetDefaultInstrumentation,
+          clrie_pm_il_body_single_ret)
 
 static HRESULT mi_GetLocalVariables(IMethodInfo2 *This, ILocalVariableCollection **out)
 {
@@ -770,7 +773,7 @@ static HRESULT mi_GetLocalVariables(IMethodInfo2 *This, ILocalVariableCollection
     if (!out)
         return E_POINTER;
     *out = NULL;
-    HRESULT hr = method_info_il(mi);
+    HRESULT hr = clrie_pm__method_info_il(mi);
     if (FAILED(hr))
         return hr;
     ILocalVariableCollection2 *locals = types_locals_collection(mi->locals);
@@ -785,7 +788,7 @@ static HRESULT mi_GetOriginalLocalVariables(IMethodInfo2 *This, ILocalVariableCo
     if (!out)
         return E_POINTER;
     *out = NULL;
-    HRESULT hr = method_info_il(mi);
+    HRESULT hr = clrie_pm__method_info_il(mi);
     if (FAILED(hr))
         return hr;
     if (!mi->original_locals) {
@@ -810,19 +813,19 @@ static HRESULT mi_GetMaxStack(IMethodInfo2 *This, DWORD *pMaxStack)
     struct method_info *mi = from_iface(This);
     if (!pMaxStack)
         return E_POINTER;
-    HRESULT hr = method_info_il(mi);
+    HRESULT hr = clrie_pm__method_info_il(mi);
     if (FAILED(hr))
         return hr;
     uint32_t max = 0;
     struct clrie_il_diag diag = {0};
-    if (clrie_il_graph_max_stack(il_body_ilgraph(mi->body), method_info_stack_effect, mi, &max,
-                                 &diag) != 0)
+    if (clrie_il_graph_max_stack(clrie_pm_il_body_ilgraph(mi->body),
+                                 clrie_pm__method_info_stack_effect, mi, &max, &diag) != 0)
         return E_FAIL;
     *pMaxStack = max;
     return S_OK;
 }
 
-const struct IMethodInfo2Vtbl method_info_vtbl = {
+static const struct IMethodInfo2Vtbl method_info_vtbl = {
     CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(mi),
     .GetModuleInfo = mi_GetModuleInfo,
     .GetName = mi_GetName,

@@ -55,7 +55,7 @@ struct method_info {
     size_t name_len;
     char *full_name_utf8; /* "Namespace.Type+Nested.Method", made on first use */
 
-    /* The IL, for methods that have it: made on first use by method_info_il. */
+    /* The IL, for methods that have it: made on first use by clrie_pm__method_info_il. */
     LPCBYTE original_body;
     ULONG original_size;
     bool il_ready;
@@ -71,32 +71,34 @@ struct method_info {
 
 /* A method being jitted: the runtime's function ID gives its module and token. S_FALSE with
  * *out NULL when the engine does not instrument it (unknown or dynamic module, no IL). */
-HRESULT method_info_for_jit(struct manager *m, FunctionID function, struct method_info **out);
+HRESULT clrie_pm__method_info_for_jit(struct manager *m, FunctionID function,
+                                      struct method_info **out);
 /* A method being rejitted (GetReJITParameters): the IL is the cached original. */
-HRESULT method_info_for_rejit(struct manager *m, ModuleID module, mdMethodDef token,
-                              struct method_info **out);
+HRESULT clrie_pm__method_info_for_rejit(struct manager *m, ModuleID module, mdMethodDef token,
+                                        struct method_info **out);
 /* Info-only methods. */
-HRESULT method_info_by_function(struct manager *m, FunctionID function, struct method_info **out);
-HRESULT method_info_by_token(struct manager *m, IModuleInfo *module, mdMethodDef token,
-                             struct method_info **out);
+HRESULT clrie_pm__method_info_by_function(struct manager *m, FunctionID function,
+                                          struct method_info **out);
+HRESULT clrie_pm__method_info_by_token(struct manager *m, IModuleInfo *module, mdMethodDef token,
+                                       struct method_info **out);
 
-void method_info_release(struct method_info *mi);
+void clrie_pm__method_info_release(struct method_info *mi);
 static inline IMethodInfo *method_info_iface(struct method_info *mi)
 {
     return (IMethodInfo *)(void *)&mi->iface;
 }
 
 /* Prepares the IL objects (decode, locals, type factory) if not done yet. */
-HRESULT method_info_il(struct method_info *mi);
+HRESULT clrie_pm__method_info_il(struct method_info *mi);
 /* Allows or forbids IInstructionGraph::CreateBaseline (only during BeforeInstrumentMethod). */
-void method_info_allow_baseline(struct method_info *mi, bool allow);
+void clrie_pm__method_info_allow_baseline(struct method_info *mi, bool allow);
 /* "Namespace.Type.Method" in UTF-8, for log lines; never NULL. */
-const char *method_info_full_name(struct method_info *mi);
+const char *clrie_pm__method_info_full_name(struct method_info *mi);
 /* The stack-effect resolver for call instructions of this method's module (ilgraph.h). */
-int method_info_stack_effect(void *ctx, uint16_t opcode, uint32_t token,
-                             struct clrie_il_stack_effect *out);
+int clrie_pm__method_info_stack_effect(void *ctx, uint16_t opcode, uint32_t token,
+                                       struct clrie_il_stack_effect *out);
 
 /* The factory the domains hand GetMethodInfoById/ByToken to (domains.h). */
-void method_info_install_factory(struct manager *m);
+void clrie_pm__method_info_install_factory(struct manager *m);
 
 #endif

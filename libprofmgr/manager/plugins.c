@@ -38,7 +38,8 @@ static struct plugin *plugin_new(struct manager *m, const char *name, const char
     p->name = strdup(name);
     p->module_path = strdup(module_path);
     struct settings *table = NULL;
-    if (!p->name || !p->module_path || FAILED(settings_new(settings, setting_count, &table))) {
+    if (!p->name || !p->module_path ||
+        FAILED(clrie_pm__settings_new(settings, setting_count, &table))) {
         free(p->name);
         free(p->module_path);
         free(p);
@@ -49,8 +50,8 @@ static struct plugin *plugin_new(struct manager *m, const char *name, const char
     clrie_config_guid_format((const struct clrie_config_guid *)(const void *)clsid, p->guid_text);
     memcpy(p->guid36, p->guid_text + 1, 36);
     p->guid36[36] = '\0';
-    host_init(&p->host, m, p->guid36);
-    attach_context_set_settings(&p->host.attach, table);
+    m->init_host(&p->host, m, p->guid36);
+    clrie_pm__attach_context_set_settings(&p->host.attach, table);
     p->next_allocated = m->all_plugins;
     m->all_plugins = p;
     return p;
@@ -120,9 +121,10 @@ static HRESULT instantiate(struct manager *m, struct plugin *p)
     return S_OK;
 }
 
-HRESULT plugins_load(struct manager *m, const char *name, const char *module_path,
-                     const GUID *clsid, uint64_t order, const struct clrie_config_setting *settings,
-                     size_t setting_count, IInstrumentationMethod **out)
+HRESULT clrie_pm__plugins_load(struct manager *m, const char *name, const char *module_path,
+                               const GUID *clsid, uint64_t order,
+                               const struct clrie_config_setting *settings, size_t setting_count,
+                               IInstrumentationMethod **out)
 {
     if (out)
         *out = NULL;
@@ -130,7 +132,7 @@ HRESULT plugins_load(struct manager *m, const char *name, const char *module_pat
     struct plugin *p = plugin_new(m, name, module_path, clsid, order, settings, setting_count);
     HRESULT hr = p ? instantiate(m, p) : E_OUTOFMEMORY;
     if (SUCCEEDED(hr))
-        hr = manager_publish_plugins(m, p, NULL);
+        hr = clrie_pm__manager_publish_plugins(m, p, NULL);
     if (SUCCEEDED(hr)) {
         CLRIE_PM_LOG_MESSAGE(m->log, "loaded plugin '%s' %s from '%s'", p->name, p->guid_text,
                              p->module_path);
@@ -171,12 +173,12 @@ static void load_from(struct manager *m, struct clrie_config *config)
         GUID clsid;
         memcpy(&clsid, &method->class_guid, sizeof(clsid));
         uint64_t order = method->has_priority ? method->priority : UINT64_C(1) << 32;
-        plugins_load(m, method->name, method->module_path, &clsid, order, method->settings,
-                     method->setting_count, NULL);
+        clrie_pm__plugins_load(m, method->name, method->module_path, &clsid, order,
+                               method->settings, method->setting_count, NULL);
     }
 }
 
-void plugins_load_configured(struct manager *m)
+void clrie_pm__plugins_load_configured(struct manager *m)
 {
     if (!environment_names_configuration()) {
         CLRIE_PM_LOG_MESSAGE(m->log,
@@ -195,7 +197,7 @@ void plugins_load_configured(struct manager *m)
     clrie_config_free(config);
 }
 
-HRESULT plugins_load_paths(struct manager *m, const char *const *paths, size_t count)
+HRESULT clrie_pm__plugins_load_paths(struct manager *m, const char *const *paths, size_t count)
 {
     struct clrie_config *config = clrie_config_new();
     if (!config)
@@ -210,37 +212,13 @@ HRESULT plugins_load_paths(struct manager *m, const char *const *paths, size_t c
     return hr;
 }
 
-static void release_plugin(struct plugin *p)
+void clrie_pm__plugins_free_all(struct manager *m)
 {
-    if (p->released)
-        return;
-    p->released = true;
-    if (p->exception_events)
-        p->exception_events->lpVtbl->Release(p->exception_events);
-    if (p->jit_events)
-        p->jit_events->lpVtbl->Release(p->jit_events);
-    if (p->jit_events2)
-        p->jit_events2->lpVtbl->Release(p->jit_events2);
-    if (p->method)
-        p->method->lpVtbl->Release(p->method);
-}
-
-void plugins_release_all(struct manager *m, const struct plugin_list *order)
-{
-    pthread_mutex_lock(&m->load_lock);
-    for (size_t i = 0; order && i < order->count; i++)
-        release_plugin(order->items[i]);
-    for (struct plugin *p = m->all_plugins; p; p = p->next_allocated)
-        release_plugin(p); /* removed ones */
-    pthread_mutex_unlock(&m->load_lock);
-}
-
-void plugins_free_all(struct manager *m)
-{
-    plugins_release_all(m, manager_plugins(m)); /* those Shutdown did not release */
+    clrie_pm__manager_release_plugins(
+        m, clrie_pm__manager_plugins(m)); /* those Shutdown did not release */
     for (struct plugin *p = m->all_plugins, *next; p; p = next) {
         next = p->next_allocated;
-        attach_context_finish(&p->host.attach);
+        clrie_pm__attach_context_finish(&p->host.attach);
         free(p->name);
         free(p->module_path);
         free(p);

@@ -34,7 +34,7 @@ static const IID *const callback_iids[] = {
     [10] = &IID_ICorProfilerCallback10, [11] = &IID_ICorProfilerCallback11,
 };
 
-HRESULT raw_hook_install(struct manager *m, IUnknown *profiler)
+HRESULT clrie_pm__raw_hook_install(struct manager *m, IUnknown *profiler)
 {
     struct raw_hook *hook = calloc(1, sizeof(*hook));
     if (!hook)
@@ -53,7 +53,7 @@ HRESULT raw_hook_install(struct manager *m, IUnknown *profiler)
         free(hook);
         return E_NOINTERFACE;
     }
-    host_init(&hook->host, m, NULL);
+    m->init_host(&hook->host, m, NULL);
 
     pthread_mutex_lock(&m->load_lock);
     struct raw_hook *old = atomic_exchange(&m->raw_hook, hook);
@@ -76,7 +76,7 @@ HRESULT raw_hook_install(struct manager *m, IUnknown *profiler)
         hook->retired_next = m->retired_hook;
         m->retired_hook = hook;
         pthread_mutex_unlock(&m->load_lock);
-        manager_apply_event_mask(m);
+        clrie_pm__manager_apply_event_mask(m);
         return hr;
     }
     CLRIE_PM_LOG_MESSAGE(m->log, "raw profiler hook attached (ICorProfilerCallback%d)",
@@ -84,7 +84,7 @@ HRESULT raw_hook_install(struct manager *m, IUnknown *profiler)
     return S_OK;
 }
 
-void raw_hook_load_configured(struct manager *m)
+void clrie_pm__raw_hook_load_configured(struct manager *m)
 {
     const char *clsid_text = getenv(HOOK_VARIABLE);
     if (!clsid_text || !*clsid_text)
@@ -131,7 +131,7 @@ void raw_hook_load_configured(struct manager *m)
                            path, (unsigned)hr);
         return;
     }
-    raw_hook_install(m, profiler);
+    clrie_pm__raw_hook_install(m, profiler);
     profiler->lpVtbl->Release(profiler);
 }
 
@@ -143,7 +143,7 @@ static void free_hook(struct raw_hook *hook)
     }
 }
 
-void raw_hook_free(struct manager *m)
+void clrie_pm__raw_hook_free(struct manager *m)
 {
     free_hook(atomic_exchange(&m->raw_hook, NULL));
     for (struct raw_hook *h = m->retired_hook, *next; h; h = next) {

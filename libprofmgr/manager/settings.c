@@ -46,7 +46,8 @@ static HRESULT bstr_of(const char *text, BSTR *out)
     return *out ? S_OK : E_OUTOFMEMORY;
 }
 
-HRESULT settings_new(const struct clrie_config_setting *items, size_t count, struct settings **out)
+HRESULT clrie_pm__settings_new(const struct clrie_config_setting *items, size_t count,
+                               struct settings **out)
 {
     if (!out || (count && !items))
         return E_POINTER;
@@ -61,7 +62,7 @@ HRESULT settings_new(const struct clrie_config_setting *items, size_t count, str
         if (SUCCEEDED(hr))
             hr = bstr_of(items[i].value, &s->items[i].value);
         if (FAILED(hr)) {
-            settings_unref(s);
+            clrie_pm__settings_unref(s);
             return hr;
         }
     }
@@ -69,12 +70,12 @@ HRESULT settings_new(const struct clrie_config_setting *items, size_t count, str
     return S_OK;
 }
 
-void settings_ref(struct settings *settings)
+void clrie_pm__settings_ref(struct settings *settings)
 {
     atomic_fetch_add_explicit(&settings->refs, 1, memory_order_relaxed);
 }
 
-void settings_unref(struct settings *settings)
+void clrie_pm__settings_unref(struct settings *settings)
 {
     if (!settings || atomic_fetch_sub_explicit(&settings->refs, 1, memory_order_acq_rel) != 1)
         return;
@@ -95,7 +96,7 @@ static struct setting *setting_of(IInstrumentationMethodSetting *iface)
 static void setting_destroy(void *object)
 {
     struct setting *s = object;
-    settings_unref(s->settings);
+    clrie_pm__settings_unref(s->settings);
     free(s);
 }
 
@@ -139,7 +140,7 @@ static IInstrumentationMethodSetting *setting_new(struct settings *settings, siz
         return NULL;
     s->iface.lpVtbl = &setting_vtbl;
     clrie_plugin_com_init(&s->com, &setting_class);
-    settings_ref(settings);
+    clrie_pm__settings_ref(settings);
     s->settings = settings;
     s->index = index;
     return &s->iface;
@@ -149,7 +150,8 @@ static IInstrumentationMethodSetting *setting_new(struct settings *settings, siz
 
 /* A snapshot (enum.h) of one setting object per entry, made up front like every other
  * enumerator of the engine, so Next cannot run out of memory half way. */
-HRESULT settings_enum_new(struct settings *settings, IEnumInstrumentationMethodSettings **out)
+HRESULT clrie_pm__settings_enum_new(struct settings *settings,
+                                    IEnumInstrumentationMethodSettings **out)
 {
     if (!out)
         return E_POINTER;
@@ -192,12 +194,12 @@ static HRESULT context_EnumSettings(IInstrumentationMethodAttachContext *This,
         return E_POINTER;
     *ppEnum = NULL;
     if (context->settings)
-        return settings_enum_new(context->settings, ppEnum);
+        return clrie_pm__settings_enum_new(context->settings, ppEnum);
     struct settings *none = NULL;
-    HRESULT hr = settings_new(NULL, 0, &none);
+    HRESULT hr = clrie_pm__settings_new(NULL, 0, &none);
     if (SUCCEEDED(hr))
-        hr = settings_enum_new(none, ppEnum);
-    settings_unref(none);
+        hr = clrie_pm__settings_enum_new(none, ppEnum);
+    clrie_pm__settings_unref(none);
     return hr;
 }
 
@@ -206,21 +208,22 @@ static const struct IInstrumentationMethodAttachContextVtbl context_vtbl = {
     .EnumSettings = context_EnumSettings,
 };
 
-void attach_context_init(struct attach_context *context, IUnknown *outer)
+void clrie_pm__attach_context_init(struct attach_context *context, IUnknown *outer)
 {
     context->iface.lpVtbl = &context_vtbl;
     context->outer = outer;
     context->settings = NULL;
 }
 
-void attach_context_set_settings(struct attach_context *context, struct settings *settings)
+void clrie_pm__attach_context_set_settings(struct attach_context *context,
+                                           struct settings *settings)
 {
-    settings_unref(context->settings);
+    clrie_pm__settings_unref(context->settings);
     context->settings = settings;
 }
 
-void attach_context_finish(struct attach_context *context)
+void clrie_pm__attach_context_finish(struct attach_context *context)
 {
-    settings_unref(context->settings);
+    clrie_pm__settings_unref(context->settings);
     context->settings = NULL;
 }

@@ -22,12 +22,14 @@ struct settings;
 /* Copies count settings (UTF-8, as libconfig gives them) into a new table with one reference.
  * count 0 makes an empty table. Returns S_OK, E_OUTOFMEMORY, or E_INVALIDARG for text that is
  * not UTF-8 (nothing is created then). */
-HRESULT settings_new(const struct clrie_config_setting *items, size_t count, struct settings **out);
-void settings_ref(struct settings *settings);
-void settings_unref(struct settings *settings); /* NULL is fine */
+HRESULT clrie_pm__settings_new(const struct clrie_config_setting *items, size_t count,
+                               struct settings **out);
+void clrie_pm__settings_ref(struct settings *settings);
+void clrie_pm__settings_unref(struct settings *settings); /* NULL is fine */
 
 /* A new enumerator over the table, positioned at the start (one reference, the caller's). */
-HRESULT settings_enum_new(struct settings *settings, IEnumInstrumentationMethodSettings **out);
+HRESULT clrie_pm__settings_enum_new(struct settings *settings,
+                                    IEnumInstrumentationMethodSettings **out);
 
 /* IInstrumentationMethodAttachContext as part of another COM object (the plugin's host):
  * QueryInterface, AddRef and Release go to `outer`, EnumSettings enumerates `settings` (none
@@ -38,9 +40,10 @@ struct attach_context {
     struct settings *settings; /* one reference held; NULL for none */
 };
 
-void attach_context_init(struct attach_context *context, IUnknown *outer);
+void clrie_pm__attach_context_init(struct attach_context *context, IUnknown *outer);
 /* Gives the context its settings (takes over the caller's reference; replaces any before). */
-void attach_context_set_settings(struct attach_context *context, struct settings *settings);
-void attach_context_finish(struct attach_context *context);
+void clrie_pm__attach_context_set_settings(struct attach_context *context,
+                                           struct settings *settings);
+void clrie_pm__attach_context_finish(struct attach_context *context);
 
 #endif

@@ -115,7 +115,7 @@ static int teardown(void **state)
     struct fixture *f = *state;
     /* Every reference handed out was given back. */
     assert_int_equal(f->outer.refs, 0);
-    il_body_free(f->body);
+    clrie_pm_il_body_free(f->body);
     clrie_pm_log_finish(&f->log);
     free(f);
     return 0;
@@ -135,10 +135,10 @@ static void open_body_sig(struct fixture *f, const uint8_t *bytes, size_t len, c
         .locals = {locals_get, locals_set, &f->locals},
         .log = &f->log,
     };
-    assert_int_equal(il_body_new(&p, bytes, len, &f->body), S_OK);
-    f->graph = il_body_graph(f->body);
-    f->factory = il_body_factory(f->body);
-    f->eh = il_body_exceptions(f->body);
+    assert_int_equal(clrie_pm_il_body_new(&p, bytes, len, &f->body), S_OK);
+    f->graph = clrie_pm_il_body_graph(f->body);
+    f->factory = clrie_pm_il_body_factory(f->body);
+    f->eh = clrie_pm_il_body_exceptions(f->body);
     f->returns_void = sig[2] == 0x01;
 }
 
@@ -164,7 +164,7 @@ static void report(void *ctx, uint32_t offset, const char *message)
 /* The code the method would now be given, compared byte for byte, and verified. */
 static void expect_code(struct fixture *f, const uint8_t *want, size_t want_len)
 {
-    struct clrie_il_graph *g = il_body_ilgraph(f->body);
+    struct clrie_il_graph *g = clrie_pm_il_body_ilgraph(f->body);
     uint8_t *code = NULL;
     size_t len = 0;
     struct clrie_il_diag d = {0};
@@ -336,7 +336,7 @@ static void a_decoded_body_walks_in_both_lists_with_offsets(void **state)
     release(first);
     release(ofirst);
     release(last);
-    assert_false(il_body_changed(f->body));
+    assert_false(clrie_pm_il_body_changed(f->body));
     expect_code(f, BYTES(0x02, 0x2D, 0x02, 0x17, 0x2A, 0x18, 0x2A));
 }
 
@@ -376,7 +376,7 @@ static void query_interface_answers_what_the_operand_kind_fits(void **state)
     assert_int_equal(op->lpVtbl->SetOperandValue(op, 4, raw), E_INVALIDARG);
     assert_non_null(strstr(f->last_error, "SetOperandValue"));
     assert_int_equal(op->lpVtbl->SetOperandValue(op, 1, raw), S_OK);
-    assert_true(il_body_changed(f->body));
+    assert_true(clrie_pm_il_body_changed(f->body));
     ISwitchInstruction *si = NULL;
     assert_int_equal(sw->lpVtbl->QueryInterface(sw, &IID_ISwitchInstruction, (void **)&si), S_OK);
     /* Each object carries its own data container. */
@@ -455,14 +455,14 @@ static void edits_move_branches_as_each_edit_says(void **state)
     IInstruction *onext = NULL;
     assert_int_equal(br->lpVtbl->GetOriginalNextInstruction(br, &onext), S_OK);
     assert_ptr_equal(onext, ldc1);
-    assert_true(il_body_changed(f->body));
+    assert_true(clrie_pm_il_body_changed(f->body));
     /* RemoveAll leaves an empty method. */
     assert_int_equal(f->graph->lpVtbl->RemoveAll(f->graph), S_OK);
     assert_int_equal(f->graph->lpVtbl->GetFirstInstruction(f->graph, &first), S_OK);
     assert_null(first);
     IEnumInstructions *e = NULL;
     DWORD count = 9;
-    assert_int_equal(il_body_enum_instructions(f->body, true, &e), S_OK);
+    assert_int_equal(clrie_pm_il_body_enum_instructions(f->body, true, &e), S_OK);
     assert_int_equal(e->lpVtbl->GetCount(e, &count), S_OK);
     assert_int_equal(count, 6);
     release(e);
@@ -483,7 +483,7 @@ static void enumerators_snapshot_and_clone(void **state)
     struct fixture *f = *state;
     open_body(f, BRANCHY);
     IEnumInstructions *e = NULL, *c = NULL;
-    assert_int_equal(il_body_enum_instructions(f->body, false, &e), S_OK);
+    assert_int_equal(clrie_pm_il_body_enum_instructions(f->body, false, &e), S_OK);
     IInstruction *got[4] = {NULL};
     ULONG fetched = 0;
     assert_int_equal(e->lpVtbl->Next(e, 2, got, &fetched), S_OK);
@@ -593,7 +593,7 @@ static void factory_helpers_choose_the_shortest_form(void **state)
         0xFE, 0x09, 0x34, 0x12,                               /* ldarg 0x1234 */
         0x1F, 0xFE,                                           /* ldc.i4.s -2 */
         0x2A};
-    struct clrie_il_graph *g = il_body_ilgraph(f->body);
+    struct clrie_il_graph *g = clrie_pm_il_body_ilgraph(f->body);
     uint8_t *code;
     size_t len;
     assert_int_equal(clrie_il_graph_encode_code(g, 0, &code, &len, NULL), 0);
@@ -761,8 +761,8 @@ static void exception_clauses_follow_edits_and_keep_nesting_order(void **state)
     assert_ptr_equal(c[1], inner); /* the same object stands for the clause again */
     release(c[0]);
     release(c[1]);
-    assert_int_equal(clrie_il_graph_verify(il_body_ilgraph(f->body), resolve, f, NULL, NULL),
-                     -EILSEQ);
+    assert_int_equal(
+        clrie_il_graph_verify(clrie_pm_il_body_ilgraph(f->body), resolve, f, NULL, NULL), -EILSEQ);
 
     /* AddNewExceptionClause finds the place: outer first, then inner, gives inner, outer. */
     assert_int_equal(f->eh->lpVtbl->RemoveAllExceptionClauses(f->eh), S_OK);
@@ -910,7 +910,7 @@ static void create_baseline_replaces_the_code_once_before_instrumentation(void *
 
     assert_int_equal(g->lpVtbl->CreateBaseline(g, code, code + 3, 2, map, 2, seq), E_FAIL);
     assert_non_null(strstr(f->last_error, "BeforeInstrumentMethod"));
-    il_body_allow_baseline(f->body, true);
+    clrie_pm_il_body_allow_baseline(f->body, true);
     assert_int_equal(g->lpVtbl->CreateBaseline(g, code, code, 0, NULL, 0, NULL), E_INVALIDARG);
     assert_int_equal(g->lpVtbl->CreateBaseline(g, code, code + 3, 2, NULL, 0, NULL), E_POINTER);
     static const uint8_t malformed[] = {0x24};
@@ -924,7 +924,7 @@ static void create_baseline_replaces_the_code_once_before_instrumentation(void *
     assert_true(set);
     assert_int_equal(g->lpVtbl->CreateBaseline(g, code, code + 3, 2, map, 2, seq), E_FAIL);
     assert_non_null(strstr(f->last_error, "already"));
-    il_body_allow_baseline(f->body, false);
+    clrie_pm_il_body_allow_baseline(f->body, false);
 
     /* The baseline is the method now, and its "original" code. */
     IInstruction *first = NULL, *ofirst = NULL, *ufirst = NULL, *ulast = NULL;
@@ -953,11 +953,11 @@ static void create_baseline_replaces_the_code_once_before_instrumentation(void *
     /* Old instructions cannot be edited into the baseline. */
     assert_int_equal(g->lpVtbl->InsertBefore(g, first, ufirst), E_UNEXPECTED);
     struct il_body_baseline b;
-    assert_true(il_body_baseline(f->body, &b));
+    assert_true(clrie_pm_il_body_baseline(f->body, &b));
     assert_int_equal(b.map_count, 2);
     assert_int_equal(b.original_to_baseline[1].oldOffset, 4);
     assert_int_equal(b.sequence_point_count, 2);
-    assert_true(il_body_changed(f->body));
+    assert_true(clrie_pm_il_body_changed(f->body));
     expect_code(f, BYTES(0x00, 0x17, 0x2A));
     release(first);
     release(ofirst);
@@ -968,7 +968,7 @@ static void create_baseline_replaces_the_code_once_before_instrumentation(void *
 
 static ISingleRetDefaultInstrumentation2 *single_ret(struct fixture *f)
 {
-    ISingleRetDefaultInstrumentation2 *sr = il_body_single_ret(f->body);
+    ISingleRetDefaultInstrumentation2 *sr = clrie_pm_il_body_single_ret(f->body);
     assert_int_equal(sr->lpVtbl->Initialize(sr, f->graph), S_OK);
     return sr;
 }
@@ -978,7 +978,7 @@ static void single_ret_void_branches_to_one_final_ret(void **state)
     struct fixture *f = *state;
     /* ldc.i4.0; brtrue.s L; ret; L: ret */
     open_body_sig(f, TINY(0x16, 0x2D, 0x01, 0x2A, 0x2A), sig_void, sizeof(sig_void));
-    ISingleRetDefaultInstrumentation2 *sr = il_body_single_ret(f->body);
+    ISingleRetDefaultInstrumentation2 *sr = clrie_pm_il_body_single_ret(f->body);
     assert_int_equal(sr->lpVtbl->ApplySingleRetDefaultInstrumentation(sr), E_UNEXPECTED);
     assert_int_equal(sr->lpVtbl->Initialize(sr, NULL), E_POINTER);
     sr = single_ret(f);
@@ -1039,7 +1039,7 @@ static void single_ret_leaves_a_tail_call_alone(void **state)
     IInstruction *exit = (IInstruction *)1;
     assert_int_equal(sr->lpVtbl->GetBranchTargetInstruction(sr, &exit), S_FALSE);
     assert_null(exit);
-    assert_false(il_body_changed(f->body));
+    assert_false(clrie_pm_il_body_changed(f->body));
     expect_code(f, BYTES(0x16, 0x2D, 0x08, 0xFE, 0x14, 0x28, 0x01, 0x00, 0x00, 0x0A, 0x2A, 0x2A));
 }
 
@@ -1049,7 +1049,7 @@ static void misuse_returns_errors_and_is_reported(void **state)
     /* A malformed body: logged with its offset, no body. */
     struct il_body_params p = {.outer = &f->outer.iface, .log = &f->log};
     struct il_body *broken = (struct il_body *)1;
-    assert_int_equal(il_body_new(&p, BYTES(0x1E, 0x02), &broken), E_FAIL);
+    assert_int_equal(clrie_pm_il_body_new(&p, BYTES(0x1E, 0x02), &broken), E_FAIL);
     assert_null(broken);
     assert_non_null(strstr(f->last_error, "malformed at byte"));
 
@@ -1068,8 +1068,8 @@ static void misuse_returns_errors_and_is_reported(void **state)
     /* An instruction of another method. */
     struct il_body *other = NULL;
     struct il_body_params po = {.outer = &f->outer.iface, .log = &f->log};
-    assert_int_equal(il_body_new(&po, TINY(0x00, 0x2A), &other), S_OK);
-    IInstructionFactory *ofa = il_body_factory(other);
+    assert_int_equal(clrie_pm_il_body_new(&po, TINY(0x00, 0x2A), &other), S_OK);
+    IInstructionFactory *ofa = clrie_pm_il_body_factory(other);
     IInstruction *foreign = NULL;
     assert_int_equal(ofa->lpVtbl->CreateInstruction(ofa, Cee_Nop, &foreign), S_OK);
     assert_int_equal(g->lpVtbl->InsertBefore(g, ret, foreign), E_INVALIDARG);
@@ -1079,7 +1079,7 @@ static void misuse_returns_errors_and_is_reported(void **state)
         f->eh->lpVtbl->AddNewExceptionClause(f->eh, 0, ldc, ldc, foreign, ret, NULL, 0, &c),
         E_INVALIDARG);
     release(foreign);
-    il_body_free(other);
+    clrie_pm_il_body_free(other);
     /* Inserting what is already in the method, removing the last instruction. */
     assert_int_equal(g->lpVtbl->InsertBefore(g, ret, ldc), E_UNEXPECTED);
     assert_int_equal(g->lpVtbl->InsertAfter(g, nop, ret), E_UNEXPECTED);
@@ -1127,7 +1127,7 @@ static void identity_holds_across_a_long_method(void **state)
     assert_int_equal(f->body->instructions.count, N + 1);
     IEnumInstructions *e = NULL;
     DWORD count;
-    assert_int_equal(il_body_enum_instructions(f->body, false, &e), S_OK);
+    assert_int_equal(clrie_pm_il_body_enum_instructions(f->body, false, &e), S_OK);
     assert_int_equal(e->lpVtbl->GetCount(e, &count), S_OK);
     assert_int_equal(count, N + 1);
     release(e);
@@ -1216,9 +1216,9 @@ static void a_plugin_made_clause_is_read_through_its_interface(void **state)
         .log = &f->log,
     };
     /* nop; leave.s 4; endfinally; ret: a try and a handler without a clause yet */
-    assert_int_equal(il_body_new(&p, TINY(0x00, 0xDE, 0x01, 0xDC, 0x2A), &f->body), S_OK);
-    f->graph = il_body_graph(f->body);
-    f->eh = il_body_exceptions(f->body);
+    assert_int_equal(clrie_pm_il_body_new(&p, TINY(0x00, 0xDE, 0x01, 0xDC, 0x2A), &f->body), S_OK);
+    f->graph = clrie_pm_il_body_graph(f->body);
+    f->eh = clrie_pm_il_body_exceptions(f->body);
     f->returns_void = true;
     IMethodInfo *mi = NULL;
     assert_int_equal(f->eh->lpVtbl->GetMethodInfo(f->eh, &mi), S_OK);

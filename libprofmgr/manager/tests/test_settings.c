@@ -53,10 +53,10 @@ static const struct clrie_config_setting three[] = {
 static void settings_are_enumerated_in_file_order_as_bstrs(void **state)
 {
     struct settings *table = NULL;
-    assert_int_equal(settings_new(three, 3, &table), S_OK);
+    assert_int_equal(clrie_pm__settings_new(three, 3, &table), S_OK);
     IEnumInstrumentationMethodSettings *e = NULL;
-    assert_int_equal(settings_enum_new(table, &e), S_OK);
-    settings_unref(table); /* the enumerator keeps it */
+    assert_int_equal(clrie_pm__settings_enum_new(table, &e), S_OK);
+    clrie_pm__settings_unref(table); /* the enumerator keeps it */
 
     DWORD count = 0;
     assert_int_equal(e->lpVtbl->GetCount(e, &count), S_OK);
@@ -113,7 +113,7 @@ static void text_that_is_not_utf8_is_refused(void **state)
 {
     const struct clrie_config_setting bad[] = {{"Good", "yes"}, {"Bad", "\xFF\xFE"}};
     struct settings *table = (void *)&table;
-    assert_int_equal(settings_new(bad, 2, &table), E_INVALIDARG);
+    assert_int_equal(clrie_pm__settings_new(bad, 2, &table), E_INVALIDARG);
     assert_null(table);
 }
 
@@ -153,7 +153,7 @@ static void an_attach_context_belongs_to_its_outer_object(void **state)
 {
     struct outer outer = {.iface = {&outer_vtbl}};
     struct attach_context context;
-    attach_context_init(&context, &outer.iface);
+    clrie_pm__attach_context_init(&context, &outer.iface);
     IInstrumentationMethodAttachContext *iface = &context.iface;
 
     iface->lpVtbl->AddRef(iface);
@@ -180,10 +180,10 @@ static void an_attach_context_belongs_to_its_outer_object(void **state)
     e->lpVtbl->Release(e);
 
     struct settings *table = NULL;
-    assert_int_equal(settings_new(three, 1, &table), S_OK);
-    attach_context_set_settings(&context, table);
+    assert_int_equal(clrie_pm__settings_new(three, 1, &table), S_OK);
+    clrie_pm__attach_context_set_settings(&context, table);
     assert_int_equal(iface->lpVtbl->EnumSettings(iface, &e), S_OK);
-    attach_context_finish(&context); /* the enumerator keeps the table alive */
+    clrie_pm__attach_context_finish(&context); /* the enumerator keeps the table alive */
     IInstrumentationMethodSetting *one = NULL;
     assert_int_equal(e->lpVtbl->Next(e, 1, &one, NULL), S_OK);
     assert_setting(one, u"Pattern", u"Sample.*");
