@@ -335,26 +335,6 @@ static HRESULT im_OnShutdown(IInstrumentationMethod *This)
     return S_OK;
 }
 
-static HRESULT im_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
-                                         BOOL isRejit, BOOL *pbInstrument)
-{
-    (void)This, (void)pMethodInfo, (void)isRejit;
-    if (!pbInstrument)
-        return E_POINTER;
-    *pbInstrument = FALSE;
-    return S_OK;
-}
-
-static HRESULT im_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *pMethodInfoInlinee,
-                                  IMethodInfo *pMethodInfoCaller, BOOL *pbAllowInline)
-{
-    (void)This, (void)pMethodInfoInlinee, (void)pMethodInfoCaller;
-    if (!pbAllowInline)
-        return E_POINTER;
-    *pbAllowInline = TRUE;
-    return S_OK;
-}
-
 static const struct IInstrumentationMethodVtbl method_vtbl = {
     CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(im),
     .Initialize = im_Initialize,
@@ -365,11 +345,7 @@ static const struct IInstrumentationMethodVtbl method_vtbl = {
     .OnModuleLoaded = im_OnModuleLoaded,
     .OnModuleUnloaded = im_OnModuleUnloaded,
     .OnShutdown = im_OnShutdown,
-    .ShouldInstrumentMethod = im_ShouldInstrumentMethod,
-    .BeforeInstrumentMethod = clrie_plugin_ignore_method,
-    .InstrumentMethod = clrie_plugin_ignore_method,
-    .OnInstrumentationComplete = clrie_plugin_ignore_method,
-    .AllowInlineSite = im_AllowInlineSite,
+    CLRIE_PLUGIN_INSTRUMENT_NOTHING,
 };
 
 /* ---- IInstrumentationMethodExceptionEvents ------------------------------------------------ */

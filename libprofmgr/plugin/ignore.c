@@ -32,6 +32,26 @@ HRESULT clrie_plugin_ignore_method(IInstrumentationMethod *This, IMethodInfo *me
     return S_OK;
 }
 
+HRESULT clrie_plugin_instrument_nothing(IInstrumentationMethod *This, IMethodInfo *method,
+                                        BOOL isRejit, BOOL *instrument)
+{
+    (void)This, (void)method, (void)isRejit;
+    if (!instrument)
+        return E_POINTER;
+    *instrument = FALSE;
+    return S_OK;
+}
+
+HRESULT clrie_plugin_allow_every_inline(IInstrumentationMethod *This, IMethodInfo *inlinee,
+                                        IMethodInfo *caller, BOOL *allow)
+{
+    (void)This, (void)inlinee, (void)caller;
+    if (!allow)
+        return E_POINTER;
+    *allow = TRUE;
+    return S_OK;
+}
+
 HRESULT clrie_plugin_ignore_jit_started(IInstrumentationMethodJitEvents2 *This,
                                         FunctionID functionID, BOOL isRejit)
 {

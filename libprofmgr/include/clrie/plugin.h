@@ -94,6 +94,8 @@
  *   clrie_plugin_ignore_* are slots that do nothing and return S_OK, for the vtables'
  *   designated initialisers:
  *       .OnAppDomainCreated = clrie_plugin_ignore_app_domain,
+ *   CLRIE_PLUGIN_INSTRUMENT_NOTHING fills the five method slots of a plugin that rewrites
+ *   nothing (clrie_plugin_instrument_nothing, clrie_plugin_allow_every_inline and the ignores).
  *   CLRIE_PLUGIN_IGNORE_DOMAIN_AND_ASSEMBLY_EVENTS stands for the four app domain and assembly
  *   slots at once (OnAppDomainCreated/Shutdown, OnAssemblyLoaded/Unloaded); there are ignoring
  *   slots for IInstrumentationMethodJitEvents2 and IInstrumentationMethodExceptionEvents too.
@@ -447,6 +449,20 @@ HRESULT clrie_plugin_ignore_shutdown(IInstrumentationMethod *This);
 /* For BeforeInstrumentMethod and OnInstrumentationComplete. */
 HRESULT clrie_plugin_ignore_method(IInstrumentationMethod *This, IMethodInfo *method,
                                    BOOL isRejit);
+
+/* ShouldInstrumentMethod answering FALSE, and AllowInlineSite answering TRUE. */
+HRESULT clrie_plugin_instrument_nothing(IInstrumentationMethod *This, IMethodInfo *method,
+                                        BOOL isRejit, BOOL *instrument);
+HRESULT clrie_plugin_allow_every_inline(IInstrumentationMethod *This, IMethodInfo *inlinee,
+                                        IMethodInfo *caller, BOOL *allow);
+
+/* Designated initialisers for a plugin that rewrites no method: the five method slots. */
+#define CLRIE_PLUGIN_INSTRUMENT_NOTHING \
+    .ShouldInstrumentMethod = clrie_plugin_instrument_nothing, \
+    .BeforeInstrumentMethod = clrie_plugin_ignore_method, \
+    .InstrumentMethod = clrie_plugin_ignore_method, \
+    .OnInstrumentationComplete = clrie_plugin_ignore_method, \
+    .AllowInlineSite = clrie_plugin_allow_every_inline
 
 /* Designated initialisers for the four app domain and assembly events, all ignored. */
 #define CLRIE_PLUGIN_IGNORE_DOMAIN_AND_ASSEMBLY_EVENTS \

@@ -1,0 +1,45 @@
+"""The smallest plugin (examples/hello) through the engine in the real runtime: the app runs
+unchanged, and the plugin's lines, through the engine's log with the plugin's prefix, name
+the modules the runtime loaded.
+
+Arguments: ENGINE_SO HELLO_SO APPS_BUILD_DIR"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import dotnet_apps  # noqa: E402
+
+HELLO_GUID = "{8E2D1C2A-5B7F-4C3E-9A61-0D4F2B3C5E71}"
+CONFIG = """<InstrumentationEngineConfiguration>
+  <InstrumentationMethod>
+    <Name>Hello</Name>
+    <Module>libclrie-hello.so</Module>
+    <ClassGuid>%s</ClassGuid>
+  </InstrumentationMethod>
+</InstrumentationEngineConfiguration>
+""" % HELLO_GUID
+
+engine, hello, out_root = (os.path.abspath(a) for a in sys.argv[1:4])
+dotnet = dotnet_apps.find_dotnet(os.environ.get("CLRIE_DOTNET", "dotnet"))
+checks = dotnet_apps.Checks()
+app = dotnet_apps.build_app(dotnet, "hello", out_root)
+baseline = dotnet_apps.run_app(dotnet, app)
+
+box = dotnet_apps.Sandbox("clrie-hello", "plugin")
+try:
+    box.copy(hello, "libclrie-hello.so")
+    config = box.write("hello.config", CONFIG)
+    run = dotnet_apps.run_app(dotnet, app, profiler_path=engine, extra_env={
+        "MicrosoftInstrumentationEngine_ConfigPath64_Hello": config,
+        "MicrosoftInstrumentationEngine_LogLevel": "Messages"})
+finally:
+    box.close()
+checks.same_as_baseline("hello plugin", run, baseline, stderr="contained")
+prefix = "[IM:%s] hello: module loaded: " % HELLO_GUID
+lines = [line for line in run.stderr.splitlines() if prefix in line]
+loaded = [line.split(prefix, 1)[1] for line in lines]
+for module in ("System.Private.CoreLib.dll", "hello.dll"):
+    checks.expect(module in loaded, "the plugin logs that %s loaded" % module, seen=loaded[:8])
+print("\n".join(lines[:3]))
+
+sys.exit(checks.finish("the hello plugin logs every module load through the engine"))
