@@ -45,15 +45,11 @@ int il_return_local(const struct clrie_il_method_context *m, const struct clrie_
 {
     /* The local's type is the return type without its custom modifiers. */
     const uint8_t *type = m->method_sig + sig->ret_offset;
-    size_t len = sig->ret_len;
-    while (len && (type[0] == 0x1F || type[0] == 0x20)) {
-        uint32_t tok;
-        size_t used;
-        if (clrie_il_sig_read_uint(type + 1, len - 1, &tok, &used) < 0)
-            return il_diag(diag, -EILSEQ, 0, "malformed custom modifier in the return type");
-        type += 1 + used;
-        len -= 1 + used;
-    }
+    size_t len = sig->ret_len, mods;
+    if (clrie_il_sig_skip_custom_mods(type, len, &mods) < 0)
+        return il_diag(diag, -EILSEQ, 0, "malformed custom modifier in the return type");
+    type += mods;
+    len -= mods;
     int r = clrie_il_sig_local_append(m->local_sig, m->local_sig_len, type, len, &res->local_sig,
                                       &res->local_sig_len, &res->local_index);
     if (r == -EILSEQ)
@@ -68,9 +64,7 @@ int il_parse_context(const struct clrie_il_method_context *m, struct clrie_il_me
 {
     if (!m || !m->method_sig)
         return -EINVAL;
-    if (clrie_il_sig_parse_method(m->method_sig, m->method_sig_len, sig) < 0)
-        return il_diag(diag, -EILSEQ, 0, "the method signature is malformed");
-    return 0;
+    return clrie_il_sig_parse_method(m->method_sig, m->method_sig_len, sig, diag);
 }
 
 int clrie_il_transform_single_ret(struct clrie_il_graph *g, const struct clrie_il_method_context *m,

@@ -29,6 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clrie/ilgraph.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -259,43 +261,11 @@ int asm_body_parse(const uint8_t *bytes, size_t avail, struct asm_body *out, str
 int asm_method_body(const struct asm_assembly *assembly, uint32_t method_row, struct asm_body *out,
                     struct asm_diag *diag);
 
-/* Signatures (ECMA-335 II.23.2). Reads one compressed unsigned integer from p[0..len):
- * *value and the bytes it used. */
-int asm_compressed_uint(const uint8_t *p, size_t len, uint32_t *value, size_t *used);
-
-/* Calling convention byte (II.23.2.3). */
-#define ASM_SIG_KIND_MASK 0x0Fu
-#define ASM_SIG_DEFAULT 0x00u
-#define ASM_SIG_VARARG 0x05u
-#define ASM_SIG_FIELD 0x06u
-#define ASM_SIG_LOCAL 0x07u
-#define ASM_SIG_PROPERTY 0x08u
-#define ASM_SIG_GENERIC_INST 0x0Au
-#define ASM_SIG_GENERIC 0x10u
-#define ASM_SIG_HAS_THIS 0x20u
-#define ASM_SIG_EXPLICIT_THIS 0x40u
-
-/* What a stack-depth calculation needs from a method signature. */
-struct asm_method_sig {
-    uint8_t conv; /* the calling convention byte as stored */
-    bool has_this;
-    bool explicit_this;
-    bool generic;
-    bool vararg;
-    uint32_t generic_params; /* 0 unless generic */
-    uint32_t params;         /* all parameters, including those after a vararg sentinel */
-    bool returns_void;
-};
-
-/* Parses the start of a method signature blob (MethodDefSig, MethodRefSig or a calli
- * StandAloneMethodSig): custom modifiers before the return type are skipped. */
-int asm_method_sig_parse(const uint8_t *blob, size_t len, struct asm_method_sig *out,
-                         struct asm_diag *diag);
-
 /* The method signature a call-site token refers to: MethodDef, MemberRef (that is not a
- * field), MethodSpec (its generic method's signature) or StandAloneSig (calli). */
+ * field), MethodSpec (its generic method's signature) or StandAloneSig (calli), parsed by
+ * libilgraph (clrie_il_sig_parse_method). */
 int asm_token_method_sig(const struct asm_assembly *assembly, uint32_t token,
-                         struct asm_method_sig *out, struct asm_diag *diag);
+                         struct clrie_il_method_sig *out, struct asm_diag *diag);
 
 /* A display name for a token, written NUL-terminated to buf[0..size):
  *   TypeDef          Namespace.Outer/Inner

@@ -423,7 +423,7 @@ int method_info_stack_effect(void *ctx, uint16_t opcode, uint32_t token,
     if (opcode != CLRIE_IL_OP_RET && FAILED(signature_of(mi->import, token, &sig, &len, 0)))
         return -ENOENT;
     struct clrie_il_method_sig parsed;
-    int rc = clrie_il_sig_parse_method(sig, len, &parsed);
+    int rc = clrie_il_sig_parse_method(sig, len, &parsed, NULL);
     return rc ? rc : clrie_il_sig_stack_effect(&parsed, opcode, out);
 }
 
@@ -559,7 +559,7 @@ static HRESULT mi_GetGenericParameterCount(IMethodInfo2 *This, DWORD *pCount)
     struct clrie_il_method_sig parsed;
     if (!pCount)
         return E_POINTER;
-    if (clrie_il_sig_parse_method(mi->sig, mi->sig_len, &parsed) != 0)
+    if (clrie_il_sig_parse_method(mi->sig, mi->sig_len, &parsed, NULL) != 0)
         return E_FAIL;
     *pCount = parsed.generic_count;
     return S_OK;

@@ -442,6 +442,9 @@ int build_assembly(const struct build_options *options, struct built *b)
     zeros(&f, 12);
     u32(&f, 0x60000020);
     zeros(&f, FILE_ALIGNMENT - f.len);
+    /* SizeOfImage (sections at 4 KiB alignment) and SizeOfHeaders */
+    patch32(&f, b->optional_at + 56, TEXT_RVA + ((raw_size + 0xFFFu) & ~0xFFFu));
+    patch32(&f, b->optional_at + 60, FILE_ALIGNMENT);
     put(&f, text.p, text.len);
     b->text_len = text.len;
     zeros(&f, raw_size - text.len);

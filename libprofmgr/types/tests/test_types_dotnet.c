@@ -54,7 +54,7 @@ static bool builder_equals(ISignatureBuilder *b, const uint8_t *bytes, size_t le
 static HRESULT check_method(ISignatureParser *parser, struct asm_blob sig)
 {
     struct clrie_il_method_sig m;
-    if (clrie_il_sig_parse_method(sig.data, sig.len, &m) < 0)
+    if (clrie_il_sig_parse_method(sig.data, sig.len, &m, NULL) < 0)
         return S_FALSE; /* libilgraph refuses it too: not ours to judge */
     IType *ret;
     IEnumTypes *params;

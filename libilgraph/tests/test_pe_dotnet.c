@@ -1,4 +1,4 @@
-/* peimage.c on real inputs: every managed DLL of the installed .NET shared framework, read as
+/* The PE reader (pe.c) on real inputs: every managed DLL of the installed .NET shared framework, read as
  * the runtime has it flat (the file's bytes) and mapped (sections copied to their RVAs, as the
  * loader lays them out). Both layouts must give the same CLI header, and its metadata RVA must
  * resolve to the metadata signature "BSJB" in both.
@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "peimage.h"
+#include "clrie/ilgraph.h"
 
 #include "support.h"
 
@@ -48,7 +48,7 @@ static uint32_t read32(const uint8_t *p)
 }
 
 /* Lays the file out as the loader maps it. NULL if the file is too small for what it declares. */
-static uint8_t *map_like_loader(const struct clrie_pm_pe_image *flat, const uint8_t *file,
+static uint8_t *map_like_loader(const struct clrie_il_pe_image *flat, const uint8_t *file,
                                 size_t size)
 {
     if (flat->size_of_headers > size || flat->size_of_image < flat->size_of_headers)
@@ -58,15 +58,15 @@ static uint8_t *map_like_loader(const struct clrie_pm_pe_image *flat, const uint
         return NULL;
     memcpy(image, file, flat->size_of_headers);
     for (size_t i = 0; i < flat->section_count; i++) {
-        const struct clrie_pm_pe_section *s = &flat->sections[i];
+        const struct clrie_il_pe_section *s = &flat->sections[i];
         uint32_t n =
             s->raw_size < s->virtual_size || s->virtual_size == 0 ? s->raw_size : s->virtual_size;
-        if ((uint64_t)s->raw_pointer + n > size ||
+        if ((uint64_t)s->raw_offset + n > size ||
             (uint64_t)s->virtual_address + n > flat->size_of_image) {
             free(image);
             return NULL;
         }
-        memcpy(image + s->virtual_address, file + s->raw_pointer, n);
+        memcpy(image + s->virtual_address, file + s->raw_offset, n);
     }
     return image;
 }
@@ -80,18 +80,18 @@ static int check(const char *path, size_t *sections)
         return 1;
     }
     int failures = 0;
-    const char *where = NULL;
-    struct clrie_pm_pe_image flat, mapped;
+    struct clrie_il_diag where = {0};
+    struct clrie_il_pe_image flat, mapped;
     memset(&mapped, 0, sizeof(mapped));
     uint8_t *image = NULL;
-    if (clrie_pm_pe_image_read(&flat, file, size, true, &where) != 0 || !flat.have_cor_header) {
-        fprintf(stderr, "%s: flat: %s\n", path, where ? where : "no CLI header");
+    if (clrie_il_pe_image_init(&flat, file, size, true, &where) != 0 || !flat.has_cli_header) {
+        fprintf(stderr, "%s: flat: %s\n", path, where.message[0] ? where.message : "no CLI header");
         free(file);
         return 1;
     }
     *sections += flat.section_count;
-    if (read32(flat.cor_header) != CLRIE_PM_COR20_HEADER_SIZE) {
-        fprintf(stderr, "%s: CLI header cb is %u\n", path, read32(flat.cor_header));
+    if (read32(flat.cli_header) != CLRIE_IL_PE_CLI_HEADER_SIZE) {
+        fprintf(stderr, "%s: CLI header cb is %u\n", path, read32(flat.cli_header));
         failures++;
     }
     image = map_like_loader(&flat, file, size);
@@ -100,27 +100,28 @@ static int check(const char *path, size_t *sections)
         failures++;
         goto done;
     }
-    if (clrie_pm_pe_image_read(&mapped, image, flat.size_of_image, false, &where) != 0 ||
-        !mapped.have_cor_header) {
-        fprintf(stderr, "%s: mapped: %s\n", path, where ? where : "no CLI header");
+    if (clrie_il_pe_image_init(&mapped, image, flat.size_of_image, false, &where) != 0 ||
+        !mapped.has_cli_header) {
+        fprintf(stderr, "%s: mapped: %s\n", path,
+                where.message[0] ? where.message : "no CLI header");
         failures++;
         goto done;
     }
-    if (memcmp(flat.cor_header, mapped.cor_header, CLRIE_PM_COR20_HEADER_SIZE) != 0 ||
+    if (memcmp(flat.cli_header, mapped.cli_header, CLRIE_IL_PE_CLI_HEADER_SIZE) != 0 ||
         flat.entry_point_token != mapped.entry_point_token || flat.pe32_plus != mapped.pe32_plus) {
         fprintf(stderr, "%s: the two layouts disagree\n", path);
         failures++;
     }
-    uint32_t metadata_rva = read32(flat.cor_header + 8);
-    const uint8_t *a = clrie_pm_pe_image_resolve(&flat, metadata_rva, 4);
-    const uint8_t *b = clrie_pm_pe_image_resolve(&mapped, metadata_rva, 4);
+    uint32_t metadata_rva = flat.metadata_rva;
+    const uint8_t *a = clrie_il_pe_image_resolve(&flat, metadata_rva, 4);
+    const uint8_t *b = clrie_il_pe_image_resolve(&mapped, metadata_rva, 4);
     if (!a || !b || read32(a) != 0x424A5342 || read32(b) != 0x424A5342) {
         fprintf(stderr, "%s: metadata RVA 0x%x does not resolve to BSJB\n", path, metadata_rva);
         failures++;
     }
 done:
-    clrie_pm_pe_image_finish(&flat);
-    clrie_pm_pe_image_finish(&mapped);
+    clrie_il_pe_image_finish(&flat);
+    clrie_il_pe_image_finish(&mapped);
     free(image);
     free(file);
     return failures;
