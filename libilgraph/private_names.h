@@ -28,5 +28,6 @@
 #define il_refs_move clrie_il__refs_move
 #define il_return_local clrie_il__return_local
 #define il_stack_analyse clrie_il__stack_analyse
+#define il_switch_alloc clrie_il__switch_alloc
 
 #endif

@@ -35,6 +35,35 @@
 extern "C" {
 #endif
 
+/* Link names: the reader is part of libilgraph, whose archives export only clrie_il_ names;
+ * its functions link as clrie_il__asm_* (double underscore: not API) while the sources keep
+ * the short names. */
+#define asm_assembly_bytes clrie_il__asm_assembly_bytes
+#define asm_assembly_free clrie_il__asm_assembly_free
+#define asm_assembly_info clrie_il__asm_assembly_info
+#define asm_assembly_new clrie_il__asm_assembly_new
+#define asm_assembly_new_from_file clrie_il__asm_assembly_new_from_file
+#define asm_blob clrie_il__asm_blob
+#define asm_body_parse clrie_il__asm_body_parse
+#define asm_field_get clrie_il__asm_field_get
+#define asm_guid clrie_il__asm_guid
+#define asm_memberref_get clrie_il__asm_memberref_get
+#define asm_method_body clrie_il__asm_method_body
+#define asm_methoddef_get clrie_il__asm_methoddef_get
+#define asm_methodspec_get clrie_il__asm_methodspec_get
+#define asm_module_get clrie_il__asm_module_get
+#define asm_rva_to_offset clrie_il__asm_rva_to_offset
+#define asm_standalonesig_get clrie_il__asm_standalonesig_get
+#define asm_string clrie_il__asm_string
+#define asm_table_rows clrie_il__asm_table_rows
+#define asm_token_method_sig clrie_il__asm_token_method_sig
+#define asm_token_name clrie_il__asm_token_name
+#define asm_typedef_get clrie_il__asm_typedef_get
+#define asm_typeref_get clrie_il__asm_typeref_get
+#define asm_typespec_get clrie_il__asm_typespec_get
+#define asm_user_string clrie_il__asm_user_string
+
+
 /* Metadata tables by number (ECMA-335 II.22). A token is (table << 24) | row, rows from 1. */
 enum asm_table {
     ASM_TABLE_MODULE = 0x00,

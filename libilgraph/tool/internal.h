@@ -8,6 +8,17 @@
 #include "assembly.h"
 #include "clrie/ilgraph.h"
 
+/* Link names of the reader's internal functions (see assembly.h). */
+#define asm_cell clrie_il__asm_cell
+#define asm_coded_token clrie_il__asm_coded_token
+#define asm_fail clrie_il__asm_fail
+#define asm_metadata_parse clrie_il__asm_metadata_parse
+#define asm_pe_parse clrie_il__asm_pe_parse
+#define asm_row_offset clrie_il__asm_row_offset
+#define asm_tables_link clrie_il__asm_tables_link
+#define asm_tables_parse clrie_il__asm_tables_parse
+
+
 #define MAX_COLUMNS 9
 
 struct heap {

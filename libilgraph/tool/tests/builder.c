@@ -387,7 +387,7 @@ static void write_metadata(struct out *md, const struct build_options *opt, stru
     }
 }
 
-int build_assembly(const struct build_options *options, struct built *b)
+int clrie_il__test_assembly_build(const struct build_options *options, struct built *b)
 {
     static const struct build_options defaults = {0};
     const struct build_options *opt = options ? options : &defaults;

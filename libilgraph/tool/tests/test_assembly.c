@@ -20,7 +20,7 @@
 static struct built build(const struct build_options *options)
 {
     struct built b;
-    assert_int_equal(build_assembly(options, &b), 0);
+    assert_int_equal(clrie_il__test_assembly_build(options, &b), 0);
     return b;
 }
 
