@@ -134,6 +134,16 @@ struct clrie_il_graph {
 int il_diag(struct clrie_il_diag *diag, int err, uint32_t offset, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* Where a checker sends what it finds: every problem is counted, and passed to report (when
+ * there is one) as a sentence at an IL offset. stack.c and verify.c share it. */
+struct il_reporter {
+    clrie_il_report_fn report;
+    void *ctx;
+    int problems;
+};
+void il_report(struct il_reporter *r, uint32_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* The opcode table, indexed by ordinal (rows with a NULL name are not opcodes). Nodes only
  * ever hold valid opcodes, so internal code indexes it directly. */
 IL_INTERNAL extern const struct clrie_il_opcode_info il_opcode_infos[CLRIE_IL_OP_COUNT];

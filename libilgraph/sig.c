@@ -45,25 +45,21 @@ int clrie_il_sig_read_uint(const uint8_t *p, size_t len, uint32_t *value, size_t
     return 0;
 }
 
+/* Writes value in exactly n bytes (1, 2 or 4) of the compressed form; value fits them. */
+static int write_width(uint32_t value, int n, uint8_t out[4])
+{
+    static const uint8_t tags[5] = {[1] = 0x00, [2] = 0x80, [4] = 0xC0};
+    for (int i = 0; i < n; i++)
+        out[i] = (uint8_t)(value >> 8 * (n - 1 - i));
+    out[0] |= tags[n];
+    return n;
+}
+
 int clrie_il_sig_write_uint(uint32_t value, uint8_t out[4])
 {
-    if (value <= 0x7F) {
-        out[0] = (uint8_t)value;
-        return 1;
-    }
-    if (value <= 0x3FFF) {
-        out[0] = (uint8_t)(0x80 | value >> 8);
-        out[1] = (uint8_t)value;
-        return 2;
-    }
-    if (value <= 0x1FFFFFFF) {
-        out[0] = (uint8_t)(0xC0 | value >> 24);
-        out[1] = (uint8_t)(value >> 16);
-        out[2] = (uint8_t)(value >> 8);
-        out[3] = (uint8_t)value;
-        return 4;
-    }
-    return -ERANGE;
+    if (value > 0x1FFFFFFF)
+        return -ERANGE;
+    return write_width(value, value <= 0x7F ? 1 : value <= 0x3FFF ? 2 : 4, out);
 }
 
 int clrie_il_sig_read_int(const uint8_t *p, size_t len, int32_t *value, size_t *used)
@@ -89,21 +85,11 @@ int clrie_il_sig_write_int(int32_t value, uint8_t out[4])
 {
     uint32_t v = (uint32_t)value, sign = value < 0;
     if (value >= -(1 << 6) && value < (1 << 6))
-        return clrie_il_sig_write_uint((v & 0x3F) << 1 | sign, out);
-    if (value >= -(1 << 13) && value < (1 << 13)) {
-        uint32_t e = 0x8000u | (v & 0x1FFF) << 1 | sign;
-        out[0] = (uint8_t)(e >> 8);
-        out[1] = (uint8_t)e;
-        return 2;
-    }
-    if (value >= -(1 << 28) && value < (1 << 28)) {
-        uint32_t e = 0xC0000000u | (v & 0x0FFFFFFF) << 1 | sign;
-        out[0] = (uint8_t)(e >> 24);
-        out[1] = (uint8_t)(e >> 16);
-        out[2] = (uint8_t)(e >> 8);
-        out[3] = (uint8_t)e;
-        return 4;
-    }
+        return write_width((v & 0x3F) << 1 | sign, 1, out);
+    if (value >= -(1 << 13) && value < (1 << 13))
+        return write_width((v & 0x1FFF) << 1 | sign, 2, out);
+    if (value >= -(1 << 28) && value < (1 << 28))
+        return write_width((v & 0x0FFFFFFF) << 1 | sign, 4, out);
     return -ERANGE;
 }
 
@@ -151,8 +137,7 @@ static int fail(struct cursor *c, const char *what)
 static int next_uint(struct cursor *c, uint32_t *v, const char *what)
 {
     size_t used;
-    if (c->pos >= c->len ||
-        clrie_il_sig_read_uint(c->p + c->pos, c->len - c->pos, v, &used) < 0)
+    if (c->pos >= c->len || clrie_il_sig_read_uint(c->p + c->pos, c->len - c->pos, v, &used) < 0)
         return il_diag(c->diag, -EILSEQ, (uint32_t)c->pos,
                        "signature: %s is not a well-formed compressed integer", what);
     c->pos += used;
@@ -162,8 +147,7 @@ static int next_uint(struct cursor *c, uint32_t *v, const char *what)
 static int next_byte(struct cursor *c, uint8_t *b, const char *what)
 {
     if (c->pos >= c->len)
-        return il_diag(c->diag, -EILSEQ, (uint32_t)c->pos, "signature: ends before its %s",
-                       what);
+        return il_diag(c->diag, -EILSEQ, (uint32_t)c->pos, "signature: ends before its %s", what);
     *b = c->p[c->pos++];
     return 0;
 }

@@ -1,6 +1,7 @@
-/* libFuzzer target for the PE reader (clrie_il_pe_image_*, pe.c). Input: an image of known size, read both
- * as a flat file and as a mapped image. Checks that reading never fails without saying why and
- * that every address resolve gives lies inside the input (ASan checks the reads themselves). */
+/* libFuzzer target for the PE reader (clrie_il_pe_image_*, pe.c). Input: an image of known size,
+ * read both as a flat file and as a mapped image. Checks that reading never fails without saying
+ * why and that every address resolve gives lies inside the input (ASan checks the reads
+ * themselves). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,6 +1,6 @@
-/* The PE reader (pe.c) on real inputs: every managed DLL of the installed .NET shared framework, read as
- * the runtime has it flat (the file's bytes) and mapped (sections copied to their RVAs, as the
- * loader lays them out). Both layouts must give the same CLI header, and its metadata RVA must
+/* The PE reader (pe.c) on real inputs: every managed DLL of the installed .NET shared framework,
+ * read as the runtime has it flat (the file's bytes) and mapped (sections copied to their RVAs, as
+ * the loader lays them out). Both layouts must give the same CLI header, and its metadata RVA must
  * resolve to the metadata signature "BSJB" in both.
  *
  * The framework is found from CLRIE_DOTNET or `dotnet` on PATH; without one the test exits 77

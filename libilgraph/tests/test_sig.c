@@ -54,7 +54,8 @@ static void method_signatures_give_shape_and_stack_effect(void **state)
     struct clrie_il_method_sig m;
     struct clrie_il_stack_effect e;
     /* instance int32 (string, int32[]) */
-    assert_int_equal(clrie_il_sig_parse_method(BYTES(0x20, 0x02, 0x08, 0x0E, 0x1D, 0x08), &m, NULL), 0);
+    assert_int_equal(clrie_il_sig_parse_method(BYTES(0x20, 0x02, 0x08, 0x0E, 0x1D, 0x08), &m, NULL),
+                     0);
     assert_true(m.has_this);
     assert_int_equal(m.param_count, 2);
     assert_int_equal(m.ret_offset, 2);

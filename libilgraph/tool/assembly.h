@@ -63,7 +63,6 @@ extern "C" {
 #define asm_typespec_get clrie_il__asm_typespec_get
 #define asm_user_string clrie_il__asm_user_string
 
-
 /* Metadata tables by number (ECMA-335 II.22). A token is (table << 24) | row, rows from 1. */
 enum asm_table {
     ASM_TABLE_MODULE = 0x00,

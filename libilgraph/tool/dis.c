@@ -48,18 +48,11 @@ static bool signed_uint8(uint16_t opcode)
     return opcode == CLRIE_IL_OP_UNALIGNED || opcode == CLRIE_IL_OP_NO;
 }
 
+/* As System.Reflection.Metadata names a clause kind: any other flags value reads as fault. */
 static const char *clause_kind(uint32_t flags)
 {
-    switch (flags) {
-    case CLRIE_IL_EH_CATCH:
-        return "catch";
-    case CLRIE_IL_EH_FILTER:
-        return "filter";
-    case CLRIE_IL_EH_FINALLY:
-        return "finally";
-    default:
-        return "fault";
-    }
+    const char *name = clrie_il_eh_kind_name(flags);
+    return name ? name : "fault";
 }
 
 /* ---- Operands ---------------------------------------------------------------------------- */

@@ -18,7 +18,6 @@
 #define asm_tables_link clrie_il__asm_tables_link
 #define asm_tables_parse clrie_il__asm_tables_parse
 
-
 #define MAX_COLUMNS 9
 
 struct heap {

@@ -4,8 +4,8 @@
 
 #include "internal.h"
 
-int asm_token_method_sig(const struct asm_assembly *a, uint32_t token, struct clrie_il_method_sig *out,
-                         struct asm_diag *diag)
+int asm_token_method_sig(const struct asm_assembly *a, uint32_t token,
+                         struct clrie_il_method_sig *out, struct asm_diag *diag)
 {
     if (!a || !out)
         return -EINVAL;

@@ -2,7 +2,8 @@
  * attached to its assembly. Everything is recorded then and never changes: the path and flags
  * (ICorProfilerInfo3::GetModuleInfo2), the metadata interfaces (GetModuleMetaData is only
  * allowed inside callbacks, so they are obtained at attach time and kept), the MVID and the PE
- * headers (libilgraph's PE reader, clrie_il_pe_image_*). The three interface versions share one vtable and one pointer.
+ * headers (libilgraph's PE reader, clrie_il_pe_image_*). The three interface versions share one
+ * vtable and one pointer.
  *
  * Choices where CLRIE gives no useful answer on CoreCLR:
  *  - GetIsMscorlib is TRUE only for a module named "mscorlib.dll", as in CLRIE: FALSE for

@@ -91,31 +91,31 @@ static HRESULT append(struct builder *b, const uint8_t *bytes, size_t len)
     return S_OK;
 }
 
+/* Appends what an encoder wrote to enc: n bytes, or E_INVALIDARG when it could not (n < 0). */
+static HRESULT append_encoded(ISignatureBuilder *This, const uint8_t enc[4], int n)
+{
+    return n < 0 ? E_INVALIDARG : append(from_iface(This), enc, (size_t)n);
+}
+
 static HRESULT builder_Add(ISignatureBuilder *This, DWORD value)
 {
     uint8_t enc[4];
     int n = clrie_il_sig_write_uint(value, enc);
-    if (n < 0)
-        return E_INVALIDARG;
-    return append(from_iface(This), enc, (size_t)n);
+    return append_encoded(This, enc, n);
 }
 
 static HRESULT builder_AddSignedInt(ISignatureBuilder *This, LONG value)
 {
     uint8_t enc[4];
     int n = clrie_il_sig_write_int(value, enc);
-    if (n < 0)
-        return E_INVALIDARG;
-    return append(from_iface(This), enc, (size_t)n);
+    return append_encoded(This, enc, n);
 }
 
 static HRESULT builder_AddToken(ISignatureBuilder *This, mdToken token)
 {
     uint8_t enc[4];
     int n = clrie_il_sig_write_token(token, enc);
-    if (n < 0)
-        return E_INVALIDARG;
-    return append(from_iface(This), enc, (size_t)n);
+    return append_encoded(This, enc, n);
 }
 
 static HRESULT builder_AddElementType(ISignatureBuilder *This, CorElementType type)

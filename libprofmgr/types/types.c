@@ -329,7 +329,8 @@ static HRESULT describe(struct type *t, size_t at, int depth)
         return E_INVALIDARG;
     uint8_t e = p[at++];
     t->element = (CorElementType)e;
-    if (clrie_il_sig_element_is_simple(e) || e == ELEMENT_TYPE_FNPTR || e == ELEMENT_TYPE_INTERNAL) {
+    if (clrie_il_sig_element_is_simple(e) || e == ELEMENT_TYPE_FNPTR ||
+        e == ELEMENT_TYPE_INTERNAL) {
         t->kind = KIND_SIMPLE;
         return S_OK;
     }

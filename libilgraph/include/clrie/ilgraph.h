@@ -379,6 +379,10 @@ struct clrie_il_clause; /* one exception-handling clause */
 #define CLRIE_IL_EH_DUPLICATED 0x8u /* informational; kept as given */
 #define CLRIE_IL_EH_KIND_MASK 0x7u
 
+/* "catch", "filter", "finally" or "fault" for one of those kinds; NULL for any other value
+ * (mask flags with CLRIE_IL_EH_KIND_MASK first to ignore DUPLICATED). For dumps and tools. */
+const char *clrie_il_eh_kind_name(uint32_t kind);
+
 /* Method header flags (CorILMethodFlags, fat headers). */
 #define CLRIE_IL_HEADER_INIT_LOCALS 0x10u
 #define CLRIE_IL_HEADER_MORE_SECTS 0x08u
@@ -788,7 +792,7 @@ struct clrie_il_pe_image {
     struct clrie_il_pe_section *sections; /* owned by the image */
     bool has_cli_header; /* false: a PE without data directory 14, not a .NET image */
     uint8_t cli_header[CLRIE_IL_PE_CLI_HEADER_SIZE]; /* a copy */
-    uint32_t cli_header_offset; /* from base, as resolved */
+    uint32_t cli_header_offset;                      /* from base, as resolved */
     uint16_t runtime_major, runtime_minor;
     uint32_t metadata_rva, metadata_size;
     uint32_t cli_flags;         /* COMIMAGE_FLAGS_* */
@@ -809,8 +813,7 @@ void clrie_il_pe_image_finish(struct clrie_il_pe_image *image); /* accepts NULL 
  * (within its section's data, SizeOfImage, and the size if known). -EILSEQ if it lies in no
  * readable part of the image. */
 int clrie_il_pe_image_rva_to_offset(const struct clrie_il_pe_image *image, uint32_t rva,
-                                    size_t *offset, size_t *available,
-                                    struct clrie_il_diag *diag);
+                                    size_t *offset, size_t *available, struct clrie_il_diag *diag);
 /* The address of rva[0..size) inside the image, or NULL if it does not lie wholly inside. */
 const uint8_t *clrie_il_pe_image_resolve(const struct clrie_il_pe_image *image, uint32_t rva,
                                          uint32_t size);

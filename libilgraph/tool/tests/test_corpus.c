@@ -85,7 +85,8 @@ static void check_assembly(const char *path, struct totals *t)
             continue;
         }
         t->member_refs++;
-        if (m.signature.len > 0 && (m.signature.data[0] & CLRIE_IL_CALLCONV_KIND_MASK) != CLRIE_IL_CALLCONV_FIELD &&
+        if (m.signature.len > 0 &&
+            (m.signature.data[0] & CLRIE_IL_CALLCONV_KIND_MASK) != CLRIE_IL_CALLCONV_FIELD &&
             (r = asm_token_method_sig(a, token, &sig, &diag)) != 0)
             failure(t, path, "memberref signature", token, r, &diag);
     }
