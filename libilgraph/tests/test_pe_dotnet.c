@@ -5,42 +5,16 @@
  *
  * The framework is found from CLRIE_DOTNET or `dotnet` on PATH; without one the test exits 77
  * (skipped). Prints "N images, M sections" on success. */
-#define _XOPEN_SOURCE 700 /* realpath */
-#include <dirent.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "clrie/ilgraph.h"
 
 #include "support.h"
 
 #define SKIPPED 77
-
-static uint8_t *read_file(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    uint8_t *data = NULL;
-    if (fseek(f, 0, SEEK_END) == 0) {
-        long n = ftell(f);
-        if (n > 0 && fseek(f, 0, SEEK_SET) == 0 && (data = malloc((size_t)n))) {
-            if (fread(data, 1, (size_t)n, f) != (size_t)n) {
-                free(data);
-                data = NULL;
-            } else {
-                *size = (size_t)n;
-            }
-        }
-    }
-    fclose(f);
-    return data;
-}
 
 static uint32_t read32(const uint8_t *p)
 {
@@ -74,7 +48,7 @@ static uint8_t *map_like_loader(const struct clrie_il_pe_image *flat, const uint
 static int check(const char *path, size_t *sections)
 {
     size_t size = 0;
-    uint8_t *file = read_file(path, &size);
+    uint8_t *file = (uint8_t *)test_read_file(path, &size);
     if (!file) {
         fprintf(stderr, "%s: cannot read: %s\n", path, strerror(errno));
         return 1;
@@ -127,47 +101,29 @@ done:
     return failures;
 }
 
+struct totals {
+    size_t sections;
+    int failures;
+};
+
+static void visit(const char *path, void *ctx)
+{
+    struct totals *t = ctx;
+    t->failures += check(path, &t->sections);
+}
+
 int main(void)
 {
-    char *root = test_dotnet_framework_root();
-    if (!root) {
+    struct totals t = {0};
+    long images = test_dotnet_each_dll(visit, &t);
+    if (images < 0) {
         printf("no .NET shared framework found: skipped\n");
         return SKIPPED;
     }
-    size_t images = 0, sections = 0;
-    int failures = 0;
-    DIR *versions = opendir(root);
-    struct dirent *version;
-    while (versions && (version = readdir(versions))) {
-        if (version->d_name[0] == '.')
-            continue;
-        char dir_path[PATH_MAX];
-        int n = snprintf(dir_path, sizeof(dir_path), "%s/%s", root, version->d_name);
-        if (n < 0 || (size_t)n >= sizeof(dir_path))
-            continue;
-        DIR *dir = opendir(dir_path);
-        struct dirent *entry;
-        while (dir && (entry = readdir(dir))) {
-            size_t len = strlen(entry->d_name);
-            if (len < 5 || strcmp(entry->d_name + len - 4, ".dll") != 0)
-                continue;
-            char path[PATH_MAX];
-            n = snprintf(path, sizeof(path), "%s/%s", dir_path, entry->d_name);
-            if (n < 0 || (size_t)n >= sizeof(path))
-                continue;
-            failures += check(path, &sections);
-            images++;
-        }
-        if (dir)
-            closedir(dir);
-    }
-    if (versions)
-        closedir(versions);
-    free(root);
     if (images == 0) {
         printf("no managed DLLs in the shared framework: skipped\n");
         return SKIPPED;
     }
-    printf("%zu images, %zu sections, %d failures\n", images, sections, failures);
-    return failures ? 1 : 0;
+    printf("%ld images, %zu sections, %d failures\n", images, t.sections, t.failures);
+    return t.failures ? 1 : 0;
 }
