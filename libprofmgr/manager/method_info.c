@@ -250,11 +250,11 @@ static HRESULT types_of(struct method_info *mi, ITypeCreator **out)
 /* The local-variable signature token of the original header (0: none). */
 static mdSignature header_local_sig_token(const struct method_info *mi)
 {
-    const BYTE *b = mi->original_body;
-    if (!b || mi->original_size < 12 || (b[0] & 0x3) != 0x3)
-        return 0; /* tiny headers have no locals */
-    return (mdSignature)b[8] | (mdSignature)b[9] << 8 | (mdSignature)b[10] << 16 |
-           (mdSignature)b[11] << 24;
+    struct clrie_il_body_layout body;
+    if (!mi->original_body ||
+        clrie_il_body_measure(mi->original_body, mi->original_size, &body, NULL) != 0)
+        return 0;
+    return body.header.local_sig_token; /* 0 for a tiny header: no locals */
 }
 
 static HRESULT locals_get(void *ctx, const uint8_t **sig, size_t *len)

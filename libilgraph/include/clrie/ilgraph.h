@@ -762,6 +762,40 @@ int clrie_il_sig_local_header(const uint8_t *sig, size_t len, uint32_t *count, s
 int clrie_il_sig_local_append(const uint8_t *sig, size_t len, const uint8_t *type, size_t type_len,
                               uint8_t **out, size_t *out_len, uint32_t *index);
 
+/* ---- ECMA-335 encodings: method bodies (II.25.4) ---------------------------------------- */
+
+/* Extra data section kinds (CorILMethodSect) and the fat header's format bits. */
+#define CLRIE_IL_SECTION_EH_TABLE 0x01u
+#define CLRIE_IL_SECTION_OPT_IL_TABLE 0x02u
+#define CLRIE_IL_SECTION_FAT_FORMAT 0x40u
+#define CLRIE_IL_SECTION_MORE_SECTS 0x80u
+
+/* Where the parts of a method body lie, from its start. */
+struct clrie_il_body_layout {
+    struct clrie_il_header header; /* as stored; code_size is the header's */
+    size_t code_offset;            /* 1 after a tiny header, 12 after a fat one */
+    size_t sections_offset;        /* first extra data section; 0 when there is none */
+    uint32_t section_count;
+    size_t len; /* the whole body: header, code, padding and every data section */
+};
+
+/* Measures the body at the start of body[0..len): its header, its code and the chain of
+ * data sections that follows at 4-byte boundaries (their kinds are not checked). -EILSEQ
+ * (diag: offset into body) when the header is neither tiny nor fat or a part runs past len. */
+int clrie_il_body_measure(const uint8_t *body, size_t len, struct clrie_il_body_layout *out,
+                          struct clrie_il_diag *diag);
+
+/* One exception clause as stored in a small (12-byte) or fat (24-byte) EH section; extra is
+ * the class token of a catch clause, the filter offset of a filter clause. */
+struct clrie_il_eh_clause_raw {
+    uint32_t flags;
+    uint32_t try_offset, try_length;
+    uint32_t handler_offset, handler_length;
+    uint32_t extra;
+};
+/* Reads the clause at p (12 bytes when small, 24 when fat). */
+void clrie_il_eh_clause_read(const uint8_t *p, bool fat, struct clrie_il_eh_clause_raw *out);
+
 /* ---- ECMA-335 encodings: PE images (II.25) ---------------------------------------------- */
 /* The one reader of PE/COFF and CLI headers in clrie: for an assembly file (size known, flat
  * layout) and for a module image the runtime has loaded (mapped, sections at their RVAs, or
