@@ -15,16 +15,6 @@ enum {
     SECTION_HEADER_SIZE = 4,
 };
 
-static uint16_t rd16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | (p[1] << 8));
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
-
 static size_t align4(size_t n)
 {
     return (n + 3) & ~(size_t)3;
@@ -91,14 +81,14 @@ int clrie_il_body_measure(const uint8_t *body, size_t len, struct clrie_il_body_
     if (len < FAT_HEADER_SIZE)
         return il_diag(diag, -EILSEQ, (uint32_t)len,
                        "fat method header needs 12 bytes, the body has %zu", len);
-    uint16_t word = rd16(body);
+    uint16_t word = il_le16(body);
     if (word >> 12 != FAT_HEADER_DWORDS)
         return il_diag(diag, -EILSEQ, 1, "fat method header size is %u dwords, not 3", word >> 12);
     b.header.fat = true;
     b.header.flags = word & 0x0FFF;
-    b.header.max_stack = rd16(body + 2);
-    b.header.code_size = rd32(body + 4);
-    b.header.local_sig_token = rd32(body + 8);
+    b.header.max_stack = il_le16(body + 2);
+    b.header.code_size = il_le32(body + 4);
+    b.header.local_sig_token = il_le32(body + 8);
     b.code_offset = FAT_HEADER_SIZE;
     if (b.header.code_size > len - FAT_HEADER_SIZE)
         return il_diag(diag, -EILSEQ, 4,
@@ -120,10 +110,10 @@ int clrie_il_body_measure(const uint8_t *body, size_t len, struct clrie_il_body_
 void clrie_il_eh_clause_read(const uint8_t *p, bool fat, struct clrie_il_eh_clause_raw *out)
 {
     if (fat) {
-        *out = (struct clrie_il_eh_clause_raw){rd32(p),      rd32(p + 4),  rd32(p + 8),
-                                               rd32(p + 12), rd32(p + 16), rd32(p + 20)};
+        *out = (struct clrie_il_eh_clause_raw){il_le32(p),      il_le32(p + 4),  il_le32(p + 8),
+                                               il_le32(p + 12), il_le32(p + 16), il_le32(p + 20)};
     } else {
-        *out = (struct clrie_il_eh_clause_raw){rd16(p),     rd16(p + 2), p[4],
-                                               rd16(p + 5), p[7],        rd32(p + 8)};
+        *out = (struct clrie_il_eh_clause_raw){il_le16(p),     il_le16(p + 2), p[4],
+                                               il_le16(p + 5), p[7],           il_le32(p + 8)};
     }
 }

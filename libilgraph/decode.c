@@ -8,11 +8,6 @@
 
 #include "graph_private.h"
 
-static uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* Counts the instructions of code[0..len) up to the first malformed one, so the arrays of
  * the real pass can come from the arena at their final size. */
 static size_t count_instructions(const uint8_t *code, size_t len)
@@ -32,7 +27,7 @@ static size_t count_instructions(const uint8_t *code, size_t len)
         if (len - pos < operand)
             break;
         if (d & IL_DECODE_SWITCH) {
-            uint32_t n = le32(code + pos);
+            uint32_t n = il_le32(code + pos);
             if (n > (len - pos - 4) / 4)
                 break;
             operand += 4 * (size_t)n;
@@ -200,7 +195,7 @@ static int read_switch(struct clrie_il_graph *g, struct clrie_il_instr *n, uint3
         return -ENOMEM;
     size_t end = p + 4 * (size_t)count;
     for (uint32_t i = 0; i < count; i++) {
-        int64_t target = (int64_t)end + (int32_t)le32(code + p + 4 * (size_t)i);
+        int64_t target = (int64_t)end + (int32_t)il_le32(code + p + 4 * (size_t)i);
         if (target < 0 || (uint64_t)target >= len)
             return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
                            "switch at IL offset %zu: target %u is IL offset %lld, outside "

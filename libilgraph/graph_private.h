@@ -130,6 +130,17 @@ struct clrie_il_graph {
     uint32_t local_sig_token;
 };
 
+/* Little-endian reads of ECMA-335 structures; the caller has checked the bounds. */
+static inline uint16_t il_le16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t il_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 /* Formats a diagnostic (diag may be NULL). Returns err, so callers can `return diag_set(...)`. */
 int il_diag(struct clrie_il_diag *diag, int err, uint32_t offset, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

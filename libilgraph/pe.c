@@ -18,16 +18,6 @@ enum {
     CLI_DIRECTORY = 14,
 };
 
-static uint16_t rd16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | (p[1] << 8));
-}
-
-static uint32_t rd32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
-}
-
 static uint64_t min64(uint64_t a, uint64_t b)
 {
     return a < b ? a : b;
@@ -101,10 +91,10 @@ static int read_sections(struct clrie_il_pe_image *image, uint64_t table, uint16
         uint64_t at = table + (uint64_t)i * SECTION_HEADER_SIZE;
         const uint8_t *h = image->base + at;
         struct clrie_il_pe_section *s = &image->sections[i];
-        s->virtual_size = rd32(h + 8);
-        s->virtual_address = rd32(h + 12);
-        s->raw_size = rd32(h + 16);
-        s->raw_offset = rd32(h + 20);
+        s->virtual_size = il_le32(h + 8);
+        s->virtual_address = il_le32(h + 12);
+        s->raw_size = il_le32(h + 16);
+        s->raw_offset = il_le32(h + 20);
         uint32_t extent = s->virtual_size ? s->virtual_size : s->raw_size;
         if ((uint64_t)s->virtual_address + extent > UINT32_MAX)
             return il_diag(diag, -EILSEQ, (uint32_t)at,
@@ -116,7 +106,7 @@ static int read_sections(struct clrie_il_pe_image *image, uint64_t table, uint16
 static int read_cli_header(struct clrie_il_pe_image *image, uint32_t directory,
                            struct clrie_il_diag *diag)
 {
-    uint32_t rva = rd32(image->base + directory), size = rd32(image->base + directory + 4);
+    uint32_t rva = il_le32(image->base + directory), size = il_le32(image->base + directory + 4);
     if (rva == 0 || size == 0)
         return 0; /* not a .NET image */
     if (size < CLRIE_IL_PE_CLI_HEADER_SIZE)
@@ -130,21 +120,21 @@ static int read_cli_header(struct clrie_il_pe_image *image, uint32_t directory,
                        "CLI header at RVA 0x%X needs 72 bytes but its section holds only %zu", rva,
                        available);
     const uint8_t *h = image->base + at;
-    if (rd32(h) < CLRIE_IL_PE_CLI_HEADER_SIZE)
-        return il_diag(diag, -EILSEQ, (uint32_t)at, "CLI header cb %u is below 72", rd32(h));
+    if (il_le32(h) < CLRIE_IL_PE_CLI_HEADER_SIZE)
+        return il_diag(diag, -EILSEQ, (uint32_t)at, "CLI header cb %u is below 72", il_le32(h));
     memcpy(image->cli_header, h, CLRIE_IL_PE_CLI_HEADER_SIZE);
     image->has_cli_header = true;
     image->cli_header_offset = (uint32_t)at;
-    image->runtime_major = rd16(h + 4);
-    image->runtime_minor = rd16(h + 6);
-    image->metadata_rva = rd32(h + 8);
-    image->metadata_size = rd32(h + 12);
-    image->cli_flags = rd32(h + 16);
-    image->entry_point = rd32(h + 20);
+    image->runtime_major = il_le16(h + 4);
+    image->runtime_minor = il_le16(h + 6);
+    image->metadata_rva = il_le32(h + 8);
+    image->metadata_size = il_le32(h + 12);
+    image->cli_flags = il_le32(h + 16);
+    image->entry_point = il_le32(h + 20);
     /* With COMIMAGE_FLAGS_NATIVE_ENTRYPOINT the field is an RVA, not a token. */
     if (!(image->cli_flags & CLRIE_IL_COMIMAGE_FLAGS_NATIVE_ENTRYPOINT))
         image->entry_point_token = image->entry_point;
-    image->ready_to_run = rd32(h + 64) != 0;
+    image->ready_to_run = il_le32(h + 64) != 0;
     return 0;
 }
 
@@ -158,7 +148,7 @@ static int read_headers(struct clrie_il_pe_image *image, struct clrie_il_diag *d
                        (unsigned long long)limit);
     if (d[0] != 'M' || d[1] != 'Z')
         return il_diag(diag, -EILSEQ, 0, "no DOS signature 'MZ'");
-    uint32_t pe = rd32(d + DOS_LFANEW);
+    uint32_t pe = il_le32(d + DOS_LFANEW);
     if (pe < DOS_HEADER_SIZE || (uint64_t)pe + 4 + COFF_HEADER_SIZE + 2 > limit)
         return il_diag(diag, -EILSEQ, DOS_LFANEW,
                        "PE header offset 0x%X leaves no room for the PE, COFF and optional "
@@ -168,11 +158,11 @@ static int read_headers(struct clrie_il_pe_image *image, struct clrie_il_diag *d
         return il_diag(diag, -EILSEQ, pe, "no PE signature 'PE\\0\\0'");
 
     const uint8_t *coff = d + pe + 4;
-    image->machine = rd16(coff);
-    uint16_t section_count = rd16(coff + 2);
-    uint16_t optional_size = rd16(coff + 16);
+    image->machine = il_le16(coff);
+    uint16_t section_count = il_le16(coff + 2);
+    uint16_t optional_size = il_le16(coff + 16);
     uint32_t optional = pe + 4 + COFF_HEADER_SIZE;
-    uint16_t magic = rd16(d + optional);
+    uint16_t magic = il_le16(d + optional);
     uint32_t count_at, directories_at;
     if (magic == PE32_MAGIC) {
         count_at = 92;
@@ -190,8 +180,8 @@ static int read_headers(struct clrie_il_pe_image *image, struct clrie_il_diag *d
         return il_diag(diag, -EILSEQ, optional,
                        "optional header (%u bytes) too short for its %s fields", optional_size,
                        image->pe32_plus ? "PE32+" : "PE32");
-    image->size_of_image = rd32(d + optional + 56);
-    image->size_of_headers = rd32(d + optional + 60);
+    image->size_of_image = il_le32(d + optional + 56);
+    image->size_of_headers = il_le32(d + optional + 60);
     if (image->size_of_headers > image->readable)
         return il_diag(diag, -EILSEQ, optional + 60,
                        "SizeOfHeaders 0x%X is past the end of the image (%llu bytes)",
@@ -206,7 +196,7 @@ static int read_headers(struct clrie_il_pe_image *image, struct clrie_il_diag *d
                        "(0x%X)",
                        section_count, image->size_of_headers);
     /* From here on every header read is below SizeOfHeaders, which is readable. */
-    uint32_t directory_count = rd32(d + optional + count_at);
+    uint32_t directory_count = il_le32(d + optional + count_at);
     if ((uint64_t)directories_at + (uint64_t)directory_count * 8 > optional_size)
         return il_diag(diag, -EILSEQ, optional + count_at,
                        "%u data directories do not fit in the optional header (%u bytes)",

@@ -6,6 +6,10 @@
  * move nodes and references; encoding recomputes offsets, picks branch forms and writes a new
  * body plus the map from original to new offsets.
  *
+ * It is also clrie's one ECMA-335 encoding layer (sections at the end): signatures
+ * (compressed integers, coded tokens, element types, method and local signatures), method
+ * body layout and raw EH clauses, and PE images (a file, or a module the runtime has loaded).
+ *
  * Memory: every node, clause and switch-target array of a graph lives in one arena owned by
  * the graph and freed by clrie_il_graph_free(). Node and clause pointers are borrowed: they
  * stay valid until the graph is freed or reset (clrie_il_graph_reset(),
