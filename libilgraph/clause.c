@@ -146,3 +146,19 @@ int clrie_il_graph_remove_clause(struct clrie_il_graph *g, struct clrie_il_claus
     }
     return -EINVAL;
 }
+
+const char *clrie_il_eh_kind_name(uint32_t kind)
+{
+    switch (kind) {
+    case CLRIE_IL_EH_CATCH:
+        return "catch";
+    case CLRIE_IL_EH_FILTER:
+        return "filter";
+    case CLRIE_IL_EH_FINALLY:
+        return "finally";
+    case CLRIE_IL_EH_FAULT:
+        return "fault";
+    default:
+        return NULL;
+    }
+}

@@ -8,21 +8,6 @@
 
 #include "graph_private.h"
 
-#define SECT_EH_TABLE 0x01u
-#define SECT_OPT_IL_TABLE 0x02u
-#define SECT_FAT 0x40u
-#define SECT_MORE 0x80u
-
-static uint16_t le16(const uint8_t *p)
-{
-    return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 /* Counts the instructions of code[0..len) up to the first malformed one, so the arrays of
  * the real pass can come from the arena at their final size. */
 static size_t count_instructions(const uint8_t *code, size_t len)
@@ -42,7 +27,7 @@ static size_t count_instructions(const uint8_t *code, size_t len)
         if (len - pos < operand)
             break;
         if (d & IL_DECODE_SWITCH) {
-            uint32_t n = le32(code + pos);
+            uint32_t n = il_le32(code + pos);
             if (n > (len - pos - 4) / 4)
                 break;
             operand += 4 * (size_t)n;
@@ -210,7 +195,7 @@ static int read_switch(struct clrie_il_graph *g, struct clrie_il_instr *n, uint3
         return -ENOMEM;
     size_t end = p + 4 * (size_t)count;
     for (uint32_t i = 0; i < count; i++) {
-        int64_t target = (int64_t)end + (int32_t)le32(code + p + 4 * (size_t)i);
+        int64_t target = (int64_t)end + (int32_t)il_le32(code + p + 4 * (size_t)i);
         if (target < 0 || (uint64_t)target >= len)
             return il_diag(diag, -EILSEQ, (uint32_t)(base + start),
                            "switch at IL offset %zu: target %u is IL offset %lld, outside "
@@ -461,22 +446,9 @@ static int bind_block(struct clrie_il_graph *g, uint32_t start, uint32_t length,
 static int read_clause(struct clrie_il_graph *g, const uint8_t *p, bool fat, size_t pos,
                        uint32_t section, struct clrie_il_diag *diag)
 {
-    uint32_t flags, try_off, try_len, h_off, h_len, extra;
-    if (fat) {
-        flags = le32(p);
-        try_off = le32(p + 4);
-        try_len = le32(p + 8);
-        h_off = le32(p + 12);
-        h_len = le32(p + 16);
-        extra = le32(p + 20);
-    } else {
-        flags = le16(p);
-        try_off = le16(p + 2);
-        try_len = p[4];
-        h_off = le16(p + 5);
-        h_len = p[7];
-        extra = le32(p + 8);
-    }
+    struct clrie_il_eh_clause_raw raw;
+    clrie_il_eh_clause_read(p, fat, &raw);
+    uint32_t flags = raw.flags, extra = raw.extra;
     uint32_t kind = flags & CLRIE_IL_EH_KIND_MASK;
     if (kind != CLRIE_IL_EH_CATCH && kind != CLRIE_IL_EH_FILTER && kind != CLRIE_IL_EH_FINALLY &&
         kind != CLRIE_IL_EH_FAULT)
@@ -489,9 +461,11 @@ static int read_clause(struct clrie_il_graph *g, const uint8_t *p, bool fat, siz
     c->section = section;
     c->try_first.kind = c->handler_first.kind = c->filter_first.kind = IL_REF_FIRST;
     c->try_last.kind = c->handler_last.kind = IL_REF_LAST;
-    int r = bind_block(g, try_off, try_len, &c->try_first, &c->try_last, "try", pos, diag);
+    int r = bind_block(g, raw.try_offset, raw.try_length, &c->try_first, &c->try_last, "try", pos,
+                       diag);
     if (r == 0)
-        r = bind_block(g, h_off, h_len, &c->handler_first, &c->handler_last, "handler", pos, diag);
+        r = bind_block(g, raw.handler_offset, raw.handler_length, &c->handler_first,
+                       &c->handler_last, "handler", pos, diag);
     if (r == 0 && kind == CLRIE_IL_EH_FILTER) {
         struct clrie_il_instr *f = il_nodes_at(g->orig, g->orig_count, extra, true);
         if (!f)
@@ -514,44 +488,30 @@ static int read_clause(struct clrie_il_graph *g, const uint8_t *p, bool fat, siz
     return r;
 }
 
-static int read_sections(struct clrie_il_graph *g, const uint8_t *body, size_t len, size_t pos,
-                         struct clrie_il_diag *diag)
+/* Reads the clauses of the data sections body_measure found: each must be an EH table. */
+static int read_sections(struct clrie_il_graph *g, const uint8_t *body,
+                         const struct clrie_il_body_layout *layout, struct clrie_il_diag *diag)
 {
-    size_t cap = 0;
-    for (;;) {
-        pos = (pos + 3) & ~(size_t)3;
-        if (pos > len || len - pos < 4)
-            return il_diag(diag, -EILSEQ, (uint32_t)(pos > len ? len : pos),
-                           "the header promises an exception section at offset %zu, but the "
-                           "body ends at %zu",
-                           pos, len);
+    size_t cap = 0, pos = layout->sections_offset;
+    for (uint32_t s = 0; s < layout->section_count; s++) {
         uint8_t kind = body[pos];
-        if (!(kind & SECT_EH_TABLE) || (kind & SECT_OPT_IL_TABLE))
+        if (!(kind & CLRIE_IL_SECTION_EH_TABLE) || (kind & CLRIE_IL_SECTION_OPT_IL_TABLE))
             return il_diag(diag, -EILSEQ, (uint32_t)pos,
                            "section kind 0x%02X is not an exception table", kind);
-        bool fat = kind & SECT_FAT;
+        bool fat = kind & CLRIE_IL_SECTION_FAT_FORMAT;
         size_t data =
             fat ? (size_t)body[pos + 1] | (size_t)body[pos + 2] << 8 | (size_t)body[pos + 3] << 16
                 : body[pos + 1];
         size_t clause_size = fat ? 24 : 12;
-        if (data < 4)
-            return il_diag(diag, -EILSEQ, (uint32_t)pos,
-                           "exception section of %zu bytes is smaller than its 4-byte header",
-                           data);
-        if (data > len - pos)
-            return il_diag(diag, -EILSEQ, (uint32_t)pos,
-                           "exception section of %zu bytes runs past the end of the body (%zu "
-                           "bytes left)",
-                           data, len - pos);
         size_t n = (data - 4) / clause_size;
         if (g->section_count == cap) {
             cap = cap ? cap * 2 : 4;
-            struct il_section *s = il_arena_array(&g->arena, cap, sizeof(*s));
-            if (!s)
+            struct il_section *sections = il_arena_array(&g->arena, cap, sizeof(*sections));
+            if (!sections)
                 return -ENOMEM;
             if (g->section_count)
-                memcpy(s, g->sections, g->section_count * sizeof(*s));
-            g->sections = s;
+                memcpy(sections, g->sections, g->section_count * sizeof(*sections));
+            g->sections = sections;
         }
         g->sections[g->section_count].fat = fat;
         g->sections[g->section_count].clause_count = (uint32_t)n;
@@ -562,10 +522,9 @@ static int read_sections(struct clrie_il_graph *g, const uint8_t *body, size_t l
                 return r;
         }
         g->section_count++;
-        pos += data;
-        if (!(kind & SECT_MORE))
-            return 0;
+        pos = (pos + data + 3) & ~(size_t)3;
     }
+    return 0;
 }
 
 /* ---- Entry points ---- */
@@ -609,57 +568,23 @@ static int finish_code(struct clrie_il_graph *g, const uint8_t *code, size_t len
     return 0;
 }
 
-/* Reads a method header: its facts and its size in bytes. */
-static int read_header(const uint8_t *body, size_t len, struct clrie_il_header *h, size_t *size,
+/* Decodes the body laid out as layout into the empty graph g, with room for slots nodes at
+ * first. */
+static int decode_body(struct clrie_il_graph *g, const uint8_t *body,
+                       const struct clrie_il_body_layout *layout, size_t slots,
                        struct clrie_il_diag *diag)
 {
-    if (len == 0)
-        return il_diag(diag, -EILSEQ, 0, "empty body: expected a tiny or fat method header");
-    *h = (struct clrie_il_header){.max_stack = 8};
-    uint8_t b0 = body[0];
-    if ((b0 & 3) == 2) {
-        *size = 1;
-        h->code_size = b0 >> 2;
-    } else if ((b0 & 3) == 3) {
-        if (len < 12)
-            return il_diag(diag, -EILSEQ, (uint32_t)len,
-                           "fat method header needs 12 bytes, the body has %zu", len);
-        uint16_t w = le16(body);
-        if (w >> 12 != 3)
-            return il_diag(diag, -EILSEQ, 1, "fat header size is %u dwords, expected 3", w >> 12);
-        *size = 12;
-        h->fat = true;
-        h->flags = w & 0x0FFF;
-        h->max_stack = le16(body + 2);
-        h->code_size = le32(body + 4);
-        h->local_sig_token = le32(body + 8);
-    } else {
-        return il_diag(diag, -EILSEQ, 0,
-                       "byte 0x%02X is not a method header (low bits 2 = tiny, 3 = fat)", b0);
-    }
-    if (h->code_size > len - *size)
-        return il_diag(diag, -EILSEQ, (uint32_t)*size,
-                       "code of %u bytes runs past the end of the body (%zu bytes after the "
-                       "header)",
-                       h->code_size, len - *size);
-    return 0;
-}
-
-/* Decodes the body with header h (header bytes long) into the empty graph g, with room for
- * slots nodes at first. */
-static int decode_body(struct clrie_il_graph *g, const uint8_t *body, size_t len,
-                       const struct clrie_il_header *h, size_t header, size_t slots,
-                       struct clrie_il_diag *diag)
-{
+    const struct clrie_il_header *h = &layout->header;
     if (h->fat) {
         g->fat = g->orig_fat = true;
         g->flags = h->flags;
         g->max_stack = h->max_stack;
         g->local_sig_token = h->local_sig_token;
     }
-    int r = finish_code(g, body + header, h->code_size, slots, header, diag);
-    if (r == 0 && g->fat && (g->flags & CLRIE_IL_HEADER_MORE_SECTS))
-        r = read_sections(g, body, len, header + h->code_size, diag);
+    int r =
+        finish_code(g, body + layout->code_offset, h->code_size, slots, layout->code_offset, diag);
+    if (r == 0)
+        r = read_sections(g, body, layout, diag);
     return r;
 }
 
@@ -668,16 +593,15 @@ int clrie_il_graph_decode(const uint8_t *body, size_t len, struct clrie_il_graph
 {
     if ((!body && len) || !out)
         return -EINVAL;
-    struct clrie_il_header h = {0};
-    size_t header = 0;
-    int r = read_header(body, len, &h, &header, diag);
+    struct clrie_il_body_layout layout;
+    int r = clrie_il_body_measure(body, len, &layout, diag);
     if (r < 0)
         return r;
-    size_t slots = node_slots(body + header, h.code_size);
-    struct clrie_il_graph *g = graph_for_code(h.code_size, slots);
+    size_t slots = node_slots(body + layout.code_offset, layout.header.code_size);
+    struct clrie_il_graph *g = graph_for_code(layout.header.code_size, slots);
     if (!g)
         return -ENOMEM;
-    r = decode_body(g, body, len, &h, header, slots, diag);
+    r = decode_body(g, body, &layout, slots, diag);
     if (r < 0) {
         clrie_il_graph_free(g);
         return r;
@@ -692,11 +616,11 @@ int clrie_il_graph_decode_into(struct clrie_il_graph *g, const uint8_t *body, si
     if (!g || (!body && len))
         return -EINVAL;
     clrie_il_graph_reset(g);
-    struct clrie_il_header h = {0};
-    size_t header = 0;
-    int r = read_header(body, len, &h, &header, diag);
+    struct clrie_il_body_layout layout;
+    int r = clrie_il_body_measure(body, len, &layout, diag);
     if (r == 0)
-        r = decode_body(g, body, len, &h, header, node_slots(body + header, h.code_size), diag);
+        r = decode_body(g, body, &layout,
+                        node_slots(body + layout.code_offset, layout.header.code_size), diag);
     if (r < 0)
         clrie_il_graph_reset(g);
     return r;

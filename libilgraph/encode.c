@@ -8,9 +8,6 @@
 
 #define FAT_FORMAT 0x3u
 #define TINY_FORMAT 0x2u
-#define SECT_EH_TABLE 0x01u
-#define SECT_FAT 0x40u
-#define SECT_MORE 0x80u
 
 static void put16(uint8_t *p, uint32_t v)
 {
@@ -383,8 +380,9 @@ int clrie_il_graph_encode(struct clrie_il_graph *g, unsigned flags, uint8_t **bo
         const struct group *gr = &groups[s];
         pos = (pos + 3) & ~(size_t)3;
         size_t data = group_size(gr);
-        buf[pos] = (uint8_t)(SECT_EH_TABLE | (gr->fat ? SECT_FAT : 0) |
-                             (s + 1 < group_count ? SECT_MORE : 0));
+        buf[pos] =
+            (uint8_t)(CLRIE_IL_SECTION_EH_TABLE | (gr->fat ? CLRIE_IL_SECTION_FAT_FORMAT : 0) |
+                      (s + 1 < group_count ? CLRIE_IL_SECTION_MORE_SECTS : 0));
         buf[pos + 1] = (uint8_t)data;
         buf[pos + 2] = gr->fat ? (uint8_t)(data >> 8) : 0; /* small: reserved */
         buf[pos + 3] = gr->fat ? (uint8_t)(data >> 16) : 0;

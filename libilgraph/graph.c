@@ -20,6 +20,19 @@ int il_diag(struct clrie_il_diag *diag, int err, uint32_t offset, const char *fm
     return err;
 }
 
+void il_report(struct il_reporter *r, uint32_t offset, const char *fmt, ...)
+{
+    r->problems++;
+    if (!r->report)
+        return;
+    char msg[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    r->report(r->ctx, offset, msg);
+}
+
 /* ---- References ---- */
 
 void il_ref_set(struct il_ref *ref, struct clrie_il_instr *target)

@@ -130,9 +130,30 @@ struct clrie_il_graph {
     uint32_t local_sig_token;
 };
 
+/* Little-endian reads of ECMA-335 structures; the caller has checked the bounds. */
+static inline uint16_t il_le16(const uint8_t *p)
+{
+    return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static inline uint32_t il_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
 /* Formats a diagnostic (diag may be NULL). Returns err, so callers can `return diag_set(...)`. */
 int il_diag(struct clrie_il_diag *diag, int err, uint32_t offset, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* Where a checker sends what it finds: every problem is counted, and passed to report (when
+ * there is one) as a sentence at an IL offset. stack.c and verify.c share it. */
+struct il_reporter {
+    clrie_il_report_fn report;
+    void *ctx;
+    int problems;
+};
+void il_report(struct il_reporter *r, uint32_t offset, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* The opcode table, indexed by ordinal (rows with a NULL name are not opcodes). Nodes only
  * ever hold valid opcodes, so internal code indexes it directly. */

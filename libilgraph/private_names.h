@@ -4,6 +4,7 @@
 #ifndef CLRIE_ILGRAPH_PRIVATE_NAMES_H
 #define CLRIE_ILGRAPH_PRIVATE_NAMES_H
 
+#define il_append_new clrie_il__append_new
 #define il_arena_alloc_chunk clrie_il__arena_alloc_chunk
 #define il_arena_array clrie_il__arena_array
 #define il_arena_finish clrie_il__arena_finish
@@ -26,7 +27,11 @@
 #define il_parse_context clrie_il__parse_context
 #define il_ref_set clrie_il__ref_set
 #define il_refs_move clrie_il__refs_move
+#define il_report clrie_il__report
 #define il_return_local clrie_il__return_local
+#define il_rets_to_branches clrie_il__rets_to_branches
 #define il_stack_analyse clrie_il__stack_analyse
+#define il_transform_end clrie_il__transform_end
+#define il_switch_alloc clrie_il__switch_alloc
 
 #endif

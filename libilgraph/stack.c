@@ -16,26 +16,8 @@ struct walk {
     uint32_t *work;
     size_t work_len;
     bool *mismatch_reported;
-    clrie_il_report_fn report;
-    void *report_ctx;
-    int problems;
+    struct il_reporter out;
 };
-
-static void problem(struct walk *w, uint32_t offset, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void problem(struct walk *w, uint32_t offset, const char *fmt, ...)
-{
-    w->problems++;
-    if (!w->report)
-        return;
-    char msg[200];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    w->report(w->report_ctx, offset, msg);
-}
 
 static void merge(struct walk *w, size_t j, int32_t depth)
 {
@@ -44,9 +26,9 @@ static void merge(struct walk *w, size_t j, int32_t depth)
         w->work[w->work_len++] = (uint32_t)j;
     } else if (w->entry[j] != depth && !w->mismatch_reported[j]) {
         w->mismatch_reported[j] = true;
-        problem(w, w->g->cur[j]->offset,
-                "stack height differs where paths meet: %d items on one path, %d on another",
-                w->entry[j], depth);
+        il_report(&w->out, w->g->cur[j]->offset,
+                  "stack height differs where paths meet: %d items on one path, %d on another",
+                  w->entry[j], depth);
     }
 }
 
@@ -54,8 +36,8 @@ static void fall_through(struct walk *w, size_t i, int32_t depth)
 {
     const struct clrie_il_instr *n = w->g->cur[i];
     if (i + 1 >= w->g->count)
-        problem(w, n->offset, "execution falls off the end of the method after %s",
-                (&il_opcode_infos[n->opcode])->name);
+        il_report(&w->out, n->offset, "execution falls off the end of the method after %s",
+                  (&il_opcode_infos[n->opcode])->name);
     else
         merge(w, i + 1, depth);
 }
@@ -72,8 +54,8 @@ static int effect(struct walk *w, const struct clrie_il_instr *n, clrie_il_stack
     uint32_t token = n->opcode == CLRIE_IL_OP_RET ? 0 : (uint32_t)n->u.i;
     int r = resolve ? resolve(ctx, n->opcode, token, eff) : -EINVAL;
     if (r < 0) {
-        problem(w, n->offset, "cannot tell the stack effect of %s (token 0x%08X)", info->name,
-                token);
+        il_report(&w->out, n->offset, "cannot tell the stack effect of %s (token 0x%08X)",
+                  info->name, token);
         return r < 0 ? r : -EINVAL;
     }
     return 0;
@@ -87,7 +69,7 @@ int il_stack_analyse(struct clrie_il_graph *g, clrie_il_stack_fn resolve, void *
     if (r < 0)
         return r;
     size_t n = g->count;
-    struct walk w = {.g = g, .report = report, .report_ctx = report_ctx};
+    struct walk w = {.g = g, .out = {report, report_ctx, 0}};
     /* One allocation for the scratch arrays: entry depths (unless the caller's), the work
      * list and the mismatch flags. */
     size_t cap = n ? n : 1;
@@ -126,14 +108,14 @@ int il_stack_analyse(struct clrie_il_graph *g, clrie_il_stack_fn resolve, void *
             goto out;
         int64_t after;
         if ((int64_t)depth < (int64_t)eff.pop) {
-            problem(&w, node->offset, "stack underflow: %s takes %u items, the stack has %d",
-                    info->name, eff.pop, depth);
+            il_report(&w.out, node->offset, "stack underflow: %s takes %u items, the stack has %d",
+                      info->name, eff.pop, depth);
             after = eff.push;
         } else {
             after = (int64_t)depth - eff.pop + eff.push;
         }
         if (after > INT32_MAX / 2) {
-            problem(&w, node->offset, "stack depth overflows");
+            il_report(&w.out, node->offset, "stack depth overflows");
             after = INT32_MAX / 2;
         }
         if ((uint32_t)after > max)
@@ -164,11 +146,12 @@ int il_stack_analyse(struct clrie_il_graph *g, clrie_il_stack_fn resolve, void *
             break;
         case CLRIE_IL_FLOW_RETURN:
             if (after != 0)
-                problem(&w, node->offset, "ret leaves %lld items on the stack", (long long)after);
+                il_report(&w.out, node->offset, "ret leaves %lld items on the stack",
+                          (long long)after);
             break;
         case CLRIE_IL_FLOW_JMP:
             if (depth != 0)
-                problem(&w, node->offset, "jmp needs an empty stack, it has %d items", depth);
+                il_report(&w.out, node->offset, "jmp needs an empty stack, it has %d items", depth);
             break;
         default: /* throw, rethrow, endfinally, endfilter: nothing follows */
             break;
@@ -176,7 +159,7 @@ int il_stack_analyse(struct clrie_il_graph *g, clrie_il_stack_fn resolve, void *
     }
     if (max_out)
         *max_out = max;
-    r = w.problems;
+    r = w.out.problems;
 out:
     free(scratch);
     return r;

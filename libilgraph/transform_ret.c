@@ -45,15 +45,11 @@ int il_return_local(const struct clrie_il_method_context *m, const struct clrie_
 {
     /* The local's type is the return type without its custom modifiers. */
     const uint8_t *type = m->method_sig + sig->ret_offset;
-    size_t len = sig->ret_len;
-    while (len && (type[0] == 0x1F || type[0] == 0x20)) {
-        uint32_t tok;
-        size_t used;
-        if (clrie_il_sig_read_uint(type + 1, len - 1, &tok, &used) < 0)
-            return il_diag(diag, -EILSEQ, 0, "malformed custom modifier in the return type");
-        type += 1 + used;
-        len -= 1 + used;
-    }
+    size_t len = sig->ret_len, mods;
+    if (clrie_il_sig_skip_custom_mods(type, len, &mods) < 0)
+        return il_diag(diag, -EILSEQ, 0, "malformed custom modifier in the return type");
+    type += mods;
+    len -= mods;
     int r = clrie_il_sig_local_append(m->local_sig, m->local_sig_len, type, len, &res->local_sig,
                                       &res->local_sig_len, &res->local_index);
     if (r == -EILSEQ)
@@ -63,14 +59,49 @@ int il_return_local(const struct clrie_il_method_context *m, const struct clrie_
     return r;
 }
 
+int il_rets_to_branches(struct clrie_il_graph *g, struct clrie_il_instr *const *rets, size_t count,
+                        uint16_t opcode, struct clrie_il_instr *exit, bool store, uint32_t local,
+                        struct clrie_il_instr **follow)
+{
+    int r;
+    for (size_t i = 0; i < count; i++) {
+        struct clrie_il_instr *branch, *st;
+        if ((r = clrie_il_instr_create_branch(g, opcode, exit, &branch)) < 0 ||
+            (r = clrie_il_graph_replace(g, rets[i], branch)) < 0)
+            return r;
+        if (follow && rets[i] == *follow)
+            *follow = branch;
+        if (store && ((r = clrie_il_instr_create_stloc(g, local, &st)) < 0 ||
+                      (r = clrie_il_graph_insert_before_retarget(g, branch, st)) < 0))
+            return r;
+    }
+    return 0;
+}
+
+int il_append_new(struct clrie_il_graph *g, uint16_t opcode, struct clrie_il_instr **out)
+{
+    int r = clrie_il_instr_create(g, opcode, out);
+    return r < 0 ? r : clrie_il_graph_insert_after(g, g->last, *out);
+}
+
+int il_transform_end(struct clrie_il_instr **rets, struct clrie_il_transform_result *res,
+                     struct clrie_il_transform_result *out, int r)
+{
+    free(rets);
+    if (r < 0) {
+        free(res->local_sig);
+        return r;
+    }
+    *out = *res;
+    return 0;
+}
+
 int il_parse_context(const struct clrie_il_method_context *m, struct clrie_il_method_sig *sig,
                      struct clrie_il_diag *diag)
 {
     if (!m || !m->method_sig)
         return -EINVAL;
-    if (clrie_il_sig_parse_method(m->method_sig, m->method_sig_len, sig) < 0)
-        return il_diag(diag, -EILSEQ, 0, "the method signature is malformed");
-    return 0;
+    return clrie_il_sig_parse_method(m->method_sig, m->method_sig_len, sig, diag);
 }
 
 int clrie_il_transform_single_ret(struct clrie_il_graph *g, const struct clrie_il_method_context *m,
@@ -90,40 +121,27 @@ int clrie_il_transform_single_ret(struct clrie_il_graph *g, const struct clrie_i
     struct clrie_il_transform_result res = {0};
     if (count < 2) {
         res.exit = count ? rets[0] : NULL;
-        goto done;
+        goto end;
     }
     bool store = !sig.returns_void && !sig.returns_byref;
     if (store && (r = il_return_local(m, &sig, &res, diag)) < 0)
-        goto fail;
-    struct clrie_il_instr *final_ret, *target, *n;
-    if ((r = clrie_il_instr_create(g, CLRIE_IL_OP_RET, &final_ret)) < 0 ||
-        (r = clrie_il_graph_insert_after(g, g->last, final_ret)) < 0)
-        goto fail;
+        goto end;
+    struct clrie_il_instr *final_ret, *target;
+    if ((r = il_append_new(g, CLRIE_IL_OP_RET, &final_ret)) < 0)
+        goto end;
     target = final_ret;
     if (store) {
         if ((r = clrie_il_instr_create_ldloc(g, res.local_index, &target)) < 0 ||
             (r = clrie_il_graph_insert_before(g, final_ret, target)) < 0)
-            goto fail;
+            goto end;
     }
-    for (size_t i = 0; i < count; i++) {
-        struct clrie_il_instr *br;
-        if ((r = clrie_il_instr_create_branch(g, CLRIE_IL_OP_BR, target, &br)) < 0 ||
-            (r = clrie_il_graph_replace(g, rets[i], br)) < 0)
-            goto fail;
-        if (store && ((r = clrie_il_instr_create_stloc(g, res.local_index, &n)) < 0 ||
-                      (r = clrie_il_graph_insert_before_retarget(g, br, n)) < 0))
-            goto fail;
-    }
+    if ((r = il_rets_to_branches(g, rets, count, CLRIE_IL_OP_BR, target, store, res.local_index,
+                                 NULL)) < 0)
+        goto end;
     res.exit = target;
     res.changed = true;
-done:
-    free(rets);
-    *out = res;
-    return 0;
-fail:
-    free(rets);
-    free(res.local_sig);
-    return r;
+end:
+    return il_transform_end(rets, &res, out, r);
 }
 
 int clrie_il_transform_fat_header(struct clrie_il_graph *g, clrie_il_stack_fn resolve, void *ctx,

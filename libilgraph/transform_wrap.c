@@ -6,12 +6,6 @@
 #include "graph_private.h"
 #include "transform.h"
 
-static int append(struct clrie_il_graph *g, uint16_t op, struct clrie_il_instr **out)
-{
-    int r = clrie_il_instr_create(g, op, out);
-    return r < 0 ? r : clrie_il_graph_insert_after(g, g->last, *out);
-}
-
 int clrie_il_transform_wrap(struct clrie_il_graph *g, uint32_t kind, uint32_t class_token,
                             const struct clrie_il_method_context *m,
                             struct clrie_il_transform_result *out, struct clrie_il_diag *diag)
@@ -39,43 +33,35 @@ int clrie_il_transform_wrap(struct clrie_il_graph *g, uint32_t kind, uint32_t cl
     for (struct clrie_il_instr *n = g->first, *next; n; n = next) {
         next = n->next;
         if (n->opcode == CLRIE_IL_OP_TAIL && n->next && (r = clrie_il_graph_remove(g, n)) < 0)
-            goto fail;
+            goto end;
     }
     if (!sig.returns_void && (r = il_return_local(m, &sig, &res, diag)) < 0)
-        goto fail;
+        goto end;
     if ((r = il_collect_rets(g, false, &rets, &count)) < 0)
-        goto fail;
+        goto end;
 
     struct clrie_il_instr *body_last = g->last, *h_first, *h_last, *exit, *ret;
     if (kind == CLRIE_IL_EH_FINALLY) {
-        if ((r = append(g, CLRIE_IL_OP_NOP, &h_first)) < 0 ||
-            (r = append(g, CLRIE_IL_OP_ENDFINALLY, &h_last)) < 0)
-            goto fail;
+        if ((r = il_append_new(g, CLRIE_IL_OP_NOP, &h_first)) < 0 ||
+            (r = il_append_new(g, CLRIE_IL_OP_ENDFINALLY, &h_last)) < 0)
+            goto end;
     } else {
-        if ((r = append(g, CLRIE_IL_OP_POP, &h_first)) < 0 ||
-            (r = append(g, CLRIE_IL_OP_RETHROW, &h_last)) < 0)
-            goto fail;
+        if ((r = il_append_new(g, CLRIE_IL_OP_POP, &h_first)) < 0 ||
+            (r = il_append_new(g, CLRIE_IL_OP_RETHROW, &h_last)) < 0)
+            goto end;
     }
     if (sig.returns_void) {
-        if ((r = append(g, CLRIE_IL_OP_RET, &exit)) < 0)
-            goto fail;
+        if ((r = il_append_new(g, CLRIE_IL_OP_RET, &exit)) < 0)
+            goto end;
     } else {
         if ((r = clrie_il_instr_create_ldloc(g, res.local_index, &exit)) < 0 ||
             (r = clrie_il_graph_insert_after(g, g->last, exit)) < 0 ||
-            (r = append(g, CLRIE_IL_OP_RET, &ret)) < 0)
-            goto fail;
+            (r = il_append_new(g, CLRIE_IL_OP_RET, &ret)) < 0)
+            goto end;
     }
-    for (size_t i = 0; i < count; i++) {
-        struct clrie_il_instr *leave, *st;
-        if ((r = clrie_il_instr_create_branch(g, CLRIE_IL_OP_LEAVE, exit, &leave)) < 0 ||
-            (r = clrie_il_graph_replace(g, rets[i], leave)) < 0)
-            goto fail;
-        if (rets[i] == body_last)
-            body_last = leave;
-        if (!sig.returns_void && ((r = clrie_il_instr_create_stloc(g, res.local_index, &st)) < 0 ||
-                                  (r = clrie_il_graph_insert_before_retarget(g, leave, st)) < 0))
-            goto fail;
-    }
+    if ((r = il_rets_to_branches(g, rets, count, CLRIE_IL_OP_LEAVE, exit, !sig.returns_void,
+                                 res.local_index, &body_last)) < 0)
+        goto end;
     struct clrie_il_clause_info info = {
         .flags = kind,
         .try_first = g->first,
@@ -85,16 +71,11 @@ int clrie_il_transform_wrap(struct clrie_il_graph *g, uint32_t kind, uint32_t cl
         .class_token = kind == CLRIE_IL_EH_CATCH ? class_token : 0,
     };
     if ((r = clrie_il_graph_add_clause(g, &info, &res.clause)) < 0)
-        goto fail;
+        goto end;
     res.changed = true;
     res.exit = exit;
     res.handler_first = h_first;
     res.handler_last = h_last;
-    free(rets);
-    *out = res;
-    return 0;
-fail:
-    free(rets);
-    free(res.local_sig);
-    return r;
+end:
+    return il_transform_end(rets, &res, out, r);
 }

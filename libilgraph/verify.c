@@ -22,32 +22,14 @@ struct verifier {
     struct clrie_il_graph *g;
     struct block *blocks;
     size_t block_count;
-    clrie_il_report_fn report;
-    void *ctx;
-    int problems;
+    struct il_reporter out;
 };
-
-static void problem(struct verifier *v, uint32_t offset, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void problem(struct verifier *v, uint32_t offset, const char *fmt, ...)
-{
-    v->problems++;
-    if (!v->report)
-        return;
-    char msg[200];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof(msg), fmt, ap);
-    va_end(ap);
-    v->report(v->ctx, offset, msg);
-}
 
 /* Forwards stack-analysis reports and counts them. */
 static void forward(void *ctx, uint32_t offset, const char *message)
 {
     struct verifier *v = ctx;
-    problem(v, offset, "%s", message);
+    il_report(&v->out, offset, "%s", message);
 }
 
 static bool in(const struct block *b, uint32_t off)
@@ -75,29 +57,32 @@ static int collect_blocks(struct verifier *v, const int32_t *entry)
         const struct clrie_il_instr *ff = c->filter_first.target;
         if (!tf || !tl || !hf || !hl || !tf->attached || !tl->attached || !hf->attached ||
             !hl->attached || (kind == CLRIE_IL_EH_FILTER && (!ff || !ff->attached))) {
-            problem(v, 0, "exception clause %zu refers to an instruction not in the method", k);
+            il_report(&v->out, 0, "exception clause %zu refers to an instruction not in the method",
+                      k);
             continue;
         }
         struct block t = {tf->offset, end_of(tl), BLOCK_TRY, kind, k};
         struct block h = {hf->offset, end_of(hl), BLOCK_HANDLER, kind, k};
         if (tl->offset < tf->offset) {
-            problem(v, tf->offset, "try block of clause %zu ends before it starts", k);
+            il_report(&v->out, tf->offset, "try block of clause %zu ends before it starts", k);
             continue;
         }
         if (hl->offset < hf->offset) {
-            problem(v, hf->offset, "handler of clause %zu ends before it starts", k);
+            il_report(&v->out, hf->offset, "handler of clause %zu ends before it starts", k);
             continue;
         }
         if (t.start < h.end && h.start < t.end)
-            problem(v, h.start, "handler of clause %zu overlaps its own try block", k);
+            il_report(&v->out, h.start, "handler of clause %zu overlaps its own try block", k);
         if (entry[tf->index] > 0)
-            problem(v, tf->offset, "try block of clause %zu is entered with %d items on the stack",
-                    k, entry[tf->index]);
+            il_report(&v->out, tf->offset,
+                      "try block of clause %zu is entered with %d items on the stack", k,
+                      entry[tf->index]);
         v->blocks[v->block_count++] = t;
         v->blocks[v->block_count++] = h;
         if (kind == CLRIE_IL_EH_FILTER) {
             if (ff->offset >= h.start)
-                problem(v, ff->offset, "filter of clause %zu does not precede its handler", k);
+                il_report(&v->out, ff->offset, "filter of clause %zu does not precede its handler",
+                          k);
             else
                 v->blocks[v->block_count++] =
                     (struct block){ff->offset, h.start, BLOCK_FILTER, kind, k};
@@ -121,10 +106,10 @@ static void check_nesting(struct verifier *v)
             bool a_in_b = a->start >= b->start && a->end <= b->end;
             bool b_in_a = b->start >= a->start && b->end <= a->end;
             if (!a_in_b && !b_in_a) {
-                problem(v, a->start > b->start ? a->start : b->start,
-                        "%s block of clause %zu and %s block of clause %zu overlap without "
-                        "nesting",
-                        block_names[a->kind], a->clause, block_names[b->kind], b->clause);
+                il_report(&v->out, a->start > b->start ? a->start : b->start,
+                          "%s block of clause %zu and %s block of clause %zu overlap without "
+                          "nesting",
+                          block_names[a->kind], a->clause, block_names[b->kind], b->clause);
                 continue;
             }
             bool same = a_in_b && b_in_a;
@@ -132,10 +117,10 @@ static void check_nesting(struct verifier *v)
                 continue;
             /* a has the smaller clause index; if a strictly contains b, b (inner) is late. */
             if (b_in_a && a->clause < b->clause)
-                problem(v, b->start,
-                        "clause %zu is nested in the %s block of clause %zu but comes after it "
-                        "(inner clauses must come first)",
-                        b->clause, block_names[a->kind], a->clause);
+                il_report(&v->out, b->start,
+                          "clause %zu is nested in the %s block of clause %zu but comes after it "
+                          "(inner clauses must come first)",
+                          b->clause, block_names[a->kind], a->clause);
         }
     }
 }
@@ -152,22 +137,24 @@ static void check_transfer(struct verifier *v, const struct clrie_il_instr *n, u
         const struct block *b = &v->blocks[i];
         bool in_s = in(b, s), in_t = in(b, t);
         if (in_t && !in_s && !(b->kind == BLOCK_TRY && t == b->start))
-            problem(v, s,
-                    "%s at IL offset %u enters the %s block of clause %zu at %u (only a "
-                    "try block's first instruction can be a target)",
-                    name, s, block_names[b->kind], b->clause, t);
+            il_report(&v->out, s,
+                      "%s at IL offset %u enters the %s block of clause %zu at %u (only a "
+                      "try block's first instruction can be a target)",
+                      name, s, block_names[b->kind], b->clause, t);
         if (in_s && !in_t) {
             if (!by_leave)
-                problem(v, s, "%s at IL offset %u leaves the %s block of clause %zu; use leave",
-                        name, s, block_names[b->kind], b->clause);
+                il_report(&v->out, s,
+                          "%s at IL offset %u leaves the %s block of clause %zu; use leave", name,
+                          s, block_names[b->kind], b->clause);
             else if (b->kind == BLOCK_FILTER)
-                problem(v, s, "leave at IL offset %u exits the filter of clause %zu", s, b->clause);
+                il_report(&v->out, s, "leave at IL offset %u exits the filter of clause %zu", s,
+                          b->clause);
             else if (b->kind == BLOCK_HANDLER &&
                      (b->clause_kind == CLRIE_IL_EH_FINALLY || b->clause_kind == CLRIE_IL_EH_FAULT))
-                problem(v, s,
-                        "leave at IL offset %u exits the finally/fault handler of clause "
-                        "%zu",
-                        s, b->clause);
+                il_report(&v->out, s,
+                          "leave at IL offset %u exits the finally/fault handler of clause "
+                          "%zu",
+                          s, b->clause);
         }
     }
 }
@@ -181,11 +168,11 @@ static void check_fall_through(struct verifier *v, const struct clrie_il_instr *
         const struct block *b = &v->blocks[i];
         bool in_s = in(b, s), in_t = in(b, t);
         if (in_t && !in_s && b->kind != BLOCK_TRY)
-            problem(v, t, "execution falls into the %s block of clause %zu", block_names[b->kind],
-                    b->clause);
+            il_report(&v->out, t, "execution falls into the %s block of clause %zu",
+                      block_names[b->kind], b->clause);
         if (in_s && !in_t)
-            problem(v, s, "execution falls out of the %s block of clause %zu", block_names[b->kind],
-                    b->clause);
+            il_report(&v->out, s, "execution falls out of the %s block of clause %zu",
+                      block_names[b->kind], b->clause);
     }
 }
 
@@ -233,29 +220,31 @@ static void check_instruction(struct verifier *v, const struct clrie_il_instr *n
     case CLRIE_IL_FLOW_RETURN:
     case CLRIE_IL_FLOW_JMP:
         if ((b = any_block(v, n->offset)) != NULL)
-            problem(v, n->offset,
-                    "%s at IL offset %u is inside the %s block of clause %zu "
-                    "(leave the block first)",
-                    info->name, n->offset, block_names[b->kind], b->clause);
+            il_report(&v->out, n->offset,
+                      "%s at IL offset %u is inside the %s block of clause %zu "
+                      "(leave the block first)",
+                      info->name, n->offset, block_names[b->kind], b->clause);
         break;
     case CLRIE_IL_FLOW_END_HANDLER:
         b = innermost_handler(v, n->offset);
         if (n->opcode == CLRIE_IL_OP_ENDFINALLY &&
             (!b || b->kind != BLOCK_HANDLER ||
              (b->clause_kind != CLRIE_IL_EH_FINALLY && b->clause_kind != CLRIE_IL_EH_FAULT)))
-            problem(v, n->offset,
-                    "endfinally at IL offset %u is not in a finally or fault "
-                    "handler",
-                    n->offset);
+            il_report(&v->out, n->offset,
+                      "endfinally at IL offset %u is not in a finally or fault "
+                      "handler",
+                      n->offset);
         if (n->opcode == CLRIE_IL_OP_ENDFILTER && (!b || b->kind != BLOCK_FILTER))
-            problem(v, n->offset, "endfilter at IL offset %u is not in a filter", n->offset);
+            il_report(&v->out, n->offset, "endfilter at IL offset %u is not in a filter",
+                      n->offset);
         break;
     case CLRIE_IL_FLOW_THROW:
         b = innermost_handler(v, n->offset);
         if (n->opcode == CLRIE_IL_OP_RETHROW &&
             (!b || b->kind != BLOCK_HANDLER ||
              (b->clause_kind != CLRIE_IL_EH_CATCH && b->clause_kind != CLRIE_IL_EH_FILTER)))
-            problem(v, n->offset, "rethrow at IL offset %u is not in a catch handler", n->offset);
+            il_report(&v->out, n->offset, "rethrow at IL offset %u is not in a catch handler",
+                      n->offset);
         break;
     default:
         check_fall_through(v, n);
@@ -268,17 +257,17 @@ int clrie_il_graph_verify(struct clrie_il_graph *g, clrie_il_stack_fn resolve, v
 {
     if (!g)
         return -EINVAL;
-    struct verifier v = {.g = g, .report = report, .ctx = report_ctx};
+    struct verifier v = {.g = g, .out = {report, report_ctx, 0}};
     struct clrie_il_diag d;
     int r = il_layout_current(g, &d);
     if (r == -EINVAL) {
-        problem(&v, d.offset, "%s", d.message);
+        il_report(&v.out, d.offset, "%s", d.message);
         return -EILSEQ;
     }
     if (r < 0)
         return r;
     if (g->count == 0) {
-        problem(&v, 0, "the method has no instructions");
+        il_report(&v.out, 0, "the method has no instructions");
         return -EILSEQ;
     }
     int32_t *entry = malloc(g->count * sizeof(*entry));
@@ -293,7 +282,7 @@ int clrie_il_graph_verify(struct clrie_il_graph *g, clrie_il_stack_fn resolve, v
     check_nesting(&v);
     for (const struct clrie_il_instr *n = g->first; n; n = n->next)
         check_instruction(&v, n);
-    r = v.problems ? -EILSEQ : 0;
+    r = v.out.problems ? -EILSEQ : 0;
 out:
     free(entry);
     free(v.blocks);

@@ -2,6 +2,7 @@
 #define _XOPEN_SOURCE 700
 #include "support.h"
 
+#include <dirent.h>
 #include <grp.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -252,4 +253,48 @@ bool test_as_ordinary_user(void (*fn)(const char *root), const char *root)
     if (waitpid(pid, &status, 0) != pid)
         return false;
     return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* Visits the .dll files directly in dir; returns how many. */
+static long each_dll_in(const char *dir_path, void (*visit)(const char *, void *), void *ctx)
+{
+    long count = 0;
+    DIR *dir = opendir(dir_path);
+    struct dirent *entry;
+    while (dir && (entry = readdir(dir))) {
+        size_t len = strlen(entry->d_name);
+        if (len < 5 || strcmp(entry->d_name + len - 4, ".dll") != 0)
+            continue;
+        char path[PATH_MAX];
+        int n = snprintf(path, sizeof(path), "%s/%s", dir_path, entry->d_name);
+        if (n < 0 || (size_t)n >= sizeof(path))
+            continue;
+        visit(path, ctx);
+        count++;
+    }
+    if (dir)
+        closedir(dir);
+    return count;
+}
+
+long test_dotnet_each_dll(void (*visit)(const char *path, void *ctx), void *ctx)
+{
+    char *root = test_dotnet_framework_root();
+    if (!root)
+        return -1;
+    long count = 0;
+    DIR *versions = opendir(root);
+    struct dirent *version;
+    while (versions && (version = readdir(versions))) {
+        if (version->d_name[0] == '.')
+            continue;
+        char dir_path[PATH_MAX];
+        int n = snprintf(dir_path, sizeof(dir_path), "%s/%s", root, version->d_name);
+        if (n > 0 && (size_t)n < sizeof(dir_path))
+            count += each_dll_in(dir_path, visit, ctx);
+    }
+    if (versions)
+        closedir(versions);
+    free(root);
+    return count;
 }

@@ -47,4 +47,8 @@ bool test_as_ordinary_user(void (*fn)(const char *root), const char *root);
  * one CLRIE_DOTNET names (a path, or a name looked up on PATH), else `dotnet` on PATH. */
 char *test_dotnet_framework_root(void);
 
+/* Calls visit with the path of every .dll of every runtime version under that framework
+ * folder. Returns how many it visited, or -1 when the machine has no .NET. */
+long test_dotnet_each_dll(void (*visit)(const char *path, void *ctx), void *ctx);
+
 #endif

@@ -304,8 +304,9 @@ static void malformed_headers_are_rejected_with_offsets(void **state)
     expect_bad_body(BYTES(0x03, 0x30, 0x08, 0x00, 0x01), 5, "needs 12 bytes");
     expect_bad_body(BYTES(0x03, 0x20, 0x08, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 0x2A), 1,
                     "size is 2 dwords");
-    expect_bad_body(BYTES(0x16, 0x00), 1, "runs past the end"); /* tiny, 5 bytes claimed */
-    expect_bad_body(BYTES(0x03, 0x30, 0x08, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0, 0x2A), 12,
+    /* the offset of the size that claims too much: the tiny header, the fat CodeSize */
+    expect_bad_body(BYTES(0x16, 0x00), 0, "runs past the end"); /* tiny, 5 bytes claimed */
+    expect_bad_body(BYTES(0x03, 0x30, 0x08, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0, 0, 0, 0, 0x2A), 4,
                     "runs past the end");
 }
 
@@ -344,13 +345,13 @@ static void malformed_eh_sections_are_rejected(void **state)
 {
     /* MoreSects but the body ends after the code. */
     expect_bad_body(BYTES(0x0B, 0x30, 0x01, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 0x2A), 13,
-                    "promises an exception section");
+                    "promises data section 1");
     expect_bad_body(
         BYTES(0x0B, 0x30, 0x01, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 0x2A, 0, 0, 0, 0x02, 0x04, 0, 0),
         16, "not an exception table");
     expect_bad_body(
         BYTES(0x0B, 0x30, 0x01, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 0x2A, 0, 0, 0, 0x01, 0x02, 0, 0),
-        16, "smaller than its 4-byte header");
+        16, "smaller than its own 4-byte header");
     expect_bad_body(
         BYTES(0x0B, 0x30, 0x01, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 0x2A, 0, 0, 0, 0x01, 0x10, 0, 0),
         16, "runs past the end of the body");

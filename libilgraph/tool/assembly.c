@@ -13,7 +13,7 @@ void asm_assembly_free(struct asm_assembly *a)
 {
     if (!a)
         return;
-    free(a->sections);
+    clrie_il_pe_image_finish(&a->pe);
     free(a->method_owner);
     free(a->field_owner);
     free(a->enclosing);

@@ -29,9 +29,39 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "clrie/ilgraph.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Link names: the reader is part of libilgraph, whose archives export only clrie_il_ names;
+ * its functions link as clrie_il__asm_* (double underscore: not API) while the sources keep
+ * the short names. */
+#define asm_assembly_bytes clrie_il__asm_assembly_bytes
+#define asm_assembly_free clrie_il__asm_assembly_free
+#define asm_assembly_info clrie_il__asm_assembly_info
+#define asm_assembly_new clrie_il__asm_assembly_new
+#define asm_assembly_new_from_file clrie_il__asm_assembly_new_from_file
+#define asm_blob clrie_il__asm_blob
+#define asm_body_parse clrie_il__asm_body_parse
+#define asm_field_get clrie_il__asm_field_get
+#define asm_guid clrie_il__asm_guid
+#define asm_memberref_get clrie_il__asm_memberref_get
+#define asm_method_body clrie_il__asm_method_body
+#define asm_methoddef_get clrie_il__asm_methoddef_get
+#define asm_methodspec_get clrie_il__asm_methodspec_get
+#define asm_module_get clrie_il__asm_module_get
+#define asm_rva_to_offset clrie_il__asm_rva_to_offset
+#define asm_standalonesig_get clrie_il__asm_standalonesig_get
+#define asm_string clrie_il__asm_string
+#define asm_table_rows clrie_il__asm_table_rows
+#define asm_token_method_sig clrie_il__asm_token_method_sig
+#define asm_token_name clrie_il__asm_token_name
+#define asm_typedef_get clrie_il__asm_typedef_get
+#define asm_typeref_get clrie_il__asm_typeref_get
+#define asm_typespec_get clrie_il__asm_typespec_get
+#define asm_user_string clrie_il__asm_user_string
 
 /* Metadata tables by number (ECMA-335 II.22). A token is (table << 24) | row, rows from 1. */
 enum asm_table {
@@ -259,43 +289,11 @@ int asm_body_parse(const uint8_t *bytes, size_t avail, struct asm_body *out, str
 int asm_method_body(const struct asm_assembly *assembly, uint32_t method_row, struct asm_body *out,
                     struct asm_diag *diag);
 
-/* Signatures (ECMA-335 II.23.2). Reads one compressed unsigned integer from p[0..len):
- * *value and the bytes it used. */
-int asm_compressed_uint(const uint8_t *p, size_t len, uint32_t *value, size_t *used);
-
-/* Calling convention byte (II.23.2.3). */
-#define ASM_SIG_KIND_MASK 0x0Fu
-#define ASM_SIG_DEFAULT 0x00u
-#define ASM_SIG_VARARG 0x05u
-#define ASM_SIG_FIELD 0x06u
-#define ASM_SIG_LOCAL 0x07u
-#define ASM_SIG_PROPERTY 0x08u
-#define ASM_SIG_GENERIC_INST 0x0Au
-#define ASM_SIG_GENERIC 0x10u
-#define ASM_SIG_HAS_THIS 0x20u
-#define ASM_SIG_EXPLICIT_THIS 0x40u
-
-/* What a stack-depth calculation needs from a method signature. */
-struct asm_method_sig {
-    uint8_t conv; /* the calling convention byte as stored */
-    bool has_this;
-    bool explicit_this;
-    bool generic;
-    bool vararg;
-    uint32_t generic_params; /* 0 unless generic */
-    uint32_t params;         /* all parameters, including those after a vararg sentinel */
-    bool returns_void;
-};
-
-/* Parses the start of a method signature blob (MethodDefSig, MethodRefSig or a calli
- * StandAloneMethodSig): custom modifiers before the return type are skipped. */
-int asm_method_sig_parse(const uint8_t *blob, size_t len, struct asm_method_sig *out,
-                         struct asm_diag *diag);
-
 /* The method signature a call-site token refers to: MethodDef, MemberRef (that is not a
- * field), MethodSpec (its generic method's signature) or StandAloneSig (calli). */
+ * field), MethodSpec (its generic method's signature) or StandAloneSig (calli), parsed by
+ * libilgraph (clrie_il_sig_parse_method). */
 int asm_token_method_sig(const struct asm_assembly *assembly, uint32_t token,
-                         struct asm_method_sig *out, struct asm_diag *diag);
+                         struct clrie_il_method_sig *out, struct asm_diag *diag);
 
 /* A display name for a token, written NUL-terminated to buf[0..size):
  *   TypeDef          Namespace.Outer/Inner

@@ -76,7 +76,7 @@ bool tool_resolver_init(struct tool_resolver *r, const struct asm_assembly *a,
                         const struct tool_method *m)
 {
     r->assembly = a;
-    r->own_ok = clrie_il_sig_parse_method(m->signature.data, m->signature.len, &r->own) == 0;
+    r->own_ok = clrie_il_sig_parse_method(m->signature.data, m->signature.len, &r->own, NULL) == 0;
     return r->own_ok;
 }
 
@@ -86,17 +86,7 @@ int tool_resolve_stack(void *ctx, uint16_t opcode, uint32_t token,
     struct tool_resolver *r = ctx;
     if (opcode == CLRIE_IL_OP_RET)
         return r->own_ok ? clrie_il_sig_stack_effect(&r->own, opcode, out) : -EILSEQ;
-    struct asm_method_sig s;
-    int rc = asm_token_method_sig(r->assembly, token, &s, NULL);
-    if (rc != 0)
-        return rc;
-    struct clrie_il_method_sig sig = {
-        .calling_convention = s.conv,
-        .has_this = s.has_this,
-        .explicit_this = s.explicit_this,
-        .generic_count = s.generic_params,
-        .param_count = s.params,
-        .returns_void = s.returns_void,
-    };
-    return clrie_il_sig_stack_effect(&sig, opcode, out);
+    struct clrie_il_method_sig sig;
+    int rc = asm_token_method_sig(r->assembly, token, &sig, NULL);
+    return rc ? rc : clrie_il_sig_stack_effect(&sig, opcode, out);
 }

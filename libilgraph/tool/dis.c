@@ -48,18 +48,11 @@ static bool signed_uint8(uint16_t opcode)
     return opcode == CLRIE_IL_OP_UNALIGNED || opcode == CLRIE_IL_OP_NO;
 }
 
+/* As System.Reflection.Metadata names a clause kind: any other flags value reads as fault. */
 static const char *clause_kind(uint32_t flags)
 {
-    switch (flags) {
-    case CLRIE_IL_EH_CATCH:
-        return "catch";
-    case CLRIE_IL_EH_FILTER:
-        return "filter";
-    case CLRIE_IL_EH_FINALLY:
-        return "finally";
-    default:
-        return "fault";
-    }
+    const char *name = clrie_il_eh_kind_name(flags);
+    return name ? name : "fault";
 }
 
 /* ---- Operands ---------------------------------------------------------------------------- */
@@ -283,44 +276,30 @@ static void print_raw_clauses(const struct asm_body *b)
     size_t left = b->sections ? b->sections_len : 0;
     while (left >= 4) {
         uint8_t kind = p[0];
-        bool fat = kind & 0x40;
+        bool fat = kind & CLRIE_IL_SECTION_FAT_FORMAT;
         size_t size = fat ? (size_t)(p[1] | p[2] << 8 | p[3] << 16) : p[1];
         if (size < 4 || size > left)
             return;
-        if ((kind & 0x3F) == 0x01) {
+        if ((kind & 0x3F) == CLRIE_IL_SECTION_EH_TABLE) {
             size_t clause_size = fat ? 24 : 12;
             for (size_t at = 4; at + clause_size <= size; at += clause_size) {
-                const uint8_t *c = p + at;
-                uint32_t flags, try_at, try_len, h_at, h_len, extra;
-                if (fat) {
-                    flags = read_u32(c);
-                    try_at = read_u32(c + 4);
-                    try_len = read_u32(c + 8);
-                    h_at = read_u32(c + 12);
-                    h_len = read_u32(c + 16);
-                } else {
-                    flags = (uint32_t)(c[0] | c[1] << 8);
-                    try_at = (uint32_t)(c[2] | c[3] << 8);
-                    try_len = c[4];
-                    h_at = (uint32_t)(c[5] | c[6] << 8);
-                    h_len = c[7];
-                }
-                extra = read_u32(c + clause_size - 4);
-                printf("  eh %s try ", clause_kind(flags));
-                print_offset(try_at);
-                printf(" length %" PRIu32 " handler ", try_len);
-                print_offset(h_at);
-                printf(" length %" PRIu32, h_len);
-                if (flags == CLRIE_IL_EH_CATCH)
-                    printf(" type 0x%08" PRIX32, extra);
-                else if (flags == CLRIE_IL_EH_FILTER) {
+                struct clrie_il_eh_clause_raw c;
+                clrie_il_eh_clause_read(p + at, fat, &c);
+                printf("  eh %s try ", clause_kind(c.flags));
+                print_offset(c.try_offset);
+                printf(" length %" PRIu32 " handler ", c.try_length);
+                print_offset(c.handler_offset);
+                printf(" length %" PRIu32, c.handler_length);
+                if (c.flags == CLRIE_IL_EH_CATCH)
+                    printf(" type 0x%08" PRIX32, c.extra);
+                else if (c.flags == CLRIE_IL_EH_FILTER) {
                     fputs(" filter ", stdout);
-                    print_offset(extra);
+                    print_offset(c.extra);
                 }
                 putchar('\n');
             }
         }
-        if (!(kind & 0x80))
+        if (!(kind & CLRIE_IL_SECTION_MORE_SECTS))
             return;
         size = (size + 3) & ~(size_t)3;
         if (size >= left)

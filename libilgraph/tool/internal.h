@@ -6,15 +6,19 @@
 #include <stdint.h>
 
 #include "assembly.h"
+#include "clrie/ilgraph.h"
+
+/* Link names of the reader's internal functions (see assembly.h). */
+#define asm_cell clrie_il__asm_cell
+#define asm_coded_token clrie_il__asm_coded_token
+#define asm_fail clrie_il__asm_fail
+#define asm_metadata_parse clrie_il__asm_metadata_parse
+#define asm_pe_parse clrie_il__asm_pe_parse
+#define asm_row_offset clrie_il__asm_row_offset
+#define asm_tables_link clrie_il__asm_tables_link
+#define asm_tables_parse clrie_il__asm_tables_parse
 
 #define MAX_COLUMNS 9
-
-struct section {
-    uint32_t virtual_address;
-    uint32_t virtual_size;
-    uint32_t raw_offset;
-    uint32_t raw_size;
-};
 
 struct heap {
     const uint8_t *data;
@@ -37,7 +41,7 @@ struct asm_assembly {
     void *owned; /* the bytes, when the assembly read them from a file */
     struct asm_info info;
 
-    struct section *sections;
+    struct clrie_il_pe_image pe; /* the headers, in the file's (flat) layout */
 
     struct heap strings, user_strings, blobs, guids;
     uint8_t heap_sizes;
@@ -70,8 +74,7 @@ static inline size_t file_offset_of(const struct asm_assembly *a, const uint8_t 
     return (size_t)(p - a->data);
 }
 
-/* pe.c: DOS and PE headers, the section table, the CLI header; fills info and sections
- * and finds the metadata root. */
+/* pe.c: the PE headers through libilgraph's reader; fills info and finds the metadata root. */
 int asm_pe_parse(struct asm_assembly *a, size_t *metadata_offset, size_t *metadata_size,
                  struct asm_diag *diag);
 

@@ -129,7 +129,7 @@ static int heap_entry(const struct heap *heap, const char *heap_name, uint32_t i
                         heap_name, index, heap->size);
     uint32_t len;
     size_t used;
-    if (asm_compressed_uint(heap->data + index, heap->size - index, &len, &used) != 0)
+    if (clrie_il_sig_read_uint(heap->data + index, heap->size - index, &len, &used) != 0)
         return asm_fail(diag, heap->file_offset + index,
                         "%s entry %u has a malformed compressed length", heap_name, index);
     if (len > heap->size - index - used)

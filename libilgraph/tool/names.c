@@ -8,9 +8,6 @@
 
 enum {
     MAX_NESTING = 64, /* deeper (or cyclic) nesting is cut short, not followed */
-    ELEMENT_TYPE_VALUETYPE = 0x11,
-    ELEMENT_TYPE_CLASS = 0x12,
-    ELEMENT_TYPE_GENERICINST = 0x15,
 };
 
 struct name {
@@ -33,43 +30,53 @@ static void put(struct name *n, const char *s)
     n->buf[n->len] = '\0';
 }
 
-static int put_typedef(const struct asm_assembly *a, uint32_t row, unsigned depth, struct name *n,
-                       struct asm_diag *diag)
+/* A TypeDef or TypeRef: its name, namespace and the row of the type of the same table it is
+ * nested in (0 if none: a TypeRef's scope that is not a TypeRef row is no enclosing type). */
+static int type_parts(const struct asm_assembly *a, enum asm_table table, uint32_t row,
+                      const char **name, const char **namespace_, uint32_t *outer,
+                      struct asm_diag *diag)
 {
-    struct asm_typedef t;
-    int r = asm_typedef_get(a, row, &t, diag);
-    if (r != 0)
-        return r;
-    if (t.enclosing && depth < MAX_NESTING) {
-        if ((r = put_typedef(a, t.enclosing, depth + 1, n, diag)) != 0)
+    int r;
+    if (table == ASM_TABLE_TYPE_DEF) {
+        struct asm_typedef t;
+        if ((r = asm_typedef_get(a, row, &t, diag)) != 0)
             return r;
-        put(n, "/");
-    } else if (t.namespace_[0]) {
-        put(n, t.namespace_);
-        put(n, ".");
+        *name = t.name;
+        *namespace_ = t.namespace_;
+        *outer = t.enclosing;
+        return 0;
     }
-    put(n, t.name);
+    struct asm_typeref t;
+    if ((r = asm_typeref_get(a, row, &t, diag)) != 0)
+        return r;
+    uint32_t scope_row = ASM_TOKEN_ROW(t.resolution_scope);
+    *name = t.name;
+    *namespace_ = t.namespace_;
+    *outer = ASM_TOKEN_TABLE(t.resolution_scope) == ASM_TABLE_TYPE_REF && scope_row >= 1 &&
+                     scope_row <= a->tables[ASM_TABLE_TYPE_REF].rows
+                 ? scope_row
+                 : 0;
     return 0;
 }
 
-static int put_typeref(const struct asm_assembly *a, uint32_t row, unsigned depth, struct name *n,
-                       struct asm_diag *diag)
+/* Namespace.Outer/Inner: the namespace is the outermost type's. */
+static int put_type(const struct asm_assembly *a, enum asm_table table, uint32_t row,
+                    unsigned depth, struct name *n, struct asm_diag *diag)
 {
-    struct asm_typeref t;
-    int r = asm_typeref_get(a, row, &t, diag);
+    const char *name, *namespace_;
+    uint32_t outer;
+    int r = type_parts(a, table, row, &name, &namespace_, &outer, diag);
     if (r != 0)
         return r;
-    uint32_t scope_row = ASM_TOKEN_ROW(t.resolution_scope);
-    if (ASM_TOKEN_TABLE(t.resolution_scope) == ASM_TABLE_TYPE_REF && depth < MAX_NESTING &&
-        scope_row >= 1 && scope_row <= a->tables[ASM_TABLE_TYPE_REF].rows) {
-        if ((r = put_typeref(a, scope_row, depth + 1, n, diag)) != 0)
+    if (outer && depth < MAX_NESTING) {
+        if ((r = put_type(a, table, outer, depth + 1, n, diag)) != 0)
             return r;
         put(n, "/");
-    } else if (t.namespace_[0]) {
-        put(n, t.namespace_);
+    } else if (namespace_[0]) {
+        put(n, namespace_);
         put(n, ".");
     }
-    put(n, t.name);
+    put(n, name);
     return 0;
 }
 
@@ -81,16 +88,16 @@ static int put_typespec(const struct asm_assembly *a, uint32_t row, struct name 
     if (r != 0)
         return r;
     /* GENERICINST (CLASS | VALUETYPE) TypeDefOrRefEncoded ...: name the generic type. */
-    uint32_t coded;
+    uint32_t generic;
     size_t used;
-    if (sig.len >= 3 && sig.data[0] == ELEMENT_TYPE_GENERICINST &&
-        (sig.data[1] == ELEMENT_TYPE_CLASS || sig.data[1] == ELEMENT_TYPE_VALUETYPE) &&
-        asm_compressed_uint(sig.data + 2, sig.len - 2, &coded, &used) == 0) {
-        uint32_t target = coded >> 2;
-        if ((coded & 3) == 0 && target >= 1 && target <= asm_table_rows(a, ASM_TABLE_TYPE_DEF))
-            return put_typedef(a, target, 0, n, diag);
-        if ((coded & 3) == 1 && target >= 1 && target <= asm_table_rows(a, ASM_TABLE_TYPE_REF))
-            return put_typeref(a, target, 0, n, diag);
+    if (sig.len >= 3 && sig.data[0] == CLRIE_IL_ELEMENT_TYPE_GENERICINST &&
+        (sig.data[1] == CLRIE_IL_ELEMENT_TYPE_CLASS ||
+         sig.data[1] == CLRIE_IL_ELEMENT_TYPE_VALUETYPE) &&
+        clrie_il_sig_read_token(sig.data + 2, sig.len - 2, &generic, &used) == 0) {
+        uint32_t table = ASM_TOKEN_TABLE(generic), target = ASM_TOKEN_ROW(generic);
+        if ((table == ASM_TABLE_TYPE_DEF || table == ASM_TABLE_TYPE_REF) && target >= 1 &&
+            target <= asm_table_rows(a, table))
+            return put_type(a, table, target, 0, n, diag);
     }
     put(n, "[typespec]");
     return 0;
@@ -100,7 +107,7 @@ static int put_member(const struct asm_assembly *a, uint32_t owner, const char *
                       struct name *n, struct asm_diag *diag)
 {
     if (owner) {
-        int r = put_typedef(a, owner, 0, n, diag);
+        int r = put_type(a, ASM_TABLE_TYPE_DEF, owner, 0, n, diag);
         if (r != 0)
             return r;
         put(n, "::");
@@ -119,9 +126,8 @@ static int put_token(const struct asm_assembly *a, uint32_t token, struct name *
         return -ENOENT;
     switch (table) {
     case ASM_TABLE_TYPE_DEF:
-        return put_typedef(a, row, 0, n, diag);
     case ASM_TABLE_TYPE_REF:
-        return put_typeref(a, row, 0, n, diag);
+        return put_type(a, table, row, 0, n, diag);
     case ASM_TABLE_TYPE_SPEC:
         return put_typespec(a, row, n, diag);
     case ASM_TABLE_METHOD_DEF: {

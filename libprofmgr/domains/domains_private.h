@@ -27,7 +27,7 @@
 #include "com.h"
 #include "domains.h"
 #include "enum.h"
-#include "peimage.h"
+#include "clrie/ilgraph.h"
 
 /* ---- containers -------------------------------------------------------------------- */
 
@@ -147,7 +147,7 @@ struct clrie_pm_module {
     IUnknown *emit;            /* IMetaDataEmit2, NULL when the runtime refused */
     IUnknown *assembly_emit;   /* IMetaDataAssemblyEmit, NULL when refused */
     bool have_image;
-    struct clrie_pm_pe_image image;
+    struct clrie_il_pe_image image;
     /* under the lock */
     bool loaded;
     /* What the JIT pipeline records per method (module_methods.c): mdMethodDef -> struct

@@ -2,7 +2,8 @@
  * attached to its assembly. Everything is recorded then and never changes: the path and flags
  * (ICorProfilerInfo3::GetModuleInfo2), the metadata interfaces (GetModuleMetaData is only
  * allowed inside callbacks, so they are obtained at attach time and kept), the MVID and the PE
- * headers (peimage.h). The three interface versions share one vtable and one pointer.
+ * headers (libilgraph's PE reader, clrie_il_pe_image_*). The three interface versions share one
+ * vtable and one pointer.
  *
  * Choices where CLRIE gives no useful answer on CoreCLR:
  *  - GetIsMscorlib is TRUE only for a module named "mscorlib.dll", as in CLRIE: FALSE for
@@ -22,6 +23,7 @@
  * E_NOTIMPL (on Linux in CLRIE too). */
 #include "domains_private.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,7 +50,7 @@ static void module_destroy(void *object)
     release_unknown(m->assembly_import);
     release_unknown(m->emit);
     release_unknown(m->assembly_emit);
-    clrie_pm_pe_image_finish(&m->image);
+    clrie_il_pe_image_finish(&m->image);
     clrie_pm_text_finish(&m->path);
     CLRIE_PM_RELEASE(m->assembly);
     CLRIE_PM_RELEASE(m->appdomain);
@@ -159,8 +161,8 @@ static HRESULT answer(BOOL *out, bool value)
 static HRESULT module_GetIsILOnly(IModuleInfo3 *This, BOOL *pbValue)
 {
     struct clrie_pm_module *m = from_iface(This);
-    return answer(pbValue, m->have_image && m->image.have_cor_header &&
-                               (m->image.cor_flags & CLRIE_PM_COMIMAGE_FLAGS_ILONLY));
+    return answer(pbValue, m->have_image && m->image.has_cli_header &&
+                               (m->image.cli_flags & CLRIE_IL_COMIMAGE_FLAGS_ILONLY));
 }
 
 static HRESULT module_GetIsMscorlib(IModuleInfo3 *This, BOOL *pbValue)
@@ -204,10 +206,10 @@ static HRESULT module_GetCorHeader(IModuleInfo3 *This, DWORD cbValue, BYTE *pbVa
     struct clrie_pm_module *m = from_iface(This);
     if (!pbValue)
         return E_POINTER;
-    if (!m->have_image || !m->image.have_cor_header)
+    if (!m->have_image || !m->image.has_cli_header)
         return E_FAIL;
-    size_t n = cbValue < CLRIE_PM_COR20_HEADER_SIZE ? cbValue : CLRIE_PM_COR20_HEADER_SIZE;
-    memcpy(pbValue, m->image.cor_header, n);
+    size_t n = cbValue < CLRIE_IL_PE_CLI_HEADER_SIZE ? cbValue : CLRIE_IL_PE_CLI_HEADER_SIZE;
+    memcpy(pbValue, m->image.cli_header, n);
     return S_OK;
 }
 
@@ -289,7 +291,7 @@ static HRESULT module_ResolveRva(IModuleInfo3 *This, DWORD rva, LPCBYTE *ppbReso
     *ppbResolvedAddress = NULL;
     if (!m->have_image)
         return E_NOTIMPL;
-    *ppbResolvedAddress = clrie_pm_pe_image_resolve(&m->image, rva, 1);
+    *ppbResolvedAddress = clrie_il_pe_image_resolve(&m->image, rva, 1);
     return *ppbResolvedAddress ? S_OK : E_INVALIDARG;
 }
 
@@ -388,12 +390,12 @@ HRESULT clrie_pm_module_new(struct clrie_pm_domains *domains, struct clrie_pm_as
     facts->import = facts->assembly_import = facts->emit = facts->assembly_emit = NULL;
 
     if (m->base && !(m->flags & COR_PRF_MODULE_DYNAMIC)) {
-        const char *problem = NULL;
-        int rc = clrie_pm_pe_image_read(&m->image, m->base, 0,
+        struct clrie_il_diag problem;
+        int rc = clrie_il_pe_image_init(&m->image, m->base, 0,
                                         (m->flags & COR_PRF_MODULE_FLAT_LAYOUT) != 0, &problem);
         if (rc == 0) {
             m->have_image = true;
-        } else if (problem) {
+        } else if (rc != -ENOMEM) {
             char *path = NULL;
             size_t path_len = 0;
             if (clrie_pm_utf16_to_utf8(m->path.text, m->path.len, true, &path, &path_len) != 0)
@@ -401,7 +403,7 @@ HRESULT clrie_pm_module_new(struct clrie_pm_domains *domains, struct clrie_pm_as
             CLRIE_PM_LOG_ERROR(domains->log,
                                "module 0x%llx (%s): cannot read its PE headers: %s; its image "
                                "queries (GetCorHeader, ResolveRva, ...) will fail",
-                               (unsigned long long)m->id, path ? path : "?", problem);
+                               (unsigned long long)m->id, path ? path : "?", problem.message);
             free(path);
         } else {
             CLRIE_PM_RELEASE(m);

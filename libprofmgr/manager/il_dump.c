@@ -9,18 +9,8 @@
 
 static const char *clause_kind(uint32_t flags)
 {
-    switch (flags & CLRIE_IL_EH_KIND_MASK) {
-    case CLRIE_IL_EH_CATCH:
-        return "catch";
-    case CLRIE_IL_EH_FILTER:
-        return "filter";
-    case CLRIE_IL_EH_FINALLY:
-        return "finally";
-    case CLRIE_IL_EH_FAULT:
-        return "fault";
-    default:
-        return "clause";
-    }
+    const char *name = clrie_il_eh_kind_name(flags & CLRIE_IL_EH_KIND_MASK);
+    return name ? name : "clause";
 }
 
 /* Writes the operand of n after its opcode name into buf. */

@@ -263,11 +263,11 @@ static HRESULT types_of(struct method_info *mi, ITypeCreator **out)
 /* The local-variable signature token of the original header (0: none). */
 static mdSignature header_local_sig_token(const struct method_info *mi)
 {
-    const BYTE *b = mi->original_body;
-    if (!b || mi->original_size < 12 || (b[0] & 0x3) != 0x3)
-        return 0; /* tiny headers have no locals */
-    return (mdSignature)b[8] | (mdSignature)b[9] << 8 | (mdSignature)b[10] << 16 |
-           (mdSignature)b[11] << 24;
+    struct clrie_il_body_layout body;
+    if (!mi->original_body ||
+        clrie_il_body_measure(mi->original_body, mi->original_size, &body, NULL) != 0)
+        return 0;
+    return body.header.local_sig_token; /* 0 for a tiny header: no locals */
 }
 
 static HRESULT locals_get(void *ctx, const uint8_t **sig, size_t *len)
@@ -436,7 +436,7 @@ int clrie_pm__method_info_stack_effect(void *ctx, uint16_t opcode, uint32_t toke
     if (opcode != CLRIE_IL_OP_RET && FAILED(signature_of(mi->import, token, &sig, &len, 0)))
         return -ENOENT;
     struct clrie_il_method_sig parsed;
-    int rc = clrie_il_sig_parse_method(sig, len, &parsed);
+    int rc = clrie_il_sig_parse_method(sig, len, &parsed, NULL);
     return rc ? rc : clrie_il_sig_stack_effect(&parsed, opcode, out);
 }
 
@@ -540,7 +540,7 @@ static HRESULT mi_GetGenericParameterCount(IMethodInfo2 *This, DWORD *pCount)
     struct clrie_il_method_sig parsed;
     if (!pCount)
         return E_POINTER;
-    if (clrie_il_sig_parse_method(mi->sig, mi->sig_len, &parsed) != 0)
+    if (clrie_il_sig_parse_method(mi->sig, mi->sig_len, &parsed, NULL) != 0)
         return E_FAIL;
     *pCount = parsed.generic_count;
     return S_OK;

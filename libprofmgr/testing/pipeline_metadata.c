@@ -486,6 +486,6 @@ int pf_stack_effect(void *ctx, uint16_t opcode, uint32_t token, struct clrie_il_
     if (!sig)
         return -2; /* -ENOENT */
     struct clrie_il_method_sig parsed;
-    int rc = clrie_il_sig_parse_method(sig, len, &parsed);
+    int rc = clrie_il_sig_parse_method(sig, len, &parsed, NULL);
     return rc ? rc : clrie_il_sig_stack_effect(&parsed, opcode, out);
 }

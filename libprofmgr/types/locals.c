@@ -48,8 +48,6 @@ struct types_locals {
 
 _Static_assert(offsetof(struct types_locals, iface) == 0, "iface first");
 
-#define IMAGE_CEE_CS_CALLCONV_LOCAL_SIG 0x07u
-
 static struct types_locals *from_iface(ILocalVariableCollection2 *iface)
 {
     return CLRIE_CONTAINER_OF(iface, struct types_locals, iface);
@@ -98,7 +96,7 @@ static HRESULT locals_Initialize(ILocalVariableCollection2 *This)
 static HRESULT locals_GetCorSignature(ILocalVariableCollection2 *This,
                                       ISignatureBuilder **ppSignature)
 {
-    static const uint8_t no_locals[2] = {IMAGE_CEE_CS_CALLCONV_LOCAL_SIG, 0};
+    static const uint8_t no_locals[2] = {CLRIE_IL_CALLCONV_LOCAL_SIG, 0};
     struct types_locals *l = from_iface(This);
     if (!ppSignature)
         return E_POINTER;
@@ -116,7 +114,7 @@ static HRESULT locals_GetCount(ILocalVariableCollection2 *This, DWORD *pdwCount)
         return E_POINTER;
     l->initialized = true;
     uint32_t count;
-    if (clrie_il_sig_local_count(l->current.bytes, l->current.len, &count) < 0)
+    if (clrie_il_sig_local_header(l->current.bytes, l->current.len, &count, NULL) < 0)
         return E_FAIL;
     *pdwCount = count;
     return S_OK;
@@ -253,7 +251,7 @@ HRESULT types_locals_new(IUnknown *outer, ITypeCreator *creator, IMetaDataEmit *
         return E_POINTER;
     *out = NULL;
     uint32_t count;
-    if (clrie_il_sig_local_count(sig, len, &count) < 0)
+    if (clrie_il_sig_local_header(sig, len, &count, NULL) < 0)
         return E_INVALIDARG;
     struct types_locals *l = calloc(1, sizeof(*l));
     if (!l)

@@ -71,57 +71,31 @@ static HRESULT append(struct builder *b, const uint8_t *bytes, size_t len)
     return S_OK;
 }
 
+/* Appends what an encoder wrote to enc: n bytes, or E_INVALIDARG when it could not (n < 0). */
+static HRESULT append_encoded(ISignatureBuilder *This, const uint8_t enc[4], int n)
+{
+    return n < 0 ? E_INVALIDARG : append(from_iface(This), enc, (size_t)n);
+}
+
 static HRESULT builder_Add(ISignatureBuilder *This, DWORD value)
 {
     uint8_t enc[4];
     int n = clrie_il_sig_write_uint(value, enc);
-    if (n < 0)
-        return E_INVALIDARG;
-    return append(from_iface(This), enc, (size_t)n);
-}
-
-/* ECMA-335 II.23.2 signed form: the value rotated left by one within 7, 14 or 29 bits (the sign
- * in bit 0), then written like an unsigned value of that width. */
-static int write_signed(int32_t value, uint8_t out[4])
-{
-    uint32_t v = (uint32_t)value, sign = value < 0;
-    if (value >= -(1 << 6) && value < (1 << 6)) {
-        out[0] = (uint8_t)((v & 0x3F) << 1 | sign);
-        return 1;
-    }
-    if (value >= -(1 << 13) && value < (1 << 13)) {
-        uint32_t e = 0x8000u | (v & 0x1FFF) << 1 | sign;
-        out[0] = (uint8_t)(e >> 8);
-        out[1] = (uint8_t)e;
-        return 2;
-    }
-    if (value >= -(1 << 28) && value < (1 << 28)) {
-        uint32_t e = 0xC0000000u | (v & 0x0FFFFFFF) << 1 | sign;
-        out[0] = (uint8_t)(e >> 24);
-        out[1] = (uint8_t)(e >> 16);
-        out[2] = (uint8_t)(e >> 8);
-        out[3] = (uint8_t)e;
-        return 4;
-    }
-    return -ERANGE;
+    return append_encoded(This, enc, n);
 }
 
 static HRESULT builder_AddSignedInt(ISignatureBuilder *This, LONG value)
 {
     uint8_t enc[4];
-    int n = write_signed(value, enc);
-    if (n < 0)
-        return E_INVALIDARG;
-    return append(from_iface(This), enc, (size_t)n);
+    int n = clrie_il_sig_write_int(value, enc);
+    return append_encoded(This, enc, n);
 }
 
 static HRESULT builder_AddToken(ISignatureBuilder *This, mdToken token)
 {
     uint8_t enc[4];
     int n = clrie_il_sig_write_token(token, enc);
-    if (n < 0)
-        return E_INVALIDARG;
-    return append(from_iface(This), enc, (size_t)n);
+    return append_encoded(This, enc, n);
 }
 
 static HRESULT builder_AddElementType(ISignatureBuilder *This, CorElementType type)

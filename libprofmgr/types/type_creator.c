@@ -32,8 +32,6 @@ _Static_assert(offsetof(struct creator, iface) == 0, "iface first");
 
 #define CREATOR_OF(ptr, member) CLRIE_CONTAINER_OF(ptr, struct creator, member)
 
-#define IMAGE_CEE_CS_CALLCONV_LOCAL_SIG 0x07u
-
 /* CorTypeAttr bits IsValueType looks at */
 #define TD_INTERFACE 0x20u
 #define TD_ABSTRACT 0x80u
@@ -87,10 +85,7 @@ static HRESULT creator_FromCorElement(ITypeCreator *This, CorElementType type, I
     if (!ppType)
         return E_POINTER;
     *ppType = NULL;
-    bool plain = (type >= ELEMENT_TYPE_VOID && type <= ELEMENT_TYPE_STRING) ||
-                 type == ELEMENT_TYPE_TYPEDBYREF || type == ELEMENT_TYPE_I ||
-                 type == ELEMENT_TYPE_U || type == ELEMENT_TYPE_OBJECT;
-    if (!plain)
+    if ((uint32_t)type > 0xFF || !clrie_il_sig_element_is_simple((uint8_t)type))
         return E_INVALIDARG;
     uint8_t byte = (uint8_t)type;
     return types_type_parse(This, &byte, 1, false, ppType, NULL);
@@ -173,10 +168,8 @@ HRESULT types_parse_locals(ITypeCreator *creator, const uint8_t *sig, size_t len
         *count = 0;
         return S_OK;
     }
-    if (!sig || len < 2 || sig[0] != IMAGE_CEE_CS_CALLCONV_LOCAL_SIG ||
-        clrie_il_sig_read_uint(sig + 1, len - 1, &n, &at) < 0)
+    if (clrie_il_sig_local_header(sig, len, &n, &at) < 0)
         return E_INVALIDARG;
-    at += 1;
     IType **list;
     HRESULT hr = types_parse_sequence(creator, sig + at, len - at, n, false, &list, &used);
     if (FAILED(hr))
@@ -226,7 +219,7 @@ static HRESULT parse_method(ITypeCreator *creator, const uint8_t *sig, size_t le
     struct clrie_il_method_sig m;
     if (!sig)
         return E_POINTER;
-    if (clrie_il_sig_parse_method(sig, len, &m) < 0)
+    if (clrie_il_sig_parse_method(sig, len, &m, NULL) < 0)
         return E_INVALIDARG;
     memset(out, 0, sizeof(*out));
     out->calling_convention = m.calling_convention;
@@ -294,10 +287,8 @@ static HRESULT parser_ParseLocalVarSignature(ISignatureParser *This, const BYTE 
         return E_POINTER;
     uint32_t count;
     size_t at, used;
-    if (cbSignature < 2 || pSignature[0] != IMAGE_CEE_CS_CALLCONV_LOCAL_SIG ||
-        clrie_il_sig_read_uint(pSignature + 1, cbSignature - 1, &count, &at) < 0)
+    if (cbSignature == 0 || clrie_il_sig_local_header(pSignature, cbSignature, &count, &at) < 0)
         return E_INVALIDARG;
-    at += 1;
     IType **types;
     HRESULT hr = types_parse_sequence(&CREATOR_OF(This, parser)->iface, pSignature + at,
                                       cbSignature - at, count, false, &types, &used);
@@ -310,7 +301,7 @@ static HRESULT parser_ParseLocalVarSignature(ISignatureParser *This, const BYTE 
         types_release_all(types, count);
     }
     if (pCallingConvention)
-        *pCallingConvention = IMAGE_CEE_CS_CALLCONV_LOCAL_SIG;
+        *pCallingConvention = CLRIE_IL_CALLCONV_LOCAL_SIG;
     if (pcbRead)
         *pcbRead = (ULONG)(at + used);
     return S_OK;

@@ -281,12 +281,6 @@ static struct type *type_new(ITypeCreator *creator, const uint8_t *bytes, size_t
 static HRESULT parse(ITypeCreator *creator, const uint8_t *p, size_t len, bool allow_sentinel,
                      int depth, IType **out, size_t *used);
 
-static bool is_simple(uint8_t e)
-{
-    return (e >= ELEMENT_TYPE_VOID && e <= ELEMENT_TYPE_STRING) || e == ELEMENT_TYPE_TYPEDBYREF ||
-           e == ELEMENT_TYPE_I || e == ELEMENT_TYPE_U || e == ELEMENT_TYPE_OBJECT;
-}
-
 /* Fills t's kind and related type from its bytes, which libilgraph has measured as one type
  * (prefixes included) of exactly t->len bytes. */
 static HRESULT describe(struct type *t, size_t at, int depth)
@@ -295,22 +289,20 @@ static HRESULT describe(struct type *t, size_t at, int depth)
     size_t len = t->len, used;
     uint32_t value;
     /* custom modifiers and PINNED, in any order */
-    while (at < len) {
-        if (p[at] == ELEMENT_TYPE_CMOD_REQD || p[at] == ELEMENT_TYPE_CMOD_OPT) {
-            if (clrie_il_sig_read_token(p + at + 1, len - at - 1, &value, &used) < 0)
-                return E_INVALIDARG;
-            at += 1 + used;
-        } else if (p[at] == ELEMENT_TYPE_PINNED) {
-            at++;
-        } else {
+    for (;;) {
+        if (clrie_il_sig_skip_custom_mods(p + at, len - at, &used) < 0)
+            return E_INVALIDARG;
+        at += used;
+        if (at >= len || p[at] != ELEMENT_TYPE_PINNED)
             break;
-        }
+        at++;
     }
     if (at >= len)
         return E_INVALIDARG;
     uint8_t e = p[at++];
     t->element = (CorElementType)e;
-    if (is_simple(e) || e == ELEMENT_TYPE_FNPTR || e == ELEMENT_TYPE_INTERNAL) {
+    if (clrie_il_sig_element_is_simple(e) || e == ELEMENT_TYPE_FNPTR ||
+        e == ELEMENT_TYPE_INTERNAL) {
         t->kind = KIND_SIMPLE;
         return S_OK;
     }

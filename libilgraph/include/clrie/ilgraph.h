@@ -6,6 +6,10 @@
  * move nodes and references; encoding recomputes offsets, picks branch forms and writes a new
  * body plus the map from original to new offsets.
  *
+ * It is also clrie's one ECMA-335 encoding layer (sections at the end): signatures
+ * (compressed integers, coded tokens, element types, method and local signatures), method
+ * body layout and raw EH clauses, and PE images (a file, or a module the runtime has loaded).
+ *
  * Memory: every node, clause and switch-target array of a graph lives in one arena owned by
  * the graph and freed by clrie_il_graph_free(). Node and clause pointers are borrowed: they
  * stay valid until the graph is freed or reset (clrie_il_graph_reset(),
@@ -379,6 +383,10 @@ struct clrie_il_clause; /* one exception-handling clause */
 #define CLRIE_IL_EH_DUPLICATED 0x8u /* informational; kept as given */
 #define CLRIE_IL_EH_KIND_MASK 0x7u
 
+/* "catch", "filter", "finally" or "fault" for one of those kinds; NULL for any other value
+ * (mask flags with CLRIE_IL_EH_KIND_MASK first to ignore DUPLICATED). For dumps and tools. */
+const char *clrie_il_eh_kind_name(uint32_t kind);
+
 /* Method header flags (CorILMethodFlags, fat headers). */
 #define CLRIE_IL_HEADER_INIT_LOCALS 0x10u
 #define CLRIE_IL_HEADER_MORE_SECTS 0x08u
@@ -654,15 +662,81 @@ int clrie_il_graph_max_stack(struct clrie_il_graph *g, clrie_il_stack_fn resolve
 int clrie_il_graph_verify(struct clrie_il_graph *g, clrie_il_stack_fn resolve, void *ctx,
                           clrie_il_report_fn report, void *report_ctx);
 
-/* ---- Signatures (ECMA-335 II.23.2) ------------------------------------------------------ */
+/* ---- ECMA-335 encodings: signatures (II.23.2) ------------------------------------------- */
+/* The one reader and writer of signature blobs in clrie: compressed integers, coded tokens,
+ * element types and the shape of types, method, field and local-variable signatures. Every
+ * reader takes the bytes it may look at (p[0..len)) and reads nothing past them; malformed or
+ * truncated input is -EILSEQ, nesting deeper than 64 types included. */
+
+/* Element types (II.23.1.16): the first byte of a type in a signature. */
+enum clrie_il_element_type {
+    CLRIE_IL_ELEMENT_TYPE_END = 0x00,
+    CLRIE_IL_ELEMENT_TYPE_VOID = 0x01,
+    CLRIE_IL_ELEMENT_TYPE_BOOLEAN = 0x02,
+    CLRIE_IL_ELEMENT_TYPE_CHAR = 0x03,
+    CLRIE_IL_ELEMENT_TYPE_I1 = 0x04,
+    CLRIE_IL_ELEMENT_TYPE_U1 = 0x05,
+    CLRIE_IL_ELEMENT_TYPE_I2 = 0x06,
+    CLRIE_IL_ELEMENT_TYPE_U2 = 0x07,
+    CLRIE_IL_ELEMENT_TYPE_I4 = 0x08,
+    CLRIE_IL_ELEMENT_TYPE_U4 = 0x09,
+    CLRIE_IL_ELEMENT_TYPE_I8 = 0x0A,
+    CLRIE_IL_ELEMENT_TYPE_U8 = 0x0B,
+    CLRIE_IL_ELEMENT_TYPE_R4 = 0x0C,
+    CLRIE_IL_ELEMENT_TYPE_R8 = 0x0D,
+    CLRIE_IL_ELEMENT_TYPE_STRING = 0x0E,
+    CLRIE_IL_ELEMENT_TYPE_PTR = 0x0F,
+    CLRIE_IL_ELEMENT_TYPE_BYREF = 0x10,
+    CLRIE_IL_ELEMENT_TYPE_VALUETYPE = 0x11,
+    CLRIE_IL_ELEMENT_TYPE_CLASS = 0x12,
+    CLRIE_IL_ELEMENT_TYPE_VAR = 0x13,
+    CLRIE_IL_ELEMENT_TYPE_ARRAY = 0x14,
+    CLRIE_IL_ELEMENT_TYPE_GENERICINST = 0x15,
+    CLRIE_IL_ELEMENT_TYPE_TYPEDBYREF = 0x16,
+    CLRIE_IL_ELEMENT_TYPE_I = 0x18,
+    CLRIE_IL_ELEMENT_TYPE_U = 0x19,
+    CLRIE_IL_ELEMENT_TYPE_FNPTR = 0x1B,
+    CLRIE_IL_ELEMENT_TYPE_OBJECT = 0x1C,
+    CLRIE_IL_ELEMENT_TYPE_SZARRAY = 0x1D,
+    CLRIE_IL_ELEMENT_TYPE_MVAR = 0x1E,
+    CLRIE_IL_ELEMENT_TYPE_CMOD_REQD = 0x1F,
+    CLRIE_IL_ELEMENT_TYPE_CMOD_OPT = 0x20,
+    CLRIE_IL_ELEMENT_TYPE_INTERNAL = 0x21, /* runtime-internal: a type handle pointer follows */
+    CLRIE_IL_ELEMENT_TYPE_SENTINEL = 0x41, /* vararg: the parameters after it are optional */
+    CLRIE_IL_ELEMENT_TYPE_PINNED = 0x45,
+};
+
+/* The first byte of a signature (II.23.2.1-3): its kind in the low four bits, plus flags. */
+#define CLRIE_IL_CALLCONV_KIND_MASK 0x0Fu
+#define CLRIE_IL_CALLCONV_DEFAULT 0x00u
+#define CLRIE_IL_CALLCONV_VARARG 0x05u
+#define CLRIE_IL_CALLCONV_FIELD 0x06u
+#define CLRIE_IL_CALLCONV_LOCAL_SIG 0x07u
+#define CLRIE_IL_CALLCONV_PROPERTY 0x08u
+#define CLRIE_IL_CALLCONV_UNMANAGED 0x09u
+#define CLRIE_IL_CALLCONV_GENERICINST 0x0Au
+#define CLRIE_IL_CALLCONV_GENERIC 0x10u
+#define CLRIE_IL_CALLCONV_HASTHIS 0x20u
+#define CLRIE_IL_CALLCONV_EXPLICITTHIS 0x40u
+
+/* Whether a type that starts with this element type is that one byte and nothing more (the
+ * primitives, string, object, typedbyref, I, U, void). */
+bool clrie_il_sig_element_is_simple(uint8_t element_type);
 
 /* Compressed unsigned integer: reads one from p[0..len), *used = its byte count. */
 int clrie_il_sig_read_uint(const uint8_t *p, size_t len, uint32_t *value, size_t *used);
 /* Writes value (< 2^29) to out (4 bytes); returns the byte count or -ERANGE. */
 int clrie_il_sig_write_uint(uint32_t value, uint8_t out[4]);
+/* Compressed signed integer (the sign rotated into bit 0 within 7, 14 or 29 bits). */
+int clrie_il_sig_read_int(const uint8_t *p, size_t len, int32_t *value, size_t *used);
+/* Writes value (in [-2^28, 2^28-1]) to out; returns the byte count or -ERANGE. */
+int clrie_il_sig_write_int(int32_t value, uint8_t out[4]);
 /* TypeDefOrRef coded token: TypeDef (0x02), TypeRef (0x01), TypeSpec (0x1B) tokens. */
 int clrie_il_sig_read_token(const uint8_t *p, size_t len, uint32_t *token, size_t *used);
 int clrie_il_sig_write_token(uint32_t token, uint8_t out[4]); /* count, -ERANGE or -EINVAL */
+/* Length of the custom modifiers (CMOD_REQD/CMOD_OPT and their tokens) at the start of
+ * p[0..len): 0 when there are none. */
+int clrie_il_sig_skip_custom_mods(const uint8_t *p, size_t len, size_t *used);
 /* Length of the type (with custom modifiers) at p[0..len). */
 int clrie_il_sig_type_len(const uint8_t *p, size_t len, size_t *type_len);
 
@@ -670,22 +744,117 @@ struct clrie_il_method_sig {
     uint8_t calling_convention; /* the first byte */
     bool has_this, explicit_this;
     uint32_t generic_count;
-    uint32_t param_count;
+    uint32_t param_count;             /* all parameters, those after a vararg sentinel too */
     size_t ret_offset, ret_len;       /* the return type's bytes within the signature */
     bool returns_void, returns_byref; /* custom modifiers skipped */
 };
-int clrie_il_sig_parse_method(const uint8_t *sig, size_t len, struct clrie_il_method_sig *out);
+/* A whole method signature (MethodDefSig, MethodRefSig, StandAloneMethodSig: calling
+ * conventions default to vararg and unmanaged, II.23.2.1-3), every type measured. diag (may be
+ * NULL) gets the offset in sig and what was wrong. */
+int clrie_il_sig_parse_method(const uint8_t *sig, size_t len, struct clrie_il_method_sig *out,
+                              struct clrie_il_diag *diag);
 /* Stack effect of calling a method with this signature through opcode (call, callvirt,
  * newobj, calli) or of ret in a method with this signature. */
 int clrie_il_sig_stack_effect(const struct clrie_il_method_sig *sig, uint16_t opcode,
                               struct clrie_il_stack_effect *out);
 
-/* Number of locals in a LOCAL_SIG blob (len 0 = no locals). */
-int clrie_il_sig_local_count(const uint8_t *sig, size_t len, uint32_t *count);
+/* Number of locals in a LOCAL_SIG blob (len 0 = no locals) and where its first type starts
+ * (types_at may be NULL; 0 when len is 0). */
+int clrie_il_sig_local_header(const uint8_t *sig, size_t len, uint32_t *count, size_t *types_at);
 /* A new LOCAL_SIG with the type appended; *index is the new local's index. sig may be
  * empty (no locals yet). *out is malloc'd. */
 int clrie_il_sig_local_append(const uint8_t *sig, size_t len, const uint8_t *type, size_t type_len,
                               uint8_t **out, size_t *out_len, uint32_t *index);
+
+/* ---- ECMA-335 encodings: method bodies (II.25.4) ---------------------------------------- */
+
+/* Extra data section kinds (CorILMethodSect) and the fat header's format bits. */
+#define CLRIE_IL_SECTION_EH_TABLE 0x01u
+#define CLRIE_IL_SECTION_OPT_IL_TABLE 0x02u
+#define CLRIE_IL_SECTION_FAT_FORMAT 0x40u
+#define CLRIE_IL_SECTION_MORE_SECTS 0x80u
+
+/* Where the parts of a method body lie, from its start. */
+struct clrie_il_body_layout {
+    struct clrie_il_header header; /* as stored; code_size is the header's */
+    size_t code_offset;            /* 1 after a tiny header, 12 after a fat one */
+    size_t sections_offset;        /* first extra data section; 0 when there is none */
+    uint32_t section_count;
+    size_t len; /* the whole body: header, code, padding and every data section */
+};
+
+/* Measures the body at the start of body[0..len): its header, its code and the chain of
+ * data sections that follows at 4-byte boundaries (their kinds are not checked). -EILSEQ
+ * (diag: offset into body) when the header is neither tiny nor fat or a part runs past len. */
+int clrie_il_body_measure(const uint8_t *body, size_t len, struct clrie_il_body_layout *out,
+                          struct clrie_il_diag *diag);
+
+/* One exception clause as stored in a small (12-byte) or fat (24-byte) EH section; extra is
+ * the class token of a catch clause, the filter offset of a filter clause. */
+struct clrie_il_eh_clause_raw {
+    uint32_t flags;
+    uint32_t try_offset, try_length;
+    uint32_t handler_offset, handler_length;
+    uint32_t extra;
+};
+/* Reads the clause at p (12 bytes when small, 24 when fat). */
+void clrie_il_eh_clause_read(const uint8_t *p, bool fat, struct clrie_il_eh_clause_raw *out);
+
+/* ---- ECMA-335 encodings: PE images (II.25) ---------------------------------------------- */
+/* The one reader of PE/COFF and CLI headers in clrie: for an assembly file (size known, flat
+ * layout) and for a module image the runtime has loaded (mapped, sections at their RVAs, or
+ * flat, the file as it is on disk; size unknown). Every read is bounded by what the headers
+ * already read declare: before SizeOfHeaders is known, the first page (every loaded image has
+ * it); the headers by SizeOfHeaders; an RVA by SizeOfImage (mapped) or by its section's raw
+ * data (flat); and, when the size is known, by the size as well. */
+
+#define CLRIE_IL_PE_CLI_HEADER_SIZE 72 /* IMAGE_COR20_HEADER */
+#define CLRIE_IL_COMIMAGE_FLAGS_ILONLY 0x1u
+#define CLRIE_IL_COMIMAGE_FLAGS_NATIVE_ENTRYPOINT 0x10u
+
+struct clrie_il_pe_section {
+    uint32_t virtual_address;
+    uint32_t virtual_size;
+    uint32_t raw_offset;
+    uint32_t raw_size;
+};
+
+struct clrie_il_pe_image {
+    const uint8_t *base;
+    uint64_t readable; /* bytes at base known to be readable; UINT64_MAX when unknown */
+    bool flat;
+    bool pe32_plus;   /* optional header magic 0x20B rather than 0x10B */
+    uint16_t machine; /* COFF machine, as stored (ReadyToRun images xor an OS value) */
+    uint32_t size_of_image, size_of_headers;
+    uint16_t section_count;
+    struct clrie_il_pe_section *sections; /* owned by the image */
+    bool has_cli_header; /* false: a PE without data directory 14, not a .NET image */
+    uint8_t cli_header[CLRIE_IL_PE_CLI_HEADER_SIZE]; /* a copy */
+    uint32_t cli_header_offset;                      /* from base, as resolved */
+    uint16_t runtime_major, runtime_minor;
+    uint32_t metadata_rva, metadata_size;
+    uint32_t cli_flags;         /* COMIMAGE_FLAGS_* */
+    uint32_t entry_point;       /* as stored: a token, or an RVA with NATIVE_ENTRYPOINT */
+    uint32_t entry_point_token; /* the token, 0 with a native entry point */
+    bool ready_to_run;          /* the CLI header has a managed native (ReadyToRun) header */
+};
+
+/* Reads the headers of the image at base: size bytes, or 0 when unknown (a runtime's image,
+ * whose headers are then trusted to describe it); flat for the file layout. Returns 0,
+ * -EILSEQ for a malformed image (diag: the offset from base and what was wrong), -EINVAL for
+ * a NULL argument, -ENOMEM. Release with clrie_il_pe_image_finish() after success. */
+int clrie_il_pe_image_init(struct clrie_il_pe_image *image, const uint8_t *base, size_t size,
+                           bool flat, struct clrie_il_diag *diag);
+void clrie_il_pe_image_finish(struct clrie_il_pe_image *image); /* accepts NULL */
+
+/* Where rva lies, as an offset from base, and how many bytes of the image follow it there
+ * (within its section's data, SizeOfImage, and the size if known). -EILSEQ if it lies in no
+ * readable part of the image. */
+int clrie_il_pe_image_rva_to_offset(const struct clrie_il_pe_image *image, uint32_t rva,
+                                    size_t *offset, size_t *available, struct clrie_il_diag *diag);
+/* The address of rva[0..size) inside the image, or NULL if it does not lie wholly inside. */
+const uint8_t *clrie_il_pe_image_resolve(const struct clrie_il_pe_image *image, uint32_t rva,
+                                         uint32_t size);
 
 /* ---- Transforms ------------------------------------------------------------------------- */
 

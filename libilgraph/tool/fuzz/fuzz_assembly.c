@@ -71,7 +71,7 @@ static void read_everything(const struct asm_assembly *a)
         uint32_t token = ASM_TOKEN(ASM_TABLE_METHOD_DEF, row);
         struct asm_methoddef m;
         struct asm_body body;
-        struct asm_method_sig sig;
+        struct clrie_il_method_sig sig;
         if ((r = asm_methoddef_get(a, row, &m, &diag)) == 0) {
             check_string(m.name);
             check_inside(m.signature.data, m.signature.len);
@@ -91,13 +91,13 @@ static void read_everything(const struct asm_assembly *a)
     for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++)
         for (uint32_t row = 1; row <= asm_table_rows(a, named[i]); row++) {
             uint32_t token = ASM_TOKEN(named[i], row);
-            struct asm_method_sig sig;
+            struct clrie_il_method_sig sig;
             check_result(asm_token_name(a, token, name, sizeof(name), &diag), &diag);
             if (named[i] == ASM_TABLE_MEMBER_REF || named[i] == ASM_TABLE_METHOD_SPEC)
                 check_result(asm_token_method_sig(a, token, &sig, &diag), &diag);
         }
     for (uint32_t row = 1; row <= asm_table_rows(a, ASM_TABLE_STAND_ALONE_SIG); row++) {
-        struct asm_method_sig sig;
+        struct clrie_il_method_sig sig;
         check_result(
             asm_token_method_sig(a, ASM_TOKEN(ASM_TABLE_STAND_ALONE_SIG, row), &sig, &diag), &diag);
     }
@@ -125,9 +125,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     else if (size > 0)
         check_result(r, &diag);
 
-    struct asm_method_sig sig;
-    if (size > 0)
-        check_result(asm_method_sig_parse(data, size, &sig, &diag), &diag);
+    struct clrie_il_method_sig sig;
+    struct clrie_il_diag sig_diag;
+    if (size > 0) {
+        r = clrie_il_sig_parse_method(data, size, &sig, &sig_diag);
+        struct asm_diag as_asm = {.offset = sig_diag.offset};
+        memcpy(as_asm.message, sig_diag.message, sizeof(as_asm.message));
+        check_result(r, &as_asm);
+    }
 
     struct asm_assembly *a;
     r = asm_assembly_new(data, size, &a, &diag);

@@ -34,7 +34,7 @@ int main(int argc, char **argv)
     };
     for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
         struct built b;
-        if (build_assembly(&forms[i].options, &b) != 0)
+        if (clrie_il__test_assembly_build(&forms[i].options, &b) != 0)
             return 1;
         write_file(argv[1], forms[i].name, b.data, b.len);
         if (i == 0) {

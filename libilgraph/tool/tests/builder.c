@@ -387,7 +387,7 @@ static void write_metadata(struct out *md, const struct build_options *opt, stru
     }
 }
 
-int build_assembly(const struct build_options *options, struct built *b)
+int clrie_il__test_assembly_build(const struct build_options *options, struct built *b)
 {
     static const struct build_options defaults = {0};
     const struct build_options *opt = options ? options : &defaults;
@@ -442,6 +442,9 @@ int build_assembly(const struct build_options *options, struct built *b)
     zeros(&f, 12);
     u32(&f, 0x60000020);
     zeros(&f, FILE_ALIGNMENT - f.len);
+    /* SizeOfImage (sections at 4 KiB alignment) and SizeOfHeaders */
+    patch32(&f, b->optional_at + 56, TEXT_RVA + ((raw_size + 0xFFFu) & ~0xFFFu));
+    patch32(&f, b->optional_at + 60, FILE_ALIGNMENT);
     put(&f, text.p, text.len);
     b->text_len = text.len;
     zeros(&f, raw_size - text.len);

@@ -61,6 +61,6 @@ struct built {
 };
 
 /* Returns 0, or -ENOMEM. */
-int build_assembly(const struct build_options *options, struct built *out);
+int clrie_il__test_assembly_build(const struct build_options *options, struct built *out);
 
 #endif

@@ -20,7 +20,7 @@
 static struct built build(const struct build_options *options)
 {
     struct built b;
-    assert_int_equal(build_assembly(options, &b), 0);
+    assert_int_equal(clrie_il__test_assembly_build(options, &b), 0);
     return b;
 }
 
@@ -246,9 +246,9 @@ static void names_methods_types_and_references(void **state)
     free(b.data);
 }
 
-static struct asm_method_sig sig_ok(const struct asm_assembly *a, uint32_t token)
+static struct clrie_il_method_sig sig_ok(const struct asm_assembly *a, uint32_t token)
 {
-    struct asm_method_sig s;
+    struct clrie_il_method_sig s;
     struct asm_diag diag = {0};
     int r = asm_token_method_sig(a, token, &s, &diag);
     if (r != 0)
@@ -260,35 +260,35 @@ static void summarises_call_site_signatures(void **state)
 {
     struct built b = build(NULL);
     struct asm_assembly *a = open_ok(&b);
-    struct asm_method_sig s = sig_ok(a, 0x06000001);
+    struct clrie_il_method_sig s = sig_ok(a, 0x06000001);
     assert_true(s.has_this);
-    assert_int_equal(s.params, 0);
+    assert_int_equal(s.param_count, 0);
     assert_true(s.returns_void);
 
     s = sig_ok(a, 0x06000002); /* modopt before the return type is skipped */
     assert_false(s.has_this);
-    assert_int_equal(s.params, 2);
+    assert_int_equal(s.param_count, 2);
     assert_false(s.returns_void);
 
     s = sig_ok(a, 0x06000003);
-    assert_true(s.generic);
-    assert_int_equal(s.generic_params, 1);
-    assert_int_equal(s.params, 1);
+    assert_true(s.calling_convention & CLRIE_IL_CALLCONV_GENERIC);
+    assert_int_equal(s.generic_count, 1);
+    assert_int_equal(s.param_count, 1);
     assert_true(s.returns_void);
 
     s = sig_ok(a, 0x06000005);
-    assert_true(s.vararg);
+    assert_int_equal(s.calling_convention & CLRIE_IL_CALLCONV_KIND_MASK, CLRIE_IL_CALLCONV_VARARG);
 
     s = sig_ok(a, 0x0A000002);
     assert_true(s.has_this);
-    assert_int_equal(s.params, 1);
+    assert_int_equal(s.param_count, 1);
 
     s = sig_ok(a, 0x2B000001); /* MethodSpec: its generic method's signature */
-    assert_true(s.generic);
-    assert_int_equal(s.params, 1);
+    assert_true(s.calling_convention & CLRIE_IL_CALLCONV_GENERIC);
+    assert_int_equal(s.param_count, 1);
 
     s = sig_ok(a, 0x11000002); /* calli */
-    assert_int_equal(s.params, 1);
+    assert_int_equal(s.param_count, 1);
     assert_false(s.returns_void);
 
     struct asm_diag diag = {0};
@@ -319,27 +319,27 @@ static void decodes_compressed_integers(void **state)
     for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
         uint32_t v;
         size_t used;
-        assert_int_equal(asm_compressed_uint(good[i].bytes, good[i].len, &v, &used), 0);
+        assert_int_equal(clrie_il_sig_read_uint(good[i].bytes, good[i].len, &v, &used), 0);
         assert_int_equal(v, good[i].value);
         assert_int_equal(used, good[i].used);
     }
     static const uint8_t bad[] = {0xE0, 0x80, 0xC0, 0x00, 0x00};
     uint32_t v;
     size_t used;
-    assert_int_equal(asm_compressed_uint(bad, 4, &v, &used), -EILSEQ);     /* 111xxxxx */
-    assert_int_equal(asm_compressed_uint(bad + 1, 1, &v, &used), -EILSEQ); /* cut short */
-    assert_int_equal(asm_compressed_uint(bad + 2, 3, &v, &used), -EILSEQ);
-    assert_int_equal(asm_compressed_uint(bad, 0, &v, &used), -EILSEQ);
+    assert_int_equal(clrie_il_sig_read_uint(bad, 4, &v, &used), -EILSEQ);     /* 111xxxxx */
+    assert_int_equal(clrie_il_sig_read_uint(bad + 1, 1, &v, &used), -EILSEQ); /* cut short */
+    assert_int_equal(clrie_il_sig_read_uint(bad + 2, 3, &v, &used), -EILSEQ);
+    assert_int_equal(clrie_il_sig_read_uint(bad, 0, &v, &used), -EILSEQ);
 
-    struct asm_method_sig s;
-    struct asm_diag diag;
+    struct clrie_il_method_sig s;
+    struct clrie_il_diag diag;
     static const uint8_t cmod_only[] = {0x00, 0x01, 0x1F, 0x05};
-    assert_int_equal(asm_method_sig_parse(cmod_only, sizeof(cmod_only), &s, &diag), -EILSEQ);
+    assert_int_equal(clrie_il_sig_parse_method(cmod_only, sizeof(cmod_only), &s, &diag), -EILSEQ);
     assert_non_null(strstr(diag.message, "return type"));
     static const uint8_t two_cmods[] = {0x20, 0x00, 0x1F, 0x05, 0x20, 0x09, 0x01};
-    assert_int_equal(asm_method_sig_parse(two_cmods, sizeof(two_cmods), &s, &diag), 0);
+    assert_int_equal(clrie_il_sig_parse_method(two_cmods, sizeof(two_cmods), &s, &diag), 0);
     assert_true(s.returns_void);
-    assert_int_equal(asm_method_sig_parse(two_cmods, 0, &s, &diag), -EILSEQ);
+    assert_int_equal(clrie_il_sig_parse_method(two_cmods, 0, &s, &diag), -EILSEQ);
 }
 
 /* Every prefix of a valid file either opens (only padding was cut) or is refused; an
@@ -531,7 +531,7 @@ static void refuses_heap_indexes_out_of_range(void **state)
     a = open_ok(&b);
     assert_int_equal(asm_methoddef_get(a, 2, &m, &diag), -EILSEQ);
     assert_non_null(strstr(diag.message, "#Blob"));
-    struct asm_method_sig s;
+    struct clrie_il_method_sig s;
     assert_int_equal(asm_token_method_sig(a, 0x06000002, &s, &diag), -EILSEQ);
     asm_assembly_free(a);
 

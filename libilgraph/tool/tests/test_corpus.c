@@ -46,7 +46,7 @@ static void check_assembly(const char *path, struct totals *t)
     for (uint32_t row = 1; row <= asm_table_rows(a, ASM_TABLE_METHOD_DEF); row++) {
         uint32_t token = ASM_TOKEN(ASM_TABLE_METHOD_DEF, row);
         struct asm_methoddef m;
-        struct asm_method_sig sig;
+        struct clrie_il_method_sig sig;
         struct asm_body body;
         t->methods++;
         if ((r = asm_methoddef_get(a, row, &m, &diag)) != 0 ||
@@ -78,20 +78,21 @@ static void check_assembly(const char *path, struct totals *t)
     for (uint32_t row = 1; row <= asm_table_rows(a, ASM_TABLE_MEMBER_REF); row++) {
         uint32_t token = ASM_TOKEN(ASM_TABLE_MEMBER_REF, row);
         struct asm_memberref m;
-        struct asm_method_sig sig;
+        struct clrie_il_method_sig sig;
         if ((r = asm_memberref_get(a, row, &m, &diag)) != 0 ||
             (r = asm_token_name(a, token, name, sizeof(name), &diag)) != 0) {
             failure(t, path, "memberref", token, r, &diag);
             continue;
         }
         t->member_refs++;
-        if (m.signature.len > 0 && (m.signature.data[0] & ASM_SIG_KIND_MASK) != ASM_SIG_FIELD &&
+        if (m.signature.len > 0 &&
+            (m.signature.data[0] & CLRIE_IL_CALLCONV_KIND_MASK) != CLRIE_IL_CALLCONV_FIELD &&
             (r = asm_token_method_sig(a, token, &sig, &diag)) != 0)
             failure(t, path, "memberref signature", token, r, &diag);
     }
     for (uint32_t row = 1; row <= asm_table_rows(a, ASM_TABLE_METHOD_SPEC); row++) {
         uint32_t token = ASM_TOKEN(ASM_TABLE_METHOD_SPEC, row);
-        struct asm_method_sig sig;
+        struct clrie_il_method_sig sig;
         if ((r = asm_token_method_sig(a, token, &sig, &diag)) != 0 ||
             (r = asm_token_name(a, token, name, sizeof(name), &diag)) != 0)
             failure(t, path, "methodspec", token, r, &diag);

@@ -18,7 +18,7 @@
 #include "domains.h"
 #include "fake_runtime.h"
 #include "log.h"
-#include "peimage.h"
+#include "clrie/ilgraph.h"
 #include "sha1.h"
 #include "utf16.h"
 
@@ -482,30 +482,30 @@ static void a_malformed_image_is_logged_not_read(void **state)
 
 static void pe_images_are_bounds_checked(void **state)
 {
-    const char *where;
-    struct clrie_pm_pe_image image;
+    struct clrie_il_diag where;
+    struct clrie_il_pe_image image;
     uint8_t *pe32 = fake_pe_image(false, false, 1, ENTRY_TOKEN);
-    assert_int_equal(clrie_pm_pe_image_read(&image, pe32, 0, false, &where), 0);
+    assert_int_equal(clrie_il_pe_image_init(&image, pe32, 0, false, &where), 0);
     assert_false(image.pe32_plus);
-    assert_true(image.have_cor_header);
+    assert_true(image.has_cli_header);
     assert_int_equal(image.entry_point_token, ENTRY_TOKEN);
-    clrie_pm_pe_image_finish(&image);
+    clrie_il_pe_image_finish(&image);
 
     fake_put16(pe32 + 0x80 + 6, 200); /* 200 sections cannot fit in SizeOfHeaders */
-    assert_int_equal(clrie_pm_pe_image_read(&image, pe32, 0, false, &where), -EINVAL);
-    assert_non_null(where);
+    assert_int_equal(clrie_il_pe_image_init(&image, pe32, 0, false, &where), -EILSEQ);
+    assert_non_null(strstr(where.message, "section table"));
     fake_put16(pe32 + 0x80 + 6, 1);
     fake_put32(pe32 + 0x80 + 24 + 96 + 14 * 8, IMAGE_SIZE - 8); /* CLI header runs off the end */
-    assert_int_equal(clrie_pm_pe_image_read(&image, pe32, 0, false, &where), -EINVAL);
+    assert_int_equal(clrie_il_pe_image_init(&image, pe32, 0, false, &where), -EILSEQ);
     fake_put16(pe32, 0x1234);
-    assert_int_equal(clrie_pm_pe_image_read(&image, pe32, 0, false, &where), -EINVAL);
+    assert_int_equal(clrie_il_pe_image_init(&image, pe32, 0, false, &where), -EILSEQ);
     free(pe32);
 
     /* A native entry point is an RVA, not a token. */
     uint8_t *native = fake_pe_image(false, true, 0x1 | 0x10, 0x2345);
-    assert_int_equal(clrie_pm_pe_image_read(&image, native, 0, false, &where), 0);
+    assert_int_equal(clrie_il_pe_image_init(&image, native, 0, false, &where), 0);
     assert_int_equal(image.entry_point_token, 0);
-    clrie_pm_pe_image_finish(&image);
+    clrie_il_pe_image_finish(&image);
     free(native);
 }
 

@@ -6,14 +6,9 @@
  *
  * The framework is found from CLRIE_DOTNET or `dotnet` on PATH; without one the test exits 77
  * (skipped). Prints what it checked on success. */
-#define _XOPEN_SOURCE 700 /* realpath */
-#include <dirent.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "assembly.h"
 #include "clrie/ilgraph.h"
@@ -54,7 +49,7 @@ static bool builder_equals(ISignatureBuilder *b, const uint8_t *bytes, size_t le
 static HRESULT check_method(ISignatureParser *parser, struct asm_blob sig)
 {
     struct clrie_il_method_sig m;
-    if (clrie_il_sig_parse_method(sig.data, sig.len, &m) < 0)
+    if (clrie_il_sig_parse_method(sig.data, sig.len, &m, NULL) < 0)
         return S_FALSE; /* libilgraph refuses it too: not ours to judge */
     IType *ret;
     IEnumTypes *params;
@@ -188,40 +183,18 @@ static void check_assembly(const char *path, struct counts *c)
     asm_assembly_free(a);
 }
 
+static void visit(const char *path, void *counts)
+{
+    check_assembly(path, counts);
+}
+
 int main(void)
 {
-    char *root = test_dotnet_framework_root();
-    if (!root) {
+    struct counts c = {0};
+    if (test_dotnet_each_dll(visit, &c) < 0) {
         printf("no .NET shared framework found: skipped\n");
         return SKIPPED;
     }
-    struct counts c = {0};
-    DIR *versions = opendir(root);
-    struct dirent *version;
-    while (versions && (version = readdir(versions))) {
-        if (version->d_name[0] == '.')
-            continue;
-        char dir_path[PATH_MAX];
-        int n = snprintf(dir_path, sizeof(dir_path), "%s/%s", root, version->d_name);
-        if (n < 0 || (size_t)n >= sizeof(dir_path))
-            continue;
-        DIR *dir = opendir(dir_path);
-        struct dirent *entry;
-        while (dir && (entry = readdir(dir))) {
-            size_t len = strlen(entry->d_name);
-            if (len < 5 || strcmp(entry->d_name + len - 4, ".dll") != 0)
-                continue;
-            char path[PATH_MAX];
-            n = snprintf(path, sizeof(path), "%s/%s", dir_path, entry->d_name);
-            if (n > 0 && (size_t)n < sizeof(path))
-                check_assembly(path, &c);
-        }
-        if (dir)
-            closedir(dir);
-    }
-    if (versions)
-        closedir(versions);
-    free(root);
     printf("%zu assemblies: %zu method, %zu local, %zu calli signatures, %zu type specs "
            "(%zu refused by libilgraph too); %zu failures\n",
            c.assemblies, c.methods, c.locals, c.callis, c.typespecs, c.refused, c.failures);
