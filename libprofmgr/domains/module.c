@@ -237,8 +237,8 @@ static HRESULT module_RequestRejit(IModuleInfo3 *This, mdToken methodToken)
 static HRESULT module_CreateTypeFactory(IModuleInfo3 *This, ITypeCreator **ppTypeFactory)
 {
     struct clrie_pm_module *m = from_iface(This);
-    return types_creator_new((IModuleInfo *)This, (IMetaDataImport *)(void *)m->import,
-                             ppTypeFactory);
+    return clrie_pm_types_creator_new((IModuleInfo *)This, (IMetaDataImport *)(void *)m->import,
+                                      ppTypeFactory);
 }
 
 /* Info-only method infos (no IL), made by the manager's method factory. */

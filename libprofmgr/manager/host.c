@@ -148,7 +148,7 @@ static HRESULT manager_GetAppDomainCollection(IProfilerManager *This,
 static HRESULT manager_CreateSignatureBuilder(IProfilerManager *This,
                                               ISignatureBuilder **ppSignatureBuilder)
 {
-    return types_signature_builder_new(ppSignatureBuilder);
+    return clrie_pm_types_signature_builder_new(ppSignatureBuilder);
 }
 
 static struct plugin *find_plugin(struct manager *m, const GUID *clsid,

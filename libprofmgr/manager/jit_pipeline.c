@@ -135,8 +135,8 @@ static bool is_sequence_point(const struct il_body_baseline *baseline, uint32_t 
 /* The local-variable signature token the new body names. */
 static HRESULT final_local_sig_token(struct method_info *mi, mdSignature *token)
 {
-    if (types_locals_changed(mi->locals))
-        return types_locals_commit(mi->locals, token);
+    if (clrie_pm_types_locals_changed(mi->locals))
+        return clrie_pm_types_locals_commit(mi->locals, token);
     *token = mi->local_sig_token; /* the header's, or the plugin's SetLocalVarSigToken */
     return S_OK;
 }
@@ -215,7 +215,7 @@ static HRESULT encode(struct manager *m, struct method_info *mi, struct encoded 
     if (clrie_pm_log_enabled(m->log, CLRIE_PM_LOG_DUMPS)) {
         const uint8_t *sig = NULL;
         size_t sig_len = 0;
-        types_locals_signature(mi->locals, &sig, &sig_len);
+        clrie_pm_types_locals_signature(mi->locals, &sig, &sig_len);
         clrie_pm__il_dump_method(m->log, name, mi->token, g, sig, sig_len, out->map,
                                  out->map_count);
     }
@@ -228,8 +228,9 @@ static HRESULT instrument(struct manager *m, struct method_info *mi, struct enco
     HRESULT hr = run_plugins(m, mi);
     if (hr != S_OK)
         return hr;
-    bool changed = mi->body && (clrie_pm_il_body_changed(mi->body) ||
-                                types_locals_changed(mi->locals) || mi->local_sig_token_set);
+    bool changed =
+        mi->body && (clrie_pm_il_body_changed(mi->body) ||
+                     clrie_pm_types_locals_changed(mi->locals) || mi->local_sig_token_set);
     return changed ? encode(m, mi, out) : S_FALSE;
 }
 

@@ -215,8 +215,8 @@ static void destroy(void *object)
 {
     struct method_info *mi = object;
     clrie_pm_il_body_free(mi->body);
-    types_locals_free(mi->locals);
-    types_locals_free(mi->original_locals);
+    clrie_pm_types_locals_free(mi->locals);
+    clrie_pm_types_locals_free(mi->original_locals);
     release_unknown(mi->types);
     release_unknown(mi->import);
     release_unknown(mi->emit);
@@ -244,7 +244,8 @@ static HRESULT types_of(struct method_info *mi, ITypeCreator **out)
     ITypeCreator *types = __atomic_load_n(&mi->types, __ATOMIC_ACQUIRE);
     if (!types) {
         ITypeCreator *made = NULL;
-        HRESULT hr = types_creator_new(mi->module, (IMetaDataImport *)(void *)mi->import, &made);
+        HRESULT hr =
+            clrie_pm_types_creator_new(mi->module, (IMetaDataImport *)(void *)mi->import, &made);
         if (FAILED(hr))
             return hr;
         ITypeCreator *expected = NULL;
@@ -272,13 +273,13 @@ static mdSignature header_local_sig_token(const struct method_info *mi)
 
 static HRESULT locals_get(void *ctx, const uint8_t **sig, size_t *len)
 {
-    types_locals_signature(((struct method_info *)ctx)->locals, sig, len);
+    clrie_pm_types_locals_signature(((struct method_info *)ctx)->locals, sig, len);
     return S_OK;
 }
 
 static HRESULT locals_set(void *ctx, const uint8_t *sig, size_t len)
 {
-    return types_locals_replace(((struct method_info *)ctx)->locals, sig, len);
+    return clrie_pm_types_locals_replace(((struct method_info *)ctx)->locals, sig, len);
 }
 
 static HRESULT local_sig_blob(struct method_info *mi, mdSignature token, PCCOR_SIGNATURE *sig,
@@ -303,8 +304,8 @@ static HRESULT prepare_il(struct method_info *mi)
     hr = local_sig_blob(mi, mi->local_sig_token, &locals_sig, &locals_len);
     if (FAILED(hr))
         return hr;
-    hr = types_locals_new(as_unknown(mi), types, mi->emit, locals_sig, locals_len,
-                          mi->local_sig_token, false, &mi->locals);
+    hr = clrie_pm_types_locals_new(as_unknown(mi), types, mi->emit, locals_sig, locals_len,
+                                   mi->local_sig_token, false, &mi->locals);
     if (FAILED(hr))
         return hr;
     struct il_body_params params = {
@@ -627,7 +628,8 @@ static HRESULT mi_GetParameters(IMethodInfo2 *This, IEnumMethodParameters **pMet
     struct method_info *mi = from_iface(This);
     ITypeCreator *types = NULL;
     HRESULT hr = start_type_query(mi, pMethodArgs, &types);
-    return FAILED(hr) ? hr : types_method_parameters(types, mi->sig, mi->sig_len, pMethodArgs);
+    return FAILED(hr) ? hr
+                      : clrie_pm_types_method_parameters(types, mi->sig, mi->sig_len, pMethodArgs);
 }
 
 static HRESULT mi_GetDeclaringType(IMethodInfo2 *This, IType **ppType)
@@ -635,7 +637,7 @@ static HRESULT mi_GetDeclaringType(IMethodInfo2 *This, IType **ppType)
     struct method_info *mi = from_iface(This);
     ITypeCreator *types = NULL;
     HRESULT hr = start_type_query(mi, ppType, &types);
-    return FAILED(hr) ? hr : types_declaring_type(types, mi->declaring_type, ppType);
+    return FAILED(hr) ? hr : clrie_pm_types_declaring_type(types, mi->declaring_type, ppType);
 }
 
 static HRESULT mi_GetReturnType(IMethodInfo2 *This, IType **ppType)
@@ -643,7 +645,7 @@ static HRESULT mi_GetReturnType(IMethodInfo2 *This, IType **ppType)
     struct method_info *mi = from_iface(This);
     ITypeCreator *types = NULL;
     HRESULT hr = start_type_query(mi, ppType, &types);
-    return FAILED(hr) ? hr : types_return_type(types, mi->sig, mi->sig_len, ppType);
+    return FAILED(hr) ? hr : clrie_pm_types_return_type(types, mi->sig, mi->sig_len, ppType);
 }
 
 /* NULL buffer: size query. A buffer too small gets E_NOT_SUFFICIENT_BUFFER with the size. */
@@ -678,7 +680,7 @@ static HRESULT mi_GetLocalVarSigToken(IMethodInfo2 *This, mdToken *pToken)
     mdSignature committed = 0;
     if (mi->local_sig_token_set)
         *pToken = mi->local_sig_token;
-    else if (types_locals_committed_token(mi->locals, &committed))
+    else if (clrie_pm_types_locals_committed_token(mi->locals, &committed))
         *pToken = committed; /* the plugin's CommitSignature */
     else
         *pToken = header_local_sig_token(mi);
@@ -776,7 +778,7 @@ static HRESULT mi_GetLocalVariables(IMethodInfo2 *This, ILocalVariableCollection
     HRESULT hr = clrie_pm__method_info_il(mi);
     if (FAILED(hr))
         return hr;
-    ILocalVariableCollection2 *locals = types_locals_collection(mi->locals);
+    ILocalVariableCollection2 *locals = clrie_pm_types_locals_collection(mi->locals);
     locals->lpVtbl->AddRef(locals);
     *out = (ILocalVariableCollection *)(void *)locals;
     return S_OK;
@@ -797,12 +799,12 @@ static HRESULT mi_GetOriginalLocalVariables(IMethodInfo2 *This, ILocalVariableCo
         mdSignature token = header_local_sig_token(mi);
         hr = local_sig_blob(mi, token, &sig, &len);
         if (SUCCEEDED(hr))
-            hr = types_locals_new(as_unknown(mi), mi->types, NULL, sig, len, token, true,
-                                  &mi->original_locals);
+            hr = clrie_pm_types_locals_new(as_unknown(mi), mi->types, NULL, sig, len, token, true,
+                                           &mi->original_locals);
         if (FAILED(hr))
             return hr;
     }
-    ILocalVariableCollection2 *locals = types_locals_collection(mi->original_locals);
+    ILocalVariableCollection2 *locals = clrie_pm_types_locals_collection(mi->original_locals);
     locals->lpVtbl->AddRef(locals);
     *out = (ILocalVariableCollection *)(void *)locals;
     return S_OK;

@@ -17,7 +17,8 @@ int types_setup(void **state)
     fake_import_init(&fx.import);
     fake_emit_init(&fx.emit);
     fake_module_init(&fx.module);
-    assert_int_equal(types_creator_new(&fx.module.iface, &fx.import.iface, &fx.creator), S_OK);
+    assert_int_equal(clrie_pm_types_creator_new(&fx.module.iface, &fx.import.iface, &fx.creator),
+                     S_OK);
     return 0;
 }
 
@@ -45,7 +46,7 @@ void assert_builder_holds(ISignatureBuilder *b, const uint8_t *expected, size_t 
 void assert_emits(IType *t, const uint8_t *expected, size_t len)
 {
     ISignatureBuilder *b;
-    assert_int_equal(types_signature_builder_new(&b), S_OK);
+    assert_int_equal(clrie_pm_types_signature_builder_new(&b), S_OK);
     assert_int_equal(t->lpVtbl->AddToSignature(t, b), S_OK);
     assert_builder_holds(b, expected, len);
     assert_int_equal(b->lpVtbl->Release(b), 0);

@@ -8,12 +8,12 @@
  *    two bytes and one bit).
  *  - GetEnum lists every current local, added ones included (CLRIE listed only the method's
  *    original locals, although GetCount counted the added ones).
- *  - CommitSignature records the token and returns it to the JIT pipeline (types_locals_commit)
- *    instead of calling IMethodInfo::SetLocalVarSigToken; committing the same blob again emits
- *    nothing.
- * As CLRIE: a read-only collection (IMethodInfo2::GetOriginalLocalVariables) refuses every change
- * with E_FAIL; CommitSignature with nothing changed is S_FALSE; GetCorSignature of a method
- * without locals is the empty LOCAL_SIG 07 00.
+ *  - CommitSignature records the token and returns it to the JIT pipeline
+ * (clrie_pm_types_locals_commit) instead of calling IMethodInfo::SetLocalVarSigToken; committing
+ * the same blob again emits nothing. As CLRIE: a read-only collection
+ * (IMethodInfo2::GetOriginalLocalVariables) refuses every change with E_FAIL; CommitSignature with
+ * nothing changed is S_FALSE; GetCorSignature of a method without locals is the empty LOCAL_SIG 07
+ * 00.
  *
  * The collection belongs to one method info and is used by one JIT callback at a time, so it has
  * no lock of its own (its IDataContainer has one). */
@@ -77,7 +77,8 @@ static const struct clrie_plugin_com_iface locals_ifaces[] = {
     CLRIE_PLUGIN_COM_IFACE(&IID_ILocalVariableCollection2, struct types_locals, iface),
     CLRIE_PLUGIN_COM_IFACE(&IID_IDataContainer, struct types_locals, data.iface),
 };
-/* The collection lives as long as its owner (types_locals_free): references go to the owner. */
+/* The collection lives as long as its owner (clrie_pm_types_locals_free): references go to the
+ * owner. */
 CLRIE_PM_COM_CLASS(locals_class, "ILocalVariableCollection", struct types_locals, com, NULL,
                    locals_ifaces);
 #define OWNER_OF(l) ((l)->outer)
@@ -103,8 +104,8 @@ static HRESULT locals_GetCorSignature(ILocalVariableCollection2 *This,
     *ppSignature = NULL;
     l->initialized = true;
     if (l->current.len == 0)
-        return types_builder_new_with(no_locals, sizeof(no_locals), ppSignature);
-    return types_builder_new_with(l->current.bytes, l->current.len, ppSignature);
+        return clrie_pm__types_builder_new_with(no_locals, sizeof(no_locals), ppSignature);
+    return clrie_pm__types_builder_new_with(l->current.bytes, l->current.len, ppSignature);
 }
 
 static HRESULT locals_GetCount(ILocalVariableCollection2 *This, DWORD *pdwCount)
@@ -126,14 +127,14 @@ static HRESULT type_bytes(IType *type, const uint8_t **bytes, size_t *len,
                           ISignatureBuilder **scratch)
 {
     *scratch = NULL;
-    if ((*bytes = types_type_bytes(type, len)))
+    if ((*bytes = clrie_pm__types_type_bytes(type, len)))
         return S_OK;
     ISignatureBuilder *b;
-    HRESULT hr = types_signature_builder_new(&b);
+    HRESULT hr = clrie_pm_types_signature_builder_new(&b);
     if (FAILED(hr))
         return hr;
     if (FAILED(hr = type->lpVtbl->AddToSignature(type, b)) ||
-        FAILED(hr = types_builder_view(b, bytes, len))) {
+        FAILED(hr = clrie_pm__types_builder_view(b, bytes, len))) {
         b->lpVtbl->Release(b);
         return hr;
     }
@@ -178,10 +179,10 @@ static HRESULT check_locals(struct types_locals *l, const uint8_t *sig, size_t l
 {
     IType **types;
     uint32_t count;
-    HRESULT hr = types_parse_locals(l->creator, sig, len, &types, &count);
+    HRESULT hr = clrie_pm__types_parse_locals(l->creator, sig, len, &types, &count);
     if (FAILED(hr))
         return hr;
-    types_release_all(types, count);
+    clrie_pm__types_release_all(types, count);
     return S_OK;
 }
 
@@ -196,7 +197,7 @@ static HRESULT locals_ReplaceSignature(ILocalVariableCollection2 *This, const BY
         return E_POINTER;
     if (dwSigSize < 2)
         return E_INVALIDARG;
-    return types_locals_replace(l, pSignature, dwSigSize);
+    return clrie_pm_types_locals_replace(l, pSignature, dwSigSize);
 }
 
 static HRESULT locals_CommitSignature(ILocalVariableCollection2 *This)
@@ -206,7 +207,7 @@ static HRESULT locals_CommitSignature(ILocalVariableCollection2 *This)
         (l->committed && blob_equal(&l->committed_blob, l->current.bytes, l->current.len)))
         return S_FALSE;
     mdSignature token;
-    return types_locals_commit(l, &token);
+    return clrie_pm_types_locals_commit(l, &token);
 }
 
 static HRESULT locals_GetEnum(ILocalVariableCollection2 *This,
@@ -219,12 +220,13 @@ static HRESULT locals_GetEnum(ILocalVariableCollection2 *This,
     l->initialized = true;
     IType **types;
     uint32_t count;
-    HRESULT hr = types_parse_locals(l->creator, l->current.bytes, l->current.len, &types, &count);
+    HRESULT hr =
+        clrie_pm__types_parse_locals(l->creator, l->current.bytes, l->current.len, &types, &count);
     if (FAILED(hr))
         return hr;
     void *e;
-    hr = types_enum_wrapping(TYPES_ENUM_LOCALS, types, count, &e);
-    types_release_all(types, count);
+    hr = clrie_pm__types_enum_wrapping(TYPES_ENUM_LOCALS, types, count, &e);
+    clrie_pm__types_release_all(types, count);
     if (SUCCEEDED(hr))
         *ppEnumMethodLocals = e;
     return hr;
@@ -243,9 +245,9 @@ static const struct ILocalVariableCollection2Vtbl locals_vtbl = {
 
 /* ---- the contract ------------------------------------------------------------------------- */
 
-HRESULT types_locals_new(IUnknown *outer, ITypeCreator *creator, IMetaDataEmit *emit,
-                         const uint8_t *sig, size_t len, mdSignature token, bool read_only,
-                         struct types_locals **out)
+HRESULT clrie_pm_types_locals_new(IUnknown *outer, ITypeCreator *creator, IMetaDataEmit *emit,
+                                  const uint8_t *sig, size_t len, mdSignature token, bool read_only,
+                                  struct types_locals **out)
 {
     if (!creator || !out || (len && !sig))
         return E_POINTER;
@@ -275,7 +277,7 @@ HRESULT types_locals_new(IUnknown *outer, ITypeCreator *creator, IMetaDataEmit *
     return S_OK;
 }
 
-void types_locals_free(struct types_locals *l)
+void clrie_pm_types_locals_free(struct types_locals *l)
 {
     if (!l)
         return;
@@ -289,23 +291,23 @@ void types_locals_free(struct types_locals *l)
     free(l);
 }
 
-ILocalVariableCollection2 *types_locals_collection(struct types_locals *l)
+ILocalVariableCollection2 *clrie_pm_types_locals_collection(struct types_locals *l)
 {
     return &l->iface;
 }
 
-void types_locals_signature(struct types_locals *l, const uint8_t **sig, size_t *len)
+void clrie_pm_types_locals_signature(struct types_locals *l, const uint8_t **sig, size_t *len)
 {
     *sig = l->current.bytes;
     *len = l->current.len;
 }
 
-bool types_locals_changed(const struct types_locals *l)
+bool clrie_pm_types_locals_changed(const struct types_locals *l)
 {
     return !blob_equal(&l->original, l->current.bytes, l->current.len);
 }
 
-HRESULT types_locals_replace(struct types_locals *l, const uint8_t *sig, size_t len)
+HRESULT clrie_pm_types_locals_replace(struct types_locals *l, const uint8_t *sig, size_t len)
 {
     if (!l || (len && !sig))
         return E_POINTER;
@@ -317,7 +319,7 @@ HRESULT types_locals_replace(struct types_locals *l, const uint8_t *sig, size_t 
     return blob_set(&l->current, sig, len) < 0 ? E_OUTOFMEMORY : S_OK;
 }
 
-bool types_locals_committed_token(const struct types_locals *l, mdSignature *token)
+bool clrie_pm_types_locals_committed_token(const struct types_locals *l, mdSignature *token)
 {
     if (!l || !l->committed || !blob_equal(&l->committed_blob, l->current.bytes, l->current.len))
         return false;
@@ -325,11 +327,11 @@ bool types_locals_committed_token(const struct types_locals *l, mdSignature *tok
     return true;
 }
 
-HRESULT types_locals_commit(struct types_locals *l, mdSignature *token)
+HRESULT clrie_pm_types_locals_commit(struct types_locals *l, mdSignature *token)
 {
     if (!l || !token)
         return E_POINTER;
-    if (!types_locals_changed(l)) {
+    if (!clrie_pm_types_locals_changed(l)) {
         *token = l->original_token;
         return S_OK;
     }

@@ -121,7 +121,7 @@ static HRESULT builder_AddSignature(ISignatureBuilder *This, ISignatureBuilder *
         return E_POINTER;
     const uint8_t *bytes;
     size_t len;
-    HRESULT hr = types_builder_view(pSignature, &bytes, &len);
+    HRESULT hr = clrie_pm__types_builder_view(pSignature, &bytes, &len);
     if (FAILED(hr))
         return hr;
     if (pSignature == This) { /* appending itself: the buffer moves while it is copied */
@@ -194,7 +194,7 @@ static const struct ISignatureBuilderVtbl builder_vtbl = {
     .GetCorSignaturePtr = builder_GetCorSignaturePtr,
 };
 
-HRESULT types_signature_builder_new(ISignatureBuilder **out)
+HRESULT clrie_pm_types_signature_builder_new(ISignatureBuilder **out)
 {
     if (!out)
         return E_POINTER;
@@ -209,10 +209,10 @@ HRESULT types_signature_builder_new(ISignatureBuilder **out)
     return S_OK;
 }
 
-HRESULT types_builder_new_with(const uint8_t *bytes, size_t len, ISignatureBuilder **out)
+HRESULT clrie_pm__types_builder_new_with(const uint8_t *bytes, size_t len, ISignatureBuilder **out)
 {
     ISignatureBuilder *b;
-    HRESULT hr = types_signature_builder_new(&b);
+    HRESULT hr = clrie_pm_types_signature_builder_new(&b);
     if (FAILED(hr))
         return hr;
     if (FAILED(hr = append(from_iface(b), bytes, len))) {
@@ -223,7 +223,7 @@ HRESULT types_builder_new_with(const uint8_t *bytes, size_t len, ISignatureBuild
     return S_OK;
 }
 
-HRESULT types_builder_view(ISignatureBuilder *builder, const uint8_t **bytes, size_t *len)
+HRESULT clrie_pm__types_builder_view(ISignatureBuilder *builder, const uint8_t **bytes, size_t *len)
 {
     if (!builder)
         return E_POINTER;

@@ -19,18 +19,7 @@
 #include "types_private.h"
 #include "utf16.h"
 
-struct creator {
-    ITypeCreator iface; /* first */
-    ISignatureParser parser;
-    struct clrie_pm_data_container data;
-    struct clrie_plugin_com com;
-    IModuleInfo *module;     /* strong, may be NULL */
-    IMetaDataImport *import; /* strong, may be NULL */
-};
-
-_Static_assert(offsetof(struct creator, iface) == 0, "iface first");
-
-#define CREATOR_OF(ptr, member) CLRIE_CONTAINER_OF(ptr, struct creator, member)
+#define CREATOR_OF(ptr, member) CLRIE_CONTAINER_OF(ptr, struct types_creator, member)
 
 /* CorTypeAttr bits IsValueType looks at */
 #define TD_INTERFACE 0x20u
@@ -39,7 +28,7 @@ _Static_assert(offsetof(struct creator, iface) == 0, "iface first");
 
 static void creator_destroy(void *object)
 {
-    struct creator *c = object;
+    struct types_creator *c = object;
     clrie_pm_data_container_finish(&c->data);
     if (c->import)
         c->import->lpVtbl->Release(c->import);
@@ -49,14 +38,14 @@ static void creator_destroy(void *object)
 }
 
 static const struct clrie_plugin_com_iface creator_ifaces[] = {
-    CLRIE_PLUGIN_COM_IFACE(&IID_ITypeCreator, struct creator, iface),
-    CLRIE_PLUGIN_COM_IFACE(&IID_ISignatureParser, struct creator, parser),
-    CLRIE_PLUGIN_COM_IFACE(&IID_IDataContainer, struct creator, data.iface),
+    CLRIE_PLUGIN_COM_IFACE(&IID_ITypeCreator, struct types_creator, iface),
+    CLRIE_PLUGIN_COM_IFACE(&IID_ISignatureParser, struct types_creator, parser),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IDataContainer, struct types_creator, data.iface),
 };
-CLRIE_PM_COM_CLASS(creator_class, "ITypeCreator", struct creator, com, creator_destroy,
+CLRIE_PM_COM_CLASS(creator_class, "ITypeCreator", struct types_creator, com, creator_destroy,
                    creator_ifaces);
-CLRIE_PLUGIN_COM_IUNKNOWN(creator, ITypeCreator, struct creator, iface, com)
-CLRIE_PLUGIN_COM_IUNKNOWN(parser, ISignatureParser, struct creator, parser, com)
+CLRIE_PLUGIN_COM_IUNKNOWN(creator, ITypeCreator, struct types_creator, iface, com)
+CLRIE_PLUGIN_COM_IUNKNOWN(parser, ISignatureParser, struct types_creator, parser, com)
 
 /* ---- ITypeCreator ------------------------------------------------------------------------- */
 
@@ -74,7 +63,7 @@ static HRESULT creator_FromSignature(ITypeCreator *This, DWORD cbBuffer, const B
         return E_INVALIDARG;
     size_t used;
     /* A lone sentinel-prefixed type, as CLRIE allowed. */
-    HRESULT hr = types_type_parse(This, pCorSignature, cbBuffer, true, ppType, &used);
+    HRESULT hr = clrie_pm__types_type_parse(This, pCorSignature, cbBuffer, true, ppType, &used);
     if (SUCCEEDED(hr) && pdwSigSize)
         *pdwSigSize = (DWORD)used;
     return hr;
@@ -88,7 +77,7 @@ static HRESULT creator_FromCorElement(ITypeCreator *This, CorElementType type, I
     if ((uint32_t)type > 0xFF || !clrie_il_sig_element_is_simple((uint8_t)type))
         return E_INVALIDARG;
     uint8_t byte = (uint8_t)type;
-    return types_type_parse(This, &byte, 1, false, ppType, NULL);
+    return clrie_pm__types_type_parse(This, &byte, 1, false, ppType, NULL);
 }
 
 static HRESULT creator_FromToken(ITypeCreator *This, CorElementType type, mdToken token,
@@ -103,7 +92,7 @@ static HRESULT creator_FromToken(ITypeCreator *This, CorElementType type, mdToke
     int n = clrie_il_sig_write_token(token, bytes + 1);
     if (n < 0)
         return E_INVALIDARG;
-    return types_type_parse(This, bytes, 1 + (size_t)n, false, ppType, NULL);
+    return clrie_pm__types_type_parse(This, bytes, 1 + (size_t)n, false, ppType, NULL);
 }
 
 static const struct ITypeCreatorVtbl creator_vtbl = {
@@ -115,15 +104,16 @@ static const struct ITypeCreatorVtbl creator_vtbl = {
 
 /* ---- sequences ---------------------------------------------------------------------------- */
 
-void types_release_all(IType **types, size_t count)
+void clrie_pm__types_release_all(IType **types, size_t count)
 {
     for (size_t i = 0; i < count; i++)
         types[i]->lpVtbl->Release(types[i]);
     free(types);
 }
 
-HRESULT types_parse_sequence(ITypeCreator *creator, const uint8_t *p, size_t len, uint32_t count,
-                             bool allow_sentinel, IType ***types, size_t *used)
+HRESULT clrie_pm__types_parse_sequence(ITypeCreator *creator, const uint8_t *p, size_t len,
+                                       uint32_t count, bool allow_sentinel, IType ***types,
+                                       size_t *used)
 {
     IType **list = NULL;
     size_t n = 0, capacity = 0, at = 0;
@@ -144,8 +134,8 @@ HRESULT types_parse_sequence(ITypeCreator *creator, const uint8_t *p, size_t len
             hr = E_INVALIDARG;
             goto fail;
         }
-        if (FAILED(hr = types_type_parse(creator, p + at, len - at, allow_sentinel, &list[n],
-                                         &type_len)))
+        if (FAILED(hr = clrie_pm__types_type_parse(creator, p + at, len - at, allow_sentinel,
+                                                   &list[n], &type_len)))
             goto fail;
         n++;
         at += type_len;
@@ -154,12 +144,12 @@ HRESULT types_parse_sequence(ITypeCreator *creator, const uint8_t *p, size_t len
     *used = at;
     return S_OK;
 fail:
-    types_release_all(list, n);
+    clrie_pm__types_release_all(list, n);
     return hr;
 }
 
-HRESULT types_parse_locals(ITypeCreator *creator, const uint8_t *sig, size_t len, IType ***types,
-                           uint32_t *count)
+HRESULT clrie_pm__types_parse_locals(ITypeCreator *creator, const uint8_t *sig, size_t len,
+                                     IType ***types, uint32_t *count)
 {
     uint32_t n;
     size_t at, used;
@@ -171,11 +161,12 @@ HRESULT types_parse_locals(ITypeCreator *creator, const uint8_t *sig, size_t len
     if (clrie_il_sig_local_header(sig, len, &n, &at) < 0)
         return E_INVALIDARG;
     IType **list;
-    HRESULT hr = types_parse_sequence(creator, sig + at, len - at, n, false, &list, &used);
+    HRESULT hr =
+        clrie_pm__types_parse_sequence(creator, sig + at, len - at, n, false, &list, &used);
     if (FAILED(hr))
         return hr;
     if (at + used != len) { /* bytes after the last local */
-        types_release_all(list, n);
+        clrie_pm__types_release_all(list, n);
         return E_INVALIDARG;
     }
     *types = list;
@@ -189,7 +180,7 @@ static HRESULT enum_of(IType **types, size_t count, IEnumTypes **out)
     void *e;
     HRESULT hr = clrie_pm_enum_from_array(&IID_IEnumTypes, types, count, NULL,
                                           CLRIE_PM_ENUM_DATA_CONTAINER, &e);
-    types_release_all(types, count);
+    clrie_pm__types_release_all(types, count);
     if (SUCCEEDED(hr))
         *out = e;
     return hr;
@@ -210,7 +201,7 @@ static void method_parts_finish(struct method_parts *m)
 {
     if (m->ret)
         m->ret->lpVtbl->Release(m->ret);
-    types_release_all(m->params, m->param_count);
+    clrie_pm__types_release_all(m->params, m->param_count);
 }
 
 static HRESULT parse_method(ITypeCreator *creator, const uint8_t *sig, size_t len,
@@ -225,12 +216,13 @@ static HRESULT parse_method(ITypeCreator *creator, const uint8_t *sig, size_t le
     out->calling_convention = m.calling_convention;
     out->generic_count = m.generic_count;
     size_t used;
-    HRESULT hr = types_type_parse(creator, sig + m.ret_offset, m.ret_len, false, &out->ret, &used);
+    HRESULT hr =
+        clrie_pm__types_type_parse(creator, sig + m.ret_offset, m.ret_len, false, &out->ret, &used);
     if (FAILED(hr))
         return hr;
     size_t at = m.ret_offset + m.ret_len;
-    hr =
-        types_parse_sequence(creator, sig + at, len - at, m.param_count, true, &out->params, &used);
+    hr = clrie_pm__types_parse_sequence(creator, sig + at, len - at, m.param_count, true,
+                                        &out->params, &used);
     if (FAILED(hr)) {
         out->ret->lpVtbl->Release(out->ret);
         out->ret = NULL;
@@ -290,15 +282,15 @@ static HRESULT parser_ParseLocalVarSignature(ISignatureParser *This, const BYTE 
     if (cbSignature == 0 || clrie_il_sig_local_header(pSignature, cbSignature, &count, &at) < 0)
         return E_INVALIDARG;
     IType **types;
-    HRESULT hr = types_parse_sequence(&CREATOR_OF(This, parser)->iface, pSignature + at,
-                                      cbSignature - at, count, false, &types, &used);
+    HRESULT hr = clrie_pm__types_parse_sequence(&CREATOR_OF(This, parser)->iface, pSignature + at,
+                                                cbSignature - at, count, false, &types, &used);
     if (FAILED(hr))
         return hr;
     if (ppEnumTypes) {
         if (FAILED(hr = enum_of(types, count, ppEnumTypes)))
             return hr;
     } else {
-        types_release_all(types, count);
+        clrie_pm__types_release_all(types, count);
     }
     if (pCallingConvention)
         *pCallingConvention = CLRIE_IL_CALLCONV_LOCAL_SIG;
@@ -316,15 +308,15 @@ static HRESULT parser_ParseTypeSequence(ISignatureParser *This, const BYTE *pBuf
         return E_POINTER;
     IType **types;
     size_t used;
-    HRESULT hr = types_parse_sequence(&CREATOR_OF(This, parser)->iface, pBuffer, cbBuffer, cTypes,
-                                      true, &types, &used);
+    HRESULT hr = clrie_pm__types_parse_sequence(&CREATOR_OF(This, parser)->iface, pBuffer, cbBuffer,
+                                                cTypes, true, &types, &used);
     if (FAILED(hr))
         return hr;
     if (ppEnumTypes) {
         if (FAILED(hr = enum_of(types, cTypes, ppEnumTypes)))
             return hr;
     } else {
-        types_release_all(types, cTypes);
+        clrie_pm__types_release_all(types, cTypes);
     }
     if (pcbRead)
         *pcbRead = (ULONG)used;
@@ -340,12 +332,12 @@ static const struct ISignatureParserVtbl parser_vtbl = {
 
 /* ---- the contract ------------------------------------------------------------------------- */
 
-HRESULT types_creator_new(IModuleInfo *module, IMetaDataImport *import, ITypeCreator **out)
+HRESULT clrie_pm_types_creator_new(IModuleInfo *module, IMetaDataImport *import, ITypeCreator **out)
 {
     if (!out)
         return E_POINTER;
     *out = NULL;
-    struct creator *c = calloc(1, sizeof(*c));
+    struct types_creator *c = calloc(1, sizeof(*c));
     if (!c)
         return E_OUTOFMEMORY;
     c->iface.lpVtbl = &creator_vtbl;
@@ -360,18 +352,8 @@ HRESULT types_creator_new(IModuleInfo *module, IMetaDataImport *import, ITypeCre
     return S_OK;
 }
 
-IMetaDataImport *types_creator_import(ITypeCreator *creator)
-{
-    return CREATOR_OF(creator, iface)->import;
-}
-
-IModuleInfo *types_creator_module(ITypeCreator *creator)
-{
-    return CREATOR_OF(creator, iface)->module;
-}
-
-HRESULT types_method_parameters(ITypeCreator *creator, const uint8_t *method_sig, size_t len,
-                                IEnumMethodParameters **out)
+HRESULT clrie_pm_types_method_parameters(ITypeCreator *creator, const uint8_t *method_sig,
+                                         size_t len, IEnumMethodParameters **out)
 {
     if (!creator || !out)
         return E_POINTER;
@@ -381,14 +363,15 @@ HRESULT types_method_parameters(ITypeCreator *creator, const uint8_t *method_sig
     if (FAILED(hr))
         return hr;
     void *e;
-    hr = types_enum_wrapping(TYPES_ENUM_PARAMETERS, m.params, m.param_count, &e);
+    hr = clrie_pm__types_enum_wrapping(TYPES_ENUM_PARAMETERS, m.params, m.param_count, &e);
     method_parts_finish(&m);
     if (SUCCEEDED(hr))
         *out = e;
     return hr;
 }
 
-HRESULT types_return_type(ITypeCreator *creator, const uint8_t *method_sig, size_t len, IType **out)
+HRESULT clrie_pm_types_return_type(ITypeCreator *creator, const uint8_t *method_sig, size_t len,
+                                   IType **out)
 {
     if (!creator || !out)
         return E_POINTER;
@@ -428,14 +411,14 @@ static HRESULT is_value_type(IMetaDataImport *import, mdTypeDef type, bool *valu
         ((extends >> 24) != 0x02 && (extends >> 24) != 0x01))
         return S_OK;
     BSTR base;
-    if (FAILED(hr = types_token_name(import, extends, &base)))
+    if (FAILED(hr = clrie_pm__types_token_name(import, extends, &base)))
         return hr;
     *value_type = utf16_equals(base, "System.ValueType") || utf16_equals(base, "System.Enum");
     clrie_pm_bstr_free(base);
     return S_OK;
 }
 
-HRESULT types_declaring_type(ITypeCreator *creator, mdTypeDef type, IType **out)
+HRESULT clrie_pm_types_declaring_type(ITypeCreator *creator, mdTypeDef type, IType **out)
 {
     if (!creator || !out)
         return E_POINTER;

@@ -72,8 +72,8 @@ static HRESULT item_new(enum types_enum_kind kind, IType *type, IUnknown **out)
     return S_OK;
 }
 
-HRESULT types_enum_wrapping(enum types_enum_kind kind, IType *const *types, size_t count,
-                            void **out)
+HRESULT clrie_pm__types_enum_wrapping(enum types_enum_kind kind, IType *const *types, size_t count,
+                                      void **out)
 {
     *out = NULL;
     IUnknown **items = count ? calloc(count, sizeof(*items)) : NULL;

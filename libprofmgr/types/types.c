@@ -187,7 +187,7 @@ static HRESULT type_GetName(IType *This, BSTR *pbstrName)
     *pbstrName = NULL;
     if (t->kind == KIND_TOKEN) {
         IMetaDataImport *import = types_creator_import(t->creator);
-        return import ? types_token_name(import, t->token, pbstrName) : E_FAIL;
+        return import ? clrie_pm__types_token_name(import, t->token, pbstrName) : E_FAIL;
     }
     *pbstrName = clrie_pm_bstr_from_utf8(element_name(t->element));
     return *pbstrName ? S_OK : E_OUTOFMEMORY;
@@ -367,13 +367,13 @@ static HRESULT parse(ITypeCreator *creator, const uint8_t *p, size_t len, bool a
     return S_OK;
 }
 
-HRESULT types_type_parse(ITypeCreator *creator, const uint8_t *p, size_t len, bool allow_sentinel,
-                         IType **out, size_t *used)
+HRESULT clrie_pm__types_type_parse(ITypeCreator *creator, const uint8_t *p, size_t len,
+                                   bool allow_sentinel, IType **out, size_t *used)
 {
     return parse(creator, p, len, allow_sentinel, 0, out, used);
 }
 
-const uint8_t *types_type_bytes(IType *type, size_t *len)
+const uint8_t *clrie_pm__types_type_bytes(IType *type, size_t *len)
 {
     if (!type || type->lpVtbl != &type_vtbl)
         return NULL;
@@ -432,7 +432,7 @@ static HRESULT prepend(char16_t **out, size_t *out_len, const char16_t *text, si
 /* Nested TypeDefs nest this deep at most before the chain is taken as a metadata loop. */
 #define MAX_NESTING 64
 
-HRESULT types_token_name(IMetaDataImport *import, mdToken token, BSTR *out)
+HRESULT clrie_pm__types_token_name(IMetaDataImport *import, mdToken token, BSTR *out)
 {
     char16_t *full = NULL, *part = NULL;
     size_t full_len = 0;

@@ -20,19 +20,20 @@
 #include "clrie/abi/metadata.h"
 
 /* An empty signature builder (IProfilerManager::CreateSignatureBuilder). */
-HRESULT types_signature_builder_new(ISignatureBuilder **out);
+HRESULT clrie_pm_types_signature_builder_new(ISignatureBuilder **out);
 
 /* The type factory of a module: module is borrowed for the call and AddRef'd by the factory
  * (ITokenType::GetOwningModule answers with it); import reads names for IType::GetName. */
-HRESULT types_creator_new(IModuleInfo *module, IMetaDataImport *import, ITypeCreator **out);
+HRESULT clrie_pm_types_creator_new(IModuleInfo *module, IMetaDataImport *import,
+                                   ITypeCreator **out);
 
 /* For IMethodInfo: the parameters and return type described by a method signature, and the
  * declaring type of a method (a TypeDef token). */
-HRESULT types_method_parameters(ITypeCreator *creator, const uint8_t *method_sig, size_t len,
-                                IEnumMethodParameters **out);
-HRESULT types_return_type(ITypeCreator *creator, const uint8_t *method_sig, size_t len,
-                          IType **out);
-HRESULT types_declaring_type(ITypeCreator *creator, mdTypeDef type, IType **out);
+HRESULT clrie_pm_types_method_parameters(ITypeCreator *creator, const uint8_t *method_sig,
+                                         size_t len, IEnumMethodParameters **out);
+HRESULT clrie_pm_types_return_type(ITypeCreator *creator, const uint8_t *method_sig, size_t len,
+                                   IType **out);
+HRESULT clrie_pm_types_declaring_type(ITypeCreator *creator, mdTypeDef type, IType **out);
 
 /* A method's locals. outer receives AddRef/Release of the collection (the method info owns
  * it); creator parses the signature into ITypes; emit commits a changed signature through
@@ -41,20 +42,21 @@ HRESULT types_declaring_type(ITypeCreator *creator, mdTypeDef type, IType **out)
  * StandAloneSig token (0: none); both copied. read_only: the original locals of
  * IMethodInfo2::GetOriginalLocalVariables, where every change is E_FAIL. */
 struct types_locals;
-HRESULT types_locals_new(IUnknown *outer, ITypeCreator *creator, IMetaDataEmit *emit,
-                         const uint8_t *sig, size_t len, mdSignature token, bool read_only,
-                         struct types_locals **out);
-void types_locals_free(struct types_locals *locals);
-ILocalVariableCollection2 *types_locals_collection(struct types_locals *locals); /* borrowed */
+HRESULT clrie_pm_types_locals_new(IUnknown *outer, ITypeCreator *creator, IMetaDataEmit *emit,
+                                  const uint8_t *sig, size_t len, mdSignature token, bool read_only,
+                                  struct types_locals **out);
+void clrie_pm_types_locals_free(struct types_locals *locals);
+ILocalVariableCollection2 *
+clrie_pm_types_locals_collection(struct types_locals *locals); /* borrowed */
 /* The current blob (borrowed until the next change) and whether it differs from the original. */
-void types_locals_signature(struct types_locals *locals, const uint8_t **sig, size_t *len);
-bool types_locals_changed(const struct types_locals *locals);
-HRESULT types_locals_replace(struct types_locals *locals, const uint8_t *sig, size_t len);
+void clrie_pm_types_locals_signature(struct types_locals *locals, const uint8_t **sig, size_t *len);
+bool clrie_pm_types_locals_changed(const struct types_locals *locals);
+HRESULT clrie_pm_types_locals_replace(struct types_locals *locals, const uint8_t *sig, size_t len);
 /* Commits a changed signature (once; later calls return the same token) and returns the token
  * the method body must name; an unchanged signature returns the original token. */
-HRESULT types_locals_commit(struct types_locals *locals, mdSignature *token);
+HRESULT clrie_pm_types_locals_commit(struct types_locals *locals, mdSignature *token);
 /* Whether the current signature was committed (by the plugin's CommitSignature or the
  * pipeline), and its token. */
-bool types_locals_committed_token(const struct types_locals *locals, mdSignature *token);
+bool clrie_pm_types_locals_committed_token(const struct types_locals *locals, mdSignature *token);
 
 #endif

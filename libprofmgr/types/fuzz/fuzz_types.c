@@ -21,7 +21,7 @@ static ITypeCreator *creator;
 static void check_emits(IType *t, const uint8_t *expected, size_t len)
 {
     ISignatureBuilder *b;
-    if (types_signature_builder_new(&b) != S_OK)
+    if (clrie_pm_types_signature_builder_new(&b) != S_OK)
         abort();
     if (t->lpVtbl->AddToSignature(t, b) != S_OK)
         abort();
@@ -65,7 +65,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 2)
         return 0;
-    if (!creator && types_creator_new(NULL, NULL, &creator) != S_OK)
+    if (!creator && clrie_pm_types_creator_new(NULL, NULL, &creator) != S_OK)
         abort();
     const uint8_t *blob = data + 1;
     size_t len = size - 1;
@@ -96,7 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             t->lpVtbl->Release(t);
             drain(e);
             IEnumMethodParameters *params;
-            if (types_method_parameters(creator, blob, len, &params) != S_OK)
+            if (clrie_pm_types_method_parameters(creator, blob, len, &params) != S_OK)
                 abort();
             params->lpVtbl->Release(params);
         }
@@ -110,8 +110,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             drain(e);
         }
         struct types_locals *locals;
-        if (types_locals_new(NULL, creator, NULL, blob, len, 0x11000001, false, &locals) == S_OK) {
-            ILocalVariableCollection2 *c = types_locals_collection(locals);
+        if (clrie_pm_types_locals_new(NULL, creator, NULL, blob, len, 0x11000001, false, &locals) ==
+            S_OK) {
+            ILocalVariableCollection2 *c = clrie_pm_types_locals_collection(locals);
             IType *i4;
             DWORD index;
             IEnumMethodLocals *all;
@@ -122,8 +123,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (c->lpVtbl->GetEnum(c, &all) == S_OK)
                 all->lpVtbl->Release(all);
             mdSignature token;
-            types_locals_commit(locals, &token);
-            types_locals_free(locals);
+            clrie_pm_types_locals_commit(locals, &token);
+            clrie_pm_types_locals_free(locals);
         }
         break;
     }

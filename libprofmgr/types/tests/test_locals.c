@@ -16,14 +16,14 @@
 
 static ILocalVariableCollection2 *locals_of(struct types_locals *l)
 {
-    return types_locals_collection(l);
+    return clrie_pm_types_locals_collection(l);
 }
 
 static void assert_locals_blob(struct types_locals *l, const uint8_t *expected, size_t len)
 {
     const uint8_t *sig;
     size_t n;
-    types_locals_signature(l, &sig, &n);
+    clrie_pm_types_locals_signature(l, &sig, &n);
     assert_int_equal(n, len);
     if (len)
         assert_memory_equal(sig, expected, len);
@@ -43,8 +43,8 @@ static void locals_add_then_commit_once(void **state)
     fake_outer_init(&outer);
     struct types_locals *l;
     const uint8_t original[] = {0x07, 0x01, 0x08};
-    assert_int_equal(types_locals_new(&outer.iface, fx.creator, &fx.emit.iface, original,
-                                      sizeof(original), 0x11000001, false, &l),
+    assert_int_equal(clrie_pm_types_locals_new(&outer.iface, fx.creator, &fx.emit.iface, original,
+                                               sizeof(original), 0x11000001, false, &l),
                      S_OK);
     ILocalVariableCollection2 *c = locals_of(l);
     ILocalVariableCollection *v1;
@@ -57,7 +57,7 @@ static void locals_add_then_commit_once(void **state)
     DWORD count, index = 99;
     assert_int_equal(c->lpVtbl->GetCount(c, &count), S_OK);
     assert_int_equal(count, 1);
-    assert_false(types_locals_changed(l));
+    assert_false(clrie_pm_types_locals_changed(l));
 
     IType *string;
     assert_int_equal(fx.creator->lpVtbl->FromCorElement(fx.creator, ELEMENT_TYPE_STRING, &string),
@@ -70,7 +70,7 @@ static void locals_add_then_commit_once(void **state)
     pinned->lpVtbl->Release(pinned);
     assert_int_equal(c->lpVtbl->GetCount(c, &count), S_OK);
     assert_int_equal(count, 3);
-    assert_true(types_locals_changed(l));
+    assert_true(clrie_pm_types_locals_changed(l));
     const uint8_t grown[] = {0x07, 0x03, 0x08, 0x0E, 0x45, 0x10, 0x12, 0x49};
     assert_locals_blob(l, grown, sizeof(grown));
 
@@ -96,10 +96,10 @@ static void locals_add_then_commit_once(void **state)
     assert_int_equal(fx.emit.calls, 1);
     assert_int_equal(fx.emit.last_len, sizeof(grown));
     assert_memory_equal(fx.emit.last, grown, sizeof(grown));
-    assert_int_equal(types_locals_commit(l, &token), S_OK);
+    assert_int_equal(clrie_pm_types_locals_commit(l, &token), S_OK);
     assert_int_equal(token, 0x11000101);
     assert_int_equal(c->lpVtbl->CommitSignature(c), S_FALSE);
-    assert_int_equal(types_locals_commit(l, &token), S_OK);
+    assert_int_equal(clrie_pm_types_locals_commit(l, &token), S_OK);
     assert_int_equal(token, 0x11000101);
     assert_int_equal(fx.emit.calls, 1);
 
@@ -109,11 +109,11 @@ static void locals_add_then_commit_once(void **state)
     assert_int_equal(c->lpVtbl->AddLocal(c, i8, &index), S_OK);
     assert_int_equal(index, 3);
     i8->lpVtbl->Release(i8);
-    assert_int_equal(types_locals_commit(l, &token), S_OK);
+    assert_int_equal(clrie_pm_types_locals_commit(l, &token), S_OK);
     assert_int_equal(token, 0x11000102);
     assert_int_equal(fx.emit.calls, 2);
 
-    types_locals_free(l);
+    clrie_pm_types_locals_free(l);
     assert_int_equal(atomic_load(&outer.refs), 1);
 }
 
@@ -121,28 +121,28 @@ static void unchanged_locals_commit_nothing(void **state)
 {
     struct types_locals *l;
     const uint8_t original[] = {0x07, 0x02, 0x08, 0x08};
-    assert_int_equal(types_locals_new(NULL, fx.creator, &fx.emit.iface, original, sizeof(original),
-                                      0x11000007, false, &l),
+    assert_int_equal(clrie_pm_types_locals_new(NULL, fx.creator, &fx.emit.iface, original,
+                                               sizeof(original), 0x11000007, false, &l),
                      S_OK);
     ILocalVariableCollection2 *c = locals_of(l);
     mdSignature token = 0;
     assert_int_equal(c->lpVtbl->CommitSignature(c), S_FALSE);
-    assert_int_equal(types_locals_commit(l, &token), S_OK);
+    assert_int_equal(clrie_pm_types_locals_commit(l, &token), S_OK);
     assert_int_equal(token, 0x11000007);
     /* replacing with the same bytes is no change either */
     assert_int_equal(c->lpVtbl->ReplaceSignature(c, original, sizeof(original)), S_OK);
-    assert_false(types_locals_changed(l));
-    assert_int_equal(types_locals_commit(l, &token), S_OK);
+    assert_false(clrie_pm_types_locals_changed(l));
+    assert_int_equal(clrie_pm_types_locals_commit(l, &token), S_OK);
     assert_int_equal(token, 0x11000007);
     assert_int_equal(fx.emit.calls, 0);
-    types_locals_free(l);
+    clrie_pm_types_locals_free(l);
 
     /* a method without locals: 07 00 on request, the first local makes a signature */
-    assert_int_equal(types_locals_new(NULL, fx.creator, &fx.emit.iface, NULL, 0, 0, false, &l),
-                     S_OK);
+    assert_int_equal(
+        clrie_pm_types_locals_new(NULL, fx.creator, &fx.emit.iface, NULL, 0, 0, false, &l), S_OK);
     c = locals_of(l);
     assert_locals_blob(l, NULL, 0);
-    assert_int_equal(types_locals_commit(l, &token), S_OK);
+    assert_int_equal(clrie_pm_types_locals_commit(l, &token), S_OK);
     assert_int_equal(token, 0);
     DWORD count = 9, index = 9;
     assert_int_equal(c->lpVtbl->GetCount(c, &count), S_OK);
@@ -153,28 +153,29 @@ static void unchanged_locals_commit_nothing(void **state)
     t->lpVtbl->Release(t);
     assert_int_equal(index, 0);
     assert_locals_blob(l, BYTES(0x07, 0x01, 0x08));
-    assert_int_equal(types_locals_commit(l, &token), S_OK);
+    assert_int_equal(clrie_pm_types_locals_commit(l, &token), S_OK);
     assert_int_equal(fx.emit.calls, 1);
-    types_locals_free(l);
+    clrie_pm_types_locals_free(l);
 
     /* without an emitter a change cannot be committed */
-    assert_int_equal(types_locals_new(NULL, fx.creator, NULL, NULL, 0, 0, false, &l), S_OK);
-    assert_int_equal(types_locals_replace(l, BYTES(0x07, 0x01, 0x0E)), S_OK);
-    assert_int_equal(types_locals_commit(l, &token), E_NOTIMPL);
-    types_locals_free(l);
+    assert_int_equal(clrie_pm_types_locals_new(NULL, fx.creator, NULL, NULL, 0, 0, false, &l),
+                     S_OK);
+    assert_int_equal(clrie_pm_types_locals_replace(l, BYTES(0x07, 0x01, 0x0E)), S_OK);
+    assert_int_equal(clrie_pm_types_locals_commit(l, &token), E_NOTIMPL);
+    clrie_pm_types_locals_free(l);
 }
 
 static void locals_replace_checks_the_whole_blob(void **state)
 {
     struct types_locals *l;
     const uint8_t original[] = {0x07, 0x01, 0x08};
-    assert_int_equal(types_locals_new(NULL, fx.creator, &fx.emit.iface, original, sizeof(original),
-                                      0x11000001, false, &l),
+    assert_int_equal(clrie_pm_types_locals_new(NULL, fx.creator, &fx.emit.iface, original,
+                                               sizeof(original), 0x11000001, false, &l),
                      S_OK);
     ILocalVariableCollection2 *c = locals_of(l);
     const uint8_t replacement[] = {0x07, 0x02, 0x1D, 0x08, 0x15, 0x12, 0x49, 0x01, 0x0E};
     assert_int_equal(c->lpVtbl->ReplaceSignature(c, replacement, sizeof(replacement)), S_OK);
-    assert_true(types_locals_changed(l));
+    assert_true(clrie_pm_types_locals_changed(l));
     assert_locals_blob(l, replacement, sizeof(replacement));
     static const struct {
         uint8_t bytes[6];
@@ -215,15 +216,15 @@ static void locals_replace_checks_the_whole_blob(void **state)
     assert_int_equal(c->lpVtbl->AddLocal(c, NULL, &index), E_POINTER);
     const uint8_t expected[] = {0x07, 0x03, 0x1D, 0x08, 0x15, 0x12, 0x49, 0x01, 0x0E, 0x12, 0x49};
     assert_locals_blob(l, expected, sizeof(expected));
-    types_locals_free(l);
+    clrie_pm_types_locals_free(l);
 }
 
 static void read_only_locals_refuse_every_change(void **state)
 {
     struct types_locals *l;
     const uint8_t original[] = {0x07, 0x01, 0x08};
-    assert_int_equal(types_locals_new(NULL, fx.creator, &fx.emit.iface, original, sizeof(original),
-                                      0x11000001, true, &l),
+    assert_int_equal(clrie_pm_types_locals_new(NULL, fx.creator, &fx.emit.iface, original,
+                                               sizeof(original), 0x11000001, true, &l),
                      S_OK);
     ILocalVariableCollection2 *c = locals_of(l);
     IType *t;
@@ -233,22 +234,22 @@ static void read_only_locals_refuse_every_change(void **state)
     assert_int_equal(index, 7);
     t->lpVtbl->Release(t);
     assert_int_equal(c->lpVtbl->ReplaceSignature(c, BYTES(0x07, 0x01, 0x0E)), E_FAIL);
-    assert_int_equal(types_locals_replace(l, BYTES(0x07, 0x01, 0x0E)), E_FAIL);
+    assert_int_equal(clrie_pm_types_locals_replace(l, BYTES(0x07, 0x01, 0x0E)), E_FAIL);
     assert_int_equal(c->lpVtbl->CommitSignature(c), S_FALSE);
     assert_int_equal(c->lpVtbl->GetCount(c, &count), S_OK);
     assert_int_equal(count, 1);
     assert_locals_blob(l, original, sizeof(original));
     mdSignature token;
-    assert_int_equal(types_locals_commit(l, &token), S_OK);
+    assert_int_equal(clrie_pm_types_locals_commit(l, &token), S_OK);
     assert_int_equal(token, 0x11000001);
     assert_int_equal(fx.emit.calls, 0);
-    types_locals_free(l);
+    clrie_pm_types_locals_free(l);
 
     /* a method whose LOCAL_SIG is not one */
-    assert_int_equal(
-        types_locals_new(NULL, fx.creator, &fx.emit.iface, BYTES(0x06, 0x08), 0, false, &l),
-        E_INVALIDARG);
-    types_locals_free(NULL);
+    assert_int_equal(clrie_pm_types_locals_new(NULL, fx.creator, &fx.emit.iface, BYTES(0x06, 0x08),
+                                               0, false, &l),
+                     E_INVALIDARG);
+    clrie_pm_types_locals_free(NULL);
 }
 
 int main(void)

@@ -29,7 +29,7 @@ static void builder_compresses_unsigned_ints_at_every_boundary(void **state)
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         ISignatureBuilder *b;
-        assert_int_equal(types_signature_builder_new(&b), S_OK);
+        assert_int_equal(clrie_pm_types_signature_builder_new(&b), S_OK);
         assert_int_equal(b->lpVtbl->Add(b, cases[i].value), S_OK);
         assert_builder_holds(b, cases[i].bytes, cases[i].len);
         /* past 2^29-1 there is no encoding: refused, nothing written */
@@ -60,7 +60,7 @@ static void builder_compresses_signed_ints_at_every_boundary(void **state)
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         ISignatureBuilder *b;
-        assert_int_equal(types_signature_builder_new(&b), S_OK);
+        assert_int_equal(clrie_pm_types_signature_builder_new(&b), S_OK);
         assert_int_equal(b->lpVtbl->AddSignedInt(b, cases[i].value), S_OK);
         assert_builder_holds(b, cases[i].bytes, cases[i].len);
         assert_int_equal(b->lpVtbl->AddSignedInt(b, 268435456), E_INVALIDARG);
@@ -73,7 +73,7 @@ static void builder_compresses_signed_ints_at_every_boundary(void **state)
 static void builder_codes_type_tokens_and_refuses_others(void **state)
 {
     ISignatureBuilder *b;
-    assert_int_equal(types_signature_builder_new(&b), S_OK);
+    assert_int_equal(clrie_pm_types_signature_builder_new(&b), S_OK);
     assert_int_equal(b->lpVtbl->AddToken(b, 0x02000001), S_OK);         /* TypeDef: tag 0 */
     assert_int_equal(b->lpVtbl->AddToken(b, 0x01000012), S_OK);         /* TypeRef: tag 1 */
     assert_int_equal(b->lpVtbl->AddToken(b, 0x1B000001), S_OK);         /* TypeSpec: tag 2 */
@@ -88,8 +88,8 @@ static void builder_codes_type_tokens_and_refuses_others(void **state)
 static void builder_appends_elements_data_and_builders(void **state)
 {
     ISignatureBuilder *b, *other;
-    assert_int_equal(types_signature_builder_new(&b), S_OK);
-    assert_int_equal(types_signature_builder_new(&other), S_OK);
+    assert_int_equal(clrie_pm_types_signature_builder_new(&b), S_OK);
+    assert_int_equal(clrie_pm_types_signature_builder_new(&other), S_OK);
     assert_builder_holds(b, NULL, 0);
     assert_int_equal(b->lpVtbl->AddElementType(b, ELEMENT_TYPE_SZARRAY), S_OK);
     assert_int_equal(b->lpVtbl->AddElementType(b, (CorElementType)0x100), E_INVALIDARG);

@@ -222,7 +222,7 @@ static void types_have_clrie_names_and_metadata_names(void **state)
 
     /* a creator without metadata names nothing from it */
     ITypeCreator *bare;
-    assert_int_equal(types_creator_new(NULL, NULL, &bare), S_OK);
+    assert_int_equal(clrie_pm_types_creator_new(NULL, NULL, &bare), S_OK);
     assert_int_equal(bare->lpVtbl->FromToken(bare, ELEMENT_TYPE_CLASS, TD_KLASS, &t), S_OK);
     assert_int_equal(t->lpVtbl->GetName(t, &name), E_FAIL);
     ITokenType *token;
@@ -431,7 +431,7 @@ static void method_info_helpers_give_parameters_return_and_declaring_type(void *
 {
     const uint8_t sig[] = {0x00, 0x02, 0x0E, 0x10, 0x08, 0x11, 0x10};
     IEnumMethodParameters *params;
-    assert_int_equal(types_method_parameters(fx.creator, sig, sizeof(sig), &params), S_OK);
+    assert_int_equal(clrie_pm_types_method_parameters(fx.creator, sig, sizeof(sig), &params), S_OK);
     DWORD count;
     assert_int_equal(params->lpVtbl->GetCount(params, &count), S_OK);
     assert_int_equal(count, 2);
@@ -452,11 +452,11 @@ static void method_info_helpers_give_parameters_return_and_declaring_type(void *
     assert_int_equal(p[1]->lpVtbl->Release(p[1]), 1);
     assert_int_equal(params->lpVtbl->Release(params), 0);
 
-    assert_int_equal(types_return_type(fx.creator, sig, sizeof(sig), &t), S_OK);
+    assert_int_equal(clrie_pm_types_return_type(fx.creator, sig, sizeof(sig), &t), S_OK);
     assert_name(t, "STRING");
     t->lpVtbl->Release(t);
-    assert_int_equal(types_return_type(fx.creator, sig, 3, &t), E_INVALIDARG);
-    assert_int_equal(types_method_parameters(fx.creator, sig, 4, &params), E_INVALIDARG);
+    assert_int_equal(clrie_pm_types_return_type(fx.creator, sig, 3, &t), E_INVALIDARG);
+    assert_int_equal(clrie_pm_types_method_parameters(fx.creator, sig, 4, &params), E_INVALIDARG);
     assert_null(params);
 
     /* declaring types: a struct and an enum are value types, a class and a nested class not */
@@ -471,13 +471,13 @@ static void method_info_helpers_give_parameters_return_and_declaring_type(void *
         {TD_INNER, ELEMENT_TYPE_CLASS, "Ns.Outer+Inner"},
     };
     for (size_t i = 0; i < sizeof(declaring) / sizeof(declaring[0]); i++) {
-        assert_int_equal(types_declaring_type(fx.creator, declaring[i].token, &t), S_OK);
+        assert_int_equal(clrie_pm_types_declaring_type(fx.creator, declaring[i].token, &t), S_OK);
         assert_int_equal(element_of(t), declaring[i].element);
         assert_name(t, declaring[i].name);
         t->lpVtbl->Release(t);
     }
-    assert_true(FAILED(types_declaring_type(fx.creator, 0x0200001F, &t)));
-    assert_int_equal(types_declaring_type(fx.creator, TR_OBJECT, &t), E_INVALIDARG);
+    assert_true(FAILED(clrie_pm_types_declaring_type(fx.creator, 0x0200001F, &t)));
+    assert_int_equal(clrie_pm_types_declaring_type(fx.creator, TR_OBJECT, &t), E_INVALIDARG);
 }
 
 /* ---- hostile blobs --------------------------------------------------------------------------- */

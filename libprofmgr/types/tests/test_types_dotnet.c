@@ -59,7 +59,7 @@ static HRESULT check_method(ISignatureParser *parser, struct asm_blob sig)
     if (FAILED(hr))
         return hr;
     ISignatureBuilder *b;
-    types_signature_builder_new(&b);
+    clrie_pm_types_signature_builder_new(&b);
     b->lpVtbl->AddData(b, sig.data, (DWORD)m.ret_offset);
     hr = emit_into(ret, b);
     IType *t;
@@ -86,7 +86,7 @@ static HRESULT check_locals(ITypeCreator *creator, ISignatureParser *parser, str
     uint32_t count;
     clrie_il_sig_read_uint(sig.data + 1, sig.len - 1, &count, &header);
     ISignatureBuilder *b;
-    types_signature_builder_new(&b);
+    clrie_pm_types_signature_builder_new(&b);
     b->lpVtbl->AddData(b, sig.data, (DWORD)(1 + header));
     IType *t;
     ULONG fetched;
@@ -100,10 +100,10 @@ static HRESULT check_locals(ITypeCreator *creator, ISignatureParser *parser, str
         return hr;
 
     struct types_locals *locals;
-    if (FAILED(hr = types_locals_new(NULL, creator, NULL, sig.data, sig.len, 0x11000001, false,
-                                     &locals)))
+    if (FAILED(hr = clrie_pm_types_locals_new(NULL, creator, NULL, sig.data, sig.len, 0x11000001,
+                                              false, &locals)))
         return hr;
-    ILocalVariableCollection2 *c = types_locals_collection(locals);
+    ILocalVariableCollection2 *c = clrie_pm_types_locals_collection(locals);
     IEnumMethodLocals *all;
     DWORD n = 0, listed = 0;
     if (SUCCEEDED(hr = c->lpVtbl->GetCorSignature(c, &b))) {
@@ -118,7 +118,7 @@ static HRESULT check_locals(ITypeCreator *creator, ISignatureParser *parser, str
         if (n != count || listed != count)
             hr = E_FAIL;
     }
-    types_locals_free(locals);
+    clrie_pm_types_locals_free(locals);
     return hr;
 }
 
@@ -130,7 +130,7 @@ static HRESULT check_typespec(ITypeCreator *creator, struct asm_blob sig)
     if (FAILED(hr))
         return hr;
     ISignatureBuilder *b;
-    types_signature_builder_new(&b);
+    clrie_pm_types_signature_builder_new(&b);
     hr = emit_into(t, b);
     if (SUCCEEDED(hr) && (used != sig.len || !builder_equals(b, sig.data, sig.len)))
         hr = E_FAIL;
@@ -147,7 +147,7 @@ static void check_assembly(const char *path, struct counts *c)
     c->assemblies++;
     ITypeCreator *creator;
     ISignatureParser *parser;
-    types_creator_new(NULL, NULL, &creator);
+    clrie_pm_types_creator_new(NULL, NULL, &creator);
     creator->lpVtbl->QueryInterface(creator, &IID_ISignatureParser, (void **)&parser);
     HRESULT hr;
     for (uint32_t row = 1; row <= asm_table_rows(a, ASM_TABLE_METHOD_DEF); row++) {
