@@ -1,7 +1,7 @@
-/* The instruction graph as a plugin sees it: its header, navigation and lookups, and editing
- * the current list. Every edit keeps the original list and offsets intact and marks the
- * layout stale; encode.c recomputes offsets when they are next needed. The graph's memory,
- * its references and its clause table are store.c's. */
+/* The instruction graph as a plugin sees it: its header, navigation and lookups by original
+ * offset, and editing the current list. Every edit keeps the original list and offsets intact
+ * and marks the layout stale; layout.c recomputes offsets when they are next needed. The
+ * graph's memory, its references and its clause table are store.c's. */
 #include <errno.h>
 
 #include "graph_private.h"
@@ -49,24 +49,6 @@ struct clrie_il_instr *clrie_il_graph_original_last(const struct clrie_il_graph 
 size_t clrie_il_graph_count(const struct clrie_il_graph *g)
 {
     return g->count;
-}
-
-struct clrie_il_instr *clrie_il_graph_at_offset(struct clrie_il_graph *g, uint32_t offset)
-{
-    if (il_layout_current(g, NULL) != 0)
-        return NULL;
-    size_t lo = 0, hi = g->count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        uint32_t at = g->cur[mid]->offset;
-        if (at == offset)
-            return g->cur[mid];
-        if (at < offset)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
 }
 
 struct clrie_il_instr *clrie_il_graph_at_original_offset(const struct clrie_il_graph *g,

@@ -223,7 +223,7 @@ int il_graph_push_clause(struct clrie_il_graph *g, struct clrie_il_clause *c);
 /* Drops every reference a clause holds. */
 void il_clause_detach(struct clrie_il_clause *c);
 
-/* ---- Layout (encode.c): offsets and branch forms, above storage ---- */
+/* ---- Layout (layout.c): offsets and branch forms, above storage ---- */
 
 /* Lays out if stale (with the last flags). */
 int il_layout_current(struct clrie_il_graph *g, struct clrie_il_diag *diag);

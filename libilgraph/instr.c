@@ -1,6 +1,6 @@
 /* Instruction nodes: what a node says about itself (opcode, operand, offsets, links,
  * targets) and creating new nodes, including the shortest-form helpers. A node's memory comes
- * from store.c; its current offset, from encode.c. */
+ * from store.c; its current offset, from layout.c. */
 #include <errno.h>
 #include <string.h>
 
