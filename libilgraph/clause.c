@@ -5,15 +5,6 @@
 
 #include "graph_private.h"
 
-void il_clause_detach(struct clrie_il_clause *c)
-{
-    il_ref_set(&c->try_first, NULL);
-    il_ref_set(&c->try_last, NULL);
-    il_ref_set(&c->handler_first, NULL);
-    il_ref_set(&c->handler_last, NULL);
-    il_ref_set(&c->filter_first, NULL);
-}
-
 size_t clrie_il_graph_clause_count(const struct clrie_il_graph *g)
 {
     return g->clause_count;

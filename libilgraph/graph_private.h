@@ -141,6 +141,8 @@ static inline uint32_t il_le32(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* ---- Diagnostics (store.c) ---- */
+
 /* Formats a diagnostic (diag may be NULL). Returns err, so callers can `return diag_set(...)`. */
 int il_diag(struct clrie_il_diag *diag, int err, uint32_t offset, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -154,6 +156,8 @@ struct il_reporter {
 };
 void il_report(struct il_reporter *r, uint32_t offset, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* ---- Opcodes (opcodes.c) ---- */
 
 /* The opcode table, indexed by ordinal (rows with a NULL name are not opcodes). Nodes only
  * ever hold valid opcodes, so internal code indexes it directly. */
@@ -198,25 +202,28 @@ static inline uint32_t il_instr_size(const struct clrie_il_instr *n)
     return size;
 }
 
-/* References. */
-void il_ref_set(struct il_ref *ref, struct clrie_il_instr *target);
-/* Moves the references of the given kinds (bit 1 << kind) from `from` to `to`. */
-void il_refs_move(struct clrie_il_instr *from, struct clrie_il_instr *to, unsigned kinds);
+/* ---- Storage (store.c): below everything else, it reads no offsets ---- */
 
+/* Graph skeleton (arena, tiny header); NULL on ENOMEM. first_chunk: bytes the arena's first
+ * chunk should hold (0: a default). */
+struct clrie_il_graph *il_graph_alloc(size_t first_chunk);
 /* Allocates a zeroed node of g, with its branch reference if it is a branch (a switch's
  * table comes from il_switch_alloc). */
 struct clrie_il_instr *il_instr_alloc(struct clrie_il_graph *g, uint16_t opcode);
 /* A switch table of count references aimed nowhere; NULL on ENOMEM. */
 struct il_switch *il_switch_alloc(struct clrie_il_graph *g, uint32_t count);
-/* Graph skeleton (arena, tiny header); NULL on ENOMEM. first_chunk: bytes the arena's first
- * chunk should hold (0: a default). */
-struct clrie_il_graph *il_graph_alloc(size_t first_chunk);
 /* Links a detached node at the end of the current list (decoding). */
 void il_graph_append(struct clrie_il_graph *g, struct clrie_il_instr *n);
-/* Drops every reference a clause holds. */
-void il_clause_detach(struct clrie_il_clause *c);
+/* Aims ref at target (NULL: at nothing), moving it between the targets' lists. */
+void il_ref_set(struct il_ref *ref, struct clrie_il_instr *target);
+/* Moves the references of the given kinds (bit 1 << kind) from `from` to `to`. */
+void il_refs_move(struct clrie_il_instr *from, struct clrie_il_instr *to, unsigned kinds);
 /* Appends a clause to the table; -ENOMEM. */
 int il_graph_push_clause(struct clrie_il_graph *g, struct clrie_il_clause *c);
+/* Drops every reference a clause holds. */
+void il_clause_detach(struct clrie_il_clause *c);
+
+/* ---- Layout (layout.c): offsets and branch forms, above storage ---- */
 
 /* Lays out if stale (with the last flags). */
 int il_layout_current(struct clrie_il_graph *g, struct clrie_il_diag *diag);

@@ -1,5 +1,6 @@
 /* Instruction nodes: what a node says about itself (opcode, operand, offsets, links,
- * targets) and creating new nodes, including the shortest-form helpers. */
+ * targets) and creating new nodes, including the shortest-form helpers. A node's memory comes
+ * from store.c; its current offset, from layout.c. */
 #include <errno.h>
 #include <string.h>
 
@@ -259,37 +260,6 @@ int clrie_il_instr_remove_switch_target(struct clrie_il_instr *n, uint32_t i)
 }
 
 /* ---- Creating nodes ---- */
-
-struct il_switch *il_switch_alloc(struct clrie_il_graph *g, uint32_t count)
-{
-    struct il_switch *sw =
-        il_arena_take(&g->arena, sizeof(*sw) + (size_t)count * sizeof(sw->targets[0]));
-    if (!sw)
-        return NULL;
-    sw->count = count;
-    for (uint32_t i = 0; i < count; i++)
-        sw->targets[i] = (struct il_ref){.kind = IL_REF_BRANCH};
-    return sw;
-}
-
-struct clrie_il_instr *il_instr_alloc(struct clrie_il_graph *g, uint16_t opcode)
-{
-    struct clrie_il_instr *n = il_arena_alloc(&g->arena, sizeof(*n));
-    if (!n)
-        return NULL;
-    n->graph = g;
-    n->opcode = opcode;
-    n->orig_opcode = opcode;
-    n->orig_offset = CLRIE_IL_NO_OFFSET;
-    n->state = IL_NEW;
-    if (il_is_branch(opcode)) {
-        n->u.branch = il_arena_alloc(&g->arena, sizeof(*n->u.branch));
-        if (!n->u.branch)
-            return NULL;
-        n->u.branch->kind = IL_REF_BRANCH;
-    }
-    return n;
-}
 
 static int create(struct clrie_il_graph *g, uint16_t opcode, uint8_t want,
                   struct clrie_il_instr **out)

@@ -1,0 +1,200 @@
+/* The graph's storage, under every other file of the library: a graph's arena and lifetime,
+ * allocating nodes and appending them to the current list, the references between nodes and
+ * the clause table. Nothing here reads offsets or the layout. First, the two ways the library
+ * reports a problem, which every file uses. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph_private.h"
+
+/* ---- Diagnostics ---- */
+
+int il_diag(struct clrie_il_diag *diag, int err, uint32_t offset, const char *fmt, ...)
+{
+    if (diag) {
+        va_list ap;
+        va_start(ap, fmt);
+        diag->offset = offset;
+        vsnprintf(diag->message, sizeof(diag->message), fmt, ap);
+        va_end(ap);
+    }
+    return err;
+}
+
+void il_report(struct il_reporter *r, uint32_t offset, const char *fmt, ...)
+{
+    r->problems++;
+    if (!r->report)
+        return;
+    char msg[200];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    r->report(r->ctx, offset, msg);
+}
+
+/* ---- Graph lifetime ---- */
+
+struct clrie_il_graph *il_graph_alloc(size_t first_chunk)
+{
+    /* The graph lives at the start of its own arena: one allocation for a small method. */
+    struct il_arena arena;
+    il_arena_init(&arena, first_chunk);
+    struct clrie_il_graph *g = il_arena_alloc(&arena, sizeof(*g));
+    if (!g)
+        return NULL;
+    *g = (struct clrie_il_graph){
+        .arena = arena,
+        .max_stack = 8,
+        .stale = true,
+        .layout_flags = CLRIE_IL_ENCODE_PRESERVE,
+    };
+    return g;
+}
+
+void clrie_il_graph_reset(struct clrie_il_graph *g)
+{
+    if (!g)
+        return;
+    struct il_arena arena = g->arena;
+    il_arena_reset(&arena, sizeof(*g)); /* g stays where it is, at the arena's start */
+    *g = (struct clrie_il_graph){
+        .arena = arena,
+        .clauses = g->clauses, /* the table's storage is kept too */
+        .clause_cap = g->clause_cap,
+        .max_stack = 8,
+        .stale = true,
+        .layout_flags = CLRIE_IL_ENCODE_PRESERVE,
+    };
+}
+
+int clrie_il_graph_new(struct clrie_il_graph **out)
+{
+    if (!out)
+        return -EINVAL;
+    struct clrie_il_graph *g = il_graph_alloc(0);
+    if (!g)
+        return -ENOMEM;
+    *out = g;
+    return 0;
+}
+
+void clrie_il_graph_free(struct clrie_il_graph *g)
+{
+    if (!g)
+        return;
+    free(g->clauses);
+    struct il_arena arena = g->arena; /* g itself is in the arena */
+    il_arena_finish(&arena);
+}
+
+/* ---- Nodes ---- */
+
+struct clrie_il_instr *il_instr_alloc(struct clrie_il_graph *g, uint16_t opcode)
+{
+    struct clrie_il_instr *n = il_arena_alloc(&g->arena, sizeof(*n));
+    if (!n)
+        return NULL;
+    n->graph = g;
+    n->opcode = opcode;
+    n->orig_opcode = opcode;
+    n->orig_offset = CLRIE_IL_NO_OFFSET;
+    n->state = IL_NEW;
+    if (il_is_branch(opcode)) {
+        n->u.branch = il_arena_alloc(&g->arena, sizeof(*n->u.branch));
+        if (!n->u.branch)
+            return NULL;
+        n->u.branch->kind = IL_REF_BRANCH;
+    }
+    return n;
+}
+
+struct il_switch *il_switch_alloc(struct clrie_il_graph *g, uint32_t count)
+{
+    struct il_switch *sw =
+        il_arena_take(&g->arena, sizeof(*sw) + (size_t)count * sizeof(sw->targets[0]));
+    if (!sw)
+        return NULL;
+    sw->count = count;
+    for (uint32_t i = 0; i < count; i++)
+        sw->targets[i] = (struct il_ref){.kind = IL_REF_BRANCH};
+    return sw;
+}
+
+void il_graph_append(struct clrie_il_graph *g, struct clrie_il_instr *n)
+{
+    n->prev = g->last;
+    n->next = NULL;
+    if (g->last)
+        g->last->next = n;
+    else
+        g->first = n;
+    g->last = n;
+    n->attached = true;
+    g->count++;
+    g->stale = true;
+}
+
+/* ---- References ---- */
+
+void il_ref_set(struct il_ref *ref, struct clrie_il_instr *target)
+{
+    if (ref->target == target)
+        return;
+    if (ref->target) {
+        if (ref->prev)
+            ref->prev->next = ref->next;
+        else
+            ref->target->refs = ref->next;
+        if (ref->next)
+            ref->next->prev = ref->prev;
+    }
+    ref->target = target;
+    ref->prev = NULL;
+    ref->next = NULL;
+    if (target) {
+        ref->next = target->refs;
+        if (target->refs)
+            target->refs->prev = ref;
+        target->refs = ref;
+    }
+}
+
+void il_refs_move(struct clrie_il_instr *from, struct clrie_il_instr *to, unsigned kinds)
+{
+    struct il_ref *r = from->refs;
+    while (r) {
+        struct il_ref *next = r->next;
+        if (kinds & (1u << r->kind))
+            il_ref_set(r, to);
+        r = next;
+    }
+}
+
+/* ---- The clause table ---- */
+
+int il_graph_push_clause(struct clrie_il_graph *g, struct clrie_il_clause *c)
+{
+    if (g->clause_count == g->clause_cap) {
+        size_t cap = g->clause_cap ? g->clause_cap * 2 : 8;
+        struct clrie_il_clause **p = realloc(g->clauses, cap * sizeof(*p));
+        if (!p)
+            return -ENOMEM;
+        g->clauses = p;
+        g->clause_cap = cap;
+    }
+    g->clauses[g->clause_count++] = c;
+    return 0;
+}
+
+void il_clause_detach(struct clrie_il_clause *c)
+{
+    il_ref_set(&c->try_first, NULL);
+    il_ref_set(&c->try_last, NULL);
+    il_ref_set(&c->handler_first, NULL);
+    il_ref_set(&c->handler_last, NULL);
+    il_ref_set(&c->filter_first, NULL);
+}
