@@ -2,6 +2,7 @@
 #define _XOPEN_SOURCE 700
 #include "support.h"
 
+#include <dirent.h>
 #include <grp.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -235,6 +236,40 @@ char *test_dotnet_framework_root(void)
         return NULL;
     struct stat st;
     return stat(root, &st) == 0 && S_ISDIR(st.st_mode) ? strdup(root) : NULL;
+}
+
+size_t test_dotnet_each_framework_dll(const char *root, void (*fn)(const char *path, void *data),
+                                      void *data)
+{
+    size_t count = 0;
+    DIR *versions = opendir(root);
+    struct dirent *version;
+    while (versions && (version = readdir(versions))) {
+        if (version->d_name[0] == '.')
+            continue;
+        char dir_path[PATH_MAX];
+        int n = snprintf(dir_path, sizeof(dir_path), "%s/%s", root, version->d_name);
+        if (n < 0 || (size_t)n >= sizeof(dir_path))
+            continue;
+        DIR *dir = opendir(dir_path);
+        struct dirent *entry;
+        while (dir && (entry = readdir(dir))) {
+            size_t len = strlen(entry->d_name);
+            if (len < 5 || strcmp(entry->d_name + len - 4, ".dll") != 0)
+                continue;
+            char path[PATH_MAX];
+            n = snprintf(path, sizeof(path), "%s/%s", dir_path, entry->d_name);
+            if (n < 0 || (size_t)n >= sizeof(path))
+                continue;
+            fn(path, data);
+            count++;
+        }
+        if (dir)
+            closedir(dir);
+    }
+    if (versions)
+        closedir(versions);
+    return count;
 }
 
 bool test_as_ordinary_user(void (*fn)(const char *root), const char *root)

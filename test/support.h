@@ -47,4 +47,9 @@ bool test_as_ordinary_user(void (*fn)(const char *root), const char *root);
  * one CLRIE_DOTNET names (a path, or a name looked up on PATH), else `dotnet` on PATH. */
 char *test_dotnet_framework_root(void);
 
+/* Calls fn(path, data) for every *.dll of every version folder under root (a framework root as
+ * test_dotnet_framework_root gives it), in directory order. Returns how many there were. */
+size_t test_dotnet_each_framework_dll(const char *root, void (*fn)(const char *path, void *data),
+                                      void *data);
+
 #endif

@@ -6,7 +6,6 @@
  * The framework is found from CLRIE_DOTNET or `dotnet` on PATH; without one the test exits 77
  * (skipped). Prints "N images, M sections" on success. */
 #define _XOPEN_SOURCE 700 /* realpath */
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -126,6 +125,17 @@ done:
     return failures;
 }
 
+struct totals {
+    size_t sections;
+    int failures;
+};
+
+static void check_one(const char *path, void *data)
+{
+    struct totals *t = data;
+    t->failures += check(path, &t->sections);
+}
+
 int main(void)
 {
     char *root = test_dotnet_framework_root();
@@ -133,40 +143,13 @@ int main(void)
         printf("no .NET shared framework found: skipped\n");
         return SKIPPED;
     }
-    size_t images = 0, sections = 0;
-    int failures = 0;
-    DIR *versions = opendir(root);
-    struct dirent *version;
-    while (versions && (version = readdir(versions))) {
-        if (version->d_name[0] == '.')
-            continue;
-        char dir_path[PATH_MAX];
-        int n = snprintf(dir_path, sizeof(dir_path), "%s/%s", root, version->d_name);
-        if (n < 0 || (size_t)n >= sizeof(dir_path))
-            continue;
-        DIR *dir = opendir(dir_path);
-        struct dirent *entry;
-        while (dir && (entry = readdir(dir))) {
-            size_t len = strlen(entry->d_name);
-            if (len < 5 || strcmp(entry->d_name + len - 4, ".dll") != 0)
-                continue;
-            char path[PATH_MAX];
-            n = snprintf(path, sizeof(path), "%s/%s", dir_path, entry->d_name);
-            if (n < 0 || (size_t)n >= sizeof(path))
-                continue;
-            failures += check(path, &sections);
-            images++;
-        }
-        if (dir)
-            closedir(dir);
-    }
-    if (versions)
-        closedir(versions);
+    struct totals t = {0};
+    size_t images = test_dotnet_each_framework_dll(root, check_one, &t);
     free(root);
     if (images == 0) {
         printf("no managed DLLs in the shared framework: skipped\n");
         return SKIPPED;
     }
-    printf("%zu images, %zu sections, %d failures\n", images, sections, failures);
-    return failures ? 1 : 0;
+    printf("%zu images, %zu sections, %d failures\n", images, t.sections, t.failures);
+    return t.failures ? 1 : 0;
 }
