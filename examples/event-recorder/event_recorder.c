@@ -153,8 +153,7 @@ static void recorder_destroy(void *object)
 
 static const struct clrie_plugin_com_iface recorder_ifaces[] = {
     CLRIE_PLUGIN_COM_IFACE(&IID_IInstrumentationMethod, struct recorder, method),
-    CLRIE_PLUGIN_COM_IFACE(&IID_IInstrumentationMethodExceptionEvents, struct recorder,
-                           exceptions),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IInstrumentationMethodExceptionEvents, struct recorder, exceptions),
 };
 
 static const struct clrie_plugin_com_class recorder_class = {
@@ -253,29 +252,28 @@ static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *pPr
     return S_OK;
 }
 
-static HRESULT im_OnAppDomainCreated(IInstrumentationMethod *This, IAppDomainInfo *pAppDomainInfo)
+static void record_appdomain(struct recorder *rec, const char *event, IAppDomainInfo *domain)
 {
-    struct recorder *rec = from_method(This);
-    if (!pAppDomainInfo)
-        return E_POINTER;
     char name[LINE_MAX_BYTES / 2];
     BSTR text = NULL;
-    HRESULT hr = pAppDomainInfo->lpVtbl->GetName(pAppDomainInfo, &text);
+    HRESULT hr = domain->lpVtbl->GetName(domain, &text);
     take_name(rec, hr, text, name, sizeof name);
-    record(rec, "OnAppDomainCreated", name);
+    record(rec, event, name);
+}
+
+static HRESULT im_OnAppDomainCreated(IInstrumentationMethod *This, IAppDomainInfo *pAppDomainInfo)
+{
+    if (!pAppDomainInfo)
+        return E_POINTER;
+    record_appdomain(from_method(This), "OnAppDomainCreated", pAppDomainInfo);
     return S_OK;
 }
 
 static HRESULT im_OnAppDomainShutdown(IInstrumentationMethod *This, IAppDomainInfo *pAppDomainInfo)
 {
-    struct recorder *rec = from_method(This);
     if (!pAppDomainInfo)
         return E_POINTER;
-    char name[LINE_MAX_BYTES / 2];
-    BSTR text = NULL;
-    HRESULT hr = pAppDomainInfo->lpVtbl->GetName(pAppDomainInfo, &text);
-    take_name(rec, hr, text, name, sizeof name);
-    record(rec, "OnAppDomainShutdown", name);
+    record_appdomain(from_method(This), "OnAppDomainShutdown", pAppDomainInfo);
     return S_OK;
 }
 

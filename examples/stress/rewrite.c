@@ -156,52 +156,51 @@ static HRESULT add_int32_local(IMethodInfo *method, DWORD *index)
 
 HRESULT stress_rewrite(IMethodInfo *method, int id, bool nops, const char **step)
 {
-    IInstructionGraph *graph = NULL;
-    IInstructionFactory *factory = NULL;
-    ISingleRetDefaultInstrumentation *single = NULL;
+    /* What clrie_plugin_rewrite_init would fill, filled step by step to name a failing one. */
+    struct clrie_plugin_rewrite rw = {0};
     IInstruction *first = NULL, *exit = NULL;
     IInstruction *load_id = NULL, *store = NULL, *load = NULL, *pop = NULL;
     DWORD local = 0;
     HRESULT hr = S_OK;
-    STEP("GetInstructions", method->lpVtbl->GetInstructions(method, &graph));
-    STEP("GetInstructionFactory", method->lpVtbl->GetInstructionFactory(method, &factory));
+    STEP("GetInstructions", method->lpVtbl->GetInstructions(method, &rw.graph));
+    STEP("GetInstructionFactory", method->lpVtbl->GetInstructionFactory(method, &rw.factory));
     STEP("GetSingleRetDefaultInstrumentation",
-         method->lpVtbl->GetSingleRetDefaultInstrumentation(method, &single));
-    STEP("ISingleRetDefaultInstrumentation::Initialize", single->lpVtbl->Initialize(single, graph));
+         method->lpVtbl->GetSingleRetDefaultInstrumentation(method, &rw.single));
+    STEP("ISingleRetDefaultInstrumentation::Initialize",
+         rw.single->lpVtbl->Initialize(rw.single, rw.graph));
     STEP("ApplySingleRetDefaultInstrumentation",
-         single->lpVtbl->ApplySingleRetDefaultInstrumentation(single));
+         rw.single->lpVtbl->ApplySingleRetDefaultInstrumentation(rw.single));
     STEP("AddLocal(int32)", add_int32_local(method, &local));
 
     /* Entry: `ldc.i4 id; stloc local` before the first instruction. InsertBefore, not
      * retargeted: branches to the first instruction (loops) do not run the probe again. */
     STEP("CreateIntOperandInstruction(ldc.i4)",
-         factory->lpVtbl->CreateIntOperandInstruction(factory, Cee_Ldc_I4, id, &load_id));
+         rw.factory->lpVtbl->CreateIntOperandInstruction(rw.factory, Cee_Ldc_I4, id, &load_id));
     STEP("CreateStoreLocalInstruction",
-         factory->lpVtbl->CreateStoreLocalInstruction(factory, (USHORT)local, &store));
-    STEP("GetFirstInstruction", graph->lpVtbl->GetFirstInstruction(graph, &first));
-    STEP("InsertBefore(first)", graph->lpVtbl->InsertBefore(graph, first, load_id));
-    STEP("InsertAfter(ldc.i4)", graph->lpVtbl->InsertAfter(graph, load_id, store));
+         rw.factory->lpVtbl->CreateStoreLocalInstruction(rw.factory, (USHORT)local, &store));
+    STEP("GetFirstInstruction", rw.graph->lpVtbl->GetFirstInstruction(rw.graph, &first));
+    STEP("InsertBefore(first)", rw.graph->lpVtbl->InsertBefore(rw.graph, first, load_id));
+    STEP("InsertAfter(ldc.i4)", rw.graph->lpVtbl->InsertAfter(rw.graph, load_id, store));
 
     /* Exit: `ldloc local; pop` before the single exit, retargeted, so that every way out (the
      * branches single-ret made) passes through it. */
-    if (SUCCEEDED(hr) && (exit = exit_of(graph, single))) {
+    if (SUCCEEDED(hr) && (exit = exit_of(rw.graph, rw.single))) {
         STEP("CreateLoadLocalInstruction",
-             factory->lpVtbl->CreateLoadLocalInstruction(factory, (USHORT)local, &load));
-        STEP("CreateInstruction(pop)", factory->lpVtbl->CreateInstruction(factory, Cee_Pop, &pop));
+             rw.factory->lpVtbl->CreateLoadLocalInstruction(rw.factory, (USHORT)local, &load));
+        STEP("CreateInstruction(pop)",
+             rw.factory->lpVtbl->CreateInstruction(rw.factory, Cee_Pop, &pop));
         STEP("InsertBeforeAndRetargetOffsets(exit)",
-             graph->lpVtbl->InsertBeforeAndRetargetOffsets(graph, exit, load));
-        STEP("InsertAfter(ldloc)", graph->lpVtbl->InsertAfter(graph, load, pop));
+             rw.graph->lpVtbl->InsertBeforeAndRetargetOffsets(rw.graph, exit, load));
+        STEP("InsertAfter(ldloc)", rw.graph->lpVtbl->InsertAfter(rw.graph, load, pop));
     }
     if (nops)
-        STEP("the nops", insert_nops(graph, factory));
+        STEP("the nops", insert_nops(rw.graph, rw.factory));
     clrie_plugin_release(pop);
     clrie_plugin_release(load);
     clrie_plugin_release(store);
     clrie_plugin_release(load_id);
     clrie_plugin_release(exit);
     clrie_plugin_release(first);
-    clrie_plugin_release(single);
-    clrie_plugin_release(factory);
-    clrie_plugin_release(graph);
+    clrie_plugin_rewrite_finish(&rw);
     return hr;
 }

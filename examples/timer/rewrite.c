@@ -14,14 +14,6 @@
 
 #include "timer.h"
 
-/* Where the exit line goes: single-ret's shared exit, else the last `ret` that does not end a
- * tail call (NULL for a method that only throws). Returned AddRef'd. */
-static IInstruction *exit_of(IInstructionGraph *graph, ISingleRetDefaultInstrumentation *single)
-{
-    IInstruction *exit = clrie_plugin_single_ret_exit(single);
-    return exit ? exit : clrie_plugin_last_plain_ret(graph);
-}
-
 #define CLAUSE_FINALLY 0x0002 /* COR_ILEXCEPTION_CLAUSE_FINALLY */
 
 static HRESULT new_local(IMethodInfo *method, IType *type, DWORD *index)
@@ -95,10 +87,12 @@ static bool can_wrap(IMethodInfo *method, IInstructionGraph *graph)
  * are its `br`s; when single-ret changed nothing (one return), the return itself becomes
  * `[stloc result;] leave exit` with `exit: [ldloc result;] ret` appended. *exit is NULL for a
  * method that never returns (it only throws). */
-static HRESULT make_exit(IMethodInfo *method, IInstructionGraph *graph,
-                         IInstructionFactory *factory, ISingleRetDefaultInstrumentation *single,
+static HRESULT make_exit(IMethodInfo *method, const struct clrie_plugin_rewrite *rw,
                          IInstruction **exit)
 {
+    IInstructionGraph *graph = rw->graph;
+    IInstructionFactory *factory = rw->factory;
+    ISingleRetDefaultInstrumentation *single = rw->single;
     *exit = NULL;
     ISingleRetDefaultInstrumentation2 *single2 = NULL;
     IInstruction *target = NULL;
@@ -111,7 +105,7 @@ static HRESULT make_exit(IMethodInfo *method, IInstructionGraph *graph,
         return hr;
 
     if (!target) {
-        IInstruction *ret = exit_of(graph, single);
+        IInstruction *ret = clrie_plugin_rewrite_exit(rw);
         if (!ret)
             return S_OK;
         IType *result = NULL;
@@ -202,32 +196,25 @@ static HRESULT make_exit(IMethodInfo *method, IInstructionGraph *graph,
 HRESULT timer_rewrite(IMethodInfo *method, const struct timed_method *timed,
                       const struct module_plan *plan)
 {
+    struct clrie_plugin_rewrite rw = {0};
     IInstructionGraph *graph = NULL;
-    IInstructionFactory *factory = NULL;
     IExceptionSection *clauses = NULL;
-    ISingleRetDefaultInstrumentation *single = NULL;
     IInstruction *first = NULL, *exit = NULL, *try_last = NULL;
     IInstruction *entry[3] = {NULL, NULL, NULL}, *handler[5] = {NULL, NULL, NULL, NULL, NULL};
     IType *int64 = NULL;
     IExceptionClause *clause = NULL;
     DWORD start = 0;
     HRESULT hr = method->lpVtbl->GetInstructions(method, &graph);
-    if (SUCCEEDED(hr) && !can_wrap(method, graph)) {
-        clrie_plugin_release(graph);
+    bool wrap = SUCCEEDED(hr) && can_wrap(method, graph);
+    clrie_plugin_release(graph);
+    if (SUCCEEDED(hr) && !wrap)
         return S_FALSE; /* left as it is */
-    }
     if (SUCCEEDED(hr))
-        hr = method->lpVtbl->GetInstructionFactory(method, &factory);
+        hr = clrie_plugin_rewrite_init(&rw, method);
     if (SUCCEEDED(hr))
         hr = method->lpVtbl->GetExceptionSection(method, &clauses);
     if (SUCCEEDED(hr))
-        hr = method->lpVtbl->GetSingleRetDefaultInstrumentation(method, &single);
-    if (SUCCEEDED(hr))
-        hr = single->lpVtbl->Initialize(single, graph);
-    if (SUCCEEDED(hr))
-        hr = single->lpVtbl->ApplySingleRetDefaultInstrumentation(single);
-    if (SUCCEEDED(hr))
-        hr = make_exit(method, graph, factory, single, &exit);
+        hr = make_exit(method, &rw, &exit);
     if (SUCCEEDED(hr))
         hr = int64_type(method, &int64);
     if (SUCCEEDED(hr))
@@ -235,44 +222,44 @@ HRESULT timer_rewrite(IMethodInfo *method, const struct timed_method *timed,
 
     /* The try block: from the first instruction to the one before the exit (or the end). */
     if (SUCCEEDED(hr))
-        hr = graph->lpVtbl->GetFirstInstruction(graph, &first);
+        hr = rw.graph->lpVtbl->GetFirstInstruction(rw.graph, &first);
     if (SUCCEEDED(hr))
         hr = exit ? exit->lpVtbl->GetPreviousInstruction(exit, &try_last)
-                  : graph->lpVtbl->GetLastInstruction(graph, &try_last);
+                  : rw.graph->lpVtbl->GetLastInstruction(rw.graph, &try_last);
 
     /* finally { Probe.Exit(name, start, output); } right after the try block */
     if (SUCCEEDED(hr))
-        hr = factory->lpVtbl->CreateTokenOperandInstruction(factory, Cee_Ldstr, timed->name,
-                                                            &handler[0]);
+        hr = rw.factory->lpVtbl->CreateTokenOperandInstruction(rw.factory, Cee_Ldstr, timed->name,
+                                                               &handler[0]);
     if (SUCCEEDED(hr))
-        hr = factory->lpVtbl->CreateLoadLocalInstruction(factory, (USHORT)start, &handler[1]);
+        hr = rw.factory->lpVtbl->CreateLoadLocalInstruction(rw.factory, (USHORT)start, &handler[1]);
     if (SUCCEEDED(hr))
         hr = plan->output != mdTokenNil
-                 ? factory->lpVtbl->CreateTokenOperandInstruction(factory, Cee_Ldstr, plan->output,
-                                                                  &handler[2])
-                 : factory->lpVtbl->CreateInstruction(factory, Cee_Ldnull, &handler[2]);
+                 ? rw.factory->lpVtbl->CreateTokenOperandInstruction(rw.factory, Cee_Ldstr,
+                                                                     plan->output, &handler[2])
+                 : rw.factory->lpVtbl->CreateInstruction(rw.factory, Cee_Ldnull, &handler[2]);
     if (SUCCEEDED(hr))
-        hr = factory->lpVtbl->CreateTokenOperandInstruction(factory, Cee_Call, plan->exit,
-                                                            &handler[3]);
+        hr = rw.factory->lpVtbl->CreateTokenOperandInstruction(rw.factory, Cee_Call, plan->exit,
+                                                               &handler[3]);
     if (SUCCEEDED(hr))
-        hr = factory->lpVtbl->CreateInstruction(factory, Cee_Endfinally, &handler[4]);
+        hr = rw.factory->lpVtbl->CreateInstruction(rw.factory, Cee_Endfinally, &handler[4]);
     if (SUCCEEDED(hr))
-        hr = insert_after(graph, try_last, handler, 5);
+        hr = insert_after(rw.graph, try_last, handler, 5);
 
     /* start = Probe.Enter(name), before the try block (not retargeted: a loop back to the
      * first instruction stays inside the try). */
     if (SUCCEEDED(hr))
-        hr = factory->lpVtbl->CreateTokenOperandInstruction(factory, Cee_Ldstr, timed->name,
-                                                            &entry[0]);
+        hr = rw.factory->lpVtbl->CreateTokenOperandInstruction(rw.factory, Cee_Ldstr, timed->name,
+                                                               &entry[0]);
     if (SUCCEEDED(hr))
-        hr = factory->lpVtbl->CreateTokenOperandInstruction(factory, Cee_Call, plan->enter,
-                                                            &entry[1]);
+        hr = rw.factory->lpVtbl->CreateTokenOperandInstruction(rw.factory, Cee_Call, plan->enter,
+                                                               &entry[1]);
     if (SUCCEEDED(hr))
-        hr = factory->lpVtbl->CreateStoreLocalInstruction(factory, (USHORT)start, &entry[2]);
+        hr = rw.factory->lpVtbl->CreateStoreLocalInstruction(rw.factory, (USHORT)start, &entry[2]);
     if (SUCCEEDED(hr))
-        hr = graph->lpVtbl->InsertBefore(graph, first, entry[0]);
+        hr = rw.graph->lpVtbl->InsertBefore(rw.graph, first, entry[0]);
     if (SUCCEEDED(hr))
-        hr = insert_after(graph, entry[0], entry + 1, 2);
+        hr = insert_after(rw.graph, entry[0], entry + 1, 2);
 
     if (SUCCEEDED(hr))
         hr = clauses->lpVtbl->AddNewExceptionClause(clauses, CLAUSE_FINALLY, first, try_last,
@@ -287,9 +274,7 @@ HRESULT timer_rewrite(IMethodInfo *method, const struct timed_method *timed,
     clrie_plugin_release(try_last);
     clrie_plugin_release(exit);
     clrie_plugin_release(first);
-    clrie_plugin_release(single);
     clrie_plugin_release(clauses);
-    clrie_plugin_release(factory);
-    clrie_plugin_release(graph);
+    clrie_plugin_rewrite_finish(&rw);
     return hr;
 }

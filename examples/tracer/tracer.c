@@ -58,7 +58,8 @@ struct tracer {
     struct clrie_plugin_plans plans;
 };
 
-/* ---- settings ---------------------------------------------------------------------------------- */
+/* ---- settings ----------------------------------------------------------------------------------
+ */
 
 static void apply_setting(void *data, const char *name, const char *value)
 {
@@ -88,7 +89,6 @@ static HRESULT define_lines(void *emit_iface, void *entry, const WCHAR *name)
     clrie_plugin_wcs_append(line, sizeof line / sizeof line[0], name);
     return emit->lpVtbl->DefineUserString(emit, line, (ULONG)clrie_plugin_wcs_len(line), &m->exit);
 }
-
 
 static const BYTE console_token[8] = {0xB0, 0x3F, 0x5F, 0x7F, 0x11, 0xD5, 0x0A, 0x3A};
 
@@ -138,14 +138,6 @@ static HRESULT plan_module(void *data, IModuleInfo *module, struct clrie_plugin_
 
 /* ---- the rewrite --------------------------------------------------------------------------- */
 
-/* Where the exit line goes: single-ret's shared exit, else the last `ret` that does not end a
- * tail call (NULL for a method that only throws). Returned AddRef'd. */
-static IInstruction *exit_of(IInstructionGraph *graph, ISingleRetDefaultInstrumentation *single)
-{
-    IInstruction *exit = clrie_plugin_single_ret_exit(single);
-    return exit ? exit : clrie_plugin_last_plain_ret(graph);
-}
-
 /* `ldstr line; call WriteLine`, placed before `where`. */
 static HRESULT print_before(IInstructionGraph *graph, IInstructionFactory *factory,
                             IInstruction *where, mdString line, mdMemberRef write_line,
@@ -168,33 +160,22 @@ static HRESULT print_before(IInstructionGraph *graph, IInstructionFactory *facto
 static HRESULT rewrite(IMethodInfo *method, const struct traced_method *traced,
                        mdMemberRef write_line)
 {
-    IInstructionGraph *graph = NULL;
-    IInstructionFactory *factory = NULL;
-    ISingleRetDefaultInstrumentation *single = NULL;
+    struct clrie_plugin_rewrite rw;
     IInstruction *first = NULL, *exit = NULL;
-    HRESULT hr = method->lpVtbl->GetInstructions(method, &graph);
-    if (SUCCEEDED(hr))
-        hr = method->lpVtbl->GetInstructionFactory(method, &factory);
-    if (SUCCEEDED(hr))
-        hr = method->lpVtbl->GetSingleRetDefaultInstrumentation(method, &single);
-    if (SUCCEEDED(hr))
-        hr = single->lpVtbl->Initialize(single, graph);
-    if (SUCCEEDED(hr))
-        hr = single->lpVtbl->ApplySingleRetDefaultInstrumentation(single);
+    HRESULT hr = clrie_plugin_rewrite_init(&rw, method);
     /* Entry: before the first instruction, not retargeted, so a loop back to the start does
      * not print again. */
     if (SUCCEEDED(hr))
-        hr = graph->lpVtbl->GetFirstInstruction(graph, &first);
+        hr = rw.graph->lpVtbl->GetFirstInstruction(rw.graph, &first);
     if (SUCCEEDED(hr))
-        hr = print_before(graph, factory, first, traced->enter, write_line, false);
-    /* Exit: before the shared exit, retargeted, so every return passes through it. */
-    if (SUCCEEDED(hr) && (exit = exit_of(graph, single)))
-        hr = print_before(graph, factory, exit, traced->exit, write_line, true);
+        hr = print_before(rw.graph, rw.factory, first, traced->enter, write_line, false);
+    /* Exit: before single-ret's shared exit (or the last plain `ret`), retargeted, so every
+     * return passes through it. */
+    if (SUCCEEDED(hr) && (exit = clrie_plugin_rewrite_exit(&rw)))
+        hr = print_before(rw.graph, rw.factory, exit, traced->exit, write_line, true);
     clrie_plugin_release(exit);
     clrie_plugin_release(first);
-    clrie_plugin_release(single);
-    clrie_plugin_release(factory);
-    clrie_plugin_release(graph);
+    clrie_plugin_rewrite_finish(&rw);
     return hr;
 }
 
@@ -248,8 +229,8 @@ static HRESULT tracer_Initialize(IInstrumentationMethod *This, IProfilerManager 
 static bool module_traceable(struct tracer *s, IModuleInfo *module)
 {
     BSTR text = NULL;
-    char *path = clrie_plugin_host_take_utf8(&s->host, module->lpVtbl->GetFullPath(module, &text),
-                                             &text);
+    char *path =
+        clrie_plugin_host_take_utf8(&s->host, module->lpVtbl->GetFullPath(module, &text), &text);
     bool traceable = path && !clrie_plugin_framework_has(&s->framework, path);
     free(path);
     return traceable;
@@ -277,7 +258,7 @@ static HRESULT tracer_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *
 }
 
 static HRESULT tracer_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *method,
-                                         BOOL isRejit, BOOL *pbInstrument)
+                                             BOOL isRejit, BOOL *pbInstrument)
 {
     (void)isRejit;
     return clrie_plugin_plans_should_instrument(&from_method(This)->plans, method, pbInstrument);
@@ -302,7 +283,7 @@ static HRESULT tracer_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo
 }
 
 static HRESULT tracer_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *inlinee,
-                                  IMethodInfo *caller, BOOL *pbAllowInline)
+                                      IMethodInfo *caller, BOOL *pbAllowInline)
 {
     (void)caller; /* a traced method must stay a call, wherever it is called from */
     return clrie_plugin_plans_allow_inline(&from_method(This)->plans, inlinee, pbAllowInline);

@@ -24,72 +24,91 @@ static void keep_name(char16_t *buffer, ULONG len, struct clrie_pm_text *out)
     *out = (struct clrie_pm_text){.text = buffer, .len = n};
 }
 
-static HRESULT query_appdomain(struct clrie_pm_domains *d, AppDomainID id,
-                               struct clrie_pm_text *name)
+/* One of the runtime's name queries: asked with size 0 and no buffer it gives the length,
+ * then the text. */
+typedef HRESULT (*name_query_fn)(void *query, ULONG size, ULONG *len, char16_t *buffer);
+
+/* A name through the runtime's two calls: the length first, then the text. */
+static HRESULT ask_name(name_query_fn ask, void *query, struct clrie_pm_text *name)
 {
-    ICorProfilerInfo3 *info = d->info;
     ULONG len = 0;
-    ProcessID process = 0;
     *name = (struct clrie_pm_text){0};
-    HRESULT hr = info->lpVtbl->GetAppDomainInfo(info, id, 0, &len, NULL, &process);
+    HRESULT hr = ask(query, 0, &len, NULL);
     if (FAILED(hr))
         return hr;
     char16_t *buffer = calloc((size_t)len + 1, sizeof(char16_t));
     if (!buffer)
         return E_OUTOFMEMORY;
     ULONG got = 0;
-    hr = info->lpVtbl->GetAppDomainInfo(info, id, len, &got, buffer, &process);
+    hr = ask(query, len, &got, buffer);
     if (FAILED(hr)) {
         free(buffer);
         return hr;
     }
     keep_name(buffer, got < len ? got : len, name);
     return S_OK;
+}
+
+struct appdomain_query {
+    ICorProfilerInfo3 *info;
+    AppDomainID id;
+    ProcessID process;
+};
+
+static HRESULT ask_appdomain(void *query, ULONG size, ULONG *len, char16_t *buffer)
+{
+    struct appdomain_query *q = query;
+    return q->info->lpVtbl->GetAppDomainInfo(q->info, q->id, size, len, buffer, &q->process);
+}
+
+static HRESULT query_appdomain(struct clrie_pm_domains *d, AppDomainID id,
+                               struct clrie_pm_text *name)
+{
+    struct appdomain_query q = {.info = d->info, .id = id};
+    return ask_name(ask_appdomain, &q, name);
+}
+
+struct assembly_query {
+    ICorProfilerInfo3 *info;
+    AssemblyID id;
+    AppDomainID *appdomain;
+    ModuleID *manifest;
+};
+
+static HRESULT ask_assembly(void *query, ULONG size, ULONG *len, char16_t *buffer)
+{
+    struct assembly_query *q = query;
+    return q->info->lpVtbl->GetAssemblyInfo(q->info, q->id, size, len, buffer, q->appdomain,
+                                            q->manifest);
 }
 
 static HRESULT query_assembly(struct clrie_pm_domains *d, AssemblyID id, struct clrie_pm_text *name,
                               AppDomainID *appdomain, ModuleID *manifest)
 {
-    ICorProfilerInfo3 *info = d->info;
-    ULONG len = 0;
-    *name = (struct clrie_pm_text){0};
-    HRESULT hr = info->lpVtbl->GetAssemblyInfo(info, id, 0, &len, NULL, appdomain, manifest);
-    if (FAILED(hr))
-        return hr;
-    char16_t *buffer = calloc((size_t)len + 1, sizeof(char16_t));
-    if (!buffer)
-        return E_OUTOFMEMORY;
-    ULONG got = 0;
-    hr = info->lpVtbl->GetAssemblyInfo(info, id, len, &got, buffer, appdomain, manifest);
-    if (FAILED(hr)) {
-        free(buffer);
-        return hr;
-    }
-    keep_name(buffer, got < len ? got : len, name);
-    return S_OK;
+    struct assembly_query q = {
+        .info = d->info, .id = id, .appdomain = appdomain, .manifest = manifest};
+    return ask_name(ask_assembly, &q, name);
+}
+
+struct module_query {
+    ICorProfilerInfo3 *info;
+    ModuleID id;
+    struct clrie_pm_module_facts *facts;
+    AssemblyID *assembly;
+};
+
+static HRESULT ask_module(void *query, ULONG size, ULONG *len, char16_t *buffer)
+{
+    struct module_query *q = query;
+    return q->info->lpVtbl->GetModuleInfo2(q->info, q->id, &q->facts->base, size, len, buffer,
+                                           q->assembly, &q->facts->flags);
 }
 
 static HRESULT query_module(struct clrie_pm_domains *d, ModuleID id,
                             struct clrie_pm_module_facts *facts, AssemblyID *assembly)
 {
-    ICorProfilerInfo3 *info = d->info;
-    ULONG len = 0;
-    HRESULT hr = info->lpVtbl->GetModuleInfo2(info, id, &facts->base, 0, &len, NULL, assembly,
-                                              &facts->flags);
-    if (FAILED(hr))
-        return hr;
-    char16_t *buffer = calloc((size_t)len + 1, sizeof(char16_t));
-    if (!buffer)
-        return E_OUTOFMEMORY;
-    ULONG got = 0;
-    hr = info->lpVtbl->GetModuleInfo2(info, id, &facts->base, len, &got, buffer, assembly,
-                                      &facts->flags);
-    if (FAILED(hr)) {
-        free(buffer);
-        return hr;
-    }
-    keep_name(buffer, got < len ? got : len, &facts->path);
-    return S_OK;
+    struct module_query q = {.info = d->info, .id = id, .facts = facts, .assembly = assembly};
+    return ask_name(ask_module, &q, &facts->path);
 }
 
 static HRESULT open_metadata(struct clrie_pm_domains *d, ModuleID id, DWORD flags, const IID *iid,

@@ -29,18 +29,6 @@ static const size_t callback_slots[] = {
     [11] = CLRIE_ABI_SLOT_COUNT(CLRIE_ICORPROFILERCALLBACK11_METHODS),
 };
 
-/* Newest first: the manager keeps the newest ICorProfilerInfo the runtime offers. */
-static const struct {
-    int version;
-    const IID *iid;
-} info_iids[] = {
-    {15, &IID_ICorProfilerInfo15}, {14, &IID_ICorProfilerInfo14}, {13, &IID_ICorProfilerInfo13},
-    {12, &IID_ICorProfilerInfo12}, {11, &IID_ICorProfilerInfo11}, {10, &IID_ICorProfilerInfo10},
-    {9, &IID_ICorProfilerInfo9},   {8, &IID_ICorProfilerInfo8},   {7, &IID_ICorProfilerInfo7},
-    {6, &IID_ICorProfilerInfo6},   {5, &IID_ICorProfilerInfo5},   {4, &IID_ICorProfilerInfo4},
-    {3, &IID_ICorProfilerInfo3},
-};
-
 static struct manager *manager_of(ICorProfilerCallback11 *callback)
 {
     return CLRIE_CONTAINER_OF(callback, struct manager, callback);
@@ -74,13 +62,14 @@ static HRESULT on_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfil
     struct manager *m = manager_of(This);
     if (!pICorProfilerInfoUnk)
         return E_POINTER;
-    for (size_t i = 0; i < sizeof(info_iids) / sizeof(info_iids[0]) && !m->info; i++) {
+    /* Newest first: the manager keeps the newest ICorProfilerInfo the runtime offers. */
+    for (int v = CLRIE_PM__INFO_NEWEST; v >= 3 && !m->info; v--) {
         void *info = NULL;
         if (SUCCEEDED(pICorProfilerInfoUnk->lpVtbl->QueryInterface(pICorProfilerInfoUnk,
-                                                                   info_iids[i].iid, &info)) &&
+                                                                   clrie_pm__info_iid(v), &info)) &&
             info) {
             m->info = info;
-            m->info_version = info_iids[i].version;
+            m->info_version = v;
         }
     }
     if (!m->info) {

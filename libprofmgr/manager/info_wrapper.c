@@ -24,15 +24,6 @@ static const size_t info_slots[] = {
     [15] = CLRIE_ABI_SLOT_COUNT(CLRIE_ICORPROFILERINFO15_METHODS),
 };
 
-static const IID *const info_iids[] = {
-    &IID_IUnknown,           &IID_ICorProfilerInfo,   &IID_ICorProfilerInfo2,
-    &IID_ICorProfilerInfo3,  &IID_ICorProfilerInfo4,  &IID_ICorProfilerInfo5,
-    &IID_ICorProfilerInfo6,  &IID_ICorProfilerInfo7,  &IID_ICorProfilerInfo8,
-    &IID_ICorProfilerInfo9,  &IID_ICorProfilerInfo10, &IID_ICorProfilerInfo11,
-    &IID_ICorProfilerInfo12, &IID_ICorProfilerInfo13, &IID_ICorProfilerInfo14,
-    &IID_ICorProfilerInfo15,
-};
-
 static struct host *host_of(ICorProfilerInfo15 *info)
 {
     return CLRIE_CONTAINER_OF(info, struct host, info);
@@ -65,8 +56,8 @@ static HRESULT on_QueryInterface(ICorProfilerInfo15 *This, REFIID riid, void **p
     if (!riid)
         return E_POINTER;
     /* Only the versions the runtime itself implements. */
-    for (int v = 0; v <= m->info_version && v < 16; v++) {
-        if (IsEqualIID(riid, info_iids[v])) {
+    for (int v = 0; v <= m->info_version && clrie_pm__info_iid(v); v++) {
+        if (IsEqualIID(riid, clrie_pm__info_iid(v))) {
             clrie_pm__com_add_ref_owned(manager_unknown(m));
             *ppvObject = This;
             return S_OK;

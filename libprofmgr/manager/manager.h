@@ -127,6 +127,22 @@ struct raw_hook {
     struct raw_hook *retired_next; /* replaced hooks, freed with the manager */
 };
 
+/* The IID of ICorProfilerInfo<version>: IUnknown for 0, ICorProfilerInfo for 1, up to
+ * ICorProfilerInfo15; NULL past that. An interface of one version answers for every lower one. */
+#define CLRIE_PM__INFO_NEWEST 15
+static inline const IID *clrie_pm__info_iid(int version)
+{
+    static const IID *const iids[CLRIE_PM__INFO_NEWEST + 1] = {
+        &IID_IUnknown,           &IID_ICorProfilerInfo,   &IID_ICorProfilerInfo2,
+        &IID_ICorProfilerInfo3,  &IID_ICorProfilerInfo4,  &IID_ICorProfilerInfo5,
+        &IID_ICorProfilerInfo6,  &IID_ICorProfilerInfo7,  &IID_ICorProfilerInfo8,
+        &IID_ICorProfilerInfo9,  &IID_ICorProfilerInfo10, &IID_ICorProfilerInfo11,
+        &IID_ICorProfilerInfo12, &IID_ICorProfilerInfo13, &IID_ICorProfilerInfo14,
+        &IID_ICorProfilerInfo15,
+    };
+    return version >= 0 && version <= CLRIE_PM__INFO_NEWEST ? iids[version] : NULL;
+}
+
 struct manager {
     ICorProfilerCallback11 callback; /* the manager's IUnknown */
     struct clrie_plugin_com com;     /* the runtime's and the hosts' references */

@@ -130,23 +130,41 @@ static HRESULT resolve_function(struct manager *m, FunctionID function, IModuleI
     return S_OK;
 }
 
-HRESULT clrie_pm__method_info_by_function(struct manager *m, FunctionID function,
-                                          struct method_info **out)
+/* The method of a function ID, knowing that ID and its class's; with_il also with the body the
+ * module holds for it (has_il), a method without IL then being S_FALSE. S_FALSE also where
+ * resolve_function says so. */
+static HRESULT create_for_function(struct manager *m, FunctionID function, bool with_il,
+                                   struct method_info **out)
 {
     IModuleInfo *module = NULL;
     mdMethodDef token = 0;
     ClassID class_id = 0;
+    LPCBYTE body = NULL;
+    ULONG size = 0;
     *out = NULL;
     HRESULT hr = resolve_function(m, function, &module, &token, &class_id);
     if (hr != S_OK)
-        return FAILED(hr) ? hr : E_FAIL;
-    hr = create(m, module, token, out);
+        return hr;
+    if (with_il)
+        hr = clrie_pm_module_original_il(module, token, &body, &size);
+    if (SUCCEEDED(hr))
+        hr = create(m, module, token, out);
     module->lpVtbl->Release(module);
-    if (SUCCEEDED(hr)) {
-        (*out)->function_id = function;
-        (*out)->class_id = class_id;
-    }
-    return hr;
+    if (FAILED(hr))
+        return with_il && hr == CORPROF_E_FUNCTION_NOT_IL ? S_FALSE : hr;
+    (*out)->function_id = function;
+    (*out)->class_id = class_id;
+    (*out)->has_il = with_il;
+    (*out)->original_body = body;
+    (*out)->original_size = size;
+    return S_OK;
+}
+
+HRESULT clrie_pm__method_info_by_function(struct manager *m, FunctionID function,
+                                          struct method_info **out)
+{
+    HRESULT hr = create_for_function(m, function, false, out);
+    return hr == S_FALSE ? E_FAIL : hr;
 }
 
 HRESULT clrie_pm__method_info_by_token(struct manager *m, IModuleInfo *module, mdMethodDef token,
@@ -159,27 +177,7 @@ HRESULT clrie_pm__method_info_by_token(struct manager *m, IModuleInfo *module, m
 HRESULT clrie_pm__method_info_for_jit(struct manager *m, FunctionID function,
                                       struct method_info **out)
 {
-    IModuleInfo *module = NULL;
-    mdMethodDef token = 0;
-    ClassID class_id = 0;
-    *out = NULL;
-    HRESULT hr = resolve_function(m, function, &module, &token, &class_id);
-    if (hr != S_OK)
-        return hr;
-    LPCBYTE body = NULL;
-    ULONG size = 0;
-    hr = clrie_pm_module_original_il(module, token, &body, &size);
-    if (SUCCEEDED(hr))
-        hr = create(m, module, token, out);
-    module->lpVtbl->Release(module);
-    if (FAILED(hr))
-        return hr == CORPROF_E_FUNCTION_NOT_IL ? S_FALSE : hr;
-    (*out)->function_id = function;
-    (*out)->class_id = class_id;
-    (*out)->has_il = true;
-    (*out)->original_body = body;
-    (*out)->original_size = size;
-    return S_OK;
+    return create_for_function(m, function, true, out);
 }
 
 HRESULT clrie_pm__method_info_for_rejit(struct manager *m, ModuleID module_id, mdMethodDef token,
@@ -547,17 +545,6 @@ static HRESULT mi_GetGenericParameterCount(IMethodInfo2 *This, DWORD *pCount)
     return S_OK;
 }
 
-static bool name_is(const struct method_info *mi, const char *ascii)
-{
-    size_t n = strlen(ascii);
-    if (mi->name_len != n)
-        return false;
-    for (size_t i = 0; i < n; i++)
-        if (mi->name[i] != (char16_t)ascii[i])
-            return false;
-    return true;
-}
-
 static bool name_starts(const struct method_info *mi, const char *ascii)
 {
     size_t n = strlen(ascii);
@@ -567,6 +554,11 @@ static bool name_starts(const struct method_info *mi, const char *ascii)
         if (mi->name[i] != (char16_t)ascii[i])
             return false;
     return true;
+}
+
+static bool name_is(const struct method_info *mi, const char *ascii)
+{
+    return mi->name_len == strlen(ascii) && name_starts(mi, ascii);
 }
 
 static HRESULT mi_GetIsStatic(IMethodInfo2 *This, BOOL *pbValue)
@@ -747,15 +739,22 @@ static HRESULT mi_GetRejitCount(IMethodInfo2 *This, DWORD *pdwRejitCount)
 
 /* ---- IMethodInfo: the IL ------------------------------------------------------------------ */
 
+/* The start of a getter of what the IL body holds: checks and clears *out and reads the body
+ * if that has not been done yet. */
+static HRESULT begin_il_getter(struct method_info *mi, void **out)
+{
+    if (!out)
+        return E_POINTER;
+    *out = NULL;
+    return clrie_pm__method_info_il(mi);
+}
+
 /* Hands out one of the body's borrowed interfaces, AddRef'd. */
 #define IL_GETTER(name, type, accessor)                                                            \
     static HRESULT mi_##name(IMethodInfo2 *This, type **out)                                       \
     {                                                                                              \
         struct method_info *mi = from_iface(This);                                                 \
-        if (!out)                                                                                  \
-            return E_POINTER;                                                                      \
-        *out = NULL;                                                                               \
-        HRESULT hr = clrie_pm__method_info_il(mi);                                                 \
+        HRESULT hr = begin_il_getter(mi, (void **)out);                                            \
         if (FAILED(hr))                                                                            \
             return hr;                                                                             \
         type *iface = (type *)(void *)accessor(mi->body);                                          \
@@ -772,10 +771,7 @@ IL_GETTER(GetSingleRetDefaultInstrumentation, ISingleRetDefaultInstrumentation,
 static HRESULT mi_GetLocalVariables(IMethodInfo2 *This, ILocalVariableCollection **out)
 {
     struct method_info *mi = from_iface(This);
-    if (!out)
-        return E_POINTER;
-    *out = NULL;
-    HRESULT hr = clrie_pm__method_info_il(mi);
+    HRESULT hr = begin_il_getter(mi, (void **)out);
     if (FAILED(hr))
         return hr;
     ILocalVariableCollection2 *locals = clrie_pm_types_locals_collection(mi->locals);
@@ -787,10 +783,7 @@ static HRESULT mi_GetLocalVariables(IMethodInfo2 *This, ILocalVariableCollection
 static HRESULT mi_GetOriginalLocalVariables(IMethodInfo2 *This, ILocalVariableCollection **out)
 {
     struct method_info *mi = from_iface(This);
-    if (!out)
-        return E_POINTER;
-    *out = NULL;
-    HRESULT hr = clrie_pm__method_info_il(mi);
+    HRESULT hr = begin_il_getter(mi, (void **)out);
     if (FAILED(hr))
         return hr;
     if (!mi->original_locals) {

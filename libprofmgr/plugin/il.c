@@ -1,5 +1,5 @@
-/* COM and IL (clrie/plugin.h): releasing any interface, and the IL lookups a rewrite starts
- * with. */
+/* COM and IL (clrie/plugin.h): releasing any interface, the IL lookups a rewrite starts with,
+ * and what a rewrite with a single exit holds. */
 #include "clrie/plugin.h"
 
 void clrie_plugin_release(void *object)
@@ -62,4 +62,35 @@ IInstruction *clrie_plugin_last_plain_ret(IInstructionGraph *graph)
         at = previous;
     }
     return NULL;
+}
+
+HRESULT clrie_plugin_rewrite_init(struct clrie_plugin_rewrite *rw, IMethodInfo *method)
+{
+    *rw = (struct clrie_plugin_rewrite){0};
+    HRESULT hr = method->lpVtbl->GetInstructions(method, &rw->graph);
+    if (SUCCEEDED(hr))
+        hr = method->lpVtbl->GetInstructionFactory(method, &rw->factory);
+    if (SUCCEEDED(hr))
+        hr = method->lpVtbl->GetSingleRetDefaultInstrumentation(method, &rw->single);
+    if (SUCCEEDED(hr))
+        hr = rw->single->lpVtbl->Initialize(rw->single, rw->graph);
+    if (SUCCEEDED(hr))
+        hr = rw->single->lpVtbl->ApplySingleRetDefaultInstrumentation(rw->single);
+    if (FAILED(hr))
+        clrie_plugin_rewrite_finish(rw);
+    return hr;
+}
+
+void clrie_plugin_rewrite_finish(struct clrie_plugin_rewrite *rw)
+{
+    clrie_plugin_release(rw->single);
+    clrie_plugin_release(rw->factory);
+    clrie_plugin_release(rw->graph);
+    *rw = (struct clrie_plugin_rewrite){0};
+}
+
+IInstruction *clrie_plugin_rewrite_exit(const struct clrie_plugin_rewrite *rw)
+{
+    IInstruction *exit = clrie_plugin_single_ret_exit(rw->single);
+    return exit ? exit : clrie_plugin_last_plain_ret(rw->graph);
 }

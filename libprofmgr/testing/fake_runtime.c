@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "fake_slots.h"
 #include "utf16.h"
 
 /* ---- fake runtime state ------------------------------------------------------------------ */
@@ -107,9 +108,7 @@ static bool get_module(ModuleID id, struct fake_module *out)
     return found;
 }
 
-/* The runtime's string convention: *pcch gets the length with the terminator; the buffer gets
- * as much as fits, terminated. */
-static void give_string(const char *utf8, ULONG cch, ULONG *pcch, WCHAR *buffer)
+void fake_give_string(const char *utf8, ULONG cch, ULONG *pcch, WCHAR *buffer)
 {
     char16_t *text;
     size_t len;
@@ -132,48 +131,11 @@ static const char *file_name(const char *path)
 
 /* ---- do-nothing slots, generated from the method tables -------------------------------- */
 
-#define NOTIMPL_BODY_HRESULT return E_NOTIMPL;
-#define NOTIMPL_BODY_ULONG return 0;
-#define NOTIMPL_BODY_BOOL return FALSE;
-#define NOTIMPL_BODY_PVOID return NULL;
-#define NOTIMPL_BODY_void
-
-#define NI_INFO(ret, name, params, args)                                                           \
-    static ret ni_info_##name params                                                               \
-    {                                                                                              \
-        NOTIMPL_BODY_##ret                                                                         \
-    }
-#define NI_MDI(ret, name, params, args)                                                            \
-    static ret ni_mdi_##name params                                                                \
-    {                                                                                              \
-        NOTIMPL_BODY_##ret                                                                         \
-    }
-#define NI_MDA(ret, name, params, args)                                                            \
-    static ret ni_mda_##name params                                                                \
-    {                                                                                              \
-        NOTIMPL_BODY_##ret                                                                         \
-    }
-#define NI_MDE(ret, name, params, args)                                                            \
-    static ret ni_mde_##name params                                                                \
-    {                                                                                              \
-        NOTIMPL_BODY_##ret                                                                         \
-    }
-#define NI_MDAE(ret, name, params, args)                                                           \
-    static ret ni_mdae_##name params                                                               \
-    {                                                                                              \
-        NOTIMPL_BODY_##ret                                                                         \
-    }
+#define NI_INFO(ret, name, params, args) FAKE_NOT_IMPLEMENTED(info, ret, name, params)
 CLRIE_ICORPROFILERINFO3_METHODS(NI_INFO, ICorProfilerInfo3 *This, This)
-CLRIE_IMETADATAIMPORT2_METHODS(NI_MDI, IMetaDataImport2 *This, This)
-CLRIE_IMETADATAASSEMBLYIMPORT_METHODS(NI_MDA, IMetaDataAssemblyImport *This, This)
-CLRIE_IMETADATAEMIT2_METHODS(NI_MDE, IMetaDataEmit2 *This, This)
-CLRIE_IMETADATAASSEMBLYEMIT_METHODS(NI_MDAE, IMetaDataAssemblyEmit *This, This)
+FAKE_METADATA_NOT_IMPLEMENTED
 
-#define SLOT_INFO(ret, name, params, args) .name = ni_info_##name,
-#define SLOT_MDI(ret, name, params, args) .name = ni_mdi_##name,
-#define SLOT_MDA(ret, name, params, args) .name = ni_mda_##name,
-#define SLOT_MDE(ret, name, params, args) .name = ni_mde_##name,
-#define SLOT_MDAE(ret, name, params, args) .name = ni_mdae_##name,
+#define SLOT_INFO(ret, name, params, args) .name = info_ni_##name,
 
 /* ---- fake metadata ------------------------------------------------------------------------ */
 
@@ -236,7 +198,7 @@ static HRESULT mdi_GetScopeProps(IMetaDataImport2 *This, LPWSTR szName, ULONG cc
 {
     struct fake_module m = {0};
     assert_true(get_module(md(This)->module, &m));
-    give_string(file_name(m.path), cchName, pchName, szName);
+    fake_give_string(file_name(m.path), cchName, pchName, szName);
     if (pmvid)
         *pmvid = m.mvid;
     return S_OK;
@@ -255,9 +217,27 @@ static HRESULT mdi_FindTypeDefByName(IMetaDataImport2 *This, LPCWSTR szTypeDef,
     return found ? S_OK : CLDB_E_RECORD_NOTFOUND;
 }
 
-static HRESULT mda_GetAssemblyFromScope(IMetaDataAssemblyImport *This, mdAssembly *ptkAssembly)
+HRESULT fake_GetAssemblyFromScope(IMetaDataAssemblyImport *This, mdAssembly *ptkAssembly)
 {
-    *ptkAssembly = 0x20000001;
+    *ptkAssembly = FAKE_ASSEMBLY_TOKEN;
+    return S_OK;
+}
+
+HRESULT fake_assembly_props(const struct fake_assembly *a, const void **ppbPublicKey,
+                            ULONG *pcbPublicKey, ULONG *pulHashAlgId, LPWSTR szName, ULONG cchName,
+                            ULONG *pchName, ASSEMBLYMETADATA *pMetaData, DWORD *pdwAssemblyFlags)
+{
+    if (ppbPublicKey)
+        *ppbPublicKey = a->key;
+    if (pcbPublicKey)
+        *pcbPublicKey = a->key_size;
+    if (pulHashAlgId)
+        *pulHashAlgId = 0x8004; /* SHA-1 */
+    fake_give_string(a->name, cchName, pchName, szName);
+    if (pMetaData)
+        memset(pMetaData, 0, sizeof(*pMetaData));
+    if (pdwAssemblyFlags)
+        *pdwAssemblyFlags = a->flags;
     return S_OK;
 }
 
@@ -269,31 +249,21 @@ static HRESULT mda_GetAssemblyProps(IMetaDataAssemblyImport *This, mdAssembly md
 {
     struct fake_module m = {0};
     struct fake_assembly a = {0};
-    assert_int_equal(mda, 0x20000001);
+    assert_int_equal(mda, FAKE_ASSEMBLY_TOKEN);
     assert_true(get_module(md(This)->module, &m));
     assert_true(get_assembly(m.assembly, &a));
-    if (ppbPublicKey)
-        *ppbPublicKey = a.key;
-    if (pcbPublicKey)
-        *pcbPublicKey = a.key_size;
-    if (pulHashAlgId)
-        *pulHashAlgId = 0x8004;
-    give_string(a.name, cchName, pchName, szName);
-    if (pMetaData)
-        memset(pMetaData, 0, sizeof(*pMetaData));
-    if (pdwAssemblyFlags)
-        *pdwAssemblyFlags = a.flags;
-    return S_OK;
+    return fake_assembly_props(&a, ppbPublicKey, pcbPublicKey, pulHashAlgId, szName, cchName,
+                               pchName, pMetaData, pdwAssemblyFlags);
 }
 
 static const struct IMetaDataImport2Vtbl md_import_vtbl_init = {
-    CLRIE_IMETADATAIMPORT2_METHODS(SLOT_MDI, IMetaDataImport2 *This, This)};
+    CLRIE_IMETADATAIMPORT2_METHODS(FAKE_SLOT_MDI, IMetaDataImport2 *This, This)};
 static const struct IMetaDataAssemblyImportVtbl md_assembly_vtbl_init = {
-    CLRIE_IMETADATAASSEMBLYIMPORT_METHODS(SLOT_MDA, IMetaDataAssemblyImport *This, This)};
+    CLRIE_IMETADATAASSEMBLYIMPORT_METHODS(FAKE_SLOT_MDA, IMetaDataAssemblyImport *This, This)};
 static const struct IMetaDataEmit2Vtbl md_emit_vtbl_init = {
-    CLRIE_IMETADATAEMIT2_METHODS(SLOT_MDE, IMetaDataEmit2 *This, This)};
+    CLRIE_IMETADATAEMIT2_METHODS(FAKE_SLOT_MDE, IMetaDataEmit2 *This, This)};
 static const struct IMetaDataAssemblyEmitVtbl md_assembly_emit_vtbl_init = {
-    CLRIE_IMETADATAASSEMBLYEMIT_METHODS(SLOT_MDAE, IMetaDataAssemblyEmit *This, This)};
+    CLRIE_IMETADATAASSEMBLYEMIT_METHODS(FAKE_SLOT_MDAE, IMetaDataAssemblyEmit *This, This)};
 
 static struct IMetaDataImport2Vtbl md_import_vtbl;
 static struct IMetaDataAssemblyImportVtbl md_assembly_vtbl;
@@ -327,7 +297,7 @@ static HRESULT info_GetAppDomainInfo(ICorProfilerInfo3 *This, AppDomainID appDom
         return E_INVALIDARG;
     if (d.incomplete)
         return CORPROF_E_DATAINCOMPLETE;
-    give_string(d.name, cchName, pcchName, szName);
+    fake_give_string(d.name, cchName, pcchName, szName);
     if (pProcessId)
         *pProcessId = 4242;
     return S_OK;
@@ -340,7 +310,7 @@ static HRESULT info_GetAssemblyInfo(ICorProfilerInfo3 *This, AssemblyID assembly
     struct fake_assembly a = {0};
     if (!get_assembly(assemblyId, &a))
         return E_INVALIDARG;
-    give_string(a.name, cchName, pcchName, szName);
+    fake_give_string(a.name, cchName, pcchName, szName);
     if (pAppDomainId)
         *pAppDomainId = a.domain;
     if (pModuleId)
@@ -357,7 +327,7 @@ static HRESULT info_GetModuleInfo2(ICorProfilerInfo3 *This, ModuleID moduleId,
         return E_INVALIDARG;
     if (ppBaseLoadAddress)
         *ppBaseLoadAddress = m.base;
-    give_string(m.path, cchName, pcchName, szName);
+    fake_give_string(m.path, cchName, pcchName, szName);
     if (pAssemblyId)
         *pAssemblyId = m.assembly;
     if (pdwModuleFlags)
@@ -436,7 +406,7 @@ void fake_runtime_reset(void)
     md_assembly_vtbl.QueryInterface = mda_qi;
     md_assembly_vtbl.AddRef = mda_addref;
     md_assembly_vtbl.Release = mda_release;
-    md_assembly_vtbl.GetAssemblyFromScope = mda_GetAssemblyFromScope;
+    md_assembly_vtbl.GetAssemblyFromScope = fake_GetAssemblyFromScope;
     md_assembly_vtbl.GetAssemblyProps = mda_GetAssemblyProps;
 
     md_emit_vtbl = md_emit_vtbl_init;

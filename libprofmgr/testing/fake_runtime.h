@@ -60,6 +60,20 @@ int fake_metadata_requests(void);
 /* The vtable a fake metadata object of that interface has. */
 const void *fake_metadata_vtbl(const IID *iid);
 
+/* The runtime's string convention: *pcch gets the length with the terminator; the buffer gets
+ * as much as fits, terminated. */
+void fake_give_string(const char *utf8, ULONG cch, ULONG *pcch, WCHAR *buffer);
+
+/* The one Assembly row of every fake module's metadata, and the IMetaDataAssemblyImport slot
+ * that names it. */
+#define FAKE_ASSEMBLY_TOKEN 0x20000001u
+HRESULT fake_GetAssemblyFromScope(IMetaDataAssemblyImport *This, mdAssembly *ptkAssembly);
+/* GetAssemblyProps's answer for `a`: its public key, name and flags, hash SHA-1, version 0. The
+ * fakes' GetAssemblyProps slots call it with the assembly they stand for. */
+HRESULT fake_assembly_props(const struct fake_assembly *a, const void **ppbPublicKey,
+                            ULONG *pcbPublicKey, ULONG *pulHashAlgId, LPWSTR szName, ULONG cchName,
+                            ULONG *pchName, ASSEMBLYMETADATA *pMetaData, DWORD *pdwAssemblyFlags);
+
 /* The TypeDef token FindTypeDefByName gives "Fake.Type". */
 #define FAKE_TYPE_TOKEN 0x02000005u
 

@@ -11,7 +11,9 @@
 
 #include <cmocka.h>
 
-#include "fake_runtime.h" /* fake_pe_image */
+#include "fake_runtime.h" /* fake_pe_image, fake_give_string */
+#include "fake_slots.h"
+#include "manager.h" /* clrie_pm__info_iid */
 
 /* Generated vtables name every slot and then the implemented ones again. */
 #if defined(__clang__)
@@ -91,16 +93,9 @@ void pf_refuse_bodies(void)
 
 /* ---- generated do-nothing slots -------------------------------------------------------------- */
 
-#define NOTIMPL_BODY_HRESULT return E_NOTIMPL;
-#define NOTIMPL_BODY_ULONG return 0;
-
-#define NI_INFO(ret, name, params, args)                                                           \
-    __attribute__((unused)) static ret ni_info_##name params                                       \
-    {                                                                                              \
-        NOTIMPL_BODY_##ret                                                                         \
-    }
+#define NI_INFO(ret, name, params, args) FAKE_NOT_IMPLEMENTED(info, ret, name, params)
 CLRIE_ICORPROFILERINFO15_METHODS(NI_INFO, ICorProfilerInfo15 *This, This)
-#define SLOT_INFO(ret, name, params, args) .name = ni_info_##name,
+#define SLOT_INFO(ret, name, params, args) .name = info_ni_##name,
 
 /* ---- IMethodMalloc ------------------------------------------------------------------------- */
 
@@ -157,16 +152,8 @@ static ICorProfilerInfo15 info;
 
 static HRESULT info_QueryInterface(ICorProfilerInfo15 *This, REFIID riid, void **ppv)
 {
-    static const IID *const known[] = {
-        &IID_IUnknown,           &IID_ICorProfilerInfo,   &IID_ICorProfilerInfo2,
-        &IID_ICorProfilerInfo3,  &IID_ICorProfilerInfo4,  &IID_ICorProfilerInfo5,
-        &IID_ICorProfilerInfo6,  &IID_ICorProfilerInfo7,  &IID_ICorProfilerInfo8,
-        &IID_ICorProfilerInfo9,  &IID_ICorProfilerInfo10, &IID_ICorProfilerInfo11,
-        &IID_ICorProfilerInfo12, &IID_ICorProfilerInfo13, &IID_ICorProfilerInfo14,
-        &IID_ICorProfilerInfo15,
-    };
-    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
-        if (IsEqualIID(riid, known[i])) {
+    for (int v = 0; clrie_pm__info_iid(v); v++) {
+        if (IsEqualIID(riid, clrie_pm__info_iid(v))) {
             atomic_fetch_add(&pf.info_refs, 1);
             *ppv = This;
             return S_OK;
@@ -214,7 +201,7 @@ static HRESULT info_GetAppDomainInfo(ICorProfilerInfo15 *This, AppDomainID appDo
 {
     if (appDomainId != PF_DOMAIN)
         return E_INVALIDARG;
-    pf_give_string("clrhost", cchName, pcchName, szName);
+    fake_give_string("clrhost", cchName, pcchName, szName);
     if (pProcessId)
         *pProcessId = 4242;
     return S_OK;
@@ -226,7 +213,7 @@ static HRESULT info_GetAssemblyInfo(ICorProfilerInfo15 *This, AssemblyID assembl
 {
     if (assemblyId != PF_ASSEMBLY)
         return E_INVALIDARG;
-    pf_give_string("Fake", cchName, pcchName, szName);
+    fake_give_string("Fake", cchName, pcchName, szName);
     if (pAppDomainId)
         *pAppDomainId = PF_DOMAIN;
     if (pModuleId)
@@ -248,7 +235,7 @@ static HRESULT info_GetModuleInfo2(ICorProfilerInfo15 *This, ModuleID moduleId,
     bool dynamic = moduleId == PF_DYNAMIC_MODULE;
     if (ppBaseLoadAddress)
         *ppBaseLoadAddress = dynamic ? NULL : image;
-    pf_give_string(dynamic ? "" : "/app/Fake.dll", cchName, pcchName, szName);
+    fake_give_string(dynamic ? "" : "/app/Fake.dll", cchName, pcchName, szName);
     if (pAssemblyId)
         *pAssemblyId = PF_ASSEMBLY;
     if (pdwModuleFlags)

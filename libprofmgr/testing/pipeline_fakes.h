@@ -7,7 +7,8 @@
  * Its metadata object answers IMetaDataImport2 (method, type, member ref, method spec and
  * signature queries), IMetaDataAssemblyImport, IMetaDataEmit2 (GetTokenFromSig, recorded) and
  * IMetaDataAssemblyEmit. An ICorProfilerFunctionControl records what GetReJITParameters sets.
- * The runtime objects are in pipeline_fakes.c, the methods and metadata in pipeline_metadata.c.
+ * The runtime objects are in pipeline_fakes.c, the methods and metadata in pipeline_metadata.c;
+ * what every fake runtime answers alike (strings, the assembly row) comes from fake_runtime.h.
  *
  * Like the real runtime, GetILFunctionBody answers the body last set by SetILFunctionBody.
  * Every object counts its references, so a test can prove the engine gave back all it took.
@@ -129,8 +130,5 @@ bool pf_method_replace_body(mdMethodDef token, const uint8_t *body, ULONG size);
 /* A new metadata object of the module, as riid; its references are counted in
  * pf_metadata_live. */
 HRESULT pf_metadata_new(ModuleID module, REFIID riid, IUnknown **out);
-/* The runtime's string convention: *pcch gets the length with the terminator; the buffer gets
- * as much as fits, terminated. */
-void pf_give_string(const char *ascii, ULONG cch, ULONG *pcch, WCHAR *buffer);
 
 #endif

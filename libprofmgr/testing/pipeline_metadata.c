@@ -11,6 +11,9 @@
 
 #include <cmocka.h>
 
+#include "fake_runtime.h" /* fake_give_string, fake_assembly_props */
+#include "fake_slots.h"
+
 /* Generated vtables name every slot and then the implemented ones again. */
 #if defined(__clang__)
 #pragma clang diagnostic ignored "-Winitializer-overrides"
@@ -143,44 +146,9 @@ bool pf_method_replace_body(mdMethodDef token, const uint8_t *body, ULONG size)
     return m != NULL;
 }
 
-void pf_give_string(const char *ascii, ULONG cch, ULONG *pcch, WCHAR *buffer)
-{
-    size_t len = strlen(ascii);
-    if (pcch)
-        *pcch = (ULONG)len + 1;
-    if (buffer && cch) {
-        size_t n = len < cch - 1 ? len : cch - 1;
-        for (size_t i = 0; i < n; i++)
-            buffer[i] = (WCHAR)ascii[i];
-        buffer[n] = 0;
-    }
-}
-
 /* ---- generated do-nothing slots -------------------------------------------------------------- */
 
-#define NOTIMPL_BODY_HRESULT return E_NOTIMPL;
-#define NOTIMPL_BODY_ULONG return 0;
-#define NOTIMPL_BODY_BOOL return FALSE;
-#define NOTIMPL_BODY_void
-
-#define NOT_IMPLEMENTED(prefix, ret, name, params)                                                 \
-    __attribute__((unused)) static ret prefix##_ni_##name params                                   \
-    {                                                                                              \
-        NOTIMPL_BODY_##ret                                                                         \
-    }
-#define NI_MDI(ret, name, params, args) NOT_IMPLEMENTED(mdi, ret, name, params)
-#define NI_MDA(ret, name, params, args) NOT_IMPLEMENTED(mda, ret, name, params)
-#define NI_MDE(ret, name, params, args) NOT_IMPLEMENTED(mde, ret, name, params)
-#define NI_MDAE(ret, name, params, args) NOT_IMPLEMENTED(mdae, ret, name, params)
-CLRIE_IMETADATAIMPORT2_METHODS(NI_MDI, IMetaDataImport2 *This, This)
-CLRIE_IMETADATAASSEMBLYIMPORT_METHODS(NI_MDA, IMetaDataAssemblyImport *This, This)
-CLRIE_IMETADATAEMIT2_METHODS(NI_MDE, IMetaDataEmit2 *This, This)
-CLRIE_IMETADATAASSEMBLYEMIT_METHODS(NI_MDAE, IMetaDataAssemblyEmit *This, This)
-
-#define SLOT_MDI(ret, name, params, args) .name = mdi_ni_##name,
-#define SLOT_MDA(ret, name, params, args) .name = mda_ni_##name,
-#define SLOT_MDE(ret, name, params, args) .name = mde_ni_##name,
-#define SLOT_MDAE(ret, name, params, args) .name = mdae_ni_##name,
+FAKE_METADATA_NOT_IMPLEMENTED
 
 /* ---- metadata: one object per GetModuleMetaData call, with all four interfaces ------------ */
 
@@ -253,7 +221,7 @@ MD_UNKNOWN(mdae, IMetaDataAssemblyEmit, assembly_emit)
 static HRESULT mdi_GetScopeProps(IMetaDataImport2 *This, LPWSTR szName, ULONG cchName,
                                  ULONG *pchName, GUID *pmvid)
 {
-    pf_give_string("Fake.dll", cchName, pchName, szName);
+    fake_give_string("Fake.dll", cchName, pchName, szName);
     if (pmvid)
         *pmvid = (GUID){0x12345678, 1, 2, {3, 4, 5, 6, 7, 8, 9, 10}};
     return S_OK;
@@ -272,7 +240,7 @@ static HRESULT mdi_GetMethodProps(IMetaDataImport2 *This, mdMethodDef mb, mdType
         return CLDB_E_RECORD_NOTFOUND;
     if (pClass)
         *pClass = copy.type;
-    pf_give_string(copy.name, cchMethod, pchMethod, szMethod);
+    fake_give_string(copy.name, cchMethod, pchMethod, szMethod);
     if (pdwAttr)
         *pdwAttr = 0x0016; /* public static */
     if (ppvSigBlob)
@@ -295,7 +263,7 @@ static HRESULT mdi_GetTypeDefProps(IMetaDataImport2 *This, mdTypeDef td, LPWSTR 
                                              : NULL;
     if (!name)
         return CLDB_E_RECORD_NOTFOUND;
-    pf_give_string(name, cchTypeDef, pchTypeDef, szTypeDef);
+    fake_give_string(name, cchTypeDef, pchTypeDef, szTypeDef);
     if (pdwTypeDefFlags)
         *pdwTypeDefFlags = td == PF_TYPE_INNER ? 0x2 /* nested public */ : 0x1;
     if (ptkExtends)
@@ -320,7 +288,7 @@ static HRESULT mdi_GetMemberRefProps(IMetaDataImport2 *This, mdMemberRef mr, mdT
         return CLDB_E_RECORD_NOTFOUND;
     if (ptk)
         *ptk = 0x01000002;
-    pf_give_string("Helper", cchMember, pchMember, szMember);
+    fake_give_string("Helper", cchMember, pchMember, szMember);
     if (ppvSigBlob)
         *ppvSigBlob = sig_int32_void;
     if (pbSig)
@@ -352,30 +320,16 @@ static HRESULT mdi_GetSigFromToken(IMetaDataImport2 *This, mdSignature mdSig,
     return S_OK;
 }
 
-static HRESULT mda_GetAssemblyFromScope(IMetaDataAssemblyImport *This, mdAssembly *ptkAssembly)
+/* GetAssemblyProps: the module's assembly, "Fake", without a public key. */
+static HRESULT mda_fake_assembly_props(IMetaDataAssemblyImport *This, mdAssembly mda,
+                                       const void **ppbPublicKey, ULONG *pcbPublicKey,
+                                       ULONG *pulHashAlgId, LPWSTR szName, ULONG cchName,
+                                       ULONG *pchName, ASSEMBLYMETADATA *pMetaData,
+                                       DWORD *pdwAssemblyFlags)
 {
-    *ptkAssembly = 0x20000001;
-    return S_OK;
-}
-
-static HRESULT mda_GetAssemblyProps(IMetaDataAssemblyImport *This, mdAssembly mda,
-                                    const void **ppbPublicKey, ULONG *pcbPublicKey,
-                                    ULONG *pulHashAlgId, LPWSTR szName, ULONG cchName,
-                                    ULONG *pchName, ASSEMBLYMETADATA *pMetaData,
-                                    DWORD *pdwAssemblyFlags)
-{
-    if (ppbPublicKey)
-        *ppbPublicKey = NULL;
-    if (pcbPublicKey)
-        *pcbPublicKey = 0;
-    if (pulHashAlgId)
-        *pulHashAlgId = 0x8004;
-    pf_give_string("Fake", cchName, pchName, szName);
-    if (pMetaData)
-        memset(pMetaData, 0, sizeof(*pMetaData));
-    if (pdwAssemblyFlags)
-        *pdwAssemblyFlags = 0;
-    return S_OK;
+    static const struct fake_assembly fake = {.name = "Fake"};
+    return fake_assembly_props(&fake, ppbPublicKey, pcbPublicKey, pulHashAlgId, szName, cchName,
+                               pchName, pMetaData, pdwAssemblyFlags);
 }
 
 static HRESULT mde_GetTokenFromSig(IMetaDataEmit2 *This, PCCOR_SIGNATURE pvSig, ULONG cbSig,
@@ -393,7 +347,7 @@ static HRESULT mde_GetTokenFromSig(IMetaDataEmit2 *This, PCCOR_SIGNATURE pvSig, 
 }
 
 static const struct IMetaDataImport2Vtbl import_vtbl = {
-    CLRIE_IMETADATAIMPORT2_METHODS(SLOT_MDI, IMetaDataImport2 *This, This).QueryInterface =
+    CLRIE_IMETADATAIMPORT2_METHODS(FAKE_SLOT_MDI, IMetaDataImport2 *This, This).QueryInterface =
         mdi_QueryInterface,
     .AddRef = mdi_AddRef,
     .Release = mdi_Release,
@@ -406,22 +360,22 @@ static const struct IMetaDataImport2Vtbl import_vtbl = {
     .GetSigFromToken = mdi_GetSigFromToken,
 };
 static const struct IMetaDataAssemblyImportVtbl assembly_import_vtbl = {
-    CLRIE_IMETADATAASSEMBLYIMPORT_METHODS(SLOT_MDA, IMetaDataAssemblyImport *This, This)
+    CLRIE_IMETADATAASSEMBLYIMPORT_METHODS(FAKE_SLOT_MDA, IMetaDataAssemblyImport *This, This)
         .QueryInterface = mda_QueryInterface,
     .AddRef = mda_AddRef,
     .Release = mda_Release,
-    .GetAssemblyFromScope = mda_GetAssemblyFromScope,
-    .GetAssemblyProps = mda_GetAssemblyProps,
+    .GetAssemblyFromScope = fake_GetAssemblyFromScope,
+    .GetAssemblyProps = mda_fake_assembly_props,
 };
 static const struct IMetaDataEmit2Vtbl emit_vtbl = {
-    CLRIE_IMETADATAEMIT2_METHODS(SLOT_MDE, IMetaDataEmit2 *This, This).QueryInterface =
+    CLRIE_IMETADATAEMIT2_METHODS(FAKE_SLOT_MDE, IMetaDataEmit2 *This, This).QueryInterface =
         mde_QueryInterface,
     .AddRef = mde_AddRef,
     .Release = mde_Release,
     .GetTokenFromSig = mde_GetTokenFromSig,
 };
 static const struct IMetaDataAssemblyEmitVtbl assembly_emit_vtbl = {
-    CLRIE_IMETADATAASSEMBLYEMIT_METHODS(SLOT_MDAE, IMetaDataAssemblyEmit *This, This)
+    CLRIE_IMETADATAASSEMBLYEMIT_METHODS(FAKE_SLOT_MDAE, IMetaDataAssemblyEmit *This, This)
         .QueryInterface = mdae_QueryInterface,
     .AddRef = mdae_AddRef,
     .Release = mdae_Release,

@@ -5,10 +5,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import traceback
 
 SKIP = 77
 PROFILER_CLSID = "{324F817A-7420-4E6D-B3C1-143FBED6D855}"
 APPS = os.path.dirname(os.path.abspath(__file__))
+# The prefix of the variables that name CLRIE config files (any suffix).
+CONFIG_VAR = "MicrosoftInstrumentationEngine_ConfigPath64_"
 
 
 def find_dotnet(name="dotnet"):
@@ -225,3 +228,23 @@ class Checks:
             return 1
         print("%d checks passed: %s" % (self.count, success_line))
         return 0
+
+
+def run_scenarios(checks, scenarios, wanted):
+    """Runs each (name, label, function) of scenarios whose name is in wanted, in order: prints
+    "== label", then "ok" or how many of its checks failed. A scenario that raises counts as one
+    failed check, with the traceback."""
+    for name, label, scenario in scenarios:
+        if name not in wanted:
+            continue
+        print("== %s" % label, flush=True)
+        before = len(checks.failures)
+        try:
+            scenario()
+        except SystemExit:
+            raise
+        except Exception:
+            checks.expect(False, "%s: the test itself failed:\n%s" % (name,
+                                                                      traceback.format_exc()))
+        print("   %s" % ("ok" if len(checks.failures) == before else
+                         "%d failed" % (len(checks.failures) - before)), flush=True)

@@ -20,12 +20,11 @@ Exit: 0 all passed, 1 a check failed, 77 no dotnet on this machine."""
 import argparse
 import os
 import sys
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dotnet_apps  # noqa: E402
 
-CONFIG_VAR = "MicrosoftInstrumentationEngine_ConfigPath64_"
+CONFIG_VAR = dotnet_apps.CONFIG_VAR
 RECORDER_A = "{A0A0A0A0-1111-4222-8333-444455556666}"
 RECORDER_B = "{B0B0B0B0-1111-4222-8333-444455556666}"
 RECORDER_GOOD = "{C0C0C0C0-1111-4222-8333-444455556666}"
@@ -430,19 +429,7 @@ SCENARIOS = [("a", "one plugin, engine loaded directly", scenario_a),
              ("f", "no configuration at all", scenario_f),
              ("g", "collectible assembly load and unload", scenario_g)]
 
-for letter, title, scenario in SCENARIOS:
-    if letter not in args.only:
-        continue
-    print("== %s: %s" % (letter, title), flush=True)
-    before = len(checks.failures)
-    try:
-        scenario()
-    except SystemExit:
-        raise
-    except Exception:
-        checks.expect(False, "%s: the test itself failed:\n%s" % (letter,
-                                                                  traceback.format_exc()))
-    print("   %s" % ("ok" if len(checks.failures) == before else
-                     "%d failed" % (len(checks.failures) - before)), flush=True)
+dotnet_apps.run_scenarios(checks, [(letter, "%s: %s" % (letter, title), scenario)
+                                  for letter, title, scenario in SCENARIOS], args.only)
 
 sys.exit(checks.finish("the engine ran every app unchanged and delivered the plugins' events"))

@@ -25,13 +25,12 @@ import os
 import re
 import subprocess
 import sys
-import traceback
 from xml.sax.saxutils import quoteattr
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dotnet_apps  # noqa: E402
 
-CONFIG_VAR = "MicrosoftInstrumentationEngine_ConfigPath64_"
+CONFIG_VAR = dotnet_apps.CONFIG_VAR
 STRESS_GUID = "{5E5E5E5E-0000-4000-8000-000000000001}"
 TRACER_GUID = "{7A7A7A7A-0000-4000-8000-000000000002}"
 TIMER_GUID = "{71717171-0000-4000-8000-000000000003}"
@@ -370,19 +369,7 @@ SCENARIOS = [("settings", scenario_settings), ("tracer", scenario_tracer),
              ("timer", scenario_timer), ("stress", scenario_stress), ("nops", scenario_nops),
              ("rejit", scenario_rejit), ("all", scenario_all)]
 
-only = args.only.split(",")
-for name, scenario in SCENARIOS:
-    if name not in only:
-        continue
-    print("== %s" % name, flush=True)
-    before = len(checks.failures)
-    try:
-        scenario()
-    except SystemExit:
-        raise
-    except Exception:
-        checks.expect(False, "%s: the test itself failed:\n%s" % (name, traceback.format_exc()))
-    print("   %s" % ("ok" if len(checks.failures) == before else
-                     "%d failed" % (len(checks.failures) - before)), flush=True)
+dotnet_apps.run_scenarios(checks, [(name, name, scenario) for name, scenario in SCENARIOS],
+                          args.only.split(","))
 
 sys.exit(checks.finish("the example plugins rewrote real programs without changing them"))

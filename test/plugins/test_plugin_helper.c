@@ -1,6 +1,7 @@
 /* libclrie-plugin as a plugin uses it: text from the engine's BSTRs, the config entry's
  * settings read through a fake IProfilerManager, pattern lists and flags, the shared
- * framework's modules, and the class factory's exports with the module count. */
+ * framework's modules, the class factory's exports with the module count, and what a rewrite
+ * with a single exit holds, on a fake IMethodInfo. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -260,8 +261,8 @@ static void the_module_stays_loaded_while_a_factory_object_or_lock_is_held(void 
     assert_int_equal(
         factory->lpVtbl->CreateInstance(factory, &outer, &IID_IUnknown, (void **)&object),
         CLASS_E_NOAGGREGATION);
-    assert_int_equal(factory->lpVtbl->CreateInstance(factory, NULL, &IID_IUnknown, (void **)&object),
-                     S_OK);
+    assert_int_equal(
+        factory->lpVtbl->CreateInstance(factory, NULL, &IID_IUnknown, (void **)&object), S_OK);
     assert_int_equal(create_count, 1);
     factory->lpVtbl->LockServer(factory, TRUE);
     factory->lpVtbl->Release(factory);
@@ -337,6 +338,131 @@ static void the_framework_is_the_folder_corelib_came_from(void **state)
     clrie_plugin_framework_finish(&framework);
 }
 
+/* ---- a fake method for struct clrie_plugin_rewrite ------------------------------------------ */
+
+/* The graph, factory and single-ret the fake method hands out, each counting its references. */
+static struct rw_fake {
+    IInstructionGraph graph;
+    IInstructionFactory factory;
+    ISingleRetDefaultInstrumentation single;
+    int graph_refs, factory_refs, single_refs;
+    IInstructionGraph *initialized_with;
+    int applied;
+    HRESULT apply_result;
+} rw_fake;
+
+#define COUNTED(prefix, Iface, refs)                                                               \
+    static ULONG prefix##_AddRef(Iface *This)                                                      \
+    {                                                                                              \
+        (void)This;                                                                                \
+        return (ULONG)++rw_fake.refs;                                                              \
+    }                                                                                              \
+    static ULONG prefix##_Release(Iface *This)                                                     \
+    {                                                                                              \
+        (void)This;                                                                                \
+        assert_true(rw_fake.refs > 0);                                                             \
+        return (ULONG)--rw_fake.refs;                                                              \
+    }
+COUNTED(graph, IInstructionGraph, graph_refs)
+COUNTED(factory, IInstructionFactory, factory_refs)
+COUNTED(single, ISingleRetDefaultInstrumentation, single_refs)
+
+static HRESULT single_Initialize(ISingleRetDefaultInstrumentation *This, IInstructionGraph *graph)
+{
+    (void)This;
+    rw_fake.initialized_with = graph;
+    return S_OK;
+}
+
+static HRESULT single_Apply(ISingleRetDefaultInstrumentation *This)
+{
+    (void)This;
+    rw_fake.applied++;
+    return rw_fake.apply_result;
+}
+
+static const struct IInstructionGraphVtbl graph_vtbl = {.AddRef = graph_AddRef,
+                                                        .Release = graph_Release};
+static const struct IInstructionFactoryVtbl factory_vtbl = {.AddRef = factory_AddRef,
+                                                            .Release = factory_Release};
+static const struct ISingleRetDefaultInstrumentationVtbl single_vtbl = {
+    .AddRef = single_AddRef,
+    .Release = single_Release,
+    .Initialize = single_Initialize,
+    .ApplySingleRetDefaultInstrumentation = single_Apply,
+};
+
+static HRESULT method_GetInstructions(IMethodInfo *This, IInstructionGraph **out)
+{
+    (void)This;
+    graph_AddRef(&rw_fake.graph);
+    *out = &rw_fake.graph;
+    return S_OK;
+}
+
+static HRESULT method_GetInstructionFactory(IMethodInfo *This, IInstructionFactory **out)
+{
+    (void)This;
+    factory_AddRef(&rw_fake.factory);
+    *out = &rw_fake.factory;
+    return S_OK;
+}
+
+static HRESULT method_GetSingleRet(IMethodInfo *This, ISingleRetDefaultInstrumentation **out)
+{
+    (void)This;
+    single_AddRef(&rw_fake.single);
+    *out = &rw_fake.single;
+    return S_OK;
+}
+
+static const struct IMethodInfoVtbl method_vtbl = {
+    .GetInstructions = method_GetInstructions,
+    .GetInstructionFactory = method_GetInstructionFactory,
+    .GetSingleRetDefaultInstrumentation = method_GetSingleRet,
+};
+
+static IMethodInfo rw_method = {&method_vtbl};
+
+static void rw_fake_reset(HRESULT apply_result)
+{
+    rw_fake = (struct rw_fake){.graph = {&graph_vtbl},
+                               .factory = {&factory_vtbl},
+                               .single = {&single_vtbl},
+                               .apply_result = apply_result};
+}
+
+static void
+a_rewrite_applies_single_ret_to_the_methods_graph_and_finish_gives_all_back(void **state)
+{
+    (void)state;
+    rw_fake_reset(S_OK);
+    struct clrie_plugin_rewrite rw;
+    assert_int_equal(clrie_plugin_rewrite_init(&rw, &rw_method), S_OK);
+    assert_ptr_equal(rw.graph, &rw_fake.graph);
+    assert_ptr_equal(rw.factory, &rw_fake.factory);
+    assert_ptr_equal(rw.single, &rw_fake.single);
+    assert_ptr_equal(rw_fake.initialized_with, &rw_fake.graph);
+    assert_int_equal(rw_fake.applied, 1);
+    assert_int_equal(rw_fake.graph_refs + rw_fake.factory_refs + rw_fake.single_refs, 3);
+    clrie_plugin_rewrite_finish(&rw);
+    assert_int_equal(rw_fake.graph_refs + rw_fake.factory_refs + rw_fake.single_refs, 0);
+    assert_null(rw.graph);
+    clrie_plugin_rewrite_finish(&rw); /* an empty one is fine */
+}
+
+static void a_rewrite_whose_single_ret_fails_holds_nothing(void **state)
+{
+    (void)state;
+    rw_fake_reset(E_FAIL);
+    struct clrie_plugin_rewrite rw;
+    assert_int_equal(clrie_plugin_rewrite_init(&rw, &rw_method), E_FAIL);
+    assert_null(rw.graph);
+    assert_null(rw.factory);
+    assert_null(rw.single);
+    assert_int_equal(rw_fake.graph_refs + rw_fake.factory_refs + rw_fake.single_refs, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -351,6 +477,9 @@ int main(void)
         cmocka_unit_test(pattern_lists_are_split_trimmed_and_matched_as_shell_patterns),
         cmocka_unit_test(flags_read_true_yes_on_and_one),
         cmocka_unit_test(the_framework_is_the_folder_corelib_came_from),
+        cmocka_unit_test(
+            a_rewrite_applies_single_ret_to_the_methods_graph_and_finish_gives_all_back),
+        cmocka_unit_test(a_rewrite_whose_single_ret_fails_holds_nothing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

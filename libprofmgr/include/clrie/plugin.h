@@ -57,9 +57,9 @@
  *   fn(data, token, full_name, rva) for every MethodDef of a module, full_name being
  *   `Namespace.Type::Method` in UTF-16, and stops at the first failure fn returns.
  *   clrie_plugin_module_metadata(module, riid, out) is one of the module's four metadata
- *   interfaces (struct clrie_plugin_metadata: all four); clrie_plugin_find_assembly_ref finds an AssemblyRef by name.
- *   clrie_plugin_log(logging, error, text) writes a UTF-8 line through the engine's
- *   IProfilerManagerLogging (LogError or LogMessage), or to stderr when logging is NULL.
+ *   interfaces (struct clrie_plugin_metadata: all four); clrie_plugin_find_assembly_ref finds an
+ * AssemblyRef by name. clrie_plugin_log(logging, error, text) writes a UTF-8 line through the
+ * engine's IProfilerManagerLogging (LogError or LogMessage), or to stderr when logging is NULL.
  *
  * Settings (the <Settings> of the plugin's config entry, through CLRIE's
  * IInstrumentationMethodAttachContext, QueryInterface'd on the IProfilerManager)
@@ -88,7 +88,10 @@
  *   failure. clrie_plugin_single_ret_exit(single) is the shared exit that
  *   ISingleRetDefaultInstrumentation2 made (after ApplySingleRetDefaultInstrumentation), and
  *   clrie_plugin_last_plain_ret(graph) the last `ret` not ending `tail. call X; [pop;] ret`;
- *   both return an AddRef'd instruction or NULL.
+ *   both return an AddRef'd instruction or NULL. struct clrie_plugin_rewrite holds what a
+ *   rewrite with a single exit works with: clrie_plugin_rewrite_init(rw, method) gets the
+ *   graph and factory and applies single-ret, clrie_plugin_rewrite_exit(rw) is where exit code
+ *   goes, clrie_plugin_rewrite_finish(rw) releases it all.
  *
  * Events a plugin ignores
  *   clrie_plugin_ignore_* are slots that do nothing and return S_OK, for the vtables'
@@ -132,8 +135,8 @@ struct clrie_plugin_com_class {
     const char *name;
     const struct clrie_plugin_com_iface *ifaces;
     size_t iface_count;
-    size_t com_offset;            /* offsetof(type, the clrie_plugin_com member) */
-    void (*destroy)(void *object); /* called once, when the count drops to zero */
+    size_t com_offset;                     /* offsetof(type, the clrie_plugin_com member) */
+    void (*destroy)(void *object);         /* called once, when the count drops to zero */
     void (*surplus_release)(void *object); /* optional: a Release with the count at zero */
     /* true for a plugin's own objects: each one alive holds a reference on the plugin's module
      * (clrie_plugin_module_ref when made, unref after destroy), so that DllCanUnloadNow answers
@@ -148,7 +151,10 @@ struct clrie_plugin_com {
 };
 
 /* An entry of a class's interface table. */
-#define CLRIE_PLUGIN_COM_IFACE(iid, type, member) { (iid), offsetof(type, member) }
+#define CLRIE_PLUGIN_COM_IFACE(iid, type, member)                                                  \
+    {                                                                                              \
+        (iid), offsetof(type, member)                                                              \
+    }
 #define CLRIE_PLUGIN_COM_COUNT(table) (sizeof(table) / sizeof((table)[0]))
 
 /* Sets the count to one: the caller holds the first reference. */
@@ -170,41 +176,41 @@ HRESULT clrie_plugin_com_give(struct clrie_plugin_com *com, REFIID riid, void **
 /* Defines prefix_QueryInterface, prefix_AddRef and prefix_Release for the interface `Iface`
  * held in member `iface_member` of `type`, whose count is member `com_member`: the three
  * IUnknown slots of that interface's vtable. */
-#define CLRIE_PLUGIN_COM_IUNKNOWN(prefix, Iface, type, iface_member, com_member) \
-    static HRESULT prefix##_QueryInterface(Iface *This, REFIID riid, void **out) \
-    { \
-        return clrie_plugin_com_query(&CLRIE_CONTAINER_OF(This, type, iface_member)->com_member, \
-                                      riid, out); \
-    } \
-    static ULONG prefix##_AddRef(Iface *This) \
-    { \
-        return clrie_plugin_com_add_ref( \
-            &CLRIE_CONTAINER_OF(This, type, iface_member)->com_member); \
-    } \
-    static ULONG prefix##_Release(Iface *This) \
-    { \
-        return clrie_plugin_com_release( \
-            &CLRIE_CONTAINER_OF(This, type, iface_member)->com_member); \
+#define CLRIE_PLUGIN_COM_IUNKNOWN(prefix, Iface, type, iface_member, com_member)                   \
+    static HRESULT prefix##_QueryInterface(Iface *This, REFIID riid, void **out)                   \
+    {                                                                                              \
+        return clrie_plugin_com_query(&CLRIE_CONTAINER_OF(This, type, iface_member)->com_member,   \
+                                      riid, out);                                                  \
+    }                                                                                              \
+    static ULONG prefix##_AddRef(Iface *This)                                                      \
+    {                                                                                              \
+        return clrie_plugin_com_add_ref(                                                           \
+            &CLRIE_CONTAINER_OF(This, type, iface_member)->com_member);                            \
+    }                                                                                              \
+    static ULONG prefix##_Release(Iface *This)                                                     \
+    {                                                                                              \
+        return clrie_plugin_com_release(                                                           \
+            &CLRIE_CONTAINER_OF(This, type, iface_member)->com_member);                            \
     }
 
 /* The interface table entries of a CoreCLR profiler object (a raw profiler hook): every
  * ICorProfilerCallback version, 1 to 11, answered by one ICorProfilerCallback11 member. */
-#define CLRIE_PLUGIN_COM_PROFILER_CALLBACK_IFACES(type, member) \
-    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback, type, member), \
-    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback2, type, member), \
-    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback3, type, member), \
-    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback4, type, member), \
-    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback5, type, member), \
-    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback6, type, member), \
-    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback7, type, member), \
-    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback8, type, member), \
-    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback9, type, member), \
-    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback10, type, member), \
-    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback11, type, member)
+#define CLRIE_PLUGIN_COM_PROFILER_CALLBACK_IFACES(type, member)                                    \
+    CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback, type, member),                               \
+        CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback2, type, member),                          \
+        CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback3, type, member),                          \
+        CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback4, type, member),                          \
+        CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback5, type, member),                          \
+        CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback6, type, member),                          \
+        CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback7, type, member),                          \
+        CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback8, type, member),                          \
+        CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback9, type, member),                          \
+        CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback10, type, member),                         \
+        CLRIE_PLUGIN_COM_IFACE(&IID_ICorProfilerCallback11, type, member)
 
 /* The three IUnknown slots of a vtable's designated initialisers. */
-#define CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(prefix) \
-    .QueryInterface = prefix##_QueryInterface, .AddRef = prefix##_AddRef, \
+#define CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(prefix)                                                    \
+    .QueryInterface = prefix##_QueryInterface, .AddRef = prefix##_AddRef,                          \
     .Release = prefix##_Release
 
 /* ---- module and class factory ---------------------------------------------------------------- */
@@ -225,17 +231,17 @@ HRESULT clrie_plugin_get_class_object(clrie_plugin_create_fn create, REFCLSID cl
 
 /* Defines the module's exports DllGetClassObject and DllCanUnloadNow (visible even when the
  * plugin builds with -fvisibility=hidden). Expand once per plugin .so, at file scope. */
-#define CLRIE_PLUGIN_EXPORT_CLASS_FACTORY(create) \
+#define CLRIE_PLUGIN_EXPORT_CLASS_FACTORY(create)                                                  \
     __attribute__((visibility("default"))) HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, \
-                                                                     void **ppv); \
-    __attribute__((visibility("default"))) HRESULT DllCanUnloadNow(void); \
-    HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv) \
-    { \
-        return clrie_plugin_get_class_object((create), rclsid, riid, ppv); \
-    } \
-    HRESULT DllCanUnloadNow(void) \
-    { \
-        return clrie_plugin_module_can_unload_now(); \
+                                                                     void **ppv);                  \
+    __attribute__((visibility("default"))) HRESULT DllCanUnloadNow(void);                          \
+    HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv)                            \
+    {                                                                                              \
+        return clrie_plugin_get_class_object((create), rclsid, riid, ppv);                         \
+    }                                                                                              \
+    HRESULT DllCanUnloadNow(void)                                                                  \
+    {                                                                                              \
+        return clrie_plugin_module_can_unload_now();                                               \
     }
 
 /* ---- engine strings ------------------------------------------------------------------------ */
@@ -255,7 +261,8 @@ size_t clrie_plugin_bstr_to_utf8_buf(const WCHAR *text, char *out, size_t size);
  * `clrie_plugin_take_utf8(s, x->GetName(x, &text), &text)` read it after the call. */
 char *clrie_plugin_take_utf8(IProfilerStringManager *strings, HRESULT hr, BSTR *text);
 
-/* ---- UTF-16 buffers ---------------------------------------------------------------------------- */
+/* ---- UTF-16 buffers ----------------------------------------------------------------------------
+ */
 
 size_t clrie_plugin_wcs_len(const WCHAR *text);
 /* Appends text to the 0-terminated UTF-16 text in out (capacity units, at least 1). */
@@ -263,7 +270,8 @@ void clrie_plugin_wcs_append(WCHAR *out, size_t capacity, const WCHAR *text);
 /* Appends UTF-8 text as UTF-16; stops where a surrogate pair might not fit. */
 void clrie_plugin_wcs_append_utf8(WCHAR *out, size_t capacity, const char *text);
 
-/* ---- the log and the engine's services ----------------------------------------------------------- */
+/* ---- the log and the engine's services
+ * ----------------------------------------------------------- */
 
 /* One line through the engine's log (cut at 1023 UTF-16 units), or stderr without one. */
 void clrie_plugin_log(IProfilerManagerLogging *logging, bool error, const char *text);
@@ -299,9 +307,8 @@ int clrie_plugin_settings_each(IProfilerManager *manager, clrie_plugin_setting_f
 int clrie_plugin_setting(IProfilerManager *manager, const char *name, char *buf, size_t size);
 /* clrie_plugin_settings_each, logging through the host when the engine hands out no settings
  * (nothing will then be instrumented). Returns what settings_each returned. */
-int clrie_plugin_host_read_settings(const struct clrie_plugin_host *host,
-                                    IProfilerManager *manager, clrie_plugin_setting_fn fn,
-                                    void *data);
+int clrie_plugin_host_read_settings(const struct clrie_plugin_host *host, IProfilerManager *manager,
+                                    clrie_plugin_setting_fn fn, void *data);
 /* Whether a setting's value means yes: true, yes, on (any case) or 1. NULL is false. */
 bool clrie_plugin_is_true(const char *value);
 
@@ -320,7 +327,8 @@ bool clrie_plugin_patterns_match_wcs(const struct clrie_plugin_patterns *pattern
 /* Frees the items and empties the list. */
 void clrie_plugin_patterns_finish(struct clrie_plugin_patterns *patterns);
 
-/* ---- metadata --------------------------------------------------------------------------------- */
+/* ---- metadata ---------------------------------------------------------------------------------
+ */
 
 #define CLRIE_PLUGIN_NAME_UNITS 1024 /* the longest type name read from metadata */
 
@@ -354,10 +362,11 @@ void clrie_plugin_metadata_finish(struct clrie_plugin_metadata *metadata);
 
 /* The module's AssemblyRef named `name` (UTF-8), with its version in *version when not NULL;
  * mdTokenNil when there is none. */
-mdAssemblyRef clrie_plugin_find_assembly_ref(IMetaDataAssemblyImport *assemblies,
-                                             const char *name, ASSEMBLYMETADATA *version);
+mdAssemblyRef clrie_plugin_find_assembly_ref(IMetaDataAssemblyImport *assemblies, const char *name,
+                                             ASSEMBLYMETADATA *version);
 
-/* ---- methods ----------------------------------------------------------------------------------- */
+/* ---- methods -----------------------------------------------------------------------------------
+ */
 
 /* `Namespace.Type::Method` of a method, as UTF-8 in buf ("" on failure). */
 HRESULT clrie_plugin_method_full_name(IMethodInfo *method, IProfilerStringManager *strings,
@@ -440,6 +449,26 @@ IInstruction *clrie_plugin_single_ret_exit(ISingleRetDefaultInstrumentation *sin
 /* The last `ret` that does not end a tail call (AddRef'd), or NULL: a method that only throws. */
 IInstruction *clrie_plugin_last_plain_ret(IInstructionGraph *graph);
 
+/* A rewrite of one method with every return gathered into one exit: the method's instruction
+ * graph and factory, and single-ret initialised on the graph and applied. Each member is one
+ * reference the struct owns. */
+struct clrie_plugin_rewrite {
+    IInstructionGraph *graph;
+    IInstructionFactory *factory;
+    ISingleRetDefaultInstrumentation *single;
+};
+
+/* Fills *rw from `method` (GetInstructions, GetInstructionFactory,
+ * GetSingleRetDefaultInstrumentation, Initialize, ApplySingleRetDefaultInstrumentation, in
+ * that order). On failure *rw is left empty, holding nothing, and the failing call's HRESULT is
+ * returned. */
+HRESULT clrie_plugin_rewrite_init(struct clrie_plugin_rewrite *rw, IMethodInfo *method);
+/* Releases what *rw holds and empties it; an empty one (all NULL) is fine. */
+void clrie_plugin_rewrite_finish(struct clrie_plugin_rewrite *rw);
+/* Where exit code goes: single-ret's shared exit, else the last `ret` that does not end a tail
+ * call. AddRef'd, or NULL for a method that only throws. */
+IInstruction *clrie_plugin_rewrite_exit(const struct clrie_plugin_rewrite *rw);
+
 /* ---- events a plugin ignores ----------------------------------------------------------------- */
 
 HRESULT clrie_plugin_ignore_app_domain(IInstrumentationMethod *This, IAppDomainInfo *info);
@@ -447,8 +476,7 @@ HRESULT clrie_plugin_ignore_assembly(IInstrumentationMethod *This, IAssemblyInfo
 HRESULT clrie_plugin_ignore_module(IInstrumentationMethod *This, IModuleInfo *info);
 HRESULT clrie_plugin_ignore_shutdown(IInstrumentationMethod *This);
 /* For BeforeInstrumentMethod and OnInstrumentationComplete. */
-HRESULT clrie_plugin_ignore_method(IInstrumentationMethod *This, IMethodInfo *method,
-                                   BOOL isRejit);
+HRESULT clrie_plugin_ignore_method(IInstrumentationMethod *This, IMethodInfo *method, BOOL isRejit);
 
 /* ShouldInstrumentMethod answering FALSE, and AllowInlineSite answering TRUE. */
 HRESULT clrie_plugin_instrument_nothing(IInstrumentationMethod *This, IMethodInfo *method,
@@ -457,18 +485,18 @@ HRESULT clrie_plugin_allow_every_inline(IInstrumentationMethod *This, IMethodInf
                                         IMethodInfo *caller, BOOL *allow);
 
 /* Designated initialisers for a plugin that rewrites no method: the five method slots. */
-#define CLRIE_PLUGIN_INSTRUMENT_NOTHING \
-    .ShouldInstrumentMethod = clrie_plugin_instrument_nothing, \
-    .BeforeInstrumentMethod = clrie_plugin_ignore_method, \
-    .InstrumentMethod = clrie_plugin_ignore_method, \
-    .OnInstrumentationComplete = clrie_plugin_ignore_method, \
+#define CLRIE_PLUGIN_INSTRUMENT_NOTHING                                                            \
+    .ShouldInstrumentMethod = clrie_plugin_instrument_nothing,                                     \
+    .BeforeInstrumentMethod = clrie_plugin_ignore_method,                                          \
+    .InstrumentMethod = clrie_plugin_ignore_method,                                                \
+    .OnInstrumentationComplete = clrie_plugin_ignore_method,                                       \
     .AllowInlineSite = clrie_plugin_allow_every_inline
 
 /* Designated initialisers for the four app domain and assembly events, all ignored. */
-#define CLRIE_PLUGIN_IGNORE_DOMAIN_AND_ASSEMBLY_EVENTS \
-    .OnAppDomainCreated = clrie_plugin_ignore_app_domain, \
-    .OnAppDomainShutdown = clrie_plugin_ignore_app_domain, \
-    .OnAssemblyLoaded = clrie_plugin_ignore_assembly, \
+#define CLRIE_PLUGIN_IGNORE_DOMAIN_AND_ASSEMBLY_EVENTS                                             \
+    .OnAppDomainCreated = clrie_plugin_ignore_app_domain,                                          \
+    .OnAppDomainShutdown = clrie_plugin_ignore_app_domain,                                         \
+    .OnAssemblyLoaded = clrie_plugin_ignore_assembly,                                              \
     .OnAssemblyUnloaded = clrie_plugin_ignore_assembly
 
 /* IInstrumentationMethodJitEvents(2): JitStarted, and the v1 JitComplete an engine that knows
@@ -485,16 +513,16 @@ HRESULT clrie_plugin_ignore_exception_event(IInstrumentationMethodExceptionEvent
 
 /* Designated initialisers for the exception events a plugin leaves alone: every slot but
  * ExceptionThrown and ExceptionCatcherEnter. */
-#define CLRIE_PLUGIN_IGNORE_EXCEPTION_SEARCH_AND_UNWIND_EVENTS \
-    .ExceptionCatcherLeave = clrie_plugin_ignore_exception_event, \
-    .ExceptionSearchCatcherFound = clrie_plugin_ignore_exception_method, \
-    .ExceptionSearchFilterEnter = clrie_plugin_ignore_exception_method, \
-    .ExceptionSearchFilterLeave = clrie_plugin_ignore_exception_event, \
-    .ExceptionSearchFunctionEnter = clrie_plugin_ignore_exception_method, \
-    .ExceptionSearchFunctionLeave = clrie_plugin_ignore_exception_event, \
-    .ExceptionUnwindFinallyEnter = clrie_plugin_ignore_exception_method, \
-    .ExceptionUnwindFinallyLeave = clrie_plugin_ignore_exception_event, \
-    .ExceptionUnwindFunctionEnter = clrie_plugin_ignore_exception_method, \
+#define CLRIE_PLUGIN_IGNORE_EXCEPTION_SEARCH_AND_UNWIND_EVENTS                                     \
+    .ExceptionCatcherLeave = clrie_plugin_ignore_exception_event,                                  \
+    .ExceptionSearchCatcherFound = clrie_plugin_ignore_exception_method,                           \
+    .ExceptionSearchFilterEnter = clrie_plugin_ignore_exception_method,                            \
+    .ExceptionSearchFilterLeave = clrie_plugin_ignore_exception_event,                             \
+    .ExceptionSearchFunctionEnter = clrie_plugin_ignore_exception_method,                          \
+    .ExceptionSearchFunctionLeave = clrie_plugin_ignore_exception_event,                           \
+    .ExceptionUnwindFinallyEnter = clrie_plugin_ignore_exception_method,                           \
+    .ExceptionUnwindFinallyLeave = clrie_plugin_ignore_exception_event,                            \
+    .ExceptionUnwindFunctionEnter = clrie_plugin_ignore_exception_method,                          \
     .ExceptionUnwindFunctionLeave = clrie_plugin_ignore_exception_event
 
 #ifdef __cplusplus
