@@ -269,6 +269,24 @@ static HRESULT parser_ParseMethodSignature(ISignatureParser *This, const BYTE *p
     return S_OK;
 }
 
+/* Parses count types from p[0..len) into an IEnumTypes in *out (only measures them when out is
+ * NULL);
+ * *used is their total length. */
+static HRESULT parse_sequence_into(ISignatureParser *This, const uint8_t *p, size_t len,
+                                   uint32_t count, bool allow_sentinel, IEnumTypes **out,
+                                   size_t *used)
+{
+    IType **types;
+    HRESULT hr = clrie_pm__types_parse_sequence(&CREATOR_OF(This, parser)->iface, p, len, count,
+                                                allow_sentinel, &types, used);
+    if (FAILED(hr))
+        return hr;
+    if (out)
+        return enum_of(types, count, out);
+    clrie_pm__types_release_all(types, count);
+    return S_OK;
+}
+
 static HRESULT parser_ParseLocalVarSignature(ISignatureParser *This, const BYTE *pSignature,
                                              ULONG cbSignature, ULONG *pCallingConvention,
                                              IEnumTypes **ppEnumTypes, ULONG *pcbRead)
@@ -281,17 +299,10 @@ static HRESULT parser_ParseLocalVarSignature(ISignatureParser *This, const BYTE 
     size_t at, used;
     if (cbSignature == 0 || clrie_il_sig_local_header(pSignature, cbSignature, &count, &at) < 0)
         return E_INVALIDARG;
-    IType **types;
-    HRESULT hr = clrie_pm__types_parse_sequence(&CREATOR_OF(This, parser)->iface, pSignature + at,
-                                                cbSignature - at, count, false, &types, &used);
+    HRESULT hr = parse_sequence_into(This, pSignature + at, cbSignature - at, count, false,
+                                     ppEnumTypes, &used);
     if (FAILED(hr))
         return hr;
-    if (ppEnumTypes) {
-        if (FAILED(hr = enum_of(types, count, ppEnumTypes)))
-            return hr;
-    } else {
-        clrie_pm__types_release_all(types, count);
-    }
     if (pCallingConvention)
         *pCallingConvention = CLRIE_IL_CALLCONV_LOCAL_SIG;
     if (pcbRead)
@@ -306,18 +317,10 @@ static HRESULT parser_ParseTypeSequence(ISignatureParser *This, const BYTE *pBuf
         *ppEnumTypes = NULL;
     if (!pBuffer)
         return E_POINTER;
-    IType **types;
     size_t used;
-    HRESULT hr = clrie_pm__types_parse_sequence(&CREATOR_OF(This, parser)->iface, pBuffer, cbBuffer,
-                                                cTypes, true, &types, &used);
+    HRESULT hr = parse_sequence_into(This, pBuffer, cbBuffer, cTypes, true, ppEnumTypes, &used);
     if (FAILED(hr))
         return hr;
-    if (ppEnumTypes) {
-        if (FAILED(hr = enum_of(types, cTypes, ppEnumTypes)))
-            return hr;
-    } else {
-        clrie_pm__types_release_all(types, cTypes);
-    }
     if (pcbRead)
         *pcbRead = (ULONG)used;
     return S_OK;
