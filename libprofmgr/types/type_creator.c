@@ -270,8 +270,7 @@ static HRESULT parser_ParseMethodSignature(ISignatureParser *This, const BYTE *p
 }
 
 /* Parses count types from p[0..len) into an IEnumTypes in *out (only measures them when out is
- * NULL);
- * *used is their total length. */
+ * NULL); *used is their total length. */
 static HRESULT parse_sequence_into(ISignatureParser *This, const uint8_t *p, size_t len,
                                    uint32_t count, bool allow_sentinel, IEnumTypes **out,
                                    size_t *used)
