@@ -208,7 +208,7 @@ static HRESULT parse_method(ITypeCreator *creator, const uint8_t *sig, size_t le
                             struct method_parts *out)
 {
     struct clrie_il_method_sig m;
-    if (!sig)
+    if (!creator || !sig)
         return E_POINTER;
     if (clrie_il_sig_parse_method(sig, len, &m, NULL) < 0)
         return E_INVALIDARG;
@@ -354,14 +354,22 @@ HRESULT clrie_pm_types_creator_new(IModuleInfo *module, IMetaDataImport *import,
     return S_OK;
 }
 
+/* parse_method for a function whose out-parameter (a pointer to an interface pointer) is
+ * cleared first: E_POINTER when it is NULL. */
+static HRESULT parse_method_for_out(ITypeCreator *creator, const uint8_t *sig, size_t len,
+                                    void *out, struct method_parts *m)
+{
+    if (!out)
+        return E_POINTER;
+    memset(out, 0, sizeof(void *));
+    return parse_method(creator, sig, len, m);
+}
+
 HRESULT clrie_pm_types_method_parameters(ITypeCreator *creator, const uint8_t *method_sig,
                                          size_t len, IEnumMethodParameters **out)
 {
-    if (!creator || !out)
-        return E_POINTER;
-    *out = NULL;
     struct method_parts m;
-    HRESULT hr = parse_method(creator, method_sig, len, &m);
+    HRESULT hr = parse_method_for_out(creator, method_sig, len, out, &m);
     if (FAILED(hr))
         return hr;
     void *e;
@@ -375,11 +383,8 @@ HRESULT clrie_pm_types_method_parameters(ITypeCreator *creator, const uint8_t *m
 HRESULT clrie_pm_types_return_type(ITypeCreator *creator, const uint8_t *method_sig, size_t len,
                                    IType **out)
 {
-    if (!creator || !out)
-        return E_POINTER;
-    *out = NULL;
     struct method_parts m;
-    HRESULT hr = parse_method(creator, method_sig, len, &m);
+    HRESULT hr = parse_method_for_out(creator, method_sig, len, out, &m);
     if (FAILED(hr))
         return hr;
     *out = m.ret;
