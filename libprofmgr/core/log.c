@@ -91,6 +91,14 @@ static bool shared_folder(int dirfd)
     return fstat(dirfd, &st) != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
 }
 
+/* The process's own stderr, whatever it is: /dev/stderr under a pipe or a socket is what the
+ * log would write to anyway, so it is no hazard. */
+static bool is_stderr(const struct stat *st)
+{
+    struct stat err;
+    return fstat(STDERR_FILENO, &err) == 0 && err.st_dev == st->st_dev && err.st_ino == st->st_ino;
+}
+
 /* Opens name in the folder dirfd for appending without blocking, then checks what it opened
  * (fstat on the descriptor, so nothing can be swapped in between). Returns the descriptor, in
  * blocking mode again, or -1 with *why or *error set. */
@@ -107,8 +115,14 @@ static int open_in(int dirfd, const char *name, int nofollow, const char **why, 
         } else if (*error == ENXIO || *error == EISDIR) {
             /* A FIFO with no reader (ENXIO), a socket, a folder: say which, for the line. */
             if (fstatat(dirfd, name, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) == 0 &&
-                !S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode) && !S_ISLNK(st.st_mode))
+                !S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode) && !S_ISLNK(st.st_mode)) {
+                if (*error == ENXIO && is_stderr(&st)) { /* a socket cannot be opened */
+                    fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0);
+                    *error = fd < 0 ? errno : 0;
+                    return fd;
+                }
                 *why = refusal(st.st_mode);
+            }
         }
         return -1;
     }
@@ -117,7 +131,7 @@ static int open_in(int dirfd, const char *name, int nofollow, const char **why, 
         close(fd);
         return -1;
     }
-    if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode)) {
+    if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode) && !is_stderr(&st)) {
         *error = 0;
         *why = refusal(st.st_mode);
         close(fd);

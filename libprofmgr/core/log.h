@@ -16,8 +16,9 @@
  *
  * The log file is never a way to hang or hijack the process. It is opened without blocking
  * (a FIFO with no reader cannot stall startup) and kept only when it is a regular file or a
- * character device (/dev/stderr, /dev/tty, /dev/null); a FIFO, a socket, a folder or a block
- * device is refused with one error line on stderr. The last component is not followed when
+ * character device (/dev/tty, /dev/null), or the process's own stderr whatever it is
+ * (/dev/stderr under a pipe); a FIFO, a socket, a folder or a block device is refused with one
+ * error line on stderr. The last component is not followed when
  * it is a symbolic link in a folder that group or others can write to (sticky or not), and
  * a folder named for ProfilerLog_<pid>.txt is refused when group or others can write to it
  * and it is not sticky; the file in it is never followed. When a write to the file fails

@@ -504,6 +504,39 @@ static void character_devices_are_log_files(void **state)
     free(text);
 }
 
+/* Under a service manager or a container, stderr is often a pipe or a socket: /dev/stderr is
+ * then no FIFO or socket planted by anyone, but where the log would go anyway. */
+static void dev_stderr_is_a_log_file_even_when_it_is_a_pipe_or_a_socket(void **state)
+{
+    for (int kind = 0; kind < 2; kind++) {
+        int ends[2];
+        assert_int_equal(kind ? socketpair(AF_UNIX, SOCK_STREAM, 0, ends) : pipe(ends), 0);
+        int reader = ends[0], writer = ends[1];
+        int saved = dup(STDERR_FILENO);
+        dup2(writer, STDERR_FILENO);
+        close(writer);
+        char *env[] = {(char *)"MicrosoftInstrumentationEngine_FileLogPath=/dev/stderr", NULL};
+        struct clrie_pm_log log;
+        alarm(10);
+        assert_int_equal(clrie_pm_log_init(&log, env), 0);
+        alarm(0);
+        int fd = log.fd;
+        CLRIE_PM_LOG_ERROR(&log, "through %s", kind ? "a socket" : "a pipe");
+        clrie_pm_log_finish(&log);
+        dup2(saved, STDERR_FILENO);
+        close(saved);
+        if (kind)
+            shutdown(reader, SHUT_WR);
+        char text[512] = "";
+        ssize_t n = read(reader, text, sizeof(text) - 1);
+        close(reader);
+        text[n > 0 ? n : 0] = '\0';
+        assert_true(fd >= 0);
+        assert_null(strstr(text, "cannot open"));
+        assert_non_null(strstr(text, kind ? "]: through a socket\n" : "]: through a pipe\n"));
+    }
+}
+
 static void a_link_in_a_folder_others_can_write_to_is_not_followed(void **state)
 {
     char *tree = test_tree_new();
@@ -693,6 +726,7 @@ int main(void)
         cmocka_unit_test(a_fifo_is_refused_without_blocking),
         cmocka_unit_test(a_socket_a_folder_or_a_block_device_is_refused),
         cmocka_unit_test(character_devices_are_log_files),
+        cmocka_unit_test(dev_stderr_is_a_log_file_even_when_it_is_a_pipe_or_a_socket),
         cmocka_unit_test(a_link_in_a_folder_others_can_write_to_is_not_followed),
         cmocka_unit_test(a_log_folder_others_can_write_to_is_refused_unless_sticky),
         cmocka_unit_test(a_failing_write_falls_back_to_stderr_once_and_says_so),
