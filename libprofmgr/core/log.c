@@ -222,7 +222,13 @@ static int read_overrides(struct clrie_pm_log *log, char *const *envp)
         for (size_t i = 0; i < 36; i++)
             o->guid[i] = (char)toupper((unsigned char)(*e)[prefix + i]);
         o->guid[36] = '\0';
-        o->kinds = clrie_pm_log_parse_kinds(eq + 1, NULL) | CLRIE_PM_LOG_ERRORS;
+        bool strange = false;
+        o->kinds = clrie_pm_log_parse_kinds(eq + 1, &strange) | CLRIE_PM_LOG_ERRORS;
+        if (strange) /* the stream is open and takes errors already */
+            clrie_pm_log_write(log, CLRIE_PM_LOG_ERRORS, NULL,
+                               "%.*s='%s' has a word other than Errors, Messages, Dumps, All or "
+                               "None",
+                               (int)(eq - *e), *e, eq + 1);
     }
     return 0;
 }

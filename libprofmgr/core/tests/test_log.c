@@ -230,6 +230,23 @@ static void each_plugin_can_have_its_own_level(void **state)
     free(env[0]);
 }
 
+static void a_plugin_level_without_a_known_word_is_reported(void **state)
+{
+    char *env[] = {env_entry("MicrosoftInstrumentationEngine_LogLevel_" GUID_A, "Verbose"), NULL};
+    struct captured c = capture_stderr();
+    struct clrie_pm_log log;
+    assert_int_equal(clrie_pm_log_init(&log, env), 0);
+    assert_int_equal(clrie_pm_log_kinds_for(&log, GUID_A), 1); /* errors still reach it */
+    clrie_pm_log_finish(&log);
+    char *text = release_stderr(&c);
+    assert_non_null(strstr(text, "LogError["));
+    assert_non_null(strstr(text, "MicrosoftInstrumentationEngine_LogLevel_" GUID_A
+                                 "='Verbose' has a word other than Errors, Messages, Dumps, All "
+                                 "or None"));
+    free(text);
+    free(env[0]);
+}
+
 static void the_method_prefix_can_be_turned_off(void **state)
 {
     char *env[] = {(char *)"MicrosoftInstrumentationEngine_DisableLogMethodPrefix=", NULL};
@@ -717,6 +734,7 @@ int main(void)
         cmocka_unit_test(a_log_file_is_appended_to_and_not_inherited),
         cmocka_unit_test(an_unusable_log_file_is_reported_on_stderr),
         cmocka_unit_test(each_plugin_can_have_its_own_level),
+        cmocka_unit_test(a_plugin_level_without_a_known_word_is_reported),
         cmocka_unit_test(the_method_prefix_can_be_turned_off),
         cmocka_unit_test(the_file_level_overrides_for_the_file),
         cmocka_unit_test(a_line_built_in_pieces_is_written_whole_and_escaped),
