@@ -72,8 +72,9 @@ static bool table_fits(uint64_t offset, uint64_t count, uint64_t entry_size, uin
 
 static int refuse(char *why, size_t why_len, const char *what, uint64_t size)
 {
-    clrie_config__why(why, why_len, "not a complete ELF shared object for this machine: %s "
-                                    "(the file has %llu bytes)",
+    clrie_config__why(why, why_len,
+                      "not a complete ELF shared object for this machine: %s "
+                      "(the file has %llu bytes)",
                       what, (unsigned long long)size);
     return -ENOEXEC;
 }
@@ -111,8 +112,7 @@ static int check_header(const Elf64_Ehdr *h, uint64_t size, char *why, size_t wh
         if (h->e_shentsize != sizeof(Elf64_Shdr))
             return refuse(why, why_len, "section headers of an unexpected size", size);
         if (!table_fits(h->e_shoff, count, h->e_shentsize, size))
-            return refuse(why, why_len, "cut short: the section headers lie past the end",
-                          size);
+            return refuse(why, why_len, "cut short: the section headers lie past the end", size);
     }
     return 0;
 }
@@ -137,8 +137,7 @@ static int check_image(const struct image *img, char *why, size_t why_len)
         loads++;
         if (!table_fits(ph.p_offset, 1, ph.p_filesz, img->size)) {
             char what[200];
-            snprintf(what, sizeof(what),
-                     "cut short: loadable segment %u needs bytes up to %llu", i,
+            snprintf(what, sizeof(what), "cut short: loadable segment %u needs bytes up to %llu", i,
                      (unsigned long long)(ph.p_offset + ph.p_filesz));
             return refuse(why, why_len, what, img->size);
         }

@@ -169,8 +169,8 @@ static void refuses_truncated_copies_of_a_real_shared_object(void **state)
     char why[CLRIE_CONFIG_REASON_SIZE];
     test_tree_write(root, "whole.so", data, len);
     char *whole = test_path(root, "whole.so");
-    assert_int_equal(clrie_config_module_check(whole, CLRIE_CONFIG_CHECK_ELF |
-                                                          CLRIE_CONFIG_CHECK_TRUST,
+    assert_int_equal(clrie_config_module_check(whole,
+                                               CLRIE_CONFIG_CHECK_ELF | CLRIE_CONFIG_CHECK_TRUST,
                                                NULL, why, sizeof(why)),
                      0);
     /* Cut at the ends of the segments and tables, and at 97 other places. */
@@ -270,8 +270,7 @@ static void refuses_a_module_in_a_folder_others_can_write(void **state)
 static void configuration_files_in_open_folders_are_refused(void **state)
 {
     char *root = test_tree_new();
-    test_tree_write(root, "open/a.config",
-                    "<InstrumentationEngineConfiguration/>\n",
+    test_tree_write(root, "open/a.config", "<InstrumentationEngineConfiguration/>\n",
                     strlen("<InstrumentationEngineConfiguration/>\n"));
     test_tree_chmod(root, "open", 0757);
     char *path = test_path(root, "open/a.config");
@@ -291,12 +290,11 @@ static void module_check_reports_missing_and_odd_files(void **state)
     char *root = test_tree_new();
     test_tree_mkdir(root, "folder.so");
     char *missing = test_path(root, "missing.so"), *folder = test_path(root, "folder.so");
-    assert_int_equal(clrie_config_module_check(missing, CLRIE_CONFIG_CHECK_ELF, NULL, why,
-                                               sizeof(why)),
-                     -ENOENT);
     assert_int_equal(
-        clrie_config_module_check(folder, CLRIE_CONFIG_CHECK_ELF, NULL, why, sizeof(why)),
-        -EINVAL);
+        clrie_config_module_check(missing, CLRIE_CONFIG_CHECK_ELF, NULL, why, sizeof(why)),
+        -ENOENT);
+    assert_int_equal(
+        clrie_config_module_check(folder, CLRIE_CONFIG_CHECK_ELF, NULL, why, sizeof(why)), -EINVAL);
     assert_non_null(strstr(why, "not a regular file"));
     assert_int_equal(clrie_config_module_check(NULL, 0, NULL, NULL, 0), -EINVAL);
     free(missing);

@@ -158,8 +158,8 @@ struct manager {
     pthread_mutex_t load_lock;
     _Atomic(struct plugin_list *) plugins;
     _Atomic(struct plugin *) loading; /* inside its Initialize: its events count already */
-    unsigned load_depth; /* plugins being loaded, one inside another's Initialize */
-    struct plugin *all_plugins; /* a plugin not `removed` here is loaded or being loaded */
+    unsigned load_depth;              /* plugins being loaded, one inside another's Initialize */
+    struct plugin *all_plugins;       /* a plugin not `removed` here is loaded or being loaded */
     struct plugin_list *retired;
 
     _Atomic(struct raw_hook *) raw_hook;

@@ -68,8 +68,8 @@ unsigned clrie_pm__plugins_module_checks(struct manager *m)
         const char *disable = getenv(CLRIE_CONFIG_ENV_DISABLE_TRUST);
         int wanted = disable && !strcmp(disable, "1") ? 2 : 1;
         if (atomic_compare_exchange_strong(&m->trust_rule, &state, wanted) && wanted == 2)
-            CLRIE_PM_LOG_ERROR(m->log,
-                               CLRIE_CONFIG_ENV_DISABLE_TRUST "=1: the trust check is off; "
+            CLRIE_PM_LOG_ERROR(m->log, CLRIE_CONFIG_ENV_DISABLE_TRUST
+                               "=1: the trust check is off; "
                                "configuration files, plugins and the raw profiler hook "
                                "load whoever can write them or the folders above them");
         state = atomic_load(&m->trust_rule);

@@ -3,10 +3,10 @@
  * On the first DllGetClassObject it finds the install root (two folders above its own
  * folder, or InstrumentationEngineProxy_RootPath), chooses the newest eligible engine with
  * libversion, checks it (libconfig's module check: a complete ELF shared object of this
- * machine that the trust rule accepts), loads it once and forwards to it. Every failure is returned as an HRESULT and
- * explained in one log line; nothing fails in silence. It logs through the engine's own log
- * (libprofmgr core: log.o, env.o), so both read the logging variables alike and write the same
- * lines to the same file; the proxy's lines say "clrie proxy: " after the prefix.
+ * machine that the trust rule accepts), loads it once and forwards to it. Every failure is returned
+ * as an HRESULT and explained in one log line; nothing fails in silence. It logs through the
+ * engine's own log (libprofmgr core: log.o, env.o), so both read the logging variables alike and
+ * write the same lines to the same file; the proxy's lines say "clrie proxy: " after the prefix.
  */
 #define _GNU_SOURCE /* dladdr */
 #include <dlfcn.h>
@@ -163,8 +163,8 @@ static HRESULT check_engine(const char *path, char **canonical)
     const char *disable = clrie_pm_env_lookup(environ, CLRIE_CONFIG_ENV_DISABLE_TRUST);
     unsigned checks = CLRIE_CONFIG_CHECK_ELF;
     if (disable && strcmp(disable, "1") == 0)
-        CLRIE_PM_LOG_ERROR(proxy_log(),
-                           CLRIE_CONFIG_ENV_DISABLE_TRUST "=1: the trust check is off; the "
+        CLRIE_PM_LOG_ERROR(proxy_log(), CLRIE_CONFIG_ENV_DISABLE_TRUST
+                           "=1: the trust check is off; the "
                            "engine loads whoever can write it or the folders above it");
     else
         checks |= CLRIE_CONFIG_CHECK_TRUST;

@@ -129,8 +129,8 @@ struct clrie_config_diag {
 
 /* How one file is checked. */
 struct clrie_config_options {
-    /* Refuse a configuration file or Module that is writable by group or others, or owned by
-     * someone other than the effective user or root. */
+    /* Apply the trust rule (clrie_config_trust_check: the file and the folders above it) to
+     * every configuration file and Module. */
     bool trust_check;
 };
 
@@ -147,10 +147,11 @@ void clrie_config_free(struct clrie_config *config);
  * Returns 0 when the file was accepted (warnings may have been added); otherwise nothing of
  * the file was added and the diagnostics say why: -ENOENT (no such file), -EISDIR (a folder:
  * see clrie_config_load_path), -EINVAL (not a regular file), -EFBIG (over
- * CLRIE_CONFIG_MAX_FILE_SIZE), -EACCES (writable by group or others), -EPERM (owned by
- * another user), another negative errno when it cannot be read, -EILSEQ when its content is
- * rejected (bad XML, bad elements or values, or a Module that is missing or untrusted),
- * -ENOMEM (the collection may then be incomplete). -EINVAL for NULL arguments. */
+ * CLRIE_CONFIG_MAX_FILE_SIZE), -EACCES (the file or a folder above it is writable by group or
+ * others), -EPERM (it or a folder above it is owned by another user), another negative errno when
+ * it cannot be read, -EILSEQ when its content is rejected (bad XML, bad elements or values, or a
+ * Module that is missing or untrusted), -ENOMEM (the collection may then be incomplete). -EINVAL
+ * for NULL arguments. */
 int clrie_config_load_file(struct clrie_config *config, const char *path,
                            const struct clrie_config_options *opts);
 
