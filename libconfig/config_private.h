@@ -51,10 +51,15 @@ void clrie_config__parse_document(struct file_result *r, const char *data, size_
 /* Appended to a refusal by the trust rule: how to switch the rule off. */
 #define TRUST_HINT "; refused unless " CLRIE_CONFIG_ENV_DISABLE_TRUST "=1"
 
-/* Why the file st describes may not be trusted (writable by others, or owned by someone other
- * than us or root), or NULL when it may. Sets *error to -EACCES or -EPERM when it may not. */
+/* The trust rule (trust.c) for a file already examined: st describes it, canonical_path is
+ * where it is. As clrie_config_trust_check. */
 struct stat;
-const char *clrie_config__distrust(const struct stat *st, int *error);
+int clrie_config__trust_stat(const struct stat *st, const char *canonical_path, char *why,
+                             size_t why_len);
+
+/* snprintf into why when why is not NULL and why_len not 0. */
+void clrie_config__why(char *why, size_t why_len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* dir and name joined by one '/', malloc'd; NULL when out of memory. */
 char *clrie_config__path_join(const char *dir, const char *name);

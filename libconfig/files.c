@@ -1,6 +1,6 @@
 /* Getting configuration from the file system: reading a file safely (size cap, regular file,
- * trust check on the very descriptor read), folders, and the environment. Each document read
- * goes through parse.c and joins the collection (config.c). */
+ * the trust rule of trust.c on the very descriptor read), folders, and the environment. Each
+ * document read goes through parse.c and joins the collection (config.c). */
 #define _DEFAULT_SOURCE /* realpath, readlink */
 #include "config_private.h"
 
@@ -41,27 +41,27 @@ int clrie_config_load_memory(struct clrie_config *config, const void *data, size
                          opts ? opts : &default_options);
 }
 
-/* The folder holding the file open on fd, from its canonical path. */
-static char *folder_of(int fd, const char *path)
+/* The canonical path of the file open on fd (malloc'd), or NULL. */
+static char *canonical_of(int fd, const char *path)
 {
     char link[64], target[PATH_MAX];
     snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
     ssize_t n = readlink(link, target, sizeof(target) - 1);
-    char *canonical;
     if (n > 0 && target[0] == '/') {
         target[n] = '\0';
-        canonical = strdup(target);
-    } else {
-        canonical = realpath(path, NULL);
+        return strdup(target);
     }
-    if (!canonical)
-        return NULL;
+    return realpath(path, NULL);
+}
+
+/* The folder part of a canonical path, in place. */
+static void cut_to_folder(char *canonical)
+{
     char *slash = strrchr(canonical, '/');
     if (slash == canonical)
         slash[1] = '\0';
     else if (slash)
         *slash = '\0';
-    return canonical;
 }
 
 /* Reads at most limit + 1 bytes, so a file that grew past the limit is noticed. */
@@ -86,7 +86,7 @@ static int read_capped(int fd, char *buf, size_t limit, size_t *len)
 static int load_file_from(struct clrie_config *config, const char *path,
                           const struct clrie_config_options *opts, const char *origin)
 {
-    char why[320], buf[128];
+    char why[CLRIE_CONFIG_REASON_SIZE + 128], buf[128];
     char *data = NULL, *folder = NULL;
     int ret = 0;
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
@@ -107,20 +107,31 @@ static int load_file_from(struct clrie_config *config, const char *path,
         snprintf(why, sizeof(why), "not a regular file");
         goto refuse;
     }
-    const char *problem;
-    if (opts->trust_check && (problem = clrie_config__distrust(&st, &ret)) != NULL) {
-        snprintf(why, sizeof(why), "the file is %s (owner %u, mode %04o)" TRUST_HINT, problem,
-                 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+    folder = canonical_of(fd, path);
+    if (!folder) {
+        ret = errno ? -errno : -ENOMEM;
+        if (ret == -ENOMEM)
+            goto out;
+        snprintf(why, sizeof(why), "cannot tell where the file is: %s",
+                 clrie_config__strerror(-ret, buf, sizeof(buf)));
         goto refuse;
     }
+    if (opts->trust_check) {
+        char reason[CLRIE_CONFIG_REASON_SIZE];
+        ret = clrie_config__trust_stat(&st, folder, reason, sizeof(reason));
+        if (ret != 0) {
+            snprintf(why, sizeof(why), "%s" TRUST_HINT, reason);
+            goto refuse;
+        }
+    }
+    cut_to_folder(folder);
     if (st.st_size > CLRIE_CONFIG_MAX_FILE_SIZE) {
         ret = -EFBIG;
         snprintf(why, sizeof(why), "the file is larger than %d bytes", CLRIE_CONFIG_MAX_FILE_SIZE);
         goto refuse;
     }
     data = malloc(CLRIE_CONFIG_MAX_FILE_SIZE + 1);
-    folder = folder_of(fd, path);
-    if (!data || !folder) {
+    if (!data) {
         ret = -ENOMEM;
         goto out;
     }

@@ -1,6 +1,6 @@
-/* Files on disk a configuration may name: the trust rule (owner and mode), joining a folder
- * and a name, and resolving a method's Module to a canonical file that passes the rule.
- * files.c reads configuration files under the same rule. */
+/* Files on disk a configuration may name: joining a folder and a name, and resolving a
+ * method's Module to a canonical file that passes the trust rule (trust.c). files.c reads
+ * configuration files under the same rule. */
 #define _DEFAULT_SOURCE /* realpath */
 #include "config_private.h"
 
@@ -10,19 +10,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-const char *clrie_config__distrust(const struct stat *st, int *error)
-{
-    if (st->st_mode & (S_IWGRP | S_IWOTH)) {
-        *error = -EACCES;
-        return "writable by group or others";
-    }
-    if (st->st_uid != geteuid() && st->st_uid != 0) {
-        *error = -EPERM;
-        return "owned by another user than the current one or root";
-    }
-    return NULL;
-}
 
 char *clrie_config__path_join(const char *dir, const char *name)
 {
@@ -42,7 +29,7 @@ char *clrie_config__resolve_module(struct file_result *r, const char *module, co
                                    const struct clrie_config_options *opts, unsigned line,
                                    unsigned column)
 {
-    char buf[320];
+    char buf[CLRIE_CONFIG_REASON_SIZE + 128];
     char *candidate;
     if (module[0] == '/') {
         candidate = strdup(module);
@@ -73,14 +60,14 @@ char *clrie_config__resolve_module(struct file_result *r, const char *module, co
     free(candidate);
     struct stat st;
     const char *problem = NULL;
-    int ignored;
+    char reason[CLRIE_CONFIG_REASON_SIZE];
     if (stat(resolved, &st) != 0) {
         problem = clrie_config__strerror(errno, buf, sizeof(buf));
     } else if (!S_ISREG(st.st_mode)) {
         problem = "not a regular file";
-    } else if (opts->trust_check && (problem = clrie_config__distrust(&st, &ignored)) != NULL) {
-        snprintf(buf, sizeof(buf), "%s (owner %u, mode %04o)" TRUST_HINT, problem,
-                 (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+    } else if (opts->trust_check &&
+               clrie_config__trust_stat(&st, resolved, reason, sizeof(reason)) != 0) {
+        snprintf(buf, sizeof(buf), "%s" TRUST_HINT, reason);
         problem = buf;
     }
     if (problem) {

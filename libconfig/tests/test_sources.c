@@ -165,10 +165,12 @@ static void refuses_files_and_modules_others_can_change(void **state)
     char *canonical_root = realpath(root, NULL);
     assert_int_equal(load_text(config, canonical_root, doc), -EILSEQ);
     expect_problems(config, canonical_root,
-                    "t.config:2:38: error: <Module> 'plugin.so' (ROOT/plugin.so): writable by "
+                    "t.config:2:38: error: <Module> 'plugin.so' (ROOT/plugin.so): the file is "
+                    "writable by "
                     "group or others (owner 0, mode 0646); refused unless "
                     "MicrosoftInstrumentationEngine_DisableCodeSignatureValidation=1\n"
-                    "t.config:3:38: error: <Module> 'owned.so' (ROOT/owned.so): owned by another "
+                    "t.config:3:38: error: <Module> 'owned.so' (ROOT/owned.so): the file is owned "
+                    "by another "
                     "user than the current one or root (owner 65534, mode 0644); refused unless "
                     "MicrosoftInstrumentationEngine_DisableCodeSignatureValidation=1\n");
     clrie_config_free(config);

@@ -39,7 +39,9 @@ HOST_IUNKNOWN(IProfilerStringManager, strings)
 /* ---- IProfilerManager ------------------------------------------------------------------ */
 
 /* Loads the plugins named by config files (or folders of them) a host hands over, as the
- * environment's configuration is loaded at start. */
+ * environment's configuration is loaded at start. A ClassGuid already loaded or being loaded
+ * (a plugin naming itself from its own Initialize) is refused: see clrie_pm__plugins_load_paths
+ * for what it returns. */
 static HRESULT manager_SetupProfilingEnvironment(IProfilerManager *This, BSTR bstrConfigPath[],
                                                  UINT numConfigPaths)
 {
@@ -207,6 +209,11 @@ static char *utf8_of(BSTR text)
     return NULL;
 }
 
+/* Loads one plugin (plugins.c). Besides the plugin's own failures, it returns
+ * CLRIE_PM__E_ALREADY_LOADED (0x800700B7) when a plugin with this ClassGuid is loaded or being
+ * loaded (a plugin adding itself from its own Initialize), 0x800700C1 when the module is not a
+ * complete ELF shared object of this machine, and E_ACCESSDENIED when the trust rule refuses
+ * it; each with an error line. */
 static HRESULT manager_AddInstrumentationMethod(IProfilerManager *This, BSTR bstrModulePath,
                                                 BSTR bstrName, BSTR bstrDescription,
                                                 BSTR bstrModule, BSTR bstrClassGuid,

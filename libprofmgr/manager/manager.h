@@ -158,7 +158,8 @@ struct manager {
     pthread_mutex_t load_lock;
     _Atomic(struct plugin_list *) plugins;
     _Atomic(struct plugin *) loading; /* inside its Initialize: its events count already */
-    struct plugin *all_plugins;
+    unsigned load_depth;              /* plugins being loaded, one inside another's Initialize */
+    struct plugin *all_plugins;       /* a plugin not `removed` here is loaded or being loaded */
     struct plugin_list *retired;
 
     _Atomic(struct raw_hook *) raw_hook;
@@ -171,6 +172,9 @@ struct manager {
     atomic_bool initializing;       /* inside ICorProfilerCallback::Initialize */
     atomic_bool profiling_disabled; /* a plugin called IProfilerManager2::DisableProfiling */
     atomic_bool shut_down;
+    /* The trust rule for modules and configuration files (clrie_pm__plugins_module_checks):
+     * 0 not read yet, 1 on, 2 off (DisableCodeSignatureValidation=1, logged once). */
+    atomic_int trust_rule;
 
     /* Callbacks that may be calling plugins right now (clrie_pm__manager_plugins_enter/leave). The
      * runtime never releases the engine, so Shutdown releases the plugins itself, as CLRIE
@@ -238,14 +242,35 @@ extern const struct ICorProfilerInfo15Vtbl clrie_pm__host_info_vtbl;
 void clrie_pm__plugins_load_configured(struct manager *m);
 /* Loads the plugins the config files or folders at paths name
  * (IProfilerManager::SetupProfilingEnvironment). Problems are logged; E_FAIL when a file was
- * rejected, S_OK otherwise (a plugin that fails to load is logged, as always). */
+ * rejected, else CLRIE_PM__E_ALREADY_LOADED when a plugin was refused because its ClassGuid
+ * is loaded or being loaded, S_OK otherwise (a plugin that fails to load is logged, as
+ * always). */
 HRESULT clrie_pm__plugins_load_paths(struct manager *m, const char *const *paths, size_t count);
 /* Loads one plugin with its config settings (settings may be NULL when count is 0); on
- * success it is published in the plugin list. */
+ * success it is published in the plugin list. A ClassGuid already loaded, or being loaded (a
+ * plugin's Initialize adding itself again, directly or through another plugin), is refused
+ * with an error line and CLRIE_PM__E_ALREADY_LOADED; so is a load nested deeper than
+ * CLRIE_PM__MAX_NESTED_LOADS plugins' Initialize calls (E_FAIL). */
+#define CLRIE_PM__MAX_NESTED_LOADS 8
 HRESULT clrie_pm__plugins_load(struct manager *m, const char *name, const char *module_path,
                                const GUID *clsid, uint64_t order,
                                const struct clrie_config_setting *settings, size_t setting_count,
                                IInstrumentationMethod **out);
+/* The checks every module gets before dlopen (enum clrie_config_module_checks): the ELF check
+ * always, the trust rule unless MicrosoftInstrumentationEngine_DisableCodeSignatureValidation=1,
+ * which the first call logs in one line. */
+unsigned clrie_pm__plugins_module_checks(struct manager *m);
+/* Checks the module at path before dlopen (clrie_config_module_check). Returns S_OK and its
+ * canonical path (malloc'd) to load, or, after one error line "<who>: cannot load '<path>':
+ * <reason>", HRESULT_FROM_WIN32(ERROR_BAD_EXE_FORMAT) 0x800700C1 for a file that is not a
+ * complete ELF shared object of this machine, E_ACCESSDENIED for one the trust rule refuses,
+ * HRESULT_FROM_WIN32(ERROR_MOD_NOT_FOUND) 0x8007007E for a missing file, E_OUTOFMEMORY, or
+ * E_FAIL. */
+HRESULT clrie_pm__plugins_check_module(struct manager *m, const char *path, const char *who,
+                                       char **canonical);
+/* Returned when a plugin's ClassGuid is already loaded or being loaded:
+ * HRESULT_FROM_WIN32(ERROR_ALREADY_EXISTS). */
+#define CLRIE_PM__E_ALREADY_LOADED CLRIE_HRESULT(0x800700B7u)
 /* Releases the plugins still held and frees every plugin record (the manager's destruction). */
 void clrie_pm__plugins_free_all(struct manager *m);
 

@@ -1,10 +1,14 @@
 /* Loading plugins: from the configuration the environment names (libconfig), or one at a time
  * through IProfilerManager::AddInstrumentationMethod. A plugin that fails at any step is
- * skipped with one error line naming it, the step and the reason; the others load. Plugin
- * libraries are never unloaded: a plugin may have left threads or callbacks behind. */
+ * skipped with one error line naming it, the step and the reason; the others load. Every
+ * module passes libconfig's module check (a complete ELF shared object of this machine, and
+ * the trust rule) before dlopen; a ClassGuid loads once. Plugin libraries are never unloaded:
+ * a plugin may have left threads or callbacks behind. */
 #define _GNU_SOURCE /* RTLD_* and dlerror are POSIX; keep glibc's declarations in view */
 #include <dlfcn.h>
+#include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,10 +61,56 @@ static struct plugin *plugin_new(struct manager *m, const char *name, const char
     return p;
 }
 
+unsigned clrie_pm__plugins_module_checks(struct manager *m)
+{
+    int state = atomic_load(&m->trust_rule);
+    if (state == 0) {
+        const char *disable = getenv(CLRIE_CONFIG_ENV_DISABLE_TRUST);
+        int wanted = disable && !strcmp(disable, "1") ? 2 : 1;
+        if (atomic_compare_exchange_strong(&m->trust_rule, &state, wanted) && wanted == 2)
+            CLRIE_PM_LOG_ERROR(m->log, CLRIE_CONFIG_ENV_DISABLE_TRUST
+                               "=1: the trust check is off; "
+                               "configuration files, plugins and the raw profiler hook "
+                               "load whoever can write them or the folders above them");
+        state = atomic_load(&m->trust_rule);
+    }
+    return CLRIE_CONFIG_CHECK_ELF | (state == 2 ? 0u : (unsigned)CLRIE_CONFIG_CHECK_TRUST);
+}
+
+HRESULT clrie_pm__plugins_check_module(struct manager *m, const char *path, const char *who,
+                                       char **canonical)
+{
+    char why[CLRIE_CONFIG_REASON_SIZE];
+    int r = clrie_config_module_check(path, clrie_pm__plugins_module_checks(m), canonical, why,
+                                      sizeof(why));
+    if (r == 0)
+        return S_OK;
+    if (r == -ENOMEM)
+        return E_OUTOFMEMORY;
+    bool trust = r == -EACCES || r == -EPERM;
+    CLRIE_PM_LOG_ERROR(m->log, "%s: cannot load '%s': %s%s", who, path, why,
+                       trust ? "; refused unless " CLRIE_CONFIG_ENV_DISABLE_TRUST "=1" : "");
+    if (r == -ENOEXEC)
+        return CLRIE_HRESULT(0x800700C1u); /* ERROR_BAD_EXE_FORMAT */
+    if (trust)
+        return E_ACCESSDENIED;
+    if (r == -ENOENT || r == -ENOTDIR)
+        return CLRIE_HRESULT(0x8007007Eu); /* ERROR_MOD_NOT_FOUND */
+    return E_FAIL;
+}
+
 /* Creates and initialises the plugin's object. Returns S_OK with p->method set, or a failure
  * HRESULT after logging which step failed. Called with load_lock held. */
 static HRESULT instantiate(struct manager *m, struct plugin *p)
 {
+    char who[sizeof(p->guid_text) + 64 + 16];
+    snprintf(who, sizeof(who), "plugin '%.64s' %s", p->name, p->guid_text);
+    char *canonical = NULL;
+    HRESULT checked = clrie_pm__plugins_check_module(m, p->module_path, who, &canonical);
+    if (FAILED(checked))
+        return checked;
+    free(p->module_path);
+    p->module_path = canonical;
     void *library = dlopen(p->module_path, RTLD_NOW | RTLD_LOCAL);
     if (!library) {
         const char *why = dlerror();
@@ -121,6 +171,38 @@ static HRESULT instantiate(struct manager *m, struct plugin *p)
     return S_OK;
 }
 
+/* Refuses a ClassGuid that is loaded or being loaded, and loads nested too deep. Called with
+ * load_lock held. */
+static HRESULT refuse_duplicate(struct manager *m, const char *name, const GUID *clsid)
+{
+    char guid_text[CLRIE_CONFIG_GUID_TEXT_LEN + 1];
+    clrie_config_guid_format((const struct clrie_config_guid *)(const void *)clsid, guid_text);
+    for (const struct plugin *p = m->all_plugins; p; p = p->next_allocated) {
+        if (p->removed || !IsEqualCLSID(&p->clsid, clsid))
+            continue;
+        if (p->method)
+            CLRIE_PM_LOG_ERROR(m->log,
+                               "plugin '%s' %s: refused: plugin '%s' with the same ClassGuid "
+                               "is already loaded from '%s'",
+                               name, guid_text, p->name, p->module_path);
+        else
+            CLRIE_PM_LOG_ERROR(m->log,
+                               "plugin '%s' %s: refused: plugin '%s' with the same ClassGuid "
+                               "is being loaded (its Initialize, or one it called, asked to "
+                               "load it again)",
+                               name, guid_text, p->name);
+        return CLRIE_PM__E_ALREADY_LOADED;
+    }
+    if (m->load_depth >= CLRIE_PM__MAX_NESTED_LOADS) {
+        CLRIE_PM_LOG_ERROR(m->log,
+                           "plugin '%s' %s: refused: %d plugins are already loading, each from "
+                           "the Initialize of the one before",
+                           name, guid_text, CLRIE_PM__MAX_NESTED_LOADS);
+        return E_FAIL;
+    }
+    return S_OK;
+}
+
 HRESULT clrie_pm__plugins_load(struct manager *m, const char *name, const char *module_path,
                                const GUID *clsid, uint64_t order,
                                const struct clrie_config_setting *settings, size_t setting_count,
@@ -129,8 +211,15 @@ HRESULT clrie_pm__plugins_load(struct manager *m, const char *name, const char *
     if (out)
         *out = NULL;
     pthread_mutex_lock(&m->load_lock);
+    HRESULT hr = refuse_duplicate(m, name, clsid);
+    if (FAILED(hr)) {
+        pthread_mutex_unlock(&m->load_lock);
+        return hr;
+    }
     struct plugin *p = plugin_new(m, name, module_path, clsid, order, settings, setting_count);
-    HRESULT hr = p ? instantiate(m, p) : E_OUTOFMEMORY;
+    m->load_depth++;
+    hr = p ? instantiate(m, p) : E_OUTOFMEMORY;
+    m->load_depth--;
     if (SUCCEEDED(hr))
         hr = clrie_pm__manager_publish_plugins(m, p, NULL);
     if (SUCCEEDED(hr)) {
@@ -156,9 +245,11 @@ static bool environment_names_configuration(void)
     return false;
 }
 
-/* Logs what loading config found and loads the plugins it names, in priority order. */
-static void load_from(struct manager *m, struct clrie_config *config)
+/* Logs what loading config found and loads the plugins it names, in priority order. Returns
+ * whether a plugin was refused because its ClassGuid is loaded or being loaded. */
+static bool load_from(struct manager *m, struct clrie_config *config)
 {
+    bool duplicate = false;
     for (size_t i = 0; i < clrie_config_diag_count(config); i++) {
         const struct clrie_config_diag *d = clrie_config_diag_at(config, i);
         CLRIE_PM_LOG_ERROR(m->log, "%s:%u:%u: %s: %s", d->file, d->line, d->column,
@@ -173,9 +264,12 @@ static void load_from(struct manager *m, struct clrie_config *config)
         GUID clsid;
         memcpy(&clsid, &method->class_guid, sizeof(clsid));
         uint64_t order = method->has_priority ? method->priority : UINT64_C(1) << 32;
-        clrie_pm__plugins_load(m, method->name, method->module_path, &clsid, order,
-                               method->settings, method->setting_count, NULL);
+        if (clrie_pm__plugins_load(m, method->name, method->module_path, &clsid, order,
+                                   method->settings, method->setting_count,
+                                   NULL) == CLRIE_PM__E_ALREADY_LOADED)
+            duplicate = true;
     }
+    return duplicate;
 }
 
 void clrie_pm__plugins_load_configured(struct manager *m)
@@ -192,6 +286,7 @@ void clrie_pm__plugins_load_configured(struct manager *m)
         CLRIE_PM_LOG_ERROR(m->log, "out of memory reading the plugin configuration");
         return;
     }
+    clrie_pm__plugins_module_checks(m); /* says so when the trust rule is off */
     clrie_config_load_env(config, environ);
     load_from(m, config);
     clrie_config_free(config);
@@ -202,12 +297,13 @@ HRESULT clrie_pm__plugins_load_paths(struct manager *m, const char *const *paths
     struct clrie_config *config = clrie_config_new();
     if (!config)
         return E_OUTOFMEMORY;
-    const char *disable = getenv(CLRIE_CONFIG_ENV_DISABLE_TRUST);
-    struct clrie_config_options opts = {.trust_check = !(disable && !strcmp(disable, "1"))};
+    struct clrie_config_options opts = {
+        .trust_check = (clrie_pm__plugins_module_checks(m) & CLRIE_CONFIG_CHECK_TRUST) != 0};
     for (size_t i = 0; i < count; i++)
         clrie_config_load_path(config, paths[i], &opts);
     HRESULT hr = clrie_config_error_count(config) ? E_FAIL : S_OK;
-    load_from(m, config);
+    if (load_from(m, config) && hr == S_OK)
+        hr = CLRIE_PM__E_ALREADY_LOADED;
     clrie_config_free(config);
     return hr;
 }

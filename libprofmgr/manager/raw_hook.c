@@ -3,7 +3,8 @@
  *   MicrosoftInstrumentationEngine_RawProfilerHook={CLSID}
  *   MicrosoftInstrumentationEngine_RawProfilerHookPath_64 (_ARM64 on aarch64), or ...Path
  * or added by a plugin during Initialize through IProfilerManager::AddRawProfilerHook. CLRIE
- * supports the variables on Windows only. */
+ * supports the variables on Windows only. The module passes the same checks as a plugin's
+ * (clrie_pm__plugins_check_module) before it is loaded. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -104,7 +105,11 @@ void clrie_pm__raw_hook_load_configured(struct manager *m)
         CLRIE_PM_LOG_ERROR(m->log, HOOK_VARIABLE "='%s' is not a braced GUID", clsid_text);
         return;
     }
-    void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    char *canonical = NULL;
+    if (FAILED(clrie_pm__plugins_check_module(m, path, "raw profiler hook", &canonical)))
+        return;
+    void *library = dlopen(canonical, RTLD_NOW | RTLD_LOCAL);
+    free(canonical);
     if (!library) {
         const char *why = dlerror();
         CLRIE_PM_LOG_ERROR(m->log, "raw profiler hook: cannot load '%s': %s", path,

@@ -2,10 +2,11 @@
  *
  * On the first DllGetClassObject it finds the install root (two folders above its own
  * folder, or InstrumentationEngineProxy_RootPath), chooses the newest eligible engine with
- * libversion, loads it once and forwards to it. Every failure is returned as an HRESULT and
- * explained in one log line; nothing fails in silence. It logs through the engine's own log
- * (libprofmgr core: log.o, env.o), so both read the logging variables alike and write the same
- * lines to the same file; the proxy's lines say "clrie proxy: " after the prefix.
+ * libversion, checks it (libconfig's module check: a complete ELF shared object of this
+ * machine that the trust rule accepts), loads it once and forwards to it. Every failure is returned
+ * as an HRESULT and explained in one log line; nothing fails in silence. It logs through the
+ * engine's own log (libprofmgr core: log.o, env.o), so both read the logging variables alike and
+ * write the same lines to the same file; the proxy's lines say "clrie proxy: " after the prefix.
  */
 #define _GNU_SOURCE /* dladdr */
 #include <dlfcn.h>
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clrie/config.h"
 #include "clrie/version.h"
 #include "env.h"
 #include "log.h"
@@ -39,6 +41,8 @@ typedef struct {
 #define E_INVALIDARG ((HRESULT)0x80070057)
 #define HRESULT_ERROR_FILE_NOT_FOUND ((HRESULT)0x80070002)
 #define HRESULT_ERROR_PROC_NOT_FOUND ((HRESULT)0x8007007F)
+#define HRESULT_ERROR_BAD_EXE_FORMAT ((HRESULT)0x800700C1)
+#define E_ACCESSDENIED ((HRESULT)0x80070005)
 
 typedef HRESULT (*get_class_object_fn)(const GUID *clsid, const GUID *iid, void **out);
 typedef HRESULT (*can_unload_now_fn)(void);
@@ -150,6 +154,40 @@ static void log_selection_failure(const struct clrie_version_select_options *opt
     clrie_pm_log_line_end(&line);
 }
 
+/* Checks the chosen engine as the engine checks its plugins (clrie_config_module_check): a
+ * complete ELF shared object of this machine, and the trust rule unless
+ * MicrosoftInstrumentationEngine_DisableCodeSignatureValidation=1, which is said in one line.
+ * Returns S_OK and the canonical path to load, or an HRESULT after one error line. */
+static HRESULT check_engine(const char *path, char **canonical)
+{
+    const char *disable = clrie_pm_env_lookup(environ, CLRIE_CONFIG_ENV_DISABLE_TRUST);
+    unsigned checks = CLRIE_CONFIG_CHECK_ELF;
+    if (disable && strcmp(disable, "1") == 0)
+        CLRIE_PM_LOG_ERROR(proxy_log(), CLRIE_CONFIG_ENV_DISABLE_TRUST
+                           "=1: the trust check is off; the "
+                           "engine loads whoever can write it or the folders above it");
+    else
+        checks |= CLRIE_CONFIG_CHECK_TRUST;
+    char why[CLRIE_CONFIG_REASON_SIZE];
+    int r = clrie_config_module_check(path, checks, canonical, why, sizeof(why));
+    if (r == 0)
+        return S_OK;
+    if (r == -ENOMEM)
+        return E_OUTOFMEMORY;
+    bool trust = r == -EACCES || r == -EPERM;
+    struct clrie_pm_log_line line;
+    clrie_pm_log_line_begin(&line, proxy_log(), CLRIE_PM_LOG_ERRORS, NULL, "cannot load engine '");
+    clrie_pm_log_line_append_escaped(&line, path);
+    clrie_pm_log_line_append(&line, "': ");
+    clrie_pm_log_line_append_escaped(&line, why);
+    if (trust)
+        clrie_pm_log_line_append(&line, "; refused unless " CLRIE_CONFIG_ENV_DISABLE_TRUST "=1");
+    clrie_pm_log_line_end(&line);
+    if (r == -ENOEXEC)
+        return HRESULT_ERROR_BAD_EXE_FORMAT;
+    return trust ? E_ACCESSDENIED : E_FAIL;
+}
+
 /* Chooses and loads the engine. Called with engine_lock held and no engine loaded. */
 static HRESULT load_engine(void)
 {
@@ -204,7 +242,12 @@ static HRESULT load_engine(void)
         goto out;
     }
 
-    void *handle = dlopen(sel.path, RTLD_NOW | RTLD_LOCAL);
+    char *canonical = NULL;
+    hr = check_engine(sel.path, &canonical);
+    if (hr != S_OK)
+        goto out;
+    void *handle = dlopen(canonical, RTLD_NOW | RTLD_LOCAL);
+    free(canonical);
     if (!handle) {
         clrie_pm_log_line_begin(&line, proxy_log(), CLRIE_PM_LOG_ERRORS, NULL,
                                 "cannot load engine '");

@@ -129,8 +129,8 @@ struct clrie_config_diag {
 
 /* How one file is checked. */
 struct clrie_config_options {
-    /* Refuse a configuration file or Module that is writable by group or others, or owned by
-     * someone other than the effective user or root. */
+    /* Apply the trust rule (clrie_config_trust_check: the file and the folders above it) to
+     * every configuration file and Module. */
     bool trust_check;
 };
 
@@ -147,10 +147,11 @@ void clrie_config_free(struct clrie_config *config);
  * Returns 0 when the file was accepted (warnings may have been added); otherwise nothing of
  * the file was added and the diagnostics say why: -ENOENT (no such file), -EISDIR (a folder:
  * see clrie_config_load_path), -EINVAL (not a regular file), -EFBIG (over
- * CLRIE_CONFIG_MAX_FILE_SIZE), -EACCES (writable by group or others), -EPERM (owned by
- * another user), another negative errno when it cannot be read, -EILSEQ when its content is
- * rejected (bad XML, bad elements or values, or a Module that is missing or untrusted),
- * -ENOMEM (the collection may then be incomplete). -EINVAL for NULL arguments. */
+ * CLRIE_CONFIG_MAX_FILE_SIZE), -EACCES (the file or a folder above it is writable by group or
+ * others), -EPERM (it or a folder above it is owned by another user), another negative errno when
+ * it cannot be read, -EILSEQ when its content is rejected (bad XML, bad elements or values, or a
+ * Module that is missing or untrusted), -ENOMEM (the collection may then be incomplete). -EINVAL
+ * for NULL arguments. */
 int clrie_config_load_file(struct clrie_config *config, const char *path,
                            const struct clrie_config_options *opts);
 
@@ -194,6 +195,56 @@ size_t clrie_config_error_count(const struct clrie_config *config);
 
 /* "error" or "warning". Never NULL. */
 const char *clrie_config_severity_string(enum clrie_config_severity severity);
+
+/* ---- Files that decide what code runs -------------------------------------------------------
+ *
+ * Every file the engine or the proxy reads to decide which code to load (configuration files,
+ * plugin modules, the raw profiler hook, the engine under the proxy) passes one trust rule,
+ * and every module passes the ELF check before it is handed to dlopen. Both write a one-line
+ * English reason (NUL-terminated, cut to why_len) when they refuse; why may be NULL. */
+
+/* Space enough for any reason these functions give. */
+#define CLRIE_CONFIG_REASON_SIZE 512
+
+/* The trust rule, for the file open on fd whose canonical path (no symbolic link, as realpath
+ * gives it) is canonical_path:
+ *   - the file must not be writable by group or others, and must be owned by the effective
+ *     user or root;
+ *   - every folder above it, up to '/', must be owned by the effective user or root, and must
+ *     not be writable by group or others, unless it is sticky (as /tmp) and the file is owned
+ *     by the effective user or root (as OpenSSH's StrictModes).
+ * Returns 0 when the file may be trusted; -EACCES (the file or a folder is writable by group
+ * or others), -EPERM (owned by another user), or the negative errno of a folder that cannot be
+ * examined; -EINVAL for a NULL path or one that is not absolute. */
+int clrie_config_trust_check(int fd, const char *canonical_path, char *why, size_t why_len);
+
+/* Whether a module is a complete ELF shared object of this machine: a 64-bit little-endian
+ * ELF header of the current version for this architecture (EM_X86_64 or EM_AARCH64), of type
+ * ET_DYN, whose program headers, every PT_LOAD segment's bytes in the file, and section
+ * header table lie within the file. A file cut short (half-written during an upgrade) would
+ * otherwise make dlopen's mappings fault with SIGBUS. Reads with pread only.
+ * Returns 0, -ENOEXEC when the file is refused, or the negative errno of a failed read. */
+int clrie_config_elf_check_fd(int fd, char *why, size_t why_len);
+
+/* The same check of a file held in memory: data holds the whole file of size bytes. */
+int clrie_config_elf_check_memory(const void *data, size_t size, char *why, size_t why_len);
+
+/* What clrie_config_module_check checks. */
+enum clrie_config_module_checks {
+    CLRIE_CONFIG_CHECK_TRUST = 1 << 0, /* clrie_config_trust_check */
+    CLRIE_CONFIG_CHECK_ELF = 1 << 1,   /* clrie_config_elf_check_fd */
+};
+
+/* Checks the module at path before it is loaded: resolves it to its canonical path (symbolic
+ * links are followed: the file they lead to and the folders above it are what is checked),
+ * opens it (O_NOFOLLOW, so a link put in its place since is refused), requires a regular file,
+ * and applies the checks `checks` names (a mask of enum clrie_config_module_checks). On
+ * success returns 0 and, when canonical is not NULL, the canonical path (malloc'd; load that
+ * path). Returns -ENOENT and the other errors of realpath and open, -EINVAL (not a regular
+ * file, or a NULL path), the codes of clrie_config_trust_check and clrie_config_elf_check_fd,
+ * or -ENOMEM. */
+int clrie_config_module_check(const char *path, unsigned checks, char **canonical, char *why,
+                              size_t why_len);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,16 @@
+/* libFuzzer target: the ELF check of a module before dlopen (clrie_config_elf_check_memory).
+ * It must never read outside the data, whatever the headers claim. Seeds:
+ * libconfig/tests/elf-corpus, malformed files every one of which must be refused. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clrie/config.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char why[CLRIE_CONFIG_REASON_SIZE];
+    clrie_config_elf_check_memory(data, size, why, sizeof(why));
+    return 0;
+}
