@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "crash.h"
 #include "il_dump.h"
 #include "manager.h"
 #include "method_info.h"
@@ -73,9 +74,11 @@ static HRESULT run_plugins(struct manager *m, struct method_info *mi)
     for (size_t i = 0; i < list->count; i++) {
         BOOL wants = FALSE;
         IInstrumentationMethod *method = list->items[i]->method;
-        chosen[i] =
-            SUCCEEDED(method->lpVtbl->ShouldInstrumentMethod(method, iface, rejit, &wants)) &&
-            wants;
+        HRESULT asked;
+        CLRIE_PM__IN_PLUGIN(
+            list->items[i], "ShouldInstrumentMethod",
+            asked = method->lpVtbl->ShouldInstrumentMethod(method, iface, rejit, &wants));
+        chosen[i] = SUCCEEDED(asked) && wants;
         chosen_count += chosen[i];
     }
     if (chosen_count == 0)
@@ -88,8 +91,10 @@ static HRESULT run_plugins(struct manager *m, struct method_info *mi)
                 continue;
             struct plugin *p = list->items[i];
             clrie_pm__method_info_allow_baseline(mi, step == 0);
-            hr = step == 0 ? p->method->lpVtbl->BeforeInstrumentMethod(p->method, iface, rejit)
-                           : p->method->lpVtbl->InstrumentMethod(p->method, iface, rejit);
+            CLRIE_PM__IN_PLUGIN(
+                p, steps[step],
+                hr = step == 0 ? p->method->lpVtbl->BeforeInstrumentMethod(p->method, iface, rejit)
+                               : p->method->lpVtbl->InstrumentMethod(p->method, iface, rejit));
             if (FAILED(hr)) {
                 CLRIE_PM_LOG_ERROR(m->log,
                                    "plugin '%s' %s: %s failed for %s (hr 0x%08X); the method "
@@ -239,8 +244,9 @@ static void complete(struct manager *m, struct method_info *mi)
     struct plugin_list *list = clrie_pm__manager_plugins(m);
     for (size_t i = 0; i < list->count; i++) {
         IInstrumentationMethod *method = list->items[i]->method;
-        method->lpVtbl->OnInstrumentationComplete(method, method_info_iface(mi),
-                                                  mi->is_rejit ? TRUE : FALSE);
+        CLRIE_PM__IN_PLUGIN(list->items[i], "OnInstrumentationComplete",
+                            method->lpVtbl->OnInstrumentationComplete(method, method_info_iface(mi),
+                                                                      mi->is_rejit ? TRUE : FALSE));
     }
 }
 
