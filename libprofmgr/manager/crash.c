@@ -47,6 +47,9 @@ static pthread_mutex_t modules_lock = PTHREAD_MUTEX_INITIALIZER; /* serialises w
 /* The innermost plugin call of this thread. Initial-exec so that the handler reads it without
  * calling into the dynamic linker. */
 static __thread struct clrie_pm__crash_call current __attribute__((tls_model("initial-exec")));
+/* This thread has written its line: a runtime that aborts after a plugin's fault would
+ * otherwise add a second one for its SIGABRT. */
+static __thread volatile sig_atomic_t reported __attribute__((tls_model("initial-exec")));
 
 static const int handled_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
 #define SIGNAL_COUNT (sizeof(handled_signals) / sizeof(handled_signals[0]))
@@ -315,9 +318,12 @@ static void write_all(int fd, const char *text, size_t len)
     }
 }
 
-/* "LogError[HH:MM:SS]: <line>\n" to the log file, if any, and to stderr. */
+/* "LogError[HH:MM:SS]: <line>\n" to the log file, if any, and to stderr; once per thread. */
 static void write_line(const char *line, size_t len)
 {
+    if (reported)
+        return;
+    reported = 1;
     char prefix[32];
     struct text t = {.buf = prefix, .size = sizeof(prefix)};
     struct timespec now = {0};

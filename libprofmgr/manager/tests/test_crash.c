@@ -26,7 +26,7 @@ static struct sigaction engine_segv; /* the engine's handler, in front of the fa
 
 /* ---- the fake runtime -------------------------------------------------------------------- */
 
-enum runtime_mode { RECOVER, GIVE_UP, EXIT };
+enum runtime_mode { RECOVER, GIVE_UP, EXIT, ABORT };
 static volatile sig_atomic_t runtime_mode;
 static volatile sig_atomic_t runtime_calls;
 static void *volatile runtime_address;
@@ -44,6 +44,8 @@ static void fake_runtime(int sig, siginfo_t *info, void *context)
         siglongjmp(recover_to, 1);
     if (runtime_mode == EXIT)
         _exit(42);
+    if (runtime_mode == ABORT)
+        abort();
     signal(sig, SIG_DFL);
 }
 
@@ -181,6 +183,26 @@ static void a_crash_in_plugin_code_is_named_before_the_runtime_handles_it(void *
     assert_non_null(strstr(text, " in its code) outside any call from the engine"));
 }
 
+static void crash_then_runtime_aborts(void)
+{
+    runtime_mode = ABORT;
+    clrie_pm__crash_add_module(&log_file, "P", GUID);
+    plugin_code_crashes();
+}
+
+static void a_runtime_that_aborts_after_a_crash_adds_no_second_line(void **state)
+{
+    (void)state;
+    use_engine_handler();
+    clear_log();
+    int status = in_child(crash_then_runtime_aborts);
+    assert_true(WIFSIGNALED(status));
+    assert_int_equal(WTERMSIG(status), SIGABRT);
+    const char *text = log_text();
+    assert_non_null(strstr(text, "plugin 'P' " GUID " crashed (SIGSEGV at 0x0, pc 0x"));
+    assert_null(strchr(strchr(text, '\n') + 1, '\n')); /* one line */
+}
+
 static void abort_in_call(void)
 {
     struct clrie_pm__crash_call outer, inner;
@@ -247,6 +269,7 @@ int main(void)
         cmocka_unit_test(a_fault_the_runtime_recovers_from_in_a_plugin_call_leaves_no_line),
         cmocka_unit_test(a_crash_in_a_plugin_call_names_the_plugin_and_the_call),
         cmocka_unit_test(a_crash_in_plugin_code_is_named_before_the_runtime_handles_it),
+        cmocka_unit_test(a_runtime_that_aborts_after_a_crash_adds_no_second_line),
         cmocka_unit_test(an_abort_names_the_innermost_call_still_in_progress),
         cmocka_unit_test(no_line_when_no_plugin_is_involved),
         cmocka_unit_test(a_hostile_name_cannot_forge_a_line),
