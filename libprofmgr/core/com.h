@@ -1,10 +1,11 @@
 /* The engine's objects on the COM object base (clrie/plugin.h): a class whose surplus Release is
- * logged, and the IUnknown of the two kinds of part that do not count references themselves:
+ * logged, and the IUnknown of the two kinds of part that are not freed by their own count:
  *  - an aggregated part (IDataContainer, a plugin's logger and attach context) is one more face
  *    of its outer object: QueryInterface, AddRef and Release all go to the outer;
- *  - an owned object (a method's locals, a plugin's host) has interfaces of its own but lives as
- *    long as its owner does: its class answers which interfaces, and every reference handed out
- *    is the owner's. */
+ *  - an owned object (a method's IL objects and locals, a plugin's host) has interfaces of its
+ *    own but lives as long as its owner does. It counts the references it handed out itself, so
+ *    a Release beyond them is logged under its class's name and ignored, and never reaches the
+ *    owner or another object; while any of them is out it holds one reference on the owner. */
 #ifndef CLRIE_PM_COM_H
 #define CLRIE_PM_COM_H
 
@@ -55,14 +56,17 @@ void clrie_pm__com_surplus_release(const char *name);
         return outer->lpVtbl->Release(outer);                                                      \
     }
 
-/* QueryInterface of an owned object: com's class answers, and the reference handed out is
- * owner's (NULL: an owner that never frees the object, nothing is counted). The object's own
- * count stays at the 1 clrie_plugin_com_init gave it, so its class's destroy never runs. */
+/* QueryInterface of an owned object: com's class answers, and the reference is counted as
+ * AddRef counts it. owner NULL: a static object that is never freed, nothing is counted.
+ * com's count is 1 (from clrie_plugin_com_init) plus the references out, so its class's destroy
+ * never runs. */
 HRESULT clrie_pm__com_query_owned(struct clrie_plugin_com *com, IUnknown *owner, REFIID riid,
                                   void **out);
-/* AddRef and Release of an owned object: owner's count (1 when owner is NULL). */
-ULONG clrie_pm__com_add_ref_owned(IUnknown *owner);
-ULONG clrie_pm__com_release_owned(IUnknown *owner);
+/* AddRef and Release of an owned object: the first reference out takes one on owner, the last
+ * one back gives it back; a surplus Release is logged and ignored. They return the references
+ * out (1 when owner is NULL). */
+ULONG clrie_pm__com_add_ref_owned(struct clrie_plugin_com *com, IUnknown *owner);
+ULONG clrie_pm__com_release_owned(struct clrie_plugin_com *com, IUnknown *owner);
 
 /* IUnknown of an owned object of `type` (count com_member, owner `owner_expr(object)`, an
  * IUnknown * or NULL). */
@@ -74,12 +78,13 @@ ULONG clrie_pm__com_release_owned(IUnknown *owner);
     }                                                                                              \
     static ULONG prefix##_AddRef(Iface *This)                                                      \
     {                                                                                              \
-        return clrie_pm__com_add_ref_owned(owner_of(CLRIE_CONTAINER_OF(This, type, iface_member))); \
+        type *object = CLRIE_CONTAINER_OF(This, type, iface_member);                               \
+        return clrie_pm__com_add_ref_owned(&object->com_member, owner_of(object));                 \
     }                                                                                              \
     static ULONG prefix##_Release(Iface *This)                                                     \
     {                                                                                              \
-        return clrie_pm__com_release_owned(                                                        \
-            owner_of(CLRIE_CONTAINER_OF(This, type, iface_member)));                               \
+        type *object = CLRIE_CONTAINER_OF(This, type, iface_member);                               \
+        return clrie_pm__com_release_owned(&object->com_member, owner_of(object));                 \
     }
 
 #endif

@@ -70,24 +70,140 @@ unsigned clrie_pm_log_parse_kinds(const char *text, bool *unknown)
     return kinds;
 }
 
-/* Opens the file FileLogPath names: the file itself, or ProfilerLog_<pid>.txt in a folder. */
-static int open_log_file(const char *path, int *error)
+/* Why a log file was refused: what the path turned out to be. */
+static const char *refusal(mode_t mode)
+{
+    if (S_ISFIFO(mode))
+        return "it is a FIFO, not a regular file or a character device";
+    if (S_ISSOCK(mode))
+        return "it is a socket, not a regular file or a character device";
+    if (S_ISDIR(mode))
+        return "it is a folder, not a regular file or a character device";
+    if (S_ISBLK(mode))
+        return "it is a block device, not a regular file or a character device";
+    return "it is not a regular file or a character device";
+}
+
+/* Group or others may write to the folder: they can plant a link or a FIFO in it. */
+static bool shared_folder(int dirfd)
 {
     struct stat st;
-    char *file = NULL;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        size_t n = strlen(path) + 40;
-        file = malloc(n);
-        if (!file) {
-            *error = ENOMEM;
-            return -1;
+    return fstat(dirfd, &st) != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
+}
+
+/* The process's own stderr, whatever it is: /dev/stderr under a pipe or a socket is what the
+ * log would write to anyway, so it is no hazard. */
+static bool is_stderr(const struct stat *st)
+{
+    struct stat err;
+    return fstat(STDERR_FILENO, &err) == 0 && err.st_dev == st->st_dev && err.st_ino == st->st_ino;
+}
+
+/* Opens name in the folder dirfd for appending without blocking, then checks what it opened
+ * (fstat on the descriptor, so nothing can be swapped in between). Returns the descriptor, in
+ * blocking mode again, or -1 with *why or *error set. */
+static int open_in(int dirfd, const char *name, int nofollow, const char **why, int *error)
+{
+    int fd =
+        openat(dirfd, name,
+               O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | nofollow, 0644);
+    struct stat st;
+    if (fd < 0) {
+        *error = errno;
+        if (*error == ELOOP && nofollow) {
+            *why = "it is a symbolic link in a folder that group or others can write to";
+        } else if (*error == ENXIO || *error == EISDIR) {
+            /* A FIFO with no reader (ENXIO), a socket, a folder: say which, for the line. */
+            if (fstatat(dirfd, name, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) == 0 &&
+                !S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode) && !S_ISLNK(st.st_mode)) {
+                if (*error == ENXIO && is_stderr(&st)) { /* a socket cannot be opened */
+                    fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0);
+                    *error = fd < 0 ? errno : 0;
+                    return fd;
+                }
+                *why = refusal(st.st_mode);
+            }
         }
-        snprintf(file, n, "%s%sProfilerLog_%ld.txt", path, path[strlen(path) - 1] == '/' ? "" : "/",
-                 (long)getpid());
+        return -1;
     }
-    int fd = open(file ? file : path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    *error = fd < 0 ? errno : 0;
-    free(file);
+    if (fstat(fd, &st) != 0) {
+        *error = errno;
+        close(fd);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode) && !is_stderr(&st)) {
+        *error = 0;
+        *why = refusal(st.st_mode);
+        close(fd);
+        return -1;
+    }
+    /* Ordinary writes block: a terminal that is busy must not lose lines. */
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0)
+        fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    return fd;
+}
+
+/* Opens the file FileLogPath names: the file itself, or ProfilerLog_<pid>.txt in a folder.
+ * Returns the descriptor or -1 with *why (a refusal) or *error (an errno) set. */
+static int open_log_file(const char *path, const char **why, int *error)
+{
+    int fd = -1, dirfd = -1, folder = -1;
+    char *copy = strdup(path);
+    if (!copy) {
+        *error = ENOMEM;
+        return -1;
+    }
+    /* The folder that holds the last component, and that component (never with a '/'). */
+    size_t len = strlen(copy);
+    while (len > 1 && copy[len - 1] == '/')
+        copy[--len] = '\0';
+    char *slash = strrchr(copy, '/');
+    const char *dir = ".", *base = copy;
+    if (slash) {
+        base = slash + 1;
+        dir = slash == copy ? "/" : copy;
+        *slash = '\0';
+    }
+    if (!*base)
+        base = ".";
+
+    dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (dirfd < 0) {
+        *error = errno;
+        goto out;
+    }
+    /* The user's own folders are the user's choice (/dev/stderr is a link); a link in a folder
+     * others can write to may have been planted there. */
+    int nofollow = shared_folder(dirfd) ? O_NOFOLLOW : 0;
+    fd = open_in(dirfd, base, nofollow, why, error);
+    if (fd >= 0 || *error != EISDIR)
+        goto out;
+
+    /* A folder: ProfilerLog_<pid>.txt in it, where only its owner can put things (or where,
+     * being sticky, others cannot replace what is not theirs). */
+    *why = NULL;
+    folder = openat(dirfd, base, O_PATH | O_DIRECTORY | O_CLOEXEC | nofollow);
+    struct stat st;
+    if (folder < 0 || fstat(folder, &st) != 0) {
+        *error = errno;
+        goto out;
+    }
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)) {
+        *why = "it is a folder that group or others can write to and that is not sticky";
+        goto out;
+    }
+    char name[64];
+    snprintf(name, sizeof(name), "ProfilerLog_%ld.txt", (long)getpid());
+    fd = open_in(folder, name, O_NOFOLLOW, why, error);
+    if (fd < 0 && *error == ELOOP)
+        *why = "the ProfilerLog file in the folder is a symbolic link, which is never followed";
+out:
+    if (folder >= 0)
+        close(folder);
+    if (dirfd >= 0)
+        close(dirfd);
+    free(copy);
     return fd;
 }
 
@@ -106,7 +222,13 @@ static int read_overrides(struct clrie_pm_log *log, char *const *envp)
         for (size_t i = 0; i < 36; i++)
             o->guid[i] = (char)toupper((unsigned char)(*e)[prefix + i]);
         o->guid[36] = '\0';
-        o->kinds = clrie_pm_log_parse_kinds(eq + 1, NULL) | CLRIE_PM_LOG_ERRORS;
+        bool strange = false;
+        o->kinds = clrie_pm_log_parse_kinds(eq + 1, &strange) | CLRIE_PM_LOG_ERRORS;
+        if (strange) /* the stream is open and takes errors already */
+            clrie_pm_log_write(log, CLRIE_PM_LOG_ERRORS, NULL,
+                               "%.*s='%s' has a word other than Errors, Messages, Dumps, All or "
+                               "None",
+                               (int)(eq - *e), *e, eq + 1);
     }
     return 0;
 }
@@ -135,11 +257,14 @@ int clrie_pm_log_init_tagged(struct clrie_pm_log *log, char *const *envp, const 
     const char *path = clrie_pm_env_path(envp, ENV_PREFIX "FileLogPath");
     unsigned kinds = clrie_pm_log_parse_kinds(level, &strange_level) | CLRIE_PM_LOG_ERRORS;
     int file_error = 0;
+    const char *file_refusal = NULL;
 
     log->method_prefix = clrie_pm_env_lookup(envp, ENV_PREFIX "DisableLogMethodPrefix") == NULL;
     atomic_init(&log->stream_kinds, kinds);
     if (path) {
-        log->fd = open_log_file(path, &file_error);
+        log->fd = open_log_file(path, &file_refusal, &file_error);
+        if (log->fd >= 0)
+            log->file_path = strdup(path); /* NULL only costs the path in a later line */
         if (log->fd >= 0 && file_level)
             atomic_init(&log->stream_kinds,
                         clrie_pm_log_parse_kinds(file_level, &strange_file_level) |
@@ -148,10 +273,15 @@ int clrie_pm_log_init_tagged(struct clrie_pm_log *log, char *const *envp, const 
     int r = read_overrides(log, envp);
     update_kinds(log);
 
-    if (file_error)
-        clrie_pm_log_write(log, CLRIE_PM_LOG_ERRORS, NULL,
-                           "cannot open the log file '%s' (%s); logging to stderr", path,
-                           strerror(file_error));
+    if (log->fd < 0 && (file_refusal || file_error)) {
+        struct clrie_pm_log_line line;
+        clrie_pm_log_line_begin(&line, log, CLRIE_PM_LOG_ERRORS, NULL,
+                                "cannot open the log file '");
+        clrie_pm_log_line_append_escaped(&line, path);
+        clrie_pm_log_line_append(&line, "' (%s); logging to stderr",
+                                 file_refusal ? file_refusal : strerror(file_error));
+        clrie_pm_log_line_end(&line);
+    }
     if (strange_level)
         clrie_pm_log_write(log, CLRIE_PM_LOG_ERRORS, NULL,
                            ENV_PREFIX "LogLevel='%s' has a word other than Errors, Messages, "
@@ -171,6 +301,7 @@ void clrie_pm_log_finish(struct clrie_pm_log *log)
         return;
     if (log->fd >= 0)
         close(log->fd);
+    free(log->file_path);
     free(log->overrides);
     pthread_mutex_destroy(&log->host_lock);
     *log = (struct clrie_pm_log){.fd = -1};
@@ -184,17 +315,44 @@ unsigned clrie_pm_log_kinds_for(struct clrie_pm_log *log, const char *guid36)
     return atomic_load(&log->stream_kinds);
 }
 
-static void write_all(int fd, const char *text, size_t len)
+/* Writes all of text, retrying interrupted and short writes. Returns 0 or the errno that
+ * stopped it (EIO for a write that took nothing, so a stuck file cannot make a loop). */
+static int write_all(int fd, const char *text, size_t len)
 {
     while (len > 0) {
         ssize_t n = write(fd, text, len);
         if (n < 0 && errno == EINTR)
             continue;
-        if (n <= 0)
-            return;
+        if (n < 0)
+            return errno;
+        if (n == 0)
+            return EIO;
         text += n;
         len -= (size_t)n;
     }
+    return 0;
+}
+
+static void line_to_stream(struct clrie_pm_log *log, const char *text, size_t len)
+{
+    if (log->fd >= 0 && !atomic_load_explicit(&log->file_failed, memory_order_acquire)) {
+        int error = write_all(log->fd, text, len);
+        if (error == 0)
+            return;
+        /* The first writer to see the file fail says so; the descriptor stays open until
+         * finish, since other threads may still be writing to it. */
+        bool already = false;
+        if (atomic_compare_exchange_strong(&log->file_failed, &already, true)) {
+            struct clrie_pm_log_line line;
+            clrie_pm_log_line_begin(&line, log, CLRIE_PM_LOG_ERRORS, NULL,
+                                    "writing to the log file '");
+            clrie_pm_log_line_append_escaped(&line, log->file_path ? log->file_path : "?");
+            clrie_pm_log_line_append(&line, "' failed (%s); logging to stderr from now on",
+                                     strerror(error));
+            clrie_pm_log_line_end(&line);
+        }
+    }
+    write_all(STDERR_FILENO, text, len); /* nowhere left to say that this failed */
 }
 
 __attribute__((format(printf, 5, 0))) static void
@@ -268,7 +426,7 @@ void clrie_pm_log_line_end(struct clrie_pm_log_line *line)
     struct clrie_pm_log *log = line->log;
     if (line->to_stream) {
         line->text[line->len] = '\n'; /* open_memstream keeps a NUL after the text: room */
-        write_all(log->fd >= 0 ? log->fd : STDERR_FILENO, line->text, line->len + 1);
+        line_to_stream(log, line->text, line->len + 1);
         line->text[line->len] = '\0';
     }
     pthread_mutex_lock(&log->host_lock);

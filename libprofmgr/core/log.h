@@ -14,6 +14,17 @@
  * The engine and the proxy both log through this (the proxy links only log.o and env.o), so
  * they read the variables alike, open the same file the same way and write the same lines.
  *
+ * The log file is never a way to hang or hijack the process. It is opened without blocking
+ * (a FIFO with no reader cannot stall startup) and kept only when it is a regular file or a
+ * character device (/dev/tty, /dev/null), or the process's own stderr whatever it is
+ * (/dev/stderr under a pipe); a FIFO, a socket, a folder or a block device is refused with one
+ * error line on stderr. The last component is not followed when
+ * it is a symbolic link in a folder that group or others can write to (sticky or not), and
+ * a folder named for ProfilerLog_<pid>.txt is refused when group or others can write to it
+ * and it is not sticky; the file in it is never followed. When a write to the file fails
+ * (EIO, ENOSPC, EBADF), one error line on stderr says so and why, and every later line goes
+ * to stderr. Interrupted and short writes are retried; nothing is retried in a loop.
+ *
  * Thread safety: every function may be called from any thread at any time after init. Checking
  * whether a kind is enabled is one atomic load, so callers format nothing for disabled kinds. */
 #ifndef CLRIE_PM_LOG_H
@@ -47,7 +58,9 @@ struct clrie_pm_log_override {
 struct clrie_pm_log {
     atomic_uint kinds;        /* union of what some sink takes: the fast check */
     atomic_uint stream_kinds; /* to the file, or else stderr */
-    int fd;                   /* the log file, or -1 for stderr */
+    int fd;                   /* the log file, or -1 for stderr; open until finish */
+    atomic_bool file_failed;  /* a write to fd failed: every line since goes to stderr */
+    char *file_path;          /* FileLogPath as given, for the line saying the file failed */
     const char *tag;          /* written after the prefix of every line but dumps, or NULL */
     bool method_prefix;
     size_t override_count;

@@ -119,7 +119,18 @@ struct clrie_il_graph *clrie_pm_il_body_ilgraph(struct il_body *body)
 
 bool clrie_pm_il_body_changed(const struct il_body *body)
 {
-    return body->changed;
+    return body->edits != 0;
+}
+
+unsigned long clrie_pm_il_body_edits(const struct il_body *body)
+{
+    return body->edits;
+}
+
+void clrie_pm_il_body_close(struct il_body *body, const char *method_name)
+{
+    body->method_name = method_name;
+    atomic_store_explicit(&body->closed, true, memory_order_release);
 }
 
 void clrie_pm_il_body_allow_baseline(struct il_body *body, bool allow)

@@ -5,14 +5,17 @@
  *
  * Every IL rule lives in libilgraph; these objects only translate between COM and its API.
  *
- * Ownership. A body belongs to one IMethodInfo (its `outer`): every object of the body
- * forwards AddRef and Release to the outer object, so a plugin that holds an instruction keeps
- * the whole method alive, and everything is freed together by clrie_pm_il_body_free when the method
- * info goes. The same node always answers with the same IInstruction pointer for the life of
+ * Ownership. A body belongs to one IMethodInfo (its `outer`): every object of the body counts
+ * the references it handed out and holds one reference on the outer object while any is out,
+ * so a plugin that holds an instruction keeps the whole method alive, a surplus Release is
+ * logged and ignored (it never frees the method), and everything is freed together by
+ * clrie_pm_il_body_free when the method info goes. The same node always answers with the same IInstruction pointer for the life of
  * the body (plugins compare instruction pointers).
  *
  * Threads: a body is used by one JIT callback at a time (the pipeline runs the plugins of one
- * method in sequence); it has no lock of its own. */
+ * method in sequence); it has no lock of its own. A plugin that keeps an object past that
+ * callback may call it from any thread: once the pipeline closed the body
+ * (clrie_pm_il_body_close), such a call reads or fails, and never edits. */
 #ifndef CLRIE_PM_IL_BODY_H
 #define CLRIE_PM_IL_BODY_H
 
@@ -89,5 +92,12 @@ HRESULT clrie_pm_il_body_enum_instructions(struct il_body *body, bool original,
 /* Whether any edit reached the graph since it was decoded (an untouched method is not
  * rewritten). */
 bool clrie_pm_il_body_changed(const struct il_body *body);
+/* How many edits reached the graph so far: the pipeline compares it around each plugin's call to
+ * know which plugins changed the method. */
+unsigned long clrie_pm_il_body_edits(const struct il_body *body);
+/* Ends the plugins' time with the method: from now on every call that edits it, or makes code
+ * for it, through any of the body's objects answers E_UNEXPECTED with an error line naming
+ * method_name (borrowed; it must outlive the body) and the call. Reading stays allowed. */
+void clrie_pm_il_body_close(struct il_body *body, const char *method_name);
 
 #endif

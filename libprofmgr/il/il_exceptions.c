@@ -51,7 +51,7 @@ static HRESULT give_clause(struct il_body *body, struct clrie_il_clause *c, IExc
     struct il_clause *obj = clrie_pm__il_clause_of(body, body->graph, c);
     if (!obj)
         return E_OUTOFMEMORY;
-    il_body_add_ref(body);
+    obj->iface.lpVtbl->AddRef(&obj->iface);
     *out = &obj->iface;
     return S_OK;
 }
@@ -151,6 +151,7 @@ done:
 
 static HRESULT section_AddExceptionClause(IExceptionSection *This, IExceptionClause *pClause)
 {
+    IL_EDIT(of_section(This)->body, "IExceptionSection::AddExceptionClause");
     struct il_body *body = of_section(This)->body;
     const char *what = "IExceptionSection::AddExceptionClause";
     if (!pClause)
@@ -182,7 +183,7 @@ static HRESULT section_AddExceptionClause(IExceptionSection *This, IExceptionCla
         IL_LOG(body, "%s: the clause's instructions are not in the method", what);
         return clrie_pm__il_hresult(r);
     }
-    body->changed = true;
+    body->edits++;
     if (own) {
         /* The plugin's object stands for the clause again. */
         own->clause = c;
@@ -195,6 +196,7 @@ static HRESULT section_AddExceptionClause(IExceptionSection *This, IExceptionCla
 
 static HRESULT section_RemoveExceptionClause(IExceptionSection *This, IExceptionClause *pClause)
 {
+    IL_EDIT(of_section(This)->body, "IExceptionSection::RemoveExceptionClause");
     struct il_body *body = of_section(This)->body;
     if (!pClause)
         return E_POINTER;
@@ -206,12 +208,13 @@ static HRESULT section_RemoveExceptionClause(IExceptionSection *This, IException
     remember(obj);
     HRESULT hr = clrie_pm__il_hresult(clrie_il_graph_remove_clause(body->graph, obj->clause));
     if (SUCCEEDED(hr))
-        body->changed = true;
+        body->edits++;
     return hr;
 }
 
 static HRESULT section_RemoveAllExceptionClauses(IExceptionSection *This)
 {
+    IL_EDIT(of_section(This)->body, "IExceptionSection::RemoveAllExceptionClauses");
     struct il_body *body = of_section(This)->body;
     struct clrie_il_clause *c;
     while ((c = clrie_il_graph_clause(body->graph, 0))) {
@@ -221,7 +224,7 @@ static HRESULT section_RemoveAllExceptionClauses(IExceptionSection *This)
         HRESULT hr = clrie_pm__il_hresult(clrie_il_graph_remove_clause(body->graph, c));
         if (FAILED(hr))
             return hr;
-        body->changed = true;
+        body->edits++;
     }
     return S_OK;
 }
@@ -232,6 +235,7 @@ static HRESULT section_AddNewExceptionClause(IExceptionSection *This, DWORD flag
                                              IInstruction *pHandlerLast, IInstruction *pFilterFirst,
                                              mdToken handlerTypeToken, IExceptionClause **ppClause)
 {
+    IL_EDIT(of_section(This)->body, "IExceptionSection::AddNewExceptionClause");
     struct il_body *body = of_section(This)->body;
     const char *what = "IExceptionSection::AddNewExceptionClause";
     if (!ppClause)
@@ -253,7 +257,7 @@ static HRESULT section_AddNewExceptionClause(IExceptionSection *This, DWORD flag
         IL_LOG(body, "%s: the clause's instructions are not all in the method", what);
         return clrie_pm__il_hresult(r);
     }
-    body->changed = true;
+    body->edits++;
     return give_clause(body, c, ppClause);
 }
 
@@ -365,7 +369,7 @@ static HRESULT apply(struct il_clause *obj, const struct clrie_il_clause_info *i
         IL_LOG(obj->body, "%s: the clause's instructions are not all in the method", what);
         return clrie_pm__il_hresult(r);
     }
-    obj->body->changed = true;
+    obj->body->edits++;
     return S_OK;
 }
 
@@ -382,6 +386,7 @@ static HRESULT editable(struct il_clause *obj, const char *what, struct clrie_il
 
 static HRESULT clause_SetFlags(IExceptionClause *This, DWORD flags)
 {
+    IL_EDIT(of_clause(This)->body, "IExceptionClause::SetFlags");
     struct il_clause *obj = of_clause(This);
     const char *what = "IExceptionClause::SetFlags";
     struct clrie_il_clause_info info;
@@ -427,31 +432,37 @@ static HRESULT set_part(IExceptionClause *This, enum part p, IInstruction *instr
 
 static HRESULT clause_SetTryFirstInstruction(IExceptionClause *This, IInstruction *p)
 {
+    IL_EDIT(of_clause(This)->body, "IExceptionClause::SetTryFirstInstruction");
     return set_part(This, TRY_FIRST, p, "IExceptionClause::SetTryFirstInstruction");
 }
 
 static HRESULT clause_SetTryLastInstruction(IExceptionClause *This, IInstruction *p)
 {
+    IL_EDIT(of_clause(This)->body, "IExceptionClause::SetTryLastInstruction");
     return set_part(This, TRY_LAST, p, "IExceptionClause::SetTryLastInstruction");
 }
 
 static HRESULT clause_SetHandlerFirstInstruction(IExceptionClause *This, IInstruction *p)
 {
+    IL_EDIT(of_clause(This)->body, "IExceptionClause::SetHandlerFirstInstruction");
     return set_part(This, HANDLER_FIRST, p, "IExceptionClause::SetHandlerFirstInstruction");
 }
 
 static HRESULT clause_SetHandlerLastInstruction(IExceptionClause *This, IInstruction *p)
 {
+    IL_EDIT(of_clause(This)->body, "IExceptionClause::SetHandlerLastInstruction");
     return set_part(This, HANDLER_LAST, p, "IExceptionClause::SetHandlerLastInstruction");
 }
 
 static HRESULT clause_SetFilterFirstInstruction(IExceptionClause *This, IInstruction *p)
 {
+    IL_EDIT(of_clause(This)->body, "IExceptionClause::SetFilterFirstInstruction");
     return set_part(This, FILTER_FIRST, p, "IExceptionClause::SetFilterFirstInstruction");
 }
 
 static HRESULT clause_SetExceptionHandlerType(IExceptionClause *This, mdToken token)
 {
+    IL_EDIT(of_clause(This)->body, "IExceptionClause::SetExceptionHandlerType");
     struct il_clause *obj = of_clause(This);
     const char *what = "IExceptionClause::SetExceptionHandlerType";
     struct clrie_il_clause_info info;

@@ -39,6 +39,7 @@ static HRESULT made(struct il_factory *f, int r, struct clrie_il_instr *n, const
 static HRESULT factory_CreateInstruction(IInstructionFactory *This, ILOrdinalOpcode opcode,
                                          IInstruction **ppInstruction)
 {
+    IL_EDIT(of_factory(This)->body, "IInstructionFactory::CreateInstruction");
     struct il_factory *f = of_factory(This);
     if (!ppInstruction)
         return E_POINTER;
@@ -103,6 +104,7 @@ static HRESULT factory_CreateByteOperandInstruction(IInstructionFactory *This,
                                                     ILOrdinalOpcode opcode, BYTE operand,
                                                     IInstruction **pp)
 {
+    IL_EDIT(of_factory(This)->body, "IInstructionFactory::CreateByteOperandInstruction");
     return create_operand(This, "IInstructionFactory::CreateByteOperandInstruction", opcode,
                           KIND(INT8) | KIND(UINT8), &operand, sizeof(operand), pp);
 }
@@ -111,6 +113,7 @@ static HRESULT factory_CreateUShortOperandInstruction(IInstructionFactory *This,
                                                       ILOrdinalOpcode opcode, USHORT operand,
                                                       IInstruction **pp)
 {
+    IL_EDIT(of_factory(This)->body, "IInstructionFactory::CreateUShortOperandInstruction");
     return create_operand(This, "IInstructionFactory::CreateUShortOperandInstruction", opcode,
                           KIND(UINT16), &operand, sizeof(operand), pp);
 }
@@ -119,6 +122,7 @@ static HRESULT factory_CreateIntOperandInstruction(IInstructionFactory *This,
                                                    ILOrdinalOpcode opcode, INT32 operand,
                                                    IInstruction **pp)
 {
+    IL_EDIT(of_factory(This)->body, "IInstructionFactory::CreateIntOperandInstruction");
     return create_operand(This, "IInstructionFactory::CreateIntOperandInstruction", opcode,
                           KIND(INT32) | KIND(TOKEN), &operand, sizeof(operand), pp);
 }
@@ -127,6 +131,7 @@ static HRESULT factory_CreateLongOperandInstruction(IInstructionFactory *This,
                                                     ILOrdinalOpcode opcode, INT64 operand,
                                                     IInstruction **pp)
 {
+    IL_EDIT(of_factory(This)->body, "IInstructionFactory::CreateLongOperandInstruction");
     return create_operand(This, "IInstructionFactory::CreateLongOperandInstruction", opcode,
                           KIND(INT64), &operand, sizeof(operand), pp);
 }
@@ -135,6 +140,7 @@ static HRESULT factory_CreateFloatOperandInstruction(IInstructionFactory *This,
                                                      ILOrdinalOpcode opcode, float operand,
                                                      IInstruction **pp)
 {
+    IL_EDIT(of_factory(This)->body, "IInstructionFactory::CreateFloatOperandInstruction");
     return create_operand(This, "IInstructionFactory::CreateFloatOperandInstruction", opcode,
                           KIND(FLOAT32), &operand, sizeof(operand), pp);
 }
@@ -143,6 +149,7 @@ static HRESULT factory_CreateDoubleOperandInstruction(IInstructionFactory *This,
                                                       ILOrdinalOpcode opcode, double operand,
                                                       IInstruction **pp)
 {
+    IL_EDIT(of_factory(This)->body, "IInstructionFactory::CreateDoubleOperandInstruction");
     return create_operand(This, "IInstructionFactory::CreateDoubleOperandInstruction", opcode,
                           KIND(FLOAT64), &operand, sizeof(operand), pp);
 }
@@ -151,6 +158,7 @@ static HRESULT factory_CreateTokenOperandInstruction(IInstructionFactory *This,
                                                      ILOrdinalOpcode opcode, mdToken operand,
                                                      IInstruction **pp)
 {
+    IL_EDIT(of_factory(This)->body, "IInstructionFactory::CreateTokenOperandInstruction");
     return create_operand(This, "IInstructionFactory::CreateTokenOperandInstruction", opcode,
                           KIND(TOKEN) | KIND(INT32), &operand, sizeof(operand), pp);
 }
@@ -176,6 +184,7 @@ static bool target_ok(struct il_factory *f, IInstruction *target, const char *wh
 static HRESULT factory_CreateBranchInstruction(IInstructionFactory *This, ILOrdinalOpcode opcode,
                                                IInstruction *pBranchTarget, IInstruction **pp)
 {
+    IL_EDIT(of_factory(This)->body, "IInstructionFactory::CreateBranchInstruction");
     struct il_factory *f = of_factory(This);
     const char *what = "IInstructionFactory::CreateBranchInstruction";
     if (!pp)
@@ -194,6 +203,7 @@ static HRESULT factory_CreateSwitchInstruction(IInstructionFactory *This, ILOrdi
                                                DWORD cBranchTargets, IInstruction **ppBranchTargets,
                                                IInstruction **pp)
 {
+    IL_EDIT(of_factory(This)->body, "IInstructionFactory::CreateSwitchInstruction");
     struct il_factory *f = of_factory(This);
     const char *what = "IInstructionFactory::CreateSwitchInstruction";
     if (!pp || (cBranchTargets && !ppBranchTargets))
@@ -220,6 +230,7 @@ static HRESULT factory_CreateSwitchInstruction(IInstructionFactory *This, ILOrdi
 static HRESULT factory_CreateLoadConstInstruction(IInstructionFactory *This, int value,
                                                   IInstruction **pp)
 {
+    IL_EDIT(of_factory(This)->body, "IInstructionFactory::CreateLoadConstInstruction");
     struct il_factory *f = of_factory(This);
     struct clrie_il_instr *n = NULL;
     if (!pp)
@@ -245,6 +256,7 @@ static HRESULT create_indexed(IInstructionFactory *This, indexed_fn fn, USHORT i
 static HRESULT factory_CreateLoadLocalInstruction(IInstructionFactory *This, USHORT index,
                                                   IInstruction **pp)
 {
+    IL_EDIT(of_factory(This)->body, "IInstructionFactory::CreateLoadLocalInstruction");
     return create_indexed(This, clrie_il_instr_create_ldloc, index,
                           "IInstructionFactory::CreateLoadLocalInstruction", Cee_Ldloc, pp);
 }
@@ -252,6 +264,7 @@ static HRESULT factory_CreateLoadLocalInstruction(IInstructionFactory *This, USH
 static HRESULT factory_CreateLoadLocalAddressInstruction(IInstructionFactory *This, USHORT index,
                                                          IInstruction **pp)
 {
+    IL_EDIT(of_factory(This)->body, "IInstructionFactory::CreateLoadLocalAddressInstruction");
     return create_indexed(This, clrie_il_instr_create_ldloca, index,
                           "IInstructionFactory::CreateLoadLocalAddressInstruction", Cee_Ldloca, pp);
 }
@@ -259,6 +272,7 @@ static HRESULT factory_CreateLoadLocalAddressInstruction(IInstructionFactory *Th
 static HRESULT factory_CreateStoreLocalInstruction(IInstructionFactory *This, USHORT index,
                                                    IInstruction **pp)
 {
+    IL_EDIT(of_factory(This)->body, "IInstructionFactory::CreateStoreLocalInstruction");
     return create_indexed(This, clrie_il_instr_create_stloc, index,
                           "IInstructionFactory::CreateStoreLocalInstruction", Cee_Stloc, pp);
 }
@@ -266,6 +280,7 @@ static HRESULT factory_CreateStoreLocalInstruction(IInstructionFactory *This, US
 static HRESULT factory_CreateLoadArgInstruction(IInstructionFactory *This, USHORT index,
                                                 IInstruction **pp)
 {
+    IL_EDIT(of_factory(This)->body, "IInstructionFactory::CreateLoadArgInstruction");
     return create_indexed(This, clrie_il_instr_create_ldarg, index,
                           "IInstructionFactory::CreateLoadArgInstruction", Cee_Ldarg, pp);
 }
@@ -273,6 +288,7 @@ static HRESULT factory_CreateLoadArgInstruction(IInstructionFactory *This, USHOR
 static HRESULT factory_CreateLoadArgAddressInstruction(IInstructionFactory *This, USHORT index,
                                                        IInstruction **pp)
 {
+    IL_EDIT(of_factory(This)->body, "IInstructionFactory::CreateLoadArgAddressInstruction");
     return create_indexed(This, clrie_il_instr_create_ldarga, index,
                           "IInstructionFactory::CreateLoadArgAddressInstruction", Cee_Ldarga, pp);
 }
@@ -281,6 +297,7 @@ static HRESULT factory_DecodeInstructionByteStream(IInstructionFactory *This, DW
                                                    LPCBYTE instructionBytes,
                                                    IInstructionGraph **ppInstructionGraph)
 {
+    IL_EDIT(of_factory(This)->body, "IInstructionFactory::DecodeInstructionByteStream");
     struct il_factory *f = of_factory(This);
     struct il_body *body = f->body;
     if (!ppInstructionGraph || !instructionBytes)
@@ -315,7 +332,7 @@ static HRESULT factory_DecodeInstructionByteStream(IInstructionFactory *This, DW
     clrie_pm__il_graph_view_init(&frag->view, body, frag);
     frag->next = body->fragments;
     body->fragments = frag;
-    il_body_add_ref(body);
+    frag->view.iface.lpVtbl->AddRef(&frag->view.iface);
     *ppInstructionGraph = &frag->view.iface;
     return S_OK;
 }

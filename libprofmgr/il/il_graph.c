@@ -235,33 +235,38 @@ static HRESULT edit(IInstructionGraph *This, enum edit kind, IInstruction *pOrig
     if (r < 0)
         return clrie_pm__il_hresult(r);
     node->fragment = NULL; /* placed: its neighbours are the method's now */
-    body->changed = true;
+    body->edits++;
     return S_OK;
 }
 
 static HRESULT view_InsertBefore(IInstructionGraph *This, IInstruction *pOrig, IInstruction *pNew)
 {
+    IL_EDIT(of_view(This)->body, "IInstructionGraph::InsertBefore");
     return edit(This, EDIT_INSERT_BEFORE, pOrig, pNew);
 }
 
 static HRESULT view_InsertAfter(IInstructionGraph *This, IInstruction *pOrig, IInstruction *pNew)
 {
+    IL_EDIT(of_view(This)->body, "IInstructionGraph::InsertAfter");
     return edit(This, EDIT_INSERT_AFTER, pOrig, pNew);
 }
 
 static HRESULT view_InsertBeforeAndRetargetOffsets(IInstructionGraph *This, IInstruction *pOrig,
                                                    IInstruction *pNew)
 {
+    IL_EDIT(of_view(This)->body, "IInstructionGraph::InsertBeforeAndRetargetOffsets");
     return edit(This, EDIT_INSERT_BEFORE_RETARGET, pOrig, pNew);
 }
 
 static HRESULT view_Replace(IInstructionGraph *This, IInstruction *pOrig, IInstruction *pNew)
 {
+    IL_EDIT(of_view(This)->body, "IInstructionGraph::Replace");
     return edit(This, EDIT_REPLACE, pOrig, pNew);
 }
 
 static HRESULT view_Remove(IInstructionGraph *This, IInstruction *pInstruction)
 {
+    IL_EDIT(of_view(This)->body, "IInstructionGraph::Remove");
     struct il_graph_view *v = of_view(This);
     struct il_body *body = v->body;
     const char *what = "IInstructionGraph::Remove";
@@ -287,17 +292,18 @@ static HRESULT view_Remove(IInstructionGraph *This, IInstruction *pInstruction)
     }
     if (r < 0)
         return clrie_pm__il_hresult(r);
-    body->changed = true;
+    body->edits++;
     return S_OK;
 }
 
 static HRESULT view_RemoveAll(IInstructionGraph *This)
 {
+    IL_EDIT(of_view(This)->body, "IInstructionGraph::RemoveAll");
     struct il_graph_view *v = of_view(This);
     if (!editable(v, "IInstructionGraph::RemoveAll"))
         return E_NOTIMPL;
     clrie_il_graph_remove_all(v->body->graph);
-    v->body->changed = true;
+    v->body->edits++;
     return S_OK;
 }
 
@@ -306,6 +312,7 @@ static HRESULT view_RemoveAll(IInstructionGraph *This)
 static HRESULT view_CreateBaseline(IInstructionGraph *This, LPCBYTE pCodeBase, LPCBYTE pEndOfCode,
                                    DWORD mapSize, COR_IL_MAP map[], DWORD seqSize, DWORD seq[])
 {
+    IL_EDIT(of_view(This)->body, "IInstructionGraph::CreateBaseline");
     struct il_graph_view *v = of_view(This);
     struct il_body *body = v->body;
     const char *what = "IInstructionGraph::CreateBaseline";
@@ -361,7 +368,7 @@ static HRESULT view_CreateBaseline(IInstructionGraph *This, LPCBYTE pCodeBase, L
     body->sequence_points = seq_copy;
     body->sequence_point_count = seqSize;
     body->baseline_set = true;
-    body->changed = true;
+    body->edits++;
     return S_OK;
 }
 
@@ -376,6 +383,7 @@ static HRESULT view_HasBaselineBeenSet(IInstructionGraph *This, BOOL *pSet)
 
 static HRESULT view_ExpandBranches(IInstructionGraph *This)
 {
+    IL_EDIT(of_view(This)->body, "IInstructionGraph::ExpandBranches");
     struct il_graph_view *v = of_view(This);
     if (v->fragment) {
         /* Not the method's code until inserted (which marks the method changed). */
@@ -384,7 +392,7 @@ static HRESULT view_ExpandBranches(IInstructionGraph *This)
         return S_OK;
     }
     clrie_il_graph_expand_branches(v->body->graph);
-    v->body->changed = true;
+    v->body->edits++;
     return S_OK;
 }
 

@@ -349,6 +349,7 @@ static HRESULT operand_GetOperandValue(IOperandInstruction *This, DWORD dwSize, 
 
 static HRESULT operand_SetOperandValue(IOperandInstruction *This, DWORD dwSize, BYTE *pBytes)
 {
+    IL_EDIT(of_operand(This)->body, "IOperandInstruction::SetOperandValue");
     struct il_instruction *obj = of_operand(This);
     if (!pBytes)
         return E_POINTER;
@@ -361,7 +362,7 @@ static HRESULT operand_SetOperandValue(IOperandInstruction *This, DWORD dwSize, 
                dwSize);
         return clrie_pm__il_hresult(r);
     }
-    obj->body->changed = true;
+    obj->body->edits++;
     return S_OK;
 }
 
@@ -409,10 +410,11 @@ static HRESULT branch_IsShortBranch(IBranchInstruction *This, BOOL *pbValue)
 
 static HRESULT branch_ExpandBranch(IBranchInstruction *This)
 {
+    IL_EDIT(of_branch(This)->body, "IBranchInstruction::ExpandBranch");
     struct il_instruction *obj = of_branch(This);
     HRESULT hr = clrie_pm__il_hresult(clrie_il_instr_expand_branch(obj->node));
     if (SUCCEEDED(hr))
-        obj->body->changed = true;
+        obj->body->edits++;
     return hr;
 }
 
@@ -436,6 +438,7 @@ static HRESULT branch_GetTargetOffset(IBranchInstruction *This, DWORD *pOffset)
 
 static HRESULT branch_SetBranchTarget(IBranchInstruction *This, IInstruction *pTarget)
 {
+    IL_EDIT(of_branch(This)->body, "IBranchInstruction::SetBranchTarget");
     struct il_instruction *obj = of_branch(This);
     HRESULT hr;
     struct clrie_il_instr *t = target_of(obj, pTarget, "IBranchInstruction::SetBranchTarget", &hr);
@@ -443,7 +446,7 @@ static HRESULT branch_SetBranchTarget(IBranchInstruction *This, IInstruction *pT
         return hr;
     hr = clrie_pm__il_hresult(clrie_il_instr_set_branch_target(obj->node, t));
     if (SUCCEEDED(hr))
-        obj->body->changed = true;
+        obj->body->edits++;
     return hr;
 }
 
@@ -481,6 +484,7 @@ static HRESULT sw_GetBranchTarget(ISwitchInstruction *This, DWORD index, IInstru
 
 static HRESULT sw_SetBranchTarget(ISwitchInstruction *This, DWORD index, IInstruction *pTarget)
 {
+    IL_EDIT(of_switch(This)->body, "ISwitchInstruction::SetBranchTarget");
     struct il_instruction *obj = of_switch(This);
     if (!index_ok(obj, index, "ISwitchInstruction::SetBranchTarget"))
         return E_INVALIDARG;
@@ -490,18 +494,19 @@ static HRESULT sw_SetBranchTarget(ISwitchInstruction *This, DWORD index, IInstru
         return hr;
     hr = clrie_pm__il_hresult(clrie_il_instr_set_switch_target(obj->node, index, t));
     if (SUCCEEDED(hr))
-        obj->body->changed = true;
+        obj->body->edits++;
     return hr;
 }
 
 static HRESULT sw_RemoveBranchTargetAt(ISwitchInstruction *This, DWORD index)
 {
+    IL_EDIT(of_switch(This)->body, "ISwitchInstruction::RemoveBranchTargetAt");
     struct il_instruction *obj = of_switch(This);
     if (!index_ok(obj, index, "ISwitchInstruction::RemoveBranchTargetAt"))
         return E_INVALIDARG;
     HRESULT hr = clrie_pm__il_hresult(clrie_il_instr_remove_switch_target(obj->node, index));
     if (SUCCEEDED(hr))
-        obj->body->changed = true;
+        obj->body->edits++;
     return hr;
 }
 
@@ -514,6 +519,7 @@ static struct clrie_il_instr *named_node(struct il_instruction *obj, IInstructio
 
 static HRESULT sw_RemoveBranchTarget(ISwitchInstruction *This, IInstruction *pTarget)
 {
+    IL_EDIT(of_switch(This)->body, "ISwitchInstruction::RemoveBranchTarget");
     struct il_instruction *obj = of_switch(This);
     if (!pTarget)
         return E_POINTER;
@@ -524,7 +530,7 @@ static HRESULT sw_RemoveBranchTarget(ISwitchInstruction *This, IInstruction *pTa
             continue;
         if (FAILED(hr = clrie_pm__il_hresult(clrie_il_instr_remove_switch_target(obj->node, i))))
             return hr;
-        obj->body->changed = true;
+        obj->body->edits++;
     }
     return hr;
 }
@@ -532,6 +538,7 @@ static HRESULT sw_RemoveBranchTarget(ISwitchInstruction *This, IInstruction *pTa
 static HRESULT sw_ReplaceBranchTarget(ISwitchInstruction *This, IInstruction *pOriginal,
                                       IInstruction *pNew)
 {
+    IL_EDIT(of_switch(This)->body, "ISwitchInstruction::ReplaceBranchTarget");
     struct il_instruction *obj = of_switch(This);
     if (!pOriginal)
         return E_POINTER;
@@ -548,7 +555,7 @@ static HRESULT sw_ReplaceBranchTarget(ISwitchInstruction *This, IInstruction *pO
             continue;
         if (FAILED(hr = clrie_pm__il_hresult(clrie_il_instr_set_switch_target(obj->node, i, to))))
             return hr;
-        obj->body->changed = true;
+        obj->body->edits++;
     }
     return hr;
 }
@@ -658,7 +665,7 @@ HRESULT clrie_pm__il_instruction_give(struct il_body *body, struct clrie_il_grap
     struct il_instruction *obj = clrie_pm__il_instruction_of(body, graph, node);
     if (!obj)
         return E_OUTOFMEMORY;
-    il_body_add_ref(body);
+    obj->iface.lpVtbl->AddRef(&obj->iface);
     *out = &obj->iface;
     return S_OK;
 }

@@ -14,8 +14,8 @@
 #include "il_body.h"
 
 /* Every object below is owned by its body, which frees them all at once (clrie_pm_il_body_free):
- * each has interfaces of its own (its `com` is there for its class) and counts its references on
- * the body's outer object (com.h's owned IUnknown). */
+ * each has interfaces of its own and counts the references it handed out in its `com`, holding
+ * one reference on the body's outer object while any is out (com.h's owned IUnknown). */
 #define IL_OWNER(obj) ((obj)->body->params.outer)
 
 /* Pointer -> pointer table (open addressing). Objects are never removed from it. */
@@ -114,7 +114,7 @@ struct il_body {
 
     struct clrie_il_graph *graph;          /* current: the decoded body, or the baseline */
     struct clrie_il_graph *uninstrumented; /* the decoded body once a baseline replaced it */
-    bool changed;
+    unsigned long edits; /* edits that reached the graph since it was decoded */
     bool allow_baseline;
     bool baseline_set;
     COR_IL_MAP *baseline_map;
@@ -132,6 +132,11 @@ struct il_body {
     struct il_fragment *fragments;
     struct il_chunk *chunks;
     size_t chunk_used;
+
+    /* Set once the method's instrumentation is over (clrie_pm_il_body_close): every edit then
+     * answers E_UNEXPECTED. A plugin may call from any thread, so it is atomic. */
+    atomic_bool closed;
+    const char *method_name; /* for the line; borrowed, set with closed */
 };
 
 /* Reports plugin misuse or a failure to the engine log. */
@@ -142,6 +147,16 @@ struct il_body {
     } while (0)
 
 /* ---- il_store.c: the objects' memory and tables, error codes ---- */
+
+/* Logs that `call` came after the method's instrumentation was over; E_UNEXPECTED. */
+HRESULT clrie_pm__il_too_late(struct il_body *body, const char *call);
+/* Starts every call that edits the method (or makes code for it): once the body is closed the
+ * edit could no longer reach the runtime, so the call fails instead of doing nothing. */
+#define IL_EDIT(body, call)                                                                        \
+    do {                                                                                           \
+        if (atomic_load_explicit(&(body)->closed, memory_order_acquire))                           \
+            return clrie_pm__il_too_late((body), (call));                                          \
+    } while (0)
 
 /* The HRESULT for a libilgraph error code. */
 HRESULT clrie_pm__il_hresult(int err);
@@ -172,12 +187,6 @@ struct il_instruction *clrie_pm__il_instruction_own(struct il_body *body, IInstr
 /* The clause object for a clause of graph (created on first need); NULL when out of memory. */
 struct il_clause *clrie_pm__il_clause_of(struct il_body *body, struct clrie_il_graph *graph,
                                          struct clrie_il_clause *clause);
-
-/* A reference on the body's outer object, which every object of the body counts on. */
-static inline ULONG il_body_add_ref(struct il_body *body)
-{
-    return body->params.outer->lpVtbl->AddRef(body->params.outer);
-}
 
 /* A snapshot enumerator (enum.h) answering iid over items[0..count), interface pointers of the
  * body's objects; it holds a reference on the body, so the body outlives it. */

@@ -23,6 +23,7 @@ CLRIE_PM_COM_OWNED(sr, ISingleRetDefaultInstrumentation2, struct il_single_ret, 
 
 static HRESULT sr_Initialize(ISingleRetDefaultInstrumentation2 *This, IInstructionGraph *pGraph)
 {
+    IL_EDIT(of_single_ret(This)->body, "ISingleRetDefaultInstrumentation::Initialize");
     struct il_single_ret *sr = of_single_ret(This);
     if (!pGraph)
         return E_POINTER;
@@ -38,6 +39,7 @@ static HRESULT sr_Initialize(ISingleRetDefaultInstrumentation2 *This, IInstructi
 
 static HRESULT sr_Apply(ISingleRetDefaultInstrumentation2 *This)
 {
+    IL_EDIT(of_single_ret(This)->body, "ISingleRetDefaultInstrumentation::ApplySingleRetDefaultInstrumentation");
     struct il_single_ret *sr = of_single_ret(This);
     struct il_body *body = sr->body;
     const char *what = "ISingleRetDefaultInstrumentation::ApplySingleRetDefaultInstrumentation";
@@ -76,7 +78,7 @@ static HRESULT sr_Apply(ISingleRetDefaultInstrumentation2 *This)
     }
     if (res.changed) {
         sr->exit = res.exit;
-        body->changed = true;
+        body->edits++;
     }
     return hr;
 }

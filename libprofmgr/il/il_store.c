@@ -111,6 +111,15 @@ void clrie_pm__il_alloc_finish(struct il_body *body)
 
 /* ---- errors ---- */
 
+HRESULT clrie_pm__il_too_late(struct il_body *body, const char *call)
+{
+    IL_LOG(body,
+           "%s: %s called after the method's instrumentation was over (E_UNEXPECTED); the "
+           "plugin kept an IL object past its callback, and the edit cannot reach the runtime",
+           body->method_name ? body->method_name : "(unnamed method)", call);
+    return E_UNEXPECTED;
+}
+
 HRESULT clrie_pm__il_hresult(int err)
 {
     switch (err) {

@@ -329,6 +329,7 @@ static HRESULT on_JITCompilationStarted(ICorProfilerCallback11 *This, FunctionID
 static HRESULT on_JITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId,
                                          HRESULT hrStatus, BOOL fIsSafeToBlock)
 {
+    clrie_pm__jit_pipeline_finished(manager_of(This), functionId, hrStatus);
     clrie_pm__jit_events_finished(manager_of(This), functionId, 0, false, hrStatus);
     return hook_JITCompilationFinished(This, functionId, hrStatus, fIsSafeToBlock);
 }
@@ -429,6 +430,8 @@ static void manager_destroy(void *object)
         next = l->retired_next;
         free(l);
     }
+    clrie_pm__jit_pipeline_free(m);
+    pthread_mutex_destroy(&m->jit_pending_lock);
     pthread_mutex_destroy(&m->load_lock);
     pthread_mutex_destroy(&m->mask_lock);
     free(m);
@@ -469,6 +472,7 @@ struct manager *clrie_pm__manager_new(void)
     pthread_mutex_init(&m->load_lock, &recursive);
     pthread_mutexattr_destroy(&recursive);
     pthread_mutex_init(&m->mask_lock, NULL);
+    pthread_mutex_init(&m->jit_pending_lock, NULL);
     atomic_init(&m->plugins, empty);
     return m;
 }

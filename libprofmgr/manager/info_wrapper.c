@@ -46,7 +46,7 @@ static ICorProfilerInfo15 *runtime_with_slot(ICorProfilerInfo15 *This, size_t sl
 CLRIE_ICORPROFILERINFO15_METHODS(FORWARD, ICorProfilerInfo15 *This, inner)
 
 /* Special: not a class, since what it answers depends on the runtime's version; like its
- * host's interfaces, it counts its references on the manager. */
+ * host's interfaces, it counts its references on the host (com.h's owned objects). */
 static HRESULT on_QueryInterface(ICorProfilerInfo15 *This, REFIID riid, void **ppvObject)
 {
     struct manager *m = host_of(This)->owner;
@@ -58,7 +58,7 @@ static HRESULT on_QueryInterface(ICorProfilerInfo15 *This, REFIID riid, void **p
     /* Only the versions the runtime itself implements. */
     for (int v = 0; v <= m->info_version && clrie_pm__info_iid(v); v++) {
         if (IsEqualIID(riid, clrie_pm__info_iid(v))) {
-            clrie_pm__com_add_ref_owned(manager_unknown(m));
+            clrie_pm__com_add_ref_owned(&host_of(This)->com, manager_unknown(m));
             *ppvObject = This;
             return S_OK;
         }
@@ -68,12 +68,14 @@ static HRESULT on_QueryInterface(ICorProfilerInfo15 *This, REFIID riid, void **p
 
 static ULONG on_AddRef(ICorProfilerInfo15 *This)
 {
-    return clrie_pm__com_add_ref_owned(manager_unknown(host_of(This)->owner));
+    struct host *host = host_of(This);
+    return clrie_pm__com_add_ref_owned(&host->com, manager_unknown(host->owner));
 }
 
 static ULONG on_Release(ICorProfilerInfo15 *This)
 {
-    return clrie_pm__com_release_owned(manager_unknown(host_of(This)->owner));
+    struct host *host = host_of(This);
+    return clrie_pm__com_release_owned(&host->com, manager_unknown(host->owner));
 }
 
 /* Records what this plugin asks for; the runtime gets the union. A refusal (the runtime will

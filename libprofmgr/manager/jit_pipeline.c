@@ -57,9 +57,25 @@ static double elapsed_us(clockid_t id, const struct timespec *start)
 
 /* ---- the plugins' part ------------------------------------------------------------------ */
 
-/* Asks every plugin; runs Before/InstrumentMethod on those that said yes. S_FALSE when none
- * wanted the method; a failure when one of them failed (logged: the method stays as it was). */
-static HRESULT run_plugins(struct manager *m, struct method_info *mi)
+/* The plugins that changed one method, in the order they ran. */
+struct editors {
+    struct plugin **items; /* malloc'd */
+    size_t count;
+};
+
+/* Once per plugin, however many of its steps changed the method. */
+static bool listed(const struct editors *editors, const struct plugin *p)
+{
+    for (size_t k = 0; k < editors->count; k++)
+        if (editors->items[k] == p)
+            return true;
+    return false;
+}
+
+/* Asks every plugin; runs Before/InstrumentMethod on those that said yes, noting in *editors who
+ * changed the method. S_FALSE when none wanted the method; a failure when one of them failed
+ * (logged: the method stays as it was). Either way the method's IL is closed to edits after. */
+static HRESULT run_plugins(struct manager *m, struct method_info *mi, struct editors *editors)
 {
     struct plugin_list *list = clrie_pm__manager_plugins(m);
     IMethodInfo *iface = method_info_iface(mi);
@@ -68,21 +84,34 @@ static HRESULT run_plugins(struct manager *m, struct method_info *mi)
     bool *chosen = list->count <= 32 ? chosen_small : calloc(list->count, sizeof(bool));
     size_t chosen_count = 0;
     HRESULT hr = S_FALSE;
-    if (!chosen)
-        return E_OUTOFMEMORY;
+    if (!chosen) {
+        hr = E_OUTOFMEMORY;
+        goto out;
+    }
 
     for (size_t i = 0; i < list->count; i++) {
         BOOL wants = FALSE;
-        IInstrumentationMethod *method = list->items[i]->method;
+        struct plugin *p = list->items[i];
         HRESULT asked;
         CLRIE_PM__IN_PLUGIN(
-            list->items[i], "ShouldInstrumentMethod",
-            asked = method->lpVtbl->ShouldInstrumentMethod(method, iface, rejit, &wants));
+            p, "ShouldInstrumentMethod",
+            asked = p->method->lpVtbl->ShouldInstrumentMethod(p->method, iface, rejit, &wants));
+        if (FAILED(asked))
+            CLRIE_PM_LOG_ERROR(m->log,
+                               "plugin '%s' %s: ShouldInstrumentMethod failed for %s (hr "
+                               "0x%08X); taken as no",
+                               p->name, p->guid_text, clrie_pm__method_info_full_name(mi),
+                               (unsigned)asked);
         chosen[i] = SUCCEEDED(asked) && wants;
         chosen_count += chosen[i];
     }
     if (chosen_count == 0)
         goto out;
+    editors->items = malloc(chosen_count * sizeof(*editors->items));
+    if (!editors->items) {
+        hr = E_OUTOFMEMORY;
+        goto out;
+    }
 
     static const char *const steps[] = {"BeforeInstrumentMethod", "InstrumentMethod"};
     for (int step = 0; step < 2; step++) {
@@ -90,6 +119,7 @@ static HRESULT run_plugins(struct manager *m, struct method_info *mi)
             if (!chosen[i])
                 continue;
             struct plugin *p = list->items[i];
+            unsigned long edits = clrie_pm__method_info_edits(mi);
             clrie_pm__method_info_allow_baseline(mi, step == 0);
             CLRIE_PM__IN_PLUGIN(
                 p, steps[step],
@@ -103,12 +133,15 @@ static HRESULT run_plugins(struct manager *m, struct method_info *mi)
                                    clrie_pm__method_info_full_name(mi), (unsigned)hr);
                 goto out;
             }
+            if (clrie_pm__method_info_edits(mi) != edits && !listed(editors, p))
+                editors->items[editors->count++] = p;
         }
     }
     hr = S_OK;
 out:
     clrie_pm__method_info_allow_baseline(mi, false);
-    if (chosen != chosen_small)
+    clrie_pm__method_info_close(mi);
+    if (chosen && chosen != chosen_small)
         free(chosen);
     return hr;
 }
@@ -228,9 +261,10 @@ static HRESULT encode(struct manager *m, struct method_info *mi, struct encoded 
 }
 
 /* Runs the plugins and, if they changed the method, encodes it. S_FALSE: nothing to apply. */
-static HRESULT instrument(struct manager *m, struct method_info *mi, struct encoded *out)
+static HRESULT instrument(struct manager *m, struct method_info *mi, struct editors *editors,
+                          struct encoded *out)
 {
-    HRESULT hr = run_plugins(m, mi);
+    HRESULT hr = run_plugins(m, mi, editors);
     if (hr != S_OK)
         return hr;
     bool changed =
@@ -260,6 +294,114 @@ static void log_timing(struct manager *m, struct method_info *mi,
             elapsed_us(CLOCK_THREAD_CPUTIME_ID, &start->cpu));
 }
 
+/* ---- what the JIT did with a new body ------------------------------------------------------ */
+
+/* A method given a new body, until its JITCompilationFinished. */
+struct jit_pending {
+    FunctionID function;
+    char *name; /* malloc'd */
+    size_t editor_count;
+    struct plugin *editors[]; /* they stay allocated until the manager is freed */
+};
+
+/* Room for more pending methods (under jit_pending_lock); false when out of memory. */
+static bool grow_pending(struct manager *m)
+{
+    size_t capacity = m->jit_pending_capacity ? m->jit_pending_capacity * 2 : 16;
+    struct jit_pending **grown = realloc(m->jit_pending, capacity * sizeof(*grown));
+    if (!grown)
+        return false;
+    m->jit_pending = grown;
+    m->jit_pending_capacity = capacity;
+    return true;
+}
+
+/* Remembers who changed a method the runtime now compiles (a later entry for the same function,
+ * from a compilation on another thread, replaces the earlier one). Out of memory: forgotten. */
+static void remember_editors(struct manager *m, struct method_info *mi,
+                             const struct editors *editors)
+{
+    struct jit_pending *p =
+        malloc(sizeof(*p) + editors->count * sizeof(p->editors[0]));
+    char *name = strdup(clrie_pm__method_info_full_name(mi));
+    if (!p || !name) {
+        free(p);
+        free(name);
+        return;
+    }
+    p->function = mi->function_id;
+    p->name = name;
+    p->editor_count = editors->count;
+    if (editors->count)
+        memcpy(p->editors, editors->items, editors->count * sizeof(p->editors[0]));
+
+    pthread_mutex_lock(&m->jit_pending_lock);
+    size_t count = atomic_load(&m->jit_pending_count);
+    size_t i = 0;
+    while (i < count && m->jit_pending[i]->function != p->function)
+        i++;
+    if (i < count) {
+        free(m->jit_pending[i]->name);
+        free(m->jit_pending[i]);
+        m->jit_pending[i] = p;
+        p = NULL;
+    } else if (count < m->jit_pending_capacity || grow_pending(m)) {
+        m->jit_pending[count] = p;
+        atomic_store(&m->jit_pending_count, count + 1);
+        p = NULL;
+    }
+    pthread_mutex_unlock(&m->jit_pending_lock);
+    if (p) {
+        free(p->name);
+        free(p);
+    }
+}
+
+void clrie_pm__jit_pipeline_finished(struct manager *m, FunctionID function, HRESULT status)
+{
+    /* Most methods compiled were never given a new body: one atomic load for them. */
+    if (atomic_load_explicit(&m->jit_pending_count, memory_order_acquire) == 0)
+        return;
+    struct jit_pending *found = NULL;
+    pthread_mutex_lock(&m->jit_pending_lock);
+    size_t count = atomic_load(&m->jit_pending_count);
+    for (size_t i = 0; i < count && !found; i++) {
+        if (m->jit_pending[i]->function == function) {
+            found = m->jit_pending[i];
+            m->jit_pending[i] = m->jit_pending[count - 1];
+            atomic_store(&m->jit_pending_count, count - 1);
+        }
+    }
+    pthread_mutex_unlock(&m->jit_pending_lock);
+    if (!found)
+        return;
+    if (FAILED(status)) {
+        struct clrie_pm_log_line line;
+        clrie_pm_log_line_begin(&line, m->log, CLRIE_PM_LOG_ERRORS, NULL,
+                                "%s: the runtime's JIT rejected the instrumented body (hr "
+                                "0x%08X); changed by ",
+                                found->name, (unsigned)status);
+        for (size_t i = 0; i < found->editor_count; i++)
+            clrie_pm_log_line_append(&line, "%splugin '%s' %s", i ? ", " : "",
+                                     found->editors[i]->name, found->editors[i]->guid_text);
+        if (found->editor_count == 0)
+            clrie_pm_log_line_append(&line, "no plugin's edit (the engine re-encoded it)");
+        clrie_pm_log_line_end(&line);
+    }
+    free(found->name);
+    free(found);
+}
+
+void clrie_pm__jit_pipeline_free(struct manager *m)
+{
+    size_t count = atomic_load(&m->jit_pending_count);
+    for (size_t i = 0; i < count; i++) {
+        free(m->jit_pending[i]->name);
+        free(m->jit_pending[i]);
+    }
+    free(m->jit_pending);
+}
+
 /* Gives the runtime an encoded body: through ICorProfilerInfo at a first JIT, through the
  * function control at a ReJIT. */
 typedef HRESULT (*apply_fn)(struct manager *m, struct method_info *mi, struct encoded *e,
@@ -270,9 +412,12 @@ static void run(struct manager *m, struct method_info *mi, apply_fn apply, void 
                 const struct pipeline_clock *start)
 {
     struct encoded e = {0};
-    HRESULT hr = instrument(m, mi, &e);
+    struct editors editors = {0};
+    HRESULT hr = instrument(m, mi, &editors, &e);
     if (hr == S_OK) {
         hr = apply(m, mi, &e, ctx);
+        if (SUCCEEDED(hr) && !mi->is_rejit)
+            remember_editors(m, mi, &editors);
         if (FAILED(hr))
             CLRIE_PM_LOG_ERROR(m->log,
                                "%s: the runtime refused the instrumented body (hr 0x%08X); the "
@@ -287,6 +432,7 @@ static void run(struct manager *m, struct method_info *mi, apply_fn apply, void 
          * recorded no longer describes the code. */
         clrie_pm_module_record_il_map(mi->module, mi->token, false, NULL, 0);
     }
+    free(editors.items);
     encoded_finish(&e);
 }
 

@@ -184,6 +184,15 @@ struct manager {
      * is made. The loaders (plugins.c, raw_hook.c) make hosts through it: the host's
      * IProfilerManager calls the loaders, so they sit below host.c and do not name it. */
     void (*init_host)(struct host *host, struct manager *owner, const char *guid36);
+
+    /* Methods the runtime was given an instrumented body for and whose JITCompilationFinished
+     * has not come yet, with the plugins that changed them, so that a body the JIT rejects is
+     * reported with them (jit_pipeline.c). jit_pending_lock protects the array; the count lets
+     * the JIT events of other methods skip the lock. */
+    pthread_mutex_t jit_pending_lock;
+    atomic_size_t jit_pending_count;
+    struct jit_pending **jit_pending;
+    size_t jit_pending_capacity;
 };
 
 /* callbacks.c: the manager's creation and its ICorProfilerCallback11. */
@@ -243,6 +252,11 @@ void clrie_pm__plugins_free_all(struct manager *m);
 /* jit_pipeline.c: instrumentation of one method, for JITCompilationStarted and
  * GetReJITParameters; the raw hook is called by the callers. */
 void clrie_pm__jit_pipeline_jit(struct manager *m, FunctionID function);
+/* JITCompilationFinished: a failed status for a method the engine gave a new body is logged with
+ * the plugins that changed it. */
+void clrie_pm__jit_pipeline_finished(struct manager *m, FunctionID function, HRESULT status);
+/* Frees what the pipeline still holds for methods (manager_destroy). */
+void clrie_pm__jit_pipeline_free(struct manager *m);
 HRESULT clrie_pm__jit_pipeline_rejit(struct manager *m, ModuleID module, mdMethodDef token,
                                      ICorProfilerFunctionControl *control);
 

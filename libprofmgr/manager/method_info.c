@@ -322,6 +322,21 @@ static HRESULT prepare_il(struct method_info *mi)
     return hr;
 }
 
+unsigned long clrie_pm__method_info_edits(struct method_info *mi)
+{
+    return (mi->body ? clrie_pm_il_body_edits(mi->body) : 0) +
+           clrie_pm_types_locals_edits(mi->locals) + mi->sig_token_sets;
+}
+
+void clrie_pm__method_info_close(struct method_info *mi)
+{
+    const char *name = clrie_pm__method_info_full_name(mi);
+    atomic_store_explicit(&mi->closed, true, memory_order_release);
+    if (mi->body)
+        clrie_pm_il_body_close(mi->body, name);
+    clrie_pm_types_locals_close(mi->locals, mi->owner->log, name);
+}
+
 void clrie_pm__method_info_allow_baseline(struct method_info *mi, bool allow)
 {
     mi->baseline_allowed = allow;
@@ -344,6 +359,8 @@ HRESULT clrie_pm__method_info_il(struct method_info *mi)
         if (FAILED(mi->il_error))
             CLRIE_PM_LOG_ERROR(mi->owner->log, "%s: cannot prepare its IL (hr 0x%08X)",
                                clrie_pm__method_info_full_name(mi), (unsigned)mi->il_error);
+        else if (atomic_load_explicit(&mi->closed, memory_order_acquire))
+            clrie_pm__method_info_close(mi); /* first asked for after the callbacks */
     }
     return mi->il_error;
 }
@@ -686,8 +703,17 @@ static HRESULT mi_SetLocalVarSigToken(IMethodInfo2 *This, mdToken token)
         return E_INVALIDARG;
     if (!mi->has_il)
         return E_UNEXPECTED;
+    if (atomic_load_explicit(&mi->closed, memory_order_acquire)) {
+        CLRIE_PM_LOG_ERROR(mi->owner->log,
+                           "%s: IMethodInfo::SetLocalVarSigToken called after the method's "
+                           "instrumentation was over (E_UNEXPECTED); the plugin kept the method "
+                           "info past its callback, and the change cannot reach the runtime",
+                           clrie_pm__method_info_full_name(mi));
+        return E_UNEXPECTED;
+    }
     mi->local_sig_token = token;
     mi->local_sig_token_set = true;
+    mi->sig_token_sets++;
     return S_OK;
 }
 

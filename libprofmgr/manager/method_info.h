@@ -7,8 +7,8 @@
  * every metadata question but has no IL to edit: its IL accessors fail with E_UNEXPECTED and
  * a logged message.
  *
- * A method info is reference counted (atomic); the IL objects it owns forward their
- * references to it. Its metadata answers are read once, at creation, and never change. */
+ * A method info is reference counted (atomic); the IL objects it owns count their own and hold
+ * one reference on it while a plugin holds any of theirs (com.h). Its metadata answers are read once, at creation, and never change. */
 #ifndef CLRIE_PM_METHOD_INFO_H
 #define CLRIE_PM_METHOD_INFO_H
 
@@ -67,6 +67,8 @@ struct method_info {
     mdSignature local_sig_token; /* the header's; IMethodInfo::SetLocalVarSigToken changes it */
     bool local_sig_token_set;    /* a plugin called SetLocalVarSigToken */
     bool baseline_allowed;       /* inside BeforeInstrumentMethod: CreateBaseline is legal */
+    unsigned long sig_token_sets; /* SetLocalVarSigToken calls, for clrie_pm__method_info_edits */
+    atomic_bool closed;           /* clrie_pm__method_info_close was called */
 };
 
 /* A method being jitted: the runtime's function ID gives its module and token. S_FALSE with
@@ -90,6 +92,13 @@ static inline IMethodInfo *method_info_iface(struct method_info *mi)
 
 /* Prepares the IL objects (decode, locals, type factory) if not done yet. */
 HRESULT clrie_pm__method_info_il(struct method_info *mi);
+/* How many edits plugins made so far (instructions, locals, the local signature token): the
+ * pipeline compares it around each plugin's call to know who changed the method. */
+unsigned long clrie_pm__method_info_edits(struct method_info *mi);
+/* Ends the plugins' time with the method's IL: from now on every call that would edit it
+ * (through the IL objects, the locals, SetLocalVarSigToken) answers E_UNEXPECTED with an error
+ * line naming the method and the call. */
+void clrie_pm__method_info_close(struct method_info *mi);
 /* Allows or forbids IInstructionGraph::CreateBaseline (only during BeforeInstrumentMethod). */
 void clrie_pm__method_info_allow_baseline(struct method_info *mi, bool allow);
 /* "Namespace.Type.Method" in UTF-8, for log lines; never NULL. */

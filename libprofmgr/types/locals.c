@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "clrie/ilgraph.h"
+#include "log.h"
 #include "types_private.h"
 
 struct blob {
@@ -44,6 +45,11 @@ struct types_locals {
     bool committed; /* committed_blob has a token */
     struct blob committed_blob;
     mdSignature committed_token;
+    unsigned long edits; /* AddLocal and ReplaceSignature calls that changed the signature */
+    /* Set when the method's instrumentation is over: changes then answer E_UNEXPECTED. */
+    atomic_bool closed;
+    struct clrie_pm_log *log;      /* for that line; set with closed */
+    const char *method_name;       /* borrowed; set with closed */
 };
 
 _Static_assert(offsetof(struct types_locals, iface) == 0, "iface first");
@@ -51,6 +57,20 @@ _Static_assert(offsetof(struct types_locals, iface) == 0, "iface first");
 static struct types_locals *from_iface(ILocalVariableCollection2 *iface)
 {
     return CLRIE_CONTAINER_OF(iface, struct types_locals, iface);
+}
+
+/* A change after the method's instrumentation was over: logged, E_UNEXPECTED. */
+static bool too_late(struct types_locals *l, const char *call)
+{
+    if (!atomic_load_explicit(&l->closed, memory_order_acquire))
+        return false;
+    if (l->log)
+        CLRIE_PM_LOG_ERROR(l->log,
+                           "%s: ILocalVariableCollection::%s called after the method's "
+                           "instrumentation was over (E_UNEXPECTED); the plugin kept an IL "
+                           "object past its callback, and the edit cannot reach the runtime",
+                           l->method_name ? l->method_name : "(unnamed method)", call);
+    return true;
 }
 
 static int blob_set(struct blob *b, const uint8_t *bytes, size_t len)
@@ -145,6 +165,8 @@ static HRESULT type_bytes(IType *type, const uint8_t **bytes, size_t *len,
 static HRESULT locals_AddLocal(ILocalVariableCollection2 *This, IType *pType, DWORD *pIndex)
 {
     struct types_locals *l = from_iface(This);
+    if (too_late(l, "AddLocal"))
+        return E_UNEXPECTED;
     if (!pType)
         return E_POINTER;
     l->initialized = true;
@@ -169,6 +191,7 @@ static HRESULT locals_AddLocal(ILocalVariableCollection2 *This, IType *pType, DW
     free(l->current.bytes);
     l->current.bytes = sig;
     l->current.len = sig_len;
+    l->edits++;
     if (pIndex)
         *pIndex = index;
     return S_OK;
@@ -190,6 +213,8 @@ static HRESULT locals_ReplaceSignature(ILocalVariableCollection2 *This, const BY
                                        DWORD dwSigSize)
 {
     struct types_locals *l = from_iface(This);
+    if (too_late(l, "ReplaceSignature"))
+        return E_UNEXPECTED;
     l->initialized = true;
     if (l->read_only)
         return E_FAIL;
@@ -203,6 +228,8 @@ static HRESULT locals_ReplaceSignature(ILocalVariableCollection2 *This, const BY
 static HRESULT locals_CommitSignature(ILocalVariableCollection2 *This)
 {
     struct types_locals *l = from_iface(This);
+    if (too_late(l, "CommitSignature"))
+        return E_UNEXPECTED;
     if (blob_equal(&l->original, l->current.bytes, l->current.len) ||
         (l->committed && blob_equal(&l->committed_blob, l->current.bytes, l->current.len)))
         return S_FALSE;
@@ -316,7 +343,25 @@ HRESULT clrie_pm_types_locals_replace(struct types_locals *l, const uint8_t *sig
     HRESULT hr = check_locals(l, sig, len);
     if (FAILED(hr))
         return hr;
-    return blob_set(&l->current, sig, len) < 0 ? E_OUTOFMEMORY : S_OK;
+    if (blob_set(&l->current, sig, len) < 0)
+        return E_OUTOFMEMORY;
+    l->edits++;
+    return S_OK;
+}
+
+unsigned long clrie_pm_types_locals_edits(const struct types_locals *l)
+{
+    return l ? l->edits : 0;
+}
+
+void clrie_pm_types_locals_close(struct types_locals *l, struct clrie_pm_log *log,
+                                 const char *method_name)
+{
+    if (!l)
+        return;
+    l->log = log;
+    l->method_name = method_name;
+    atomic_store_explicit(&l->closed, true, memory_order_release);
 }
 
 bool clrie_pm_types_locals_committed_token(const struct types_locals *l, mdSignature *token)

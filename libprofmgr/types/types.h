@@ -58,5 +58,13 @@ HRESULT clrie_pm_types_locals_commit(struct types_locals *locals, mdSignature *t
 /* Whether the current signature was committed (by the plugin's CommitSignature or the
  * pipeline), and its token. */
 bool clrie_pm_types_locals_committed_token(const struct types_locals *locals, mdSignature *token);
+/* How many changes reached the signature (AddLocal, ReplaceSignature); 0 for NULL. */
+unsigned long clrie_pm_types_locals_edits(const struct types_locals *locals);
+/* Ends the plugins' time with the method: AddLocal, ReplaceSignature and CommitSignature then
+ * answer E_UNEXPECTED with an error line on log naming method_name (borrowed; it must outlive
+ * the collection). NULL is fine. */
+struct clrie_pm_log;
+void clrie_pm_types_locals_close(struct types_locals *locals, struct clrie_pm_log *log,
+                                 const char *method_name);
 
 #endif

@@ -1097,6 +1097,36 @@ static void misuse_returns_errors_and_is_reported(void **state)
     release(nop);
 }
 
+/* A Release beyond what an object handed out never reaches its owner; a closed body edits
+ * nothing and says so. */
+static void surplus_releases_are_ignored_and_a_closed_body_refuses_edits(void **state)
+{
+    struct fixture *f = *state;
+    open_body_sig(f, TINY(0x00, 0x2A), sig_void, sizeof(sig_void));
+    IInstruction *ldc = at(f, 0), *ret = at(f, 1);
+    assert_int_equal(f->outer.refs, 2); /* one owner reference per object with references out */
+    ldc->lpVtbl->AddRef(ldc);
+    assert_int_equal(f->outer.refs, 2);
+    release(ldc);
+    release(ldc);
+    assert_int_equal(f->outer.refs, 1);
+    release(ldc); /* surplus: ret's owner reference is not ldc's to give back */
+    assert_int_equal(f->outer.refs, 1);
+    IInstructionGraph *g = f->graph;
+    assert_int_equal(g->lpVtbl->Release(g), 0); /* never handed out */
+    assert_int_equal(f->outer.refs, 1);
+    clrie_pm_il_body_close(f->body, "Program.Closed");
+    assert_int_equal(g->lpVtbl->Remove(g, ret), E_UNEXPECTED);
+    assert_non_null(strstr(f->last_error, "Program.Closed: IInstructionGraph::Remove called after "
+                                          "the method's instrumentation was over"));
+    IInstruction *nop = NULL;
+    assert_int_equal(f->factory->lpVtbl->CreateInstruction(f->factory, Cee_Nop, &nop),
+                     E_UNEXPECTED);
+    expect_code(f, BYTES(0x00, 0x2A));
+    release(ret);
+    assert_int_equal(f->outer.refs, 0);
+}
+
 /* A long method: every node keeps one object however many there are. */
 static void identity_holds_across_a_long_method(void **state)
 {
@@ -1272,6 +1302,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(single_ret_leaves_a_tail_call_alone, setup, teardown),
         cmocka_unit_test_setup_teardown(misuse_returns_errors_and_is_reported, setup, teardown),
+        cmocka_unit_test_setup_teardown(
+            surplus_releases_are_ignored_and_a_closed_body_refuses_edits, setup, teardown),
         cmocka_unit_test_setup_teardown(identity_holds_across_a_long_method, setup, teardown),
         cmocka_unit_test_setup_teardown(a_plugin_made_clause_is_read_through_its_interface, setup,
                                         teardown),

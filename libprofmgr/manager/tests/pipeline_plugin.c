@@ -428,6 +428,7 @@ static HRESULT instrument(IMethodInfo *mi, enum action action)
     if (SUCCEEDED(hr)) {
         switch (action) {
         case DO_NOTHING:
+        case SHOULD_FAIL: /* never asked to instrument */
         case BLOCK: /* im_InstrumentMethod waits, then changes nothing */
             break;
         case INSERT_CALL:
@@ -569,6 +570,8 @@ static HRESULT im_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodIn
     plugin_cfg.should_calls++;
     pthread_mutex_unlock(&plugin_cfg.lock);
     *pbInstrument = is_target(mi) && (!plugin_of(This)->second || plugin_cfg.second_wants);
+    if (*pbInstrument && !plugin_of(This)->second && plugin_cfg.action == SHOULD_FAIL)
+        return E_ACCESSDENIED; /* says yes, and fails: taken as no */
     return S_OK;
 }
 

@@ -37,6 +37,7 @@ enum action {
     EMPTY,       /* removes every instruction */
     FALL_OFF,    /* every ret becomes a nop: execution falls off the end */
     BLOCK,       /* InstrumentMethod sets `inside` and waits for `go` (changes nothing) */
+    SHOULD_FAIL, /* ShouldInstrumentMethod fails for the target */
 };
 
 #define MAX_SEEN 8

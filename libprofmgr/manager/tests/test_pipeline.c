@@ -316,6 +316,94 @@ static void count_problem(void *ctx, uint32_t offset, const char *message)
         snprintf(p->first, sizeof(p->first), "IL_%04X: %s", (unsigned)offset, message);
 }
 
+/* Gap 6 and 7: a kept graph refuses edits, surplus Releases touch nothing else. */
+static void kept_il_objects_refuse_edits_and_surplus_releases_are_ignored(void **state)
+{
+    struct world w;
+    plugin_cfg.target = "Tiny", plugin_cfg.action = KEEP;
+    attach(&w);
+    jit(&w, PF_FN_TINY);
+    IInstructionGraph *g = plugin_cfg.kept_graph;
+    size_t mark = log_size();
+    IInstruction *first = NULL;
+    assert_int_equal(g->lpVtbl->GetFirstInstruction(g, &first), S_OK); /* reading is fine */
+    assert_int_equal(g->lpVtbl->RemoveAll(g), E_UNEXPECTED);
+    assert_logged(mark, "Fake.Program.Tiny: IInstructionGraph::RemoveAll called after the "
+                        "method's instrumentation was over (E_UNEXPECTED)");
+    assert_int_equal(g->lpVtbl->InsertBefore(g, first, first), E_UNEXPECTED);
+    assert_int_equal(plugin_cfg.kept->lpVtbl->SetLocalVarSigToken(plugin_cfg.kept, 0),
+                     E_UNEXPECTED);
+    assert_logged(mark, "IMethodInfo::SetLocalVarSigToken called after");
+    IInstructionFactory *factory = NULL;
+    assert_int_equal(plugin_cfg.kept->lpVtbl->GetInstructionFactory(plugin_cfg.kept, &factory),
+                     S_OK);
+    IInstruction *nop = NULL;
+    assert_int_equal(factory->lpVtbl->CreateInstruction(factory, Cee_Nop, &nop), E_UNEXPECTED);
+    assert_null(nop);
+    assert_logged(mark, "IInstructionFactory::CreateInstruction called after");
+    ILocalVariableCollection *locals = NULL;
+    assert_int_equal(plugin_cfg.kept->lpVtbl->GetLocalVariables(plugin_cfg.kept, &locals), S_OK);
+    assert_int_equal(locals->lpVtbl->ReplaceSignature(locals, (const BYTE *)"\x07\x00", 2),
+                     E_UNEXPECTED);
+    assert_logged(mark, "ILocalVariableCollection::ReplaceSignature called after");
+    /* One Release too many of each: logged, and the method info lives on. */
+    release(first);
+    release(first);
+    assert_logged(mark, "surplus Release of IInstruction ignored");
+    release(locals);
+    release(locals);
+    assert_logged(mark, "surplus Release of ILocalVariableCollection ignored");
+    release(factory);
+    release(factory);
+    assert_logged(mark, "surplus Release of IInstructionFactory ignored");
+    char name[64];
+    pipeline_plugin_full_name(plugin_cfg.kept, name, sizeof(name));
+    assert_string_equal(name, "Fake.Program.Tiny");
+    assert_int_equal(g->lpVtbl->GetFirstInstruction(g, &first), S_OK);
+    release(first);
+    detach(&w); /* every other reference still balances */
+}
+
+static void a_failing_should_instrument_method_is_logged_and_taken_as_no(void **state)
+{
+    struct world w;
+    plugin_cfg.target = "Tiny", plugin_cfg.action = SHOULD_FAIL;
+    attach(&w);
+    size_t mark = log_size();
+    jit(&w, PF_FN_TINY);
+    assert_int_equal(pf_set_body_count(), 0);
+    assert_int_equal(plugin_cfg.instrument_calls, 0);
+    assert_logged(mark, "plugin 'Pipeline test' " PIPELINE_PLUGIN_CLSID_TEXT
+                        ": ShouldInstrumentMethod failed for Fake.Program.Tiny (hr 0x80070005); "
+                        "taken as no");
+    detach(&w);
+}
+
+static void a_body_the_jit_rejects_is_logged_with_the_plugins_that_changed_it(void **state)
+{
+    struct world w;
+    plugin_cfg.target = "Tiny", plugin_cfg.action = INSERT_CALL;
+    attach(&w);
+    jit(&w, PF_FN_TINY);
+    size_t mark = log_size();
+    /* A method the engine left alone: nothing to say, whatever the JIT did. */
+    assert_int_equal(w.cb->lpVtbl->JITCompilationFinished(w.cb, PF_FN_DEEP, E_FAIL, TRUE), S_OK);
+    assert_no_error_logged(mark);
+    assert_int_equal(
+        w.cb->lpVtbl->JITCompilationFinished(w.cb, PF_FN_TINY, (HRESULT)0x8013151Au, TRUE), S_OK);
+    assert_logged(mark, "Fake.Program.Tiny: the runtime's JIT rejected the instrumented body (hr "
+                        "0x8013151A); changed by plugin 'Pipeline test' " PIPELINE_PLUGIN_CLSID_TEXT);
+    /* Reported once: the record goes with the event. */
+    mark = log_size();
+    assert_int_equal(w.cb->lpVtbl->JITCompilationFinished(w.cb, PF_FN_TINY, E_FAIL, TRUE), S_OK);
+    assert_no_error_logged(mark);
+    /* Accepted: no line. */
+    jit(&w, PF_FN_TINY);
+    assert_int_equal(w.cb->lpVtbl->JITCompilationFinished(w.cb, PF_FN_TINY, S_OK, TRUE), S_OK);
+    assert_no_error_logged(mark);
+    detach(&w);
+}
+
 static void single_ret_and_a_finally_wrap_verify(void **state)
 {
     struct world w;
@@ -833,6 +921,12 @@ int main(void)
         cmocka_unit_test_setup(a_new_local_gets_a_signature_token_and_a_fat_header, setup),
         cmocka_unit_test_setup(a_plugin_chosen_local_signature_is_named_by_the_body, setup),
         cmocka_unit_test_setup(a_method_info_kept_past_its_jit_stays_usable, setup),
+        cmocka_unit_test_setup(kept_il_objects_refuse_edits_and_surplus_releases_are_ignored,
+                               setup),
+        cmocka_unit_test_setup(a_failing_should_instrument_method_is_logged_and_taken_as_no,
+                               setup),
+        cmocka_unit_test_setup(a_body_the_jit_rejects_is_logged_with_the_plugins_that_changed_it,
+                               setup),
         cmocka_unit_test_setup(single_ret_and_a_finally_wrap_verify, setup),
         cmocka_unit_test_setup(failing_or_invalid_instrumentation_is_not_applied, setup),
         cmocka_unit_test_setup(a_body_the_runtime_refuses_is_logged_and_not_reported_as_applied,

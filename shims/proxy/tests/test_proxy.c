@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -90,6 +91,7 @@ static void *race_call(void *arg)
 
 static void child(const struct scenario *sc, int result_fd, const char *log_path)
 {
+    alarm(60); /* a scenario that hangs (in open(), on a lock) fails instead of stalling */
     int log_fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0666);
     if (log_fd < 0 || dup2(log_fd, STDERR_FILENO) < 0)
         _exit(10);
@@ -681,6 +683,69 @@ static void the_proxy_and_the_engine_write_the_same_lines_to_one_file(void **sta
     test_tree_free(root);
 }
 
+static size_t occurrences(const char *text, const char *needle)
+{
+    size_t n = 0;
+    for (const char *p = text; p && (p = strstr(p, needle)) != NULL; p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* The proxy opens and writes its log as the engine does (log.c): a FIFO does not hang it, a
+ * link planted in a shared folder is not followed, and a failing write moves to stderr once. */
+static void a_hostile_log_path_never_stops_the_proxy(void **state)
+{
+    const char *versions[] = {"1.0.0", NULL};
+    char *root = install(versions);
+    char *proxy = proxy_in(root);
+    char path_env[4200], expected[4400];
+    const char *messages = "MicrosoftInstrumentationEngine_LogLevel=Messages";
+
+    char *fifo = test_path(root, "fifo.log");
+    assert_int_equal(mkfifo(fifo, 0644), 0);
+    snprintf(path_env, sizeof(path_env), "MicrosoftInstrumentationEngine_FileLogPath=%s", fifo);
+    struct outcome o = run(root, &(struct scenario){.proxy = proxy, .env = {path_env, messages}});
+    assert_chose(&o, root, "1.0.0");
+    snprintf(expected, sizeof(expected),
+             "]: clrie proxy: cannot open the log file '%s' (it is a FIFO, not a regular file or "
+             "a character device); logging to stderr\n",
+             fifo);
+    assert_int_equal(occurrences(o.log, expected), 1);
+    assert_log_has(&o, "]: clrie proxy: loaded engine '");
+    outcome_free(&o);
+
+    test_tree_write(root, "victim.txt", "precious\n", 9);
+    char *victim = test_path(root, "victim.txt");
+    test_tree_symlink(root, "shared/engine.log", victim);
+    test_tree_chmod(root, "shared", 0777);
+    char *link = test_path(root, "shared/engine.log");
+    snprintf(path_env, sizeof(path_env), "MicrosoftInstrumentationEngine_FileLogPath=%s", link);
+    o = run(root, &(struct scenario){.proxy = proxy, .env = {path_env, messages}});
+    assert_chose(&o, root, "1.0.0");
+    assert_log_has(&o, "(it is a symbolic link in a folder that group or others can write to)");
+    assert_log_has(&o, "]: clrie proxy: loaded engine '");
+    char *kept = test_read_file(victim, NULL);
+    assert_string_equal(kept, "precious\n");
+    free(kept);
+    outcome_free(&o);
+
+    o = run(root, &(struct scenario){
+                      .proxy = proxy,
+                      .env = {"MicrosoftInstrumentationEngine_FileLogPath=/dev/full", messages}});
+    assert_chose(&o, root, "1.0.0");
+    assert_int_equal(occurrences(o.log, "]: clrie proxy: writing to the log file '/dev/full' "
+                                        "failed (No space left on device); logging to stderr "
+                                        "from now on\n"),
+                     1);
+    assert_log_has(&o, "]: clrie proxy: loaded engine '");
+    outcome_free(&o);
+    free(link);
+    free(victim);
+    free(fifo);
+    free(proxy);
+    test_tree_free(root);
+}
+
 static void unreadable_folders_are_skipped_and_named(void **state)
 {
     const char *versions[] = {"1.0.0", "1.1.0", NULL};
@@ -732,6 +797,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(messages_level_logs_the_chosen_engine),
         cmocka_unit_test(the_proxy_and_the_engine_write_the_same_lines_to_one_file),
         cmocka_unit_test(unreadable_folders_are_skipped_and_named),
+        cmocka_unit_test(a_hostile_log_path_never_stops_the_proxy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
