@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "crash.h"
 #include "manager.h"
 #include "method_info.h"
 
@@ -84,6 +85,7 @@ static HRESULT on_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfil
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
     }
     clrie_pm__method_info_install_factory(m);
+    clrie_pm__crash_install(m->log->fd); /* before the first plugin runs */
     CLRIE_PM_LOG_MESSAGE(m->log, "clrie engine %s attached (ICorProfilerInfo%d)", CLRIE_VERSION,
                          m->info_version);
 
@@ -131,7 +133,8 @@ static HRESULT on_Shutdown(ICorProfilerCallback11 *This)
     struct manager *m = manager_of(This);
     struct plugin_list *list = clrie_pm__manager_plugins_enter(m);
     for (size_t i = 0; i < list->count; i++)
-        list->items[i]->method->lpVtbl->OnShutdown(list->items[i]->method);
+        CLRIE_PM__IN_PLUGIN(list->items[i], "OnShutdown",
+                            list->items[i]->method->lpVtbl->OnShutdown(list->items[i]->method));
     clrie_pm__manager_plugins_leave(m);
     HRESULT hr = hook_Shutdown(This);
     atomic_store(&m->shut_down, true);
@@ -148,7 +151,8 @@ static HRESULT on_Shutdown(ICorProfilerCallback11 *This)
         struct plugin_list *list_ = clrie_pm__manager_plugins_enter(m);                            \
         for (size_t i_ = 0; i_ < list_->count; i_++) {                                             \
             struct plugin *p_ = list_->items[i_];                                                  \
-            HRESULT hr_ = p_->method->lpVtbl->call;                                                \
+            HRESULT hr_;                                                                           \
+            CLRIE_PM__IN_PLUGIN(p_, event, hr_ = p_->method->lpVtbl->call);                        \
             if (FAILED(hr_) && clrie_pm_log_enabled((m)->log, CLRIE_PM_LOG_MESSAGES))              \
                 clrie_pm_log_write((m)->log, CLRIE_PM_LOG_MESSAGES, p_->guid36,                    \
                                    event " returned 0x%08X", (unsigned)hr_);                       \
@@ -236,28 +240,29 @@ static HRESULT on_ModuleUnloadFinished(ICorProfilerCallback11 *This, ModuleID mo
 /* ---- exceptions: only to plugins that asked for them ------------------------------------ */
 
 /* Exception callbacks that name a function hand plugins a fresh info-only IMethodInfo. */
-#define EXCEPTION_EVENT(m, call)                                                                   \
+#define EXCEPTION_EVENT(m, event, call)                                                            \
     do {                                                                                           \
         struct plugin_list *list_ = clrie_pm__manager_plugins_enter(m);                            \
         for (size_t i_ = 0; i_ < list_->count; i_++) {                                             \
             struct plugin *p_ = list_->items[i_];                                                  \
             if (p_->exception_events &&                                                            \
                 (atomic_load(&p_->host.event_mask) & COR_PRF_MONITOR_EXCEPTIONS))                  \
-                p_->exception_events->lpVtbl->call;                                                \
+                CLRIE_PM__IN_PLUGIN(p_, event, p_->exception_events->lpVtbl->call);                \
         }                                                                                          \
         clrie_pm__manager_plugins_leave(m);                                                        \
     } while (0)
 
 static HRESULT on_ExceptionThrown(ICorProfilerCallback11 *This, ObjectID thrownObjectId)
 {
-    EXCEPTION_EVENT(manager_of(This), ExceptionThrown(p_->exception_events, thrownObjectId));
+    EXCEPTION_EVENT(manager_of(This), "ExceptionThrown",
+                    ExceptionThrown(p_->exception_events, thrownObjectId));
     return hook_ExceptionThrown(This, thrownObjectId);
 }
 
 #define EXCEPTION_LEAVE(name)                                                                      \
     static HRESULT on_##name(ICorProfilerCallback11 *This)                                         \
     {                                                                                              \
-        EXCEPTION_EVENT(manager_of(This), name(p_->exception_events));                             \
+        EXCEPTION_EVENT(manager_of(This), #name, name(p_->exception_events));                      \
         return hook_##name(This);                                                                  \
     }
 EXCEPTION_LEAVE(ExceptionSearchFunctionLeave)
@@ -284,7 +289,7 @@ static bool exception_subscribers(struct manager *m)
         struct method_info *mi = NULL;                                                             \
         if (exception_subscribers(m) &&                                                            \
             SUCCEEDED(clrie_pm__method_info_by_function(m, functionId, &mi))) {                    \
-            EXCEPTION_EVENT(m, name(p_->exception_events, method_info_iface(mi)));                 \
+            EXCEPTION_EVENT(m, #name, name(p_->exception_events, method_info_iface(mi)));          \
             clrie_pm__method_info_release(mi);                                                     \
         }                                                                                          \
         return hook_##name(This, functionId);                                                      \
@@ -303,7 +308,8 @@ static HRESULT on_ExceptionCatcherEnter(ICorProfilerCallback11 *This, FunctionID
     if (exception_subscribers(m) &&
         SUCCEEDED(clrie_pm__method_info_by_function(m, functionId, &mi))) {
         EXCEPTION_EVENT(
-            m, ExceptionCatcherEnter(p_->exception_events, method_info_iface(mi), objectId));
+            m, "ExceptionCatcherEnter",
+            ExceptionCatcherEnter(p_->exception_events, method_info_iface(mi), objectId));
         clrie_pm__method_info_release(mi);
     }
     return hook_ExceptionCatcherEnter(This, functionId, objectId);

@@ -4,6 +4,7 @@
  * accepted sites are recorded so that rejitting a method also rejits where it was inlined. */
 #include <stdlib.h>
 
+#include "crash.h"
 #include "manager.h"
 #include "method_info.h"
 
@@ -204,7 +205,9 @@ void clrie_pm__jit_events_started(struct manager *m, FunctionID function, bool i
             p->jit_events2 ? (IInstrumentationMethodJitEvents *)(void *)p->jit_events2
                            : p->jit_events;
         if (events)
-            events->lpVtbl->JitStarted(events, function, is_rejit ? TRUE : FALSE);
+            CLRIE_PM__IN_PLUGIN(
+                p, "JitStarted",
+                events->lpVtbl->JitStarted(events, function, is_rejit ? TRUE : FALSE));
     }
     clrie_pm__manager_plugins_leave(m);
 }
@@ -219,11 +222,13 @@ void clrie_pm__jit_events_finished(struct manager *m, FunctionID function, ReJIT
         if (p->jit_events2) {
             if (!ji && !(ji = jit_info_new(m, function, rejit_id, is_rejit, status)))
                 continue;
-            p->jit_events2->lpVtbl->JitComplete2(p->jit_events2,
-                                                 (IMethodJitInfo *)(void *)&ji->iface);
+            CLRIE_PM__IN_PLUGIN(p, "JitComplete2",
+                                p->jit_events2->lpVtbl->JitComplete2(
+                                    p->jit_events2, (IMethodJitInfo *)(void *)&ji->iface));
         } else if (p->jit_events) {
-            p->jit_events->lpVtbl->JitComplete(p->jit_events, function, is_rejit ? TRUE : FALSE,
-                                               status);
+            CLRIE_PM__IN_PLUGIN(p, "JitComplete",
+                                p->jit_events->lpVtbl->JitComplete(
+                                    p->jit_events, function, is_rejit ? TRUE : FALSE, status));
         }
     }
     if (ji)
@@ -247,8 +252,11 @@ bool clrie_pm__jit_events_allow_inline(struct manager *m, FunctionID caller, Fun
     for (size_t i = 0; i < list->count && allow; i++) {
         IInstrumentationMethod *method = list->items[i]->method;
         BOOL yes = TRUE;
-        if (SUCCEEDED(method->lpVtbl->AllowInlineSite(method, method_info_iface(inlinee),
-                                                      method_info_iface(inliner), &yes)))
+        HRESULT hr;
+        CLRIE_PM__IN_PLUGIN(list->items[i], "AllowInlineSite",
+                            hr = method->lpVtbl->AllowInlineSite(method, method_info_iface(inlinee),
+                                                                 method_info_iface(inliner), &yes));
+        if (SUCCEEDED(hr))
             allow = yes != FALSE;
     }
     if (allow)

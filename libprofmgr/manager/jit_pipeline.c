@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "crash.h"
 #include "il_dump.h"
 #include "manager.h"
 #include "method_info.h"
@@ -91,7 +92,10 @@ static HRESULT run_plugins(struct manager *m, struct method_info *mi, struct edi
     for (size_t i = 0; i < list->count; i++) {
         BOOL wants = FALSE;
         struct plugin *p = list->items[i];
-        HRESULT asked = p->method->lpVtbl->ShouldInstrumentMethod(p->method, iface, rejit, &wants);
+        HRESULT asked;
+        CLRIE_PM__IN_PLUGIN(
+            p, "ShouldInstrumentMethod",
+            asked = p->method->lpVtbl->ShouldInstrumentMethod(p->method, iface, rejit, &wants));
         if (FAILED(asked))
             CLRIE_PM_LOG_ERROR(m->log,
                                "plugin '%s' %s: ShouldInstrumentMethod failed for %s (hr "
@@ -117,8 +121,10 @@ static HRESULT run_plugins(struct manager *m, struct method_info *mi, struct edi
             struct plugin *p = list->items[i];
             unsigned long edits = clrie_pm__method_info_edits(mi);
             clrie_pm__method_info_allow_baseline(mi, step == 0);
-            hr = step == 0 ? p->method->lpVtbl->BeforeInstrumentMethod(p->method, iface, rejit)
-                           : p->method->lpVtbl->InstrumentMethod(p->method, iface, rejit);
+            CLRIE_PM__IN_PLUGIN(
+                p, steps[step],
+                hr = step == 0 ? p->method->lpVtbl->BeforeInstrumentMethod(p->method, iface, rejit)
+                               : p->method->lpVtbl->InstrumentMethod(p->method, iface, rejit));
             if (FAILED(hr)) {
                 CLRIE_PM_LOG_ERROR(m->log,
                                    "plugin '%s' %s: %s failed for %s (hr 0x%08X); the method "
@@ -272,8 +278,9 @@ static void complete(struct manager *m, struct method_info *mi)
     struct plugin_list *list = clrie_pm__manager_plugins(m);
     for (size_t i = 0; i < list->count; i++) {
         IInstrumentationMethod *method = list->items[i]->method;
-        method->lpVtbl->OnInstrumentationComplete(method, method_info_iface(mi),
-                                                  mi->is_rejit ? TRUE : FALSE);
+        CLRIE_PM__IN_PLUGIN(list->items[i], "OnInstrumentationComplete",
+                            method->lpVtbl->OnInstrumentationComplete(method, method_info_iface(mi),
+                                                                      mi->is_rejit ? TRUE : FALSE));
     }
 }
 

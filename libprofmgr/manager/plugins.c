@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "clrie/config.h"
+#include "crash.h"
 #include "manager.h"
 
 extern char **environ;
@@ -111,7 +112,8 @@ static HRESULT instantiate(struct manager *m, struct plugin *p)
         return checked;
     free(p->module_path);
     p->module_path = canonical;
-    void *library = dlopen(p->module_path, RTLD_NOW | RTLD_LOCAL);
+    void *library;
+    CLRIE_PM__IN_PLUGIN(p, "dlopen", library = dlopen(p->module_path, RTLD_NOW | RTLD_LOCAL));
     if (!library) {
         const char *why = dlerror();
         CLRIE_PM_LOG_ERROR(m->log, "plugin '%s' %s: cannot load '%s': %s", p->name, p->guid_text,
@@ -125,8 +127,12 @@ static HRESULT instantiate(struct manager *m, struct plugin *p)
         return CLRIE_HRESULT(0x8007007Fu); /* ERROR_PROC_NOT_FOUND */
     }
 
+    clrie_pm__crash_add_module(get.object, p->name, p->guid_text);
     IClassFactory *factory = NULL;
-    HRESULT hr = get.get_class_object(&p->clsid, &IID_IClassFactory, (void **)&factory);
+    HRESULT hr;
+    CLRIE_PM__IN_PLUGIN(p, "DllGetClassObject",
+                        hr =
+                            get.get_class_object(&p->clsid, &IID_IClassFactory, (void **)&factory));
     if (SUCCEEDED(hr) && !factory)
         hr = E_NOINTERFACE;
     if (FAILED(hr)) {
@@ -135,8 +141,9 @@ static HRESULT instantiate(struct manager *m, struct plugin *p)
         return hr;
     }
     IInstrumentationMethod *method = NULL;
-    hr = factory->lpVtbl->CreateInstance(factory, NULL, &IID_IInstrumentationMethod,
-                                         (void **)&method);
+    CLRIE_PM__IN_PLUGIN(p, "CreateInstance",
+                        hr = factory->lpVtbl->CreateInstance(
+                            factory, NULL, &IID_IInstrumentationMethod, (void **)&method));
     factory->lpVtbl->Release(factory);
     if (SUCCEEDED(hr) && !method)
         hr = E_NOINTERFACE;
@@ -147,7 +154,7 @@ static HRESULT instantiate(struct manager *m, struct plugin *p)
     }
 
     struct plugin *outer = atomic_exchange(&m->loading, p);
-    hr = method->lpVtbl->Initialize(method, &p->host.manager);
+    CLRIE_PM__IN_PLUGIN(p, "Initialize", hr = method->lpVtbl->Initialize(method, &p->host.manager));
     atomic_store(&m->loading, outer);
     if (FAILED(hr)) {
         CLRIE_PM_LOG_ERROR(m->log, "plugin '%s' %s: Initialize failed (hr 0x%08X)", p->name,
