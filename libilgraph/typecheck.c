@@ -20,10 +20,38 @@
 
 #include "graph_private.h"
 
-enum cat { ANY = 0, I4, I8, NI, F, O, REF, VOID_ };
+/* A stack item's type is the set of categories it may have: one bit for a known type, more
+ * when the checker cannot tell (an enum or a struct, a generic parameter). An instruction is
+ * reported only when no choice from the sets is valid. */
+enum {
+    I4 = 1,
+    I8 = 2,
+    NI = 4,
+    F = 8,
+    O = 16,
+    REF = 32,
+    VT = 64, /* a value type that is not a primitive */
+    ANY = 127,
+    VOID_ = 128, /* a signature's void return */
+};
+#define ENUM_OR_STRUCT (I4 | I8 | VT) /* valuetype T: an enum is its underlying integer */
+#define NEWOBJ_RESULT (O | VT | NI)   /* a class, a struct, or IntPtr's constructors */
 
-static const char *const cat_names[] = {"unknown", "int32",      "int64", "native int",
-                                        "F",       "O (object)", "&",     "void"};
+static const char *const bit_names[] = {"int32",      "int64", "native int",  "F",
+                                        "O (object)", "&",     "a value type"};
+
+/* "int32", "int32 or int64", ... in buf. */
+static const char *set_name(uint8_t t, char buf[96])
+{
+    if (t == ANY || t == 0)
+        return "unknown";
+    buf[0] = 0;
+    for (int b = 0; b < 7; b++)
+        if (t & (1u << b))
+            snprintf(buf + strlen(buf), 96 - strlen(buf), "%s%s", buf[0] ? " or " : "",
+                     bit_names[b]);
+    return buf;
+}
 
 /* Tables of ECMA-335 II.22 that tokens name. */
 enum {
@@ -133,8 +161,13 @@ static uint8_t type_cat(const uint8_t *p, size_t len)
     case CLRIE_IL_ELEMENT_TYPE_BYREF:
         return REF;
     case CLRIE_IL_ELEMENT_TYPE_GENERICINST:
-        return len > 1 && p[1] == CLRIE_IL_ELEMENT_TYPE_CLASS ? O : ANY;
-    default: /* value types (enums among them), generic parameters, typedbyref */
+        /* an enum nested in a generic type is an instance of it too */
+        return len > 1 && p[1] == CLRIE_IL_ELEMENT_TYPE_CLASS ? O : ENUM_OR_STRUCT;
+    case CLRIE_IL_ELEMENT_TYPE_VALUETYPE:
+        return ENUM_OR_STRUCT;
+    case CLRIE_IL_ELEMENT_TYPE_TYPEDBYREF:
+        return VT;
+    default: /* generic parameters */
         return ANY;
     }
 }
@@ -351,11 +384,11 @@ static void check_operands(struct checker *k, const struct clrie_il_instr *n)
 
 /* ---- stack types ---- */
 
-/* Whether a value of category v may be stored where d is declared (III.1.6, with the native
- * int mixes the runtime allows). */
-static bool assignable(uint8_t v, uint8_t d)
+/* Whether a value of the single category v may be stored where d is declared (III.1.6, with
+ * the native int mixes the runtime allows). */
+static bool assignable1(uint8_t v, uint8_t d)
 {
-    if (v == ANY || d == ANY || v == d)
+    if (v == d)
         return true;
     switch (d) {
     case I4:
@@ -369,14 +402,32 @@ static bool assignable(uint8_t v, uint8_t d)
     }
 }
 
+/* Whether some choice from the sets v and d is assignable. */
+static bool assignable(uint8_t v, uint8_t d)
+{
+    if (d == VOID_)
+        return false;
+    for (uint8_t a = 1; a < 128; a <<= 1)
+        for (uint8_t b = 1; b < 128; b <<= 1)
+            if ((v & a) && (d & b) && assignable1(a, b))
+                return true;
+    return false;
+}
+
 static bool is_int(uint8_t t)
 {
     return t == I4 || t == NI;
 }
 
+/* Whether the set t holds one of the categories in allowed. */
+static bool may_be(uint8_t t, uint8_t allowed)
+{
+    return (t & allowed) != 0;
+}
+
 static uint8_t pop1(struct checker *k)
 {
-    return k->sp ? k->stack[--k->sp] : ANY;
+    return k->sp ? k->stack[--k->sp] : (uint8_t)ANY;
 }
 
 static void push(struct checker *k, uint8_t t)
@@ -384,37 +435,32 @@ static void push(struct checker *k, uint8_t t)
     k->stack[k->sp++] = t == VOID_ ? ANY : t;
 }
 
-static void expect(struct checker *k, uint8_t v, bool ok, const char *what)
+/* Reports unless the item v may be one of the categories in allowed. */
+static void expect(struct checker *k, uint8_t v, uint8_t allowed, const char *what)
 {
-    if (!ok)
-        problem(k, "%s needs %s, the stack has %s", op_name(k->at), what, cat_names[v]);
+    char b1[96];
+    if (!may_be(v, allowed))
+        problem(k, "%s needs %s, the stack has %s", op_name(k->at), what, set_name(v, b1));
 }
 
 static void expect_store(struct checker *k, uint8_t v, uint8_t d, const char *where)
 {
+    char b1[96], b2[96];
     if (!assignable(v, d))
-        problem(k, "%s stores %s into %s of type %s", op_name(k->at), cat_names[v], where,
-                cat_names[d]);
+        problem(k, "%s stores %s into %s of type %s", op_name(k->at), set_name(v, b1), where,
+                set_name(d, b2));
 }
 
-static bool is_address(uint8_t t)
-{
-    return t == ANY || t == NI || t == REF;
-}
-
-static bool is_numeric(uint8_t t)
-{
-    return t == ANY || t == I4 || t == I8 || t == NI || t == F;
-}
+#define ADDRESS (NI | REF)
+#define NUMBER (I4 | I8 | NI | F)
+#define INTEGER_ (I4 | I8 | NI)
 
 enum binop { ARITH, INTEGER, ADD_ADDR, SUB_ADDR };
 
-/* III.1.5 tables 2 and 5 (and 7 for the .ovf forms): the result, or VOID_ when the operands
- * do not go together. */
-static uint8_t binary(enum binop kind, bool float_ok, uint8_t a, uint8_t b)
+/* III.1.5 tables 2 and 5 (and 7 for the .ovf forms) for single categories: the result, or 0
+ * when the operands do not go together. */
+static uint8_t binary1(enum binop kind, bool float_ok, uint8_t a, uint8_t b)
 {
-    if (a == ANY || b == ANY)
-        return a == O || b == O ? VOID_ : ANY;
     if (a == I4 && b == I4)
         return I4;
     if (is_int(a) && is_int(b))
@@ -422,21 +468,30 @@ static uint8_t binary(enum binop kind, bool float_ok, uint8_t a, uint8_t b)
     if (a == I8 && b == I8)
         return I8;
     if (a == F && b == F)
-        return float_ok ? F : VOID_;
+        return float_ok ? F : 0;
     if (kind == ADD_ADDR && ((a == REF && is_int(b)) || (is_int(a) && b == REF)))
         return REF;
     if (kind == SUB_ADDR && a == REF && is_int(b))
         return REF;
     if (kind == SUB_ADDR && a == REF && b == REF)
         return NI;
-    return VOID_;
+    return 0;
+}
+
+/* Every result some choice from the sets a and b gives; 0 when none is valid. */
+static uint8_t binary(enum binop kind, bool float_ok, uint8_t a, uint8_t b)
+{
+    uint8_t r = 0;
+    for (uint8_t x = 1; x < 128; x <<= 1)
+        for (uint8_t y = 1; y < 128; y <<= 1)
+            if ((a & x) && (b & y))
+                r |= binary1(kind, float_ok, x, y);
+    return r;
 }
 
 /* III.1.5 table 4: binary comparisons; O only for equality and cgt.un (a null test). */
-static bool comparable(bool equality, uint8_t a, uint8_t b)
+static bool comparable1(bool equality, uint8_t a, uint8_t b)
 {
-    if (a == ANY || b == ANY)
-        return true;
     if (is_int(a) && is_int(b))
         return true;
     if ((a == I8 && b == I8) || (a == F && b == F) || (a == REF && b == REF))
@@ -446,12 +501,22 @@ static bool comparable(bool equality, uint8_t a, uint8_t b)
     return a == O && b == O && equality;
 }
 
+static bool comparable(bool equality, uint8_t a, uint8_t b)
+{
+    for (uint8_t x = 1; x < 128; x <<= 1)
+        for (uint8_t y = 1; y < 128; y <<= 1)
+            if ((a & x) && (b & y) && comparable1(equality, x, y))
+                return true;
+    return false;
+}
+
 static void do_binary(struct checker *k, enum binop kind, bool float_ok)
 {
     uint8_t b = pop1(k), a = pop1(k);
     uint8_t r = binary(kind, float_ok, a, b);
-    if (r == VOID_) {
-        problem(k, "%s cannot combine %s and %s", op_name(k->at), cat_names[a], cat_names[b]);
+    char b1[96], b2[96];
+    if (r == 0) {
+        problem(k, "%s cannot combine %s and %s", op_name(k->at), set_name(a, b1), set_name(b, b2));
         r = ANY;
     }
     push(k, r);
@@ -460,8 +525,10 @@ static void do_binary(struct checker *k, enum binop kind, bool float_ok)
 static void do_compare(struct checker *k, bool equality, bool push_result)
 {
     uint8_t b = pop1(k), a = pop1(k);
+    char b1[96], b2[96];
     if (!comparable(equality, a, b))
-        problem(k, "%s cannot compare %s with %s", op_name(k->at), cat_names[a], cat_names[b]);
+        problem(k, "%s cannot compare %s with %s", op_name(k->at), set_name(a, b1),
+                set_name(b, b2));
     if (push_result)
         push(k, I4);
 }
@@ -499,21 +566,22 @@ static void do_call(struct checker *k, const struct clrie_il_instr *n)
     }
     if (op == CLRIE_IL_OP_CALLI) {
         uint8_t fn = pop1(k);
-        expect(k, fn, is_address(fn), "a function pointer (native int)");
+        expect(k, fn, ADDRESS, "a function pointer (native int)");
     }
+    char b1[96], b2[96];
     for (uint32_t i = m.param_count; i-- > 0;) {
         uint8_t v = pop1(k);
         if (!assignable(v, params[i]))
-            problem(k, "%s passes %s as parameter %u of type %s", op_name(n), cat_names[v], i + 1,
-                    cat_names[params[i]]);
+            problem(k, "%s passes %s as parameter %u of type %s", op_name(n), set_name(v, b1),
+                    i + 1, set_name(params[i], b2));
     }
     if (op != CLRIE_IL_OP_NEWOBJ && m.has_this && !m.explicit_this) {
         uint8_t t = pop1(k);
-        expect(k, t, t == ANY || t == O || t == REF || t == NI, "an object or address for this");
+        expect(k, t, O | REF | NI | VT, "an object or address for this");
     }
     free(params);
     if (op == CLRIE_IL_OP_NEWOBJ)
-        push(k, ANY); /* a class or a value type: the token's parent would tell */
+        push(k, NEWOBJ_RESULT); /* the token's parent would tell which */
     else if (eff.push)
         push(k, type_cat(sig + m.ret_offset, m.ret_len));
 }
@@ -627,10 +695,11 @@ static void step(struct checker *k, const struct clrie_il_instr *n)
         return;
     case CLRIE_IL_OP_RET:
         if (k->know_method && k->ret != VOID_ && k->sp) {
+            char b1[96], b2[96];
             a = pop1(k);
             if (!assignable(a, k->ret))
-                problem(k, "ret returns %s from a method that returns %s", cat_names[a],
-                        cat_names[k->ret]);
+                problem(k, "ret returns %s from a method that returns %s", set_name(a, b1),
+                        set_name(k->ret, b2));
         }
         k->sp = 0;
         return;
@@ -639,7 +708,7 @@ static void step(struct checker *k, const struct clrie_il_instr *n)
     case CLRIE_IL_OP_BRFALSE:
     case CLRIE_IL_OP_BRTRUE:
         a = pop1(k);
-        expect(k, a, a != F, "an integer, object or address");
+        expect(k, a, INTEGER_ | O | REF, "an integer, object or address");
         return;
     case CLRIE_IL_OP_BEQ_S:
     case CLRIE_IL_OP_BNE_UN_S:
@@ -658,7 +727,7 @@ static void step(struct checker *k, const struct clrie_il_instr *n)
         return;
     case CLRIE_IL_OP_SWITCH:
         a = pop1(k);
-        expect(k, a, a == ANY || is_int(a), "an int32");
+        expect(k, a, I4 | NI, "an int32");
         return;
     case CLRIE_IL_OP_ADD:
         do_binary(k, ADD_ADDR, true);
@@ -693,18 +762,18 @@ static void step(struct checker *k, const struct clrie_il_instr *n)
     case CLRIE_IL_OP_SHR_UN:
         b = pop1(k);
         a = pop1(k);
-        expect(k, b, b == ANY || is_int(b), "an int32 or native int shift amount");
-        expect(k, a, a == ANY || is_int(a) || a == I8, "an integer to shift");
+        expect(k, b, I4 | NI, "an int32 or native int shift amount");
+        expect(k, a, INTEGER_, "an integer to shift");
         push(k, a);
         return;
     case CLRIE_IL_OP_NEG:
         a = pop1(k);
-        expect(k, a, is_numeric(a), "a number");
+        expect(k, a, NUMBER, "a number");
         push(k, a);
         return;
     case CLRIE_IL_OP_NOT:
         a = pop1(k);
-        expect(k, a, a == ANY || is_int(a) || a == I8, "an integer");
+        expect(k, a, INTEGER_, "an integer");
         push(k, a);
         return;
     case CLRIE_IL_OP_CONV_I1:
@@ -726,7 +795,7 @@ static void step(struct checker *k, const struct clrie_il_instr *n)
     case CLRIE_IL_OP_CONV_OVF_U2_UN:
     case CLRIE_IL_OP_CONV_OVF_U4_UN:
         a = pop1(k);
-        expect(k, a, is_numeric(a) || a == REF, "a number");
+        expect(k, a, NUMBER | REF, "a number");
         push(k, I4);
         return;
     case CLRIE_IL_OP_CONV_I8:
@@ -736,7 +805,7 @@ static void step(struct checker *k, const struct clrie_il_instr *n)
     case CLRIE_IL_OP_CONV_OVF_I8_UN:
     case CLRIE_IL_OP_CONV_OVF_U8_UN:
         a = pop1(k);
-        expect(k, a, is_numeric(a) || a == REF, "a number");
+        expect(k, a, NUMBER | REF, "a number");
         push(k, I8);
         return;
     case CLRIE_IL_OP_CONV_I:
@@ -746,19 +815,19 @@ static void step(struct checker *k, const struct clrie_il_instr *n)
     case CLRIE_IL_OP_CONV_OVF_I_UN:
     case CLRIE_IL_OP_CONV_OVF_U_UN:
         a = pop1(k);
-        expect(k, a, is_numeric(a) || a == REF, "a number");
+        expect(k, a, NUMBER | REF, "a number");
         push(k, NI);
         return;
     case CLRIE_IL_OP_CONV_R4:
     case CLRIE_IL_OP_CONV_R8:
     case CLRIE_IL_OP_CONV_R_UN:
         a = pop1(k);
-        expect(k, a, is_numeric(a), "a number");
+        expect(k, a, NUMBER, "a number");
         push(k, F);
         return;
     case CLRIE_IL_OP_CKFINITE:
         a = pop1(k);
-        expect(k, a, a == ANY || a == F, "a floating-point number");
+        expect(k, a, F, "a floating-point number");
         push(k, F);
         return;
     case CLRIE_IL_OP_LDIND_I1:
@@ -773,7 +842,7 @@ static void step(struct checker *k, const struct clrie_il_instr *n)
     case CLRIE_IL_OP_LDIND_R8:
     case CLRIE_IL_OP_LDIND_REF:
         a = pop1(k);
-        expect(k, a, is_address(a), "an address");
+        expect(k, a, ADDRESS, "an address");
         push(k, element_cat(op));
         return;
     case CLRIE_IL_OP_STIND_REF:
@@ -786,7 +855,7 @@ static void step(struct checker *k, const struct clrie_il_instr *n)
     case CLRIE_IL_OP_STIND_I:
         b = pop1(k);
         a = pop1(k);
-        expect(k, a, is_address(a), "an address");
+        expect(k, a, ADDRESS, "an address");
         expect_store(k, b, element_cat(op), "memory");
         return;
     case CLRIE_IL_OP_LDELEM_I1:
@@ -804,8 +873,8 @@ static void step(struct checker *k, const struct clrie_il_instr *n)
     case CLRIE_IL_OP_LDELEMA:
         b = pop1(k);
         a = pop1(k);
-        expect(k, b, b == ANY || is_int(b), "an int32 or native int index");
-        expect(k, a, a == ANY || a == O, "an array");
+        expect(k, b, I4 | NI, "an int32 or native int index");
+        expect(k, a, O, "an array");
         push(k, op == CLRIE_IL_OP_LDELEM ? ANY : op == CLRIE_IL_OP_LDELEMA ? REF : element_cat(op));
         return;
     case CLRIE_IL_OP_STELEM_I:
@@ -820,32 +889,32 @@ static void step(struct checker *k, const struct clrie_il_instr *n)
         uint8_t v = pop1(k);
         b = pop1(k);
         a = pop1(k);
-        expect(k, b, b == ANY || is_int(b), "an int32 or native int index");
-        expect(k, a, a == ANY || a == O, "an array");
+        expect(k, b, I4 | NI, "an int32 or native int index");
+        expect(k, a, O, "an array");
         if (op != CLRIE_IL_OP_STELEM)
             expect_store(k, v, element_cat(op), "an array element");
         return;
     }
     case CLRIE_IL_OP_LDLEN:
         a = pop1(k);
-        expect(k, a, a == ANY || a == O, "an array");
+        expect(k, a, O, "an array");
         push(k, NI);
         return;
     case CLRIE_IL_OP_NEWARR:
         a = pop1(k);
-        expect(k, a, a == ANY || is_int(a), "an int32 or native int length");
+        expect(k, a, I4 | NI, "an int32 or native int length");
         push(k, O);
         return;
     case CLRIE_IL_OP_LDFLD:
     case CLRIE_IL_OP_LDFLDA:
         a = pop1(k);
-        expect(k, a, a == ANY || a == O || a == REF || a == NI, "an object or address");
+        expect(k, a, O | REF | NI | VT, "an object, value or address");
         push(k, op == CLRIE_IL_OP_LDFLDA ? REF : field_cat(k, (uint32_t)n->u.i));
         return;
     case CLRIE_IL_OP_STFLD:
         b = pop1(k);
         a = pop1(k);
-        expect(k, a, a == ANY || a == O || a == REF || a == NI, "an object or address");
+        expect(k, a, O | REF | NI, "an object or address");
         expect_store(k, b, field_cat(k, (uint32_t)n->u.i), "a field");
         return;
     case CLRIE_IL_OP_LDSFLD:
@@ -859,43 +928,43 @@ static void step(struct checker *k, const struct clrie_il_instr *n)
         return;
     case CLRIE_IL_OP_LDOBJ:
         a = pop1(k);
-        expect(k, a, is_address(a), "an address");
+        expect(k, a, ADDRESS, "an address");
         push(k, ANY);
         return;
     case CLRIE_IL_OP_STOBJ:
         pop1(k);
         a = pop1(k);
-        expect(k, a, is_address(a), "an address");
+        expect(k, a, ADDRESS, "an address");
         return;
     case CLRIE_IL_OP_CPOBJ:
         b = pop1(k);
         a = pop1(k);
-        expect(k, a, is_address(a), "an address");
-        expect(k, b, is_address(b), "an address");
+        expect(k, a, ADDRESS, "an address");
+        expect(k, b, ADDRESS, "an address");
         return;
     case CLRIE_IL_OP_INITOBJ:
         a = pop1(k);
-        expect(k, a, is_address(a), "an address");
+        expect(k, a, ADDRESS, "an address");
         return;
     case CLRIE_IL_OP_CASTCLASS:
     case CLRIE_IL_OP_ISINST:
         a = pop1(k);
-        expect(k, a, a == ANY || a == O, "an object");
+        expect(k, a, O, "an object");
         push(k, O);
         return;
     case CLRIE_IL_OP_UNBOX:
         a = pop1(k);
-        expect(k, a, a == ANY || a == O, "an object");
+        expect(k, a, O, "an object");
         push(k, REF);
         return;
     case CLRIE_IL_OP_UNBOX_ANY:
         a = pop1(k);
-        expect(k, a, a == ANY || a == O, "an object");
+        expect(k, a, O, "an object");
         push(k, ANY);
         return;
     case CLRIE_IL_OP_THROW:
         a = pop1(k);
-        expect(k, a, a == ANY || a == O, "an object");
+        expect(k, a, O, "an object");
         return;
     case CLRIE_IL_OP_BOX:
         pop1(k);
@@ -906,20 +975,28 @@ static void step(struct checker *k, const struct clrie_il_instr *n)
         return;
     case CLRIE_IL_OP_LDVIRTFTN:
         a = pop1(k);
-        expect(k, a, a == ANY || a == O, "an object");
+        expect(k, a, O, "an object");
         push(k, NI);
         return;
     case CLRIE_IL_OP_LOCALLOC:
         a = pop1(k);
-        expect(k, a, a == ANY || is_int(a), "an int32 or native int size");
+        expect(k, a, I4 | NI, "an int32 or native int size");
         push(k, NI);
         return;
     case CLRIE_IL_OP_SIZEOF:
         push(k, I4);
         return;
+    case CLRIE_IL_OP_LDTOKEN:    /* a RuntimeXxxHandle */
+    case CLRIE_IL_OP_ARGLIST:    /* a RuntimeArgumentHandle */
+    case CLRIE_IL_OP_MKREFANY:   /* a TypedReference */
+    case CLRIE_IL_OP_REFANYTYPE: /* a RuntimeTypeHandle */
+        if (op == CLRIE_IL_OP_MKREFANY || op == CLRIE_IL_OP_REFANYTYPE)
+            pop1(k);
+        push(k, VT);
+        return;
     case CLRIE_IL_OP_ENDFILTER:
         a = pop1(k);
-        expect(k, a, a == ANY || a == I4, "an int32");
+        expect(k, a, I4, "an int32");
         return;
     default:
         break;
@@ -938,11 +1015,18 @@ static void step(struct checker *k, const struct clrie_il_instr *n)
 
 /* ---- dataflow ---- */
 
+static bool mergeable1(uint8_t a, uint8_t b)
+{
+    return a == b || (is_int(a) && is_int(b)) || (a == NI && b == REF) || (a == REF && b == NI);
+}
+
 static bool mergeable(uint8_t a, uint8_t b)
 {
-    if (a == b || a == ANY || b == ANY)
-        return true;
-    return (is_int(a) && is_int(b)) || (a == NI && b == REF) || (a == REF && b == NI);
+    for (uint8_t x = 1; x < 128; x <<= 1)
+        for (uint8_t y = 1; y < 128; y <<= 1)
+            if ((a & x) && (b & y) && mergeable1(x, y))
+                return true;
+    return false;
 }
 
 static void flow_to(struct checker *k, size_t j, const uint8_t *types, size_t count)
@@ -957,14 +1041,14 @@ static void flow_to(struct checker *k, size_t j, const uint8_t *types, size_t co
         changed = true;
     } else {
         for (size_t s = 0; s < count; s++) {
-            if (at[s] == types[s] || at[s] == ANY)
+            if ((at[s] | types[s]) == at[s])
                 continue;
             if (!mergeable(at[s], types[s]) && !k->conflict[j]) {
                 k->conflict[j] = (uint32_t)s + 1;
                 k->conflict_types[2 * j] = at[s];
                 k->conflict_types[2 * j + 1] = types[s];
             }
-            at[s] = ANY;
+            at[s] |= types[s];
             changed = true;
         }
     }
@@ -1058,10 +1142,11 @@ static int typecheck(struct checker *k, uint32_t max_depth)
         if (!k->visited[i])
             continue;
         k->at = g->cur[i];
+        char b1[96], b2[96];
         if (k->conflict[i])
             problem(k, "paths meet with %s and %s in stack slot %u",
-                    cat_names[k->conflict_types[2 * i]], cat_names[k->conflict_types[2 * i + 1]],
-                    k->conflict[i] - 1);
+                    set_name(k->conflict_types[2 * i], b1),
+                    set_name(k->conflict_types[2 * i + 1], b2), k->conflict[i] - 1);
         run(k, i);
     }
     return 0;
