@@ -17,7 +17,9 @@ import collections
 import concurrent.futures
 import os
 import re
+import resource
 import shutil
+import subprocess
 import sys
 import tempfile
 
@@ -25,6 +27,16 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dotnet_apps  # noqa: E402
 
 MUTATOR = "{A1B2C3D4-0000-4000-8000-0000000011DF}"
+PROCESS_TIMEOUT = 30
+# Some invalid bodies send the JIT into unbounded memory growth (a branch retargeted so that
+# ret has an extra item, for one). The address space is capped, and the GC heap with it so
+# that the runtime starts within the cap: the JIT then fails the method with an exception,
+# which is a rejection, instead of taking the machine's memory.
+ADDRESS_SPACE = 6 << 30
+
+
+def limit_memory():
+    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--engine", required=True)
@@ -70,7 +82,16 @@ def run_batch(seed):
            "CLRIE_IL_MUTATOR_FILE": verdict_file,
            "CLRIE_IL_MUTATOR_SEED": str(seed),
            "CLRIE_IL_MUTATOR_PREFIX": "ILDiff.Targets."}
-    result = dotnet_apps.run_app(dotnet, app, profiler_path=args.engine, extra_env=env)
+    run_env = dotnet_apps.quiet_environment()
+    run_env.update(CORECLR_ENABLE_PROFILING="1", CORECLR_PROFILER=dotnet_apps.PROFILER_CLSID,
+                   CORECLR_PROFILER_PATH=args.engine, DOTNET_GCHeapHardLimit="0x10000000", **env)
+    try:
+        result = subprocess.run([dotnet, app], env=run_env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, timeout=PROCESS_TIMEOUT,
+                                preexec_fn=limit_memory)
+    except subprocess.TimeoutExpired as e:  # the JIT did not finish a method
+        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        result = subprocess.CompletedProcess([], -1, out, "")
     verdicts = {}
     for line in dotnet_apps.read_lines(verdict_file):
         parts = line.split(" ", 3)
@@ -86,7 +107,8 @@ def run_batch(seed):
             jit[parts[1]] = parts[2]
             started = None
     if started is not None:  # the process died compiling this method
-        jit[started] = "process died (exit %d)" % result.returncode
+        jit[started] = ("process hung (killed after %d s)" % PROCESS_TIMEOUT
+                        if result.returncode == -1 else "process died (exit %d)" % result.returncode)
     return seed, verdicts, jit
 
 
