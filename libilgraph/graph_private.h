@@ -235,6 +235,15 @@ int il_stack_analyse(struct clrie_il_graph *g, clrie_il_stack_fn resolve, void *
                      clrie_il_report_fn report, void *report_ctx, int32_t *entry,
                      uint32_t *max_out);
 
+/* The checks of clrie_il_graph_verify_in beyond verify.c's (typecheck.c), each returning 0 or
+ * -ENOMEM with the problems sent to out: the operands of every instruction (indices,
+ * tokens), and the stack types, once the stack heights agree (depth: each instruction's entry
+ * height, -1 when unreachable; max_depth the largest). */
+int il_check_operands(struct clrie_il_graph *g, const struct clrie_il_verify_context *c,
+                      struct il_reporter *out);
+int il_check_types(struct clrie_il_graph *g, const struct clrie_il_verify_context *c,
+                   struct il_reporter *out, const int32_t *depth, uint32_t max_depth);
+
 /* The node at `offset` among count nodes of one block in offset order (the original nodes,
  * or a block being decoded), by their original offsets or, with !original, their current
  * ones; NULL if no node starts there. */

@@ -11,6 +11,8 @@
 #define il_arena_init clrie_il__arena_init
 #define il_arena_reset clrie_il__arena_reset
 #define il_arena_take_array clrie_il__arena_take_array
+#define il_check_operands clrie_il__check_operands
+#define il_check_types clrie_il__check_types
 #define il_clause_detach clrie_il__clause_detach
 #define il_collect_rets clrie_il__collect_rets
 #define il_diag clrie_il__diag

@@ -252,8 +252,9 @@ static void check_instruction(struct verifier *v, const struct clrie_il_instr *n
     }
 }
 
-int clrie_il_graph_verify(struct clrie_il_graph *g, clrie_il_stack_fn resolve, void *ctx,
-                          clrie_il_report_fn report, void *report_ctx)
+/* Both entry points: c NULL is the structural check alone. */
+static int verify(struct clrie_il_graph *g, const struct clrie_il_verify_context *c,
+                  clrie_il_stack_fn resolve, void *ctx, clrie_il_report_fn report, void *report_ctx)
 {
     if (!g)
         return -EINVAL;
@@ -273,18 +274,43 @@ int clrie_il_graph_verify(struct clrie_il_graph *g, clrie_il_stack_fn resolve, v
     int32_t *entry = malloc(g->count * sizeof(*entry));
     if (!entry)
         return -ENOMEM;
-    r = il_stack_analyse(g, resolve, ctx, forward, &v, entry, NULL);
-    if (r < 0)
+    uint32_t max = 0;
+    if (c && (r = il_check_operands(g, c, &v.out)) < 0)
         goto out;
+    r = il_stack_analyse(g, resolve, ctx, forward, &v, entry, &max);
+    if (r < 0) {
+        /* A resolver that cannot tell a call's effect, because its token is wrong, is one
+         * more problem when the operand checks said so. */
+        if (r != -ENOMEM && v.out.problems)
+            r = -EILSEQ;
+        goto out;
+    }
+    bool depth_ok = r == 0;
     r = collect_blocks(&v, entry);
     if (r < 0)
         goto out;
     check_nesting(&v);
     for (const struct clrie_il_instr *n = g->first; n; n = n->next)
         check_instruction(&v, n);
+    if (c && depth_ok && (r = il_check_types(g, c, &v.out, entry, max)) < 0)
+        goto out;
     r = v.out.problems ? -EILSEQ : 0;
 out:
     free(entry);
     free(v.blocks);
     return r;
+}
+
+int clrie_il_graph_verify(struct clrie_il_graph *g, clrie_il_stack_fn resolve, void *ctx,
+                          clrie_il_report_fn report, void *report_ctx)
+{
+    return verify(g, NULL, resolve, ctx, report, report_ctx);
+}
+
+int clrie_il_graph_verify_in(struct clrie_il_graph *g, const struct clrie_il_verify_context *c,
+                             clrie_il_report_fn report, void *report_ctx)
+{
+    if (!c)
+        return -EINVAL;
+    return verify(g, c, c->resolve, c->resolve_ctx, report, report_ctx);
 }

@@ -98,9 +98,23 @@ static void keep_first(void *ctx, uint32_t offset, const char *message)
     snprintf(f->message, sizeof(f->message), "%s", message);
 }
 
-static bool verifies(struct clrie_il_graph *g, struct tool_resolver *res, struct first_report *f)
+/* Verifies g as the method it is (its signature, locals local_sig, the assembly's tables). */
+static bool verifies(struct clrie_il_graph *g, struct tool_resolver *res,
+                     const struct check_site *s, const uint8_t *local_sig, size_t local_sig_len,
+                     struct first_report *f)
 {
-    int r = clrie_il_graph_verify(g, tool_resolve_stack, res, keep_first, f);
+    struct clrie_il_metadata md = tool_metadata_template;
+    md.ctx = (void *)s->assembly;
+    const struct clrie_il_verify_context c = {
+        .resolve = tool_resolve_stack,
+        .resolve_ctx = res,
+        .method_sig = s->method->signature.data,
+        .method_sig_len = s->method->signature.len,
+        .local_sig = local_sig,
+        .local_sig_len = local_sig_len,
+        .metadata = &md,
+    };
+    int r = clrie_il_graph_verify_in(g, &c, keep_first, f);
     if (r != 0 && !f->seen) {
         f->seen = true;
         f->offset = 0;
@@ -214,7 +228,9 @@ static void check_transformed(struct check_site *s, struct clrie_il_graph *g,
                                       ASM_TOKEN(ASM_TABLE_STAND_ALONE_SIG, row));
     }
     struct first_report f = {0};
-    if (!verifies(g, res, &f)) {
+    const uint8_t *locals = tr.local_sig ? tr.local_sig : m->local_sig.data;
+    size_t locals_len = tr.local_sig ? tr.local_sig_len : m->local_sig.len;
+    if (!verifies(g, res, s, locals, locals_len, &f)) {
         char what[240];
         snprintf(what, sizeof(what), "transformed graph: %s", f.message);
         fail(s, kind, f.offset, what);
@@ -234,7 +250,7 @@ static void check_transformed(struct check_site *s, struct clrie_il_graph *g,
         goto out;
     }
     f = (struct first_report){0};
-    if (!verifies(again, res, &f)) {
+    if (!verifies(again, res, s, locals, locals_len, &f)) {
         char what[240];
         snprintf(what, sizeof(what), "transformed body: %s", f.message);
         fail(s, kind, f.offset, what);
@@ -268,7 +284,7 @@ static void check_method(struct check_site *s)
     tool_resolver_init(&res, s->assembly, s->method);
     check_round_trip(s, g);
     struct first_report f = {0};
-    if (verifies(g, &res, &f))
+    if (verifies(g, &res, s, s->method->local_sig.data, s->method->local_sig.len, &f))
         s->t->verify_ok++;
     else
         fail(s, CHECK_VERIFY, f.offset, f.message);

@@ -90,3 +90,64 @@ int tool_resolve_stack(void *ctx, uint16_t opcode, uint32_t token,
     int rc = asm_token_method_sig(r->assembly, token, &sig, NULL);
     return rc ? rc : clrie_il_sig_stack_effect(&sig, opcode, out);
 }
+
+bool tool_token_exists(void *ctx, uint32_t token)
+{
+    const struct asm_assembly *a = ctx;
+    uint32_t table = ASM_TOKEN_TABLE(token), row = ASM_TOKEN_ROW(token);
+    if (table == ASM_TOKEN_USER_STRING) {
+        struct asm_blob b;
+        return asm_user_string(a, row, &b, NULL) == 0;
+    }
+    return table < ASM_TABLE_COUNT && row >= 1 && row <= asm_table_rows(a, (enum asm_table)table);
+}
+
+int tool_signature(void *ctx, uint32_t token, const uint8_t **sig, size_t *len)
+{
+    const struct asm_assembly *a = ctx;
+    uint32_t row = ASM_TOKEN_ROW(token);
+    struct asm_blob b = {0};
+    int r;
+    switch (ASM_TOKEN_TABLE(token)) {
+    case ASM_TABLE_METHOD_DEF: {
+        struct asm_methoddef m;
+        r = asm_methoddef_get(a, row, &m, NULL);
+        b = m.signature;
+        break;
+    }
+    case ASM_TABLE_MEMBER_REF: {
+        struct asm_memberref m;
+        r = asm_memberref_get(a, row, &m, NULL);
+        b = m.signature;
+        break;
+    }
+    case ASM_TABLE_FIELD: {
+        struct asm_field f;
+        r = asm_field_get(a, row, &f, NULL);
+        b = f.signature;
+        break;
+    }
+    case ASM_TABLE_METHOD_SPEC: {
+        struct asm_methodspec m;
+        r = asm_methodspec_get(a, row, &m, NULL);
+        if (r == 0 && ASM_TOKEN_TABLE(m.method) != ASM_TABLE_METHOD_SPEC)
+            return tool_signature(ctx, m.method, sig, len);
+        return r ? r : -EILSEQ;
+    }
+    case ASM_TABLE_STAND_ALONE_SIG:
+        r = asm_standalonesig_get(a, row, &b, NULL);
+        break;
+    default:
+        return -EINVAL;
+    }
+    if (r != 0)
+        return r;
+    *sig = b.data;
+    *len = b.len;
+    return 0;
+}
+
+const struct clrie_il_metadata tool_metadata_template = {
+    .token_exists = tool_token_exists,
+    .signature = tool_signature,
+};

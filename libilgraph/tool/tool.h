@@ -54,6 +54,12 @@ bool tool_resolver_init(struct tool_resolver *r, const struct asm_assembly *a,
 int tool_resolve_stack(void *ctx, uint16_t opcode, uint32_t token,
                        struct clrie_il_stack_effect *out);
 
+/* What the verifier asks of the assembly (libilgraph's struct clrie_il_metadata), answered
+ * from its tables and heaps; ctx is the assembly. */
+extern const struct clrie_il_metadata tool_metadata_template;
+bool tool_token_exists(void *ctx, uint32_t token);
+int tool_signature(void *ctx, uint32_t token, const uint8_t **sig, size_t *len);
+
 /* Prints "clrie-il: " and the formatted message to stderr. */
 void tool_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

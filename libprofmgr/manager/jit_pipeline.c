@@ -18,6 +18,7 @@
 #include "il_dump.h"
 #include "manager.h"
 #include "method_info.h"
+#include "verify_metadata.h"
 
 /* Verifier complaints logged per method; the rest are counted. */
 #define MAX_REPORTED_PROBLEMS 8
@@ -179,6 +180,34 @@ static HRESULT final_local_sig_token(struct method_info *mi, mdSignature *token)
     return S_OK;
 }
 
+/* Verifies the graph as the method it is: its signature, its final locals (locals_token) and
+ * the module's metadata, so that IL the JIT would refuse never reaches it. */
+static int verify(struct method_info *mi, struct clrie_il_graph *g, mdSignature locals_token,
+                  struct problems *problems)
+{
+    struct clrie_il_verify_context c = {
+        .resolve = clrie_pm__method_info_stack_effect,
+        .resolve_ctx = mi,
+        .method_sig = mi->sig,
+        .method_sig_len = mi->sig_len,
+    };
+    PCCOR_SIGNATURE sig = NULL;
+    ULONG sig_len = 0;
+    if (clrie_pm_types_locals_changed(mi->locals) || !mi->local_sig_token_set)
+        clrie_pm_types_locals_signature(mi->locals, &c.local_sig, &c.local_sig_len);
+    else if (locals_token && SUCCEEDED(mi->import->lpVtbl->GetSigFromToken(mi->import, locals_token,
+                                                                           &sig, &sig_len)))
+        c.local_sig = sig, c.local_sig_len = sig_len;
+    else if (locals_token)
+        c.method_sig = NULL; /* locals unknown: indices and types cannot be checked */
+    struct verify_metadata vm;
+    clrie_pm_verify_metadata_init(&vm, mi->import);
+    c.metadata = &vm.callbacks;
+    int rc = clrie_il_graph_verify_in(g, &c, report_problem, problems);
+    clrie_pm_verify_metadata_finish(&vm);
+    return rc;
+}
+
 /* Turns the edited graph into a method body the runtime accepts, or says why not. */
 static HRESULT encode(struct manager *m, struct method_info *mi, struct encoded *out)
 {
@@ -201,8 +230,7 @@ static HRESULT encode(struct manager *m, struct method_info *mi, struct encoded 
         return E_FAIL;
     }
     struct problems problems = {m, mi, 0};
-    int rc =
-        clrie_il_graph_verify(g, clrie_pm__method_info_stack_effect, mi, report_problem, &problems);
+    int rc = verify(mi, g, locals, &problems);
     if (rc != 0) {
         if (problems.count > MAX_REPORTED_PROBLEMS)
             CLRIE_PM_LOG_ERROR(m->log, "%s: %u more problems", name,

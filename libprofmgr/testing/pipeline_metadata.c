@@ -321,6 +321,26 @@ static HRESULT mdi_GetSigFromToken(IMetaDataImport2 *This, mdSignature mdSig,
 }
 
 /* GetAssemblyProps: the module's assembly, "Fake", without a public key. */
+/* The engine's verifier asks whether the tokens of new IL exist: those of the fake's rows. */
+static BOOL mdi_IsValidToken(IMetaDataImport2 *This, mdToken tk)
+{
+    PCCOR_SIGNATURE sig;
+    ULONG len;
+    switch (tk & 0xFF000000u) {
+    case mdtMemberRef:
+        return SUCCEEDED(mdi_GetMemberRefProps(This, tk, NULL, NULL, 0, NULL, NULL, NULL));
+    case mdtMethodSpec:
+        return SUCCEEDED(mdi_GetMethodSpecProps(This, tk, NULL, NULL, NULL));
+    case mdtSignature:
+        return SUCCEEDED(mdi_GetSigFromToken(This, tk, &sig, &len));
+    case mdtMethodDef:
+        return SUCCEEDED(
+            mdi_GetMethodProps(This, tk, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL));
+    default:
+        return TRUE; /* types and strings: the fake's IL names none it lacks */
+    }
+}
+
 static HRESULT mda_fake_assembly_props(IMetaDataAssemblyImport *This, mdAssembly mda,
                                        const void **ppbPublicKey, ULONG *pcbPublicKey,
                                        ULONG *pulHashAlgId, LPWSTR szName, ULONG cchName,
@@ -358,6 +378,7 @@ static const struct IMetaDataImport2Vtbl import_vtbl = {
     .GetMemberRefProps = mdi_GetMemberRefProps,
     .GetMethodSpecProps = mdi_GetMethodSpecProps,
     .GetSigFromToken = mdi_GetSigFromToken,
+    .IsValidToken = mdi_IsValidToken,
 };
 static const struct IMetaDataAssemblyImportVtbl assembly_import_vtbl = {
     CLRIE_IMETADATAASSEMBLYIMPORT_METHODS(FAKE_SLOT_MDA, IMetaDataAssemblyImport *This, This)

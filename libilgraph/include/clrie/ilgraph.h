@@ -662,6 +662,49 @@ int clrie_il_graph_max_stack(struct clrie_il_graph *g, clrie_il_stack_fn resolve
 int clrie_il_graph_verify(struct clrie_il_graph *g, clrie_il_stack_fn resolve, void *ctx,
                           clrie_il_report_fn report, void *report_ctx);
 
+/* What the verifier may ask of the method's module: plain C callbacks that the engine answers
+ * from the runtime's metadata and clrie-il from the assembly's tables. */
+struct clrie_il_metadata {
+    void *ctx;
+    /* Whether the row a token names exists in its table; for a user-string token
+     * (0x70xxxxxx), whether the offset lies inside the #US heap. NULL: rows are not checked. */
+    bool (*token_exists)(void *ctx, uint32_t token);
+    /* The signature blob of a MethodDef, MemberRef, MethodSpec (its generic method's
+     * signature), FieldDef or StandAloneSig token. The bytes are borrowed until the verify
+     * call returns. 0, or a negative errno (what the member gives is then not checked).
+     * NULL: the types of members are not checked. */
+    int (*signature)(void *ctx, uint32_t token, const uint8_t **sig, size_t *len);
+};
+
+/* What the verifier knows about the method. Borrowed for the call. */
+struct clrie_il_verify_context {
+    clrie_il_stack_fn resolve; /* as for clrie_il_graph_verify */
+    void *resolve_ctx;
+    /* The method's MethodDefSig and its LOCAL_SIG blob (local_sig_len 0: no locals). With
+     * method_sig NULL, argument and local indices and types and the returned value are not
+     * checked. */
+    const uint8_t *method_sig;
+    size_t method_sig_len;
+    const uint8_t *local_sig;
+    size_t local_sig_len;
+    /* NULL: tokens are checked for their table only (0x0A000001 is no ldstr operand), not
+     * for their row, and what members take and give is not checked. */
+    const struct clrie_il_metadata *metadata;
+};
+
+/* Everything clrie_il_graph_verify checks, and with the context also what the runtime's JIT
+ * rejects with InvalidProgramException: argument and local indices against the signatures;
+ * each token's table for its opcode (ldstr: user string; call, callvirt, ldftn, ldvirtftn,
+ * jmp: MethodDef, MemberRef of a method, MethodSpec; newobj: MethodDef or MemberRef; field
+ * opcodes: FieldDef or MemberRef of a field; type opcodes: TypeDef, TypeRef, TypeSpec;
+ * calli: StandAloneSig; ldtoken: a type, method or field) and its row; the stack types of
+ * ECMA-335 III.1.5 (int32, int64, native int, F, O, &) for arithmetic, shifts, comparisons,
+ * conditional branches, conversions, switch, stores to arguments, locals, fields and
+ * parameters, paths that meet with different types, and the value ret returns. A stack item
+ * whose type cannot be told (a generic parameter, a value type) is accepted everywhere. */
+int clrie_il_graph_verify_in(struct clrie_il_graph *g, const struct clrie_il_verify_context *c,
+                             clrie_il_report_fn report, void *report_ctx);
+
 /* ---- ECMA-335 encodings: signatures (II.23.2) ------------------------------------------- */
 /* The one reader and writer of signature blobs in clrie: compressed integers, coded tokens,
  * element types and the shape of types, method, field and local-variable signatures. Every

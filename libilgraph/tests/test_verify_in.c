@@ -1,0 +1,194 @@
+/* The verifier with what it knows of the method and its module (clrie_il_graph_verify_in):
+ * every fault of this file is one the runtime's JIT rejects with InvalidProgramException or
+ * a TypeLoadException, and passed clrie_il_graph_verify alone. The method is
+ * `static int32 M(int32, float64)` with locals (int32, string); the module has 3 MemberRefs
+ * (1: void F(int32), 2: a field of type float64, 3: string G()), 2 TypeRefs and 5 user
+ * strings. */
+#include "helpers.h"
+
+static const uint8_t method_sig[] = {0x00, 0x02, 0x08, 0x08, 0x0D};
+static const uint8_t local_sig[] = {0x07, 0x02, 0x08, 0x0E};
+static const uint8_t sig_f[] = {0x00, 0x01, 0x01, 0x08};
+static const uint8_t sig_field[] = {0x06, 0x0D};
+static const uint8_t sig_g[] = {0x00, 0x00, 0x0E};
+
+static bool token_exists(void *ctx, uint32_t token)
+{
+    (void)ctx;
+    uint32_t row = token & 0xFFFFFF;
+    switch (token >> 24) {
+    case 0x0A:
+        return row >= 1 && row <= 3;
+    case 0x01:
+        return row >= 1 && row <= 2;
+    case 0x70:
+        return row < 5;
+    default:
+        return false;
+    }
+}
+
+static int signature(void *ctx, uint32_t token, const uint8_t **sig, size_t *len)
+{
+    (void)ctx;
+    switch (token) {
+    case 0x0A000001:
+        *sig = sig_f, *len = sizeof(sig_f);
+        return 0;
+    case 0x0A000002:
+        *sig = sig_field, *len = sizeof(sig_field);
+        return 0;
+    case 0x0A000003:
+        *sig = sig_g, *len = sizeof(sig_g);
+        return 0;
+    default:
+        return -ENOENT;
+    }
+}
+
+static int resolve(void *ctx, uint16_t opcode, uint32_t token, struct clrie_il_stack_effect *out)
+{
+    (void)ctx;
+    const uint8_t *sig = method_sig;
+    size_t len = sizeof(method_sig);
+    if (opcode != CLRIE_IL_OP_RET && signature(NULL, token, &sig, &len) != 0)
+        return -ENOENT;
+    struct clrie_il_method_sig m;
+    int r = clrie_il_sig_parse_method(sig, len, &m, NULL);
+    return r ? r : clrie_il_sig_stack_effect(&m, opcode, out);
+}
+
+static const struct clrie_il_metadata metadata = {NULL, token_exists, signature};
+static const struct clrie_il_verify_context context = {
+    resolve, NULL, method_sig, sizeof(method_sig), local_sig, sizeof(local_sig), &metadata,
+};
+
+static struct reports verify_code(const uint8_t *code, size_t len)
+{
+    struct clrie_il_graph *g = decode_code(code, len);
+    struct reports rep = {0};
+    int r = clrie_il_graph_verify_in(g, &context, collect_report, &rep);
+    assert_int_equal(r, rep.count ? -EILSEQ : 0);
+    /* The structural verifier alone accepts these bodies (a call whose token is a field
+     * it refuses too: the stack effect cannot be told). */
+    struct reports plain = {0};
+    if (code[0] != 0x28)
+        assert_int_equal(clrie_il_graph_verify(g, resolve, NULL, collect_report, &plain), 0);
+    clrie_il_graph_free(g);
+    return rep;
+}
+
+#define EXPECT(rep, offset, words)                                                                 \
+    do {                                                                                           \
+        if (!has_report(&(rep), (offset), (words))) {                                              \
+            dump_reports(&(rep));                                                                  \
+            fail_msg("no report '%s' at %u", (words), (unsigned)(offset));                         \
+        }                                                                                          \
+    } while (0)
+
+static void valid_code_passes(void **state)
+{
+    (void)state;
+    /* ldarg.0; ldloc.0; add; ldarg.1; conv.i4; add; ldsfld 0A000002; conv.i4; add;
+     * ldstr 70000001; stloc.1; dup; call 0A000001; ret */
+    struct reports rep =
+        verify_code(BYTES(0x02, 0x06, 0x58, 0x03, 0x69, 0x58, 0x7E, 0x02, 0, 0, 0x0A, 0x69, 0x58,
+                          0x72, 0x01, 0, 0, 0x70, 0x0B, 0x25, 0x28, 0x01, 0, 0, 0x0A, 0x2A));
+    if (rep.count)
+        dump_reports(&rep);
+    assert_int_equal(rep.count, 0);
+}
+
+static void local_and_argument_indices_are_checked(void **state)
+{
+    (void)state;
+    /* ldloc 200; ret */
+    struct reports rep = verify_code(BYTES(0xFE, 0x0C, 200, 0, 0x2A));
+    EXPECT(rep, 0, "names local 200, the method has 2");
+    /* ldarg 50; ret */
+    rep = verify_code(BYTES(0xFE, 0x09, 50, 0, 0x2A));
+    EXPECT(rep, 0, "names argument 50, the method has 2");
+    /* ldarg.2 (implicit index); ret */
+    rep = verify_code(BYTES(0x04, 0x2A));
+    EXPECT(rep, 0, "names argument 2");
+    /* ldc.i4.0; stloc.3; ldc.i4.0; ret */
+    rep = verify_code(BYTES(0x16, 0x0D, 0x16, 0x2A));
+    EXPECT(rep, 1, "names local 3");
+}
+
+static void tokens_are_checked_for_table_and_row(void **state)
+{
+    (void)state;
+    /* ldstr 0A000001 (a MemberRef); pop; ldc.i4.0; ret */
+    struct reports rep = verify_code(BYTES(0x72, 0x01, 0, 0, 0x0A, 0x26, 0x16, 0x2A));
+    EXPECT(rep, 0, "ldstr takes a token of another kind");
+    /* ldstr 70000099 (past the heap) */
+    rep = verify_code(BYTES(0x72, 0x99, 0, 0, 0x70, 0x26, 0x16, 0x2A));
+    EXPECT(rep, 0, "does not exist");
+    /* ldtoken 01000007 (TypeRef row 7 of 2) */
+    rep = verify_code(BYTES(0xD0, 0x07, 0, 0, 0x01, 0x26, 0x16, 0x2A));
+    EXPECT(rep, 0, "ldtoken names token 0x01000007, which does not exist");
+    /* call 0A000002 (a field) */
+    rep = verify_code(BYTES(0x28, 0x02, 0, 0, 0x0A, 0x16, 0x2A));
+    EXPECT(rep, 0, "call needs a method");
+    /* ldsfld 0A000001 (a method) */
+    rep = verify_code(BYTES(0x7E, 0x01, 0, 0, 0x0A, 0x26, 0x16, 0x2A));
+    EXPECT(rep, 0, "ldsfld needs a field");
+    /* box 70000001 (a string, not a type) */
+    rep = verify_code(BYTES(0x16, 0x8C, 0x01, 0, 0, 0x70, 0x26, 0x16, 0x2A));
+    EXPECT(rep, 1, "box takes a token of another kind");
+}
+
+static void stack_types_are_checked(void **state)
+{
+    (void)state;
+    /* ldarg.0; ldarg.1; add; ret: int32 + F */
+    struct reports rep = verify_code(BYTES(0x02, 0x03, 0x58, 0x2A));
+    EXPECT(rep, 2, "add cannot combine int32 and F");
+    /* ldarg.1; ret: F returned as int32 */
+    rep = verify_code(BYTES(0x03, 0x2A));
+    EXPECT(rep, 1, "ret returns F from a method that returns int32");
+    /* ldarg.0; ldc.i8 1; clt; ret */
+    rep = verify_code(BYTES(0x02, 0x21, 1, 0, 0, 0, 0, 0, 0, 0, 0xFE, 0x04, 0x2A));
+    EXPECT(rep, 10, "clt cannot compare int32 with int64");
+    /* ldarg.1; brtrue.s +0; ldc.i4.0; ret */
+    rep = verify_code(BYTES(0x03, 0x2D, 0x00, 0x16, 0x2A));
+    EXPECT(rep, 1, "brtrue.s needs an integer");
+    /* ldc.i4.0; stloc.1 (a string local); ldc.i4.0; ret */
+    rep = verify_code(BYTES(0x16, 0x0B, 0x16, 0x2A));
+    EXPECT(rep, 1, "stores int32 into a local of type O");
+    /* ldarg.1; call 0A000001 (takes int32); ldc.i4.0; ret */
+    rep = verify_code(BYTES(0x03, 0x28, 0x01, 0, 0, 0x0A, 0x16, 0x2A));
+    EXPECT(rep, 1, "passes F as parameter 1 of type int32");
+    /* call 0A000003 (string G()); ret */
+    rep = verify_code(BYTES(0x28, 0x03, 0, 0, 0x0A, 0x2A));
+    EXPECT(rep, 5, "ret returns O");
+    /* ldnull; ldc.i4.1; shl; ... */
+    rep = verify_code(BYTES(0x14, 0x17, 0x62, 0x26, 0x16, 0x2A));
+    EXPECT(rep, 2, "shl needs an integer to shift");
+}
+
+static void paths_that_meet_with_different_types_are_reported(void **state)
+{
+    (void)state;
+    /* ldarg.0; brtrue.s L; ldc.i4.0; br.s M; L: ldc.r8 1.0; M: conv.i4; ret */
+    struct reports rep = verify_code(
+        BYTES(0x02, 0x2D, 0x03, 0x16, 0x2B, 0x09, 0x23, 0, 0, 0, 0, 0, 0, 0xF0, 0x3F, 0x69, 0x2A));
+    EXPECT(rep, 15, "paths meet with");
+    /* int32 and native int may meet: ldarg.0; brtrue.s L; ldc.i4.0; br.s M; L: ldc.i4.1;
+     * conv.i; M: conv.i4; ret */
+    rep = verify_code(BYTES(0x02, 0x2D, 0x03, 0x16, 0x2B, 0x02, 0x17, 0xD3, 0x69, 0x2A));
+    assert_int_equal(rep.count, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(valid_code_passes),
+        cmocka_unit_test(local_and_argument_indices_are_checked),
+        cmocka_unit_test(tokens_are_checked_for_table_and_row),
+        cmocka_unit_test(stack_types_are_checked),
+        cmocka_unit_test(paths_that_meet_with_different_types_are_reported),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,25 @@
+/* The verifier's questions about a module (libilgraph's struct clrie_il_metadata), answered
+ * from the runtime's metadata: row counts through IMetaDataTables where the runtime has it
+ * (IMetaDataImport::IsValidToken otherwise), member signatures through IMetaDataImport.
+ * Shared with the differential test's plugin (test/plugins/il_mutator.c), which builds the
+ * same context the engine does. */
+#ifndef CLRIE_PM_VERIFY_METADATA_H
+#define CLRIE_PM_VERIFY_METADATA_H
+
+#include "clrie/abi/metadata.h"
+#include "clrie/ilgraph.h"
+
+#define clrie_pm_verify_metadata_init clrie_pm__verify_metadata_init
+#define clrie_pm_verify_metadata_finish clrie_pm__verify_metadata_finish
+
+struct verify_metadata {
+    IMetaDataImport2 *import;           /* borrowed */
+    IMetaDataTables *tables;            /* strong, or NULL */
+    struct clrie_il_metadata callbacks; /* ctx is this struct */
+};
+
+/* Prepares vm for import, which must outlive it; release with clrie_pm_verify_metadata_finish. */
+void clrie_pm_verify_metadata_init(struct verify_metadata *vm, IMetaDataImport2 *import);
+void clrie_pm_verify_metadata_finish(struct verify_metadata *vm);
+
+#endif
