@@ -61,6 +61,9 @@ int clrie_config__trust_stat(const struct stat *st, const char *canonical_path, 
 void clrie_config__why(char *why, size_t why_len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* fstat(fd), or -errno with "cannot examine the file: <reason>" in why. */
+int clrie_config__fstat(int fd, struct stat *st, char *why, size_t why_len);
+
 /* dir and name joined by one '/', malloc'd; NULL when out of memory. */
 char *clrie_config__path_join(const char *dir, const char *name);
 

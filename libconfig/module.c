@@ -167,13 +167,9 @@ int clrie_config_elf_check_memory(const void *data, size_t size, char *why, size
 int clrie_config_elf_check_fd(int fd, char *why, size_t why_len)
 {
     struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int err = errno;
-        char buf[128];
-        clrie_config__why(why, why_len, "cannot examine the file: %s",
-                          clrie_config__strerror(err, buf, sizeof(buf)));
-        return -err;
-    }
+    int r = clrie_config__fstat(fd, &st, why, why_len);
+    if (r)
+        return r;
     struct image img = {.fd = fd, .size = st.st_size > 0 ? (uint64_t)st.st_size : 0};
     return check_image(&img, why, why_len);
 }

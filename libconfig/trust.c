@@ -107,17 +107,22 @@ int clrie_config__trust_stat(const struct stat *st, const char *canonical_path, 
     }
 }
 
+int clrie_config__fstat(int fd, struct stat *st, char *why, size_t why_len)
+{
+    if (fstat(fd, st) == 0)
+        return 0;
+    int err = errno;
+    char buf[128];
+    clrie_config__why(why, why_len, "cannot examine the file: %s",
+                      clrie_config__strerror(err, buf, sizeof(buf)));
+    return -err;
+}
+
 int clrie_config_trust_check(int fd, const char *canonical_path, char *why, size_t why_len)
 {
     struct stat st;
     if (!canonical_path)
         return -EINVAL;
-    if (fstat(fd, &st) != 0) {
-        int err = errno;
-        char buf[128];
-        clrie_config__why(why, why_len, "cannot examine the file: %s",
-                          clrie_config__strerror(err, buf, sizeof(buf)));
-        return -err;
-    }
-    return clrie_config__trust_stat(&st, canonical_path, why, why_len);
+    int r = clrie_config__fstat(fd, &st, why, why_len);
+    return r ? r : clrie_config__trust_stat(&st, canonical_path, why, why_len);
 }
