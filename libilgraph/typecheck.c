@@ -112,7 +112,30 @@ static const char *op_name(const struct clrie_il_instr *n)
 
 /* ---- types from signatures ---- */
 
-static uint8_t type_cat(const uint8_t *p, size_t len)
+static uint8_t type_cat(struct checker *k, const uint8_t *p, size_t len);
+
+/* A value type's category from its TypeDef or TypeRef token (p: the coded token after
+ * VALUETYPE): its primitive's or enum's integer, a struct, or either when the module does not
+ * say. */
+static uint8_t value_type_cat(struct checker *k, const uint8_t *p, size_t len)
+{
+    const struct clrie_il_metadata *md = k->c->metadata;
+    uint32_t token = 0;
+    size_t used = 0;
+    if (!md || !md->value_type || clrie_il_sig_read_token(p, len, &token, &used) < 0)
+        return ENUM_OR_STRUCT;
+    int et = md->value_type(md->ctx, token);
+    if (et == CLRIE_IL_ELEMENT_TYPE_VALUETYPE)
+        return VT;
+    if (et < CLRIE_IL_ELEMENT_TYPE_BOOLEAN || et > CLRIE_IL_ELEMENT_TYPE_R8) {
+        if (et != CLRIE_IL_ELEMENT_TYPE_I && et != CLRIE_IL_ELEMENT_TYPE_U)
+            return ENUM_OR_STRUCT;
+    }
+    uint8_t b = (uint8_t)et;
+    return type_cat(k, &b, 1);
+}
+
+static uint8_t type_cat(struct checker *k, const uint8_t *p, size_t len)
 {
     size_t used = 0;
     for (int guard = 0; guard < 4; guard++) {
@@ -162,9 +185,11 @@ static uint8_t type_cat(const uint8_t *p, size_t len)
         return REF;
     case CLRIE_IL_ELEMENT_TYPE_GENERICINST:
         /* an enum nested in a generic type is an instance of it too */
-        return len > 1 && p[1] == CLRIE_IL_ELEMENT_TYPE_CLASS ? O : ENUM_OR_STRUCT;
+        if (len > 1 && p[1] == CLRIE_IL_ELEMENT_TYPE_CLASS)
+            return O;
+        return len > 2 ? value_type_cat(k, p + 2, len - 2) : ENUM_OR_STRUCT;
     case CLRIE_IL_ELEMENT_TYPE_VALUETYPE:
-        return ENUM_OR_STRUCT;
+        return value_type_cat(k, p + 1, len - 1);
     case CLRIE_IL_ELEMENT_TYPE_TYPEDBYREF:
         return VT;
     default: /* generic parameters */
@@ -174,8 +199,8 @@ static uint8_t type_cat(const uint8_t *p, size_t len)
 
 /* The categories of a method signature's parameters, after a vararg sentinel too. *cats is
  * malloc'd (count entries). */
-static int param_cats(const uint8_t *sig, size_t len, const struct clrie_il_method_sig *m,
-                      uint8_t **cats)
+static int param_cats(struct checker *k, const uint8_t *sig, size_t len,
+                      const struct clrie_il_method_sig *m, uint8_t **cats)
 {
     uint8_t *out = malloc(m->param_count ? m->param_count : 1);
     if (!out)
@@ -189,7 +214,7 @@ static int param_cats(const uint8_t *sig, size_t len, const struct clrie_il_meth
             free(out);
             return -EILSEQ;
         }
-        out[i] = type_cat(sig + pos, tl);
+        out[i] = type_cat(k, sig + pos, tl);
         pos += tl;
     }
     *cats = out;
@@ -207,7 +232,7 @@ static int load_method(struct checker *k)
     if (clrie_il_sig_local_header(c->local_sig, c->local_sig_len, &locals, &at) < 0)
         return 0;
     uint8_t *params = NULL;
-    int r = param_cats(c->method_sig, c->method_sig_len, &m, &params);
+    int r = param_cats(k, c->method_sig, c->method_sig_len, &m, &params);
     if (r == -EILSEQ)
         return 0;
     if (r < 0)
@@ -229,11 +254,11 @@ static int load_method(struct checker *k)
         if (at >= c->local_sig_len ||
             clrie_il_sig_type_len(c->local_sig + at, c->local_sig_len - at, &tl) < 0)
             return 0; /* a local signature we cannot read: nothing of the method is checked */
-        k->locals[i] = type_cat(c->local_sig + at, tl);
+        k->locals[i] = type_cat(k, c->local_sig + at, tl);
         at += tl;
     }
     k->local_count = locals;
-    k->ret = type_cat(c->method_sig + m.ret_offset, m.ret_len);
+    k->ret = type_cat(k, c->method_sig + m.ret_offset, m.ret_len);
     k->know_method = true;
     return 0;
 }
@@ -315,8 +340,19 @@ static void check_token(struct checker *k, const struct clrie_il_instr *n)
             !is_field && (sig[0] & CLRIE_IL_CALLCONV_KIND_MASK) != CLRIE_IL_CALLCONV_LOCAL_SIG;
         if ((member_kind == 1 || table == T_STAND_ALONE_SIG) && !is_method)
             problem(k, "%s needs a method, token 0x%08X is not one", op_name(n), token);
-        else if (member_kind == 2 && !is_field)
+        else if (member_kind == 2 && !is_field) {
             problem(k, "%s needs a field, token 0x%08X is not one", op_name(n), token);
+            return;
+        }
+    }
+    if (member_kind == 2 && md && md->field_is_static) {
+        int is_static = md->field_is_static(md->ctx, token);
+        bool wants_static = n->opcode == CLRIE_IL_OP_LDSFLD || n->opcode == CLRIE_IL_OP_LDSFLDA ||
+                            n->opcode == CLRIE_IL_OP_STSFLD;
+        if (is_static >= 0 && (is_static != 0) != wants_static)
+            problem(k, "%s needs %s field, 0x%08X is %s one", op_name(n),
+                    wants_static ? "a static" : "an instance", token,
+                    is_static ? "a static" : "an instance");
     }
 }
 
@@ -540,7 +576,7 @@ static uint8_t field_cat(struct checker *k, uint32_t token)
     const uint8_t *sig = member_sig(k, token, &len);
     if (!sig || (sig[0] & CLRIE_IL_CALLCONV_KIND_MASK) != CLRIE_IL_CALLCONV_FIELD)
         return ANY;
-    return type_cat(sig + 1, len - 1);
+    return type_cat(k, sig + 1, len - 1);
 }
 
 static void do_call(struct checker *k, const struct clrie_il_instr *n)
@@ -557,7 +593,7 @@ static void do_call(struct checker *k, const struct clrie_il_instr *n)
     uint8_t *params = NULL;
     if (!sig || clrie_il_sig_parse_method(sig, len, &m, NULL) != 0 ||
         clrie_il_sig_stack_effect(&m, op, &mine) != 0 || mine.pop != eff.pop ||
-        mine.push != eff.push || param_cats(sig, len, &m, &params) != 0) {
+        mine.push != eff.push || param_cats(k, sig, len, &m, &params) != 0) {
         for (uint32_t i = 0; i < eff.pop; i++)
             pop1(k);
         for (uint32_t i = 0; i < eff.push; i++)
@@ -583,7 +619,7 @@ static void do_call(struct checker *k, const struct clrie_il_instr *n)
     if (op == CLRIE_IL_OP_NEWOBJ)
         push(k, NEWOBJ_RESULT); /* the token's parent would tell which */
     else if (eff.push)
-        push(k, type_cat(sig + m.ret_offset, m.ret_len));
+        push(k, type_cat(k, sig + m.ret_offset, m.ret_len));
 }
 
 static uint8_t arg_cat(struct checker *k, int64_t i)

@@ -2,8 +2,9 @@
  * every fault of this file is one the runtime's JIT rejects with InvalidProgramException or
  * a TypeLoadException, and passed clrie_il_graph_verify alone. The method is
  * `static int32 M(int32, float64)` with locals (int32, string); the module has 3 MemberRefs
- * (1: void F(int32), 2: a field of type float64, 3: string G()), 2 TypeRefs and 5 user
- * strings. */
+ * (1: void F(int32), 2: a static field of type float64, 3: string G(), 4: a field of the
+ * struct TypeRef 1, 5: a field of the enum TypeRef 2, whose integer is int32), 2 TypeRefs and
+ * 5 user strings. */
 #include "helpers.h"
 
 static const uint8_t method_sig[] = {0x00, 0x02, 0x08, 0x08, 0x0D};
@@ -11,6 +12,8 @@ static const uint8_t local_sig[] = {0x07, 0x02, 0x08, 0x0E};
 static const uint8_t sig_f[] = {0x00, 0x01, 0x01, 0x08};
 static const uint8_t sig_field[] = {0x06, 0x0D};
 static const uint8_t sig_g[] = {0x00, 0x00, 0x0E};
+static const uint8_t sig_struct_field[] = {0x06, 0x11, 0x05}; /* valuetype TypeRef 1 */
+static const uint8_t sig_enum_field[] = {0x06, 0x11, 0x09};   /* valuetype TypeRef 2 */
 
 static bool token_exists(void *ctx, uint32_t token)
 {
@@ -18,7 +21,7 @@ static bool token_exists(void *ctx, uint32_t token)
     uint32_t row = token & 0xFFFFFF;
     switch (token >> 24) {
     case 0x0A:
-        return row >= 1 && row <= 3;
+        return row >= 1 && row <= 5;
     case 0x01:
         return row >= 1 && row <= 2;
     case 0x70:
@@ -41,6 +44,12 @@ static int signature(void *ctx, uint32_t token, const uint8_t **sig, size_t *len
     case 0x0A000003:
         *sig = sig_g, *len = sizeof(sig_g);
         return 0;
+    case 0x0A000004:
+        *sig = sig_struct_field, *len = sizeof(sig_struct_field);
+        return 0;
+    case 0x0A000005:
+        *sig = sig_enum_field, *len = sizeof(sig_enum_field);
+        return 0;
     default:
         return -ENOENT;
     }
@@ -58,7 +67,22 @@ static int resolve(void *ctx, uint16_t opcode, uint32_t token, struct clrie_il_s
     return r ? r : clrie_il_sig_stack_effect(&m, opcode, out);
 }
 
-static const struct clrie_il_metadata metadata = {NULL, token_exists, signature};
+static int field_is_static(void *ctx, uint32_t token)
+{
+    (void)ctx;
+    return token == 0x0A000002 ? 1 : token == 0x0A000004 || token == 0x0A000005 ? 0 : -ENOENT;
+}
+
+static int value_type(void *ctx, uint32_t token)
+{
+    (void)ctx;
+    return token == 0x01000001   ? CLRIE_IL_ELEMENT_TYPE_VALUETYPE
+           : token == 0x01000002 ? CLRIE_IL_ELEMENT_TYPE_I4
+                                 : -ENOENT;
+}
+
+static const struct clrie_il_metadata metadata = {NULL, token_exists, signature, field_is_static,
+                                                  value_type};
 static const struct clrie_il_verify_context context = {
     resolve, NULL, method_sig, sizeof(method_sig), local_sig, sizeof(local_sig), &metadata,
 };
@@ -137,6 +161,25 @@ static void tokens_are_checked_for_table_and_row(void **state)
     /* box 70000001 (a string, not a type) */
     rep = verify_code(BYTES(0x16, 0x8C, 0x01, 0, 0, 0x70, 0x26, 0x16, 0x2A));
     EXPECT(rep, 1, "box takes a token of another kind");
+    /* ldnull; ldfld 0A000002 (a static field); conv.i4; ret */
+    rep = verify_code(BYTES(0x14, 0x7B, 0x02, 0, 0, 0x0A, 0x69, 0x2A));
+    EXPECT(rep, 1, "ldfld needs an instance field, 0x0A000002 is a static one");
+    /* ldsfld 0A000005 (an instance field); ret */
+    rep = verify_code(BYTES(0x7E, 0x05, 0, 0, 0x0A, 0x2A));
+    EXPECT(rep, 0, "ldsfld needs a static field");
+}
+
+static void enums_are_told_from_structs(void **state)
+{
+    (void)state;
+    /* ldnull; ldfld 0A000005 (an enum of int32); ldc.i4.1; add; ret */
+    struct reports rep = verify_code(BYTES(0x14, 0x7B, 0x05, 0, 0, 0x0A, 0x17, 0x58, 0x2A));
+    if (rep.count)
+        dump_reports(&rep);
+    assert_int_equal(rep.count, 0);
+    /* ldnull; ldfld 0A000004 (a struct); ldc.i4.1; add; ret */
+    rep = verify_code(BYTES(0x14, 0x7B, 0x04, 0, 0, 0x0A, 0x17, 0x58, 0x2A));
+    EXPECT(rep, 7, "add cannot combine a value type and int32");
 }
 
 static void stack_types_are_checked(void **state)
@@ -188,6 +231,7 @@ int main(void)
         cmocka_unit_test(local_and_argument_indices_are_checked),
         cmocka_unit_test(tokens_are_checked_for_table_and_row),
         cmocka_unit_test(stack_types_are_checked),
+        cmocka_unit_test(enums_are_told_from_structs),
         cmocka_unit_test(paths_that_meet_with_different_types_are_reported),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

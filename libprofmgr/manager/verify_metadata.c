@@ -2,6 +2,7 @@
  * verify_metadata.h). Nothing here prints: a question that cannot be answered is an unknown
  * (the verifier then checks less), never a fault of the method. */
 #include <errno.h>
+#include <string.h>
 
 #include "verify_metadata.h"
 
@@ -10,6 +11,22 @@
 #define USER_STRING 0x70u
 #define MAX_TABLE 0x2Cu /* GenericParamConstraint, the last table of ECMA-335 II.22 */
 
+/* Whether offset is where an entry of the #US heap starts (an offset inside a string is no
+ * string: the runtime reads a length from the middle of one): walks the heap from its start,
+ * entry by entry, as far as offset. When the walk cannot be made it says yes. */
+static bool user_string_starts(struct verify_metadata *vm, ULONG offset)
+{
+    ULONG at = 0;
+    while (at < offset) {
+        ULONG next = 0;
+        HRESULT hr = vm->tables->lpVtbl->GetNextUserString(vm->tables, at, &next);
+        if (hr != S_OK || next <= at)
+            return hr != S_OK && at == 0; /* no walk at all: unknown */
+        at = next;
+    }
+    return at == offset;
+}
+
 static bool token_exists(void *ctx, uint32_t token)
 {
     struct verify_metadata *vm = ctx;
@@ -17,7 +34,7 @@ static bool token_exists(void *ctx, uint32_t token)
     if (vm->tables && table == USER_STRING) {
         ULONG size = 0;
         if (SUCCEEDED(vm->tables->lpVtbl->GetUserStringHeapSize(vm->tables, &size)))
-            return row < size;
+            return row < size && user_string_starts(vm, row);
     } else if (vm->tables && table <= MAX_TABLE) {
         ULONG rows = 0;
         if (SUCCEEDED(
@@ -66,13 +83,142 @@ static int signature(void *ctx, uint32_t token, const uint8_t **sig, size_t *len
     return 0;
 }
 
+#define FD_STATIC 0x10u
+
+static int field_flags(IMetaDataImport2 *md, mdFieldDef fd, DWORD *flags)
+{
+    HRESULT hr =
+        md->lpVtbl->GetFieldProps(md, fd, NULL, NULL, 0, NULL, flags, NULL, NULL, NULL, NULL, NULL);
+    return SUCCEEDED(hr) ? 0 : -ENOENT;
+}
+
+/* Whether the field a FieldDef, or a MemberRef whose parent is a TypeDef of this module,
+ * names is static; a MemberRef into another module is not looked up. */
+static int field_is_static(void *ctx, uint32_t token)
+{
+    struct verify_metadata *vm = ctx;
+    IMetaDataImport2 *md = vm->import;
+    DWORD flags = 0;
+    mdFieldDef fd = token;
+    if ((token & 0xFF000000u) == mdtMemberRef) {
+        mdToken parent = 0;
+        WCHAR name[512];
+        ULONG name_len = 0, sig_len = 0;
+        PCCOR_SIGNATURE sig = NULL;
+        HRESULT hr = md->lpVtbl->GetMemberRefProps(md, token, &parent, name, 512, &name_len, &sig,
+                                                   &sig_len);
+        if (FAILED(hr) || name_len == 0 || name_len > 512 || (parent & 0xFF000000u) != mdtTypeDef)
+            return -ENOENT;
+        if (FAILED(md->lpVtbl->FindField(md, parent, name, sig, sig_len, &fd)))
+            return -ENOENT;
+    } else if ((token & 0xFF000000u) != mdtFieldDef) {
+        return -EINVAL;
+    }
+    if (field_flags(md, fd, &flags) < 0)
+        return -ENOENT;
+    return (flags & FD_STATIC) != 0;
+}
+
+/* The name of a TypeDef or TypeRef ("System.Int32") in ASCII; a TypeRef's only when its
+ * resolution scope is an assembly (not a type it is nested in). 0 or a negative errno. */
+static int type_name(IMetaDataImport2 *md, mdToken type, char *out, size_t cap, mdToken *extends)
+{
+    WCHAR name[256];
+    ULONG len = 0;
+    HRESULT hr;
+    *extends = 0;
+    if ((type & 0xFF000000u) == mdtTypeDef) {
+        DWORD flags = 0;
+        hr = md->lpVtbl->GetTypeDefProps(md, type, name, 256, &len, &flags, extends);
+    } else if ((type & 0xFF000000u) == mdtTypeRef) {
+        mdToken scope = 0;
+        hr = md->lpVtbl->GetTypeRefProps(md, type, &scope, name, 256, &len);
+        if (SUCCEEDED(hr) && (scope & 0xFF000000u) != mdtAssemblyRef)
+            return -ENOENT;
+    } else {
+        return -EINVAL;
+    }
+    if (FAILED(hr) || len == 0 || len > 256 || len > cap)
+        return -ENOENT;
+    for (ULONG i = 0; i < len; i++)
+        out[i] = name[i] && name[i] < 0x80 ? (char)name[i] : (name[i] ? '?' : 0);
+    out[len - 1] = 0;
+    return 0;
+}
+
+/* The value types of the core library whose category is fixed, by name. */
+static const struct {
+    const char *name;
+    int element_type;
+} known_value_types[] = {
+    {"System.Boolean", CLRIE_IL_ELEMENT_TYPE_BOOLEAN},
+    {"System.Char", CLRIE_IL_ELEMENT_TYPE_CHAR},
+    {"System.SByte", CLRIE_IL_ELEMENT_TYPE_I1},
+    {"System.Byte", CLRIE_IL_ELEMENT_TYPE_U1},
+    {"System.Int16", CLRIE_IL_ELEMENT_TYPE_I2},
+    {"System.UInt16", CLRIE_IL_ELEMENT_TYPE_U2},
+    {"System.Int32", CLRIE_IL_ELEMENT_TYPE_I4},
+    {"System.UInt32", CLRIE_IL_ELEMENT_TYPE_U4},
+    {"System.Int64", CLRIE_IL_ELEMENT_TYPE_I8},
+    {"System.UInt64", CLRIE_IL_ELEMENT_TYPE_U8},
+    {"System.Single", CLRIE_IL_ELEMENT_TYPE_R4},
+    {"System.Double", CLRIE_IL_ELEMENT_TYPE_R8},
+    {"System.IntPtr", CLRIE_IL_ELEMENT_TYPE_I},
+    {"System.UIntPtr", CLRIE_IL_ELEMENT_TYPE_U},
+    {"System.Decimal", CLRIE_IL_ELEMENT_TYPE_VALUETYPE},
+    {"System.Guid", CLRIE_IL_ELEMENT_TYPE_VALUETYPE},
+    {"System.DateTime", CLRIE_IL_ELEMENT_TYPE_VALUETYPE},
+    {"System.TimeSpan", CLRIE_IL_ELEMENT_TYPE_VALUETYPE},
+    {"System.RuntimeMethodHandle", CLRIE_IL_ELEMENT_TYPE_VALUETYPE},
+    {"System.RuntimeTypeHandle", CLRIE_IL_ELEMENT_TYPE_VALUETYPE},
+    {"System.RuntimeFieldHandle", CLRIE_IL_ELEMENT_TYPE_VALUETYPE},
+    {"System.Nullable`1", CLRIE_IL_ELEMENT_TYPE_VALUETYPE},
+};
+
+/* What a valuetype is on the stack: a known System type by name; a TypeDef of this module
+ * that extends System.Enum the type of its field value__, one that extends System.ValueType
+ * a struct. Everything else (a TypeRef to another assembly's type) is unknown. */
+static int value_type(void *ctx, uint32_t token)
+{
+    struct verify_metadata *vm = ctx;
+    IMetaDataImport2 *md = vm->import;
+    char name[256], base[256];
+    mdToken extends = 0, unused = 0;
+    if (type_name(md, token, name, sizeof(name), &extends) < 0)
+        return -ENOENT;
+    for (size_t i = 0; i < sizeof(known_value_types) / sizeof(known_value_types[0]); i++)
+        if (strcmp(name, known_value_types[i].name) == 0)
+            return known_value_types[i].element_type;
+    if ((token & 0xFF000000u) != mdtTypeDef || type_name(md, extends, base, sizeof(base), &unused))
+        return -ENOENT;
+    if (strcmp(base, "System.ValueType") == 0)
+        return CLRIE_IL_ELEMENT_TYPE_VALUETYPE;
+    if (strcmp(base, "System.Enum") != 0)
+        return -ENOENT;
+    static const WCHAR value_field[] = u"value__";
+    mdFieldDef fd = 0;
+    DWORD flags = 0;
+    PCCOR_SIGNATURE sig = NULL;
+    ULONG sig_len = 0;
+    if (FAILED(md->lpVtbl->FindField(md, token, value_field, NULL, 0, &fd)) ||
+        FAILED(md->lpVtbl->GetFieldProps(md, fd, NULL, NULL, 0, NULL, &flags, &sig, &sig_len, NULL,
+                                         NULL, NULL)) ||
+        (flags & FD_STATIC) || !sig || sig_len != 2 || sig[0] != 0x06)
+        return -ENOENT;
+    if ((sig[1] >= CLRIE_IL_ELEMENT_TYPE_BOOLEAN && sig[1] <= CLRIE_IL_ELEMENT_TYPE_U8) ||
+        sig[1] == CLRIE_IL_ELEMENT_TYPE_I || sig[1] == CLRIE_IL_ELEMENT_TYPE_U)
+        return sig[1];
+    return -ENOENT;
+}
+
 void clrie_pm_verify_metadata_init(struct verify_metadata *vm, IMetaDataImport2 *import)
 {
     vm->import = import;
     vm->tables = NULL;
     if (FAILED(import->lpVtbl->QueryInterface(import, &IID_IMetaDataTables, (void **)&vm->tables)))
         vm->tables = NULL;
-    vm->callbacks = (struct clrie_il_metadata){vm, token_exists, signature};
+    vm->callbacks = (struct clrie_il_metadata){vm, token_exists, signature, field_is_static,
+                                               value_type};
 }
 
 void clrie_pm_verify_metadata_finish(struct verify_metadata *vm)

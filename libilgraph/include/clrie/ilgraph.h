@@ -674,6 +674,17 @@ struct clrie_il_metadata {
      * call returns. 0, or a negative errno (what the member gives is then not checked).
      * NULL: the types of members are not checked. */
     int (*signature)(void *ctx, uint32_t token, const uint8_t **sig, size_t *len);
+    /* Whether the field a FieldDef or MemberRef token names is static: 1 static, 0 an
+     * instance field, a negative errno when it cannot tell (a MemberRef to another module).
+     * ldfld, ldflda and stfld need an instance field, ldsfld, ldsflda and stsfld a static
+     * one. NULL: not checked. */
+    int (*field_is_static)(void *ctx, uint32_t token);
+    /* What the value type a TypeDef or TypeRef token names is on the stack: the element type
+     * of its primitive (CLRIE_IL_ELEMENT_TYPE_I4 ... for System.Int32 ..., and for an enum
+     * the type of its instance field value__), CLRIE_IL_ELEMENT_TYPE_VALUETYPE for a struct,
+     * or a negative errno when it cannot tell (the type is then an enum's integer or a
+     * struct). NULL: never told. */
+    int (*value_type)(void *ctx, uint32_t token);
 };
 
 /* What the verifier knows about the method. Borrowed for the call. */
