@@ -89,6 +89,12 @@ struct checker {
 
     uint8_t *stack;
     size_t sp;
+
+    /* While a callee's signature is read: the generic arguments its token supplies (a
+     * TypeSpec's GENERICINST blob for !n, a MethodSpec's instantiation blob for !!n), or
+     * NULL. */
+    const uint8_t *type_spec, *method_inst;
+    size_t type_spec_len, method_inst_len;
 };
 
 static void problem(struct checker *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -133,6 +139,61 @@ static uint8_t value_type_cat(struct checker *k, const uint8_t *p, size_t len)
     }
     uint8_t b = (uint8_t)et;
     return type_cat(k, &b, 1);
+}
+
+/* The n-th type of an instantiation blob: a TypeSpec's GENERICINST (is_type true) or a
+ * MethodSpec's 0x0A count types... -EILSEQ when the blob is not one or n is past its end. */
+static int generic_arg(const uint8_t *p, size_t len, bool is_type, uint32_t n, const uint8_t **arg,
+                       size_t *arg_len)
+{
+    size_t used = 0, at;
+    uint32_t count = 0, token = 0;
+    if (is_type) {
+        if (len < 2 || p[0] != CLRIE_IL_ELEMENT_TYPE_GENERICINST ||
+            (p[1] != CLRIE_IL_ELEMENT_TYPE_CLASS && p[1] != CLRIE_IL_ELEMENT_TYPE_VALUETYPE) ||
+            clrie_il_sig_read_token(p + 2, len - 2, &token, &used) < 0)
+            return -EILSEQ;
+        at = 2 + used;
+    } else {
+        if (len < 1 || p[0] != CLRIE_IL_CALLCONV_GENERICINST)
+            return -EILSEQ;
+        at = 1;
+    }
+    if (clrie_il_sig_read_uint(p + at, len - at, &count, &used) < 0 || n >= count)
+        return -EILSEQ;
+    at += used;
+    for (uint32_t i = 0;; i++) {
+        size_t tl = 0;
+        if (at >= len || clrie_il_sig_type_len(p + at, len - at, &tl) < 0)
+            return -EILSEQ;
+        if (i == n) {
+            *arg = p + at;
+            *arg_len = tl;
+            return 0;
+        }
+        at += tl;
+    }
+}
+
+/* The category of !n or !!n (p at VAR or MVAR) as the callee's token instantiates it; ANY when
+ * it does not say. The argument's own generic parameters are the caller's: anything. */
+static uint8_t generic_param_cat(struct checker *k, const uint8_t *p, size_t len)
+{
+    bool is_type = p[0] == CLRIE_IL_ELEMENT_TYPE_VAR;
+    const uint8_t *blob = is_type ? k->type_spec : k->method_inst;
+    size_t blob_len = is_type ? k->type_spec_len : k->method_inst_len;
+    uint32_t n = 0;
+    size_t used = 0, arg_len = 0;
+    const uint8_t *arg = NULL;
+    if (!blob || clrie_il_sig_read_uint(p + 1, len - 1, &n, &used) < 0 ||
+        generic_arg(blob, blob_len, is_type, n, &arg, &arg_len) < 0)
+        return ANY;
+    const uint8_t *saved_type = k->type_spec, *saved_method = k->method_inst;
+    k->type_spec = k->method_inst = NULL;
+    uint8_t cat = type_cat(k, arg, arg_len);
+    k->type_spec = saved_type;
+    k->method_inst = saved_method;
+    return cat == VOID_ ? ANY : cat;
 }
 
 static uint8_t type_cat(struct checker *k, const uint8_t *p, size_t len)
@@ -192,7 +253,10 @@ static uint8_t type_cat(struct checker *k, const uint8_t *p, size_t len)
         return value_type_cat(k, p + 1, len - 1);
     case CLRIE_IL_ELEMENT_TYPE_TYPEDBYREF:
         return VT;
-    default: /* generic parameters */
+    case CLRIE_IL_ELEMENT_TYPE_VAR:
+    case CLRIE_IL_ELEMENT_TYPE_MVAR:
+        return generic_param_cat(k, p, len);
+    default:
         return ANY;
     }
 }
@@ -579,6 +643,31 @@ static uint8_t field_cat(struct checker *k, uint32_t token)
     return type_cat(k, sig + 1, len - 1);
 }
 
+/* Takes the generic arguments a call, callvirt or newobj token supplies for the callee's
+ * signature (op NOP: forgets them). */
+static void instantiate(struct checker *k, uint16_t op, uint32_t token)
+{
+    const struct clrie_il_metadata *md = k->c->metadata;
+    uint32_t table = token >> 24;
+    k->type_spec = k->method_inst = NULL;
+    k->type_spec_len = k->method_inst_len = 0;
+    if ((op != CLRIE_IL_OP_CALL && op != CLRIE_IL_OP_CALLVIRT && op != CLRIE_IL_OP_NEWOBJ) ||
+        (table != T_MEMBER_REF && table != T_METHOD_SPEC) || !md || !md->generic_args)
+        return;
+    const uint8_t *ts = NULL, *mi = NULL;
+    size_t ts_len = 0, mi_len = 0;
+    if (md->generic_args(md->ctx, token, &ts, &ts_len, &mi, &mi_len) < 0)
+        return;
+    if (ts && ts_len) {
+        k->type_spec = ts;
+        k->type_spec_len = ts_len;
+    }
+    if (mi && mi_len && table == T_METHOD_SPEC) {
+        k->method_inst = mi;
+        k->method_inst_len = mi_len;
+    }
+}
+
 static void do_call(struct checker *k, const struct clrie_il_instr *n)
 {
     uint16_t op = n->opcode;
@@ -591,6 +680,7 @@ static void do_call(struct checker *k, const struct clrie_il_instr *n)
     struct clrie_il_method_sig m;
     struct clrie_il_stack_effect mine;
     uint8_t *params = NULL;
+    instantiate(k, op, token);
     if (!sig || clrie_il_sig_parse_method(sig, len, &m, NULL) != 0 ||
         clrie_il_sig_stack_effect(&m, op, &mine) != 0 || mine.pop != eff.pop ||
         mine.push != eff.push || param_cats(k, sig, len, &m, &params) != 0) {
@@ -598,6 +688,7 @@ static void do_call(struct checker *k, const struct clrie_il_instr *n)
             pop1(k);
         for (uint32_t i = 0; i < eff.push; i++)
             push(k, ANY);
+        instantiate(k, CLRIE_IL_OP_NOP, 0);
         return;
     }
     if (op == CLRIE_IL_OP_CALLI) {
@@ -620,6 +711,7 @@ static void do_call(struct checker *k, const struct clrie_il_instr *n)
         push(k, NEWOBJ_RESULT); /* the token's parent would tell which */
     else if (eff.push)
         push(k, type_cat(k, sig + m.ret_offset, m.ret_len));
+    instantiate(k, CLRIE_IL_OP_NOP, 0);
 }
 
 static uint8_t arg_cat(struct checker *k, int64_t i)

@@ -3,8 +3,9 @@
  * a TypeLoadException, and passed clrie_il_graph_verify alone. The method is
  * `static int32 M(int32, float64)` with locals (int32, string); the module has 3 MemberRefs
  * (1: void F(int32), 2: a static field of type float64, 3: string G(), 4: a field of the
- * struct TypeRef 1, 5: a field of the enum TypeRef 2, whose integer is int32), 2 TypeRefs and
- * 5 user strings. */
+ * struct TypeRef 1, 5: a field of the enum TypeRef 2, whose integer is int32, 6: instance
+ * void Add(!0) of the TypeSpec List<int32>, 7: static !!0 Id<T>(!!0)), 2 MethodSpecs (1:
+ * Id<int32>, 2: Id<string>), 3 TypeRefs and 5 user strings. */
 #include "helpers.h"
 
 static const uint8_t method_sig[] = {0x00, 0x02, 0x08, 0x08, 0x0D};
@@ -14,6 +15,11 @@ static const uint8_t sig_field[] = {0x06, 0x0D};
 static const uint8_t sig_g[] = {0x00, 0x00, 0x0E};
 static const uint8_t sig_struct_field[] = {0x06, 0x11, 0x05}; /* valuetype TypeRef 1 */
 static const uint8_t sig_enum_field[] = {0x06, 0x11, 0x09};   /* valuetype TypeRef 2 */
+static const uint8_t sig_add[] = {0x20, 0x01, 0x01, 0x13, 0x00};       /* instance void (!0) */
+static const uint8_t sig_id[] = {0x10, 0x01, 0x01, 0x1E, 0x00, 0x1E, 0x00}; /* !!0 <1>(!!0) */
+static const uint8_t list_of_int32[] = {0x15, 0x12, 0x0D, 0x01, 0x08}; /* class TypeRef 3<int32> */
+static const uint8_t inst_int32[] = {0x0A, 0x01, 0x08};
+static const uint8_t inst_string[] = {0x0A, 0x01, 0x0E};
 
 static bool token_exists(void *ctx, uint32_t token)
 {
@@ -21,9 +27,11 @@ static bool token_exists(void *ctx, uint32_t token)
     uint32_t row = token & 0xFFFFFF;
     switch (token >> 24) {
     case 0x0A:
-        return row >= 1 && row <= 5;
-    case 0x01:
+        return row >= 1 && row <= 7;
+    case 0x2B:
         return row >= 1 && row <= 2;
+    case 0x01:
+        return row >= 1 && row <= 3;
     case 0x70:
         return row < 5;
     default:
@@ -49,6 +57,14 @@ static int signature(void *ctx, uint32_t token, const uint8_t **sig, size_t *len
         return 0;
     case 0x0A000005:
         *sig = sig_enum_field, *len = sizeof(sig_enum_field);
+        return 0;
+    case 0x0A000006:
+        *sig = sig_add, *len = sizeof(sig_add);
+        return 0;
+    case 0x0A000007:
+    case 0x2B000001:
+    case 0x2B000002:
+        *sig = sig_id, *len = sizeof(sig_id);
         return 0;
     default:
         return -ENOENT;
@@ -81,17 +97,56 @@ static int value_type(void *ctx, uint32_t token)
                                  : -ENOENT;
 }
 
-static const struct clrie_il_metadata metadata = {NULL, token_exists, signature, field_is_static,
-                                                  value_type};
+static int generic_args(void *ctx, uint32_t token, const uint8_t **type_spec,
+                        size_t *type_spec_len, const uint8_t **method_inst,
+                        size_t *method_inst_len)
+{
+    (void)ctx;
+    *type_spec = *method_inst = NULL;
+    *type_spec_len = *method_inst_len = 0;
+    switch (token) {
+    case 0x0A000006:
+        *type_spec = list_of_int32, *type_spec_len = sizeof(list_of_int32);
+        return 0;
+    case 0x2B000001:
+        *method_inst = inst_int32, *method_inst_len = sizeof(inst_int32);
+        return 0;
+    case 0x2B000002:
+        *method_inst = inst_string, *method_inst_len = sizeof(inst_string);
+        return 0;
+    default:
+        return (token >> 24) == 0x0A ? 0 : -ENOENT;
+    }
+}
+
+static const struct clrie_il_metadata metadata = {
+    .token_exists = token_exists,
+    .signature = signature,
+    .field_is_static = field_is_static,
+    .value_type = value_type,
+    .generic_args = generic_args,
+};
 static const struct clrie_il_verify_context context = {
     resolve, NULL, method_sig, sizeof(method_sig), local_sig, sizeof(local_sig), &metadata,
 };
+/* The same module without generic_args: instantiations are not known. */
+static const struct clrie_il_metadata metadata_without_generics = {
+    .token_exists = token_exists,
+    .signature = signature,
+    .field_is_static = field_is_static,
+    .value_type = value_type,
+};
+static const struct clrie_il_verify_context context_without_generics = {
+    resolve,         NULL, method_sig, sizeof(method_sig), local_sig, sizeof(local_sig),
+    &metadata_without_generics,
+};
 
-static struct reports verify_code(const uint8_t *code, size_t len)
+static struct reports verify_code_in(const struct clrie_il_verify_context *c, const uint8_t *code,
+                                     size_t len)
 {
     struct clrie_il_graph *g = decode_code(code, len);
     struct reports rep = {0};
-    int r = clrie_il_graph_verify_in(g, &context, collect_report, &rep);
+    int r = clrie_il_graph_verify_in(g, c, collect_report, &rep);
     assert_int_equal(r, rep.count ? -EILSEQ : 0);
     /* The structural verifier alone accepts these bodies (a call whose token is a field
      * it refuses too: the stack effect cannot be told). */
@@ -100,6 +155,11 @@ static struct reports verify_code(const uint8_t *code, size_t len)
         assert_int_equal(clrie_il_graph_verify(g, resolve, NULL, collect_report, &plain), 0);
     clrie_il_graph_free(g);
     return rep;
+}
+
+static struct reports verify_code(const uint8_t *code, size_t len)
+{
+    return verify_code_in(&context, code, len);
 }
 
 #define EXPECT(rep, offset, words)                                                                 \
@@ -224,6 +284,40 @@ static void paths_that_meet_with_different_types_are_reported(void **state)
     assert_int_equal(rep.count, 0);
 }
 
+static void generic_parameters_are_substituted(void **state)
+{
+    (void)state;
+    /* ldnull; ldarg.0; callvirt 0A000006 (List<int32>.Add(!0)); ldc.i4.0; ret */
+    struct reports rep = verify_code(BYTES(0x14, 0x02, 0x6F, 0x06, 0, 0, 0x0A, 0x16, 0x2A));
+    if (rep.count)
+        dump_reports(&rep);
+    assert_int_equal(rep.count, 0);
+    /* ldnull; ldarg.1 (F); callvirt 0A000006; ldc.i4.0; ret */
+    rep = verify_code(BYTES(0x14, 0x03, 0x6F, 0x06, 0, 0, 0x0A, 0x16, 0x2A));
+    EXPECT(rep, 2, "passes F as parameter 1 of type int32");
+    /* ldnull; ldloca.s 0 (&); callvirt 0A000006; ldc.i4.0; ret */
+    rep = verify_code(BYTES(0x14, 0x12, 0x00, 0x6F, 0x06, 0, 0, 0x0A, 0x16, 0x2A));
+    EXPECT(rep, 3, "passes & as parameter 1 of type int32");
+    /* Without the instantiation the parameter takes anything. */
+    rep = verify_code_in(&context_without_generics,
+                         BYTES(0x14, 0x03, 0x6F, 0x06, 0, 0, 0x0A, 0x16, 0x2A));
+    assert_int_equal(rep.count, 0);
+    /* ldarg.0; call 2B000001 (Id<int32>(!!0)); ret */
+    rep = verify_code(BYTES(0x02, 0x28, 0x01, 0, 0, 0x2B, 0x2A));
+    if (rep.count)
+        dump_reports(&rep);
+    assert_int_equal(rep.count, 0);
+    /* ldarg.1; call 2B000001; ret */
+    rep = verify_code(BYTES(0x03, 0x28, 0x01, 0, 0, 0x2B, 0x2A));
+    EXPECT(rep, 1, "passes F as parameter 1 of type int32");
+    /* ldstr 70000001; call 2B000002 (Id<string>: returns O); ret (int32) */
+    rep = verify_code(BYTES(0x72, 0x01, 0, 0, 0x70, 0x28, 0x02, 0, 0, 0x2B, 0x2A));
+    EXPECT(rep, 10, "ret returns O");
+    /* Without the instantiation: anything in, anything out. */
+    rep = verify_code_in(&context_without_generics, BYTES(0x03, 0x28, 0x01, 0, 0, 0x2B, 0x2A));
+    assert_int_equal(rep.count, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -233,6 +327,7 @@ int main(void)
         cmocka_unit_test(stack_types_are_checked),
         cmocka_unit_test(enums_are_told_from_structs),
         cmocka_unit_test(paths_that_meet_with_different_types_are_reported),
+        cmocka_unit_test(generic_parameters_are_substituted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -147,7 +147,49 @@ int tool_signature(void *ctx, uint32_t token, const uint8_t **sig, size_t *len)
     return 0;
 }
 
+/* The TypeSpec blob of a MemberRef's parent when that parent is a TypeSpec; NULL otherwise. */
+static void tool_member_ref_type_spec(const struct asm_assembly *a, uint32_t token,
+                                      const uint8_t **blob, size_t *len)
+{
+    struct asm_memberref m;
+    struct asm_blob spec = {0};
+    if (ASM_TOKEN_TABLE(token) != ASM_TABLE_MEMBER_REF ||
+        asm_memberref_get(a, ASM_TOKEN_ROW(token), &m, NULL) != 0 ||
+        ASM_TOKEN_TABLE(m.parent) != ASM_TABLE_TYPE_SPEC ||
+        asm_typespec_get(a, ASM_TOKEN_ROW(m.parent), &spec, NULL) != 0 || !spec.data)
+        return;
+    *blob = spec.data;
+    *len = spec.len;
+}
+
+static int tool_generic_args(void *ctx, uint32_t token, const uint8_t **type_spec,
+                             size_t *type_spec_len,
+                      const uint8_t **method_inst, size_t *method_inst_len)
+{
+    const struct asm_assembly *a = ctx;
+    *type_spec = *method_inst = NULL;
+    *type_spec_len = *method_inst_len = 0;
+    switch (ASM_TOKEN_TABLE(token)) {
+    case ASM_TABLE_MEMBER_REF:
+        tool_member_ref_type_spec(a, token, type_spec, type_spec_len);
+        return 0;
+    case ASM_TABLE_METHOD_SPEC: {
+        struct asm_methodspec m;
+        int r = asm_methodspec_get(a, ASM_TOKEN_ROW(token), &m, NULL);
+        if (r != 0)
+            return r;
+        *method_inst = m.instantiation.data;
+        *method_inst_len = m.instantiation.data ? m.instantiation.len : 0;
+        tool_member_ref_type_spec(a, m.method, type_spec, type_spec_len);
+        return 0;
+    }
+    default:
+        return -EINVAL;
+    }
+}
+
 const struct clrie_il_metadata tool_metadata_template = {
     .token_exists = tool_token_exists,
     .signature = tool_signature,
+    .generic_args = tool_generic_args,
 };

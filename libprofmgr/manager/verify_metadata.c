@@ -211,14 +211,68 @@ static int value_type(void *ctx, uint32_t token)
     return -ENOENT;
 }
 
+/* The TypeSpec blob of a MemberRef's parent when that parent is a TypeSpec; NULL otherwise. */
+static void member_ref_type_spec(IMetaDataImport2 *md, mdToken token, const uint8_t **blob,
+                                 size_t *len)
+{
+    mdToken parent = 0;
+    PCCOR_SIGNATURE spec = NULL;
+    ULONG spec_len = 0;
+    if ((token & 0xFF000000u) != mdtMemberRef ||
+        FAILED(md->lpVtbl->GetMemberRefProps(md, token, &parent, NULL, 0, NULL, NULL, NULL)) ||
+        (parent & 0xFF000000u) != mdtTypeSpec ||
+        FAILED(md->lpVtbl->GetTypeSpecFromToken(md, parent, &spec, &spec_len)) || !spec)
+        return;
+    *blob = spec;
+    *len = spec_len;
+}
+
+/* What a MemberRef's TypeSpec parent and a MethodSpec's instantiation make of the callee's
+ * generic parameters. */
+static int generic_args(void *ctx, uint32_t token, const uint8_t **type_spec,
+                        size_t *type_spec_len, const uint8_t **method_inst,
+                        size_t *method_inst_len)
+{
+    struct verify_metadata *vm = ctx;
+    IMetaDataImport2 *md = vm->import;
+    *type_spec = *method_inst = NULL;
+    *type_spec_len = *method_inst_len = 0;
+    switch (token & 0xFF000000u) {
+    case mdtMemberRef:
+        member_ref_type_spec(md, token, type_spec, type_spec_len);
+        return 0;
+    case mdtMethodSpec: {
+        mdToken method = 0;
+        PCCOR_SIGNATURE inst = NULL;
+        ULONG inst_len = 0;
+        if (FAILED(md->lpVtbl->GetMethodSpecProps(md, token, &method, &inst, &inst_len)))
+            return -ENOENT;
+        if (inst) {
+            *method_inst = inst;
+            *method_inst_len = inst_len;
+        }
+        member_ref_type_spec(md, method, type_spec, type_spec_len);
+        return 0;
+    }
+    default:
+        return -EINVAL;
+    }
+}
+
 void clrie_pm_verify_metadata_init(struct verify_metadata *vm, IMetaDataImport2 *import)
 {
     vm->import = import;
     vm->tables = NULL;
     if (FAILED(import->lpVtbl->QueryInterface(import, &IID_IMetaDataTables, (void **)&vm->tables)))
         vm->tables = NULL;
-    vm->callbacks = (struct clrie_il_metadata){vm, token_exists, signature, field_is_static,
-                                               value_type};
+    vm->callbacks = (struct clrie_il_metadata){
+        .ctx = vm,
+        .token_exists = token_exists,
+        .signature = signature,
+        .field_is_static = field_is_static,
+        .value_type = value_type,
+        .generic_args = generic_args,
+    };
 }
 
 void clrie_pm_verify_metadata_finish(struct verify_metadata *vm)

@@ -685,6 +685,18 @@ struct clrie_il_metadata {
      * or a negative errno when it cannot tell (the type is then an enum's integer or a
      * struct). NULL: never told. */
     int (*value_type)(void *ctx, uint32_t token);
+    /* The generic arguments a call, callvirt or newobj token supplies to its callee: for a
+     * MemberRef whose parent is a TypeSpec, that TypeSpec's blob in *type_spec (GENERICINST,
+     * CLASS or VALUETYPE, the type, the count and the arguments: what !0, !1 ... of the
+     * callee's signature are); for a MethodSpec, its instantiation blob in *method_inst
+     * (0x0A, the count and the arguments: what !!0, !!1 ... are) and, when its method is
+     * such a MemberRef, that TypeSpec's blob in *type_spec too. What the token does not supply
+     * is left NULL with length 0. The bytes are borrowed until the verify call returns. 0, or
+     * a negative errno (nothing is substituted). NULL, or an instantiation that cannot be
+     * read: a parameter or result of a generic parameter's type is anything. */
+    int (*generic_args)(void *ctx, uint32_t token, const uint8_t **type_spec,
+                        size_t *type_spec_len, const uint8_t **method_inst,
+                        size_t *method_inst_len);
 };
 
 /* What the verifier knows about the method. Borrowed for the call. */
@@ -711,8 +723,10 @@ struct clrie_il_verify_context {
  * calli: StandAloneSig; ldtoken: a type, method or field) and its row; the stack types of
  * ECMA-335 III.1.5 (int32, int64, native int, F, O, &) for arithmetic, shifts, comparisons,
  * conditional branches, conversions, switch, stores to arguments, locals, fields and
- * parameters, paths that meet with different types, and the value ret returns. A stack item
- * whose type cannot be told (a generic parameter, a value type) is accepted everywhere. */
+ * parameters, paths that meet with different types, and the value ret returns. A callee's
+ * parameters and result of a generic parameter's type (!0, !!0) are checked as the types the
+ * token instantiates them with, when metadata->generic_args tells them. A stack item whose
+ * type cannot be told (a generic parameter otherwise, a value type) is accepted everywhere. */
 int clrie_il_graph_verify_in(struct clrie_il_graph *g, const struct clrie_il_verify_context *c,
                              clrie_il_report_fn report, void *report_ctx);
 
