@@ -13,9 +13,9 @@ static const uint8_t local_sig[] = {0x07, 0x02, 0x08, 0x0E};
 static const uint8_t sig_f[] = {0x00, 0x01, 0x01, 0x08};
 static const uint8_t sig_field[] = {0x06, 0x0D};
 static const uint8_t sig_g[] = {0x00, 0x00, 0x0E};
-static const uint8_t sig_struct_field[] = {0x06, 0x11, 0x05}; /* valuetype TypeRef 1 */
-static const uint8_t sig_enum_field[] = {0x06, 0x11, 0x09};   /* valuetype TypeRef 2 */
-static const uint8_t sig_add[] = {0x20, 0x01, 0x01, 0x13, 0x00};       /* instance void (!0) */
+static const uint8_t sig_struct_field[] = {0x06, 0x11, 0x05};    /* valuetype TypeRef 1 */
+static const uint8_t sig_enum_field[] = {0x06, 0x11, 0x09};      /* valuetype TypeRef 2 */
+static const uint8_t sig_add[] = {0x20, 0x01, 0x01, 0x13, 0x00}; /* instance void (!0) */
 static const uint8_t sig_id[] = {0x10, 0x01, 0x01, 0x1E, 0x00, 0x1E, 0x00}; /* !!0 <1>(!!0) */
 static const uint8_t list_of_int32[] = {0x15, 0x12, 0x0D, 0x01, 0x08}; /* class TypeRef 3<int32> */
 static const uint8_t inst_int32[] = {0x0A, 0x01, 0x08};
@@ -97,9 +97,8 @@ static int value_type(void *ctx, uint32_t token)
                                  : -ENOENT;
 }
 
-static int generic_args(void *ctx, uint32_t token, const uint8_t **type_spec,
-                        size_t *type_spec_len, const uint8_t **method_inst,
-                        size_t *method_inst_len)
+static int generic_args(void *ctx, uint32_t token, const uint8_t **type_spec, size_t *type_spec_len,
+                        const uint8_t **method_inst, size_t *method_inst_len)
 {
     (void)ctx;
     *type_spec = *method_inst = NULL;
@@ -137,7 +136,12 @@ static const struct clrie_il_metadata metadata_without_generics = {
     .value_type = value_type,
 };
 static const struct clrie_il_verify_context context_without_generics = {
-    resolve,         NULL, method_sig, sizeof(method_sig), local_sig, sizeof(local_sig),
+    resolve,
+    NULL,
+    method_sig,
+    sizeof(method_sig),
+    local_sig,
+    sizeof(local_sig),
     &metadata_without_generics,
 };
 

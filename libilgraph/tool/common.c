@@ -163,8 +163,8 @@ static void tool_member_ref_type_spec(const struct asm_assembly *a, uint32_t tok
 }
 
 static int tool_generic_args(void *ctx, uint32_t token, const uint8_t **type_spec,
-                             size_t *type_spec_len,
-                      const uint8_t **method_inst, size_t *method_inst_len)
+                             size_t *type_spec_len, const uint8_t **method_inst,
+                             size_t *method_inst_len)
 {
     const struct asm_assembly *a = ctx;
     *type_spec = *method_inst = NULL;

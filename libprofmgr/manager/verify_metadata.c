@@ -229,9 +229,8 @@ static void member_ref_type_spec(IMetaDataImport2 *md, mdToken token, const uint
 
 /* What a MemberRef's TypeSpec parent and a MethodSpec's instantiation make of the callee's
  * generic parameters. */
-static int generic_args(void *ctx, uint32_t token, const uint8_t **type_spec,
-                        size_t *type_spec_len, const uint8_t **method_inst,
-                        size_t *method_inst_len)
+static int generic_args(void *ctx, uint32_t token, const uint8_t **type_spec, size_t *type_spec_len,
+                        const uint8_t **method_inst, size_t *method_inst_len)
 {
     struct verify_metadata *vm = ctx;
     IMetaDataImport2 *md = vm->import;

@@ -694,9 +694,8 @@ struct clrie_il_metadata {
      * is left NULL with length 0. The bytes are borrowed until the verify call returns. 0, or
      * a negative errno (nothing is substituted). NULL, or an instantiation that cannot be
      * read: a parameter or result of a generic parameter's type is anything. */
-    int (*generic_args)(void *ctx, uint32_t token, const uint8_t **type_spec,
-                        size_t *type_spec_len, const uint8_t **method_inst,
-                        size_t *method_inst_len);
+    int (*generic_args)(void *ctx, uint32_t token, const uint8_t **type_spec, size_t *type_spec_len,
+                        const uint8_t **method_inst, size_t *method_inst_len);
 };
 
 /* What the verifier knows about the method. Borrowed for the call. */
