@@ -94,7 +94,7 @@ static HRESULT on_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfil
     clrie_pm__raw_hook_load_configured(m);
     if (clrie_pm__manager_plugins(m)->count > 0) {
         pthread_mutex_lock(&m->mask_lock);
-        m->base_mask = CLRIE_PM_DEFAULT_EVENT_MASK;
+        m->base_mask = CLRIE_PM_DEFAULT_EVENT_MASK | CLRIE_PM_ENGINE_EVENT_MASK;
         pthread_mutex_unlock(&m->mask_lock);
     }
     hr = clrie_pm__manager_apply_event_mask(m);
@@ -252,18 +252,27 @@ static HRESULT on_ModuleUnloadFinished(ICorProfilerCallback11 *This, ModuleID mo
         clrie_pm__manager_plugins_leave(m);                                                        \
     } while (0)
 
+/* The engine asks for exception events for itself (CLRIE_PM_ENGINE_EVENT_MASK): the raw hook
+ * gets them only when it asked too. */
+static bool hook_wants_exceptions(struct manager *m)
+{
+    struct raw_hook *hook = atomic_load_explicit(&m->raw_hook, memory_order_acquire);
+    return hook && (atomic_load(&hook->host.event_mask) & COR_PRF_MONITOR_EXCEPTIONS);
+}
+
 static HRESULT on_ExceptionThrown(ICorProfilerCallback11 *This, ObjectID thrownObjectId)
 {
-    EXCEPTION_EVENT(manager_of(This), "ExceptionThrown",
-                    ExceptionThrown(p_->exception_events, thrownObjectId));
-    return hook_ExceptionThrown(This, thrownObjectId);
+    struct manager *m = manager_of(This);
+    clrie_pm__jit_pipeline_exception_thrown(m, thrownObjectId);
+    EXCEPTION_EVENT(m, "ExceptionThrown", ExceptionThrown(p_->exception_events, thrownObjectId));
+    return hook_wants_exceptions(m) ? hook_ExceptionThrown(This, thrownObjectId) : S_OK;
 }
 
 #define EXCEPTION_LEAVE(name)                                                                      \
     static HRESULT on_##name(ICorProfilerCallback11 *This)                                         \
     {                                                                                              \
         EXCEPTION_EVENT(manager_of(This), #name, name(p_->exception_events));                      \
-        return hook_##name(This);                                                                  \
+        return hook_wants_exceptions(manager_of(This)) ? hook_##name(This) : S_OK;                 \
     }
 EXCEPTION_LEAVE(ExceptionSearchFunctionLeave)
 EXCEPTION_LEAVE(ExceptionSearchFilterLeave)
@@ -282,17 +291,19 @@ static bool exception_subscribers(struct manager *m)
     return false;
 }
 
+/* Each names a managed frame: an exception noted while a JIT was running has left it. */
 #define EXCEPTION_ENTER(name)                                                                      \
     static HRESULT on_##name(ICorProfilerCallback11 *This, FunctionID functionId)                  \
     {                                                                                              \
         struct manager *m = manager_of(This);                                                      \
         struct method_info *mi = NULL;                                                             \
+        clrie_pm__jit_pipeline_exception_left_jit(m);                                              \
         if (exception_subscribers(m) &&                                                            \
             SUCCEEDED(clrie_pm__method_info_by_function(m, functionId, &mi))) {                    \
             EXCEPTION_EVENT(m, #name, name(p_->exception_events, method_info_iface(mi)));          \
             clrie_pm__method_info_release(mi);                                                     \
         }                                                                                          \
-        return hook_##name(This, functionId);                                                      \
+        return hook_wants_exceptions(m) ? hook_##name(This, functionId) : S_OK;                    \
     }
 EXCEPTION_ENTER(ExceptionSearchFunctionEnter)
 EXCEPTION_ENTER(ExceptionSearchFilterEnter)
@@ -305,6 +316,7 @@ static HRESULT on_ExceptionCatcherEnter(ICorProfilerCallback11 *This, FunctionID
 {
     struct manager *m = manager_of(This);
     struct method_info *mi = NULL;
+    clrie_pm__jit_pipeline_exception_left_jit(m);
     if (exception_subscribers(m) &&
         SUCCEEDED(clrie_pm__method_info_by_function(m, functionId, &mi))) {
         EXCEPTION_EVENT(
@@ -312,7 +324,7 @@ static HRESULT on_ExceptionCatcherEnter(ICorProfilerCallback11 *This, FunctionID
             ExceptionCatcherEnter(p_->exception_events, method_info_iface(mi), objectId));
         clrie_pm__method_info_release(mi);
     }
-    return hook_ExceptionCatcherEnter(This, functionId, objectId);
+    return hook_wants_exceptions(m) ? hook_ExceptionCatcherEnter(This, functionId, objectId) : S_OK;
 }
 
 /* ---- JIT and ReJIT ----------------------------------------------------------------------- */

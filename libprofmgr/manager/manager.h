@@ -73,6 +73,10 @@ HRESULT clrie_pm__logger_set_host(IProfilerManagerLoggingHost *host);
 #define CLRIE_PM_DEFAULT_EVENT_MASK                                                                \
     (COR_PRF_MONITOR_APPDOMAIN_LOADS | COR_PRF_MONITOR_ASSEMBLY_LOADS |                            \
      COR_PRF_MONITOR_MODULE_LOADS | COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_ENABLE_REJIT)
+/* Asked for with those, for the engine alone: the exception the runtime raises when its JIT
+ * rejects a body is how the engine learns of it (jit_pipeline.c). Exception events reach only
+ * the plugins, and the raw hook, that asked for them. */
+#define CLRIE_PM_ENGINE_EVENT_MASK COR_PRF_MONITOR_EXCEPTIONS
 
 /* What a plugin (or the raw hook) sees of the engine, and what the engine records of it. */
 struct host {
@@ -191,12 +195,18 @@ struct manager {
 
     /* Methods the runtime was given an instrumented body for and whose JITCompilationFinished
      * has not come yet, with the plugins that changed them, so that a body the JIT rejects is
-     * reported with them (jit_pipeline.c). jit_pending_lock protects the array; the count lets
-     * the JIT events of other methods skip the lock. */
+     * reported with them (jit_pipeline.c). jit_pending_lock protects the array and the
+     * rejected list; the counts let the events of other methods skip the lock. */
     pthread_mutex_t jit_pending_lock;
     atomic_size_t jit_pending_count;
     struct jit_pending **jit_pending;
     size_t jit_pending_capacity;
+    uint64_t jit_pending_serial; /* numbers the entries in the order they were made */
+    /* Functions whose instrumented body the JIT rejected: compiled again, they get their
+     * original IL. */
+    atomic_size_t jit_rejected_count;
+    FunctionID *jit_rejected;
+    size_t jit_rejected_capacity;
 };
 
 /* callbacks.c: the manager's creation and its ICorProfilerCallback11. */
@@ -280,6 +290,12 @@ void clrie_pm__jit_pipeline_jit(struct manager *m, FunctionID function);
 /* JITCompilationFinished: a failed status for a method the engine gave a new body is logged with
  * the plugins that changed it. */
 void clrie_pm__jit_pipeline_finished(struct manager *m, FunctionID function, HRESULT status);
+/* ExceptionThrown: an exception raised on a thread that is compiling an instrumented body may
+ * be the JIT rejecting it. */
+void clrie_pm__jit_pipeline_exception_thrown(struct manager *m, ObjectID thrown);
+/* The first exception event that names a managed frame: an exception noted by
+ * clrie_pm__jit_pipeline_exception_thrown left the JIT, which therefore failed. */
+void clrie_pm__jit_pipeline_exception_left_jit(struct manager *m);
 /* Frees what the pipeline still holds for methods (manager_destroy). */
 void clrie_pm__jit_pipeline_free(struct manager *m);
 HRESULT clrie_pm__jit_pipeline_rejit(struct manager *m, ModuleID module, mdMethodDef token,
