@@ -668,6 +668,24 @@ static void instantiate(struct checker *k, uint16_t op, uint32_t token)
     }
 }
 
+/* What newobj leaves: told by the constructor's TypeSpec parent when instantiate() found one
+ * (an array, a class or an instance of a generic class is an object, an instance of a generic
+ * struct a value type); otherwise a class, a struct or IntPtr's native int. */
+static uint8_t newobj_result(const struct checker *k)
+{
+    if (!k->type_spec)
+        return NEWOBJ_RESULT;
+    uint8_t kind = k->type_spec[0];
+    if (kind == CLRIE_IL_ELEMENT_TYPE_GENERICINST && k->type_spec_len > 1)
+        return k->type_spec[1] == CLRIE_IL_ELEMENT_TYPE_CLASS       ? O
+               : k->type_spec[1] == CLRIE_IL_ELEMENT_TYPE_VALUETYPE ? VT
+                                                                    : NEWOBJ_RESULT;
+    return kind == CLRIE_IL_ELEMENT_TYPE_ARRAY || kind == CLRIE_IL_ELEMENT_TYPE_SZARRAY ||
+                   kind == CLRIE_IL_ELEMENT_TYPE_CLASS
+               ? O
+               : NEWOBJ_RESULT;
+}
+
 static void do_call(struct checker *k, const struct clrie_il_instr *n)
 {
     uint16_t op = n->opcode;
@@ -708,7 +726,7 @@ static void do_call(struct checker *k, const struct clrie_il_instr *n)
     }
     free(params);
     if (op == CLRIE_IL_OP_NEWOBJ)
-        push(k, NEWOBJ_RESULT); /* the token's parent would tell which */
+        push(k, newobj_result(k));
     else if (eff.push)
         push(k, type_cat(k, sig + m.ret_offset, m.ret_len));
     instantiate(k, CLRIE_IL_OP_NOP, 0);

@@ -4,7 +4,9 @@
  * `static int32 M(int32, float64)` with locals (int32, string); the module has 3 MemberRefs
  * (1: void F(int32), 2: a static field of type float64, 3: string G(), 4: a field of the
  * struct TypeRef 1, 5: a field of the enum TypeRef 2, whose integer is int32, 6: instance
- * void Add(!0) of the TypeSpec List<int32>, 7: static !!0 Id<T>(!!0)), 2 MethodSpecs (1:
+ * void Add(!0) of the TypeSpec List<int32>, 7: static !!0 Id<T>(!!0), 8: the constructor
+ * (int32, int32) of the TypeSpec int32[,], 9: the constructor () of the TypeSpec of the
+ * generic struct TypeRef 1<int32>), 2 MethodSpecs (1:
  * Id<int32>, 2: Id<string>), 3 TypeRefs and 5 user strings. */
 #include "helpers.h"
 
@@ -18,6 +20,10 @@ static const uint8_t sig_enum_field[] = {0x06, 0x11, 0x09};      /* valuetype Ty
 static const uint8_t sig_add[] = {0x20, 0x01, 0x01, 0x13, 0x00}; /* instance void (!0) */
 static const uint8_t sig_id[] = {0x10, 0x01, 0x01, 0x1E, 0x00, 0x1E, 0x00}; /* !!0 <1>(!!0) */
 static const uint8_t list_of_int32[] = {0x15, 0x12, 0x0D, 0x01, 0x08}; /* class TypeRef 3<int32> */
+static const uint8_t sig_ctor2[] = {0x20, 0x02, 0x01, 0x08, 0x08};     /* instance void (i4, i4) */
+static const uint8_t sig_ctor0[] = {0x20, 0x00, 0x01};                 /* instance void () */
+static const uint8_t int32_2d[] = {0x14, 0x08, 0x02, 0x00, 0x00};      /* int32[,] */
+static const uint8_t struct_of_int32[] = {0x15, 0x11, 0x05, 0x01, 0x08}; /* TypeRef 1<int32> */
 static const uint8_t inst_int32[] = {0x0A, 0x01, 0x08};
 static const uint8_t inst_string[] = {0x0A, 0x01, 0x0E};
 
@@ -27,7 +33,7 @@ static bool token_exists(void *ctx, uint32_t token)
     uint32_t row = token & 0xFFFFFF;
     switch (token >> 24) {
     case 0x0A:
-        return row >= 1 && row <= 7;
+        return row >= 1 && row <= 9;
     case 0x2B:
         return row >= 1 && row <= 2;
     case 0x01:
@@ -60,6 +66,12 @@ static int signature(void *ctx, uint32_t token, const uint8_t **sig, size_t *len
         return 0;
     case 0x0A000006:
         *sig = sig_add, *len = sizeof(sig_add);
+        return 0;
+    case 0x0A000008:
+        *sig = sig_ctor2, *len = sizeof(sig_ctor2);
+        return 0;
+    case 0x0A000009:
+        *sig = sig_ctor0, *len = sizeof(sig_ctor0);
         return 0;
     case 0x0A000007:
     case 0x2B000001:
@@ -106,6 +118,12 @@ static int generic_args(void *ctx, uint32_t token, const uint8_t **type_spec, si
     switch (token) {
     case 0x0A000006:
         *type_spec = list_of_int32, *type_spec_len = sizeof(list_of_int32);
+        return 0;
+    case 0x0A000008:
+        *type_spec = int32_2d, *type_spec_len = sizeof(int32_2d);
+        return 0;
+    case 0x0A000009:
+        *type_spec = struct_of_int32, *type_spec_len = sizeof(struct_of_int32);
         return 0;
     case 0x2B000001:
         *method_inst = inst_int32, *method_inst_len = sizeof(inst_int32);
@@ -322,6 +340,28 @@ static void generic_parameters_are_substituted(void **state)
     assert_int_equal(rep.count, 0);
 }
 
+static void newobj_results_are_told_by_their_type_spec(void **state)
+{
+    (void)state;
+    /* ldc.i4.2; ldc.i4.3; newobj 0A000008 (int32[,]); call 0A000001 (F(int32)); ldc.i4.0;
+     * ret: an array is no int32 */
+    struct reports rep =
+        verify_code(BYTES(0x18, 0x19, 0x73, 0x08, 0, 0, 0x0A, 0x28, 0x01, 0, 0, 0x0A, 0x16, 0x2A));
+    EXPECT(rep, 7, "passes O (object) as parameter 1 of type int32");
+    /* newobj 0A000009 (a generic struct); call F; ldc.i4.0; ret */
+    rep = verify_code(BYTES(0x73, 0x09, 0, 0, 0x0A, 0x28, 0x01, 0, 0, 0x0A, 0x16, 0x2A));
+    EXPECT(rep, 5, "passes a value type as parameter 1 of type int32");
+    /* newobj 0A000008 then stloc.1 (string): an object, as far as stack types go */
+    rep = verify_code(BYTES(0x18, 0x19, 0x73, 0x08, 0, 0, 0x0A, 0x0B, 0x16, 0x2A));
+    if (rep.count)
+        dump_reports(&rep);
+    assert_int_equal(rep.count, 0);
+    /* Without the instantiation a newobj result may be IntPtr's native int: no report. */
+    rep = verify_code_in(&context_without_generics, BYTES(0x18, 0x19, 0x73, 0x08, 0, 0, 0x0A, 0x28,
+                                                          0x01, 0, 0, 0x0A, 0x16, 0x2A));
+    assert_int_equal(rep.count, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -332,6 +372,7 @@ int main(void)
         cmocka_unit_test(enums_are_told_from_structs),
         cmocka_unit_test(paths_that_meet_with_different_types_are_reported),
         cmocka_unit_test(generic_parameters_are_substituted),
+        cmocka_unit_test(newobj_results_are_told_by_their_type_spec),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

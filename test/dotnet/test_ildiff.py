@@ -32,7 +32,7 @@ import dotnet_apps  # noqa: E402
 
 MUTATOR = "{A1B2C3D4-0000-4000-8000-0000000011DF}"
 # JIT rejections the verifier accepts with the default seeds today, against a target of 0.
-KNOWN_MISSES = 2
+KNOWN_MISSES = 1
 PROCESS_TIMEOUT = 30
 # Some invalid bodies send the JIT into unbounded memory growth (a branch retargeted so that
 # ret has an extra item, for one). The address space is capped, and the GC heap with it so
