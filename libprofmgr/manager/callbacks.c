@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "crash.h"
+#include "hook_turn.h"
 #include "manager.h"
 #include "method_info.h"
 
@@ -334,8 +335,17 @@ static HRESULT on_JITCompilationStarted(ICorProfilerCallback11 *This, FunctionID
 {
     struct manager *m = manager_of(This);
     clrie_pm__jit_events_started(m, functionId, false);
+    if (!hook_with_slot(m, SLOT_OF(JITCompilationStarted))) {
+        clrie_pm__jit_pipeline_jit(m, functionId);
+        return S_OK;
+    }
+    /* The plugins first, then the hook, which sees their body (hook_turn.h). */
+    struct hook_turn turn;
+    clrie_pm__hook_turn_begin(&turn, m, 0, 0, functionId, NULL);
     clrie_pm__jit_pipeline_jit(m, functionId);
-    return hook_JITCompilationStarted(This, functionId, fIsSafeToBlock);
+    HRESULT hr = hook_JITCompilationStarted(This, functionId, fIsSafeToBlock);
+    clrie_pm__hook_turn_end(&turn);
+    return hr;
 }
 
 static HRESULT on_JITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId,
@@ -357,8 +367,17 @@ static HRESULT on_GetReJITParameters(ICorProfilerCallback11 *This, ModuleID modu
                                      mdMethodDef methodId,
                                      ICorProfilerFunctionControl *pFunctionControl)
 {
-    clrie_pm__jit_pipeline_rejit(manager_of(This), moduleId, methodId, pFunctionControl);
-    return hook_GetReJITParameters(This, moduleId, methodId, pFunctionControl);
+    struct manager *m = manager_of(This);
+    ICorProfilerCallback11 *hook = hook_with_slot(m, SLOT_OF(GetReJITParameters));
+    if (!hook || !pFunctionControl)
+        return clrie_pm__jit_pipeline_rejit(m, moduleId, methodId, pFunctionControl);
+    /* As at the first JIT: the plugins, then the hook with a control of the engine's. */
+    struct hook_turn turn;
+    clrie_pm__hook_turn_begin(&turn, m, moduleId, methodId, 0, pFunctionControl);
+    clrie_pm__jit_pipeline_rejit(m, moduleId, methodId, pFunctionControl);
+    HRESULT hr = hook->lpVtbl->GetReJITParameters(hook, moduleId, methodId, &turn.control);
+    clrie_pm__hook_turn_end(&turn);
+    return hr;
 }
 
 static HRESULT on_ReJITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId,

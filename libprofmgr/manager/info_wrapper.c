@@ -4,6 +4,7 @@
  * each plugin only the events it asked for. */
 #include <stddef.h>
 
+#include "hook_turn.h"
 #include "manager.h"
 
 #define SLOT_OF(name) (offsetof(struct ICorProfilerInfo15Vtbl, name) / sizeof(void *))
@@ -141,5 +142,53 @@ const struct ICorProfilerInfo15Vtbl clrie_pm__host_info_vtbl = {
     .SetEventMask2 = on_SetEventMask2,
     .GetEventMask = on_GetEventMask,
     .GetEventMask2 = on_GetEventMask2,
+};
+VTABLE_OVERRIDES_END
+
+/* The raw hook's: during its turn on a method it sees the plugins' work (hook_turn.h). */
+static HRESULT hook_GetILFunctionBody(ICorProfilerInfo15 *This, ModuleID moduleId,
+                                      mdMethodDef methodId, LPCBYTE *ppMethodHeader,
+                                      ULONG *pcbMethodSize)
+{
+    struct manager *m = host_of(This)->owner;
+    if (!m->info)
+        return E_NOTIMPL;
+    return clrie_pm__hook_get_il_function_body(m->info, moduleId, methodId, ppMethodHeader,
+                                               pcbMethodSize, m);
+}
+
+static HRESULT hook_SetILFunctionBody(ICorProfilerInfo15 *This, ModuleID moduleId,
+                                      mdMethodDef methodid, LPCBYTE pbNewILMethodHeader)
+{
+    struct manager *m = host_of(This)->owner;
+    if (!m->info)
+        return E_NOTIMPL;
+    return clrie_pm__hook_set_il_function_body(m->info, moduleId, methodid, pbNewILMethodHeader, m);
+}
+
+static HRESULT hook_SetILInstrumentedCodeMap(ICorProfilerInfo15 *This, FunctionID functionId,
+                                             BOOL fStartJit, ULONG cILMapEntries,
+                                             COR_IL_MAP rgILMapEntries[])
+{
+    struct manager *m = host_of(This)->owner;
+    if (!m->info)
+        return E_NOTIMPL;
+    return clrie_pm__hook_set_il_map(m->info, functionId, fStartJit, cILMapEntries, rgILMapEntries,
+                                     m);
+}
+
+VTABLE_OVERRIDES_BEGIN
+const struct ICorProfilerInfo15Vtbl clrie_pm__hook_info_vtbl = {
+    CLRIE_ICORPROFILERINFO15_METHODS(INIT_FORWARD, ICorProfilerInfo15 *This, This).QueryInterface =
+        on_QueryInterface,
+    .AddRef = on_AddRef,
+    .Release = on_Release,
+    .SetEventMask = on_SetEventMask,
+    .SetEventMask2 = on_SetEventMask2,
+    .GetEventMask = on_GetEventMask,
+    .GetEventMask2 = on_GetEventMask2,
+    .GetILFunctionBody = hook_GetILFunctionBody,
+    .SetILFunctionBody = hook_SetILFunctionBody,
+    .SetILInstrumentedCodeMap = hook_SetILInstrumentedCodeMap,
 };
 VTABLE_OVERRIDES_END

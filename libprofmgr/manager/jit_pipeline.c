@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "crash.h"
+#include "hook_turn.h"
 #include "il_dump.h"
 #include "manager.h"
 #include "method_info.h"
@@ -30,6 +31,7 @@ struct encoded {
     size_t len;
     COR_IL_MAP *map;
     size_t map_count;
+    const uint8_t *given; /* the bytes the runtime was given (body, or a copy of the runtime's) */
 };
 
 static void encoded_finish(struct encoded *e)
@@ -584,6 +586,27 @@ void clrie_pm__jit_pipeline_free(struct manager *m)
 typedef HRESULT (*apply_fn)(struct manager *m, struct method_info *mi, struct encoded *e,
                             void *ctx);
 
+/* Tells the raw hook's turn on this method, if one is open, what the plugins gave the runtime
+ * (hook_turn.h); the turn takes a ReJIT's body and the map. */
+static void hand_to_hook(struct manager *m, struct method_info *mi, struct encoded *e)
+{
+    struct hook_turn *turn = clrie_pm__hook_turn_current(m);
+    if (!turn || (turn->function ? turn->function != mi->function_id
+                                 : turn->module != mi->module_id || turn->token != mi->token))
+        return;
+    turn->module = mi->module_id;
+    turn->token = mi->token;
+    bool owned = e->given == e->body;
+    /* At a ReJIT the map the runtime got ends with CLRIE's mark (apply_rejit). */
+    size_t map_count = e->map_count + (mi->is_rejit && e->map ? 1 : 0);
+    clrie_pm__hook_turn_plugins(turn, e->given, e->len, owned ? e->body : NULL, e->map, map_count,
+                                mi->codegen_flags, strdup(clrie_pm__method_info_full_name(mi)));
+    if (owned)
+        e->body = NULL;
+    e->map = NULL;
+    e->map_count = 0;
+}
+
 /* The whole pipeline for one method, from the plugins to OnInstrumentationComplete. */
 static void run(struct manager *m, struct method_info *mi, apply_fn apply, void *ctx,
                 const struct pipeline_clock *start)
@@ -604,6 +627,8 @@ static void run(struct manager *m, struct method_info *mi, apply_fn apply, void 
         complete(m, mi);
         if (SUCCEEDED(hr))
             log_timing(m, mi, start);
+        if (SUCCEEDED(hr))
+            hand_to_hook(m, mi, &e);
     } else if (mi->body || mi->is_rejit) {
         /* A ReJIT nobody instruments runs the original IL: what an earlier compilation
          * recorded no longer describes the code. */
@@ -630,6 +655,7 @@ static HRESULT apply_jit(struct manager *m, struct method_info *mi, struct encod
     hr = m->info->lpVtbl->SetILFunctionBody(m->info, mi->module_id, mi->token, body);
     if (FAILED(hr))
         return hr;
+    e->given = body;
     if (e->map_count)
         hr = m->info->lpVtbl->SetILInstrumentedCodeMap(m->info, mi->function_id, TRUE,
                                                        (ULONG)e->map_count, e->map);
@@ -696,6 +722,7 @@ static HRESULT apply_rejit(struct manager *m, struct method_info *mi, struct enc
     HRESULT hr = control->lpVtbl->SetILFunctionBody(control, (ULONG)e->len, e->body);
     if (FAILED(hr))
         return hr;
+    e->given = e->body;
     if (mi->codegen_flags) {
         hr = control->lpVtbl->SetCodegenFlags(control, mi->codegen_flags);
         if (FAILED(hr))

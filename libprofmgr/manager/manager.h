@@ -246,6 +246,8 @@ void clrie_pm__host_init(struct host *host, struct manager *owner, const char *g
 
 /* info_wrapper.c: the ICorProfilerInfo a plugin or the raw hook is handed. */
 extern const struct ICorProfilerInfo15Vtbl clrie_pm__host_info_vtbl;
+/* The raw hook's: the same, but it sees the plugins' work on a method (hook_turn.h). */
+extern const struct ICorProfilerInfo15Vtbl clrie_pm__hook_info_vtbl;
 
 /* plugins.c */
 /* Loads every plugin the environment's configuration names, in priority order. */

@@ -55,6 +55,7 @@ HRESULT clrie_pm__raw_hook_install(struct manager *m, IUnknown *profiler)
         return E_NOINTERFACE;
     }
     m->init_host(&hook->host, m, NULL);
+    hook->host.info.lpVtbl = &clrie_pm__hook_info_vtbl;
 
     pthread_mutex_lock(&m->load_lock);
     struct raw_hook *old = atomic_exchange(&m->raw_hook, hook);
