@@ -1,0 +1,54 @@
+// One method edited by both the engine's raw hook (test/plugins/rewriting_hook.c: x += 100,
+// 200, 300 ... at the first JIT and each ReJIT) and a plugin (test/plugins/compose_plugin.c:
+// + 10, 20, 30 ... on the result). Value(1) shows whose edits the running code carries:
+// 111 after the first JIT, 221 after a ReJIT the hook asked for, 331 after one the plugin
+// asked for. Without a profiler it prints 1 three times.
+using System;
+using System.Runtime.CompilerServices;
+using System.Threading;
+
+static class Program
+{
+    static int s_last;
+
+    // Statements through a static field, so the JIT reports several IL offsets for its code.
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static int Value(int x)
+    {
+        s_last = x * 2;
+        s_last -= x;
+        return s_last;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void RejitByHook() { }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void RejitByPlugin() { }
+
+    // Calls Value until it answers something other than `before` (a ReJIT takes effect at
+    // some call after it was asked for), for at most about 5 seconds.
+    static int Changed(int before)
+    {
+        int seen = Value(1);
+        for (int i = 0; i < 250 && seen == before; i++) {
+            Thread.Sleep(20);
+            seen = Value(1);
+        }
+        return seen;
+    }
+
+    static int Main(string[] args)
+    {
+        bool profiled = args.Length > 0;
+        int value = Value(1);
+        Console.WriteLine("first " + value);
+        RejitByHook();
+        value = profiled ? Changed(value) : Value(1);
+        Console.WriteLine("after the hook's rejit " + value);
+        RejitByPlugin();
+        value = profiled ? Changed(value) : Value(1);
+        Console.WriteLine("after the plugin's rejit " + value);
+        return 0;
+    }
+}

@@ -1,0 +1,214 @@
+/* The plugin half of the raw-hook composition test (test/dotnet/test_hook_compose.py, app
+ * test/dotnet/compose; the hook half is rewriting_hook.c). Through the engine's IL graph it
+ * adds M to what `Program.Value` returns (`ldc.i4 M; add` before each `ret`):
+ *
+ *   first JIT   M = 10
+ *   ReJIT       M = 10 * (rejit count + 1)
+ *
+ * and when `Program.RejitByPlugin` is instrumented, a thread of its own asks the engine to
+ * rejit Value (IModuleInfo::RequestRejit). Lines, appended to CLRIE_COMPOSE_PLUGIN_FILE:
+ *
+ *   edited Value rejit=<count> with +<M>
+ *   requested rejit hr=0x<hr>
+ */
+#define _GNU_SOURCE /* usleep */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <clrie/plugin.h>
+
+struct compose {
+    IInstrumentationMethod method;
+    struct clrie_plugin_com com;
+    struct clrie_plugin_host host;
+    int fd;
+    pthread_mutex_t lock;
+    IModuleInfo *value_module; /* Value's, once instrumented */
+    mdMethodDef value_token;
+};
+
+static struct compose *of(IInstrumentationMethod *This)
+{
+    return CLRIE_CONTAINER_OF(This, struct compose, method);
+}
+
+static HRESULT compose_Initialize(IInstrumentationMethod *This, IProfilerManager *manager)
+{
+    struct compose *p = of(This);
+    clrie_plugin_host_init(&p->host, manager, "compose");
+    const char *path = getenv("CLRIE_COMPOSE_PLUGIN_FILE");
+    if (path && *path)
+        p->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    return S_OK;
+}
+
+static void name_of(struct compose *p, IMethodInfo *mi, char *name, size_t size)
+{
+    if (FAILED(clrie_plugin_method_full_name(mi, p->host.strings, name, size)))
+        name[0] = '\0';
+}
+
+static HRESULT compose_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *mi,
+                                              BOOL isRejit, BOOL *pbInstrument)
+{
+    char name[256];
+    name_of(of(This), mi, name, sizeof name);
+    *pbInstrument = !strcmp(name, "Program.Value") || !strcmp(name, "Program.RejitByPlugin");
+    return S_OK;
+}
+
+struct request {
+    struct compose *p;
+    IModuleInfo *module;
+    mdMethodDef token;
+};
+
+static void *request_rejit(void *arg)
+{
+    struct request *r = arg;
+    usleep(50 * 1000);
+    HRESULT hr = r->module->lpVtbl->RequestRejit(r->module, r->token);
+    clrie_plugin_append_line(r->p->fd, "requested rejit hr=0x%08X", (unsigned)hr);
+    clrie_plugin_release(r->module);
+    clrie_plugin_com_release(&r->p->com);
+    free(r);
+    return NULL;
+}
+
+/* `ldc.i4 add; add` before every ret of the method. */
+static HRESULT add_before_rets(IMethodInfo *mi, int32_t add)
+{
+    IInstructionGraph *graph = NULL;
+    IInstructionFactory *factory = NULL;
+    IInstruction *at = NULL;
+    HRESULT hr = mi->lpVtbl->GetInstructions(mi, &graph);
+    if (SUCCEEDED(hr))
+        hr = mi->lpVtbl->GetInstructionFactory(mi, &factory);
+    if (SUCCEEDED(hr))
+        hr = graph->lpVtbl->GetFirstInstruction(graph, &at);
+    while (SUCCEEDED(hr) && at) {
+        ILOrdinalOpcode opcode = Cee_Nop;
+        IInstruction *next = NULL, *load = NULL, *sum = NULL;
+        at->lpVtbl->GetOpCode(at, &opcode);
+        at->lpVtbl->GetNextInstruction(at, &next);
+        if (opcode == Cee_Ret) {
+            hr = factory->lpVtbl->CreateIntOperandInstruction(factory, Cee_Ldc_I4, add, &load);
+            if (SUCCEEDED(hr))
+                hr = factory->lpVtbl->CreateInstruction(factory, Cee_Add, &sum);
+            if (SUCCEEDED(hr))
+                hr = graph->lpVtbl->InsertBefore(graph, at, load);
+            if (SUCCEEDED(hr))
+                hr = graph->lpVtbl->InsertAfter(graph, load, sum);
+        }
+        clrie_plugin_release(load);
+        clrie_plugin_release(sum);
+        clrie_plugin_release(at);
+        at = next;
+    }
+    clrie_plugin_release(at);
+    clrie_plugin_release(factory);
+    clrie_plugin_release(graph);
+    return hr;
+}
+
+static HRESULT compose_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *mi, BOOL isRejit)
+{
+    struct compose *p = of(This);
+    char name[256];
+    name_of(p, mi, name, sizeof name);
+    IModuleInfo *module = NULL;
+    mdMethodDef token = 0;
+    if (FAILED(mi->lpVtbl->GetModuleInfo(mi, &module)) ||
+        FAILED(mi->lpVtbl->GetMethodToken(mi, &token)))
+        return E_FAIL;
+    HRESULT hr = S_OK;
+    if (!strcmp(name, "Program.Value")) {
+        DWORD count = 0;
+        mi->lpVtbl->GetRejitCount(mi, &count);
+        int32_t add = 10 * (int32_t)(isRejit ? count + 1 : 1);
+        hr = add_before_rets(mi, add);
+        clrie_plugin_append_line(p->fd, "edited Value rejit=%u with +%d hr=0x%08X", (unsigned)count,
+                                 add, (unsigned)hr);
+        pthread_mutex_lock(&p->lock);
+        if (!p->value_module) {
+            module->lpVtbl->AddRef(module);
+            p->value_module = module;
+            p->value_token = token;
+        }
+        pthread_mutex_unlock(&p->lock);
+    } else {
+        pthread_mutex_lock(&p->lock);
+        struct request *r = p->value_module ? malloc(sizeof *r) : NULL;
+        pthread_t thread;
+        if (r) {
+            p->value_module->lpVtbl->AddRef(p->value_module);
+            clrie_plugin_com_add_ref(&p->com);
+            *r = (struct request){p, p->value_module, p->value_token};
+            if (pthread_create(&thread, NULL, request_rejit, r) == 0)
+                pthread_detach(thread);
+            else
+                request_rejit(r);
+        }
+        pthread_mutex_unlock(&p->lock);
+    }
+    clrie_plugin_release(module);
+    return hr;
+}
+
+CLRIE_PLUGIN_COM_IUNKNOWN(compose, IInstrumentationMethod, struct compose, method, com)
+
+static const struct IInstrumentationMethodVtbl compose_vtbl = {
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(compose),
+    .Initialize = compose_Initialize,
+    CLRIE_PLUGIN_IGNORE_DOMAIN_AND_ASSEMBLY_EVENTS,
+    .OnModuleLoaded = clrie_plugin_ignore_module,
+    .OnModuleUnloaded = clrie_plugin_ignore_module,
+    .OnShutdown = clrie_plugin_ignore_shutdown,
+    .ShouldInstrumentMethod = compose_ShouldInstrumentMethod,
+    .BeforeInstrumentMethod = clrie_plugin_ignore_method,
+    .InstrumentMethod = compose_InstrumentMethod,
+    .OnInstrumentationComplete = clrie_plugin_ignore_method,
+    .AllowInlineSite = clrie_plugin_allow_every_inline,
+};
+
+static void compose_destroy(void *object)
+{
+    struct compose *p = object;
+    clrie_plugin_release(p->value_module);
+    clrie_plugin_host_finish(&p->host);
+    if (p->fd >= 0)
+        close(p->fd);
+    pthread_mutex_destroy(&p->lock);
+    free(p);
+}
+
+static const struct clrie_plugin_com_iface compose_ifaces[] = {
+    CLRIE_PLUGIN_COM_IFACE(&IID_IInstrumentationMethod, struct compose, method),
+};
+
+static const struct clrie_plugin_com_class compose_class = {
+    .name = "compose",
+    .ifaces = compose_ifaces,
+    .iface_count = CLRIE_PLUGIN_COM_COUNT(compose_ifaces),
+    .com_offset = offsetof(struct compose, com),
+    .destroy = compose_destroy,
+    .module_ref = true,
+};
+
+static HRESULT compose_create(const CLSID *clsid, REFIID riid, void **out)
+{
+    (void)clsid;
+    struct compose *p = calloc(1, sizeof *p);
+    if (!p)
+        return E_OUTOFMEMORY;
+    p->method.lpVtbl = &compose_vtbl;
+    p->fd = -1;
+    pthread_mutex_init(&p->lock, NULL);
+    clrie_plugin_com_init(&p->com, &compose_class);
+    return clrie_plugin_com_give(&p->com, riid, out);
+}
+
+CLRIE_PLUGIN_EXPORT_CLASS_FACTORY(compose_create)

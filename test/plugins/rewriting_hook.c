@@ -1,0 +1,342 @@
+/* An ordinary CoreCLR profiler that rewrites IL itself, as an APM agent does, for the tests of
+ * the engine's raw hook beside a plugin (test/dotnet/test_hook_compose.py, app
+ * test/dotnet/compose). On `Program.Value(int x)` it puts `x += N` in front of whatever body it
+ * is given (GetILFunctionBody at the first JIT, the same through its info at a ReJIT), with an
+ * IL map that moves every offset by the length of that code:
+ *
+ *   first JIT   N = 100
+ *   k-th ReJIT  N = 100 * (k + 1)
+ *
+ * When `Program.RejitByHook` is jitted, a thread of its own asks the runtime to rejit Value.
+ * Each time a compilation of Value finishes it records the IL offsets the runtime reports for
+ * the native code (GetILToNativeMapping), which the runtime has taken back through the IL map
+ * to offsets of the original body. Lines, appended to CLRIE_REWRITING_HOOK_FILE:
+ *
+ *   rewrote Value at jit|rejit <k> with +<N> (body <bytes> bytes in)
+ *   requested rejit hr=0x<hr>
+ *   offsets Value <rejit id> <offset>,<offset>,...     (prolog/epilog/none marks left out)
+ *   failed <what> 0x<hr>
+ *
+ * It also works as the process's only profiler. DllGetClassObject accepts any class ID. */
+#define _GNU_SOURCE /* usleep */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clrie/abi/corprof.h"
+#include "clrie/plugin.h"
+
+struct hook {
+    ICorProfilerCallback11 iface;
+    struct clrie_plugin_com com;
+    int fd;
+    ICorProfilerInfo4 *info;
+    _Atomic ModuleID value_module; /* Program.Value, once seen */
+    _Atomic mdMethodDef value_token;
+    atomic_int rejits; /* GetReJITParameters calls for Value */
+};
+
+static struct hook *from_iface(ICorProfilerCallback11 *iface)
+{
+    return CLRIE_CONTAINER_OF(iface, struct hook, iface);
+}
+
+#define STUB(ret, name, params, args)                                                              \
+    static ret stub_##name params                                                                  \
+    {                                                                                              \
+        (void)This;                                                                                \
+        return (ret)S_OK;                                                                          \
+    }
+CLRIE_ICORPROFILERCALLBACK11_METHODS(STUB, ICorProfilerCallback11 *This, This)
+
+static void hook_destroy(void *object)
+{
+    struct hook *hook = object;
+    if (hook->fd >= 0)
+        close(hook->fd);
+    clrie_plugin_release(hook->info);
+    free(hook);
+}
+
+static const struct clrie_plugin_com_iface hook_ifaces[] = {
+    CLRIE_PLUGIN_COM_PROFILER_CALLBACK_IFACES(struct hook, iface),
+};
+
+static const struct clrie_plugin_com_class hook_class = {
+    .name = "rewriting-hook",
+    .ifaces = hook_ifaces,
+    .iface_count = CLRIE_PLUGIN_COM_COUNT(hook_ifaces),
+    .com_offset = offsetof(struct hook, com),
+    .destroy = hook_destroy,
+    .module_ref = true,
+};
+
+CLRIE_PLUGIN_COM_IUNKNOWN(hook, ICorProfilerCallback11, struct hook, iface, com)
+
+static HRESULT hook_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfilerInfoUnk)
+{
+    struct hook *hook = from_iface(This);
+    const char *path = getenv("CLRIE_REWRITING_HOOK_FILE");
+    if (path && *path && hook->fd < 0)
+        hook->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (!pICorProfilerInfoUnk ||
+        FAILED(pICorProfilerInfoUnk->lpVtbl->QueryInterface(
+            pICorProfilerInfoUnk, &IID_ICorProfilerInfo4, (void **)&hook->info)))
+        return E_FAIL;
+    HRESULT hr = hook->info->lpVtbl->SetEventMask(hook->info, COR_PRF_MONITOR_JIT_COMPILATION |
+                                                                  COR_PRF_ENABLE_REJIT);
+    if (FAILED(hr))
+        clrie_plugin_append_line(hook->fd, "failed SetEventMask 0x%08X", (unsigned)hr);
+    return S_OK;
+}
+
+/* The method's name, "" when it cannot be read. */
+static void method_name(struct hook *hook, ModuleID module, mdMethodDef token, char *out,
+                        size_t size)
+{
+    IMetaDataImport *import = NULL;
+    WCHAR wide[128];
+    ULONG len = 0;
+    out[0] = '\0';
+    if (FAILED(hook->info->lpVtbl->GetModuleMetaData(hook->info, module, 0, &IID_IMetaDataImport,
+                                                     (IUnknown **)(void *)&import)))
+        return;
+    mdTypeDef type = 0;
+    if (SUCCEEDED(import->lpVtbl->GetMethodProps(import, token, &type, wide, 128, &len, NULL, NULL,
+                                                 NULL, NULL, NULL))) {
+        size_t n = 0;
+        for (ULONG i = 0; i < len && wide[i] && n + 1 < size; i++)
+            out[n++] = (char)wide[i];
+        out[n] = '\0';
+    }
+    import->lpVtbl->Release(import);
+}
+
+/* `x += add` in front of body (a method header and its code, no exception sections), as a new
+ * body in *out (malloc'd, *out_len bytes); false when the body is not one it can change. */
+#define PRELUDE_LEN 9
+static bool prepend(const uint8_t *body, ULONG len, int32_t add, uint8_t **out, size_t *out_len)
+{
+    const uint8_t *code;
+    uint32_t code_len, max_stack = 8, local_sig = 0;
+    uint16_t flags = 0x0010; /* InitLocals */
+    if (len < 1)
+        return false;
+    if ((body[0] & 3) == 2) { /* tiny */
+        code = body + 1;
+        code_len = body[0] >> 2;
+    } else {
+        if (len < 12 || (body[0] & 3) != 3 || (body[0] & 0x08)) /* fat, no more sections */
+            return false;
+        flags = (uint16_t)((body[0] | body[1] << 8) & 0x0FF0);
+        max_stack = body[2] | body[3] << 8;
+        memcpy(&code_len, body + 4, 4);
+        memcpy(&local_sig, body + 8, 4);
+        code = body + 12;
+    }
+    if (code + code_len > body + len)
+        return false;
+    *out_len = 12 + PRELUDE_LEN + code_len;
+    uint8_t *b = *out = malloc(*out_len);
+    if (!b)
+        return false;
+    uint16_t fat = (uint16_t)(flags | 0x3003); /* fat, 3 dwords */
+    uint16_t stack = (uint16_t)(max_stack < 2 ? 2 : max_stack);
+    uint32_t new_len = PRELUDE_LEN + code_len;
+    memcpy(b, &fat, 2);
+    memcpy(b + 2, &stack, 2);
+    memcpy(b + 4, &new_len, 4);
+    memcpy(b + 8, &local_sig, 4);
+    uint8_t prelude[PRELUDE_LEN] = {0x02, 0x20, 0, 0, 0, 0, 0x58, 0x10, 0x00};
+    memcpy(prelude + 2, &add, 4); /* ldarg.0; ldc.i4 add; add; starg.s 0 */
+    memcpy(b + 12, prelude, PRELUDE_LEN);
+    memcpy(b + 12 + PRELUDE_LEN, code, code_len);
+    return true;
+}
+
+/* Every offset of the body given moves by the prelude. */
+static COR_IL_MAP shift_map[1] = {{0, PRELUDE_LEN, TRUE}};
+
+struct rejit_request {
+    struct hook *hook;
+    ModuleID module;
+    mdMethodDef token;
+};
+
+static void *request_rejit(void *arg)
+{
+    struct rejit_request *r = arg;
+    usleep(50 * 1000);
+    HRESULT hr = r->hook->info->lpVtbl->RequestReJIT(r->hook->info, 1, &r->module, &r->token);
+    clrie_plugin_append_line(r->hook->fd, "requested rejit hr=0x%08X", (unsigned)hr);
+    free(r);
+    return NULL;
+}
+
+static HRESULT hook_JITCompilationStarted(ICorProfilerCallback11 *This, FunctionID functionId,
+                                          BOOL fIsSafeToBlock)
+{
+    struct hook *hook = from_iface(This);
+    ClassID cls = 0;
+    ModuleID module = 0;
+    mdMethodDef token = 0;
+    char name[128];
+    if (FAILED(hook->info->lpVtbl->GetFunctionInfo(hook->info, functionId, &cls, &module, &token)))
+        return S_OK;
+    method_name(hook, module, token, name, sizeof name);
+    if (!strcmp(name, "RejitByHook") && atomic_load(&hook->value_module)) {
+        struct rejit_request *r = malloc(sizeof *r);
+        pthread_t thread;
+        if (r) {
+            *r = (struct rejit_request){hook, atomic_load(&hook->value_module),
+                                        atomic_load(&hook->value_token)};
+            if (pthread_create(&thread, NULL, request_rejit, r) == 0)
+                pthread_detach(thread);
+            else
+                free(r);
+        }
+        return S_OK;
+    }
+    if (strcmp(name, "Value") != 0)
+        return S_OK;
+    atomic_store(&hook->value_module, module);
+    atomic_store(&hook->value_token, token);
+    LPCBYTE body = NULL;
+    ULONG len = 0;
+    uint8_t *rewritten = NULL;
+    size_t rewritten_len = 0;
+    HRESULT hr = hook->info->lpVtbl->GetILFunctionBody(hook->info, module, token, &body, &len);
+    if (FAILED(hr) || !prepend(body, len, 100, &rewritten, &rewritten_len)) {
+        clrie_plugin_append_line(hook->fd, "failed GetILFunctionBody 0x%08X", (unsigned)hr);
+        return S_OK;
+    }
+    IMethodMalloc *allocator = NULL;
+    hr = hook->info->lpVtbl->GetILFunctionBodyAllocator(hook->info, module, &allocator);
+    void *memory = SUCCEEDED(hr) ? allocator->lpVtbl->Alloc(allocator, (ULONG)rewritten_len) : NULL;
+    if (memory) {
+        memcpy(memory, rewritten, rewritten_len);
+        hr = hook->info->lpVtbl->SetILFunctionBody(hook->info, module, token, memory);
+        if (SUCCEEDED(hr))
+            hr = hook->info->lpVtbl->SetILInstrumentedCodeMap(hook->info, functionId, TRUE, 1,
+                                                              shift_map);
+    }
+    if (allocator)
+        allocator->lpVtbl->Release(allocator);
+    free(rewritten);
+    if (FAILED(hr) || !memory)
+        clrie_plugin_append_line(hook->fd, "failed SetILFunctionBody 0x%08X", (unsigned)hr);
+    else
+        clrie_plugin_append_line(hook->fd, "rewrote Value at jit with +100 (body %u bytes in)",
+                                 (unsigned)len);
+    return S_OK;
+}
+
+static HRESULT hook_GetReJITParameters(ICorProfilerCallback11 *This, ModuleID moduleId,
+                                       mdMethodDef methodId,
+                                       ICorProfilerFunctionControl *pFunctionControl)
+{
+    struct hook *hook = from_iface(This);
+    if (methodId != atomic_load(&hook->value_token) || moduleId != atomic_load(&hook->value_module))
+        return S_OK;
+    int k = atomic_fetch_add(&hook->rejits, 1) + 1;
+    LPCBYTE body = NULL;
+    ULONG len = 0;
+    uint8_t *rewritten = NULL;
+    size_t rewritten_len = 0;
+    HRESULT hr = hook->info->lpVtbl->GetILFunctionBody(hook->info, moduleId, methodId, &body, &len);
+    if (FAILED(hr) || !prepend(body, len, 100 * (k + 1), &rewritten, &rewritten_len)) {
+        clrie_plugin_append_line(hook->fd, "failed GetILFunctionBody 0x%08X", (unsigned)hr);
+        return S_OK;
+    }
+    hr = pFunctionControl->lpVtbl->SetILFunctionBody(pFunctionControl, (ULONG)rewritten_len,
+                                                     rewritten);
+    if (SUCCEEDED(hr))
+        hr = pFunctionControl->lpVtbl->SetILInstrumentedCodeMap(pFunctionControl, 1, shift_map);
+    free(rewritten);
+    if (FAILED(hr))
+        clrie_plugin_append_line(hook->fd, "failed control 0x%08X", (unsigned)hr);
+    else
+        clrie_plugin_append_line(hook->fd, "rewrote Value at rejit %d with +%d (body %u bytes in)",
+                                 k, 100 * (k + 1), (unsigned)len);
+    return S_OK;
+}
+
+/* The IL offsets the runtime reports for the function's native code. */
+static void record_offsets(struct hook *hook, FunctionID functionId, ReJITID rejit)
+{
+    ClassID cls = 0;
+    ModuleID module = 0;
+    mdMethodDef token = 0;
+    if (FAILED(
+            hook->info->lpVtbl->GetFunctionInfo(hook->info, functionId, &cls, &module, &token)) ||
+        token != atomic_load(&hook->value_token) || module != atomic_load(&hook->value_module))
+        return;
+    COR_DEBUG_IL_TO_NATIVE_MAP map[64];
+    ULONG32 count = 0;
+    HRESULT hr =
+        rejit ? hook->info->lpVtbl->GetILToNativeMapping2(hook->info, functionId, rejit, 64, &count,
+                                                          map)
+              : hook->info->lpVtbl->GetILToNativeMapping(hook->info, functionId, 64, &count, map);
+    if (FAILED(hr)) {
+        clrie_plugin_append_line(hook->fd, "failed GetILToNativeMapping 0x%08X", (unsigned)hr);
+        return;
+    }
+    char text[512];
+    size_t used = 0;
+    text[0] = '\0';
+    for (ULONG32 i = 0; i < count && i < 64 && used + 12 < sizeof text; i++) {
+        if ((int32_t)map[i].ilOffset < 0) /* NO_MAPPING, PROLOG, EPILOG */
+            continue;
+        used += (size_t)snprintf(text + used, sizeof text - used, "%s%u", used ? "," : "",
+                                 (unsigned)map[i].ilOffset);
+    }
+    clrie_plugin_append_line(hook->fd, "offsets Value %llu %s", (unsigned long long)rejit, text);
+}
+
+static HRESULT hook_JITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId,
+                                           HRESULT hrStatus, BOOL fIsSafeToBlock)
+{
+    record_offsets(from_iface(This), functionId, 0);
+    return S_OK;
+}
+
+static HRESULT hook_ReJITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId,
+                                             ReJITID rejitId, HRESULT hrStatus, BOOL fIsSafeToBlock)
+{
+    record_offsets(from_iface(This), functionId, rejitId);
+    return S_OK;
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverride-init"
+// clang-format off
+#define INIT_STUB(ret, name, params, args) .name = stub_##name,
+static const struct ICorProfilerCallback11Vtbl hook_vtbl = {
+    CLRIE_ICORPROFILERCALLBACK11_METHODS(INIT_STUB, ICorProfilerCallback11 *This, This)
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(hook),
+    .Initialize = hook_Initialize,
+    .JITCompilationStarted = hook_JITCompilationStarted,
+    .JITCompilationFinished = hook_JITCompilationFinished,
+    .GetReJITParameters = hook_GetReJITParameters,
+    .ReJITCompilationFinished = hook_ReJITCompilationFinished,
+};
+// clang-format on
+#pragma GCC diagnostic pop
+
+static HRESULT create_hook(const CLSID *clsid, REFIID riid, void **out)
+{
+    (void)clsid;
+    struct hook *hook = calloc(1, sizeof *hook);
+    if (!hook)
+        return E_OUTOFMEMORY;
+    hook->iface.lpVtbl = &hook_vtbl;
+    hook->fd = -1;
+    clrie_plugin_com_init(&hook->com, &hook_class);
+    return clrie_plugin_com_give(&hook->com, riid, out);
+}
+
+CLRIE_PLUGIN_EXPORT_CLASS_FACTORY(create_hook)
