@@ -90,4 +90,16 @@ HRESULT clrie_pm_module_il_map(IModuleInfo *module, mdMethodDef token, ULONG32 c
 /* An inline site the JIT accepted: `token` of this module was inlined into caller. */
 HRESULT clrie_pm_module_add_inline_site(IModuleInfo *module, mdMethodDef token,
                                         ModuleID caller_module, mdMethodDef caller);
+
+/* Who keeps a method rejitted: the plugins and the raw hook each take part in every ReJIT of
+ * it, until that party reverts it (RequestRevert); its next ReJIT request takes it back in. */
+#define CLRIE_PM_REJIT_PLUGINS 1u
+#define CLRIE_PM_REJIT_HOOK 2u
+#define CLRIE_PM_REJIT_ALL (CLRIE_PM_REJIT_PLUGINS | CLRIE_PM_REJIT_HOOK)
+/* The parties that take part in the method's ReJITs now. */
+unsigned clrie_pm_module_rejit_parties(IModuleInfo *module, mdMethodDef token);
+/* Records that `party` asked for a ReJIT of the method (in true) or reverted it (in false);
+ * returns the parties that take part now (CLRIE_PM_REJIT_ALL when out of memory). */
+unsigned clrie_pm_module_set_rejit_party(IModuleInfo *module, mdMethodDef token, unsigned party,
+                                         bool in);
 #endif

@@ -24,6 +24,7 @@ struct clrie_pm_method_record {
     ULONG map_count;
     struct inline_caller *callers;
     size_t caller_count, caller_capacity;
+    unsigned reverted; /* CLRIE_PM_REJIT_* parties out of the method's ReJITs */
 };
 
 /* Longest chain of callers RequestRejit follows (A inlined into B inlined into C ...), and the
@@ -233,10 +234,36 @@ static void add_callers(struct clrie_pm_domains *d, struct rejit_set *set, ULONG
     CLRIE_PM_RELEASE(m);
 }
 
+unsigned clrie_pm_module_rejit_parties(IModuleInfo *module, mdMethodDef token)
+{
+    struct clrie_pm_module *m = module_of(module);
+    pthread_mutex_lock(&m->methods_lock);
+    struct clrie_pm_method_record *r = clrie_pm_id_map_get(&m->methods, token);
+    unsigned parties = CLRIE_PM_REJIT_ALL & ~(r ? r->reverted : 0u);
+    pthread_mutex_unlock(&m->methods_lock);
+    return parties;
+}
+
+unsigned clrie_pm_module_set_rejit_party(IModuleInfo *module, mdMethodDef token, unsigned party,
+                                         bool in)
+{
+    struct clrie_pm_module *m = module_of(module);
+    unsigned parties = CLRIE_PM_REJIT_ALL;
+    pthread_mutex_lock(&m->methods_lock);
+    struct clrie_pm_method_record *r = is_method_def(token) ? record_locked(m, token) : NULL;
+    if (r) {
+        r->reverted = in ? r->reverted & ~party : r->reverted | party;
+        parties = CLRIE_PM_REJIT_ALL & ~r->reverted;
+    }
+    pthread_mutex_unlock(&m->methods_lock);
+    return parties;
+}
+
 HRESULT clrie_pm_module_request_rejit(struct clrie_pm_module *m, mdToken token)
 {
     if (!is_method_def(token))
         return E_INVALIDARG;
+    clrie_pm_module_set_rejit_party((IModuleInfo *)(void *)m, token, CLRIE_PM_REJIT_PLUGINS, true);
     struct rejit_set *set = malloc(sizeof(*set));
     if (!set)
         return E_OUTOFMEMORY;

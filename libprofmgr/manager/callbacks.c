@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "crash.h"
+#include "domains.h"
 #include "hook_turn.h"
 #include "manager.h"
 #include "method_info.h"
@@ -371,11 +372,16 @@ static HRESULT on_GetReJITParameters(ICorProfilerCallback11 *This, ModuleID modu
     ICorProfilerCallback11 *hook = hook_with_slot(m, SLOT_OF(GetReJITParameters));
     if (!hook || !pFunctionControl)
         return clrie_pm__jit_pipeline_rejit(m, moduleId, methodId, pFunctionControl);
-    /* As at the first JIT: the plugins, then the hook with a control of the engine's. */
+    /* As at the first JIT: the plugins, then the hook with a control of the engine's; each
+     * only while it has not reverted the method (hook_turn.h). */
+    unsigned parties = clrie_pm__rejit_parties(m, moduleId, methodId);
     struct hook_turn turn;
+    HRESULT hr = S_OK;
     clrie_pm__hook_turn_begin(&turn, m, moduleId, methodId, 0, pFunctionControl);
-    clrie_pm__jit_pipeline_rejit(m, moduleId, methodId, pFunctionControl);
-    HRESULT hr = hook->lpVtbl->GetReJITParameters(hook, moduleId, methodId, &turn.control);
+    if (parties & CLRIE_PM_REJIT_PLUGINS)
+        clrie_pm__jit_pipeline_rejit(m, moduleId, methodId, pFunctionControl);
+    if (parties & CLRIE_PM_REJIT_HOOK)
+        hr = hook->lpVtbl->GetReJITParameters(hook, moduleId, methodId, &turn.control);
     clrie_pm__hook_turn_end(&turn);
     return hr;
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "domains.h"
 #include "manager.h"
 
 /* The mark CLRIE puts in a ReJIT's IL map (old offset 0xFEEFEE, new offset the ReJIT count):
@@ -70,6 +71,120 @@ static struct hook_turn *turn_on(struct manager *m, ModuleID module, mdMethodDef
 {
     struct hook_turn *turn = clrie_pm__hook_turn_current(m);
     return turn && turn->module == module && turn->token == token ? turn : NULL;
+}
+
+/* ---- who takes part in a method's ReJITs ------------------------------------------------ */
+
+/* The parties that are loaded at all. */
+static unsigned loaded_parties(struct manager *m)
+{
+    unsigned parties = 0;
+    if (clrie_pm__manager_plugins(m)->count > 0)
+        parties |= CLRIE_PM_REJIT_PLUGINS;
+    if (atomic_load(&m->raw_hook))
+        parties |= CLRIE_PM_REJIT_HOOK;
+    return parties;
+}
+
+/* Records the party in or out of one method; the parties taking part after that. */
+static unsigned set_party(struct manager *m, ModuleID module_id, mdMethodDef method, unsigned party,
+                          bool in)
+{
+    IModuleInfo *module = NULL;
+    if (!m->domains || FAILED(clrie_pm_domains_find_module(m->domains, module_id, &module)))
+        return in ? CLRIE_PM_REJIT_ALL : CLRIE_PM_REJIT_ALL & ~party;
+    unsigned parties = clrie_pm_module_set_rejit_party(module, method, party, in);
+    module->lpVtbl->Release(module);
+    return parties;
+}
+
+unsigned clrie_pm__rejit_parties(struct manager *m, ModuleID module_id, mdMethodDef method)
+{
+    IModuleInfo *module = NULL;
+    if (!m->domains || FAILED(clrie_pm_domains_find_module(m->domains, module_id, &module)))
+        return CLRIE_PM_REJIT_ALL;
+    unsigned parties = clrie_pm_module_rejit_parties(module, method);
+    module->lpVtbl->Release(module);
+    return parties;
+}
+
+static ICorProfilerInfo10 *runtime_info(struct manager *m, int version)
+{
+    return m->info && m->info_version >= version ? (ICorProfilerInfo10 *)(void *)m->info : NULL;
+}
+
+HRESULT clrie_pm__rejit_request(struct manager *m, unsigned party, bool with_inliners, DWORD flags,
+                                ULONG count, ModuleID modules[], mdMethodDef methods[])
+{
+    ICorProfilerInfo10 *info = runtime_info(m, with_inliners ? 10 : 4);
+    if (!info)
+        return E_NOTIMPL;
+    for (ULONG i = 0; modules && methods && i < count; i++)
+        set_party(m, modules[i], methods[i], party, true);
+    return with_inliners
+               ? info->lpVtbl->RequestReJITWithInliners(info, flags, count, modules, methods)
+               : info->lpVtbl->RequestReJIT(info, count, modules, methods);
+}
+
+HRESULT clrie_pm__rejit_revert(struct manager *m, unsigned party, ULONG count, ModuleID modules[],
+                               mdMethodDef methods[], HRESULT status[])
+{
+    ICorProfilerInfo10 *info = runtime_info(m, 4);
+    if (!info)
+        return E_NOTIMPL;
+    if (!modules || !methods)
+        return info->lpVtbl->RequestRevert(info, count, modules, methods, status);
+    ModuleID *keep_modules = malloc((count ? count : 1) * 2 * sizeof(ModuleID));
+    mdMethodDef *keep_methods = malloc((count ? count : 1) * 2 * sizeof(mdMethodDef));
+    HRESULT *revert_status = malloc((count ? count : 1) * sizeof(HRESULT));
+    if (!keep_modules || !keep_methods || !revert_status) {
+        free(keep_modules);
+        free(keep_methods);
+        free(revert_status);
+        return E_OUTOFMEMORY;
+    }
+    /* The first half of each array: methods rejitted for the other party; the second: those
+     * reverted. */
+    ModuleID *revert_modules = keep_modules + count;
+    mdMethodDef *revert_methods = keep_methods + count;
+    ULONG kept = 0, reverted = 0;
+    unsigned others = loaded_parties(m) & ~party;
+    for (ULONG i = 0; i < count; i++) {
+        unsigned parties = set_party(m, modules[i], methods[i], party, false);
+        if (parties & others) {
+            keep_modules[kept] = modules[i];
+            keep_methods[kept++] = methods[i];
+        } else {
+            revert_modules[reverted] = modules[i];
+            revert_methods[reverted++] = methods[i];
+        }
+    }
+    HRESULT hr = S_OK, kept_hr = S_OK;
+    if (kept) {
+        kept_hr = info->lpVtbl->RequestReJIT(info, kept, keep_modules, keep_methods);
+        CLRIE_PM_LOG_MESSAGE(
+            m->log,
+            "%u method(s) reverted by the %s are rejitted for the %s, who still "
+            "instrument them (hr 0x%08X)",
+            (unsigned)kept, party == CLRIE_PM_REJIT_HOOK ? "raw profiler hook" : "plugins",
+            party == CLRIE_PM_REJIT_HOOK ? "plugins" : "raw profiler hook", (unsigned)kept_hr);
+    }
+    if (reverted)
+        hr = info->lpVtbl->RequestRevert(info, reverted, revert_modules, revert_methods,
+                                         revert_status);
+    /* Statuses in the caller's order. */
+    for (ULONG i = 0, k = 0, r = 0; status && i < count; i++) {
+        if (k < kept && keep_modules[k] == modules[i] && keep_methods[k] == methods[i]) {
+            status[i] = kept_hr;
+            k++;
+        } else {
+            status[i] = r < reverted ? revert_status[r++] : E_FAIL;
+        }
+    }
+    free(keep_modules);
+    free(keep_methods);
+    free(revert_status);
+    return FAILED(hr) ? hr : kept_hr;
 }
 
 /* ---- IL maps ----------------------------------------------------------------------------- */

@@ -67,6 +67,20 @@ HRESULT clrie_pm__hook_set_il_function_body(ICorProfilerInfo15 *runtime, ModuleI
 HRESULT clrie_pm__hook_set_il_map(ICorProfilerInfo15 *runtime, FunctionID function, BOOL start,
                                   ULONG count, COR_IL_MAP map[], struct manager *m);
 
+/* ReJIT requests and reverts through a party's ICorProfilerInfo (party: CLRIE_PM_REJIT_PLUGINS
+ * or CLRIE_PM_REJIT_HOOK, domains.h). A request takes the party back into the methods' ReJITs
+ * and goes to the runtime (with_inliners: RequestReJITWithInliners with flags). A revert takes
+ * the party out; a method the other party (loaded, and not out itself) still takes part in is
+ * rejitted again without the reverting party instead of reverted, so each side's revert keeps
+ * the other's edits. */
+HRESULT clrie_pm__rejit_request(struct manager *m, unsigned party, bool with_inliners, DWORD flags,
+                                ULONG count, ModuleID modules[], mdMethodDef methods[]);
+HRESULT clrie_pm__rejit_revert(struct manager *m, unsigned party, ULONG count, ModuleID modules[],
+                               mdMethodDef methods[], HRESULT status[]);
+/* The parties that take part in a ReJIT of the method now (CLRIE_PM_REJIT_ALL when the module is
+ * unknown). */
+unsigned clrie_pm__rejit_parties(struct manager *m, ModuleID module, mdMethodDef method);
+
 /* Composes two IL maps: first (original -> middle offsets) then second (middle -> final).
  * Each original offset of first maps to where second takes its middle offset: the entry of
  * second with the largest old offset not above it, moved by the distance between the two.

@@ -4,6 +4,7 @@
  * each plugin only the events it asked for. */
 #include <stddef.h>
 
+#include "domains.h"
 #include "hook_turn.h"
 #include "manager.h"
 
@@ -130,6 +131,32 @@ static HRESULT on_GetEventMask2(ICorProfilerInfo15 *This, DWORD *pdwEventsLow, D
     return S_OK;
 }
 
+/* ReJIT requests and reverts, recorded per party (hook_turn.h): a plugin's here, the raw
+ * hook's below. */
+#define REJIT_SLOTS(prefix, party)                                                                 \
+    static HRESULT prefix##RequestReJIT(ICorProfilerInfo15 *This, ULONG cFunctions,                \
+                                        ModuleID moduleIds[], mdMethodDef methodIds[])             \
+    {                                                                                              \
+        return clrie_pm__rejit_request(host_of(This)->owner, party, false, 0, cFunctions,          \
+                                       moduleIds, methodIds);                                      \
+    }                                                                                              \
+    static HRESULT prefix##RequestReJITWithInliners(ICorProfilerInfo15 *This, DWORD dwRejitFlags,  \
+                                                    ULONG cFunctions, ModuleID moduleIds[],        \
+                                                    mdMethodDef methodIds[])                       \
+    {                                                                                              \
+        return clrie_pm__rejit_request(host_of(This)->owner, party, true, dwRejitFlags,            \
+                                       cFunctions, moduleIds, methodIds);                          \
+    }                                                                                              \
+    static HRESULT prefix##RequestRevert(ICorProfilerInfo15 *This, ULONG cFunctions,               \
+                                         ModuleID moduleIds[], mdMethodDef methodIds[],            \
+                                         HRESULT status[])                                         \
+    {                                                                                              \
+        return clrie_pm__rejit_revert(host_of(This)->owner, party, cFunctions, moduleIds,          \
+                                      methodIds, status);                                          \
+    }
+REJIT_SLOTS(plugin_, CLRIE_PM_REJIT_PLUGINS)
+REJIT_SLOTS(hook_, CLRIE_PM_REJIT_HOOK)
+
 #define INIT_FORWARD(ret, name, params, args) .name = fwd_##name,
 
 VTABLE_OVERRIDES_BEGIN
@@ -142,6 +169,9 @@ const struct ICorProfilerInfo15Vtbl clrie_pm__host_info_vtbl = {
     .SetEventMask2 = on_SetEventMask2,
     .GetEventMask = on_GetEventMask,
     .GetEventMask2 = on_GetEventMask2,
+    .RequestReJIT = plugin_RequestReJIT,
+    .RequestReJITWithInliners = plugin_RequestReJITWithInliners,
+    .RequestRevert = plugin_RequestRevert,
 };
 VTABLE_OVERRIDES_END
 
@@ -190,5 +220,8 @@ const struct ICorProfilerInfo15Vtbl clrie_pm__hook_info_vtbl = {
     .GetILFunctionBody = hook_GetILFunctionBody,
     .SetILFunctionBody = hook_SetILFunctionBody,
     .SetILInstrumentedCodeMap = hook_SetILInstrumentedCodeMap,
+    .RequestReJIT = hook_RequestReJIT,
+    .RequestReJITWithInliners = hook_RequestReJITWithInliners,
+    .RequestRevert = hook_RequestRevert,
 };
 VTABLE_OVERRIDES_END

@@ -6,10 +6,13 @@
  *   ReJIT       M = 10 * (rejit count + 1)
  *
  * and when `Program.RejitByPlugin` is instrumented, a thread of its own asks the engine to
- * rejit Value (IModuleInfo::RequestRejit). Lines, appended to CLRIE_COMPOSE_PLUGIN_FILE:
+ * rejit Value (IModuleInfo::RequestRejit); when `Program.RevertByPlugin` is, to revert it
+ * (ICorProfilerInfo4::RequestRevert through the info the engine gives the plugin). Lines,
+ * appended to CLRIE_COMPOSE_PLUGIN_FILE:
  *
  *   edited Value rejit=<count> with +<M>
  *   requested rejit hr=0x<hr>
+ *   requested revert hr=0x<hr> status=0x<hr>
  */
 #define _GNU_SOURCE /* usleep */
 #include <fcntl.h>
@@ -24,6 +27,7 @@ struct compose {
     IInstrumentationMethod method;
     struct clrie_plugin_com com;
     struct clrie_plugin_host host;
+    ICorProfilerInfo4 *info;
     int fd;
     pthread_mutex_t lock;
     IModuleInfo *value_module; /* Value's, once instrumented */
@@ -39,6 +43,13 @@ static HRESULT compose_Initialize(IInstrumentationMethod *This, IProfilerManager
 {
     struct compose *p = of(This);
     clrie_plugin_host_init(&p->host, manager, "compose");
+    IUnknown *unknown = NULL;
+    if (SUCCEEDED(manager->lpVtbl->GetCorProfilerInfo(manager, &unknown)) && unknown) {
+        if (FAILED(unknown->lpVtbl->QueryInterface(unknown, &IID_ICorProfilerInfo4,
+                                                   (void **)&p->info)))
+            p->info = NULL;
+        unknown->lpVtbl->Release(unknown);
+    }
     const char *path = getenv("CLRIE_COMPOSE_PLUGIN_FILE");
     if (path && *path)
         p->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
@@ -56,7 +67,8 @@ static HRESULT compose_ShouldInstrumentMethod(IInstrumentationMethod *This, IMet
 {
     char name[256];
     name_of(of(This), mi, name, sizeof name);
-    *pbInstrument = !strcmp(name, "Program.Value") || !strcmp(name, "Program.RejitByPlugin");
+    *pbInstrument = !strcmp(name, "Program.Value") || !strcmp(name, "Program.RejitByPlugin") ||
+                    !strcmp(name, "Program.RevertByPlugin");
     return S_OK;
 }
 
@@ -64,14 +76,27 @@ struct request {
     struct compose *p;
     IModuleInfo *module;
     mdMethodDef token;
+    bool revert;
 };
 
 static void *request_rejit(void *arg)
 {
     struct request *r = arg;
     usleep(50 * 1000);
-    HRESULT hr = r->module->lpVtbl->RequestRejit(r->module, r->token);
-    clrie_plugin_append_line(r->p->fd, "requested rejit hr=0x%08X", (unsigned)hr);
+    if (r->revert) {
+        ModuleID module_id = 0;
+        HRESULT status = E_FAIL;
+        HRESULT hr = r->module->lpVtbl->GetModuleID(r->module, &module_id);
+        if (SUCCEEDED(hr))
+            hr = r->p->info ? r->p->info->lpVtbl->RequestRevert(r->p->info, 1, &module_id,
+                                                                &r->token, &status)
+                            : E_NOINTERFACE;
+        clrie_plugin_append_line(r->p->fd, "requested revert hr=0x%08X status=0x%08X", (unsigned)hr,
+                                 (unsigned)status);
+    } else {
+        HRESULT hr = r->module->lpVtbl->RequestRejit(r->module, r->token);
+        clrie_plugin_append_line(r->p->fd, "requested rejit hr=0x%08X", (unsigned)hr);
+    }
     clrie_plugin_release(r->module);
     clrie_plugin_com_release(&r->p->com);
     free(r);
@@ -146,7 +171,8 @@ static HRESULT compose_InstrumentMethod(IInstrumentationMethod *This, IMethodInf
         if (r) {
             p->value_module->lpVtbl->AddRef(p->value_module);
             clrie_plugin_com_add_ref(&p->com);
-            *r = (struct request){p, p->value_module, p->value_token};
+            *r = (struct request){p, p->value_module, p->value_token,
+                                  !strcmp(name, "Program.RevertByPlugin")};
             if (pthread_create(&thread, NULL, request_rejit, r) == 0)
                 pthread_detach(thread);
             else
@@ -178,6 +204,7 @@ static void compose_destroy(void *object)
 {
     struct compose *p = object;
     clrie_plugin_release(p->value_module);
+    clrie_plugin_release(p->info);
     clrie_plugin_host_finish(&p->host);
     if (p->fd >= 0)
         close(p->fd);

@@ -7,13 +7,15 @@
  *   first JIT   N = 100
  *   k-th ReJIT  N = 100 * (k + 1)
  *
- * When `Program.RejitByHook` is jitted, a thread of its own asks the runtime to rejit Value.
+ * When `Program.RejitByHook` is jitted, a thread of its own asks the runtime to rejit Value;
+ * when `Program.RevertByHook` is, to revert it.
  * Each time a compilation of Value finishes it records the IL offsets the runtime reports for
  * the native code (GetILToNativeMapping), which the runtime has taken back through the IL map
  * to offsets of the original body. Lines, appended to CLRIE_REWRITING_HOOK_FILE:
  *
  *   rewrote Value at jit|rejit <k> with +<N> (body <bytes> bytes in)
  *   requested rejit hr=0x<hr>
+ *   requested revert hr=0x<hr> status=0x<hr>
  *   offsets Value <rejit id> <offset>,<offset>,...     (prolog/epilog/none marks left out)
  *   failed <what> 0x<hr>
  *
@@ -165,14 +167,23 @@ struct rejit_request {
     struct hook *hook;
     ModuleID module;
     mdMethodDef token;
+    bool revert;
 };
 
 static void *request_rejit(void *arg)
 {
     struct rejit_request *r = arg;
     usleep(50 * 1000);
-    HRESULT hr = r->hook->info->lpVtbl->RequestReJIT(r->hook->info, 1, &r->module, &r->token);
-    clrie_plugin_append_line(r->hook->fd, "requested rejit hr=0x%08X", (unsigned)hr);
+    if (r->revert) {
+        HRESULT status = E_FAIL;
+        HRESULT hr =
+            r->hook->info->lpVtbl->RequestRevert(r->hook->info, 1, &r->module, &r->token, &status);
+        clrie_plugin_append_line(r->hook->fd, "requested revert hr=0x%08X status=0x%08X",
+                                 (unsigned)hr, (unsigned)status);
+    } else {
+        HRESULT hr = r->hook->info->lpVtbl->RequestReJIT(r->hook->info, 1, &r->module, &r->token);
+        clrie_plugin_append_line(r->hook->fd, "requested rejit hr=0x%08X", (unsigned)hr);
+    }
     free(r);
     return NULL;
 }
@@ -188,12 +199,13 @@ static HRESULT hook_JITCompilationStarted(ICorProfilerCallback11 *This, Function
     if (FAILED(hook->info->lpVtbl->GetFunctionInfo(hook->info, functionId, &cls, &module, &token)))
         return S_OK;
     method_name(hook, module, token, name, sizeof name);
-    if (!strcmp(name, "RejitByHook") && atomic_load(&hook->value_module)) {
+    bool revert = !strcmp(name, "RevertByHook");
+    if ((revert || !strcmp(name, "RejitByHook")) && atomic_load(&hook->value_module)) {
         struct rejit_request *r = malloc(sizeof *r);
         pthread_t thread;
         if (r) {
             *r = (struct rejit_request){hook, atomic_load(&hook->value_module),
-                                        atomic_load(&hook->value_token)};
+                                        atomic_load(&hook->value_token), revert};
             if (pthread_create(&thread, NULL, request_rejit, r) == 0)
                 pthread_detach(thread);
             else

@@ -2,7 +2,8 @@
 // 200, 300 ... at the first JIT and each ReJIT) and a plugin (test/plugins/compose_plugin.c:
 // + 10, 20, 30 ... on the result). Value(1) shows whose edits the running code carries:
 // 111 after the first JIT, 221 after a ReJIT the hook asked for, 331 after one the plugin
-// asked for. Without a profiler it prints 1 three times.
+// asked for, 41 once the hook reverted it (a ReJIT with the plugin's edit only), 111 again once
+// the plugin reverted it too (the first JIT's code). Without a profiler it prints 1 five times.
 using System;
 using System.Runtime.CompilerServices;
 using System.Threading;
@@ -25,6 +26,12 @@ static class Program
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     static void RejitByPlugin() { }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void RevertByHook() { }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void RevertByPlugin() { }
 
     // Calls Value until it answers something other than `before` (a ReJIT takes effect at
     // some call after it was asked for), for at most about 5 seconds.
@@ -49,6 +56,12 @@ static class Program
         RejitByPlugin();
         value = profiled ? Changed(value) : Value(1);
         Console.WriteLine("after the plugin's rejit " + value);
+        RevertByHook();
+        value = profiled ? Changed(value) : Value(1);
+        Console.WriteLine("after the hook's revert " + value);
+        RevertByPlugin();
+        value = profiled ? Changed(value) : Value(1);
+        Console.WriteLine("after the plugin's revert " + value);
         return 0;
     }
 }
