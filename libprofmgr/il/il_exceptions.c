@@ -32,17 +32,19 @@ static bool is_filter(uint32_t flags)
 }
 
 /* The node of an instruction a plugin gave as a clause boundary: of this body's current
- * graph. NULL (logged) otherwise. */
+ * graph; a replaced instruction means its replacement, as under CLRIE. NULL (logged)
+ * otherwise. */
 static struct clrie_il_instr *boundary(struct il_body *body, IInstruction *instr, const char *what)
 {
     struct il_instruction *obj = clrie_pm__il_instruction_own(body, instr, what);
     if (!obj)
         return NULL;
-    if (obj->graph != body->graph || clrie_il_instr_is_removed(obj->node)) {
+    struct clrie_il_instr *node = clrie_il_instr_current(obj->node);
+    if (obj->graph != body->graph || clrie_il_instr_is_removed(node)) {
         IL_LOG(body, "%s: the instruction was removed from the method", what);
         return NULL;
     }
-    return obj->node;
+    return node;
 }
 
 /* Hands out the object of clause c (current graph). */

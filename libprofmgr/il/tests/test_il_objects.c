@@ -826,6 +826,57 @@ static void exception_clauses_follow_edits_and_keep_nesting_order(void **state)
     release(ef2);
 }
 
+/* The issue's case: a body that is one ret, the ret replaced by a nop, then a clause naming the
+ * old ret. CLRIE accepts it and starts the try at the replacement; so do branch targets. */
+static void a_replaced_instruction_names_its_replacement(void **state)
+{
+    struct fixture *f = *state;
+    open_body_sig(f, TINY(0x2A), sig_void, sizeof(sig_void));
+    IInstruction *ret = at(f, 0), *nop = make(f, Cee_Nop), *fin = make(f, Cee_Endfinally);
+    IInstruction *last = make(f, Cee_Ret);
+    assert_int_equal(f->graph->lpVtbl->Replace(f->graph, ret, nop), S_OK);
+    IInstruction *leave = NULL;
+    assert_int_equal(
+        f->factory->lpVtbl->CreateBranchInstruction(f->factory, Cee_Leave_S, ret, &leave), S_OK);
+    assert_int_equal(f->graph->lpVtbl->InsertAfter(f->graph, nop, leave), S_OK);
+    assert_int_equal(f->graph->lpVtbl->InsertAfter(f->graph, leave, fin), S_OK);
+    assert_int_equal(f->graph->lpVtbl->InsertAfter(f->graph, fin, last), S_OK);
+    /* The leave was created aimed at the old ret: it now aims at the nop; aim it at the end. */
+    IBranchInstruction *bi = NULL;
+    IInstruction *target = NULL;
+    assert_int_equal(leave->lpVtbl->QueryInterface(leave, &IID_IBranchInstruction, (void **)&bi),
+                     S_OK);
+    assert_int_equal(bi->lpVtbl->GetBranchTarget(bi, &target), S_OK);
+    assert_ptr_equal(target, nop);
+    release(target);
+    assert_int_equal(bi->lpVtbl->SetBranchTarget(bi, last), S_OK);
+
+    IExceptionClause *c = NULL;
+    assert_int_equal(f->eh->lpVtbl->AddNewExceptionClause(f->eh, CLRIE_IL_EH_FINALLY, ret, leave,
+                                                          fin, fin, NULL, 0, &c),
+                     S_OK);
+    IInstruction *first = NULL;
+    assert_int_equal(c->lpVtbl->GetTryFirstInstruction(c, &first), S_OK);
+    assert_ptr_equal(first, nop);
+    release(first);
+    assert_int_equal(c->lpVtbl->SetHandlerFirstInstruction(c, fin), S_OK);
+    assert_int_equal(c->lpVtbl->SetTryLastInstruction(c, ret), S_OK); /* the nop, again */
+    assert_int_equal(c->lpVtbl->SetTryLastInstruction(c, leave), S_OK);
+    /* try { nop; leave.s END } finally { endfinally } END: ret */
+    expect_code(f, BYTES(0x00, 0xDE, 0x01, 0xDC, 0x2A));
+    /* Edits still refuse the replaced instruction as the place to insert at, as CLRIE does. */
+    IInstruction *extra = make(f, Cee_Nop);
+    assert_int_equal(f->graph->lpVtbl->InsertBefore(f->graph, ret, extra), E_UNEXPECTED);
+    release(extra);
+    release(c);
+    release(bi);
+    release(leave);
+    release(last);
+    release(fin);
+    release(nop);
+    release(ret);
+}
+
 static void decoded_byte_streams_are_new_code_to_insert(void **state)
 {
     struct fixture *f = *state;
@@ -1291,6 +1342,8 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(exception_clauses_follow_edits_and_keep_nesting_order,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(a_replaced_instruction_names_its_replacement, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(decoded_byte_streams_are_new_code_to_insert, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(
