@@ -855,15 +855,31 @@ static void a_replaced_instruction_names_its_replacement(void **state)
     assert_int_equal(f->eh->lpVtbl->AddNewExceptionClause(f->eh, CLRIE_IL_EH_FINALLY, ret, leave,
                                                           fin, fin, NULL, 0, &c),
                      S_OK);
+    /* The try starts at the nop; asked, the clause names the instruction it was given, as
+     * CLRIE's does. */
     IInstruction *first = NULL;
     assert_int_equal(c->lpVtbl->GetTryFirstInstruction(c, &first), S_OK);
-    assert_ptr_equal(first, nop);
+    assert_ptr_equal(first, ret);
     release(first);
+    struct clrie_il_graph *g = clrie_pm_il_body_ilgraph(f->body);
+    struct clrie_il_clause_info info;
+    clrie_il_clause_get(clrie_il_graph_clause(g, 0), &info);
+    assert_ptr_equal(info.try_first, clrie_il_graph_first(g));
     assert_int_equal(c->lpVtbl->SetHandlerFirstInstruction(c, fin), S_OK);
     assert_int_equal(c->lpVtbl->SetTryLastInstruction(c, ret), S_OK); /* the nop, again */
+    assert_int_equal(c->lpVtbl->GetTryLastInstruction(c, &first), S_OK);
+    assert_ptr_equal(first, ret);
+    release(first);
     assert_int_equal(c->lpVtbl->SetTryLastInstruction(c, leave), S_OK);
     /* try { nop; leave.s END } finally { endfinally } END: ret */
     expect_code(f, BYTES(0x00, 0xDE, 0x01, 0xDC, 0x2A));
+    /* Once an edit moves the boundary on, the clause names where it is. */
+    IInstruction *head = make(f, Cee_Nop);
+    assert_int_equal(f->graph->lpVtbl->InsertBeforeAndRetargetOffsets(f->graph, nop, head), S_OK);
+    assert_int_equal(c->lpVtbl->GetTryFirstInstruction(c, &first), S_OK);
+    assert_ptr_equal(first, head);
+    release(first);
+    release(head);
     /* Edits still refuse the replaced instruction as the place to insert at, as CLRIE does. */
     IInstruction *extra = make(f, Cee_Nop);
     assert_int_equal(f->graph->lpVtbl->InsertBefore(f->graph, ret, extra), E_UNEXPECTED);
