@@ -62,7 +62,7 @@ static double elapsed_us(clockid_t id, const struct timespec *start)
 struct editors {
     struct plugin **items; /* malloc'd */
     size_t count;
-    bool wanted; /* some plugin said yes to ShouldInstrumentMethod */
+    bool instrumented; /* some plugin wanted the method, and all of them ran without failing */
 };
 
 /* Once per plugin, however many of its steps changed the method. */
@@ -109,7 +109,6 @@ static HRESULT run_plugins(struct manager *m, struct method_info *mi, struct edi
     }
     if (chosen_count == 0)
         goto out;
-    editors->wanted = true;
     editors->items = malloc(chosen_count * sizeof(*editors->items));
     if (!editors->items) {
         hr = E_OUTOFMEMORY;
@@ -140,6 +139,7 @@ static HRESULT run_plugins(struct manager *m, struct method_info *mi, struct edi
                 editors->items[editors->count++] = p;
         }
     }
+    editors->instrumented = true;
     hr = S_OK;
 out:
     clrie_pm__method_info_allow_baseline(mi, false);
@@ -462,9 +462,10 @@ static void run(struct manager *m, struct method_info *mi, apply_fn apply, void 
          * recorded no longer describes the code. */
         clrie_pm_module_record_il_map(mi->module, mi->token, false, NULL, 0);
     }
-    /* Instrumented without a change: the runtime keeps the original body, but the plugins hear
-     * of it as under CLRIE, which re-encodes every method a plugin wanted. */
-    if (hr == S_FALSE && editors.wanted)
+    /* Instrumented without a change, or with IL the engine refused: the runtime keeps the
+     * original body, but the plugins hear of it as under CLRIE, which gives the runtime every
+     * method a plugin wanted, re-encoded, unchecked. */
+    if (hr != S_OK && editors.instrumented)
         complete(m, mi);
     free(editors.items);
     encoded_finish(&e);

@@ -461,6 +461,8 @@ static void failing_or_invalid_instrumentation_is_not_applied(void **state)
     assert_int_equal(pf_set_body_count(), 0);
     assert_int_equal(pf_map_count(), 0);
     assert_logged(mark, "Fake.Program.Tiny: instrumented IL is invalid at IL_0000");
+    /* CLRIE would have given the runtime this IL, then called OnInstrumentationComplete. */
+    assert_int_equal(plugin_cfg.complete_calls, 1);
 
     /* the last instruction cannot go: Remove fails, and so does the plugin */
     plugin_cfg.action = EMPTY;
