@@ -826,6 +826,28 @@ static void exception_clauses_follow_edits_and_keep_nesting_order(void **state)
     release(ef2);
 }
 
+/* `br T` inserted before T with InsertBeforeAndRetargetOffsets: the branch that reached T
+ * reaches the new br, which still jumps to T (it used to jump to itself: a hang). */
+static void a_retargeting_insert_leaves_the_new_branch_on_its_target(void **state)
+{
+    struct fixture *f = *state;
+    open_body(f, BRANCHY);
+    IInstruction *ldc2 = at(f, 5), *br = NULL, *target = NULL;
+    assert_int_equal(f->factory->lpVtbl->CreateBranchInstruction(f->factory, Cee_Br_S, ldc2, &br),
+                     S_OK);
+    assert_int_equal(f->graph->lpVtbl->InsertBeforeAndRetargetOffsets(f->graph, ldc2, br), S_OK);
+    IBranchInstruction *bi = NULL;
+    assert_int_equal(br->lpVtbl->QueryInterface(br, &IID_IBranchInstruction, (void **)&bi), S_OK);
+    assert_int_equal(bi->lpVtbl->GetBranchTarget(bi, &target), S_OK);
+    assert_ptr_equal(target, ldc2);
+    /* ldarg.0; brtrue.s BR; ldc.i4.1; ret; BR: br.s L; L: ldc.i4.2; ret */
+    expect_code(f, BYTES(0x02, 0x2D, 0x02, 0x17, 0x2A, 0x2B, 0x00, 0x18, 0x2A));
+    release(target);
+    release(bi);
+    release(br);
+    release(ldc2);
+}
+
 /* The issue's case: a body that is one ret, the ret replaced by a nop, then a clause naming the
  * old ret. CLRIE accepts it and starts the try at the replacement; so do branch targets. */
 static void a_replaced_instruction_names_its_replacement(void **state)
@@ -1357,6 +1379,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(switch_and_branch_targets_are_edited_by_instruction, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(exception_clauses_follow_edits_and_keep_nesting_order,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(a_retargeting_insert_leaves_the_new_branch_on_its_target,
                                         setup, teardown),
         cmocka_unit_test_setup_teardown(a_replaced_instruction_names_its_replacement, setup,
                                         teardown),
