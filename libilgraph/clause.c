@@ -26,14 +26,25 @@ void clrie_il_clause_get(const struct clrie_il_clause *c, struct clrie_il_clause
     out->class_token = c->class_token;
 }
 
-static bool clause_info_valid(const struct clrie_il_graph *g,
-                              const struct clrie_il_clause_info *info)
+/* Copies info into *out with every boundary as it stands now (a replaced node names its
+ * replacement); false unless each is in g's current list. */
+static bool clause_info_current(const struct clrie_il_graph *g,
+                                const struct clrie_il_clause_info *info,
+                                struct clrie_il_clause_info *out)
 {
-    if (!info || !il_in_list(g, info->try_first) || !il_in_list(g, info->try_last) ||
-        !il_in_list(g, info->handler_first) || !il_in_list(g, info->handler_last))
+    if (!info)
+        return false;
+    *out = *info;
+    out->try_first = il_current(info->try_first);
+    out->try_last = il_current(info->try_last);
+    out->handler_first = il_current(info->handler_first);
+    out->handler_last = il_current(info->handler_last);
+    out->filter_first = il_current(info->filter_first);
+    if (!il_in_list(g, out->try_first) || !il_in_list(g, out->try_last) ||
+        !il_in_list(g, out->handler_first) || !il_in_list(g, out->handler_last))
         return false;
     bool filter = (info->flags & CLRIE_IL_EH_KIND_MASK) == CLRIE_IL_EH_FILTER;
-    return filter ? il_in_list(g, info->filter_first) : info->filter_first == NULL;
+    return filter ? il_in_list(g, out->filter_first) : out->filter_first == NULL;
 }
 
 static void clause_assign(struct clrie_il_clause *c, const struct clrie_il_clause_info *info)
@@ -50,9 +61,10 @@ static void clause_assign(struct clrie_il_clause *c, const struct clrie_il_claus
 int clrie_il_clause_set(struct clrie_il_graph *g, struct clrie_il_clause *c,
                         const struct clrie_il_clause_info *info)
 {
-    if (!g || !c || !clause_info_valid(g, info))
+    struct clrie_il_clause_info now;
+    if (!g || !c || !clause_info_current(g, info, &now))
         return -EINVAL;
-    clause_assign(c, info);
+    clause_assign(c, &now);
     g->clauses_edited = true;
     g->stale = true;
     return 0;
@@ -95,7 +107,8 @@ static int insert_clause(struct clrie_il_graph *g, const struct clrie_il_clause_
 int clrie_il_graph_add_clause(struct clrie_il_graph *g, const struct clrie_il_clause_info *info,
                               struct clrie_il_clause **out)
 {
-    if (!g || !clause_info_valid(g, info))
+    struct clrie_il_clause_info now;
+    if (!g || !clause_info_current(g, info, &now))
         return -EINVAL;
     int r = il_layout_current(g, NULL);
     if (r < 0)
@@ -104,20 +117,21 @@ int clrie_il_graph_add_clause(struct clrie_il_graph *g, const struct clrie_il_cl
      * clause inside the new one is inside that encloser too, so it stays before. */
     size_t at = g->clause_count;
     for (size_t i = 0; i < g->clause_count; i++) {
-        if (try_encloses(g->clauses[i], info)) {
+        if (try_encloses(g->clauses[i], &now)) {
             at = i;
             break;
         }
     }
-    return insert_clause(g, info, at, out);
+    return insert_clause(g, &now, at, out);
 }
 
 int clrie_il_graph_append_clause(struct clrie_il_graph *g, const struct clrie_il_clause_info *info,
                                  struct clrie_il_clause **out)
 {
-    if (!g || !clause_info_valid(g, info))
+    struct clrie_il_clause_info now;
+    if (!g || !clause_info_current(g, info, &now))
         return -EINVAL;
-    return insert_clause(g, info, g->clause_count, out);
+    return insert_clause(g, &now, g->clause_count, out);
 }
 
 int clrie_il_graph_remove_clause(struct clrie_il_graph *g, struct clrie_il_clause *c)

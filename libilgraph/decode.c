@@ -277,7 +277,7 @@ static inline __attribute__((always_inline)) int decode_one(struct decoder *d, b
     n->orig_opcode = op;
     n->state = fragment ? IL_NEW : IL_ORIGINAL;
     n->attached = !fragment;
-    n->removed = false;
+    n->removed = IL_IN_LIST;
     n->keep_long = false;
     n->u.i = value; /* the operand, but for branches and switches */
     pos += operand;

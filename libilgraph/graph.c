@@ -2,6 +2,7 @@
  * offset, and editing the current list. Every edit keeps the original list and offsets intact
  * and marks the layout stale; layout.c recomputes offsets when they are next needed. The
  * graph's memory, its references and its clause table are store.c's. */
+#include <assert.h>
 #include <errno.h>
 
 #include "graph_private.h"
@@ -114,7 +115,7 @@ static void unlink_node(struct clrie_il_graph *g, struct clrie_il_instr *n)
         g->last = n->prev;
     n->next = n->prev = NULL;
     n->attached = false;
-    n->removed = true;
+    n->removed = IL_REMOVED;
     g->count--;
     g->stale = true;
 }
@@ -135,7 +136,7 @@ int clrie_il_graph_insert_before_retarget(struct clrie_il_graph *g, struct clrie
 {
     int r = clrie_il_graph_insert_before(g, anchor, node);
     if (r == 0)
-        il_refs_move(anchor, node, KIND(IL_REF_BRANCH) | KIND(IL_REF_FIRST));
+        il_refs_move(anchor, node, KIND(IL_REF_BRANCH) | KIND(IL_REF_FIRST), node);
     return r;
 }
 
@@ -155,7 +156,7 @@ int clrie_il_graph_insert_after_retarget(struct clrie_il_graph *g, struct clrie_
         return -EINVAL;
     int r = clrie_il_graph_insert_after(g, anchor, node);
     if (r == 0)
-        il_refs_move(anchor, node, KIND(IL_REF_LAST));
+        il_refs_move(anchor, node, KIND(IL_REF_LAST), NULL);
     return r;
 }
 
@@ -165,8 +166,12 @@ int clrie_il_graph_replace(struct clrie_il_graph *g, struct clrie_il_instr *old,
     if (!g || !il_in_list(g, old) || !placeable(g, node))
         return -EINVAL;
     link_before(g, old, node);
-    il_refs_move(old, node, KIND(IL_REF_BRANCH) | KIND(IL_REF_FIRST) | KIND(IL_REF_LAST));
+    /* Every reference, node's own operands included: old stands for node from now on. */
+    il_refs_move(old, node, KIND(IL_REF_BRANCH) | KIND(IL_REF_FIRST) | KIND(IL_REF_LAST), NULL);
     unlink_node(g, old);
+    assert(!old->refs);
+    old->removed = IL_REPLACED;
+    old->replacement = node;
     return 0;
 }
 
@@ -178,8 +183,8 @@ int clrie_il_graph_remove(struct clrie_il_graph *g, struct clrie_il_instr *node)
     struct clrie_il_instr *before = node->prev ? node->prev : node->next;
     if (!after)
         return -EINVAL;
-    il_refs_move(node, after, KIND(IL_REF_BRANCH) | KIND(IL_REF_FIRST));
-    il_refs_move(node, before, KIND(IL_REF_LAST));
+    il_refs_move(node, after, KIND(IL_REF_BRANCH) | KIND(IL_REF_FIRST), NULL);
+    il_refs_move(node, before, KIND(IL_REF_LAST), NULL);
     unlink_node(g, node);
     return 0;
 }

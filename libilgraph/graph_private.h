@@ -36,6 +36,15 @@ enum il_state {
     IL_NEW = 2,      /* created by an edit */
 };
 
+/* Whether a node left the current list, and how. A replaced node stands for its replacement
+ * wherever a reference names it (il_ref_set follows the chain), as CLRIE's do: CLRIE keeps a
+ * replaced node's offset, which the replacement then occupies. */
+enum il_removal {
+    IL_IN_LIST = 0, /* never removed, or not yet placed */
+    IL_REMOVED = 1, /* removed (remove, remove_all) */
+    IL_REPLACED = 2 /* removed by replace: `replacement` took its place */
+};
+
 /* A switch's targets: one block of references, allocated with the switch. */
 struct il_switch {
     uint32_t count;
@@ -48,8 +57,11 @@ struct il_switch {
 struct clrie_il_instr {
     struct clrie_il_instr *next, *prev; /* current list */
     struct clrie_il_graph *graph;
-    struct il_ref *refs; /* references aimed at this node */
-    uint32_t offset;     /* current offset, as of the last layout */
+    union {
+        struct il_ref *refs;                /* references aimed at this node (unless IL_REPLACED) */
+        struct clrie_il_instr *replacement; /* IL_REPLACED: the node that took its place */
+    };
+    uint32_t offset; /* current offset, as of the last layout */
     uint32_t orig_offset;
     uint32_t index;       /* position in the last layout */
     uint32_t orig_index;  /* position in graph->orig (the original nodes) if IL_ORIGINAL */
@@ -57,7 +69,7 @@ struct clrie_il_instr {
     uint16_t orig_opcode; /* decoded form, for PRESERVE */
     uint8_t state;        /* enum il_state */
     bool attached;        /* in the current list */
-    bool removed;         /* was in the current list and left it */
+    uint8_t removed;      /* enum il_removal: was in the current list and left it */
     bool keep_long;       /* a branch pinned to its long form (expand_branch) */
     union {
         int64_t i; /* integer-like operands and tokens */
@@ -216,8 +228,11 @@ struct il_switch *il_switch_alloc(struct clrie_il_graph *g, uint32_t count);
 void il_graph_append(struct clrie_il_graph *g, struct clrie_il_instr *n);
 /* Aims ref at target (NULL: at nothing), moving it between the targets' lists. */
 void il_ref_set(struct il_ref *ref, struct clrie_il_instr *target);
-/* Moves the references of the given kinds (bit 1 << kind) from `from` to `to`. */
-void il_refs_move(struct clrie_il_instr *from, struct clrie_il_instr *to, unsigned kinds);
+/* Moves the references of the given kinds (bit 1 << kind) from `from` to `to`, except the
+ * operands of `keep` (its branch target or switch targets; keep may be NULL), which stay on
+ * `from`. */
+void il_refs_move(struct clrie_il_instr *from, struct clrie_il_instr *to, unsigned kinds,
+                  const struct clrie_il_instr *keep);
 /* Appends a clause to the table; -ENOMEM. */
 int il_graph_push_clause(struct clrie_il_graph *g, struct clrie_il_clause *c);
 /* Drops every reference a clause holds. */
@@ -262,6 +277,15 @@ static inline struct clrie_il_instr *il_nodes_at(struct clrie_il_instr *nodes, s
             hi = mid;
     }
     return NULL;
+}
+
+/* The node that stands for n now: n, or for a replaced node the replacement (followed while
+ * that was replaced too). */
+static inline struct clrie_il_instr *il_current(struct clrie_il_instr *n)
+{
+    while (n && n->removed == IL_REPLACED)
+        n = n->replacement;
+    return n;
 }
 
 /* True if n is in g's current list. */

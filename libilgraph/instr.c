@@ -40,7 +40,12 @@ bool clrie_il_instr_is_new(const struct clrie_il_instr *n)
 
 bool clrie_il_instr_is_removed(const struct clrie_il_instr *n)
 {
-    return n->removed;
+    return n->removed != IL_IN_LIST;
+}
+
+struct clrie_il_instr *clrie_il_instr_current(struct clrie_il_instr *n)
+{
+    return il_current(n);
 }
 
 struct clrie_il_instr *clrie_il_instr_next(const struct clrie_il_instr *n)

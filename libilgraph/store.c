@@ -142,6 +142,7 @@ void il_graph_append(struct clrie_il_graph *g, struct clrie_il_instr *n)
 
 void il_ref_set(struct il_ref *ref, struct clrie_il_instr *target)
 {
+    target = il_current(target);
     if (ref->target == target)
         return;
     if (ref->target) {
@@ -163,12 +164,23 @@ void il_ref_set(struct il_ref *ref, struct clrie_il_instr *target)
     }
 }
 
-void il_refs_move(struct clrie_il_instr *from, struct clrie_il_instr *to, unsigned kinds)
+/* True if r is one of n's operands: its branch target or an entry of its switch table. */
+static bool is_operand_of(const struct il_ref *r, const struct clrie_il_instr *n)
+{
+    if (!n)
+        return false;
+    if (n->opcode == CLRIE_IL_OP_SWITCH)
+        return r >= n->u.sw->targets && r < n->u.sw->targets + n->u.sw->count;
+    return il_is_branch(n->opcode) && r == n->u.branch;
+}
+
+void il_refs_move(struct clrie_il_instr *from, struct clrie_il_instr *to, unsigned kinds,
+                  const struct clrie_il_instr *keep)
 {
     struct il_ref *r = from->refs;
     while (r) {
         struct il_ref *next = r->next;
-        if (kinds & (1u << r->kind))
+        if ((kinds & (1u << r->kind)) && !is_operand_of(r, keep))
             il_ref_set(r, to);
         r = next;
     }

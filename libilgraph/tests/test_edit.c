@@ -47,6 +47,88 @@ static void insert_before_retarget_moves_branches_to_the_new_code(void **state)
     clrie_il_graph_free(g);
 }
 
+/* Inserting `br T` before T with retargeting: the code that jumped to T now reaches the new
+ * branch, which still jumps to T; it must not jump to itself (an endless loop). */
+static void insert_before_retarget_keeps_the_new_branch_on_its_target(void **state)
+{
+    struct clrie_il_graph *g = if_else_graph();
+    struct clrie_il_instr *anchor = clrie_il_graph_at_original_offset(g, 5);
+    struct clrie_il_instr *br = make_branch(g, CLRIE_IL_OP_BR_S, anchor);
+    assert_int_equal(clrie_il_graph_insert_before_retarget(g, anchor, br), 0);
+    assert_ptr_equal(clrie_il_instr_branch_target(nth(g, 1)), br);
+    assert_ptr_equal(clrie_il_instr_branch_target(br), anchor);
+    expect_code(g, 0, BYTES(0x02, 0x2D, 0x02, 0x16, 0x2A, 0x2B, 0x00, 0x17, 0x2A));
+    clrie_il_graph_free(g);
+
+    /* The same for a switch whose targets include T. */
+    g = if_else_graph();
+    anchor = clrie_il_graph_at_original_offset(g, 5);
+    struct clrie_il_instr *targets[2] = {anchor, anchor};
+    struct clrie_il_instr *sw = NULL;
+    assert_int_equal(clrie_il_instr_create_switch(g, 2, targets, &sw), 0);
+    assert_int_equal(clrie_il_graph_insert_before_retarget(g, anchor, sw), 0);
+    assert_ptr_equal(clrie_il_instr_branch_target(nth(g, 1)), sw);
+    assert_ptr_equal(clrie_il_instr_switch_target(sw, 0), anchor);
+    assert_ptr_equal(clrie_il_instr_switch_target(sw, 1), anchor);
+    clrie_il_graph_free(g);
+}
+
+/* A replaced node stands for its replacement: targets and clause boundaries named with it
+ * land on the replacement, and so on down a chain of replacements. */
+static void a_replaced_node_names_its_replacement(void **state)
+{
+    struct clrie_il_graph *g = if_else_graph();
+    struct clrie_il_instr *old = clrie_il_graph_at_original_offset(g, 5);
+    struct clrie_il_instr *two = make(g, CLRIE_IL_OP_LDC_I4_0 + 2);
+    assert_int_equal(clrie_il_graph_replace(g, old, two), 0);
+    assert_ptr_equal(clrie_il_instr_current(old), two);
+    assert_ptr_equal(clrie_il_instr_current(two), two);
+
+    /* A new branch aimed at the replaced node, and a branch retargeted to it. */
+    struct clrie_il_instr *br = make_branch(g, CLRIE_IL_OP_BR_S, old);
+    assert_ptr_equal(clrie_il_instr_branch_target(br), two);
+    assert_int_equal(clrie_il_graph_insert_before(g, nth(g, 0), br), 0);
+    assert_int_equal(clrie_il_instr_set_branch_target(nth(g, 2), old), 0);
+    assert_ptr_equal(clrie_il_instr_branch_target(nth(g, 2)), two);
+
+    /* Replaced again: both old nodes name the newest. */
+    struct clrie_il_instr *three = make(g, CLRIE_IL_OP_LDC_I4_0 + 3);
+    assert_int_equal(clrie_il_graph_replace(g, two, three), 0);
+    assert_ptr_equal(clrie_il_instr_current(old), three);
+    assert_ptr_equal(clrie_il_instr_branch_target(br), three);
+    struct clrie_il_clause_info info = {
+        .flags = CLRIE_IL_EH_FAULT,
+        .try_first = old,
+        .try_last = two,
+        .handler_first = clrie_il_graph_last(g),
+        .handler_last = clrie_il_graph_last(g),
+    };
+    struct clrie_il_clause *c = NULL;
+    assert_int_equal(clrie_il_graph_add_clause(g, &info, &c), 0);
+    struct clrie_il_clause_info got;
+    clrie_il_clause_get(c, &got);
+    assert_ptr_equal(got.try_first, three);
+    assert_ptr_equal(got.try_last, three);
+    info.try_first = info.try_last = nth(g, 0);
+    info.handler_first = two;
+    assert_int_equal(clrie_il_clause_set(g, c, &info), 0);
+    clrie_il_clause_get(c, &got);
+    assert_ptr_equal(got.handler_first, three);
+    /* br.s L; ldarg.0; brtrue.s L; ldc.i4.0; ret; L: ldc.i4.3; ret */
+    expect_code(g, 0, BYTES(0x2B, 0x05, 0x02, 0x2D, 0x02, 0x16, 0x2A, 0x19, 0x2A));
+
+    /* A removed node names nothing, and no replaced node is an anchor. */
+    struct clrie_il_instr *gone = nth(g, 1);
+    assert_int_equal(clrie_il_graph_remove(g, gone), 0);
+    assert_ptr_equal(clrie_il_instr_current(gone), gone);
+    info.try_first = info.try_last = gone;
+    assert_int_equal(clrie_il_clause_set(g, c, &info), -EINVAL);
+    assert_int_equal(clrie_il_graph_insert_before(g, old, make(g, CLRIE_IL_OP_NOP)), -EINVAL);
+    assert_int_equal(clrie_il_graph_replace(g, two, make(g, CLRIE_IL_OP_NOP)), -EINVAL);
+    assert_int_equal(clrie_il_graph_remove(g, old), -EINVAL);
+    clrie_il_graph_free(g);
+}
+
 static void insert_after_null_puts_the_node_first(void **state)
 {
     struct clrie_il_graph *g = if_else_graph();
@@ -362,6 +444,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(insert_before_leaves_branches_on_the_anchor),
         cmocka_unit_test(insert_before_retarget_moves_branches_to_the_new_code),
+        cmocka_unit_test(insert_before_retarget_keeps_the_new_branch_on_its_target),
+        cmocka_unit_test(a_replaced_node_names_its_replacement),
         cmocka_unit_test(insert_after_null_puts_the_node_first),
         cmocka_unit_test(replace_moves_every_reference_to_the_replacement),
         cmocka_unit_test(remove_moves_branches_to_the_following_instruction),

@@ -3,6 +3,7 @@
 #include "il_private.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static struct il_exceptions *of_section(IExceptionSection *This)
 {
@@ -32,17 +33,21 @@ static bool is_filter(uint32_t flags)
 }
 
 /* The node of an instruction a plugin gave as a clause boundary: of this body's current
- * graph. NULL (logged) otherwise. */
-static struct clrie_il_instr *boundary(struct il_body *body, IInstruction *instr, const char *what)
+ * graph; a replaced instruction means its replacement, as under CLRIE (*named is then the
+ * replaced one, else NULL). NULL (logged) otherwise. */
+static struct clrie_il_instr *boundary(struct il_body *body, IInstruction *instr, const char *what,
+                                       struct clrie_il_instr **named)
 {
     struct il_instruction *obj = clrie_pm__il_instruction_own(body, instr, what);
     if (!obj)
         return NULL;
-    if (obj->graph != body->graph || clrie_il_instr_is_removed(obj->node)) {
+    struct clrie_il_instr *node = clrie_il_instr_current(obj->node);
+    if (obj->graph != body->graph || clrie_il_instr_is_removed(node)) {
         IL_LOG(body, "%s: the instruction was removed from the method", what);
         return NULL;
     }
-    return obj->node;
+    *named = node != obj->node ? obj->node : NULL;
+    return node;
 }
 
 /* Hands out the object of clause c (current graph). */
@@ -125,10 +130,10 @@ static HRESULT foreign_info(struct il_body *body, IExceptionClause *c,
         FAILED(hr = c->lpVtbl->GetHandlerLastInstruction(c, &parts[3])) ||
         (is_filter(flags) && FAILED(hr = c->lpVtbl->GetFilterFirstInstruction(c, &parts[4]))))
         goto done;
-    struct clrie_il_instr *nodes[5] = {NULL};
+    struct clrie_il_instr *nodes[5] = {NULL}, *named[5] = {NULL};
     for (int i = 0; i < 5; i++) {
         if ((i < 4 || is_filter(flags)) &&
-            (!parts[i] || !(nodes[i] = boundary(body, parts[i], what)))) {
+            (!parts[i] || !(nodes[i] = boundary(body, parts[i], what, &named[i])))) {
             hr = E_INVALIDARG;
             goto done;
         }
@@ -245,11 +250,12 @@ static HRESULT section_AddNewExceptionClause(IExceptionSection *This, DWORD flag
         (is_filter(flags) && !pFilterFirst))
         return E_POINTER;
     struct clrie_il_clause_info info = {.flags = flags, .class_token = handlerTypeToken};
-    if (!(info.try_first = boundary(body, pTryFirst, what)) ||
-        !(info.try_last = boundary(body, pTryLast, what)) ||
-        !(info.handler_first = boundary(body, pHandlerFirst, what)) ||
-        !(info.handler_last = boundary(body, pHandlerLast, what)) ||
-        (is_filter(flags) && !(info.filter_first = boundary(body, pFilterFirst, what))))
+    struct clrie_il_instr *named[5] = {NULL};
+    if (!(info.try_first = boundary(body, pTryFirst, what, &named[0])) ||
+        !(info.try_last = boundary(body, pTryLast, what, &named[1])) ||
+        !(info.handler_first = boundary(body, pHandlerFirst, what, &named[2])) ||
+        !(info.handler_last = boundary(body, pHandlerLast, what, &named[3])) ||
+        (is_filter(flags) && !(info.filter_first = boundary(body, pFilterFirst, what, &named[4]))))
         return E_INVALIDARG;
     struct clrie_il_clause *c;
     int r = clrie_il_graph_add_clause(body->graph, &info, &c);
@@ -258,7 +264,10 @@ static HRESULT section_AddNewExceptionClause(IExceptionSection *This, DWORD flag
         return clrie_pm__il_hresult(r);
     }
     body->edits++;
-    return give_clause(body, c, ppClause);
+    HRESULT hr = give_clause(body, c, ppClause);
+    if (SUCCEEDED(hr))
+        memcpy(of_clause(*ppClause)->named, named, sizeof(named));
+    return hr;
 }
 
 static const struct IExceptionSectionVtbl section_vtbl = {
@@ -322,7 +331,10 @@ static HRESULT get_part(IExceptionClause *This, enum part p, IInstruction **out)
     struct il_clause *obj = of_clause(This);
     struct clrie_il_clause_info info;
     current_info(obj, &info);
-    return clrie_pm__il_instruction_give(obj->body, obj->graph, *part_of(&info, p), S_OK, out);
+    struct clrie_il_instr *n = *part_of(&info, p);
+    if (obj->named[p] && clrie_il_instr_current(obj->named[p]) == n)
+        n = obj->named[p]; /* the replaced instruction the plugin named, as CLRIE answers */
+    return clrie_pm__il_instruction_give(obj->body, obj->graph, n, S_OK, out);
 }
 
 static HRESULT clause_GetTryFirstInstruction(IExceptionClause *This, IInstruction **pp)
@@ -419,9 +431,11 @@ static HRESULT set_part(IExceptionClause *This, enum part p, IInstruction *instr
     HRESULT hr = editable(obj, what, &info);
     if (FAILED(hr))
         return hr;
-    struct clrie_il_instr *n = boundary(obj->body, instr, what);
+    struct clrie_il_instr *named = NULL;
+    struct clrie_il_instr *n = boundary(obj->body, instr, what, &named);
     if (!n)
         return E_INVALIDARG;
+    obj->named[p] = named;
     if (p == FILTER_FIRST && !is_filter(info.flags)) {
         obj->pending_filter = n; /* used once SetFlags makes the clause a filter */
         return S_OK;

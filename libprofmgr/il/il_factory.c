@@ -163,7 +163,8 @@ static HRESULT factory_CreateTokenOperandInstruction(IInstructionFactory *This,
                           KIND(TOKEN) | KIND(INT32), &operand, sizeof(operand), pp);
 }
 
-/* A target a plugin passed to a create call: NULL, or an instruction of the current graph. */
+/* A target a plugin passed to a create call: NULL, or an instruction of the current graph (a
+ * replaced one means its replacement). */
 static bool target_ok(struct il_factory *f, IInstruction *target, const char *what,
                       struct clrie_il_instr **out)
 {
@@ -173,11 +174,12 @@ static bool target_ok(struct il_factory *f, IInstruction *target, const char *wh
     struct il_instruction *t = clrie_pm__il_instruction_own(f->body, target, what);
     if (!t)
         return false;
-    if (t->graph != f->body->graph || clrie_il_instr_is_removed(t->node)) {
+    struct clrie_il_instr *node = clrie_il_instr_current(t->node); /* a replaced one's successor */
+    if (t->graph != f->body->graph || clrie_il_instr_is_removed(node)) {
         IL_LOG(f->body, "%s: the target was removed from the method", what);
         return false;
     }
-    *out = t->node;
+    *out = node;
     return true;
 }
 

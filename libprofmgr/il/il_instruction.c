@@ -375,7 +375,8 @@ static const struct IOperandInstructionVtbl operand_vtbl = {
 
 /* ---- IBranchInstruction ---- */
 
-/* A branch or switch target a plugin passed: an instruction of the same graph, not removed. */
+/* A branch or switch target a plugin passed: an instruction of the same graph, not removed; a
+ * replaced one means its replacement. */
 static struct clrie_il_instr *target_of(struct il_instruction *obj, IInstruction *target,
                                         const char *what, HRESULT *hr)
 {
@@ -388,14 +389,15 @@ static struct clrie_il_instr *target_of(struct il_instruction *obj, IInstruction
         *hr = E_INVALIDARG;
         return NULL;
     }
-    if (t->graph != obj->graph || clrie_il_instr_is_removed(t->node)) {
+    struct clrie_il_instr *node = clrie_il_instr_current(t->node);
+    if (t->graph != obj->graph || clrie_il_instr_is_removed(node)) {
         IL_LOG(obj->body, "%s: the target is %s", what,
                t->graph != obj->graph ? "from the code a baseline replaced" : "removed");
         *hr = E_INVALIDARG;
         return NULL;
     }
     *hr = S_OK;
-    return t->node;
+    return node;
 }
 
 static HRESULT branch_IsShortBranch(IBranchInstruction *This, BOOL *pbValue)

@@ -76,6 +76,10 @@ struct il_clause {
     struct clrie_il_graph *graph;
     /* A filter start given while the clause is not (yet) a filter: used by SetFlags. */
     struct clrie_il_instr *pending_filter;
+    /* Per boundary (try first, try last, handler first, handler last, filter first): a
+     * replaced instruction the plugin named for it, given back by the getter while it still
+     * stands for that boundary, as CLRIE keeps the instruction it was given. */
+    struct clrie_il_instr *named[5];
     /* What the clause was when RemoveExceptionClause took it out, for AddExceptionClause. */
     bool saved;
     struct clrie_il_clause_info saved_info;

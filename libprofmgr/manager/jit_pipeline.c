@@ -66,6 +66,7 @@ static double elapsed_us(clockid_t id, const struct timespec *start)
 struct editors {
     struct plugin **items; /* malloc'd */
     size_t count;
+    bool instrumented; /* some plugin wanted the method, and all of them ran without failing */
 };
 
 /* Once per plugin, however many of its steps changed the method. */
@@ -142,6 +143,7 @@ static HRESULT run_plugins(struct manager *m, struct method_info *mi, struct edi
                 editors->items[editors->count++] = p;
         }
     }
+    editors->instrumented = true;
     hr = S_OK;
 out:
     clrie_pm__method_info_allow_baseline(mi, false);
@@ -614,7 +616,8 @@ static void run(struct manager *m, struct method_info *mi, apply_fn apply, void 
     struct encoded e = {0};
     struct editors editors = {0};
     HRESULT hr = instrument(m, mi, &editors, &e);
-    if (hr == S_OK) {
+    bool changed = hr == S_OK;
+    if (changed) {
         hr = apply(m, mi, &e, ctx);
         if (SUCCEEDED(hr) && !mi->is_rejit)
             remember_editors(m, mi, &editors);
@@ -634,6 +637,11 @@ static void run(struct manager *m, struct method_info *mi, apply_fn apply, void 
          * recorded no longer describes the code. */
         clrie_pm_module_record_il_map(mi->module, mi->token, false, NULL, 0);
     }
+    /* Instrumented without a change, or with IL the engine refused: the runtime keeps the
+     * original body, but the plugins hear of it as under CLRIE, which gives the runtime every
+     * method a plugin wanted, re-encoded, unchecked. */
+    if (!changed && editors.instrumented)
+        complete(m, mi);
     free(editors.items);
     encoded_finish(&e);
 }

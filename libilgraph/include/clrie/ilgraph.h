@@ -539,32 +539,58 @@ int clrie_il_graph_decode_fragment(struct clrie_il_graph *g, const uint8_t *code
 
 /* ---- Edits ------------------------------------------------------------------------------ */
 /* All take a node of the current list (anchor) and a new detached node of the same graph;
- * -EINVAL otherwise. Original links and original offsets never change. */
+ * -EINVAL otherwise (a removed or replaced node is no anchor). Original links and original
+ * offsets never change.
+ *
+ * A reference is a branch target, a switch target, or a clause boundary: a "first" (the
+ * first node of a try, handler or filter block) or a "last" (the last node of a try or
+ * handler block). Each edit says which references aimed at the anchor move to the new node
+ * and which stay. The new node's own operands (its branch or switch targets) never move with
+ * the anchor's referrers: `br T` inserted before T with retargeting still jumps to T, as in
+ * CLRIE (a new switch keeps its targets too, where CLRIE would aim them at the switch).
+ *
+ * A replaced node stands for its replacement wherever a node is named as a reference, later
+ * too: a branch or switch target set to it, a clause boundary set or added with it, end up
+ * on the replacement (followed if that was replaced in turn), as under CLRIE, where the
+ * replaced node keeps the offset its replacement occupies. A node removed by remove or
+ * remove_all names nothing: a branch aimed at it does not encode, and a clause with it is
+ * -EINVAL. */
 
-/* Places node before anchor. References to anchor stay on anchor (they skip node). */
+/* The node that stands for n now: n itself, or for a replaced node its replacement. */
+struct clrie_il_instr *clrie_il_instr_current(struct clrie_il_instr *n);
+
+/* Places node before anchor. Every reference to anchor stays on anchor: branches to anchor
+ * skip node, and a block starting at anchor does not include it (CLRIE's InsertBefore). */
 int clrie_il_graph_insert_before(struct clrie_il_graph *g, struct clrie_il_instr *anchor,
                                  struct clrie_il_instr *node);
 /* Places node before anchor and moves to node every branch, switch target and clause start
- * (try, handler, filter) aimed at anchor: the new code runs wherever anchor used to be
- * entered (CLRIE's InsertBeforeAndRetargetOffsets). Clause ends stay on anchor. */
+ * (try, handler, filter) aimed at anchor, except node's own operands: the new code runs
+ * wherever anchor used to be entered (CLRIE's InsertBeforeAndRetargetOffsets). Clause ends
+ * stay on anchor. */
 int clrie_il_graph_insert_before_retarget(struct clrie_il_graph *g, struct clrie_il_instr *anchor,
                                           struct clrie_il_instr *node);
-/* Places node after anchor; anchor NULL places it first. */
+/* Places node after anchor; anchor NULL places it first. No reference moves (CLRIE's
+ * InsertAfter): a block ending at anchor does not include node. */
 int clrie_il_graph_insert_after(struct clrie_il_graph *g, struct clrie_il_instr *anchor,
                                 struct clrie_il_instr *node);
 /* Places node after anchor and moves to node every clause end (try, handler) that was
- * anchor, so blocks ending at anchor now include node. Branches stay on anchor. */
+ * anchor, so blocks ending at anchor now include node. Branches, switch targets and clause
+ * starts stay on anchor. (clrie's own; CLRIE has no such edit.) */
 int clrie_il_graph_insert_after_retarget(struct clrie_il_graph *g, struct clrie_il_instr *anchor,
                                          struct clrie_il_instr *node);
-/* Puts node in old's place; every reference to old now refers to node; old is removed. */
+/* Puts node in old's place; every reference to old, of every kind, now refers to node, node's
+ * own operands included (a `br old` replacing old jumps to itself, as under CLRIE); old is
+ * removed and stands for node from then on (CLRIE's Replace). */
 int clrie_il_graph_replace(struct clrie_il_graph *g, struct clrie_il_instr *old,
                            struct clrie_il_instr *node);
 /* Removes node from the current list. Branches, switch targets and clause starts aimed at it
  * move to the following instruction (the previous one if it was last); clause ends move to
  * the previous instruction (the following one if it was first). Removing the only
- * instruction is -EINVAL. */
+ * instruction is -EINVAL. (CLRIE moves the clause boundaries the same way but leaves
+ * branches aimed at the removed node.) */
 int clrie_il_graph_remove(struct clrie_il_graph *g, struct clrie_il_instr *node);
-/* Removes every instruction and every clause. */
+/* Removes every instruction and every clause (CLRIE's RemoveAll); branches among the removed
+ * nodes keep their targets. */
 void clrie_il_graph_remove_all(struct clrie_il_graph *g);
 
 /* ---- Exception clauses ------------------------------------------------------------------ */
@@ -581,7 +607,7 @@ size_t clrie_il_graph_clause_count(const struct clrie_il_graph *g);
 /* Clauses in table order (inner before outer); NULL past the end. */
 struct clrie_il_clause *clrie_il_graph_clause(const struct clrie_il_graph *g, size_t index);
 void clrie_il_clause_get(const struct clrie_il_clause *c, struct clrie_il_clause_info *out);
-/* Changes a clause; nodes must be in g's current list. */
+/* Changes a clause; nodes must be in g's current list, or replaced by nodes that are. */
 int clrie_il_clause_set(struct clrie_il_graph *g, struct clrie_il_clause *c,
                         const struct clrie_il_clause_info *info);
 /* Adds a clause before the first clause whose try block strictly encloses the new one's, or

@@ -826,6 +826,95 @@ static void exception_clauses_follow_edits_and_keep_nesting_order(void **state)
     release(ef2);
 }
 
+/* `br T` inserted before T with InsertBeforeAndRetargetOffsets: the branch that reached T
+ * reaches the new br, which still jumps to T (it used to jump to itself: a hang). */
+static void a_retargeting_insert_leaves_the_new_branch_on_its_target(void **state)
+{
+    struct fixture *f = *state;
+    open_body(f, BRANCHY);
+    IInstruction *ldc2 = at(f, 5), *br = NULL, *target = NULL;
+    assert_int_equal(f->factory->lpVtbl->CreateBranchInstruction(f->factory, Cee_Br_S, ldc2, &br),
+                     S_OK);
+    assert_int_equal(f->graph->lpVtbl->InsertBeforeAndRetargetOffsets(f->graph, ldc2, br), S_OK);
+    IBranchInstruction *bi = NULL;
+    assert_int_equal(br->lpVtbl->QueryInterface(br, &IID_IBranchInstruction, (void **)&bi), S_OK);
+    assert_int_equal(bi->lpVtbl->GetBranchTarget(bi, &target), S_OK);
+    assert_ptr_equal(target, ldc2);
+    /* ldarg.0; brtrue.s BR; ldc.i4.1; ret; BR: br.s L; L: ldc.i4.2; ret */
+    expect_code(f, BYTES(0x02, 0x2D, 0x02, 0x17, 0x2A, 0x2B, 0x00, 0x18, 0x2A));
+    release(target);
+    release(bi);
+    release(br);
+    release(ldc2);
+}
+
+/* The issue's case: a body that is one ret, the ret replaced by a nop, then a clause naming the
+ * old ret. CLRIE accepts it and starts the try at the replacement; so do branch targets. */
+static void a_replaced_instruction_names_its_replacement(void **state)
+{
+    struct fixture *f = *state;
+    open_body_sig(f, TINY(0x2A), sig_void, sizeof(sig_void));
+    IInstruction *ret = at(f, 0), *nop = make(f, Cee_Nop), *fin = make(f, Cee_Endfinally);
+    IInstruction *last = make(f, Cee_Ret);
+    assert_int_equal(f->graph->lpVtbl->Replace(f->graph, ret, nop), S_OK);
+    IInstruction *leave = NULL;
+    assert_int_equal(
+        f->factory->lpVtbl->CreateBranchInstruction(f->factory, Cee_Leave_S, ret, &leave), S_OK);
+    assert_int_equal(f->graph->lpVtbl->InsertAfter(f->graph, nop, leave), S_OK);
+    assert_int_equal(f->graph->lpVtbl->InsertAfter(f->graph, leave, fin), S_OK);
+    assert_int_equal(f->graph->lpVtbl->InsertAfter(f->graph, fin, last), S_OK);
+    /* The leave was created aimed at the old ret: it now aims at the nop; aim it at the end. */
+    IBranchInstruction *bi = NULL;
+    IInstruction *target = NULL;
+    assert_int_equal(leave->lpVtbl->QueryInterface(leave, &IID_IBranchInstruction, (void **)&bi),
+                     S_OK);
+    assert_int_equal(bi->lpVtbl->GetBranchTarget(bi, &target), S_OK);
+    assert_ptr_equal(target, nop);
+    release(target);
+    assert_int_equal(bi->lpVtbl->SetBranchTarget(bi, last), S_OK);
+
+    IExceptionClause *c = NULL;
+    assert_int_equal(f->eh->lpVtbl->AddNewExceptionClause(f->eh, CLRIE_IL_EH_FINALLY, ret, leave,
+                                                          fin, fin, NULL, 0, &c),
+                     S_OK);
+    /* The try starts at the nop; asked, the clause names the instruction it was given, as
+     * CLRIE's does. */
+    IInstruction *first = NULL;
+    assert_int_equal(c->lpVtbl->GetTryFirstInstruction(c, &first), S_OK);
+    assert_ptr_equal(first, ret);
+    release(first);
+    struct clrie_il_graph *g = clrie_pm_il_body_ilgraph(f->body);
+    struct clrie_il_clause_info info;
+    clrie_il_clause_get(clrie_il_graph_clause(g, 0), &info);
+    assert_ptr_equal(info.try_first, clrie_il_graph_first(g));
+    assert_int_equal(c->lpVtbl->SetHandlerFirstInstruction(c, fin), S_OK);
+    assert_int_equal(c->lpVtbl->SetTryLastInstruction(c, ret), S_OK); /* the nop, again */
+    assert_int_equal(c->lpVtbl->GetTryLastInstruction(c, &first), S_OK);
+    assert_ptr_equal(first, ret);
+    release(first);
+    assert_int_equal(c->lpVtbl->SetTryLastInstruction(c, leave), S_OK);
+    /* try { nop; leave.s END } finally { endfinally } END: ret */
+    expect_code(f, BYTES(0x00, 0xDE, 0x01, 0xDC, 0x2A));
+    /* Once an edit moves the boundary on, the clause names where it is. */
+    IInstruction *head = make(f, Cee_Nop);
+    assert_int_equal(f->graph->lpVtbl->InsertBeforeAndRetargetOffsets(f->graph, nop, head), S_OK);
+    assert_int_equal(c->lpVtbl->GetTryFirstInstruction(c, &first), S_OK);
+    assert_ptr_equal(first, head);
+    release(first);
+    release(head);
+    /* Edits still refuse the replaced instruction as the place to insert at, as CLRIE does. */
+    IInstruction *extra = make(f, Cee_Nop);
+    assert_int_equal(f->graph->lpVtbl->InsertBefore(f->graph, ret, extra), E_UNEXPECTED);
+    release(extra);
+    release(c);
+    release(bi);
+    release(leave);
+    release(last);
+    release(fin);
+    release(nop);
+    release(ret);
+}
+
 static void decoded_byte_streams_are_new_code_to_insert(void **state)
 {
     struct fixture *f = *state;
@@ -1291,6 +1380,10 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(exception_clauses_follow_edits_and_keep_nesting_order,
                                         setup, teardown),
+        cmocka_unit_test_setup_teardown(a_retargeting_insert_leaves_the_new_branch_on_its_target,
+                                        setup, teardown),
+        cmocka_unit_test_setup_teardown(a_replaced_instruction_names_its_replacement, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(decoded_byte_streams_are_new_code_to_insert, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(

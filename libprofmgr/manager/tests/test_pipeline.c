@@ -391,8 +391,9 @@ static void a_body_the_jit_rejects_is_logged_with_the_plugins_that_changed_it(vo
     assert_no_error_logged(mark);
     assert_int_equal(
         w.cb->lpVtbl->JITCompilationFinished(w.cb, PF_FN_TINY, (HRESULT)0x8013151Au, TRUE), S_OK);
-    assert_logged(mark, "Fake.Program.Tiny: the runtime's JIT rejected the instrumented body (hr "
-                        "0x8013151A); changed by plugin 'Pipeline test' " PIPELINE_PLUGIN_CLSID_TEXT);
+    assert_logged(mark,
+                  "Fake.Program.Tiny: the runtime's JIT rejected the instrumented body (hr "
+                  "0x8013151A); changed by plugin 'Pipeline test' " PIPELINE_PLUGIN_CLSID_TEXT);
     /* Reported once: the record goes with the event. */
     mark = log_size();
     assert_int_equal(w.cb->lpVtbl->JITCompilationFinished(w.cb, PF_FN_TINY, E_FAIL, TRUE), S_OK);
@@ -460,6 +461,8 @@ static void failing_or_invalid_instrumentation_is_not_applied(void **state)
     assert_int_equal(pf_set_body_count(), 0);
     assert_int_equal(pf_map_count(), 0);
     assert_logged(mark, "Fake.Program.Tiny: instrumented IL is invalid at IL_0000");
+    /* CLRIE would have given the runtime this IL, then called OnInstrumentationComplete. */
+    assert_int_equal(plugin_cfg.complete_calls, 1);
 
     /* the last instruction cannot go: Remove fails, and so does the plugin */
     plugin_cfg.action = EMPTY;
@@ -529,11 +532,13 @@ static void methods_nobody_instruments_are_left_alone(void **state)
     jit(&w, PF_FN_TINY);
     assert_int_equal(plugin_cfg.should_calls, 1);
     assert_int_equal(plugin_cfg.instrument_calls, 0);
+    assert_int_equal(plugin_cfg.complete_calls, 0); /* nobody wanted it: CLRIE says nothing */
 
-    /* said yes, changed nothing */
+    /* said yes, changed nothing: no new body, but OnInstrumentationComplete as under CLRIE */
     plugin_cfg.target = "Tiny", plugin_cfg.action = DO_NOTHING;
     jit(&w, PF_FN_TINY);
     assert_int_equal(plugin_cfg.instrument_calls, 1);
+    assert_int_equal(plugin_cfg.complete_calls, 1);
 
     /* no IL, a dynamic module, a module the engine never saw, a function the runtime denies */
     plugin_cfg.should_calls = 0;
@@ -547,6 +552,25 @@ static void methods_nobody_instruments_are_left_alone(void **state)
     assert_int_equal(pf_set_body_count(), 0);
     assert_int_equal(pf_map_count(), 0);
     assert_no_error_logged(mark);
+    detach(&w);
+}
+
+/* CLRIE calls OnInstrumentationComplete on every plugin once one plugin wanted a method, the
+ * ones that said no included, whether or not the method changed. */
+static void every_plugin_hears_of_a_method_one_of_them_wanted(void **state)
+{
+    struct world w;
+    setenv(CLRIE_CONFIG_ENV_PREFIX "PipelineSecond", second_config_path, 1);
+    plugin_cfg.target = "Tiny", plugin_cfg.action = DO_NOTHING;
+    attach_with(&w, 2);
+    unsetenv(CLRIE_CONFIG_ENV_PREFIX "PipelineSecond");
+    jit(&w, PF_FN_TINY);
+    assert_int_equal(plugin_cfg.instrument_calls, 1);
+    assert_int_equal(plugin_cfg.complete_calls, 2);
+    assert_int_equal(pf_set_body_count(), 0);
+    /* A method neither wants: no call at all. */
+    jit(&w, PF_FN_DEEP);
+    assert_int_equal(plugin_cfg.complete_calls, 2);
     detach(&w);
 }
 
@@ -923,8 +947,7 @@ int main(void)
         cmocka_unit_test_setup(a_method_info_kept_past_its_jit_stays_usable, setup),
         cmocka_unit_test_setup(kept_il_objects_refuse_edits_and_surplus_releases_are_ignored,
                                setup),
-        cmocka_unit_test_setup(a_failing_should_instrument_method_is_logged_and_taken_as_no,
-                               setup),
+        cmocka_unit_test_setup(a_failing_should_instrument_method_is_logged_and_taken_as_no, setup),
         cmocka_unit_test_setup(a_body_the_jit_rejects_is_logged_with_the_plugins_that_changed_it,
                                setup),
         cmocka_unit_test_setup(single_ret_and_a_finally_wrap_verify, setup),
@@ -933,6 +956,7 @@ int main(void)
                                setup),
         cmocka_unit_test_setup(plugins_instrument_in_priority_order_and_fail_together, setup),
         cmocka_unit_test_setup(methods_nobody_instruments_are_left_alone, setup),
+        cmocka_unit_test_setup(every_plugin_hears_of_a_method_one_of_them_wanted, setup),
         cmocka_unit_test_setup(rejit_starts_from_the_original_il_every_time, setup),
         cmocka_unit_test_setup(request_rejit_includes_recorded_inline_callers, setup),
         cmocka_unit_test_setup(a_denied_inline_site_is_refused_and_not_recorded, setup),
