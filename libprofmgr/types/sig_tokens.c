@@ -4,7 +4,8 @@
  * Why. IMetaDataEmit::GetTokenFromSig looks for a duplicate by comparing the blob with every row
  * of the module's StandAloneSig table, one after the other, before it adds a row, so each call
  * costs time in proportion to the rows the module already has. Asked for every instrumented
- * method, it made instrumenting a module quadratic. Here a hash table answers for the rows the
+ * method, even for a signature the module already had, it made instrumenting a module
+ * quadratic. Here a hash table answers for the rows the
  * module had when first asked (read once, through IMetaDataImport) and for every signature
  * committed since; only a signature new to the module still reaches the runtime (whose scan then
  * cannot be avoided: no public interface turns it off).
