@@ -77,6 +77,14 @@ void clrie_pm_domains_set_method_factory(struct clrie_pm_domains *domains,
  * instrumented IL). The bytes belong to the runtime and live as long as the module. */
 HRESULT clrie_pm_module_original_il(IModuleInfo *module, mdMethodDef token, LPCBYTE *body,
                                     ULONG *size);
+/* The module's index of #US entry starts (user_strings.h), built on first need; borrowed, it
+ * lives as long as the module. */
+struct clrie_pm_user_strings;
+struct clrie_pm_user_strings *clrie_pm_module_user_strings(IModuleInfo *module);
+/* The module's StandAloneSig tokens by signature (types.h), through which the JIT pipeline
+ * commits new locals; borrowed, it lives as long as the module. NULL without an emitter. */
+struct clrie_pm_types_sig_tokens;
+struct clrie_pm_types_sig_tokens *clrie_pm_module_sig_tokens(IModuleInfo *module);
 /* Counts a ReJIT of the method and returns the new count (1 for the first). */
 DWORD clrie_pm_module_next_rejit(IModuleInfo *module, mdMethodDef token);
 /* Records the outcome of instrumenting the method (transformed or not, and its IL map:

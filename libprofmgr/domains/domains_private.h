@@ -28,6 +28,8 @@
 #include "domains.h"
 #include "enum.h"
 #include "clrie/ilgraph.h"
+#include "types.h"
+#include "user_strings.h"
 
 /* ---- containers -------------------------------------------------------------------- */
 
@@ -155,6 +157,11 @@ struct clrie_pm_module {
      * alone, never with the collection's lock, and never while calling the runtime. */
     pthread_mutex_t methods_lock;
     struct clrie_pm_id_map methods;
+    /* What the verifier finds once per module (user_strings.h), and the StandAloneSig tokens
+     * by blob that committing new locals uses (types.h; NULL without an emitter). Each has its
+     * own lock, taken alone. */
+    struct clrie_pm_user_strings user_strings;
+    struct clrie_pm_types_sig_tokens *sig_tokens;
 };
 
 _Static_assert(offsetof(struct clrie_pm_domains, iface) == 0, "iface first");

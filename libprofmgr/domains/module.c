@@ -46,6 +46,8 @@ static void module_destroy(void *object)
     struct clrie_pm_module *m = object;
     clrie_pm_data_container_finish(&m->data);
     clrie_pm_module_methods_finish(m);
+    clrie_pm_user_strings_finish(&m->user_strings);
+    clrie_pm_types_sig_tokens_free(m->sig_tokens);
     release_unknown(m->import);
     release_unknown(m->assembly_import);
     release_unknown(m->emit);
@@ -344,6 +346,16 @@ bool clrie_pm_module_has_mvid(void *module, const void *mvid)
     return IsEqualGUID(&m->mvid, (const GUID *)mvid);
 }
 
+struct clrie_pm_user_strings *clrie_pm_module_user_strings(IModuleInfo *module)
+{
+    return &from_iface((IModuleInfo3 *)(void *)module)->user_strings;
+}
+
+struct clrie_pm_types_sig_tokens *clrie_pm_module_sig_tokens(IModuleInfo *module)
+{
+    return from_iface((IModuleInfo3 *)(void *)module)->sig_tokens;
+}
+
 static void drop_facts(struct clrie_pm_module_facts *facts)
 {
     clrie_pm_text_finish(&facts->path);
@@ -365,6 +377,7 @@ HRESULT clrie_pm_module_new(struct clrie_pm_domains *domains, struct clrie_pm_as
     m->iface.lpVtbl = &module_vtbl;
     clrie_pm_data_container_init(&m->data, CLRIE_PM_UNKNOWN(m));
     pthread_mutex_init(&m->methods_lock, NULL);
+    clrie_pm_user_strings_init(&m->user_strings);
     clrie_plugin_com_init(&m->com, &module_class);
     CLRIE_PM_ADDREF(domains);
     m->domains = domains;
@@ -388,6 +401,14 @@ HRESULT clrie_pm_module_new(struct clrie_pm_domains *domains, struct clrie_pm_as
     m->emit = facts->emit;
     m->assembly_emit = facts->assembly_emit;
     facts->import = facts->assembly_import = facts->emit = facts->assembly_emit = NULL;
+    /* Both are the interfaces module_attached asked for (IMetaDataImport2, IMetaDataEmit2),
+     * which begin with IMetaDataImport's and IMetaDataEmit's slots. */
+    if (m->emit &&
+        FAILED(clrie_pm_types_sig_tokens_new((IMetaDataImport *)(void *)m->import,
+                                             (IMetaDataEmit *)(void *)m->emit, &m->sig_tokens))) {
+        CLRIE_PM_RELEASE(m);
+        return E_OUTOFMEMORY;
+    }
 
     if (m->base && !(m->flags & COR_PRF_MODULE_DYNAMIC)) {
         struct clrie_il_diag problem;

@@ -306,6 +306,7 @@ static HRESULT prepare_il(struct method_info *mi)
                                    mi->local_sig_token, false, &mi->locals);
     if (FAILED(hr))
         return hr;
+    clrie_pm_types_locals_use_sig_tokens(mi->locals, clrie_pm_module_sig_tokens(mi->module));
     struct il_body_params params = {
         .outer = as_unknown(mi),
         .method = method_info_iface(mi),

@@ -11,30 +11,18 @@
 #define USER_STRING 0x70u
 #define MAX_TABLE 0x2Cu /* GenericParamConstraint, the last table of ECMA-335 II.22 */
 
-/* Whether offset is where an entry of the #US heap starts (an offset inside a string is no
- * string: the runtime reads a length from the middle of one): walks the heap from its start,
- * entry by entry, as far as offset. When the walk cannot be made it says yes. */
-static bool user_string_starts(struct verify_metadata *vm, ULONG offset)
-{
-    ULONG at = 0;
-    while (at < offset) {
-        ULONG next = 0;
-        HRESULT hr = vm->tables->lpVtbl->GetNextUserString(vm->tables, at, &next);
-        if (hr != S_OK || next <= at)
-            return hr != S_OK && at == 0; /* no walk at all: unknown */
-        at = next;
-    }
-    return at == offset;
-}
-
 static bool token_exists(void *ctx, uint32_t token)
 {
     struct verify_metadata *vm = ctx;
     uint32_t table = TABLE_OF(token), row = ROW_OF(token);
     if (vm->tables && table == USER_STRING) {
-        ULONG size = 0;
-        if (SUCCEEDED(vm->tables->lpVtbl->GetUserStringHeapSize(vm->tables, &size)))
-            return row < size && user_string_starts(vm, row);
+        /* An offset inside a string is no string: the runtime would read a length from the
+         * middle of one. When the heap cannot be walked the answer is yes (unknown). */
+        int starts = clrie_pm_user_strings_starts(vm->user_strings, vm->tables, row);
+        if (starts >= 0)
+            return starts == 1;
+        if (starts != -ENOENT)
+            return true;
     } else if (vm->tables && table <= MAX_TABLE) {
         ULONG rows = 0;
         if (SUCCEEDED(
@@ -105,8 +93,8 @@ static int field_is_static(void *ctx, uint32_t token)
         WCHAR name[512];
         ULONG name_len = 0, sig_len = 0;
         PCCOR_SIGNATURE sig = NULL;
-        HRESULT hr = md->lpVtbl->GetMemberRefProps(md, token, &parent, name, 512, &name_len, &sig,
-                                                   &sig_len);
+        HRESULT hr =
+            md->lpVtbl->GetMemberRefProps(md, token, &parent, name, 512, &name_len, &sig, &sig_len);
         if (FAILED(hr) || name_len == 0 || name_len > 512 || (parent & 0xFF000000u) != mdtTypeDef)
             return -ENOENT;
         if (FAILED(md->lpVtbl->FindField(md, parent, name, sig, sig_len, &fd)))
@@ -258,9 +246,16 @@ static int generic_args(void *ctx, uint32_t token, const uint8_t **type_spec, si
     }
 }
 
-void clrie_pm_verify_metadata_init(struct verify_metadata *vm, IMetaDataImport2 *import)
+void clrie_pm_verify_metadata_init(struct verify_metadata *vm, IMetaDataImport2 *import,
+                                   struct clrie_pm_user_strings *user_strings)
 {
     vm->import = import;
+    vm->own_user_strings = !user_strings;
+    if (!user_strings) {
+        clrie_pm_user_strings_init(&vm->user_strings_of_vm);
+        user_strings = &vm->user_strings_of_vm;
+    }
+    vm->user_strings = user_strings;
     vm->tables = NULL;
     if (FAILED(import->lpVtbl->QueryInterface(import, &IID_IMetaDataTables, (void **)&vm->tables)))
         vm->tables = NULL;
@@ -276,8 +271,12 @@ void clrie_pm_verify_metadata_init(struct verify_metadata *vm, IMetaDataImport2 
 
 void clrie_pm_verify_metadata_finish(struct verify_metadata *vm)
 {
-    if (vm && vm->tables)
+    if (!vm)
+        return;
+    if (vm->tables)
         vm->tables->lpVtbl->Release(vm->tables);
-    if (vm)
-        vm->tables = NULL;
+    vm->tables = NULL;
+    if (vm->own_user_strings)
+        clrie_pm_user_strings_finish(&vm->user_strings_of_vm);
+    vm->own_user_strings = false;
 }

@@ -8,18 +8,25 @@
 
 #include "clrie/abi/metadata.h"
 #include "clrie/ilgraph.h"
+#include "user_strings.h"
 
 #define clrie_pm_verify_metadata_init clrie_pm__verify_metadata_init
 #define clrie_pm_verify_metadata_finish clrie_pm__verify_metadata_finish
 
 struct verify_metadata {
-    IMetaDataImport2 *import;           /* borrowed */
-    IMetaDataTables *tables;            /* strong, or NULL */
+    IMetaDataImport2 *import;                   /* borrowed */
+    IMetaDataTables *tables;                    /* strong, or NULL */
+    struct clrie_pm_user_strings *user_strings; /* the module's, or user_strings_of_vm */
+    bool own_user_strings;
+    struct clrie_pm_user_strings user_strings_of_vm;
     struct clrie_il_metadata callbacks; /* ctx is this struct */
 };
 
-/* Prepares vm for import, which must outlive it; release with clrie_pm_verify_metadata_finish. */
-void clrie_pm_verify_metadata_init(struct verify_metadata *vm, IMetaDataImport2 *import);
+/* Prepares vm for import, which must outlive it; release with clrie_pm_verify_metadata_finish.
+ * user_strings: the module's #US index (clrie_pm_module_user_strings), borrowed, so that every
+ * method of the module shares one walk of the heap; NULL: vm walks it on its own, once. */
+void clrie_pm_verify_metadata_init(struct verify_metadata *vm, IMetaDataImport2 *import,
+                                   struct clrie_pm_user_strings *user_strings);
 void clrie_pm_verify_metadata_finish(struct verify_metadata *vm);
 
 #endif

@@ -10,7 +10,8 @@
  *    original locals, although GetCount counted the added ones).
  *  - CommitSignature records the token and returns it to the JIT pipeline
  * (clrie_pm_types_locals_commit) instead of calling IMethodInfo::SetLocalVarSigToken; committing
- * the same blob again emits nothing. As CLRIE: a read-only collection
+ * the same blob again emits nothing, and a blob the module already has (the module's token map,
+ * sig_tokens.c) costs no runtime call. As CLRIE: a read-only collection
  * (IMethodInfo2::GetOriginalLocalVariables) refuses every change with E_FAIL; CommitSignature with
  * nothing changed is S_FALSE; GetCorSignature of a method without locals is the empty LOCAL_SIG 07
  * 00.
@@ -37,6 +38,7 @@ struct types_locals {
     IUnknown *outer;             /* borrowed: it owns the collection; may be NULL */
     ITypeCreator *creator;       /* strong */
     IMetaDataEmit *emit;         /* strong, may be NULL */
+    struct clrie_pm_types_sig_tokens *sig_tokens; /* borrowed, may be NULL */
     bool read_only;
     bool initialized;
     struct blob original;
@@ -48,8 +50,8 @@ struct types_locals {
     unsigned long edits; /* AddLocal and ReplaceSignature calls that changed the signature */
     /* Set when the method's instrumentation is over: changes then answer E_UNEXPECTED. */
     atomic_bool closed;
-    struct clrie_pm_log *log;      /* for that line; set with closed */
-    const char *method_name;       /* borrowed; set with closed */
+    struct clrie_pm_log *log; /* for that line; set with closed */
+    const char *method_name;  /* borrowed; set with closed */
 };
 
 _Static_assert(offsetof(struct types_locals, iface) == 0, "iface first");
@@ -318,6 +320,12 @@ void clrie_pm_types_locals_free(struct types_locals *l)
     free(l);
 }
 
+void clrie_pm_types_locals_use_sig_tokens(struct types_locals *l,
+                                          struct clrie_pm_types_sig_tokens *tokens)
+{
+    l->sig_tokens = tokens;
+}
+
 ILocalVariableCollection2 *clrie_pm_types_locals_collection(struct types_locals *l)
 {
     return &l->iface;
@@ -395,8 +403,10 @@ HRESULT clrie_pm_types_locals_commit(struct types_locals *l, mdSignature *token)
     if (l->current.len > UINT32_MAX)
         return E_FAIL;
     mdSignature made = mdTokenNil;
-    HRESULT hr =
-        l->emit->lpVtbl->GetTokenFromSig(l->emit, l->current.bytes, (ULONG)l->current.len, &made);
+    HRESULT hr = l->sig_tokens ? clrie_pm_types_sig_tokens_get(l->sig_tokens, l->current.bytes,
+                                                               l->current.len, &made)
+                               : l->emit->lpVtbl->GetTokenFromSig(l->emit, l->current.bytes,
+                                                                  (ULONG)l->current.len, &made);
     if (FAILED(hr))
         return hr;
     if (blob_set(&l->committed_blob, l->current.bytes, l->current.len) < 0)

@@ -35,6 +35,19 @@ HRESULT clrie_pm_types_return_type(ITypeCreator *creator, const uint8_t *method_
                                    IType **out);
 HRESULT clrie_pm_types_declaring_type(ITypeCreator *creator, mdTypeDef type, IType **out);
 
+/* A module's StandAloneSig tokens by signature (sig_tokens.c): the module's own rows, read through
+ * import on first use, and every signature committed since. import and emit are borrowed (the
+ * module's: they outlive the map); import may be NULL (then only committed signatures are
+ * known). Safe from any thread. */
+struct clrie_pm_types_sig_tokens;
+HRESULT clrie_pm_types_sig_tokens_new(IMetaDataImport *import, IMetaDataEmit *emit,
+                                      struct clrie_pm_types_sig_tokens **out);
+void clrie_pm_types_sig_tokens_free(struct clrie_pm_types_sig_tokens *tokens);
+/* The token of a StandAloneSig row whose blob is sig/len: a known one, or one the runtime makes
+ * (IMetaDataEmit::GetTokenFromSig), asked only for a signature the map has not seen. */
+HRESULT clrie_pm_types_sig_tokens_get(struct clrie_pm_types_sig_tokens *tokens, const uint8_t *sig,
+                                      size_t len, mdSignature *token);
+
 /* A method's locals. outer receives AddRef/Release of the collection (the method info owns
  * it); creator parses the signature into ITypes; emit commits a changed signature through
  * IMetaDataEmit::GetTokenFromSig (NULL: CommitSignature fails with E_NOTIMPL and the method
@@ -46,6 +59,10 @@ HRESULT clrie_pm_types_locals_new(IUnknown *outer, ITypeCreator *creator, IMetaD
                                   const uint8_t *sig, size_t len, mdSignature token, bool read_only,
                                   struct types_locals **out);
 void clrie_pm_types_locals_free(struct types_locals *locals);
+/* Commits go through the module's token map (borrowed: it must outlive the collection) instead of
+ * straight to emit, so a signature the module already has costs no runtime call. NULL: straight. */
+void clrie_pm_types_locals_use_sig_tokens(struct types_locals *locals,
+                                          struct clrie_pm_types_sig_tokens *tokens);
 ILocalVariableCollection2 *
 clrie_pm_types_locals_collection(struct types_locals *locals); /* borrowed */
 /* The current blob (borrowed until the next change) and whether it differs from the original. */

@@ -252,11 +252,48 @@ static void read_only_locals_refuse_every_change(void **state)
     clrie_pm_types_locals_free(NULL);
 }
 
+/* Two methods of one module with the same locals, each given the same new local: the second
+ * commit finds the first one's token in the module's map and asks the runtime nothing. */
+static void locals_commit_through_the_module_map_asks_once_per_signature(void **state)
+{
+    (void)state;
+    struct fake_outer outer;
+    fake_outer_init(&outer);
+    struct clrie_pm_types_sig_tokens *tokens;
+    assert_int_equal(clrie_pm_types_sig_tokens_new(NULL, &fx.emit.iface, &tokens), S_OK);
+    const uint8_t original[] = {0x07, 0x01, 0x0E};
+    mdSignature made[2];
+    for (int method = 0; method < 2; method++) {
+        struct types_locals *l;
+        assert_int_equal(clrie_pm_types_locals_new(&outer.iface, fx.creator, &fx.emit.iface,
+                                                   original, sizeof(original), 0x11000001, false,
+                                                   &l),
+                         S_OK);
+        clrie_pm_types_locals_use_sig_tokens(l, tokens);
+        ILocalVariableCollection2 *c = locals_of(l);
+        IType *i4;
+        assert_int_equal(fx.creator->lpVtbl->FromCorElement(fx.creator, ELEMENT_TYPE_I4, &i4),
+                         S_OK);
+        assert_int_equal(c->lpVtbl->AddLocal(c, i4, NULL), S_OK);
+        i4->lpVtbl->Release(i4);
+        assert_int_equal(c->lpVtbl->CommitSignature(c), S_OK);
+        assert_true(clrie_pm_types_locals_committed_token(l, &made[method]));
+        clrie_pm_types_locals_free(l);
+    }
+    assert_int_equal(fx.emit.calls, 1);
+    const uint8_t grown[] = {0x07, 0x02, 0x0E, 0x08};
+    assert_int_equal(fx.emit.last_len, sizeof(grown));
+    assert_memory_equal(fx.emit.last, grown, sizeof(grown));
+    assert_int_equal(made[0], made[1]);
+    clrie_pm_types_sig_tokens_free(tokens);
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, types_setup, types_teardown)
     const struct CMUnitTest tests[] = {
         T(locals_add_then_commit_once),
+        T(locals_commit_through_the_module_map_asks_once_per_signature),
         T(unchanged_locals_commit_nothing),
         T(locals_replace_checks_the_whole_blob),
         T(read_only_locals_refuse_every_change),
