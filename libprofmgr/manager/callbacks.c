@@ -378,6 +378,16 @@ static HRESULT on_GetReJITParameters(ICorProfilerCallback11 *This, ModuleID modu
     struct hook_turn turn;
     HRESULT hr = S_OK;
     clrie_pm__hook_turn_begin(&turn, m, moduleId, methodId, 0, pFunctionControl);
+    IModuleInfo *module = NULL;
+    if (m->domains && SUCCEEDED(clrie_pm_domains_find_module(m->domains, moduleId, &module))) {
+        LPCBYTE original = NULL;
+        ULONG size = 0;
+        if (SUCCEEDED(clrie_pm_module_original_il(module, methodId, &original, &size))) {
+            turn.original = original;
+            turn.original_len = size;
+        }
+        module->lpVtbl->Release(module);
+    }
     if (parties & CLRIE_PM_REJIT_PLUGINS)
         clrie_pm__jit_pipeline_rejit(m, moduleId, methodId, pFunctionControl);
     if (parties & CLRIE_PM_REJIT_HOOK)

@@ -241,13 +241,14 @@ HRESULT clrie_pm__hook_get_il_function_body(ICorProfilerInfo15 *runtime, ModuleI
                                             struct manager *m)
 {
     struct hook_turn *turn = turn_on(m, module, token);
-    if (!turn || !turn->body)
+    const uint8_t *body = turn ? (turn->body ? turn->body : turn->original) : NULL;
+    if (!body)
         return runtime->lpVtbl->GetILFunctionBody(runtime, module, token, header, size);
     if (!header)
         return E_POINTER;
-    *header = turn->body;
+    *header = body;
     if (size)
-        *size = (ULONG)turn->body_len;
+        *size = (ULONG)(turn->body ? turn->body_len : turn->original_len);
     turn->hook_read = true;
     return S_OK;
 }

@@ -37,6 +37,10 @@ struct hook_turn {
     COR_IL_MAP *map;     /* original offsets -> the plugins' body; freed at the end */
     size_t map_count;
     DWORD codegen_flags; /* set by the plugins at a ReJIT, 0 none */
+    /* At a ReJIT, the method's original IL: what the hook reads when the plugins changed
+     * nothing (the runtime would answer with the body of the first JIT). */
+    const uint8_t *original;
+    size_t original_len;
     char *name;          /* the method's, for the log; freed at the end */
     /* What the hook did in its turn. */
     bool hook_read, hook_wrote, hook_mapped;

@@ -8,9 +8,9 @@ Expected, in the order the engine documents (the plugins first, then the hook on
   first 111                       both edits at the first JIT
   after the hook's rejit 221      a ReJIT the hook asked for: both edits again
   after the plugin's rejit 331    a ReJIT the plugin asked for: both edits again
-  after the hook's revert 41      the hook's revert keeps the plugin's edit (a ReJIT without
-                                  the hook)
-  after the plugin's revert 111   both reverted: the code of the first JIT again (a revert
+  after the plugin's revert 401   the plugin's revert keeps the hook's edit (a ReJIT without
+                                  the plugin, the hook given the original body)
+  after the hook's revert 111     both reverted: the code of the first JIT again (a revert
                                   undoes ReJITs, not what was set at the first JIT)
 The IL offsets the runtime reports for each compilation of Value (taken back through the IL
 map the engine composed from the plugins' and the hook's) are instruction starts of the
@@ -79,7 +79,7 @@ checks.expect(lines[:3] == ["first 111", "after the hook's rejit 221",
                            "after the plugin's rejit 331"],
               "both the plugin's and the hook's edits run, at the first JIT and at each ReJIT",
               seen=lines)
-checks.expect(lines[3:] == ["after the hook's revert 41", "after the plugin's revert 111"],
+checks.expect(lines[3:] == ["after the plugin's revert 401", "after the hook's revert 111"],
               "a revert by one side keeps the other side's edit; by both, the first JIT's code "
               "runs again",
               seen=lines)

@@ -2,8 +2,9 @@
 // 200, 300 ... at the first JIT and each ReJIT) and a plugin (test/plugins/compose_plugin.c:
 // + 10, 20, 30 ... on the result). Value(1) shows whose edits the running code carries:
 // 111 after the first JIT, 221 after a ReJIT the hook asked for, 331 after one the plugin
-// asked for, 41 once the hook reverted it (a ReJIT with the plugin's edit only), 111 again once
-// the plugin reverted it too (the first JIT's code). Without a profiler it prints 1 five times.
+// asked for, 401 once the plugin reverted it (a ReJIT with the hook's edit only, on the original
+// body), 111 again once the hook reverted it too (the first JIT's code). Without a profiler it
+// prints 1 five times.
 using System;
 using System.Runtime.CompilerServices;
 using System.Threading;
@@ -56,12 +57,12 @@ static class Program
         RejitByPlugin();
         value = profiled ? Changed(value) : Value(1);
         Console.WriteLine("after the plugin's rejit " + value);
-        RevertByHook();
-        value = profiled ? Changed(value) : Value(1);
-        Console.WriteLine("after the hook's revert " + value);
         RevertByPlugin();
         value = profiled ? Changed(value) : Value(1);
         Console.WriteLine("after the plugin's revert " + value);
+        RevertByHook();
+        value = profiled ? Changed(value) : Value(1);
+        Console.WriteLine("after the hook's revert " + value);
         return 0;
     }
 }
