@@ -364,7 +364,8 @@ static HRESULT info_SetILInstrumentedCodeMap(ICorProfilerInfo15 *This, FunctionI
 {
     COR_IL_MAP *copy = malloc(cILMapEntries * sizeof(*copy) + 1);
     assert_non_null(copy);
-    memcpy(copy, rgILMapEntries, cILMapEntries * sizeof(*copy));
+    if (cILMapEntries) /* an empty map may come as NULL */
+        memcpy(copy, rgILMapEntries, cILMapEntries * sizeof(*copy));
     pthread_mutex_lock(&pf.lock);
     assert_true(pf.map_count < MAX_RECORDS);
     pf.maps[pf.map_count].function = functionId;
