@@ -340,11 +340,11 @@ static HRESULT on_JITCompilationStarted(ICorProfilerCallback11 *This, FunctionID
         clrie_pm__jit_pipeline_jit(m, functionId);
         return S_OK;
     }
-    /* The plugins first, then the hook, which sees their body (hook_turn.h). */
+    /* The hook first, then the plugins on its body (hook_turn.h). */
     struct hook_turn turn;
     clrie_pm__hook_turn_begin(&turn, m, 0, 0, functionId, NULL);
-    clrie_pm__jit_pipeline_jit(m, functionId);
     HRESULT hr = hook_JITCompilationStarted(This, functionId, fIsSafeToBlock);
+    clrie_pm__jit_pipeline_jit(m, functionId);
     clrie_pm__hook_turn_end(&turn);
     return hr;
 }
@@ -372,26 +372,16 @@ static HRESULT on_GetReJITParameters(ICorProfilerCallback11 *This, ModuleID modu
     ICorProfilerCallback11 *hook = hook_with_slot(m, SLOT_OF(GetReJITParameters));
     if (!hook || !pFunctionControl)
         return clrie_pm__jit_pipeline_rejit(m, moduleId, methodId, pFunctionControl);
-    /* As at the first JIT: the plugins, then the hook with a control of the engine's; each
-     * only while it has not reverted the method (hook_turn.h). */
+    /* As at the first JIT: the hook with a control of the engine's, then the plugins on its
+     * body; each only while it has not reverted the method (hook_turn.h). */
     unsigned parties = clrie_pm__rejit_parties(m, moduleId, methodId);
     struct hook_turn turn;
     HRESULT hr = S_OK;
     clrie_pm__hook_turn_begin(&turn, m, moduleId, methodId, 0, pFunctionControl);
-    IModuleInfo *module = NULL;
-    if (m->domains && SUCCEEDED(clrie_pm_domains_find_module(m->domains, moduleId, &module))) {
-        LPCBYTE original = NULL;
-        ULONG size = 0;
-        if (SUCCEEDED(clrie_pm_module_original_il(module, methodId, &original, &size))) {
-            turn.original = original;
-            turn.original_len = size;
-        }
-        module->lpVtbl->Release(module);
-    }
-    if (parties & CLRIE_PM_REJIT_PLUGINS)
-        clrie_pm__jit_pipeline_rejit(m, moduleId, methodId, pFunctionControl);
     if (parties & CLRIE_PM_REJIT_HOOK)
         hr = hook->lpVtbl->GetReJITParameters(hook, moduleId, methodId, &turn.control);
+    if (parties & CLRIE_PM_REJIT_PLUGINS)
+        clrie_pm__jit_pipeline_rejit(m, moduleId, methodId, pFunctionControl);
     clrie_pm__hook_turn_end(&turn);
     return hr;
 }

@@ -1,14 +1,15 @@
-/* The raw hook's turn on a method, after the plugins' (hook_turn.h). */
+/* The raw hook's turn on a method, before the plugins' (hook_turn.h). */
 #include "hook_turn.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "clrie/ilgraph.h"
 #include "domains.h"
 #include "manager.h"
 
 /* The mark CLRIE puts in a ReJIT's IL map (old offset 0xFEEFEE, new offset the ReJIT count):
- * no offset, so it is carried over as it is and never looked up. */
+ * no offset, so it is never looked up. */
 #define REJIT_MAP_MARKER 0xFEEFEEu
 
 static _Thread_local struct hook_turn *current;
@@ -21,10 +22,26 @@ void clrie_pm__hook_turn_begin(struct hook_turn *turn, struct manager *m, Module
     memset(turn, 0, sizeof(*turn));
     turn->control.lpVtbl = &control_vtbl;
     turn->m = m;
-    turn->module = module;
-    turn->token = token;
     turn->function = function;
     turn->runtime = control;
+    if (function) {
+        ClassID cls = 0;
+        if (FAILED(m->info->lpVtbl->GetFunctionInfo(m->info, function, &cls, &module, &token)))
+            module = 0, token = 0;
+    }
+    turn->module = module;
+    turn->token = token;
+    IModuleInfo *info = NULL;
+    if (module && m->domains &&
+        SUCCEEDED(clrie_pm_domains_find_module(m->domains, module, &info))) {
+        LPCBYTE original = NULL;
+        ULONG size = 0;
+        if (SUCCEEDED(clrie_pm_module_original_il(info, token, &original, &size))) {
+            turn->original = original;
+            turn->original_len = size;
+        }
+        info->lpVtbl->Release(info);
+    }
     turn->outer = current;
     current = turn;
 }
@@ -35,42 +52,113 @@ struct hook_turn *clrie_pm__hook_turn_current(struct manager *m)
     return turn && turn->m == m ? turn : NULL;
 }
 
-void clrie_pm__hook_turn_plugins(struct hook_turn *turn, const uint8_t *body, size_t body_len,
-                                 uint8_t *owned_body, COR_IL_MAP *map, size_t map_count,
-                                 DWORD codegen_flags, char *name)
+struct hook_turn *clrie_pm__hook_turn_on(struct manager *m, ModuleID module, mdMethodDef token)
 {
-    turn->body = body;
-    turn->body_len = body_len;
-    turn->owned_body = owned_body;
-    turn->map = map;
-    turn->map_count = map ? map_count : 0;
-    turn->codegen_flags = codegen_flags;
-    turn->name = name;
+    struct hook_turn *turn = clrie_pm__hook_turn_current(m);
+    return turn && module && turn->module == module && turn->token == token ? turn : NULL;
 }
 
-static const char *name_of(const struct hook_turn *turn)
+/* Keeps a copy of the body the hook set (len 0: measured from its header). */
+static HRESULT keep_body(struct hook_turn *turn, const uint8_t *body, size_t len)
 {
-    return turn->name ? turn->name : "a method";
+    if (!body)
+        return E_POINTER;
+    if (!len) {
+        struct clrie_il_body_layout layout;
+        if (clrie_il_body_measure(body, SIZE_MAX / 2, &layout, NULL) != 0)
+            return E_INVALIDARG;
+        len = layout.len;
+    }
+    uint8_t *copy = malloc(len);
+    if (!copy)
+        return E_OUTOFMEMORY;
+    memcpy(copy, body, len);
+    free(turn->body);
+    turn->body = copy;
+    turn->body_len = len;
+    return S_OK;
+}
+
+static HRESULT keep_map(struct hook_turn *turn, ULONG count, const COR_IL_MAP map[])
+{
+    if (count && !map)
+        return E_POINTER;
+    COR_IL_MAP *copy = malloc((count ? count : 1) * sizeof(*copy));
+    if (!copy)
+        return E_OUTOFMEMORY;
+    if (count)
+        memcpy(copy, map, count * sizeof(*copy));
+    free(turn->map);
+    turn->map = copy;
+    turn->map_count = count;
+    turn->mapped = true;
+    return S_OK;
+}
+
+HRESULT clrie_pm__hook_turn_map_for(struct hook_turn *turn, const char *name,
+                                    const COR_IL_MAP *plugins, size_t plugins_count,
+                                    COR_IL_MAP **out, size_t *out_count)
+{
+    *out = NULL;
+    *out_count = plugins_count;
+    if (!turn || !turn->body)
+        return S_OK;
+    if (!turn->mapped) {
+        CLRIE_PM_LOG_ERROR(turn->m->log,
+                           "%s: the raw profiler hook changed the body without an IL map; the "
+                           "debugger takes offsets of its body for the original's",
+                           name);
+        return S_OK;
+    }
+    return clrie_pm__il_map_compose(turn->map, turn->map_count, plugins, plugins_count, out,
+                                    out_count)
+               ? S_OK
+               : E_OUTOFMEMORY;
+}
+
+/* Gives the runtime the hook's body and map, the plugins having given it nothing. */
+static HRESULT apply_hook_body(struct hook_turn *turn)
+{
+    struct manager *m = turn->m;
+    HRESULT hr;
+    if (turn->runtime) {
+        hr = turn->runtime->lpVtbl->SetILFunctionBody(turn->runtime, (ULONG)turn->body_len,
+                                                      turn->body);
+        if (SUCCEEDED(hr) && turn->mapped)
+            hr = turn->runtime->lpVtbl->SetILInstrumentedCodeMap(turn->runtime,
+                                                                 (ULONG)turn->map_count, turn->map);
+        return hr;
+    }
+    IMethodMalloc *allocator = NULL;
+    hr = m->info->lpVtbl->GetILFunctionBodyAllocator(m->info, turn->module, &allocator);
+    if (FAILED(hr))
+        return hr;
+    void *memory = allocator->lpVtbl->Alloc(allocator, (ULONG)turn->body_len);
+    allocator->lpVtbl->Release(allocator);
+    if (!memory)
+        return E_OUTOFMEMORY;
+    memcpy(memory, turn->body, turn->body_len);
+    hr = m->info->lpVtbl->SetILFunctionBody(m->info, turn->module, turn->token, memory);
+    if (SUCCEEDED(hr) && turn->mapped)
+        hr = m->info->lpVtbl->SetILInstrumentedCodeMap(m->info, turn->function, TRUE,
+                                                       (ULONG)turn->map_count, turn->map);
+    return hr;
 }
 
 void clrie_pm__hook_turn_end(struct hook_turn *turn)
 {
-    if (turn->body && turn->hook_wrote && !turn->hook_mapped && turn->map_count)
-        CLRIE_PM_LOG_ERROR(turn->m->log,
-                           "%s: the raw profiler hook replaced the plugins' body without an IL "
-                           "map; the debugger's offsets for this method no longer hold",
-                           name_of(turn));
+    if (turn->body && !turn->applied) {
+        HRESULT hr = apply_hook_body(turn);
+        if (FAILED(hr))
+            CLRIE_PM_LOG_ERROR(turn->m->log,
+                               "method 0x%08X of module 0x%llx: the runtime refused the raw "
+                               "profiler hook's body (hr 0x%08X)",
+                               (unsigned)turn->token, (unsigned long long)turn->module,
+                               (unsigned)hr);
+    }
     current = turn->outer;
-    free(turn->owned_body);
+    free(turn->body);
     free(turn->map);
-    free(turn->name);
-}
-
-/* The turn of this thread on exactly this method, or NULL. */
-static struct hook_turn *turn_on(struct manager *m, ModuleID module, mdMethodDef token)
-{
-    struct hook_turn *turn = clrie_pm__hook_turn_current(m);
-    return turn && turn->module == module && turn->token == token ? turn : NULL;
 }
 
 /* ---- who takes part in a method's ReJITs ------------------------------------------------ */
@@ -189,49 +277,66 @@ HRESULT clrie_pm__rejit_revert(struct manager *m, unsigned party, ULONG count, M
 
 /* ---- IL maps ----------------------------------------------------------------------------- */
 
-/* Where `second` takes the middle offset `offset`. */
-static ULONG32 map_through(const COR_IL_MAP *second, size_t count, ULONG32 offset)
+/* Where map takes offset: forward by old offsets, or back by new offsets; false when no entry
+ * lies at or below it. */
+static bool map_through(const COR_IL_MAP *map, size_t count, ULONG32 offset, bool back,
+                        ULONG32 *out)
 {
     const COR_IL_MAP *best = NULL;
     for (size_t i = 0; i < count; i++) {
-        if (second[i].oldOffset == REJIT_MAP_MARKER || second[i].oldOffset > offset)
+        ULONG32 from = back ? map[i].newOffset : map[i].oldOffset;
+        if (map[i].oldOffset == REJIT_MAP_MARKER || from > offset)
             continue;
-        if (!best || second[i].oldOffset > best->oldOffset)
-            best = &second[i];
+        if (!best || from > (back ? best->newOffset : best->oldOffset))
+            best = &map[i];
     }
-    return best ? best->newOffset + (offset - best->oldOffset) : offset;
-}
-
-bool clrie_pm__il_map_compose(const COR_IL_MAP *first, size_t first_count, const COR_IL_MAP *second,
-                              size_t second_count, COR_IL_MAP **out)
-{
-    *out = malloc((first_count ? first_count : 1) * sizeof(**out));
-    if (!*out)
+    if (!best)
         return false;
-    for (size_t i = 0; i < first_count; i++) {
-        (*out)[i] = first[i];
-        if (first[i].oldOffset != REJIT_MAP_MARKER)
-            (*out)[i].newOffset = map_through(second, second_count, first[i].newOffset);
-    }
+    *out = back ? best->oldOffset + (offset - best->newOffset)
+                : best->newOffset + (offset - best->oldOffset);
     return true;
 }
 
-/* The map the runtime gets for the hook's: composed with the plugins' when they changed the
- * method (*merged then owns the array), else the hook's own. */
-static HRESULT compose_for(struct hook_turn *turn, ULONG count, COR_IL_MAP map[],
-                           COR_IL_MAP **merged, ULONG *merged_count)
+static int by_old_offset(const void *a, const void *b)
 {
-    *merged = NULL;
-    *merged_count = count;
-    if (!turn || !turn->body || !turn->map_count)
-        return S_OK;
-    if (count && !map)
-        return E_POINTER;
-    if (!clrie_pm__il_map_compose(turn->map, turn->map_count, map, count, merged))
-        return E_OUTOFMEMORY;
-    *merged_count = (ULONG)turn->map_count;
-    turn->hook_mapped = true;
-    return S_OK;
+    const COR_IL_MAP *x = a, *y = b;
+    return x->oldOffset < y->oldOffset ? -1 : x->oldOffset > y->oldOffset;
+}
+
+bool clrie_pm__il_map_compose(const COR_IL_MAP *first, size_t first_count, const COR_IL_MAP *second,
+                              size_t second_count, COR_IL_MAP **out, size_t *count)
+{
+    COR_IL_MAP *all = malloc((first_count + second_count + 1) * sizeof(*all));
+    if (!all)
+        return false;
+    size_t n = 0, marks = 0;
+    COR_IL_MAP mark[1];
+    for (size_t i = 0; i < first_count; i++) {
+        if (first[i].oldOffset == REJIT_MAP_MARKER)
+            continue;
+        ULONG32 final = first[i].newOffset;
+        map_through(second, second_count, first[i].newOffset, false, &final);
+        all[n++] = (COR_IL_MAP){first[i].oldOffset, final, TRUE};
+    }
+    for (size_t i = 0; i < second_count; i++) {
+        ULONG32 original;
+        if (second[i].oldOffset == REJIT_MAP_MARKER) {
+            if (!marks)
+                mark[marks++] = second[i];
+        } else if (map_through(first, first_count, second[i].oldOffset, true, &original)) {
+            all[n++] = (COR_IL_MAP){original, second[i].newOffset, TRUE};
+        }
+    }
+    qsort(all, n, sizeof(*all), by_old_offset);
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (kept == 0 || all[i].oldOffset != all[kept - 1].oldOffset)
+            all[kept++] = all[i];
+    if (marks)
+        all[kept++] = mark[0];
+    *out = all;
+    *count = kept;
+    return true;
 }
 
 /* ---- the hook's ICorProfilerInfo ------------------------------------------------------------ */
@@ -240,55 +345,33 @@ HRESULT clrie_pm__hook_get_il_function_body(ICorProfilerInfo15 *runtime, ModuleI
                                             mdMethodDef token, LPCBYTE *header, ULONG *size,
                                             struct manager *m)
 {
-    struct hook_turn *turn = turn_on(m, module, token);
-    const uint8_t *body = turn ? (turn->body ? turn->body : turn->original) : NULL;
-    if (!body)
+    struct hook_turn *turn = clrie_pm__hook_turn_on(m, module, token);
+    if (!turn || !turn->original)
         return runtime->lpVtbl->GetILFunctionBody(runtime, module, token, header, size);
     if (!header)
         return E_POINTER;
-    *header = body;
+    *header = turn->original;
     if (size)
-        *size = (ULONG)(turn->body ? turn->body_len : turn->original_len);
-    turn->hook_read = true;
+        *size = (ULONG)turn->original_len;
     return S_OK;
-}
-
-/* Notes that the hook sets the body of the turn's method, and whether it overwrites the
- * plugins' edits unseen. */
-static void hook_writes(struct hook_turn *turn)
-{
-    if (turn->body && !turn->hook_read && !turn->hook_wrote)
-        CLRIE_PM_LOG_ERROR(turn->m->log,
-                           "%s: the raw profiler hook set a new body without reading the "
-                           "plugins' (GetILFunctionBody): their edits are lost",
-                           name_of(turn));
-    turn->hook_wrote = true;
 }
 
 HRESULT clrie_pm__hook_set_il_function_body(ICorProfilerInfo15 *runtime, ModuleID module,
                                             mdMethodDef token, LPCBYTE header, struct manager *m)
 {
-    struct hook_turn *turn = turn_on(m, module, token);
-    if (turn)
-        hook_writes(turn);
-    return runtime->lpVtbl->SetILFunctionBody(runtime, module, token, header);
+    struct hook_turn *turn = clrie_pm__hook_turn_on(m, module, token);
+    if (!turn || turn->runtime)
+        return runtime->lpVtbl->SetILFunctionBody(runtime, module, token, header);
+    return keep_body(turn, header, 0);
 }
 
 HRESULT clrie_pm__hook_set_il_map(ICorProfilerInfo15 *runtime, FunctionID function, BOOL start,
                                   ULONG count, COR_IL_MAP map[], struct manager *m)
 {
     struct hook_turn *turn = clrie_pm__hook_turn_current(m);
-    if (turn && (!turn->function || turn->function != function))
-        turn = NULL;
-    COR_IL_MAP *merged = NULL;
-    ULONG merged_count = 0;
-    HRESULT hr = compose_for(turn, count, map, &merged, &merged_count);
-    if (FAILED(hr))
-        return hr;
-    hr = runtime->lpVtbl->SetILInstrumentedCodeMap(runtime, function, start, merged_count,
-                                                   merged ? merged : map);
-    free(merged);
-    return hr;
+    if (!turn || !turn->function || turn->function != function)
+        return runtime->lpVtbl->SetILInstrumentedCodeMap(runtime, function, start, count, map);
+    return keep_map(turn, count, map);
 }
 
 /* ---- the hook's function control at a ReJIT --------------------------------------------- */
@@ -326,35 +409,20 @@ static ULONG control_Release(ICorProfilerFunctionControl *This)
 static HRESULT control_SetCodegenFlags(ICorProfilerFunctionControl *This, DWORD flags)
 {
     struct hook_turn *turn = turn_of(This);
-    if (turn->codegen_flags && flags != turn->codegen_flags)
-        CLRIE_PM_LOG_ERROR(turn->m->log,
-                           "%s: the raw profiler hook sets code-gen flags 0x%08X over the "
-                           "plugins' 0x%08X",
-                           name_of(turn), (unsigned)flags, (unsigned)turn->codegen_flags);
+    turn->codegen_flags = flags;
     return turn->runtime->lpVtbl->SetCodegenFlags(turn->runtime, flags);
 }
 
 static HRESULT control_SetILFunctionBody(ICorProfilerFunctionControl *This, ULONG size,
                                          LPCBYTE header)
 {
-    struct hook_turn *turn = turn_of(This);
-    hook_writes(turn);
-    return turn->runtime->lpVtbl->SetILFunctionBody(turn->runtime, size, header);
+    return keep_body(turn_of(This), header, size);
 }
 
 static HRESULT control_SetILInstrumentedCodeMap(ICorProfilerFunctionControl *This, ULONG count,
                                                 COR_IL_MAP map[])
 {
-    struct hook_turn *turn = turn_of(This);
-    COR_IL_MAP *merged = NULL;
-    ULONG merged_count = 0;
-    HRESULT hr = compose_for(turn, count, map, &merged, &merged_count);
-    if (FAILED(hr))
-        return hr;
-    hr = turn->runtime->lpVtbl->SetILInstrumentedCodeMap(turn->runtime, merged_count,
-                                                         merged ? merged : map);
-    free(merged);
-    return hr;
+    return keep_map(turn_of(This), count, map);
 }
 
 static const struct ICorProfilerFunctionControlVtbl control_vtbl = {

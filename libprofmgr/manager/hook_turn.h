@@ -1,17 +1,22 @@
 /* How the raw profiler hook and the plugins compose on one method (hook_turn.c).
  *
- * The plugins go first, the hook second, the same at the first JIT and at a ReJIT: the engine
- * gives the runtime the plugins' body, then calls the hook's JITCompilationStarted or
- * GetReJITParameters inside a "turn" on this thread. During the turn the hook's
- * ICorProfilerInfo answers GetILFunctionBody for that method with the plugins' body, and at a
- * ReJIT the hook gets a function control of the engine's that forwards to the runtime's. What
- * the hook sets is final; an IL map it sets (offsets of the plugins' body to offsets of its
- * own) is composed with the plugins' map (original offsets to the plugins' body), so the
- * runtime gets one map from the original offsets to the final body. A hook that overwrites the
- * plugins' body without having read it, replaces the body without a map, or sets code-gen
- * flags other than the plugins' is logged with the method's name.
+ * The hook goes first and the plugins edit what it made, the same at the first JIT and at a
+ * ReJIT: profilers that rewrite IL build each body from the method's original IL, which they
+ * read at the first JIT and keep (CLRIE does so at a ReJIT), so the plugins are the ones that
+ * can build on another's body. Inside a "turn" on this thread the engine calls the hook's
+ * JITCompilationStarted or GetReJITParameters; what the hook sets through its
+ * ICorProfilerInfo (first JIT) or the engine's function control (ReJIT) is kept, not given to
+ * the runtime: the body, its IL map (original offsets to the hook's body) and code-gen flags.
+ * The plugins' pipeline then takes the hook's body as the method's IL, and the runtime gets
+ * one body: the plugins' when they changed it, else the hook's, with one IL map composed from
+ * the hook's and the plugins' (original offsets to the final body). During its turn the hook
+ * reads the method's original IL through GetILFunctionBody, at a ReJIT too (the runtime itself
+ * would answer with the body of the first JIT).
  *
- * Threads: a turn belongs to the thread that begins it; turns on other threads are separate. */
+ * What does not compose is logged with the method's name: a hook body without a map under the
+ * plugins' edits, and code-gen flags of the hook that the plugins' replace.
+ *
+ * Threads: a turn belongs to the thread that begins it. */
 #ifndef CLRIE_PM_HOOK_TURN_H
 #define CLRIE_PM_HOOK_TURN_H
 
@@ -30,36 +35,37 @@ struct hook_turn {
     mdMethodDef token;
     FunctionID function;                  /* at the first JIT; 0 at a ReJIT */
     ICorProfilerFunctionControl *runtime; /* the runtime's control at a ReJIT, else NULL */
-    /* What the plugins gave the runtime; body NULL when they changed nothing. */
-    const uint8_t *body;
-    size_t body_len;
-    uint8_t *owned_body; /* freed at the end of the turn */
-    COR_IL_MAP *map;     /* original offsets -> the plugins' body; freed at the end */
-    size_t map_count;
-    DWORD codegen_flags; /* set by the plugins at a ReJIT, 0 none */
-    /* At a ReJIT, the method's original IL: what the hook reads when the plugins changed
-     * nothing (the runtime would answer with the body of the first JIT). */
+    /* The method's original IL, the runtime's memory (what the hook reads). */
     const uint8_t *original;
     size_t original_len;
-    char *name;          /* the method's, for the log; freed at the end */
-    /* What the hook did in its turn. */
-    bool hook_read, hook_wrote, hook_mapped;
-    struct hook_turn *outer; /* the turn this one runs inside, on this thread */
+    /* What the hook set (malloc'd copies; body NULL: it set none). */
+    uint8_t *body;
+    size_t body_len;
+    COR_IL_MAP *map;
+    size_t map_count;
+    bool mapped;         /* it set a map (maybe empty) */
+    DWORD codegen_flags; /* at a ReJIT; 0 none */
+    bool applied;        /* the runtime has the final body */
+    struct hook_turn *outer;
 };
 
-/* Starts the hook's turn on a method, before the plugins run (control: the runtime's at a
- * ReJIT, NULL at the first JIT). */
+/* Starts the hook's turn on a method (function at the first JIT, control at a ReJIT), and
+ * reads the method's original IL for it. */
 void clrie_pm__hook_turn_begin(struct hook_turn *turn, struct manager *m, ModuleID module,
                                mdMethodDef token, FunctionID function,
                                ICorProfilerFunctionControl *control);
 /* The turn this thread is in for the manager, or NULL. */
 struct hook_turn *clrie_pm__hook_turn_current(struct manager *m);
-/* Records what the plugins gave the runtime. The turn takes owned_body (NULL when body is the
- * runtime's memory), map and name (malloc'd; each may be NULL). */
-void clrie_pm__hook_turn_plugins(struct hook_turn *turn, const uint8_t *body, size_t body_len,
-                                 uint8_t *owned_body, COR_IL_MAP *map, size_t map_count,
-                                 DWORD codegen_flags, char *name);
-/* Ends the turn after the hook's callback returned: reports what did not compose, frees. */
+/* The turn of this thread on exactly this method, or NULL. */
+struct hook_turn *clrie_pm__hook_turn_on(struct manager *m, ModuleID module, mdMethodDef token);
+/* The IL map the runtime gets with the plugins' body: the hook's composed with theirs (a new
+ * malloc'd array in *out, the plugins' own when the hook set no map: *out NULL then). Logs a
+ * hook body without a map. E_OUTOFMEMORY or S_OK. */
+HRESULT clrie_pm__hook_turn_map_for(struct hook_turn *turn, const char *name,
+                                    const COR_IL_MAP *plugins, size_t plugins_count,
+                                    COR_IL_MAP **out, size_t *out_count);
+/* Ends the turn after the plugins' pipeline: gives the runtime the hook's body and map when the
+ * plugins gave it nothing, then frees. */
 void clrie_pm__hook_turn_end(struct hook_turn *turn);
 
 /* The hook's ICorProfilerInfo slots that see the turn (info_wrapper.c's hook vtable). */
@@ -85,11 +91,15 @@ HRESULT clrie_pm__rejit_revert(struct manager *m, unsigned party, ULONG count, M
  * unknown). */
 unsigned clrie_pm__rejit_parties(struct manager *m, ModuleID module, mdMethodDef method);
 
-/* Composes two IL maps: first (original -> middle offsets) then second (middle -> final).
- * Each original offset of first maps to where second takes its middle offset: the entry of
- * second with the largest old offset not above it, moved by the distance between the two.
- * A new malloc'd array of first_count entries in *out; false when out of memory. */
+/* Composes two IL maps: first (original -> middle offsets) then second (middle -> final), both
+ * sorted by old offset. The result, sorted by original offset, has an entry for each entry of
+ * first (its middle offset carried through second) and for each entry of second whose middle
+ * offset first reaches (carried back through first); "through" a map means by its entry with
+ * the largest old (or new, going back) offset not above the one looked up, moved by the
+ * distance between the two. CLRIE's ReJIT marks (old offset 0xFEEFEE) of first are dropped,
+ * those of second kept. A new malloc'd array in *out, its length in *count; false when out of
+ * memory. */
 bool clrie_pm__il_map_compose(const COR_IL_MAP *first, size_t first_count, const COR_IL_MAP *second,
-                              size_t second_count, COR_IL_MAP **out);
+                              size_t second_count, COR_IL_MAP **out, size_t *count);
 
 #endif

@@ -31,7 +31,6 @@ struct encoded {
     size_t len;
     COR_IL_MAP *map;
     size_t map_count;
-    const uint8_t *given; /* the bytes the runtime was given (body, or a copy of the runtime's) */
 };
 
 static void encoded_finish(struct encoded *e)
@@ -588,25 +587,43 @@ void clrie_pm__jit_pipeline_free(struct manager *m)
 typedef HRESULT (*apply_fn)(struct manager *m, struct method_info *mi, struct encoded *e,
                             void *ctx);
 
-/* Tells the raw hook's turn on this method, if one is open, what the plugins gave the runtime
- * (hook_turn.h); the turn takes a ReJIT's body and the map. */
-static void hand_to_hook(struct manager *m, struct method_info *mi, struct encoded *e)
+/* The raw hook's turn on this method, if one is open (hook_turn.h). */
+static struct hook_turn *hook_turn_of(struct manager *m, struct method_info *mi)
 {
-    struct hook_turn *turn = clrie_pm__hook_turn_current(m);
-    if (!turn || (turn->function ? turn->function != mi->function_id
-                                 : turn->module != mi->module_id || turn->token != mi->token))
-        return;
-    turn->module = mi->module_id;
-    turn->token = mi->token;
-    bool owned = e->given == e->body;
-    /* At a ReJIT the map the runtime got ends with CLRIE's mark (apply_rejit). */
-    size_t map_count = e->map_count + (mi->is_rejit && e->map ? 1 : 0);
-    clrie_pm__hook_turn_plugins(turn, e->given, e->len, owned ? e->body : NULL, e->map, map_count,
-                                mi->codegen_flags, strdup(clrie_pm__method_info_full_name(mi)));
-    if (owned)
-        e->body = NULL;
-    e->map = NULL;
-    e->map_count = 0;
+    return clrie_pm__hook_turn_on(m, mi->module_id, mi->token);
+}
+
+/* The hook went first: its body is the method's IL for the plugins. */
+static void start_from_hook(struct hook_turn *turn, struct method_info *mi)
+{
+    if (turn && turn->body) {
+        mi->original_body = turn->body;
+        mi->original_size = (ULONG)turn->body_len;
+    }
+}
+
+/* The runtime gets one map from the original offsets: the hook's composed with the plugins'. */
+static HRESULT compose_with_hook(struct manager *m, struct hook_turn *turn, struct method_info *mi,
+                                 struct encoded *e)
+{
+    if (!turn || !turn->body)
+        return S_OK;
+    const char *name = clrie_pm__method_info_full_name(mi);
+    if (mi->is_rejit && mi->codegen_flags && turn->codegen_flags &&
+        mi->codegen_flags != turn->codegen_flags)
+        CLRIE_PM_LOG_ERROR(m->log,
+                           "%s: the plugins' code-gen flags 0x%08X replace the raw profiler "
+                           "hook's 0x%08X",
+                           name, (unsigned)mi->codegen_flags, (unsigned)turn->codegen_flags);
+    COR_IL_MAP *merged = NULL;
+    size_t count = 0;
+    HRESULT hr = clrie_pm__hook_turn_map_for(turn, name, e->map, e->map_count, &merged, &count);
+    if (merged) {
+        free(e->map);
+        e->map = merged;
+        e->map_count = count;
+    }
+    return hr;
 }
 
 /* The whole pipeline for one method, from the plugins to OnInstrumentationComplete. */
@@ -615,10 +632,16 @@ static void run(struct manager *m, struct method_info *mi, apply_fn apply, void 
 {
     struct encoded e = {0};
     struct editors editors = {0};
+    struct hook_turn *turn = hook_turn_of(m, mi);
+    start_from_hook(turn, mi);
     HRESULT hr = instrument(m, mi, &editors, &e);
     bool changed = hr == S_OK;
     if (changed) {
-        hr = apply(m, mi, &e, ctx);
+        hr = compose_with_hook(m, turn, mi, &e);
+        if (SUCCEEDED(hr))
+            hr = apply(m, mi, &e, ctx);
+        if (SUCCEEDED(hr) && turn)
+            turn->applied = true;
         if (SUCCEEDED(hr) && !mi->is_rejit)
             remember_editors(m, mi, &editors);
         if (FAILED(hr))
@@ -630,8 +653,6 @@ static void run(struct manager *m, struct method_info *mi, apply_fn apply, void 
         complete(m, mi);
         if (SUCCEEDED(hr))
             log_timing(m, mi, start);
-        if (SUCCEEDED(hr))
-            hand_to_hook(m, mi, &e);
     } else if (mi->body || mi->is_rejit) {
         /* A ReJIT nobody instruments runs the original IL: what an earlier compilation
          * recorded no longer describes the code. */
@@ -663,7 +684,6 @@ static HRESULT apply_jit(struct manager *m, struct method_info *mi, struct encod
     hr = m->info->lpVtbl->SetILFunctionBody(m->info, mi->module_id, mi->token, body);
     if (FAILED(hr))
         return hr;
-    e->given = body;
     if (e->map_count)
         hr = m->info->lpVtbl->SetILInstrumentedCodeMap(m->info, mi->function_id, TRUE,
                                                        (ULONG)e->map_count, e->map);
@@ -672,7 +692,7 @@ static HRESULT apply_jit(struct manager *m, struct method_info *mi, struct encod
 
 /* A method compiled again after the JIT rejected its instrumented body: the runtime still holds
  * that body, so the engine gives it the original IL back, and no plugin sees the method. */
-static void restore_original(struct manager *m, struct method_info *mi)
+static HRESULT restore_original(struct manager *m, struct method_info *mi)
 {
     const char *name = clrie_pm__method_info_full_name(mi);
     struct encoded original = {0};
@@ -697,6 +717,7 @@ static void restore_original(struct manager *m, struct method_info *mi)
                            "but the original IL cannot be given back (hr 0x%08X)",
                            name, (unsigned)hr);
     }
+    return hr;
 }
 
 void clrie_pm__jit_pipeline_jit(struct manager *m, FunctionID function)
@@ -709,8 +730,12 @@ void clrie_pm__jit_pipeline_jit(struct manager *m, FunctionID function)
     /* No method info when the method has no IL the engine can see. */
     if (clrie_pm__manager_plugins_enter(m)->count > 0 &&
         clrie_pm__method_info_for_jit(m, function, &mi) == S_OK) {
-        if (rejected_before(m, function))
-            restore_original(m, mi);
+        if (rejected_before(m, function)) {
+            struct hook_turn *turn = hook_turn_of(m, mi);
+            start_from_hook(turn, mi); /* the hook's body is the original the plugins saw */
+            if (SUCCEEDED(restore_original(m, mi)) && turn)
+                turn->applied = true;
+        }
         else
             run(m, mi, apply_jit, NULL, &start);
         clrie_pm__method_info_release(mi);
@@ -730,7 +755,6 @@ static HRESULT apply_rejit(struct manager *m, struct method_info *mi, struct enc
     HRESULT hr = control->lpVtbl->SetILFunctionBody(control, (ULONG)e->len, e->body);
     if (FAILED(hr))
         return hr;
-    e->given = e->body;
     if (mi->codegen_flags) {
         hr = control->lpVtbl->SetCodegenFlags(control, mi->codegen_flags);
         if (FAILED(hr))
