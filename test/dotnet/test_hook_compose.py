@@ -4,7 +4,7 @@ profiler that rewrites IL itself) as its raw hook, on test/dotnet/compose. Progr
 returns 1 without a profiler; the plugin adds 10, 20, 30 to the result at the first JIT and
 the ReJITs, the hook adds 100, 200, 300 to the argument.
 
-Expected, in the order the engine documents (the plugins first, then the hook on their body):
+Expected, in the order the engine documents (the hook first, then the plugins on its body):
   first 111                       both edits at the first JIT
   after the hook's rejit 221      a ReJIT the hook asked for: both edits again
   after the plugin's rejit 331    a ReJIT the plugin asked for: both edits again

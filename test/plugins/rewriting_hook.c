@@ -1,7 +1,7 @@
 /* An ordinary CoreCLR profiler that rewrites IL itself, as an APM agent does, for the tests of
  * the engine's raw hook beside a plugin (test/dotnet/test_hook_compose.py, app
- * test/dotnet/compose). On `Program.Value(int x)` it puts `x += N` in front of whatever body it
- * is given (GetILFunctionBody at the first JIT, the same through its info at a ReJIT), with an
+ * test/dotnet/compose). On `Program.Value(int x)` it puts `x += N` in front of the body
+ * GetILFunctionBody gives it (the first JIT and every ReJIT), with an
  * IL map that moves every offset by the length of that code:
  *
  *   first JIT   N = 100
