@@ -2,8 +2,12 @@
 #include "env.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+extern char **environ;
 
 const char *clrie_pm_env_lookup(char *const *envp, const char *name)
 {
@@ -31,4 +35,57 @@ int clrie_pm_env_switch(char *const *envp, const char *name, bool *on)
         return 0;
     }
     return -EINVAL;
+}
+
+static pthread_once_t engine_once = PTHREAD_ONCE_INIT;
+static char *const *engine_environment;
+
+static bool starts_with(const char *text, const char *prefix)
+{
+    return strncmp(text, prefix, strlen(prefix)) == 0;
+}
+
+/* Builds the view (clrie_pm_env_engine): its array and renamed entries are never freed. */
+static void build_engine_environment(void)
+{
+    size_t count = 0, own = 0;
+    for (char **e = environ; e && *e; e++, count++)
+        own += starts_with(*e, CLRIE_PM_ENV_OWN_PREFIX);
+    engine_environment = environ;
+    if (own == 0)
+        return;
+    char **view = calloc(count + 1, sizeof(*view));
+    if (!view)
+        return;
+    size_t n = 0;
+    const size_t own_len = strlen(CLRIE_PM_ENV_OWN_PREFIX);
+    for (char **e = environ; *e; e++) {
+        if (starts_with(*e, CLRIE_PM_ENV_CLRIE_PREFIX))
+            continue;
+        if (!starts_with(*e, CLRIE_PM_ENV_OWN_PREFIX)) {
+            view[n++] = *e;
+            continue;
+        }
+        size_t len = strlen(CLRIE_PM_ENV_CLRIE_PREFIX) + strlen(*e + own_len) + 1;
+        char *renamed = malloc(len);
+        if (!renamed) {
+            /* CLRIE's names in the view so far are all renamed copies: CLRIE's own were left
+             * out. */
+            for (size_t i = 0; i < n; i++)
+                if (starts_with(view[i], CLRIE_PM_ENV_CLRIE_PREFIX))
+                    free(view[i]);
+            free(view);
+            return;
+        }
+        strcpy(renamed, CLRIE_PM_ENV_CLRIE_PREFIX);
+        strcat(renamed, *e + own_len);
+        view[n++] = renamed;
+    }
+    engine_environment = view;
+}
+
+char *const *clrie_pm_env_engine(void)
+{
+    pthread_once(&engine_once, build_engine_environment);
+    return engine_environment;
 }

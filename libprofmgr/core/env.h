@@ -27,4 +27,18 @@ const char *clrie_pm_env_path(char *const *envp, const char *name);
  * which value it ignored; otherwise returns 0. */
 int clrie_pm_env_switch(char *const *envp, const char *name, bool *on);
 
+/* CLRIE's variables start with CLRIE_PM_ENV_CLRIE_PREFIX. Variables starting with
+ * CLRIE_PM_ENV_OWN_PREFIX are clrie's own names for the same settings
+ * (ClrieEngine_ConfigPath64_X, ClrieEngine_LogLevel, ClrieEngine_FileLogPath, ...). */
+#define CLRIE_PM_ENV_CLRIE_PREFIX "MicrosoftInstrumentationEngine_"
+#define CLRIE_PM_ENV_OWN_PREFIX "ClrieEngine_"
+
+/* The environment the engine and the proxy read: environ itself when no variable's name starts
+ * with CLRIE_PM_ENV_OWN_PREFIX; otherwise a copy in which each such variable stands for
+ * CLRIE's name with the same ending and CLRIE's own variables are left out, so that clrie and
+ * another engine that reads CLRIE's names (Microsoft's CLRIE as the raw profiler hook, say)
+ * each have their own configuration and log. Built once, the first time it is asked for; out of
+ * memory, environ. */
+char *const *clrie_pm_env_engine(void);
+
 #endif

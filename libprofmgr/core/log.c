@@ -471,12 +471,11 @@ void clrie_pm_log_set_host(struct clrie_pm_log *log, const struct clrie_pm_log_h
 static pthread_once_t process_log_once = PTHREAD_ONCE_INIT;
 static struct clrie_pm_log process_log;
 
-extern char **environ;
 
 static void process_log_init(void)
 {
     /* Out of memory here leaves a log without per-plugin levels; it still works. */
-    clrie_pm_log_init(&process_log, environ);
+    clrie_pm_log_init(&process_log, clrie_pm_env_engine());
 }
 
 struct clrie_pm_log *clrie_pm_process_log(void)

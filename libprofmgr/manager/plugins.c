@@ -14,9 +14,9 @@
 
 #include "clrie/config.h"
 #include "crash.h"
+#include "env.h"
 #include "manager.h"
 
-extern char **environ;
 
 /* libconfig's GUIDs are converted by copying: the layouts must be the same. */
 _Static_assert(sizeof(struct clrie_config_guid) == sizeof(GUID) &&
@@ -66,7 +66,8 @@ unsigned clrie_pm__plugins_module_checks(struct manager *m)
 {
     int state = atomic_load(&m->trust_rule);
     if (state == 0) {
-        const char *disable = getenv(CLRIE_CONFIG_ENV_DISABLE_TRUST);
+        const char *disable =
+            clrie_pm_env_lookup(clrie_pm_env_engine(), CLRIE_CONFIG_ENV_DISABLE_TRUST);
         int wanted = disable && !strcmp(disable, "1") ? 2 : 1;
         if (atomic_compare_exchange_strong(&m->trust_rule, &state, wanted) && wanted == 2)
             CLRIE_PM_LOG_ERROR(m->log, CLRIE_CONFIG_ENV_DISABLE_TRUST
@@ -246,7 +247,7 @@ HRESULT clrie_pm__plugins_load(struct manager *m, const char *name, const char *
 static bool environment_names_configuration(void)
 {
     size_t n = strlen(CLRIE_CONFIG_ENV_PREFIX);
-    for (char **e = environ; e && *e; e++)
+    for (char *const *e = clrie_pm_env_engine(); e && *e; e++)
         if (strncmp(*e, CLRIE_CONFIG_ENV_PREFIX, n) == 0)
             return true;
     return false;
@@ -294,7 +295,7 @@ void clrie_pm__plugins_load_configured(struct manager *m)
         return;
     }
     clrie_pm__plugins_module_checks(m); /* says so when the trust rule is off */
-    clrie_config_load_env(config, environ);
+    clrie_config_load_env(config, clrie_pm_env_engine());
     load_from(m, config);
     clrie_config_free(config);
 }

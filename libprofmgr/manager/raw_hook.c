@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "clrie/config.h"
+#include "env.h"
 #include "manager.h"
 
 #define HOOK_VARIABLE "MicrosoftInstrumentationEngine_RawProfilerHook"
@@ -88,12 +89,13 @@ HRESULT clrie_pm__raw_hook_install(struct manager *m, IUnknown *profiler)
 
 void clrie_pm__raw_hook_load_configured(struct manager *m)
 {
-    const char *clsid_text = getenv(HOOK_VARIABLE);
+    char *const *env = clrie_pm_env_engine();
+    const char *clsid_text = clrie_pm_env_lookup(env, HOOK_VARIABLE);
     if (!clsid_text || !*clsid_text)
         return;
-    const char *path = getenv(HOOK_PATH_VARIABLE);
+    const char *path = clrie_pm_env_lookup(env, HOOK_PATH_VARIABLE);
     if (!path || !*path)
-        path = getenv(HOOK_VARIABLE "Path");
+        path = clrie_pm_env_lookup(env, HOOK_VARIABLE "Path");
     if (!path || !*path) {
         CLRIE_PM_LOG_ERROR(m->log,
                            HOOK_VARIABLE " is set but neither " HOOK_PATH_VARIABLE

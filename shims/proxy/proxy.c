@@ -67,8 +67,6 @@ union symbol {
 EXPORT HRESULT DllGetClassObject(const GUID *clsid, const GUID *iid, void **out);
 EXPORT HRESULT DllCanUnloadNow(void);
 
-extern char **environ;
-
 /* The proxy's log, configured from the environment the first time the proxy has something to
  * say. It is never finished: lines may come from any thread until the process ends. */
 static pthread_once_t log_once = PTHREAD_ONCE_INIT;
@@ -77,7 +75,7 @@ static struct clrie_pm_log proxy_log_storage;
 static void proxy_log_init(void)
 {
     /* Out of memory here leaves a log without per-plugin levels, which the proxy never uses. */
-    clrie_pm_log_init_tagged(&proxy_log_storage, environ, "clrie proxy: ");
+    clrie_pm_log_init_tagged(&proxy_log_storage, clrie_pm_env_engine(), "clrie proxy: ");
 }
 
 static struct clrie_pm_log *proxy_log(void)
@@ -90,11 +88,11 @@ static struct clrie_pm_log *proxy_log(void)
 static bool env_switch(const char *name)
 {
     bool on;
-    if (clrie_pm_env_switch(environ, name, &on) == 0)
+    if (clrie_pm_env_switch(clrie_pm_env_engine(), name, &on) == 0)
         return on;
     struct clrie_pm_log_line line;
     clrie_pm_log_line_begin(&line, proxy_log(), CLRIE_PM_LOG_ERRORS, NULL, "ignoring %s=", name);
-    clrie_pm_log_line_append_escaped(&line, clrie_pm_env_lookup(environ, name));
+    clrie_pm_log_line_append_escaped(&line, clrie_pm_env_lookup(clrie_pm_env_engine(), name));
     clrie_pm_log_line_append(&line, ": expected 1 or 0");
     clrie_pm_log_line_end(&line);
     return false;
@@ -160,7 +158,8 @@ static void log_selection_failure(const struct clrie_version_select_options *opt
  * Returns S_OK and the canonical path to load, or an HRESULT after one error line. */
 static HRESULT check_engine(const char *path, char **canonical)
 {
-    const char *disable = clrie_pm_env_lookup(environ, CLRIE_CONFIG_ENV_DISABLE_TRUST);
+    const char *disable =
+        clrie_pm_env_lookup(clrie_pm_env_engine(), CLRIE_CONFIG_ENV_DISABLE_TRUST);
     unsigned checks = CLRIE_CONFIG_CHECK_ELF;
     if (disable && strcmp(disable, "1") == 0)
         CLRIE_PM_LOG_ERROR(proxy_log(), CLRIE_CONFIG_ENV_DISABLE_TRUST
@@ -192,7 +191,8 @@ static HRESULT check_engine(const char *path, char **canonical)
 static HRESULT load_engine(void)
 {
     char *root = NULL;
-    const char *root_override = clrie_pm_env_path(environ, "InstrumentationEngineProxy_RootPath");
+    const char *root_override =
+        clrie_pm_env_path(clrie_pm_env_engine(), "InstrumentationEngineProxy_RootPath");
     if (root_override) {
         root = strdup(root_override);
     } else {
@@ -208,7 +208,7 @@ static HRESULT load_engine(void)
         return E_OUTOFMEMORY;
 
     const char *specific =
-        clrie_pm_env_path(environ, "InstrumentationEngineProxy_UseSpecificVersion");
+        clrie_pm_env_path(clrie_pm_env_engine(), "InstrumentationEngineProxy_UseSpecificVersion");
     struct clrie_version_select_options opts = {
         .root = root,
         .major = CLRIE_ENGINE_MAJOR,

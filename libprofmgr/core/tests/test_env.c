@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include <cmocka.h>
 
@@ -49,12 +50,34 @@ static void switches_are_one_or_zero_true_or_false(void **state)
     }
 }
 
+/* The engine's view of the environment, built the first time it is asked for: clrie's own
+ * names stand for CLRIE's, whose variables are then left out. */
+static void own_names_stand_for_clries(void **state)
+{
+    setenv("MicrosoftInstrumentationEngine_LogLevel", "Errors", 1);
+    setenv("MicrosoftInstrumentationEngine_ConfigPath64_Theirs", "/theirs.config", 1);
+    setenv("ClrieEngine_LogLevel", "All", 1);
+    setenv("ClrieEngine_ConfigPath64_Mine", "/mine.config", 1);
+    setenv("CLRIE_TEST_OTHER", "kept", 1);
+    char *const *view = clrie_pm_env_engine();
+    assert_string_equal(clrie_pm_env_lookup(view, "MicrosoftInstrumentationEngine_LogLevel"),
+                        "All");
+    assert_string_equal(
+        clrie_pm_env_lookup(view, "MicrosoftInstrumentationEngine_ConfigPath64_Mine"),
+        "/mine.config");
+    assert_null(clrie_pm_env_lookup(view, "MicrosoftInstrumentationEngine_ConfigPath64_Theirs"));
+    assert_null(clrie_pm_env_lookup(view, "ClrieEngine_LogLevel"));
+    assert_string_equal(clrie_pm_env_lookup(view, "CLRIE_TEST_OTHER"), "kept");
+    assert_ptr_equal(clrie_pm_env_engine(), view); /* built once */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_variable_is_found_only_by_its_whole_name),
         cmocka_unit_test(an_empty_path_names_nothing),
         cmocka_unit_test(switches_are_one_or_zero_true_or_false),
+        cmocka_unit_test(own_names_stand_for_clries),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
