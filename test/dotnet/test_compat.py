@@ -97,7 +97,8 @@ def run(engine, label, level, method="Program.Catcher", extra=None):
                "MicrosoftInstrumentationEngine_FileLogPath": box.path("log.txt"),
                "CLRIE_COMPAT_PROBE_FILE": box.path("probe.txt"),
                "CLRIE_COMPAT_PROBE_MODULE": "compat.dll",
-               "CLRIE_COMPAT_PROBE_METHOD": method}
+               "CLRIE_COMPAT_PROBE_METHOD": method,
+               "CLRIE_SETTING_5E5E0A1B2C3D4E5F8A9B0C1D2E3F4A5B_Greeting": "hello there"}
         env.update(extra or {})
         result = dotnet_apps.run_app(dotnet, app, profiler_path=engine, extra_env=env,
                                      args=["exceptions"])
@@ -125,6 +126,12 @@ def dump_documents(log):
 def check_engine(engine, label):
     result, record, log = run(engine, label, "Errors|Messages|Dumps")
     checks.same_as_baseline(label, result, baseline, stderr="ignored")
+
+    # Settings: CLRIE accepts no <Settings> in a configuration file, so the plugin library
+    # reads them from the environment in either engine.
+    checks.expect("setting Greeting=hello there" in record,
+                  "%s: the probe got its setting from CLRIE_SETTING_<class ID>_Greeting" % label,
+                  seen=[r for r in record if r.startswith("setting")])
 
     # Names: what a plugin matches methods on.
     for name in NAMES:

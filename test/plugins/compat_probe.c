@@ -6,8 +6,8 @@
  *   - its log lines: in Initialize it writes one message, one error and one dump through
  *     IProfilerManagerLogging (text `compat-probe message`, `... error`, `... dump`) and
  *     records GetLoggingFlags: `logging-flags 0xN`;
- *   - its setting `Greeting` as clrie_plugin_setting finds it: `setting Greeting=<value>`,
- *     or `setting Greeting <error>`;
+ *   - its settings as clrie_plugin_host_read_settings_for finds them (the engine's, then
+ *     CLRIE_SETTING_<class ID>_<name>): `setting <name>=<value>`;
  *   - every exception event, in order: `<Event> [<method full name>]`;
  *   - it inserts a `nop` at the start of the method named CLRIE_COMPAT_PROBE_METHOD (its full
  *     name), so that the engine has a method to dump.
@@ -32,6 +32,7 @@ struct probe {
     IInstrumentationMethod method;
     IInstrumentationMethodExceptionEvents exceptions;
     struct clrie_plugin_com com;
+    CLSID clsid;
     int fd;
     struct clrie_plugin_host host;
 };
@@ -84,6 +85,12 @@ static void log_utf8(IProfilerManagerLogging *logging, int kind, const char *tex
         logging->lpVtbl->LogDumpMessage(logging, wide);
 }
 
+static void record_setting(void *data, const char *name, const char *value)
+{
+    struct probe *p = data;
+    clrie_plugin_append_line(p->fd, "setting %s=%s", name, value);
+}
+
 static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *manager)
 {
     struct probe *p = from_method(This);
@@ -105,12 +112,7 @@ static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *man
         log_utf8(logging, 2, "compat-probe dump");
     }
 
-    char value[256];
-    int r = clrie_plugin_setting(manager, "Greeting", value, sizeof value);
-    if (r == 0)
-        clrie_plugin_append_line(p->fd, "setting Greeting=%s", value);
-    else
-        clrie_plugin_append_line(p->fd, "setting Greeting %s", strerror(-r));
+    clrie_plugin_host_read_settings_for(&p->host, manager, &p->clsid, record_setting, p);
 
     IUnknown *unknown = NULL;
     ICorProfilerInfo *info = NULL;
@@ -270,6 +272,7 @@ static HRESULT create_instance(const CLSID *clsid, REFIID riid, void **out)
     p->method.lpVtbl = &method_vtbl;
     p->exceptions.lpVtbl = &exceptions_vtbl;
     p->fd = -1;
+    p->clsid = *clsid;
     clrie_plugin_com_init(&p->com, &probe_class);
     return clrie_plugin_com_give(&p->com, riid, out);
 }
