@@ -314,15 +314,15 @@ static void format_operand(struct clrie_il_instr *n, const struct clrie_il_opcod
     }
 }
 
-static void clrie_lines(struct clrie_pm_log_line *line, const char *label, struct clrie_il_graph *g,
-                        const COR_IL_MAP *map, size_t map_count)
+static void clrie_lines(struct clrie_pm_log_line *line, const char *label, const char *name,
+                        struct clrie_il_graph *g, const COR_IL_MAP *map, size_t map_count)
 {
     struct clrie_il_header header;
     clrie_il_graph_header(g, &header);
     clrie_pm_log_line_append(line,
-                             "%s %s header, max stack %u, %" PRIu32 " bytes of IL, locals "
+                             "%s %s: %s header, max stack %u, %" PRIu32 " bytes of IL, locals "
                              "0x%08" PRIX32 "\n",
-                             label, header.fat ? "fat" : "tiny", (unsigned)header.max_stack,
+                             label, name, header.fat ? "fat" : "tiny", (unsigned)header.max_stack,
                              header.code_size, header.local_sig_token);
     for (struct clrie_il_instr *n = clrie_il_graph_first(g); n; n = clrie_il_instr_next(n)) {
         const struct clrie_il_opcode_info *info = clrie_il_instr_info(n);
@@ -400,7 +400,7 @@ void clrie_pm__il_dump_method(struct clrie_pm_log *log, struct method_info *mi,
     else
         clrie_pm_log_line_append(&line, "%s the final body cannot be decoded again: %s\n", label,
                                  diag.message);
-    clrie_lines(&line, label, g, map, map_count);
+    clrie_lines(&line, label, clrie_pm__method_info_full_name(mi), g, map, map_count);
     clrie_pm_log_line_end(&line);
     clrie_il_graph_free(final);
 }
