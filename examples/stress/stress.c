@@ -65,6 +65,7 @@ struct rejit_request {
 
 struct stress {
     IInstrumentationMethod method;
+    CLSID clsid; /* the config entry's: names its environment settings */
     IInstrumentationMethodJitEvents2 jit_events;
     struct clrie_plugin_com com;
     struct clrie_plugin_host host;
@@ -310,7 +311,7 @@ static HRESULT stress_Initialize(IInstrumentationMethod *This, IProfilerManager 
     if (!manager)
         return E_POINTER;
     clrie_plugin_host_init(&s->host, manager, "stress");
-    clrie_plugin_host_read_settings(&s->host, manager, apply_setting, s);
+    clrie_plugin_host_read_settings_for(&s->host, manager, &s->clsid, apply_setting, s);
     char modules[512] = "";
     size_t used = 0;
     for (size_t i = 0; i < s->modules.count + s->all_modules && used < sizeof modules; i++)
@@ -451,10 +452,10 @@ static const struct IInstrumentationMethodJitEvents2Vtbl jit_events_vtbl = {
 /* Any class ID: each config entry naming this module is an instance with its own settings. */
 static HRESULT create_instance(const CLSID *clsid, REFIID riid, void **out)
 {
-    (void)clsid;
     struct stress *s = calloc(1, sizeof(*s));
     if (!s)
         return E_OUTOFMEMORY;
+    s->clsid = *clsid;
     s->method.lpVtbl = &method_vtbl;
     s->jit_events.lpVtbl = &jit_events_vtbl;
     pthread_mutex_init(&s->lock, NULL);

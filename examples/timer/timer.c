@@ -45,6 +45,7 @@
 
 struct timer {
     IInstrumentationMethod method;
+    CLSID clsid; /* the config entry's: names its environment settings */
     struct clrie_plugin_com com;
     struct clrie_plugin_host host;
     struct clrie_plugin_patterns patterns;
@@ -170,7 +171,7 @@ static HRESULT timer_Initialize(IInstrumentationMethod *This, IProfilerManager *
     if (!manager)
         return E_POINTER;
     clrie_plugin_host_init(&s->host, manager, "timer");
-    clrie_plugin_host_read_settings(&s->host, manager, apply_setting, s);
+    clrie_plugin_host_read_settings_for(&s->host, manager, &s->clsid, apply_setting, s);
     /* Timed code calls the helper: without it every timed method would throw
      * FileNotFoundException, so time nothing rather than break the app. */
     const char *hooks = getenv("DOTNET_STARTUP_HOOKS");
@@ -278,10 +279,10 @@ static const struct IInstrumentationMethodVtbl timer_vtbl = {
 /* Any class ID: each config entry naming this module is an instance with its own settings. */
 static HRESULT create_instance(const CLSID *clsid, REFIID riid, void **out)
 {
-    (void)clsid;
     struct timer *s = calloc(1, sizeof(*s));
     if (!s)
         return E_OUTOFMEMORY;
+    s->clsid = *clsid;
     s->method.lpVtbl = &timer_vtbl;
     clrie_plugin_com_init(&s->com, &timer_class);
     return clrie_plugin_com_give(&s->com, riid, out);

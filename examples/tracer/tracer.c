@@ -51,6 +51,7 @@ struct module_plan {
 
 struct tracer {
     IInstrumentationMethod method;
+    CLSID clsid; /* the config entry's: names its environment settings */
     struct clrie_plugin_com com;
     struct clrie_plugin_host host;
     struct clrie_plugin_patterns patterns;
@@ -217,7 +218,7 @@ static HRESULT tracer_Initialize(IInstrumentationMethod *This, IProfilerManager 
     if (!manager)
         return E_POINTER;
     clrie_plugin_host_init(&s->host, manager, "tracer");
-    clrie_plugin_host_read_settings(&s->host, manager, apply_setting, s);
+    clrie_plugin_host_read_settings_for(&s->host, manager, &s->clsid, apply_setting, s);
     if (s->patterns.count == 0)
         clrie_plugin_host_log(&s->host, true, "no Pattern setting: nothing will be traced");
     return S_OK;
@@ -306,10 +307,10 @@ static const struct IInstrumentationMethodVtbl tracer_vtbl = {
 /* Any class ID: each config entry naming this module is an instance with its own settings. */
 static HRESULT create_instance(const CLSID *clsid, REFIID riid, void **out)
 {
-    (void)clsid;
     struct tracer *s = calloc(1, sizeof(*s));
     if (!s)
         return E_OUTOFMEMORY;
+    s->clsid = *clsid;
     s->method.lpVtbl = &tracer_vtbl;
     clrie_plugin_com_init(&s->com, &tracer_class);
     return clrie_plugin_com_give(&s->com, riid, out);

@@ -369,17 +369,24 @@ line_begin(struct clrie_pm_log_line *line, struct clrie_pm_log *log, enum clrie_
     line->out = open_memstream(&line->text, &line->len);
     if (!line->out)
         return;
+    /* CLRIE's prefixes, byte for byte, so that what parses its logs parses these:
+     * "LogError[HH:MM:SS]:" and then "[IM:<guid, lower case, no braces>]" for a plugin's line,
+     * both with no space after them; a plugin's dump line has the second alone. */
     if (kind != CLRIE_PM_LOG_DUMPS) {
         time_t now = time(NULL);
         struct tm tm;
         localtime_r(&now, &tm);
         fprintf(line->out,
-                "%s[%02d:%02d:%02d]: ", kind == CLRIE_PM_LOG_ERRORS ? "LogError" : "LogMessage",
+                "%s[%02d:%02d:%02d]:", kind == CLRIE_PM_LOG_ERRORS ? "LogError" : "LogMessage",
                 tm.tm_hour, tm.tm_min, tm.tm_sec);
         if (log->tag)
             fputs(log->tag, line->out);
-        if (guid36 && log->method_prefix)
-            fprintf(line->out, "[IM:{%s}] ", guid36);
+    }
+    if (guid36 && log->method_prefix) {
+        fputs("[IM:", line->out);
+        for (const char *c = guid36; *c; c++)
+            fputc(tolower((unsigned char)*c), line->out);
+        fputc(']', line->out);
     }
     vfprintf(line->out, fmt, ap);
 }

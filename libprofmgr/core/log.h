@@ -4,12 +4,13 @@
  *   MicrosoftInstrumentationEngine_LogLevel_<GUID>   the same for one plugin (36 chars, no braces)
  *   MicrosoftInstrumentationEngine_FileLogPath       a file, or a folder for ProfilerLog_<pid>.txt
  *   MicrosoftInstrumentationEngine_FileLog           the level for the file alone
- *   MicrosoftInstrumentationEngine_DisableLogMethodPrefix   (set) no "[IM:{GUID}]" prefix
+ *   MicrosoftInstrumentationEngine_DisableLogMethodPrefix   (set) no "[IM:guid]" prefix
  *
  * Unlike CLRIE, errors are always on: with no log file they go to stderr, so a plugin that
  * fails to load is never silent. Messages and dumps go where errors go once asked for. Lines
- * read "LogError[HH:MM:SS]: text" and "LogMessage[HH:MM:SS]: text"; dumps are written as they
- * are. A host sink (IProfilerManagerLoggingHost) can be added at run time.
+ * read "LogError[HH:MM:SS]:text" and "LogMessage[HH:MM:SS]:text", a plugin's with
+ * "[IM:<lower-case guid>]" before the text, as CLRIE writes them; dumps have no time. A host sink
+ * (IProfilerManagerLoggingHost) can be added at run time.
  *
  * The engine and the proxy both log through this (the proxy links only log.o and env.o), so
  * they read the variables alike, open the same file the same way and write the same lines.

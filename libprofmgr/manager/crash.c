@@ -318,7 +318,7 @@ static void write_all(int fd, const char *text, size_t len)
     }
 }
 
-/* "LogError[HH:MM:SS]: <line>\n" to the log file, if any, and to stderr; once per thread. */
+/* "LogError[HH:MM:SS]:<line>\n" to the log file, if any, and to stderr; once per thread. */
 static void write_line(const char *line, size_t len)
 {
     if (reported)
@@ -335,7 +335,7 @@ static void write_line(const char *line, size_t len)
     put_two_digits(&t, seconds / 60 % 60);
     put(&t, ":");
     put_two_digits(&t, seconds % 60);
-    put(&t, "]: ");
+    put(&t, "]:");
     int fds[2] = {line_fd, STDERR_FILENO};
     for (int i = line_fd >= 0 ? 0 : 1; i < 2; i++) {
         write_all(fds[i], prefix, t.len);

@@ -287,7 +287,7 @@ static HRESULT encode(struct manager *m, struct method_info *mi, struct encoded 
         const uint8_t *sig = NULL;
         size_t sig_len = 0;
         clrie_pm_types_locals_signature(mi->locals, &sig, &sig_len);
-        clrie_pm__il_dump_method(m->log, name, mi->token, g, sig, sig_len, out->map,
+        clrie_pm__il_dump_method(m->log, mi, g, out->body, out->len, sig, sig_len, out->map,
                                  out->map_count);
     }
     return S_OK;

@@ -3,6 +3,8 @@
 #include "method_info.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,6 +58,33 @@ static void *module_metadata(IModuleInfo *module, bool emit, const IID *iid)
     return wanted;
 }
 
+/* A generic method's name carries its type parameters as CLRIE writes them: `Max<!!0>`,
+ * `Zip<!!0,!!1>`. Plugins match on GetName and GetFullName, so they must read the same in
+ * both engines. */
+static HRESULT append_generic_arity(struct method_info *mi)
+{
+    struct clrie_il_method_sig parsed;
+    if (clrie_il_sig_parse_method(mi->sig, mi->sig_len, &parsed, NULL) != 0 ||
+        parsed.generic_count == 0)
+        return S_OK;
+    char suffix[16];
+    size_t extra = 1; /* '>' */
+    for (uint32_t i = 0; i < parsed.generic_count; i++)
+        extra += (size_t)snprintf(suffix, sizeof(suffix), ",!!%" PRIu32, i);
+    char16_t *grown = realloc(mi->name, (mi->name_len + extra + 1) * sizeof(char16_t));
+    if (!grown)
+        return E_OUTOFMEMORY;
+    mi->name = grown;
+    for (uint32_t i = 0; i < parsed.generic_count; i++) {
+        int n = snprintf(suffix, sizeof(suffix), "%c!!%" PRIu32, i ? ',' : '<', i);
+        for (int k = 0; k < n; k++)
+            mi->name[mi->name_len++] = (char16_t)suffix[k];
+    }
+    mi->name[mi->name_len++] = u'>';
+    mi->name[mi->name_len] = 0;
+    return S_OK;
+}
+
 /* One metadata call for the usual name (a second one only for a name past the buffer). */
 static HRESULT read_method_props(struct method_info *mi)
 {
@@ -80,7 +109,7 @@ static HRESULT read_method_props(struct method_info *mi)
             return hr;
     }
     mi->name_len = clrie_pm_utf16_len(mi->name);
-    return S_OK;
+    return append_generic_arity(mi);
 }
 
 static HRESULT create(struct manager *m, IModuleInfo *module, mdMethodDef token,

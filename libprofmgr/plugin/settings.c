@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fnmatch.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -87,6 +88,56 @@ int clrie_plugin_setting(IProfilerManager *manager, const char *name, char *buf,
     struct setting_query q = {name, buf, size, -ENOENT};
     int ret = clrie_plugin_settings_each(manager, setting_match, &q);
     return ret == -ENOSYS ? ret : q.ret;
+}
+
+/* CLRIE_SETTING_<32 hex digits of the class ID, upper case>_ */
+static void env_prefix(const CLSID *clsid, char out[48])
+{
+    snprintf(out, 48, "CLRIE_SETTING_%08X%04X%04X%02X%02X%02X%02X%02X%02X%02X%02X_",
+             (unsigned)clsid->Data1, clsid->Data2, clsid->Data3, clsid->Data4[0], clsid->Data4[1],
+             clsid->Data4[2], clsid->Data4[3], clsid->Data4[4], clsid->Data4[5], clsid->Data4[6],
+             clsid->Data4[7]);
+}
+
+extern char **environ;
+
+int clrie_plugin_env_settings_each(const CLSID *clsid, clrie_plugin_setting_fn fn, void *data)
+{
+    char prefix[48];
+    env_prefix(clsid, prefix);
+    size_t n = strlen(prefix);
+    int found = 0;
+    for (char **e = environ; e && *e; e++) {
+        const char *eq = strchr(*e, '=');
+        if (!eq || strncmp(*e, prefix, n) != 0 || eq == *e + n)
+            continue;
+        char *name = strndup(*e + n, (size_t)(eq - *e - (ptrdiff_t)n));
+        if (!name)
+            return -ENOMEM;
+        fn(data, name, eq + 1);
+        free(name);
+        found++;
+    }
+    return found;
+}
+
+int clrie_plugin_host_read_settings_for(const struct clrie_plugin_host *host,
+                                        IProfilerManager *manager, const CLSID *clsid,
+                                        clrie_plugin_setting_fn fn, void *data)
+{
+    int ret = clrie_plugin_settings_each(manager, fn, data);
+    int from_env = clsid ? clrie_plugin_env_settings_each(clsid, fn, data) : 0;
+    if (ret == -ENOSYS && from_env <= 0) {
+        char prefix[48] = "CLRIE_SETTING_<class ID>_";
+        if (clsid)
+            env_prefix(clsid, prefix);
+        clrie_plugin_host_log(host, true,
+                              "the engine hands out no settings (no "
+                              "IInstrumentationMethodAttachContext) and no %s<Name> variable is "
+                              "set; nothing will be instrumented",
+                              prefix);
+    }
+    return from_env < 0 ? from_env : ret == -ENOSYS && from_env > 0 ? 0 : ret;
 }
 
 int clrie_plugin_host_read_settings(const struct clrie_plugin_host *host,

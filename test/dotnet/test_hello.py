@@ -35,7 +35,7 @@ try:
 finally:
     box.close()
 checks.same_as_baseline("hello plugin", run, baseline, stderr="contained")
-prefix = "[IM:%s] hello: module loaded: " % HELLO_GUID
+prefix = "[IM:%s]hello: module loaded: " % HELLO_GUID.strip("{}").lower()
 lines = [line for line in run.stderr.splitlines() if prefix in line]
 loaded = [line.split(prefix, 1)[1] for line in lines]
 for module in ("System.Private.CoreLib.dll", "hello.dll"):

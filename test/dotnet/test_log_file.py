@@ -49,7 +49,7 @@ def lines_with(text, needle):
 def expect_lines(what, result, needle, tagged):
     """One line with needle from the engine, and with the proxy also one tagged line from it."""
     found = lines_with(result.stderr, needle)
-    from_proxy = [line for line in found if "]: clrie proxy: " in line]
+    from_proxy = [line for line in found if "]:clrie proxy: " in line]
     checks.expect(len(found) == (2 if tagged else 1) and len(from_proxy) == (1 if tagged else 0),
                   "%s: %s one line from the engine%s with %r" % (
                       what, "exactly", " and one from the proxy" if tagged else "", needle),

@@ -144,7 +144,7 @@ timing = re.findall(r"instrumented Program\.Answer in ([0-9.]+) us \(thread CPU 
                     log)
 checks.expect(timing, "the Messages log times each instrumented method", seen=log[-2000:])
 dump = [l for l in log.splitlines() if "] Program.Answer: " in l or
-        re.search(r"\[0x06[0-9A-F]{6}\]   IL_", l)]
+        re.search(r"^\[\S+![0-9a-f]+ 0x06[0-9A-F]{6}\]   IL_", l)]
 checks.expect(any("Program.Answer: " in l and "max stack" in l for l in dump) and
               any(re.search(r"IL_[0-9A-F]{4}: add\s", l) for l in dump) and
               any("IL map:" in l for l in log.splitlines()),

@@ -108,7 +108,7 @@ static void errors_reach_stderr_even_with_no_configuration(void **state)
     clrie_pm_log_finish(&log);
     char *text = release_stderr(&c);
     assert_non_null(strstr(text, "LogError["));
-    assert_non_null(strstr(text, "]: plugin Nagler failed to load: 0x8007007e\n"));
+    assert_non_null(strstr(text, "]:plugin Nagler failed to load: 0x8007007e\n"));
     assert_null(strstr(text, "not shown"));
     free(text);
 }
@@ -130,8 +130,8 @@ static void a_log_file_takes_everything_asked_for(void **state)
     assert_string_equal(err, "");
     char *text = test_read_file(file, NULL);
     assert_non_null(strstr(text, "LogMessage["));
-    assert_non_null(strstr(text, "]: loaded 2 plugins\n"));
-    assert_non_null(strstr(text, "]: one failed\n"));
+    assert_non_null(strstr(text, "]:loaded 2 plugins\n"));
+    assert_non_null(strstr(text, "]:one failed\n"));
     assert_null(strstr(text, "<dump/>")); /* dumps were not asked for */
     free(text);
     free(err);
@@ -182,7 +182,7 @@ static void a_log_file_is_appended_to_and_not_inherited(void **state)
     clrie_pm_log_finish(&log);
     char *text = test_read_file(file, NULL);
     assert_int_equal(strncmp(text, "earlier\nLogError[", 17), 0);
-    assert_non_null(strstr(text, "]: later\n"));
+    assert_non_null(strstr(text, "]:later\n"));
     free(text);
     free(env[0]);
     free(file);
@@ -223,7 +223,8 @@ static void each_plugin_can_have_its_own_level(void **state)
     clrie_pm_log_finish(&log);
     char *text = release_stderr(&c);
     assert_non_null(strstr(text, "LogMessage["));
-    assert_non_null(strstr(text, "]: [IM:{" GUID_A "}] from A\n"));
+    /* CLRIE's form: the class ID in lower case, no braces, no space on either side. */
+    assert_non_null(strstr(text, "]:[IM:0d92a8d9-6645-4803-b94b-06a1c4f4e633]from A\n"));
     assert_null(strstr(text, "from B"));
     assert_null(strstr(text, "from the engine"));
     free(text);
@@ -256,8 +257,23 @@ static void the_method_prefix_can_be_turned_off(void **state)
     clrie_pm_log_write(&log, CLRIE_PM_LOG_ERRORS, GUID_A, "bare");
     clrie_pm_log_finish(&log);
     char *text = release_stderr(&c);
-    assert_non_null(strstr(text, "]: bare\n"));
+    assert_non_null(strstr(text, "]:bare\n"));
     assert_null(strstr(text, "[IM:"));
+    free(text);
+}
+
+/* CLRIE marks a plugin's dump lines too (with no time: dumps never have one). */
+static void a_plugin_dump_line_carries_the_plugin_prefix(void **state)
+{
+    char *env[] = {(char *)"MicrosoftInstrumentationEngine_LogLevel=Dumps", NULL};
+    struct captured c = capture_stderr();
+    struct clrie_pm_log log;
+    assert_int_equal(clrie_pm_log_init(&log, env), 0);
+    clrie_pm_log_write(&log, CLRIE_PM_LOG_DUMPS, GUID_A, "<m/>");
+    clrie_pm_log_write(&log, CLRIE_PM_LOG_DUMPS, NULL, "<engine/>");
+    clrie_pm_log_finish(&log);
+    char *text = release_stderr(&c);
+    assert_string_equal(text, "[IM:0d92a8d9-6645-4803-b94b-06a1c4f4e633]<m/>\n<engine/>\n");
     free(text);
 }
 
@@ -300,9 +316,9 @@ static void a_line_built_in_pieces_is_written_whole_and_escaped(void **state)
     clrie_pm_log_finish(&log);
     char *text = release_stderr(&c);
     assert_int_equal(strncmp(text, "LogError[", 9), 0);
-    assert_string_equal(strstr(text, "]: "), "]: clrie proxy: no engine under "
-                                             "'/opt/x\\x0aLogError[00:00:00]: forged\\x5c\\xe9' "
-                                             "(3 candidates)\n");
+    assert_string_equal(strstr(text, "]:"), "]:clrie proxy: no engine under "
+                                            "'/opt/x\\x0aLogError[00:00:00]: forged\\x5c\\xe9' "
+                                            "(3 candidates)\n");
     assert_null(strstr(text, "quiet"));
     free(text);
 }
@@ -319,7 +335,7 @@ static void a_tag_marks_every_line_but_dumps(void **state)
     clrie_pm_log_write(&log, CLRIE_PM_LOG_DUMPS, NULL, "<dump/>");
     clrie_pm_log_finish(&log);
     char *text = test_read_file(file, NULL);
-    assert_non_null(strstr(text, "]: clrie proxy: hello\n<dump/>\n"));
+    assert_non_null(strstr(text, "]:clrie proxy: hello\n<dump/>\n"));
     free(text);
     for (char **e = env; *e; e++)
         free(*e);
@@ -353,7 +369,7 @@ static void a_host_receives_lines_until_removed(void **state)
     CLRIE_PM_LOG_MESSAGE(&log, "to the host");
     assert_int_equal(r.calls, 1);
     assert_int_equal(r.kind, CLRIE_PM_LOG_MESSAGES);
-    assert_non_null(strstr(r.line, "]: to the host"));
+    assert_non_null(strstr(r.line, "]:to the host"));
     assert_null(strchr(r.line, '\n'));
     clrie_pm_log_set_host(&log, NULL);
     assert_false(clrie_pm_log_enabled(&log, CLRIE_PM_LOG_MESSAGES));
@@ -440,7 +456,7 @@ static void assert_refused(const char *text, const char *path, const char *why)
              path, why);
     if (count(text, expected) != 1 || count(text, "cannot open the log file") != 1)
         fail_msg("expected one line \"%s\"; stderr:\n%s", expected, text);
-    if (!strstr(text, "]: after\n")) /* and the log still works, on stderr */
+    if (!strstr(text, "]:after\n")) /* and the log still works, on stderr */
         fail_msg("a later line did not reach stderr:\n%s", text);
 }
 
@@ -516,7 +532,7 @@ static void character_devices_are_log_files(void **state)
     /* /dev/stderr is a link (to /proc/self/fd/2) in a folder only root writes to: followed. */
     text = log_to("/dev/stderr", NULL, &fd);
     assert_true(fd >= 0);
-    assert_int_equal(count(text, "]: after\n"), 1);
+    assert_int_equal(count(text, "]:after\n"), 1);
     assert_null(strstr(text, "cannot open"));
     free(text);
 }
@@ -550,7 +566,7 @@ static void dev_stderr_is_a_log_file_even_when_it_is_a_pipe_or_a_socket(void **s
         text[n > 0 ? n : 0] = '\0';
         assert_true(fd >= 0);
         assert_null(strstr(text, "cannot open"));
-        assert_non_null(strstr(text, kind ? "]: through a socket\n" : "]: through a pipe\n"));
+        assert_non_null(strstr(text, kind ? "]:through a socket\n" : "]:through a pipe\n"));
     }
 }
 
@@ -619,7 +635,7 @@ static void a_log_folder_others_can_write_to_is_refused_unless_sticky(void **sta
     snprintf(rel, sizeof(rel), "sticky/ProfilerLog_%ld.txt", (long)getpid());
     char *file = test_path(tree, rel);
     text = test_read_file(file, NULL);
-    assert_non_null(strstr(text, "]: after\n"));
+    assert_non_null(strstr(text, "]:after\n"));
     free(text);
     unlink(file);
     test_tree_write(tree, "victim.txt", "precious\n", 9);
@@ -658,10 +674,10 @@ static void a_failing_write_falls_back_to_stderr_once_and_says_so(void **state)
     assert_int_equal(count(text, "\n"), 4);
     /* The line that failed is not lost: it follows the explanation. */
     char *said = strstr(text, "failed (No space");
-    char *first = strstr(text, "]: first\n");
+    char *first = strstr(text, "]:first\n");
     assert_true(said && first && said < first);
-    assert_non_null(strstr(first, "]: second\n"));
-    assert_non_null(strstr(first, "]: third\n"));
+    assert_non_null(strstr(first, "]:second\n"));
+    assert_non_null(strstr(first, "]:third\n"));
     free(text);
     for (char **e = env; *e; e++)
         free(*e);
@@ -684,12 +700,12 @@ static void a_closed_log_file_falls_back_too(void **state)
     char *text = release_stderr(&c);
     char expected[4400];
     snprintf(expected, sizeof(expected),
-             "]: clrie proxy: writing to the log file '%s' failed (Bad file descriptor); "
+             "]:clrie proxy: writing to the log file '%s' failed (Bad file descriptor); "
              "logging to stderr from now on\n",
              file);
     assert_int_equal(count(text, expected), 1);
-    assert_int_equal(count(text, "]: clrie proxy: onto stderr\n"), 1);
-    assert_int_equal(count(text, "]: clrie proxy: still stderr\n"), 1);
+    assert_int_equal(count(text, "]:clrie proxy: onto stderr\n"), 1);
+    assert_int_equal(count(text, "]:clrie proxy: still stderr\n"), 1);
     assert_null(strstr(text, "into the file"));
     free(text);
     free(env[0]);
@@ -736,6 +752,7 @@ int main(void)
         cmocka_unit_test(each_plugin_can_have_its_own_level),
         cmocka_unit_test(a_plugin_level_without_a_known_word_is_reported),
         cmocka_unit_test(the_method_prefix_can_be_turned_off),
+        cmocka_unit_test(a_plugin_dump_line_carries_the_plugin_prefix),
         cmocka_unit_test(the_file_level_overrides_for_the_file),
         cmocka_unit_test(a_line_built_in_pieces_is_written_whole_and_escaped),
         cmocka_unit_test(a_tag_marks_every_line_but_dumps),

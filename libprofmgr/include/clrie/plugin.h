@@ -309,6 +309,18 @@ int clrie_plugin_setting(IProfilerManager *manager, const char *name, char *buf,
  * (nothing will then be instrumented). Returns what settings_each returned. */
 int clrie_plugin_host_read_settings(const struct clrie_plugin_host *host, IProfilerManager *manager,
                                     clrie_plugin_setting_fn fn, void *data);
+/* Settings from the environment, for an engine that hands out none (Microsoft's CLRIE accepts
+ * no <Settings> in a configuration file): calls fn(data, name, value) for each variable
+ * CLRIE_SETTING_<class ID>_<name>=<value>, the class ID as 32 upper-case hex digits without
+ * dashes or braces (CLRIE_SETTING_8E2D1C2A5B7F4C3E9A610D4F2B3C5E71_Pattern). Returns how many
+ * it found, or -ENOMEM. */
+int clrie_plugin_env_settings_each(const CLSID *clsid, clrie_plugin_setting_fn fn, void *data);
+/* clrie_plugin_host_read_settings, then the environment's settings for clsid (may be NULL),
+ * which come last and so win. Logs only when neither source exists. Returns 0, or what
+ * settings_each returned when the environment had none. */
+int clrie_plugin_host_read_settings_for(const struct clrie_plugin_host *host,
+                                        IProfilerManager *manager, const CLSID *clsid,
+                                        clrie_plugin_setting_fn fn, void *data);
 /* Whether a setting's value means yes: true, yes, on (any case) or 1. NULL is false. */
 bool clrie_plugin_is_true(const char *value);
 

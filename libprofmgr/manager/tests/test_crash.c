@@ -158,7 +158,7 @@ static void a_crash_in_a_plugin_call_names_the_plugin_and_the_call(void **state)
     assert_int_equal(WTERMSIG(status), SIGSEGV);
     const char *text = log_text();
     assert_non_null(strstr(text, "LogError["));
-    assert_non_null(strstr(text, "]: plugin 'P' " GUID " crashed (SIGSEGV at 0x0, pc 0x"));
+    assert_non_null(strstr(text, "]:plugin 'P' " GUID " crashed (SIGSEGV at 0x0, pc 0x"));
     assert_non_null(strstr(text, " outside its code) in InstrumentMethod\n"));
     assert_null(strchr(strchr(text, '\n') + 1, '\n')); /* one line */
 }

@@ -609,12 +609,12 @@ static void messages_level_logs_the_chosen_engine(void **state)
     test_tree_free(root);
 }
 
-/* The line's prefix with the time's digits as 'N': "LogError[NN:NN:NN]: ". */
+/* The line's prefix with the time's digits as 'N': "LogError[NN:NN:NN]:". */
 static void masked_prefix(const char *line, char *out, size_t size)
 {
-    const char *end = strstr(line, "]: ");
+    const char *end = strstr(line, "]:");
     assert_non_null(end);
-    size_t n = (size_t)(end + 3 - line);
+    size_t n = (size_t)(end + 2 - line);
     assert_true(n < size);
     for (size_t i = 0; i < n; i++)
         out[i] = line[i] >= '0' && line[i] <= '9' ? 'N' : line[i];
@@ -666,9 +666,9 @@ static void the_proxy_and_the_engine_write_the_same_lines_to_one_file(void **sta
     static const struct {
         const char *proxy, *engine, *prefix;
     } pairs[] = {
-        {"clrie proxy: ignoring InstrumentationEngineProxy_UseDebug=yes", "]: engine error",
-         "LogError[NN:NN:NN]: "},
-        {"clrie proxy: loaded engine '", "]: engine message", "LogMessage[NN:NN:NN]: "},
+        {"clrie proxy: ignoring InstrumentationEngineProxy_UseDebug=yes", "]:engine error",
+         "LogError[NN:NN:NN]:"},
+        {"clrie proxy: loaded engine '", "]:engine message", "LogMessage[NN:NN:NN]:"},
     };
     for (size_t i = 0; i < 2; i++) {
         char from_proxy[64], from_engine[64];
@@ -707,11 +707,11 @@ static void a_hostile_log_path_never_stops_the_proxy(void **state)
     struct outcome o = run(root, &(struct scenario){.proxy = proxy, .env = {path_env, messages}});
     assert_chose(&o, root, "1.0.0");
     snprintf(expected, sizeof(expected),
-             "]: clrie proxy: cannot open the log file '%s' (it is a FIFO, not a regular file or "
+             "]:clrie proxy: cannot open the log file '%s' (it is a FIFO, not a regular file or "
              "a character device); logging to stderr\n",
              fifo);
     assert_int_equal(occurrences(o.log, expected), 1);
-    assert_log_has(&o, "]: clrie proxy: loaded engine '");
+    assert_log_has(&o, "]:clrie proxy: loaded engine '");
     outcome_free(&o);
 
     test_tree_write(root, "victim.txt", "precious\n", 9);
@@ -723,7 +723,7 @@ static void a_hostile_log_path_never_stops_the_proxy(void **state)
     o = run(root, &(struct scenario){.proxy = proxy, .env = {path_env, messages}});
     assert_chose(&o, root, "1.0.0");
     assert_log_has(&o, "(it is a symbolic link in a folder that group or others can write to)");
-    assert_log_has(&o, "]: clrie proxy: loaded engine '");
+    assert_log_has(&o, "]:clrie proxy: loaded engine '");
     char *kept = test_read_file(victim, NULL);
     assert_string_equal(kept, "precious\n");
     free(kept);
@@ -733,11 +733,11 @@ static void a_hostile_log_path_never_stops_the_proxy(void **state)
                       .proxy = proxy,
                       .env = {"MicrosoftInstrumentationEngine_FileLogPath=/dev/full", messages}});
     assert_chose(&o, root, "1.0.0");
-    assert_int_equal(occurrences(o.log, "]: clrie proxy: writing to the log file '/dev/full' "
+    assert_int_equal(occurrences(o.log, "]:clrie proxy: writing to the log file '/dev/full' "
                                         "failed (No space left on device); logging to stderr "
                                         "from now on\n"),
                      1);
-    assert_log_has(&o, "]: clrie proxy: loaded engine '");
+    assert_log_has(&o, "]:clrie proxy: loaded engine '");
     outcome_free(&o);
     free(link);
     free(victim);
