@@ -109,6 +109,7 @@ struct plugin {
     IInstrumentationMethodExceptionEvents *exception_events; /* NULL if not implemented */
     IInstrumentationMethodJitEvents *jit_events;             /* NULL if not implemented */
     IInstrumentationMethodJitEvents2 *jit_events2;           /* NULL if not implemented */
+    IInstrumentationMethodAttach *attach; /* set when it was loaded at attach (attach.c) */
     bool removed;
     bool released; /* its interfaces were released (clrie_pm__manager_release_plugins) */
     struct plugin *next_allocated; /* every plugin ever made, for freeing */
@@ -176,6 +177,10 @@ struct manager {
     atomic_bool initializing;       /* inside ICorProfilerCallback::Initialize */
     atomic_bool profiling_disabled; /* a plugin called IProfilerManager2::DisableProfiling */
     atomic_bool shut_down;
+    /* The engine came by attach (InitializeForAttach): the event mask is kept to what the
+     * runtime allows after attach. attaching: plugins loading now get InitializeForAttach. */
+    atomic_bool attached;
+    atomic_bool attaching;
     /* The trust rule for modules and configuration files (clrie_pm__plugins_module_checks):
      * 0 not read yet, 1 on, 2 off (DisableCodeSignatureValidation=1, logged once). */
     atomic_int trust_rule;
@@ -309,6 +314,20 @@ void clrie_pm__jit_events_started(struct manager *m, FunctionID function, bool i
 void clrie_pm__jit_events_finished(struct manager *m, FunctionID function, ReJITID rejit_id,
                                    bool is_rejit, HRESULT status);
 bool clrie_pm__jit_events_allow_inline(struct manager *m, FunctionID caller, FunctionID callee);
+
+/* attach.c: attaching to a running process, and the activation policy (policy.h). */
+/* InitializeForAttach after the manager got its info: the client data, the policy, the
+ * plugins. Returns S_OK or CORPROF_E_PROFILER_CANCEL_ACTIVATION (with a line saying why). */
+HRESULT clrie_pm__attach_initialize(struct manager *m, const void *client_data, UINT size);
+/* ProfilerAttachComplete: tells the plugins what was loaded before, then AttachComplete. */
+void clrie_pm__attach_complete(struct manager *m);
+/* Called by the loader instead of IInstrumentationMethod::Initialize while attaching. */
+HRESULT clrie_pm__attach_initialize_plugin(struct manager *m, struct plugin *p,
+                                           IInstrumentationMethod *method);
+/* Whether the policy (attach data's settings when data is not NULL, then the environment)
+ * admits this process and runtime; logs why not. */
+struct clrie_config_attach;
+bool clrie_pm__attach_policy_admits(struct manager *m, const struct clrie_config_attach *data);
 
 /* raw_hook.c */
 /* Loads the raw profiler hook the environment names, if any, and initialises it. */

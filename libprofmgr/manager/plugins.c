@@ -154,8 +154,17 @@ static HRESULT instantiate(struct manager *m, struct plugin *p)
     }
 
     struct plugin *outer = atomic_exchange(&m->loading, p);
-    CLRIE_PM__IN_PLUGIN(p, "Initialize", hr = method->lpVtbl->Initialize(method, &p->host.manager));
+    bool at_attach = atomic_load(&m->attaching);
+    if (at_attach)
+        hr = clrie_pm__attach_initialize_plugin(m, p, method); /* logs its failures */
+    else
+        CLRIE_PM__IN_PLUGIN(p, "Initialize",
+                            hr = method->lpVtbl->Initialize(method, &p->host.manager));
     atomic_store(&m->loading, outer);
+    if (FAILED(hr) && at_attach) {
+        method->lpVtbl->Release(method);
+        return hr;
+    }
     if (FAILED(hr)) {
         CLRIE_PM_LOG_ERROR(m->log, "plugin '%s' %s: Initialize failed (hr 0x%08X)", p->name,
                            p->guid_text, (unsigned)hr);
