@@ -111,7 +111,7 @@ def scenario_attach(checks, dotnet, args, apps):
                       seen=sorted(shapes))
         checks.expect("Exception" not in err, "no exception in the service", seen=err)
         lines = dotnet_apps.read_lines(report)
-        for expected in ("attach settings=5", "module service.dll",
+        for expected in ("attach settings=4", "module service.dll",
                          "requestrejit Old hr=0x00000000", "instrument Old rejit=1",
                          "instrument New rejit=0", "attachcomplete"):
             checks.expect(expected in lines, "the plugin's report has %r" % expected, seen=lines)
@@ -143,7 +143,7 @@ def scenario_policy_attach(checks, dotnet, args, apps):
 
 def scenario_policy_startup(checks, dotnet, args, apps):
     base = apps.baseline("sample")
-    declined = "this process is not profiled"
+    declined = "is not profiled"
     cases = [
         ("an excluded executable", {"ExcludeProcesses": "dotnet"},
          "the executable 'dotnet' matches 'dotnet' in ExcludeProcesses"),
