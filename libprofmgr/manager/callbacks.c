@@ -143,6 +143,13 @@ static HRESULT on_ProfilerAttachComplete(ICorProfilerCallback11 *This)
     return hook_ProfilerAttachComplete(This);
 }
 
+static HRESULT on_ProfilerDetachSucceeded(ICorProfilerCallback11 *This)
+{
+    HRESULT hr = hook_ProfilerDetachSucceeded(This);
+    clrie_pm__detach_succeeded(manager_of(This));
+    return hr;
+}
+
 static HRESULT on_LoadAsNotificationOnly(ICorProfilerCallback11 *This, BOOL *pbNotificationOnly)
 {
     /* The engine rewrites IL, which notification-only profilers may not do. */
@@ -393,6 +400,8 @@ static HRESULT on_GetReJITParameters(ICorProfilerCallback11 *This, ModuleID modu
                                      ICorProfilerFunctionControl *pFunctionControl)
 {
     struct manager *m = manager_of(This);
+    if (clrie_pm__detach_rejit(m, moduleId, methodId, pFunctionControl))
+        return S_OK; /* detaching: the method's original IL (detach.c) */
     ICorProfilerCallback11 *hook = hook_with_slot(m, SLOT_OF(GetReJITParameters));
     if (!hook || !pFunctionControl)
         return clrie_pm__jit_pipeline_rejit(m, moduleId, methodId, pFunctionControl);
@@ -458,6 +467,7 @@ static const struct ICorProfilerCallback11Vtbl callback_vtbl = {
     .Initialize = on_Initialize,
     .InitializeForAttach = on_InitializeForAttach,
     .ProfilerAttachComplete = on_ProfilerAttachComplete,
+    .ProfilerDetachSucceeded = on_ProfilerDetachSucceeded,
     .LoadAsNotificationOnly = on_LoadAsNotificationOnly,
     .Shutdown = on_Shutdown,
     .AppDomainCreationFinished = on_AppDomainCreationFinished,

@@ -4,7 +4,9 @@
 attach: test/dotnet/service runs; clrie-attach loads the engine with test/plugins/
 attach_probe.c, which instruments Old (compiled before the attach: through ReJIT) and New
 (compiled after: at its first JIT) so they return 42 instead of 41; Other stays 7. A second
-clrie-attach is refused with a clear message.
+clrie-attach is refused with a clear message. Then the plugin asks to detach: both methods
+return 41 again and the service keeps running; the runtime keeps the engine loaded (idle),
+since CoreCLR lets no profiler that changed IL detach, and the engine's log says so.
 policy-attach: attach data that excludes the service's entry assembly is declined, with the
 engine's reason printed by clrie-attach, and the service runs on unchanged.
 policy-startup: the policy variables at start-up: excluded names and entry assemblies, an
@@ -88,7 +90,8 @@ def scenario_attach(checks, dotnet, args, apps):
         checks.expect(before == "old=41 other=7", "the service runs before the attach",
                       seen=service.lines)
         settings = ["Report=" + report, "Module=service.dll", "Methods=Old,New", "Rejit=Old",
-                    "LogLevel=Errors"]
+                    "Detach=" + box.path("detach"), "LogLevel=Messages",
+                    "LogFilePath=" + box.path("engine.log")]
         first = attach(args, service.proc.pid, config, settings)
         checks.expect(first.returncode == 0 and "attached" in first.stdout,
                       "clrie-attach attaches the engine", first)
@@ -104,16 +107,27 @@ def scenario_attach(checks, dotnet, args, apps):
         second = attach(args, service.proc.pid, config, settings)
         checks.expect(second.returncode == 1 and "already has a profiler" in second.stderr,
                       "a second attach is refused with a clear message", second)
+        open(box.path("detach"), "w").close()
+        back = service.wait_for(lambda l: l == "old=41 other=7 new=41", 30)
+        checks.expect(back is not None,
+                      "after the plugin asked to detach, Old and New run their original code",
+                      seen=service.lines[-5:])
+        more = [service.wait_for(lambda l: True) for _ in range(5)]
+        checks.expect(more == ["old=41 other=7 new=41"] * 5, "the service keeps running",
+                      seen=more)
         code, err = service.finish()
         checks.expect(code == 0, "the service exits normally (exit %d)" % code, seen=err)
+        log = "\n".join(dotnet_apps.read_lines(box.path("engine.log")))
+        checks.expect_in("the runtime lets no profiler that changed IL detach", log,
+                         "the engine's log says why the runtime keeps it loaded")
         shapes = {re.sub(r"old=4[12] other=7( new=4[12])?", "X", l) for l in service.lines}
         checks.expect(shapes <= {"ready", "X"}, "the service prints nothing else",
                       seen=sorted(shapes))
         checks.expect("Exception" not in err, "no exception in the service", seen=err)
         lines = dotnet_apps.read_lines(report)
-        for expected in ("attach settings=4", "module service.dll",
+        for expected in ("attach settings=5", "module service.dll",
                          "requestrejit Old hr=0x00000000", "instrument Old rejit=1",
-                         "instrument New rejit=0", "attachcomplete"):
+                         "instrument New rejit=0", "attachcomplete", "detach hr=0x00000000"):
             checks.expect(expected in lines, "the plugin's report has %r" % expected, seen=lines)
     finally:
         box.close()
