@@ -165,8 +165,7 @@ static int parse_settings_holder(const xmlNode *holder, struct setting_list *out
     return rc;
 }
 
-static int add_method(struct clrie_config_attach *a, const xmlNode *node, char *why,
-                      size_t why_len)
+static int add_method(struct clrie_config_attach *a, const xmlNode *node, char *why, size_t why_len)
 {
     char *path = attribute(node, "ConfigPath");
     if (!path || !*path) {
@@ -179,8 +178,8 @@ static int add_method(struct clrie_config_attach *a, const xmlNode *node, char *
         void *methods = realloc(a->methods, cap * sizeof(*a->methods));
         if (methods)
             a->methods = methods;
-        void *lists = methods ? realloc(a->method_settings, cap * sizeof(*a->method_settings))
-                              : NULL;
+        void *lists =
+            methods ? realloc(a->method_settings, cap * sizeof(*a->method_settings)) : NULL;
         if (!lists) {
             free(path);
             return -ENOMEM;
@@ -198,8 +197,7 @@ static int add_method(struct clrie_config_attach *a, const xmlNode *node, char *
     return rc;
 }
 
-static int parse_root(struct clrie_config_attach *a, const xmlNode *root, char *why,
-                      size_t why_len)
+static int parse_root(struct clrie_config_attach *a, const xmlNode *root, char *why, size_t why_len)
 {
     if (!root || !named(root, "InstrumentationEngineConfiguration")) {
         why_at(why, why_len, root, "the root element must be <InstrumentationEngineConfiguration>");

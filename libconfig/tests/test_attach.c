@@ -23,20 +23,20 @@ static struct clrie_config_attach *parse_ok(const char *text)
 static void test_engine_settings_and_methods_are_read(void **state)
 {
     (void)state;
-    struct clrie_config_attach *a = parse_ok(
-        "<InstrumentationEngineConfiguration>\n"
-        "  <InstrumentationEngine><Settings>\n"
-        "    <Setting Name=\"LogLevel\" Value=\"Errors|Messages\"/>\n"
-        "    <Setting Name=\"LogLevel\" Value=\"All\"/>\n"
-        "    <Setting Name=\"LogFilePath\" Value=\"/tmp/x.log\"/>\n"
-        "  </Settings></InstrumentationEngine>\n"
-        "  <InstrumentationMethods>\n"
-        "    <AddInstrumentationMethod ConfigPath=\"/opt/a/a.xml\">\n"
-        "      <Settings><Setting Name=\"Key\" Value=\" spaced \"/></Settings>\n"
-        "    </AddInstrumentationMethod>\n"
-        "    <AddInstrumentationMethod ConfigPath=\"/opt/b/b.xml\"/>\n"
-        "  </InstrumentationMethods>\n"
-        "</InstrumentationEngineConfiguration>");
+    struct clrie_config_attach *a =
+        parse_ok("<InstrumentationEngineConfiguration>\n"
+                 "  <InstrumentationEngine><Settings>\n"
+                 "    <Setting Name=\"LogLevel\" Value=\"Errors|Messages\"/>\n"
+                 "    <Setting Name=\"LogLevel\" Value=\"All\"/>\n"
+                 "    <Setting Name=\"LogFilePath\" Value=\"/tmp/x.log\"/>\n"
+                 "  </Settings></InstrumentationEngine>\n"
+                 "  <InstrumentationMethods>\n"
+                 "    <AddInstrumentationMethod ConfigPath=\"/opt/a/a.xml\">\n"
+                 "      <Settings><Setting Name=\"Key\" Value=\" spaced \"/></Settings>\n"
+                 "    </AddInstrumentationMethod>\n"
+                 "    <AddInstrumentationMethod ConfigPath=\"/opt/b/b.xml\"/>\n"
+                 "  </InstrumentationMethods>\n"
+                 "</InstrumentationEngineConfiguration>");
     assert_int_equal(clrie_config_attach_setting_count(a), 2); /* the first LogLevel wins */
     assert_string_equal(clrie_config_attach_setting(a, "LogLevel"), "Errors|Messages");
     assert_string_equal(clrie_config_attach_setting(a, "LogFilePath"), "/tmp/x.log");
@@ -64,8 +64,7 @@ static void refused(const char *text, int expected, const char *reason)
 {
     struct clrie_config_attach *a = NULL;
     char why[CLRIE_CONFIG_REASON_SIZE];
-    assert_int_equal(clrie_config_attach_parse(text, strlen(text), &a, why, sizeof(why)),
-                     expected);
+    assert_int_equal(clrie_config_attach_parse(text, strlen(text), &a, why, sizeof(why)), expected);
     assert_null(a);
     if (!strstr(why, reason))
         fail_msg("expected '%s' in '%s'", reason, why);

@@ -127,9 +127,9 @@ HRESULT clrie_pm__attach_initialize_plugin(struct manager *m, struct plugin *p,
                            p->name, p->guid_text);
         return E_NOINTERFACE;
     }
-    CLRIE_PM__IN_PLUGIN(p, "InitializeForAttach",
-                        hr = attach->lpVtbl->InitializeForAttach(attach, &p->host.manager,
-                                                                 &p->host.attach.iface));
+    CLRIE_PM__IN_PLUGIN(
+        p, "InitializeForAttach",
+        hr = attach->lpVtbl->InitializeForAttach(attach, &p->host.manager, &p->host.attach.iface));
     if (FAILED(hr)) {
         CLRIE_PM_LOG_ERROR(m->log, "plugin '%s' %s: InitializeForAttach failed (hr 0x%08X)",
                            p->name, p->guid_text, (unsigned)hr);
@@ -224,8 +224,9 @@ HRESULT clrie_pm__attach_initialize(struct manager *m, const void *client_data, 
     }
     int rc = clrie_config_attach_parse(client_data, size, &data, why, sizeof(why));
     if (rc != 0) {
-        CLRIE_PM_LOG_ERROR(m->log, "the attach data is refused: %s; the engine declines the "
-                                   "attach",
+        CLRIE_PM_LOG_ERROR(m->log,
+                           "the attach data is refused: %s; the engine declines the "
+                           "attach",
                            rc == -ENOMEM ? "out of memory" : why);
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
     }
@@ -256,8 +257,9 @@ HRESULT clrie_pm__attach_initialize(struct manager *m, const void *client_data, 
     HRESULT hr = clrie_pm__manager_apply_event_mask(m);
     atomic_store(&m->initializing, false);
     if (FAILED(hr)) {
-        CLRIE_PM_LOG_ERROR(m->log, "the runtime refused the event mask (hr 0x%08X); the engine "
-                                   "declines the attach",
+        CLRIE_PM_LOG_ERROR(m->log,
+                           "the runtime refused the event mask (hr 0x%08X); the engine "
+                           "declines the attach",
                            (unsigned)hr);
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
     }
@@ -313,11 +315,11 @@ static void tell_module(struct manager *m, ModuleID id, struct seen *domains,
     ULONG len = 0;
     LPCBYTE base = NULL;
     DWORD flags = 0;
-    if (FAILED(info->lpVtbl->GetModuleInfo2(info, id, &base, 0, &len, NULL, &assembly_id,
-                                            &flags)) ||
+    if (FAILED(
+            info->lpVtbl->GetModuleInfo2(info, id, &base, 0, &len, NULL, &assembly_id, &flags)) ||
         !assembly_id ||
-        FAILED(info->lpVtbl->GetAssemblyInfo(info, assembly_id, 0, &len, NULL, &domain_id,
-                                             &manifest)))
+        FAILED(
+            info->lpVtbl->GetAssemblyInfo(info, assembly_id, 0, &len, NULL, &domain_id, &manifest)))
         return; /* still loading: the runtime's own events will tell of it */
     if (first_time(domains, domain_id)) {
         IAppDomainInfo *domain = NULL;
@@ -372,7 +374,8 @@ void clrie_pm__attach_complete(struct manager *m)
     for (size_t i = 0; i < list->count; i++) {
         struct plugin *p = list->items[i];
         if (p->attach)
-            CLRIE_PM__IN_PLUGIN(p, "AttachComplete", hr = p->attach->lpVtbl->AttachComplete(p->attach));
+            CLRIE_PM__IN_PLUGIN(p, "AttachComplete",
+                                hr = p->attach->lpVtbl->AttachComplete(p->attach));
     }
     clrie_pm__manager_plugins_leave(m);
 }

@@ -103,7 +103,7 @@ HRESULT clrie_pm__detach_request(struct manager *m, struct host *host)
 }
 
 bool clrie_pm__detach_rejit(struct manager *m, ModuleID module_id, mdMethodDef token,
-                           ICorProfilerFunctionControl *control)
+                            ICorProfilerFunctionControl *control)
 {
     if (!atomic_load(&m->detaching))
         return false;

@@ -342,7 +342,7 @@ HRESULT clrie_pm__detach_request(struct manager *m, struct host *host);
 /* GetReJITParameters while detaching: true when the method was given its original IL (the
  * caller then does nothing more). */
 bool clrie_pm__detach_rejit(struct manager *m, ModuleID module, mdMethodDef token,
-                           ICorProfilerFunctionControl *control);
+                            ICorProfilerFunctionControl *control);
 /* ProfilerDetachSucceeded: the plugins are released. */
 void clrie_pm__detach_succeeded(struct manager *m);
 

@@ -94,13 +94,17 @@ int clrie_pm__policy_read(struct policy *policy, policy_lookup_fn lookup, void *
         if (n == 5 && strncasecmp(t, "first", 5) == 0)
             policy->runtimes = POLICY_RUNTIMES_FIRST;
         else if (!(n == 3 && strncasecmp(t, "all", 3) == 0))
-            CLRIE_PM_LOG_ERROR(log, "Runtimes='%s': expected 'all' or 'first'; every runtime is "
-                               "profiled", runtimes);
+            CLRIE_PM_LOG_ERROR(log,
+                               "Runtimes='%s': expected 'all' or 'first'; every runtime is "
+                               "profiled",
+                               runtimes);
     }
     const char *range = lookup(ctx, "RuntimeVersions");
     if (range && !parse_range(policy, range)) {
-        CLRIE_PM_LOG_ERROR(log, "RuntimeVersions='%s': expected LOW-HIGH, each a version such as "
-                           "8.0 (either may be left out); every version is profiled", range);
+        CLRIE_PM_LOG_ERROR(log,
+                           "RuntimeVersions='%s': expected LOW-HIGH, each a version such as "
+                           "8.0 (either may be left out); every version is profiled",
+                           range);
         policy->has_low = policy->has_high = false;
     }
     const char *include = lookup(ctx, "IncludeProcesses");
@@ -161,8 +165,13 @@ static bool names_assembly(const char *arg)
 static bool host_option_with_value(const char *arg)
 {
     static const char *const options[] = {
-        "--additionalprobingpath", "--additional-deps", "--depsfile", "--fx-version",
-        "--roll-forward",          "--runtimeconfig",   "--roll-forward-on-no-candidate-fx",
+        "--additionalprobingpath",
+        "--additional-deps",
+        "--depsfile",
+        "--fx-version",
+        "--roll-forward",
+        "--runtimeconfig",
+        "--roll-forward-on-no-candidate-fx",
     };
     for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++)
         if (strcmp(arg, options[i]) == 0)
@@ -247,8 +256,7 @@ static bool list_matches(const char *list, const char *name, char *match, size_t
 }
 
 bool clrie_pm__policy_admits_process(const struct policy *policy,
-                                     const struct process_identity *who, char *why,
-                                     size_t why_len)
+                                     const struct process_identity *who, char *why, size_t why_len)
 {
     char match[256];
     const char *names[2] = {who->exe, who->entry};
@@ -319,7 +327,7 @@ bool clrie_pm__policy_admits(const struct policy *policy, ICorProfilerInfo3 *inf
         COR_PRF_RUNTIME_TYPE type;
         ULONG len = 0;
         HRESULT hr = info->lpVtbl->GetRuntimeInformation(info, &instance, &type, &major, &minor,
-                                                          &build, &qfe, 0, &len, NULL);
+                                                         &build, &qfe, 0, &len, NULL);
         if (FAILED(hr)) {
             CLRIE_PM_LOG_MESSAGE(log,
                                  "this runtime is not profiled: its version is unknown "

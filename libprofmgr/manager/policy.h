@@ -65,8 +65,7 @@ void clrie_pm__policy_identity_self(struct process_identity *out);
 
 /* Whether the process is to be profiled; when not, *why says so (one line). */
 bool clrie_pm__policy_admits_process(const struct policy *policy,
-                                     const struct process_identity *who, char *why,
-                                     size_t why_len);
+                                     const struct process_identity *who, char *why, size_t why_len);
 /* Whether a runtime of this version is to be profiled (the version range only). */
 bool clrie_pm__policy_admits_version(const struct policy *policy, const unsigned version[4],
                                      char *why, size_t why_len);

@@ -83,12 +83,23 @@ static void put_escaped(struct buffer *b, const char *text, size_t len)
 {
     for (size_t i = 0; i < len; i++) {
         switch (text[i]) {
-        case '&': put(b, "&amp;"); break;
-        case '<': put(b, "&lt;"); break;
-        case '>': put(b, "&gt;"); break;
-        case '"': put(b, "&quot;"); break;
-        case '\'': put(b, "&apos;"); break;
-        default: put(b, "%c", text[i]);
+        case '&':
+            put(b, "&amp;");
+            break;
+        case '<':
+            put(b, "&lt;");
+            break;
+        case '>':
+            put(b, "&gt;");
+            break;
+        case '"':
+            put(b, "&quot;");
+            break;
+        case '\'':
+            put(b, "&apos;");
+            break;
+        default:
+            put(b, "%c", text[i]);
         }
     }
 }
@@ -102,8 +113,7 @@ static bool is_engine_setting(const char *setting)
     return false;
 }
 
-static void put_settings(struct buffer *b, const struct options *o, bool engine,
-                         const char *indent)
+static void put_settings(struct buffer *b, const struct options *o, bool engine, const char *indent)
 {
     bool any = false;
     for (size_t i = 0; i < o->setting_count; i++) {
@@ -197,8 +207,8 @@ static bool start_time(long pid, unsigned long long *out)
 }
 
 /* The socket's path in dir: the exact name, else any dotnet-diagnostic-<pid>-*-socket. */
-static bool find_socket(const char *dir, long pid, unsigned long long key, bool have_key,
-                        char *out, size_t size)
+static bool find_socket(const char *dir, long pid, unsigned long long key, bool have_key, char *out,
+                        size_t size)
 {
     struct stat st;
     if (have_key) {
@@ -301,7 +311,8 @@ static size_t attach_message(uint8_t *msg, size_t size, unsigned timeout_ms, con
     return at + data_len;
 }
 
-/* ---- the answer in words ---------------------------------------------------------------------- */
+/* ---- the answer in words ----------------------------------------------------------------------
+ */
 
 /* Prints the engine's lines written to the log since offset `from`. */
 static void print_engine_lines(const char *log_path, off_t from)
@@ -380,8 +391,9 @@ static int parse_args(int argc, char **argv, struct options *o)
             i++;
         } else if (!strcmp(a, "--setting") && value) {
             if (!strchr(value, '=') || value[0] == '=' || !strchr(value, '=')[1]) {
-                fprintf(stderr, "clrie-attach: --setting %s: expected Name=Value, both "
-                                "non-empty\n",
+                fprintf(stderr,
+                        "clrie-attach: --setting %s: expected Name=Value, both "
+                        "non-empty\n",
                         value);
                 return 2;
             }
@@ -529,8 +541,9 @@ int main(int argc, char **argv)
                 fprintf(stderr, "clrie-attach: timeout: no answer from process %ld within %u s\n",
                         o.pid, o.timeout_s + 5);
             else
-                fprintf(stderr, "clrie-attach: process %ld closed the connection without an "
-                                "answer\n",
+                fprintf(stderr,
+                        "clrie-attach: process %ld closed the connection without an "
+                        "answer\n",
                         o.pid);
             return 1;
         }
@@ -538,8 +551,9 @@ int main(int argc, char **argv)
     }
     close(fd);
     if (memcmp(answer, "DOTNET_IPC_V1", 14) != 0 || answer[16] != 0xFF) {
-        fprintf(stderr, "clrie-attach: process %ld answered something that is not a diagnostics "
-                        "answer\n",
+        fprintf(stderr,
+                "clrie-attach: process %ld answered something that is not a diagnostics "
+                "answer\n",
                 o.pid);
         return 1;
     }

@@ -149,7 +149,8 @@ static HRESULT probe_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *p
         return S_OK;
     record(p, "module %s", text);
     IMetaDataImport *import = NULL;
-    if (SUCCEEDED(clrie_plugin_module_metadata(pModuleInfo, &IID_IMetaDataImport, (void **)&import))) {
+    if (SUCCEEDED(
+            clrie_plugin_module_metadata(pModuleInfo, &IID_IMetaDataImport, (void **)&import))) {
         struct found f = {p, pModuleInfo};
         clrie_plugin_method_defs_each(import, on_method_def, &f);
         clrie_plugin_release(import);
@@ -253,7 +254,8 @@ static const struct IInstrumentationMethodVtbl method_vtbl = {
     .AllowInlineSite = probe_AllowInlineSite,
 };
 
-/* ---- IInstrumentationMethodAttach ------------------------------------------------------------- */
+/* ---- IInstrumentationMethodAttach -------------------------------------------------------------
+ */
 
 /* Waits for the Detach file, then asks the engine to detach. */
 static void *watch(void *arg)
@@ -264,8 +266,8 @@ static void *watch(void *arg)
     if (p->stop)
         return NULL;
     IProfilerManager2 *m2 = NULL;
-    HRESULT hr = p->manager->lpVtbl->QueryInterface(p->manager, &IID_IProfilerManager2,
-                                                    (void **)&m2);
+    HRESULT hr =
+        p->manager->lpVtbl->QueryInterface(p->manager, &IID_IProfilerManager2, (void **)&m2);
     if (SUCCEEDED(hr)) {
         hr = m2->lpVtbl->DisableProfiling(m2);
         clrie_plugin_release(m2);

@@ -278,8 +278,7 @@ void clrie_config_attach_free(struct clrie_config_attach *attach);
 size_t clrie_config_attach_setting_count(const struct clrie_config_attach *attach);
 const struct clrie_config_setting *
 clrie_config_attach_setting_at(const struct clrie_config_attach *attach, size_t index);
-const char *clrie_config_attach_setting(const struct clrie_config_attach *attach,
-                                        const char *name);
+const char *clrie_config_attach_setting(const struct clrie_config_attach *attach, const char *name);
 
 /* The <AddInstrumentationMethod> elements, in document order. */
 size_t clrie_config_attach_method_count(const struct clrie_config_attach *attach);

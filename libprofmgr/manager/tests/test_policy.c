@@ -78,7 +78,7 @@ static bool in_range(const char *range, unsigned major, unsigned minor, unsigned
 static void test_version_ranges(void **state)
 {
     (void)state;
-    assert_true(in_range("8-9", 9, 0, 12));  /* a bound compares only its parts */
+    assert_true(in_range("8-9", 9, 0, 12)); /* a bound compares only its parts */
     assert_true(in_range("8-9", 8, 0, 0));
     assert_false(in_range("8-9", 10, 0, 0));
     assert_false(in_range("8-9", 7, 0, 99));
