@@ -114,32 +114,6 @@ bool clrie_pm__attach_policy_admits(struct manager *m, const struct clrie_config
 
 /* ---- loading the plugins the attach data names --------------------------------------------- */
 
-HRESULT clrie_pm__attach_initialize_plugin(struct manager *m, struct plugin *p,
-                                           IInstrumentationMethod *method)
-{
-    IInstrumentationMethodAttach *attach = NULL;
-    HRESULT hr =
-        method->lpVtbl->QueryInterface(method, &IID_IInstrumentationMethodAttach, (void **)&attach);
-    if (FAILED(hr) || !attach) {
-        CLRIE_PM_LOG_ERROR(m->log,
-                           "plugin '%s' %s: refused at attach: it does not implement "
-                           "IInstrumentationMethodAttach",
-                           p->name, p->guid_text);
-        return E_NOINTERFACE;
-    }
-    CLRIE_PM__IN_PLUGIN(
-        p, "InitializeForAttach",
-        hr = attach->lpVtbl->InitializeForAttach(attach, &p->host.manager, &p->host.attach.iface));
-    if (FAILED(hr)) {
-        CLRIE_PM_LOG_ERROR(m->log, "plugin '%s' %s: InitializeForAttach failed (hr 0x%08X)",
-                           p->name, p->guid_text, (unsigned)hr);
-        attach->lpVtbl->Release(attach);
-        return hr;
-    }
-    p->attach = attach;
-    return S_OK;
-}
-
 /* The settings a method of one AddInstrumentationMethod gets: the attach data's first, then
  * those of its configuration file that the attach data does not name. */
 static struct clrie_config_setting *merged_settings(const struct clrie_config_attach_method *a,

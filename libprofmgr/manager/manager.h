@@ -327,9 +327,6 @@ bool clrie_pm__jit_events_allow_inline(struct manager *m, FunctionID caller, Fun
 HRESULT clrie_pm__attach_initialize(struct manager *m, const void *client_data, UINT size);
 /* ProfilerAttachComplete: tells the plugins what was loaded before, then AttachComplete. */
 void clrie_pm__attach_complete(struct manager *m);
-/* Called by the loader instead of IInstrumentationMethod::Initialize while attaching. */
-HRESULT clrie_pm__attach_initialize_plugin(struct manager *m, struct plugin *p,
-                                           IInstrumentationMethod *method);
 /* Whether the policy (attach data's settings when data is not NULL, then the environment)
  * admits this process and runtime; logs why not. */
 struct clrie_config_attach;
