@@ -95,6 +95,10 @@ HRESULT clrie_pm_module_record_il_map(IModuleInfo *module, mdMethodDef token, bo
  * the last instrumentation changed the method. S_OK, or S_FALSE when nothing is recorded. */
 HRESULT clrie_pm_module_il_map(IModuleInfo *module, mdMethodDef token, ULONG32 cap, COR_IL_MAP *map,
                                ULONG32 *needed, BOOL *transformed);
+/* The methods of every loaded module whose last instrumentation changed them (detach puts them
+ * back): fills up to cap pairs and returns how many there are. */
+size_t clrie_pm_domains_transformed_methods(struct clrie_pm_domains *domains, ModuleID *modules,
+                                            mdMethodDef *tokens, size_t cap);
 /* An inline site the JIT accepted: `token` of this module was inlined into caller. */
 HRESULT clrie_pm_module_add_inline_site(IModuleInfo *module, mdMethodDef token,
                                         ModuleID caller_module, mdMethodDef caller);

@@ -297,3 +297,41 @@ HRESULT clrie_pm_module_request_rejit(struct clrie_pm_module *m, mdToken token)
     free(set);
     return hr;
 }
+
+size_t clrie_pm_domains_transformed_methods(struct clrie_pm_domains *domains, ModuleID *modules,
+                                            mdMethodDef *tokens, size_t cap)
+{
+    /* The modules first (held), then each one's records: the two locks are never nested. */
+    pthread_mutex_lock(&domains->lock);
+    size_t count = 0, held = 0;
+    for (size_t i = 0; i < domains->module_map.capacity; i++)
+        count += domains->module_map.slots[i].id && domains->module_map.slots[i].value;
+    struct clrie_pm_module **list = calloc(count ? count : 1, sizeof(*list));
+    for (size_t i = 0; list && i < domains->module_map.capacity; i++) {
+        struct clrie_pm_module *m = domains->module_map.slots[i].value;
+        if (domains->module_map.slots[i].id && m) {
+            clrie_plugin_com_add_ref(&m->com);
+            list[held++] = m;
+        }
+    }
+    pthread_mutex_unlock(&domains->lock);
+    size_t n = 0;
+    for (size_t i = 0; i < held; i++) {
+        struct clrie_pm_module *m = list[i];
+        pthread_mutex_lock(&m->methods_lock);
+        for (size_t k = 0; k < m->methods.capacity; k++) {
+            struct clrie_pm_method_record *r = m->methods.slots[k].value;
+            if (!m->methods.slots[k].id || !r || !r->transformed)
+                continue;
+            if (n < cap) {
+                modules[n] = m->id;
+                tokens[n] = (mdMethodDef)m->methods.slots[k].id;
+            }
+            n++;
+        }
+        pthread_mutex_unlock(&m->methods_lock);
+        CLRIE_PM_RELEASE(m);
+    }
+    free(list);
+    return n;
+}

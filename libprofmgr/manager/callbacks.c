@@ -60,11 +60,10 @@ CLRIE_PLUGIN_COM_IUNKNOWN(on, ICorProfilerCallback11, struct manager, callback, 
 
 /* ---- start and end --------------------------------------------------------------------- */
 
-static HRESULT on_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfilerInfoUnk)
+/* What start-up and attach share: the runtime's newest info, the app-domain model, the method
+ * info factory and the crash handler. Returns S_OK or CORPROF_E_PROFILER_CANCEL_ACTIVATION. */
+static HRESULT start(struct manager *m, IUnknown *pICorProfilerInfoUnk)
 {
-    struct manager *m = manager_of(This);
-    if (!pICorProfilerInfoUnk)
-        return E_POINTER;
     /* Newest first: the manager keeps the newest ICorProfilerInfo the runtime offers. */
     for (int v = CLRIE_PM__INFO_NEWEST; v >= 3 && !m->info; v--) {
         void *info = NULL;
@@ -87,6 +86,19 @@ static HRESULT on_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfil
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
     }
     clrie_pm__method_info_install_factory(m);
+    return S_OK;
+}
+
+static HRESULT on_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfilerInfoUnk)
+{
+    struct manager *m = manager_of(This);
+    if (!pICorProfilerInfoUnk)
+        return E_POINTER;
+    HRESULT hr = start(m, pICorProfilerInfoUnk);
+    if (FAILED(hr))
+        return hr;
+    if (!clrie_pm__attach_policy_admits(m, NULL))
+        return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
     clrie_pm__crash_install(m->log->fd); /* before the first plugin runs */
     CLRIE_PM_LOG_MESSAGE(m->log, "clrie engine %s attached (ICorProfilerInfo%d)", CLRIE_VERSION,
                          m->info_version);
@@ -110,13 +122,32 @@ static HRESULT on_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfil
     return S_OK;
 }
 
+/* Attach (attach.c): the client data names the plugins; the raw hook is a start-up feature. */
 static HRESULT on_InitializeForAttach(ICorProfilerCallback11 *This, IUnknown *pCorProfilerInfoUnk,
                                       void *pvClientData, UINT cbClientData)
 {
-    CLRIE_PM_LOG_ERROR(manager_of(This)->log,
-                       "attaching to a running process is not supported yet; the engine "
-                       "declines the attach");
-    return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
+    struct manager *m = manager_of(This);
+    if (!pCorProfilerInfoUnk)
+        return E_POINTER;
+    HRESULT hr = start(m, pCorProfilerInfoUnk);
+    if (SUCCEEDED(hr))
+        hr = clrie_pm__attach_initialize(m, pvClientData, cbClientData);
+    if (SUCCEEDED(hr))
+        clrie_pm__crash_install(m->log->fd);
+    return hr;
+}
+
+static HRESULT on_ProfilerAttachComplete(ICorProfilerCallback11 *This)
+{
+    clrie_pm__attach_complete(manager_of(This));
+    return hook_ProfilerAttachComplete(This);
+}
+
+static HRESULT on_ProfilerDetachSucceeded(ICorProfilerCallback11 *This)
+{
+    HRESULT hr = hook_ProfilerDetachSucceeded(This);
+    clrie_pm__detach_succeeded(manager_of(This));
+    return hr;
 }
 
 static HRESULT on_LoadAsNotificationOnly(ICorProfilerCallback11 *This, BOOL *pbNotificationOnly)
@@ -369,6 +400,8 @@ static HRESULT on_GetReJITParameters(ICorProfilerCallback11 *This, ModuleID modu
                                      ICorProfilerFunctionControl *pFunctionControl)
 {
     struct manager *m = manager_of(This);
+    if (clrie_pm__detach_rejit(m, moduleId, methodId, pFunctionControl))
+        return S_OK; /* detaching: the method's original IL (detach.c) */
     ICorProfilerCallback11 *hook = hook_with_slot(m, SLOT_OF(GetReJITParameters));
     if (!hook || !pFunctionControl)
         return clrie_pm__jit_pipeline_rejit(m, moduleId, methodId, pFunctionControl);
@@ -423,6 +456,8 @@ static const struct ICorProfilerCallback11Vtbl callback_vtbl = {
     .Release = on_Release,
     .Initialize = on_Initialize,
     .InitializeForAttach = on_InitializeForAttach,
+    .ProfilerAttachComplete = on_ProfilerAttachComplete,
+    .ProfilerDetachSucceeded = on_ProfilerDetachSucceeded,
     .LoadAsNotificationOnly = on_LoadAsNotificationOnly,
     .Shutdown = on_Shutdown,
     .AppDomainCreationFinished = on_AppDomainCreationFinished,

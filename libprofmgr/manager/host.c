@@ -290,6 +290,8 @@ static const struct IProfilerManagerVtbl manager_vtbl = {
 static HRESULT manager2_DisableProfiling(IProfilerManager2 *This)
 {
     struct manager *m = HOST_OF(This, manager2)->owner;
+    if (!atomic_load(&m->initializing) && atomic_load(&m->attached))
+        return clrie_pm__detach_request(m, HOST_OF(This, manager2)); /* detach.c */
     if (!atomic_load(&m->initializing))
         return E_FAIL; /* only a plugin's Initialize can veto the attach */
     atomic_store(&m->profiling_disabled, true);

@@ -97,6 +97,18 @@ HRESULT clrie_pm__manager_apply_event_mask(struct manager *m)
         low |= atomic_load(&hook->host.event_mask);
         high |= atomic_load(&hook->host.event_mask_high);
     }
+    if (atomic_load(&m->attached)) {
+        /* After attach the runtime refuses the whole mask if one bit is not allowed then. */
+        DWORD dropped = low & ~(DWORD)COR_PRF_ALLOWABLE_AFTER_ATTACH;
+        DWORD dropped_high = high & ~(DWORD)COR_PRF_HIGH_ALLOWABLE_AFTER_ATTACH;
+        if (dropped || dropped_high)
+            CLRIE_PM_LOG_MESSAGE(m->log,
+                                 "after attach the runtime does not allow event flags 0x%08X, "
+                                 "high 0x%08X; they are left out",
+                                 (unsigned)dropped, (unsigned)dropped_high);
+        low &= ~dropped;
+        high &= ~dropped_high;
+    }
     HRESULT hr = m->info_version >= 5 ? m->info->lpVtbl->SetEventMask2(m->info, low, high)
                                       : m->info->lpVtbl->SetEventMask(m->info, low);
     pthread_mutex_unlock(&m->mask_lock);
@@ -117,6 +129,8 @@ static void release_plugin(struct plugin *p)
         p->jit_events->lpVtbl->Release(p->jit_events);
     if (p->jit_events2)
         p->jit_events2->lpVtbl->Release(p->jit_events2);
+    if (p->attach)
+        p->attach->lpVtbl->Release(p->attach);
     if (p->method)
         p->method->lpVtbl->Release(p->method);
 }

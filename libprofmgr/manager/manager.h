@@ -109,6 +109,8 @@ struct plugin {
     IInstrumentationMethodExceptionEvents *exception_events; /* NULL if not implemented */
     IInstrumentationMethodJitEvents *jit_events;             /* NULL if not implemented */
     IInstrumentationMethodJitEvents2 *jit_events2;           /* NULL if not implemented */
+    IInstrumentationMethodAttach *attach; /* set when it was loaded at attach (attach.c) */
+    bool detach_requested; /* DisableProfiling after attach (detach.c); under load_lock */
     bool removed;
     bool released; /* its interfaces were released (clrie_pm__manager_release_plugins) */
     struct plugin *next_allocated; /* every plugin ever made, for freeing */
@@ -176,6 +178,15 @@ struct manager {
     atomic_bool initializing;       /* inside ICorProfilerCallback::Initialize */
     atomic_bool profiling_disabled; /* a plugin called IProfilerManager2::DisableProfiling */
     atomic_bool shut_down;
+    /* The engine came by attach (InitializeForAttach): the event mask is kept to what the
+     * runtime allows after attach. attaching: plugins loading now get InitializeForAttach. */
+    atomic_bool attached;
+    atomic_bool attaching;
+    /* Detach (detach.c): started once every plugin asked; detaching while the methods are put
+     * back, detach_pending of them not compiled again yet. */
+    atomic_bool detach_started;
+    atomic_bool detaching;
+    atomic_size_t detach_pending;
     /* The trust rule for modules and configuration files (clrie_pm__plugins_module_checks):
      * 0 not read yet, 1 on, 2 off (DisableCodeSignatureValidation=1, logged once). */
     atomic_int trust_rule;
@@ -309,6 +320,28 @@ void clrie_pm__jit_events_started(struct manager *m, FunctionID function, bool i
 void clrie_pm__jit_events_finished(struct manager *m, FunctionID function, ReJITID rejit_id,
                                    bool is_rejit, HRESULT status);
 bool clrie_pm__jit_events_allow_inline(struct manager *m, FunctionID caller, FunctionID callee);
+
+/* attach.c: attaching to a running process, and the activation policy (policy.h). */
+/* InitializeForAttach after the manager got its info: the client data, the policy, the
+ * plugins. Returns S_OK or CORPROF_E_PROFILER_CANCEL_ACTIVATION (with a line saying why). */
+HRESULT clrie_pm__attach_initialize(struct manager *m, const void *client_data, UINT size);
+/* ProfilerAttachComplete: tells the plugins what was loaded before, then AttachComplete. */
+void clrie_pm__attach_complete(struct manager *m);
+/* Whether the policy (attach data's settings when data is not NULL, then the environment)
+ * admits this process and runtime; logs why not. */
+struct clrie_config_attach;
+bool clrie_pm__attach_policy_admits(struct manager *m, const struct clrie_config_attach *data);
+
+/* detach.c */
+/* A plugin's IProfilerManager2::DisableProfiling after attach: once every plugin asked, the
+ * engine detaches on a thread of its own. */
+HRESULT clrie_pm__detach_request(struct manager *m, struct host *host);
+/* GetReJITParameters while detaching: true when the method was given its original IL (the
+ * caller then does nothing more). */
+bool clrie_pm__detach_rejit(struct manager *m, ModuleID module, mdMethodDef token,
+                            ICorProfilerFunctionControl *control);
+/* ProfilerDetachSucceeded: the plugins are released. */
+void clrie_pm__detach_succeeded(struct manager *m);
 
 /* raw_hook.c */
 /* Loads the raw profiler hook the environment names, if any, and initialises it. */

@@ -101,6 +101,34 @@ HRESULT clrie_pm__plugins_check_module(struct manager *m, const char *path, cons
     return E_FAIL;
 }
 
+/* Instead of Initialize while attaching (attach.c): the plugin must implement
+ * IInstrumentationMethodAttach, and gets InitializeForAttach with its settings. */
+static HRESULT initialize_for_attach(struct manager *m, struct plugin *p,
+                                     IInstrumentationMethod *method)
+{
+    IInstrumentationMethodAttach *attach = NULL;
+    HRESULT hr =
+        method->lpVtbl->QueryInterface(method, &IID_IInstrumentationMethodAttach, (void **)&attach);
+    if (FAILED(hr) || !attach) {
+        CLRIE_PM_LOG_ERROR(m->log,
+                           "plugin '%s' %s: refused at attach: it does not implement "
+                           "IInstrumentationMethodAttach",
+                           p->name, p->guid_text);
+        return E_NOINTERFACE;
+    }
+    CLRIE_PM__IN_PLUGIN(
+        p, "InitializeForAttach",
+        hr = attach->lpVtbl->InitializeForAttach(attach, &p->host.manager, &p->host.attach.iface));
+    if (FAILED(hr)) {
+        CLRIE_PM_LOG_ERROR(m->log, "plugin '%s' %s: InitializeForAttach failed (hr 0x%08X)",
+                           p->name, p->guid_text, (unsigned)hr);
+        attach->lpVtbl->Release(attach);
+        return hr;
+    }
+    p->attach = attach;
+    return S_OK;
+}
+
 /* Creates and initialises the plugin's object. Returns S_OK with p->method set, or a failure
  * HRESULT after logging which step failed. Called with load_lock held. */
 static HRESULT instantiate(struct manager *m, struct plugin *p)
@@ -155,8 +183,17 @@ static HRESULT instantiate(struct manager *m, struct plugin *p)
     }
 
     struct plugin *outer = atomic_exchange(&m->loading, p);
-    CLRIE_PM__IN_PLUGIN(p, "Initialize", hr = method->lpVtbl->Initialize(method, &p->host.manager));
+    bool at_attach = atomic_load(&m->attaching);
+    if (at_attach)
+        hr = initialize_for_attach(m, p, method); /* logs its failures */
+    else
+        CLRIE_PM__IN_PLUGIN(p, "Initialize",
+                            hr = method->lpVtbl->Initialize(method, &p->host.manager));
     atomic_store(&m->loading, outer);
+    if (FAILED(hr) && at_attach) {
+        method->lpVtbl->Release(method);
+        return hr;
+    }
     if (FAILED(hr)) {
         CLRIE_PM_LOG_ERROR(m->log, "plugin '%s' %s: Initialize failed (hr 0x%08X)", p->name,
                            p->guid_text, (unsigned)hr);

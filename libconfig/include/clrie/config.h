@@ -246,6 +246,45 @@ enum clrie_config_module_checks {
 int clrie_config_module_check(const char *path, unsigned checks, char **canonical, char *why,
                               size_t why_len);
 
+/* ---- Attach requests -------------------------------------------------------------------------
+ *
+ * The client data of an attach request (ICorProfilerCallback3::InitializeForAttach), in CLRIE's
+ * schema: <InstrumentationEngineConfiguration> holding an optional <InstrumentationEngine>
+ * with <Settings> for the engine, and an optional <InstrumentationMethods> with
+ * <AddInstrumentationMethod ConfigPath="..."> elements, each with optional <Settings> for the
+ * methods of that configuration file. A Setting needs a non-empty Name and Value; of two with
+ * one name the first wins. */
+
+struct clrie_config_attach;
+
+/* One <AddInstrumentationMethod>: owned by the struct clrie_config_attach it came from. */
+struct clrie_config_attach_method {
+    const char *config_path; /* as written */
+    size_t setting_count;
+    const struct clrie_config_setting *settings; /* in document order */
+    unsigned line;
+};
+
+/* Parses len bytes of UTF-8 (the data ends at the first NUL, if any). Returns 0 and *out (free
+ * with clrie_config_attach_free), or, with a one-line reason in why: -ENODATA (empty), -EFBIG
+ * (over CLRIE_CONFIG_MAX_FILE_SIZE), -EILSEQ (not well-formed, a DOCTYPE, or not the schema:
+ * an unknown element, text between elements, a Setting without Name or Value, an
+ * AddInstrumentationMethod without ConfigPath), -ENOMEM, -EINVAL for NULL arguments. */
+int clrie_config_attach_parse(const void *data, size_t len, struct clrie_config_attach **out,
+                              char *why, size_t why_len);
+void clrie_config_attach_free(struct clrie_config_attach *attach);
+
+/* The engine's settings, in document order; the value of one by name (NULL when absent). */
+size_t clrie_config_attach_setting_count(const struct clrie_config_attach *attach);
+const struct clrie_config_setting *
+clrie_config_attach_setting_at(const struct clrie_config_attach *attach, size_t index);
+const char *clrie_config_attach_setting(const struct clrie_config_attach *attach, const char *name);
+
+/* The <AddInstrumentationMethod> elements, in document order. */
+size_t clrie_config_attach_method_count(const struct clrie_config_attach *attach);
+const struct clrie_config_attach_method *
+clrie_config_attach_method_at(const struct clrie_config_attach *attach, size_t index);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,132 @@
+/* Detaching from a process the engine was attached to.
+ *
+ * After an attach, IProfilerManager2::DisableProfiling is a plugin's request to detach. Once
+ * every active plugin asked, a thread of the engine puts every method the plugins changed back
+ * to its original code (a ReJIT for which the engine gives no new body, so the runtime compiles
+ * the method's own IL: the way the runtime's documentation recommends to revert), waits until
+ * the runtime asked for those bodies (at most DETACH_WAIT_MS: a method not called again keeps
+ * its instrumented code until it is), and calls ICorProfilerInfo3::RequestProfilerDetach. On
+ * ProfilerDetachSucceeded the plugins are released. CoreCLR (seen with .NET 10) refuses to
+ * detach a profiler that changed IL, at a first JIT or through ReJIT
+ * (CORPROF_E_IRREVERSIBLE_INSTRUMENTATION_PRESENT): then the methods still get their original
+ * code back and the plugins are released, but the engine stays in the process, idle, and the
+ * runtime takes no other profiler. The engine's shared object stays loaded
+ * (attach pinned it): plugins may hold threads and the crash handler points into it. */
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "manager.h"
+
+#define DETACH_WAIT_MS 10000
+#define MAX_RESTORED 65536
+
+static void *detach_thread(void *arg)
+{
+    struct manager *m = arg;
+    ModuleID *modules = calloc(MAX_RESTORED, sizeof(*modules));
+    mdMethodDef *tokens = calloc(MAX_RESTORED, sizeof(*tokens));
+    size_t count = 0;
+    if (modules && tokens && m->domains)
+        count = clrie_pm_domains_transformed_methods(m->domains, modules, tokens, MAX_RESTORED);
+    if (count > MAX_RESTORED)
+        count = MAX_RESTORED;
+    atomic_store(&m->detach_pending, count);
+    atomic_store(&m->detaching, true);
+    HRESULT hr = S_OK;
+    if (count > 0) {
+        hr = m->info->lpVtbl->RequestReJIT(m->info, (ULONG)count, modules, tokens);
+        if (FAILED(hr)) {
+            CLRIE_PM_LOG_ERROR(m->log,
+                               "detach: cannot give %zu methods back their original code "
+                               "(RequestReJIT hr 0x%08X)",
+                               count, (unsigned)hr);
+            atomic_store(&m->detach_pending, 0);
+        }
+    }
+    for (int waited = 0; atomic_load(&m->detach_pending) > 0 && waited < DETACH_WAIT_MS;
+         waited += 20)
+        nanosleep(&(struct timespec){.tv_nsec = 20 * 1000 * 1000}, NULL);
+    size_t left = atomic_load(&m->detach_pending);
+    CLRIE_PM_LOG_MESSAGE(m->log,
+                         "detach: %zu methods back to their original code (%zu not called since)",
+                         count - left, left);
+    free(modules);
+    free(tokens);
+    hr = m->info->lpVtbl->RequestProfilerDetach(m->info, 1000);
+    if (FAILED(hr)) {
+        /* CoreCLR refuses for good once the profiler changed IL, at a first JIT or through
+         * ReJIT (CORPROF_E_IRREVERSIBLE_INSTRUMENTATION_PRESENT): the engine stays, idle. */
+        CLRIE_PM_LOG_ERROR(m->log,
+                           "detach: the runtime refused RequestProfilerDetach (hr 0x%08X%s); the "
+                           "methods have their original code, the plugins are released and the "
+                           "engine stays loaded, idle",
+                           (unsigned)hr,
+                           hr == CLRIE_HRESULT(0x80131370u)
+                               ? ": the runtime lets no profiler that changed IL detach"
+                               : "");
+        atomic_store(&m->shut_down, true);
+        clrie_pm__manager_retire_plugins(m);
+    }
+    m->callback.lpVtbl->Release(&m->callback); /* the thread's reference */
+    return NULL;
+}
+
+HRESULT clrie_pm__detach_request(struct manager *m, struct host *host)
+{
+    pthread_mutex_lock(&m->load_lock);
+    struct plugin_list *list = clrie_pm__manager_plugins(m);
+    bool all = list->count > 0;
+    for (size_t i = 0; i < list->count; i++) {
+        if (&list->items[i]->host == host)
+            list->items[i]->detach_requested = true;
+        all = all && list->items[i]->detach_requested;
+    }
+    pthread_mutex_unlock(&m->load_lock);
+    if (!all || atomic_exchange(&m->detach_started, true))
+        return S_OK;
+    CLRIE_PM_LOG_MESSAGE(m->log, "every plugin asked to detach; the engine detaches");
+    pthread_t thread;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    m->callback.lpVtbl->AddRef(&m->callback);
+    int rc = pthread_create(&thread, &attr, detach_thread, m);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        m->callback.lpVtbl->Release(&m->callback);
+        atomic_store(&m->detach_started, false);
+        CLRIE_PM_LOG_ERROR(m->log, "detach: cannot start a thread");
+        return E_FAIL;
+    }
+    return S_OK;
+}
+
+bool clrie_pm__detach_rejit(struct manager *m, ModuleID module_id, mdMethodDef token,
+                            ICorProfilerFunctionControl *control)
+{
+    if (!atomic_load(&m->detaching))
+        return false;
+    /* A body set at the first JIT became the method's IL for the runtime: only the original
+     * bytes, given explicitly, put it back. */
+    IModuleInfo *module = NULL;
+    if (control && m->domains &&
+        SUCCEEDED(clrie_pm_domains_find_module(m->domains, module_id, &module))) {
+        LPCBYTE original = NULL;
+        ULONG size = 0;
+        if (SUCCEEDED(clrie_pm_module_original_il(module, token, &original, &size)) && original)
+            control->lpVtbl->SetILFunctionBody(control, size, original);
+        module->lpVtbl->Release(module);
+    }
+    size_t pending = atomic_load(&m->detach_pending);
+    while (pending > 0 && !atomic_compare_exchange_weak(&m->detach_pending, &pending, pending - 1))
+        ;
+    return true;
+}
+
+void clrie_pm__detach_succeeded(struct manager *m)
+{
+    CLRIE_PM_LOG_MESSAGE(m->log, "the engine detached; the process runs on without it");
+    atomic_store(&m->shut_down, true);
+    clrie_pm__manager_retire_plugins(m);
+}
