@@ -3,12 +3,13 @@
  * framework's. Both are only added to while their plugin object lives, so readers need no
  * lock: a plan is complete before it is published with a release store. */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* strndup */
+#define _GNU_SOURCE
 #endif
 #include "clrie/plugin.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int by_token(const void *a, const void *b)
 {
@@ -138,6 +139,35 @@ void clrie_plugin_plans_finish(struct clrie_plugin_plans *plans)
     plans->head = NULL;
 }
 
+/* Assembly names the runtime pack ships, for a self-contained app's folder: the framework's
+ * System.* and Microsoft.* assemblies and its three facades. */
+static bool framework_file_name(const char *base)
+{
+    static const char *const facades[] = {"mscorlib.dll", "netstandard.dll", "WindowsBase.dll"};
+    if (strncmp(base, "System.", 7) == 0 || strncmp(base, "Microsoft.", 10) == 0)
+        return true;
+    for (size_t i = 0; i < sizeof facades / sizeof facades[0]; i++)
+        if (strcmp(base, facades[i]) == 0)
+            return true;
+    return false;
+}
+
+/* The remembered folder is stored with a leading mark: 'F' for a shared framework's own folder
+ * (it holds Microsoft.NETCore.App.deps.json), 'S' for a self-contained app's, which the app's
+ * own files share. */
+static char *remember_folder(const char *path, size_t folder_len)
+{
+    static const char deps[] = "/Microsoft.NETCore.App.deps.json";
+    char *mark = malloc(1 + folder_len + sizeof deps);
+    if (!mark)
+        return NULL;
+    memcpy(mark + 1, path, folder_len);
+    memcpy(mark + 1 + folder_len, deps, sizeof deps);
+    mark[0] = access(mark + 1, F_OK) == 0 ? 'F' : 'S';
+    mark[1 + folder_len] = '\0';
+    return mark;
+}
+
 bool clrie_plugin_framework_has(struct clrie_plugin_framework *framework, const char *path)
 {
     const char *slash = strrchr(path, '/');
@@ -146,7 +176,7 @@ bool clrie_plugin_framework_has(struct clrie_plugin_framework *framework, const 
     char *folder = __atomic_load_n(&framework->folder, __ATOMIC_ACQUIRE);
     if (strcmp(base, "System.Private.CoreLib.dll") == 0) {
         if (!folder && slash) {
-            char *found = strndup(path, folder_len);
+            char *found = remember_folder(path, folder_len);
             char *none = NULL;
             if (found && !__atomic_compare_exchange_n(&framework->folder, &none, found, false,
                                                       __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
@@ -154,8 +184,10 @@ bool clrie_plugin_framework_has(struct clrie_plugin_framework *framework, const 
         }
         return true;
     }
-    return folder && slash && strlen(folder) == folder_len &&
-           strncmp(path, folder, folder_len) == 0;
+    if (!folder || !slash || strlen(folder + 1) != folder_len ||
+        strncmp(path, folder + 1, folder_len) != 0)
+        return false;
+    return folder[0] == 'F' || framework_file_name(base);
 }
 
 void clrie_plugin_framework_finish(struct clrie_plugin_framework *framework)

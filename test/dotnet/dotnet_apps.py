@@ -52,17 +52,96 @@ def quiet_environment():
     return env
 
 
+# The runtime the apps run on. By default they target the SDK's own framework and run on the
+# machine's shared framework. CLRIE_TEST_RUNTIME=<major> (8, 9, ...) builds them self-contained
+# for that .NET version instead, with the runtime pack NuGet serves for linux-x64 (the SDK picks
+# the patch), so `dotnet app.dll` runs them on that runtime (test/run's runtime matrix).
+RUNTIME_VARIABLE = "CLRIE_TEST_RUNTIME"
+_announced = False
+
+
+def test_runtime():
+    """The .NET major version the apps are built for ('8', '9', ...), or None for the SDK's."""
+    value = os.environ.get(RUNTIME_VARIABLE, "").strip()
+    if value and not value.isdigit():
+        sys.exit("%s=%r: expected a .NET major version such as 8" % (RUNTIME_VARIABLE, value))
+    return value or None
+
+
+def runtime_rid():
+    import platform
+    return "linux-arm64" if platform.machine() in ("aarch64", "arm64") else "linux-x64"
+
+
+def shared_framework_version(dotnet, major):
+    """The newest Microsoft.NETCore.App of `major` that `dotnet` has, or None."""
+    result = subprocess.run([dotnet, "--list-runtimes"], env=quiet_environment(),
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    versions = []
+    for line in result.stdout.splitlines():
+        words = line.split()
+        if len(words) >= 2 and words[0] == "Microsoft.NETCore.App":
+            if words[1].split(".")[0] == major:
+                versions.append(words[1])
+    key = lambda v: [int(x) if x.isdigit() else 0 for x in v.split("-")[0].split(".")]
+    return max(versions, key=key) if versions else None
+
+
+def announce_runtime(dotnet, out):
+    """Prints, once per script, which runtime the apps run on: 'runtime: .NET 8.0.31 ...'.
+    test/run copies this line next to each test's result."""
+    global _announced
+    if _announced:
+        return
+    _announced = True
+    import glob
+    import json
+    configs = sorted(glob.glob(os.path.join(out, "*.runtimeconfig.json")))
+    if not configs:
+        return
+    with open(configs[0]) as f:
+        options = json.load(f).get("runtimeOptions", {})
+    for framework in options.get("includedFrameworks", []):
+        if framework.get("name") == "Microsoft.NETCore.App":
+            print("runtime: .NET %s (self-contained %s, runtime pack from NuGet)" % (
+                framework["version"], runtime_rid()), flush=True)
+            return
+    frameworks = options.get("frameworks") or [options.get("framework", {})]
+    for framework in frameworks:
+        if framework.get("name") == "Microsoft.NETCore.App":
+            major = framework.get("version", "").split(".")[0]
+            version = shared_framework_version(dotnet, major) or framework.get("version")
+            print("runtime: .NET %s (shared framework of %s)" % (version, dotnet), flush=True)
+            return
+
+
 def build_app(dotnet, name, out_root):
     """Builds test/dotnet/<name> into out_root/<name> (offline, incremental) and returns the
-    path of its main assembly."""
+    path of its main assembly. With CLRIE_TEST_RUNTIME set, builds it self-contained for that
+    .NET version into out_root/net<N>.0/<name>; when NuGet cannot serve that version's packs,
+    the script exits 77 (skipped) and says why."""
+    major = test_runtime()
     out = os.path.join(out_root, name)
+    obj = os.path.join(out_root, "obj", name)
+    extra = []
+    if major:
+        tfm = "net%s.0" % major
+        out = os.path.join(out_root, tfm, name)
+        obj = os.path.join(out_root, "obj-" + tfm, name)
+        # TargetFrameworks (plural) reaches the restore, which ignores a global TargetFramework.
+        extra = ["-p:TargetFrameworks=" + tfm, "-f", tfm, "-r", runtime_rid(), "--self-contained"]
     project = os.path.join(APPS, name, name + ".csproj")
     result = subprocess.run(
         [dotnet, "build", project, "-c", "Release", "-o", out, "--nologo", "-v", "q",
-         "-p:BaseIntermediateOutputPath=" + os.path.join(out_root, "obj", name) + "/"],
+         "-p:BaseIntermediateOutputPath=" + obj + "/", *extra],
         env=quiet_environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if result.returncode != 0:
+        if major and "error NU1" in result.stdout:
+            print("cannot restore the .NET %s packs for %s from NuGet: skipped\n%s" % (
+                major, runtime_rid(), result.stdout))
+            sys.exit(SKIP)
         sys.exit("building %s failed:\n%s" % (name, result.stdout))
+    announce_runtime(dotnet, out)
     return os.path.join(out, name + ".dll")
 
 

@@ -1,6 +1,7 @@
 """The smallest plugin (examples/hello) through the engine in the real runtime: the app runs
 unchanged, and the plugin's lines, through the engine's log with the plugin's prefix, name
-the modules the runtime loaded.
+the modules the runtime loaded; and the engine uses the newest ICorProfilerInfo the runtime
+offers.
 
 Arguments: ENGINE_SO HELLO_SO APPS_BUILD_DIR"""
 import os
@@ -41,5 +42,16 @@ loaded = [line.split(prefix, 1)[1] for line in lines]
 for module in ("System.Private.CoreLib.dll", "hello.dll"):
     checks.expect(module in loaded, "the plugin logs that %s loaded" % module, seen=loaded[:8])
 print("\n".join(lines[:3]))
+
+# The engine keeps the newest ICorProfilerInfo the runtime offers: 14 on .NET 8, 15 on .NET 9
+# and 10 (the engine knows up to 15).
+NEWEST_INFO = {"8": 14, "9": 15, "10": 15}
+major = next((line.split("hello from .NET ", 1)[1].split(".")[0]
+              for line in baseline.stdout.splitlines() if "hello from .NET " in line), None)
+attached = [line for line in run.stderr.splitlines() if "attached (ICorProfilerInfo" in line]
+print("\n".join(attached[:1]))
+if major in NEWEST_INFO:
+    checks.expect_in("attached (ICorProfilerInfo%d)" % NEWEST_INFO[major], run.stderr,
+                     "on .NET %s the engine uses ICorProfilerInfo%d" % (major, NEWEST_INFO[major]))
 
 sys.exit(checks.finish("the hello plugin logs every module load through the engine"))

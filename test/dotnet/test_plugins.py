@@ -192,11 +192,17 @@ def scenario_tracer_everything():
 
 def build_helper():
     out = os.path.join(args.apps_out, "Clrie.Timer")
+    obj = os.path.join(args.apps_out, "obj", "Clrie.Timer")
+    extra = []
+    major = dotnet_apps.test_runtime()
+    if major:  # the helper targets the runtime the apps run on (CLRIE_TEST_RUNTIME)
+        tfm = "net%s.0" % major
+        out = os.path.join(args.apps_out, tfm, "Clrie.Timer")
+        obj = os.path.join(args.apps_out, "obj-" + tfm, "Clrie.Timer")
+        extra = ["-p:TargetFrameworks=" + tfm, "-f", tfm]
     result = subprocess.run(
         [dotnet, "build", os.path.abspath(HELPER_PROJECT), "-c", "Release", "-o", out,
-         "--nologo", "-v", "q",
-         "-p:BaseIntermediateOutputPath=" + os.path.join(args.apps_out, "obj", "Clrie.Timer") +
-         "/"],
+         "--nologo", "-v", "q", "-p:BaseIntermediateOutputPath=" + obj + "/", *extra],
         env=dotnet_apps.quiet_environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         text=True)
     if result.returncode != 0:

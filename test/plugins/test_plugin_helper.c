@@ -6,8 +6,10 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -338,6 +340,40 @@ static void the_framework_is_the_folder_corelib_came_from(void **state)
     clrie_plugin_framework_finish(&framework);
 }
 
+/* A self-contained app's files share the runtime's folder (which has no
+ * Microsoft.NETCore.App.deps.json): only the names the runtime pack ships are the framework's
+ * there, not the app's own assemblies. A real shared framework folder is all framework. */
+static void a_self_contained_apps_own_assemblies_are_not_the_framework(void **state)
+{
+    (void)state;
+    char shared[] = "/tmp/clrie-framework-XXXXXX";
+    assert_non_null(mkdtemp(shared));
+    char deps[sizeof shared + 64], path[sizeof shared + 64];
+    snprintf(deps, sizeof deps, "%s/Microsoft.NETCore.App.deps.json", shared);
+    FILE *f = fopen(deps, "w");
+    assert_non_null(f);
+    fclose(f);
+
+    struct clrie_plugin_framework framework = {0};
+    snprintf(path, sizeof path, "%s/System.Private.CoreLib.dll", shared);
+    assert_true(clrie_plugin_framework_has(&framework, path));
+    snprintf(path, sizeof path, "%s/Anything.dll", shared);
+    assert_true(clrie_plugin_framework_has(&framework, path));
+    clrie_plugin_framework_finish(&framework);
+    remove(deps);
+    rmdir(shared);
+
+    struct clrie_plugin_framework app = {0};
+    assert_true(clrie_plugin_framework_has(&app, "/no/such/app/System.Private.CoreLib.dll"));
+    assert_false(clrie_plugin_framework_has(&app, "/no/such/app/sample.dll"));
+    assert_false(clrie_plugin_framework_has(&app, "/no/such/app/Sample.Lib.dll"));
+    assert_true(clrie_plugin_framework_has(&app, "/no/such/app/System.Console.dll"));
+    assert_true(clrie_plugin_framework_has(&app, "/no/such/app/Microsoft.Win32.Primitives.dll"));
+    assert_true(clrie_plugin_framework_has(&app, "/no/such/app/netstandard.dll"));
+    assert_false(clrie_plugin_framework_has(&app, "/elsewhere/System.Console.dll"));
+    clrie_plugin_framework_finish(&app);
+}
+
 /* ---- a fake method for struct clrie_plugin_rewrite ------------------------------------------ */
 
 /* The graph, factory and single-ret the fake method hands out, each counting its references. */
@@ -477,6 +513,7 @@ int main(void)
         cmocka_unit_test(pattern_lists_are_split_trimmed_and_matched_as_shell_patterns),
         cmocka_unit_test(flags_read_true_yes_on_and_one),
         cmocka_unit_test(the_framework_is_the_folder_corelib_came_from),
+        cmocka_unit_test(a_self_contained_apps_own_assemblies_are_not_the_framework),
         cmocka_unit_test(
             a_rewrite_applies_single_ret_to_the_methods_graph_and_finish_gives_all_back),
         cmocka_unit_test(a_rewrite_whose_single_ret_fails_holds_nothing),

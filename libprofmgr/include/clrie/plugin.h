@@ -443,11 +443,14 @@ void clrie_plugin_plans_finish(struct clrie_plugin_plans *plans);
 
 /* The shared framework's folder, learnt when System.Private.CoreLib.dll loads. Zero-initialise. */
 struct clrie_plugin_framework {
-    char *folder; /* owned; set once */
+    char *folder; /* owned, set once; private (the folder and whether it is the app's too) */
 };
 
-/* Whether the module at `path` is the shared framework's: System.Private.CoreLib.dll itself
- * (its folder is then remembered) or a module in that folder. Any thread. */
+/* Whether the module at `path` is the framework's: System.Private.CoreLib.dll itself (its
+ * folder is then remembered) or a module in that folder. In a self-contained app the app's own
+ * files share that folder (it has no Microsoft.NETCore.App.deps.json); there a module of the
+ * folder is the framework's when its file name is one the runtime pack ships: System.*,
+ * Microsoft.*, mscorlib.dll, netstandard.dll or WindowsBase.dll. Any thread. */
 bool clrie_plugin_framework_has(struct clrie_plugin_framework *framework, const char *path);
 void clrie_plugin_framework_finish(struct clrie_plugin_framework *framework);
 
