@@ -265,16 +265,66 @@ static const char *lookup(char *const *envp, const char *name)
     return NULL;
 }
 
+static bool has_prefix(const char *entry, const char *prefix)
+{
+    return strncmp(entry, prefix, strlen(prefix)) == 0;
+}
+
+static bool some_variable_has_prefix(char *const *envp, const char *prefix)
+{
+    for (char *const *e = envp; *e; e++)
+        if (has_prefix(*e, prefix))
+            return true;
+    return false;
+}
+
+const char *clrie_config_env_prefix(char *const *envp)
+{
+    if (!envp)
+        return NULL;
+    if (some_variable_has_prefix(envp, CLRIE_CONFIG_ENV_PREFIX))
+        return CLRIE_CONFIG_ENV_PREFIX;
+    if (some_variable_has_prefix(envp, CLRIE_CONFIG_ENV_PREFIX_64))
+        return CLRIE_CONFIG_ENV_PREFIX_64;
+    return NULL;
+}
+
+/* On aarch64, when ARM64 variables are in effect: a warning for each CLRIE_CONFIG_ENV_PREFIX_64
+ * variable, which is then ignored. */
+static int report_ignored(struct clrie_config *config, char *const *envp, const char *prefix)
+{
+    if (strcmp(prefix, CLRIE_CONFIG_ENV_PREFIX_64) == 0)
+        return 0;
+    for (char *const *e = envp; *e; e++) {
+        const char *equals = strchr(*e, '=');
+        if (!has_prefix(*e, CLRIE_CONFIG_ENV_PREFIX_64) || !equals)
+            continue;
+        char *variable = strndup(*e, (size_t)(equals - *e));
+        if (!variable)
+            return -ENOMEM;
+        int r = clrie_config__report(config, CLRIE_CONFIG_WARNING, variable,
+                                     "ignored: " CLRIE_CONFIG_ENV_PREFIX "* variables are set, "
+                                     "and they take precedence");
+        free(variable);
+        if (r == -ENOMEM)
+            return r;
+    }
+    return 0;
+}
+
 int clrie_config_load_env(struct clrie_config *config, char *const *envp)
 {
     if (!config || !envp)
         return -EINVAL;
     const char *disable = lookup(envp, CLRIE_CONFIG_ENV_DISABLE_TRUST);
     struct clrie_config_options opts = {.trust_check = !(disable && strcmp(disable, "1") == 0)};
-    const size_t prefix_len = strlen(CLRIE_CONFIG_ENV_PREFIX);
-    int ret = 0;
+    const char *prefix = clrie_config_env_prefix(envp);
+    if (!prefix)
+        return 0;
+    const size_t prefix_len = strlen(prefix);
+    int ret = report_ignored(config, envp, prefix);
     for (char *const *e = envp; *e && ret != -ENOMEM; e++) {
-        if (strncmp(*e, CLRIE_CONFIG_ENV_PREFIX, prefix_len) != 0)
+        if (strncmp(*e, prefix, prefix_len) != 0)
             continue;
         const char *equals = strchr(*e + prefix_len, '=');
         if (!equals)

@@ -686,6 +686,48 @@ static void the_environment_can_turn_the_trust_check_off(void **state)
     test_tree_free(root);
 }
 
+/* CLRIE's Linux name (ConfigPath64_) is read on every architecture. On aarch64 the ARM64 name
+ * is read too, and when both are set the ARM64 variables win; each ignored ConfigPath64_
+ * variable gets a warning. */
+static void clries_linux_name_is_read_and_the_arm64_name_wins_on_aarch64(void **state)
+{
+    char *root = new_tree();
+    write_methods(root, "sixty-four.config", 1, method("SixtyFour", GUID_A, NULL));
+    write_methods(root, "arm64.config", 1, method("Arm64", GUID_B, NULL));
+    char only64[1024], arm64[1024];
+    snprintf(only64, sizeof(only64), CLRIE_CONFIG_ENV_PREFIX_64 "X=%s/sixty-four.config", root);
+    snprintf(arm64, sizeof(arm64),
+             "MicrosoftInstrumentationEngine_ConfigPathARM64_Y=%s/arm64.config", root);
+
+    char *linux_name[] = {only64, NULL};
+    assert_string_equal(clrie_config_env_prefix(linux_name), CLRIE_CONFIG_ENV_PREFIX_64);
+    struct clrie_config *config = clrie_config_new();
+    assert_int_equal(clrie_config_load_env(config, linux_name), 0);
+    expect_list(config, "- " GUID_A " SixtyFour\n");
+    clrie_config_free(config);
+
+    char *both[] = {only64, arm64, NULL};
+    config = clrie_config_new();
+    assert_int_equal(clrie_config_load_env(config, both), 0);
+#if defined(__aarch64__)
+    assert_string_equal(clrie_config_env_prefix(both), CLRIE_CONFIG_ENV_PREFIX);
+    expect_list(config, "- " GUID_B " Arm64\n");
+    expect_problems(config, root,
+                    CLRIE_CONFIG_ENV_PREFIX_64 "X:0:0: warning: ignored: " CLRIE_CONFIG_ENV_PREFIX
+                                               "* variables are set, and they take precedence\n");
+#else
+    /* x86_64 reads ConfigPath64_ only: the ARM64 name is another architecture's */
+    assert_string_equal(clrie_config_env_prefix(both), CLRIE_CONFIG_ENV_PREFIX_64);
+    expect_list(config, "- " GUID_A " SixtyFour\n");
+    assert_int_equal(clrie_config_diag_count(config), 0);
+#endif
+    clrie_config_free(config);
+
+    char *nothing[] = {"PATH=/usr/bin", NULL};
+    assert_null(clrie_config_env_prefix(nothing));
+    test_tree_free(root);
+}
+
 /* --- sharing the process ------------------------------------------------------------------- */
 
 struct thread_job {
@@ -783,6 +825,7 @@ int main(void)
         cmocka_unit_test(discovers_from_the_environment_in_order),
         cmocka_unit_test(keeps_clrie_locator_test_order_and_reports_what_clrie_dropped),
         cmocka_unit_test(the_environment_can_turn_the_trust_check_off),
+        cmocka_unit_test(clries_linux_name_is_read_and_the_arm64_name_wins_on_aarch64),
         cmocka_unit_test(loads_from_several_threads_at_once),
         cmocka_unit_test(leaves_the_hosts_libxml2_alone),
     };

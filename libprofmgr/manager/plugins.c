@@ -283,11 +283,7 @@ HRESULT clrie_pm__plugins_load(struct manager *m, const char *name, const char *
 
 static bool environment_names_configuration(void)
 {
-    size_t n = strlen(CLRIE_CONFIG_ENV_PREFIX);
-    for (char *const *e = clrie_pm_env_engine(); e && *e; e++)
-        if (strncmp(*e, CLRIE_CONFIG_ENV_PREFIX, n) == 0)
-            return true;
-    return false;
+    return clrie_config_env_prefix(clrie_pm_env_engine()) != NULL;
 }
 
 /* Logs what loading config found and loads the plugins it names, in priority order. Returns
@@ -320,10 +316,12 @@ static bool load_from(struct manager *m, struct clrie_config *config)
 void clrie_pm__plugins_load_configured(struct manager *m)
 {
     if (!environment_names_configuration()) {
+        bool two = strcmp(CLRIE_CONFIG_ENV_PREFIX, CLRIE_CONFIG_ENV_PREFIX_64) != 0;
         CLRIE_PM_LOG_MESSAGE(m->log,
-                             "no instrumentation method configuration found (no "
-                             "%s* variable); the engine stays attached without plugins",
-                             CLRIE_CONFIG_ENV_PREFIX);
+                             "no instrumentation method configuration found (no %s*%s%s "
+                             "variable); the engine stays attached without plugins",
+                             CLRIE_CONFIG_ENV_PREFIX, two ? " or " : "",
+                             two ? CLRIE_CONFIG_ENV_PREFIX_64 "*" : "");
         return;
     }
     struct clrie_config *config = clrie_config_new();

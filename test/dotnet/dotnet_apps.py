@@ -54,9 +54,14 @@ def quiet_environment():
 
 # The runtime the apps run on. By default they target the SDK's own framework and run on the
 # machine's shared framework. CLRIE_TEST_RUNTIME=<major> (8, 9, ...) builds them self-contained
-# for that .NET version instead, with the runtime pack NuGet serves for linux-x64 (the SDK picks
-# the patch), so `dotnet app.dll` runs them on that runtime (test/run's runtime matrix).
+# for that .NET version instead, with the runtime pack NuGet serves (the SDK picks the patch),
+# so `dotnet app.dll` runs them on that runtime (test/run's runtime matrix).
+# CLRIE_TEST_RID=linux-arm64 with CLRIE_TEST_EXE_WRAPPER=qemu-aarch64 builds them
+# self-contained for another architecture and runs their apphost through the wrapper (test/run's
+# arm64 run under qemu user mode).
 RUNTIME_VARIABLE = "CLRIE_TEST_RUNTIME"
+RID_VARIABLE = "CLRIE_TEST_RID"
+WRAPPER_VARIABLE = "CLRIE_TEST_EXE_WRAPPER"
 _announced = False
 
 
@@ -70,7 +75,16 @@ def test_runtime():
 
 def runtime_rid():
     import platform
-    return "linux-arm64" if platform.machine() in ("aarch64", "arm64") else "linux-x64"
+    return os.environ.get(RID_VARIABLE) or (
+        "linux-arm64" if platform.machine() in ("aarch64", "arm64") else "linux-x64")
+
+
+def app_command(dotnet, assembly):
+    """How to start the app: `dotnet app.dll`, or its apphost through CLRIE_TEST_EXE_WRAPPER."""
+    wrapper = os.environ.get(WRAPPER_VARIABLE)
+    if wrapper:
+        return [wrapper, assembly[:-len(".dll")] if assembly.endswith(".dll") else assembly]
+    return [dotnet, assembly]
 
 
 def shared_framework_version(dotnet, major):
@@ -103,8 +117,10 @@ def announce_runtime(dotnet, out):
         options = json.load(f).get("runtimeOptions", {})
     for framework in options.get("includedFrameworks", []):
         if framework.get("name") == "Microsoft.NETCore.App":
-            print("runtime: .NET %s (self-contained %s, runtime pack from NuGet)" % (
-                framework["version"], runtime_rid()), flush=True)
+            wrapper = os.environ.get(WRAPPER_VARIABLE)
+            print("runtime: .NET %s (self-contained %s, runtime pack from NuGet%s)" % (
+                framework["version"], runtime_rid(),
+                ", run through " + os.path.basename(wrapper) if wrapper else ""), flush=True)
             return
     frameworks = options.get("frameworks") or [options.get("framework", {})]
     for framework in frameworks:
@@ -126,19 +142,23 @@ def build_app(dotnet, name, out_root):
     extra = []
     if major:
         tfm = "net%s.0" % major
-        out = os.path.join(out_root, tfm, name)
-        obj = os.path.join(out_root, "obj-" + tfm, name)
+        out = os.path.join(out_root, tfm + "-" + runtime_rid(), name)
+        obj = os.path.join(out_root, "obj-%s-%s" % (tfm, runtime_rid()), name)
         # TargetFrameworks (plural) reaches the restore, which ignores a global TargetFramework.
         extra = ["-p:TargetFrameworks=" + tfm, "-f", tfm, "-r", runtime_rid(), "--self-contained"]
+    elif os.environ.get(RID_VARIABLE):
+        out = os.path.join(out_root, runtime_rid(), name)
+        obj = os.path.join(out_root, "obj-" + runtime_rid(), name)
+        extra = ["-r", runtime_rid(), "--self-contained"]
     project = os.path.join(APPS, name, name + ".csproj")
     result = subprocess.run(
         [dotnet, "build", project, "-c", "Release", "-o", out, "--nologo", "-v", "q",
          "-p:BaseIntermediateOutputPath=" + obj + "/", *extra],
         env=quiet_environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if result.returncode != 0:
-        if major and "error NU1" in result.stdout:
+        if (major or os.environ.get(RID_VARIABLE)) and "error NU1" in result.stdout:
             print("cannot restore the .NET %s packs for %s from NuGet: skipped\n%s" % (
-                major, runtime_rid(), result.stdout))
+                major or "(the SDK's)", runtime_rid(), result.stdout))
             sys.exit(SKIP)
         sys.exit("building %s failed:\n%s" % (name, result.stdout))
     announce_runtime(dotnet, out)
@@ -152,7 +172,7 @@ def run_app(dotnet, assembly, profiler_path=None, extra_env=None, args=()):
         env.update(CORECLR_ENABLE_PROFILING="1", CORECLR_PROFILER=PROFILER_CLSID,
                    CORECLR_PROFILER_PATH=profiler_path)
     env.update(extra_env or {})
-    return subprocess.run([dotnet, assembly, *args], env=env, stdout=subprocess.PIPE,
+    return subprocess.run([*app_command(dotnet, assembly), *args], env=env, stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, text=True, timeout=300)
 
 
@@ -243,8 +263,7 @@ class Sandbox:
 
 def engine_arch_suffix():
     """The suffix of the engine's per-architecture variables (..._64 or ..._ARM64)."""
-    import platform
-    return "ARM64" if platform.machine() in ("aarch64", "arm64") else "64"
+    return "ARM64" if runtime_rid().endswith("-arm64") else "64"
 
 
 def read_lines(path):

@@ -46,12 +46,17 @@ extern "C" {
 #endif
 
 /* The environment variables clrie_config_load_env() reads: every variable whose name starts
- * with CLRIE_CONFIG_ENV_PREFIX (case-sensitive, any suffix, also none) holds a ':'-separated
- * list of configuration files or folders. */
+ * with the prefix in effect (case-sensitive, any suffix, also none) holds a ':'-separated
+ * list of configuration files or folders. The prefix is CLRIE_CONFIG_ENV_PREFIX, the
+ * architecture's own. On aarch64 it is the ARM64 name, and CLRIE's Linux name,
+ * CLRIE_CONFIG_ENV_PREFIX_64, is read too, as CLRIE does on any Linux: when both kinds are set,
+ * the ARM64 variables win and the others are ignored (with a warning each). On x86_64 the two
+ * names are the same. */
+#define CLRIE_CONFIG_ENV_PREFIX_64 "MicrosoftInstrumentationEngine_ConfigPath64_"
 #if defined(__aarch64__)
 #define CLRIE_CONFIG_ENV_PREFIX "MicrosoftInstrumentationEngine_ConfigPathARM64_"
 #else
-#define CLRIE_CONFIG_ENV_PREFIX "MicrosoftInstrumentationEngine_ConfigPath64_"
+#define CLRIE_CONFIG_ENV_PREFIX CLRIE_CONFIG_ENV_PREFIX_64
 #endif
 
 /* Set to exactly "1", this variable turns the trust check off (CLRIE's name for its own
@@ -170,13 +175,19 @@ int clrie_config_load_memory(struct clrie_config *config, const void *data, size
                              const struct clrie_config_options *opts);
 
 /* Discovers configuration from envp, a NULL-terminated array of "NAME=VALUE" strings in
- * environment order (pass environ for the real one). Each variable named
- * CLRIE_CONFIG_ENV_PREFIX… is split on ':' and each part loaded with clrie_config_load_path,
+ * environment order (pass environ for the real one). Each variable whose name starts with
+ * the prefix in effect (clrie_config_env_prefix) is split on ':' and each part loaded with
+ * clrie_config_load_path,
  * in variable order then list order; a missing or unreadable part is an error for that part
  * only, an empty part a warning. The trust check is on unless envp sets
  * CLRIE_CONFIG_ENV_DISABLE_TRUST=1. Returns 0 when no error was found, -ENOMEM, -EINVAL for
  * NULL arguments, or the first failing part's code. */
 int clrie_config_load_env(struct clrie_config *config, char *const *envp);
+
+/* The prefix whose variables clrie_config_load_env reads in envp: CLRIE_CONFIG_ENV_PREFIX if a
+ * variable starts with it, else CLRIE_CONFIG_ENV_PREFIX_64 if one starts with that (the same
+ * name except on aarch64), else NULL: envp names no configuration. A static string. */
+const char *clrie_config_env_prefix(char *const *envp);
 
 /* The methods in load order. index must be below the count (else NULL). A returned pointer
  * stays valid until config is freed; a later load may change which index it has. */
