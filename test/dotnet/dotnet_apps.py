@@ -134,8 +134,9 @@ def announce_runtime(dotnet, out):
 def build_app(dotnet, name, out_root):
     """Builds test/dotnet/<name> into out_root/<name> (offline, incremental) and returns the
     path of its main assembly. With CLRIE_TEST_RUNTIME set, builds it self-contained for that
-    .NET version into out_root/net<N>.0/<name>; when NuGet cannot serve that version's packs,
-    the script exits 77 (skipped) and says why."""
+    .NET version into out_root/net<N>.0-<rid>/<name> (CLRIE_TEST_RID, or this machine's);
+    with only CLRIE_TEST_RID set, self-contained for the SDK's version into out_root/<rid>/.
+    When NuGet cannot serve those packs, the script exits 77 (skipped) and says why."""
     major = test_runtime()
     out = os.path.join(out_root, name)
     obj = os.path.join(out_root, "obj", name)
@@ -172,8 +173,8 @@ def run_app(dotnet, assembly, profiler_path=None, extra_env=None, args=()):
         env.update(CORECLR_ENABLE_PROFILING="1", CORECLR_PROFILER=PROFILER_CLSID,
                    CORECLR_PROFILER_PATH=profiler_path)
     env.update(extra_env or {})
-    return subprocess.run([*app_command(dotnet, assembly), *args], env=env, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, timeout=300)
+    return subprocess.run([*app_command(dotnet, assembly), *args], env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300)
 
 
 class Hung:

@@ -498,7 +498,9 @@ static void concurrent_first_calls_load_the_engine_once(void **state)
     char *root = install(versions);
     char *proxy = proxy_in(root);
     /* If the engine had been opened more than once, one DllCanUnloadNow would leave it
-     * mapped: being gone afterwards proves a single load. */
+     * mapped: being gone afterwards proves a single load. musl's dlclose never unmaps a
+     * library, so there (no __GLIBC__) the proof is not available and only the rest is
+     * checked. */
     struct outcome o = run(root, &(struct scenario){.proxy = proxy,
                                                     .threads = 16,
                                                     .unload = true,
@@ -506,7 +508,9 @@ static void concurrent_first_calls_load_the_engine_once(void **state)
                                                     .env = {"FAKE_ENGINE_CAN_UNLOAD=1", NULL}});
     assert_chose(&o, root, "1.1.0");
     assert_int_equal(o.unload_hr, S_OK);
+#if defined(__GLIBC__)
     assert_false(o.engine_resident);
+#endif
     assert_int_equal(o.again_hr, S_OK); /* and it loads again after an unload */
     outcome_free(&o);
     free(proxy);
