@@ -37,29 +37,26 @@ int clrie_pm_env_switch(char *const *envp, const char *name, bool *on)
     return -EINVAL;
 }
 
-static pthread_once_t engine_once = PTHREAD_ONCE_INIT;
-static char *const *engine_environment;
+static pthread_mutex_t engine_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The last view built, and the environ array and length it was built from. */
+static char **engine_view;
+static char **engine_view_of;
+static size_t engine_view_count;
 
 static bool starts_with(const char *text, const char *prefix)
 {
     return strncmp(text, prefix, strlen(prefix)) == 0;
 }
 
-/* Builds the view (clrie_pm_env_engine): its array and renamed entries are never freed. */
-static void build_engine_environment(void)
+/* A view of env (count entries, own of them clrie's own names), or NULL out of memory. */
+static char **build_view(char **env, size_t count)
 {
-    size_t count = 0, own = 0;
-    for (char **e = environ; e && *e; e++, count++)
-        own += starts_with(*e, CLRIE_PM_ENV_OWN_PREFIX);
-    engine_environment = environ;
-    if (own == 0)
-        return;
     char **view = calloc(count + 1, sizeof(*view));
     if (!view)
-        return;
+        return NULL;
     size_t n = 0;
     const size_t own_len = strlen(CLRIE_PM_ENV_OWN_PREFIX);
-    for (char **e = environ; *e; e++) {
+    for (char **e = env; *e; e++) {
         if (starts_with(*e, CLRIE_PM_ENV_CLRIE_PREFIX))
             continue;
         if (!starts_with(*e, CLRIE_PM_ENV_OWN_PREFIX)) {
@@ -75,17 +72,37 @@ static void build_engine_environment(void)
                 if (starts_with(view[i], CLRIE_PM_ENV_CLRIE_PREFIX))
                     free(view[i]);
             free(view);
-            return;
+            return NULL;
         }
         strcpy(renamed, CLRIE_PM_ENV_CLRIE_PREFIX);
         strcat(renamed, *e + own_len);
         view[n++] = renamed;
     }
-    engine_environment = view;
+    return view;
 }
 
 char *const *clrie_pm_env_engine(void)
 {
-    pthread_once(&engine_once, build_engine_environment);
-    return engine_environment;
+    pthread_mutex_lock(&engine_lock);
+    char **env = environ;
+    size_t count = 0, own = 0;
+    for (char **e = env; e && *e; e++, count++)
+        own += starts_with(*e, CLRIE_PM_ENV_OWN_PREFIX);
+    char *const *answer = env;
+    if (own) {
+        /* The environment as it is now (setenv may have replaced environ's array since): a
+         * view built before stays allocated, as a caller may still be reading it. */
+        if (!engine_view || engine_view_of != env || engine_view_count != count) {
+            char **view = build_view(env, count);
+            if (view) {
+                engine_view = view;
+                engine_view_of = env;
+                engine_view_count = count;
+            }
+        }
+        if (engine_view && engine_view_of == env && engine_view_count == count)
+            answer = engine_view;
+    }
+    pthread_mutex_unlock(&engine_lock);
+    return answer;
 }

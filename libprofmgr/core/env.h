@@ -37,8 +37,9 @@ int clrie_pm_env_switch(char *const *envp, const char *name, bool *on);
  * with CLRIE_PM_ENV_OWN_PREFIX; otherwise a copy in which each such variable stands for
  * CLRIE's name with the same ending and CLRIE's own variables are left out, so that clrie and
  * another engine that reads CLRIE's names (Microsoft's CLRIE as the raw profiler hook, say)
- * each have their own configuration and log. Built once, the first time it is asked for; out of
- * memory, environ. */
+ * each have their own configuration and log. The answer reflects the environment when asked (a
+ * view is built again when environ changed) and stays valid for the process's life; out of
+ * memory, environ itself. */
 char *const *clrie_pm_env_engine(void);
 
 #endif

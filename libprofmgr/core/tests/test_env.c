@@ -50,10 +50,14 @@ static void switches_are_one_or_zero_true_or_false(void **state)
     }
 }
 
-/* The engine's view of the environment, built the first time it is asked for: clrie's own
- * names stand for CLRIE's, whose variables are then left out. */
+/* The engine's view of the environment: clrie's own names stand for CLRIE's, whose variables
+ * are then left out; without clrie's own names, the environment itself. */
 static void own_names_stand_for_clries(void **state)
 {
+    setenv("MicrosoftInstrumentationEngine_LogLevel", "Errors", 1);
+    assert_string_equal(
+        clrie_pm_env_lookup(clrie_pm_env_engine(), "MicrosoftInstrumentationEngine_LogLevel"),
+        "Errors");
     setenv("MicrosoftInstrumentationEngine_LogLevel", "Errors", 1);
     setenv("MicrosoftInstrumentationEngine_ConfigPath64_Theirs", "/theirs.config", 1);
     setenv("ClrieEngine_LogLevel", "All", 1);
@@ -68,7 +72,11 @@ static void own_names_stand_for_clries(void **state)
     assert_null(clrie_pm_env_lookup(view, "MicrosoftInstrumentationEngine_ConfigPath64_Theirs"));
     assert_null(clrie_pm_env_lookup(view, "ClrieEngine_LogLevel"));
     assert_string_equal(clrie_pm_env_lookup(view, "CLRIE_TEST_OTHER"), "kept");
-    assert_ptr_equal(clrie_pm_env_engine(), view); /* built once */
+    assert_ptr_equal(clrie_pm_env_engine(), view); /* built again only when environ changes */
+    setenv("ClrieEngine_FileLogPath", "/tmp/mine.log", 1);
+    assert_string_equal(
+        clrie_pm_env_lookup(clrie_pm_env_engine(), "MicrosoftInstrumentationEngine_FileLogPath"),
+        "/tmp/mine.log");
 }
 
 int main(void)
