@@ -30,6 +30,7 @@
 #include "clrie/abi/instrumentation.h"
 #include "clrie/abi/metadata.h"
 #include "clrie/plugin.h"
+#include "plugin_edits.h"
 
 struct probe {
     IInstrumentationMethod iface;
@@ -181,42 +182,6 @@ static HRESULT probe_BeforeInstrumentMethod(IInstrumentationMethod *This, IMetho
     return S_OK;
 }
 
-/* Puts `ldc.i4.1; add` before every ret. */
-static HRESULT add_one_before_rets(IMethodInfo *mi)
-{
-    IInstructionGraph *graph = NULL;
-    IInstructionFactory *factory = NULL;
-    IInstruction *at = NULL;
-    HRESULT hr = mi->lpVtbl->GetInstructions(mi, &graph);
-    if (SUCCEEDED(hr))
-        hr = mi->lpVtbl->GetInstructionFactory(mi, &factory);
-    if (SUCCEEDED(hr))
-        hr = graph->lpVtbl->GetFirstInstruction(graph, &at);
-    while (SUCCEEDED(hr) && at) {
-        IInstruction *next = NULL;
-        if (clrie_plugin_opcode(at) == Cee_Ret) {
-            IInstruction *one = NULL, *add = NULL;
-            hr = factory->lpVtbl->CreateLoadConstInstruction(factory, 1, &one);
-            if (SUCCEEDED(hr))
-                hr = factory->lpVtbl->CreateInstruction(factory, Cee_Add, &add);
-            if (SUCCEEDED(hr))
-                hr = graph->lpVtbl->InsertBeforeAndRetargetOffsets(graph, at, one);
-            if (SUCCEEDED(hr))
-                hr = graph->lpVtbl->InsertBefore(graph, at, add);
-            clrie_plugin_release(one);
-            clrie_plugin_release(add);
-        }
-        if (SUCCEEDED(hr) && at->lpVtbl->GetNextInstruction(at, &next) != S_OK)
-            next = NULL;
-        clrie_plugin_release(at);
-        at = next;
-    }
-    clrie_plugin_release(at);
-    clrie_plugin_release(factory);
-    clrie_plugin_release(graph);
-    return hr;
-}
-
 static HRESULT probe_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
                                       BOOL isRejit)
 {
@@ -224,7 +189,7 @@ static HRESULT probe_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo 
     char name[256];
     wanted(p, pMethodInfo, name, sizeof(name));
     record(p, "instrument %s rejit=%d", name, isRejit ? 1 : 0);
-    return add_one_before_rets(pMethodInfo);
+    return test_plugin_add_before_rets(pMethodInfo, 1);
 }
 
 static HRESULT probe_OnInstrumentationComplete(IInstrumentationMethod *This,

@@ -23,6 +23,8 @@
 
 #include <clrie/plugin.h>
 
+#include "plugin_edits.h"
+
 struct compose {
     IInstrumentationMethod method;
     struct clrie_plugin_com com;
@@ -103,42 +105,6 @@ static void *request_rejit(void *arg)
     return NULL;
 }
 
-/* `ldc.i4 add; add` before every ret of the method. */
-static HRESULT add_before_rets(IMethodInfo *mi, int32_t add)
-{
-    IInstructionGraph *graph = NULL;
-    IInstructionFactory *factory = NULL;
-    IInstruction *at = NULL;
-    HRESULT hr = mi->lpVtbl->GetInstructions(mi, &graph);
-    if (SUCCEEDED(hr))
-        hr = mi->lpVtbl->GetInstructionFactory(mi, &factory);
-    if (SUCCEEDED(hr))
-        hr = graph->lpVtbl->GetFirstInstruction(graph, &at);
-    while (SUCCEEDED(hr) && at) {
-        ILOrdinalOpcode opcode = Cee_Nop;
-        IInstruction *next = NULL, *load = NULL, *sum = NULL;
-        at->lpVtbl->GetOpCode(at, &opcode);
-        at->lpVtbl->GetNextInstruction(at, &next);
-        if (opcode == Cee_Ret) {
-            hr = factory->lpVtbl->CreateIntOperandInstruction(factory, Cee_Ldc_I4, add, &load);
-            if (SUCCEEDED(hr))
-                hr = factory->lpVtbl->CreateInstruction(factory, Cee_Add, &sum);
-            if (SUCCEEDED(hr))
-                hr = graph->lpVtbl->InsertBefore(graph, at, load);
-            if (SUCCEEDED(hr))
-                hr = graph->lpVtbl->InsertAfter(graph, load, sum);
-        }
-        clrie_plugin_release(load);
-        clrie_plugin_release(sum);
-        clrie_plugin_release(at);
-        at = next;
-    }
-    clrie_plugin_release(at);
-    clrie_plugin_release(factory);
-    clrie_plugin_release(graph);
-    return hr;
-}
-
 static HRESULT compose_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *mi, BOOL isRejit)
 {
     struct compose *p = of(This);
@@ -154,7 +120,7 @@ static HRESULT compose_InstrumentMethod(IInstrumentationMethod *This, IMethodInf
         DWORD count = 0;
         mi->lpVtbl->GetRejitCount(mi, &count);
         int32_t add = 10 * (int32_t)(isRejit ? count + 1 : 1);
-        hr = add_before_rets(mi, add);
+        hr = test_plugin_add_before_rets(mi, add);
         clrie_plugin_append_line(p->fd, "edited Value rejit=%u with +%d hr=0x%08X", (unsigned)count,
                                  add, (unsigned)hr);
         pthread_mutex_lock(&p->lock);

@@ -51,6 +51,7 @@
 
 #include "clrie/abi/instrumentation.h"
 #include "clrie/plugin.h"
+#include "plugin_edits.h"
 
 struct probe {
     IInstrumentationMethod iface;
@@ -197,44 +198,6 @@ static HRESULT probe_BeforeInstrumentMethod(IInstrumentationMethod *This, IMetho
     return p->baseline_hr;
 }
 
-/* Puts `ldc.i4.1; add` before every ret (the method returns one more). */
-static HRESULT add_one_before_rets(IMethodInfo *mi)
-{
-    IInstructionGraph *graph = NULL;
-    IInstructionFactory *factory = NULL;
-    IInstruction *at = NULL;
-    HRESULT hr = mi->lpVtbl->GetInstructions(mi, &graph);
-    if (SUCCEEDED(hr))
-        hr = mi->lpVtbl->GetInstructionFactory(mi, &factory);
-    if (SUCCEEDED(hr))
-        hr = graph->lpVtbl->GetFirstInstruction(graph, &at);
-    while (SUCCEEDED(hr) && at) {
-        ILOrdinalOpcode opcode = Cee_Invalid;
-        IInstruction *next = NULL;
-        at->lpVtbl->GetOpCode(at, &opcode);
-        if (opcode == Cee_Ret) {
-            IInstruction *one = NULL, *add = NULL;
-            hr = factory->lpVtbl->CreateLoadConstInstruction(factory, 1, &one);
-            if (SUCCEEDED(hr))
-                hr = factory->lpVtbl->CreateInstruction(factory, Cee_Add, &add);
-            if (SUCCEEDED(hr))
-                hr = graph->lpVtbl->InsertBeforeAndRetargetOffsets(graph, at, one);
-            if (SUCCEEDED(hr))
-                hr = graph->lpVtbl->InsertBefore(graph, at, add);
-            clrie_plugin_release(one);
-            clrie_plugin_release(add);
-        }
-        if (SUCCEEDED(hr) && at->lpVtbl->GetNextInstruction(at, &next) != S_OK)
-            next = NULL;
-        clrie_plugin_release(at);
-        at = next;
-    }
-    clrie_plugin_release(at);
-    clrie_plugin_release(factory);
-    clrie_plugin_release(graph);
-    return hr;
-}
-
 /* Puts a `pop` first: the stack is empty there, so the method no longer verifies. */
 static HRESULT pop_first(IMethodInfo *mi)
 {
@@ -280,7 +243,7 @@ static HRESULT probe_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo 
             usleep(10 * 1000);
         record(p, "concurrent %s met=%d", full, atomic_load(&p->inside_concurrent) >= 2);
     }
-    return add_one_before_rets(pMethodInfo);
+    return test_plugin_add_before_rets(pMethodInfo, 1);
 }
 
 static HRESULT probe_OnInstrumentationComplete(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
