@@ -38,7 +38,9 @@ int clrie_pm_env_switch(char *const *envp, const char *name, bool *on)
 }
 
 static pthread_mutex_t engine_lock = PTHREAD_MUTEX_INITIALIZER;
-/* The last view built, and the environ array and length it was built from. */
+/* The last view built, and the environ array and length it was built from. Views built before
+ * stay allocated (a caller may still read one) and reachable, chained through the slot after
+ * their last entry's NULL. */
 static char **engine_view;
 static char **engine_view_of;
 static size_t engine_view_count;
@@ -51,7 +53,7 @@ static bool starts_with(const char *text, const char *prefix)
 /* A view of env (count entries, own of them clrie's own names), or NULL out of memory. */
 static char **build_view(char **env, size_t count)
 {
-    char **view = calloc(count + 1, sizeof(*view));
+    char **view = calloc(count + 2, sizeof(*view)); /* entries, NULL, the view before */
     if (!view)
         return NULL;
     size_t n = 0;
@@ -95,6 +97,10 @@ char *const *clrie_pm_env_engine(void)
         if (!engine_view || engine_view_of != env || engine_view_count != count) {
             char **view = build_view(env, count);
             if (view) {
+                size_t n = 0;
+                while (view[n])
+                    n++;
+                view[n + 1] = (char *)(void *)engine_view;
                 engine_view = view;
                 engine_view_of = env;
                 engine_view_count = count;
