@@ -51,9 +51,8 @@ static void build_engine_environment(void)
     size_t count = 0, own = 0;
     for (char **e = environ; e && *e; e++, count++)
         own += starts_with(*e, CLRIE_PM_ENV_OWN_PREFIX);
-    engine_environment = environ;
     if (own == 0)
-        return;
+        return; /* clrie_pm_env_engine reads environ itself */
     char **view = calloc(count + 1, sizeof(*view));
     if (!view)
         return;
@@ -87,5 +86,7 @@ static void build_engine_environment(void)
 char *const *clrie_pm_env_engine(void)
 {
     pthread_once(&engine_once, build_engine_environment);
-    return engine_environment;
+    /* Without a view, environ as it is now: a setenv since the first call may have moved the
+     * array, and the one seen then would be freed memory. */
+    return engine_environment ? engine_environment : environ;
 }

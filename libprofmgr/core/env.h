@@ -33,12 +33,12 @@ int clrie_pm_env_switch(char *const *envp, const char *name, bool *on);
 #define CLRIE_PM_ENV_CLRIE_PREFIX "MicrosoftInstrumentationEngine_"
 #define CLRIE_PM_ENV_OWN_PREFIX "ClrieEngine_"
 
-/* The environment the engine and the proxy read: environ itself when no variable's name starts
- * with CLRIE_PM_ENV_OWN_PREFIX; otherwise a copy in which each such variable stands for
- * CLRIE's name with the same ending and CLRIE's own variables are left out, so that clrie and
- * another engine that reads CLRIE's names (Microsoft's CLRIE as the raw profiler hook, say)
- * each have their own configuration and log. Built once, the first time it is asked for; out of
- * memory, environ. */
+/* The environment the engine and the proxy read: environ itself, as it is at each call, when no
+ * variable's name starts with CLRIE_PM_ENV_OWN_PREFIX; otherwise a copy in which each such variable
+ * stands for CLRIE's name with the same ending and CLRIE's own variables are left out, so that
+ * clrie and another engine that reads CLRIE's names (Microsoft's CLRIE as the raw profiler hook,
+ * say) each have their own configuration and log. Built once, the first time it is asked for; out
+ * of memory, environ. */
 char *const *clrie_pm_env_engine(void);
 
 #endif
