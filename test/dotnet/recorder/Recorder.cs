@@ -1,0 +1,72 @@
+// A tracer factory that writes one line per event to the file CLRIE_TEST_TRACE_OUTPUT names:
+//   enter <type>::<method>(<parameter types>) this=<instance> args=[<arguments>]
+//   finish <type>::<method> result=<value>        or        exception=<type>: <message>
+// CLRIE_TEST_TRACER_MODE changes what it does after writing the line: `throw-entry` throws
+// from GetTracer, `throw-finish` throws from Finish, `null` returns no tracer.
+using System;
+using System.Collections;
+using System.IO;
+using System.Text;
+using Clrie.Tracing;
+
+namespace Recorder
+{
+    public sealed class Factory : ITracerFactory
+    {
+        static readonly object Gate = new object();
+        static readonly string Output = Environment.GetEnvironmentVariable("CLRIE_TEST_TRACE_OUTPUT") ?? "trace.txt";
+        static readonly string Mode = Environment.GetEnvironmentVariable("CLRIE_TEST_TRACER_MODE") ?? "";
+
+        internal static void Write(string line)
+        {
+            lock (Gate)
+                File.AppendAllText(Output, line + "\n");
+        }
+
+        internal static string Show(object? value)
+        {
+            if (value == null)
+                return "null";
+            if (value is string s)
+                return "\"" + s + "\"";
+            if (value is IEnumerable items)
+            {
+                var text = new StringBuilder("[");
+                foreach (object? item in items)
+                    text.Append(text.Length > 1 ? "," : "").Append(Show(item));
+                return text.Append(']').ToString();
+            }
+            return value.ToString() ?? "";
+        }
+
+        public ITracer? GetTracer(TracedMethod method, object? instance, object?[] arguments)
+        {
+            Write("enter " + method.TypeName + "::" + method.MethodName + "(" + method.ParameterTypes +
+                  ") this=" + Show(instance) + " args=" + Show(arguments));
+            if (Mode == "throw-entry")
+                throw new InvalidOperationException("the tracer factory failed");
+            if (Mode == "null")
+                return null;
+            return new Tracer(method.TypeName + "::" + method.MethodName);
+        }
+    }
+
+    sealed class Tracer : ITracer
+    {
+        readonly string name;
+
+        public Tracer(string name)
+        {
+            this.name = name;
+        }
+
+        public void Finish(object? result, Exception? exception)
+        {
+            Factory.Write("finish " + name + (exception != null
+                ? " exception=" + exception.GetType().FullName + ": " + exception.Message
+                : " result=" + Factory.Show(result)));
+            if (Environment.GetEnvironmentVariable("CLRIE_TEST_TRACER_MODE") == "throw-finish")
+                throw new InvalidOperationException("the tracer failed");
+        }
+    }
+}

@@ -1,0 +1,197 @@
+"""The tracer plugin (plugins/tracer) in the real runtime, installed as clrie installs it (the
+plugin, Clrie.Tracing.dll and Tracer.config in one folder), on test/dotnet/traced with the
+tracer factory of test/dotnet/recorder:
+
+  traced        every traced call gives exactly the expected enter and finish events (static,
+                instance, struct return, void, a throw, a generic method at two
+                instantiations, an out parameter, several returns, nested traced calls); the
+                app's stdout and exit code are as without a profiler; a malformed points file
+                beside the good one is reported as file:line:col and the good one still applies
+  throw-entry   the factory throws in GetTracer: enter events only, the app unchanged
+  throw-finish  every tracer throws in Finish: all events, the app unchanged
+  null          the factory returns no tracer: enter events only, the app unchanged
+  no-hook       without DOTNET_STARTUP_HOOKS the plugin traces nothing and says why; the app
+                runs unchanged
+
+Usage: test_tracer.py --engine SO --plugin SO --library DLL --apps-out DIR
+                      [--only traced,...] [--keep] [--verbose]
+Exit: 0 all passed, 1 a check failed, 77 no dotnet on this machine."""
+import argparse
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import dotnet_apps  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TRACER_CONFIG = os.path.join(HERE, "..", "..", "plugins", "tracer", "Tracer.config")
+FOLDER_VARIABLE = "CLRIE_SETTING_1DACE3F14BE947BAAB0894AF32E0BDCC_Folder"
+
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("--engine", required=True, help="the built libInstrumentationEngine.so")
+parser.add_argument("--plugin", required=True, help="the built libclrie-tracer.so")
+parser.add_argument("--library", required=True, help="the built Clrie.Tracing.dll")
+parser.add_argument("--apps-out", required=True, help="where the C# apps are built")
+parser.add_argument("--only", default="traced,throw-entry,throw-finish,null,no-hook",
+                    help="comma-separated scenarios")
+parser.add_argument("--keep", action="store_true", help="keep the temporary directories")
+parser.add_argument("--verbose", action="store_true", help="print every run's stderr")
+args = parser.parse_args()
+dotnet, checks = dotnet_apps.start(args, ("engine", "plugin", "library"), folders=("apps_out",))
+if dotnet_apps.test_runtime() or os.environ.get(dotnet_apps.RID_VARIABLE):
+    # Clrie.Tracing.dll is built for the SDK's runtime only.
+    print("the tracer library targets the SDK's runtime: skipped")
+    sys.exit(dotnet_apps.SKIP)
+
+apps = dotnet_apps.Apps(dotnet, args.apps_out, verbose=args.verbose)
+
+# What Program.Main of test/dotnet/traced makes the recorder write, call by call.
+CALLS = [
+    ("Traced.Calculator::Add(System.Int32,System.Int32) this=Calculator+1 args=[2,3]",
+     "Traced.Calculator::Add result=6"),
+    ("Traced.Program::Mid(Traced.Pair,Traced.Pair) this=null args=[(2,4),(4,8)]",
+     "Traced.Program::Mid result=(3,6)"),
+    ('Traced.Program::Log(System.String) this=null args=["hello"]',
+     "Traced.Program::Log result=null"),
+    ('Traced.Program::Fail(System.String) this=null args=["boom"]',
+     "Traced.Program::Fail exception=System.InvalidOperationException: boom"),
+    ('Traced.Program::First(!!0[]) this=null args=[["a","b"]]',
+     'Traced.Program::First result="a"'),
+    ("Traced.Program::First(!!0[]) this=null args=[[7,8]]", "Traced.Program::First result=7"),
+    ('Traced.Program::TryDouble(System.String,System.Int32&) this=null args=["21",0]',
+     "Traced.Program::TryDouble result=True"),
+    ("Traced.Program::Early(System.Int32) this=null args=[-1]",
+     "Traced.Program::Early result=0"),
+    ("Traced.Program::Early(System.Int32) this=null args=[5]",
+     "Traced.Program::Early result=10"),
+]
+NESTED = [
+    "enter Traced.Program::Outer(System.Int32) this=null args=[4]",
+    "enter Traced.Program::Inner(System.Int32) this=null args=[4]",
+    "finish Traced.Program::Inner result=40",
+    "finish Traced.Program::Outer result=41",
+]
+ALL_EVENTS = [line for enter, finish in CALLS for line in ("enter " + enter,
+                                                            "finish " + finish)] + NESTED
+ENTER_EVENTS = [line for line in ALL_EVENTS if line.startswith("enter ")]
+
+POINTS = """<?xml version="1.0" encoding="utf-8"?>
+<!-- the methods of test/dotnet/traced -->
+<Tracing>
+  <Tracer factory="Recorder.Factory" library="recorder/Recorder.dll">
+    <Method assembly="traced" type="Traced.Calculator" name="Add"/>
+    <Method assembly="traced" type="Traced.Program" name="Mid"/>
+    <Method assembly="traced" type="Traced.Program" name="Log" parameters="System.String"/>
+    <Method assembly="traced" type="Traced.Program" name="Fail"/>
+    <Method assembly="traced" type="Traced.Program" name="First" parameters="!!0[]"/>
+    <Method assembly="traced" type="Traced.Program" name="TryDouble"
+            parameters="System.String, System.Int32&amp;"/>
+    <Method assembly="traced" type="Traced.Program" name="Early"/>
+    <Method assembly="traced" type="Traced.Program" name="Outer"/>
+    <Method assembly="traced" type="Traced.Program" name="Inner"/>
+    <Method assembly="traced" type="Traced.Program" name="Main" parameters="System.String[]"/>
+  </Tracer>
+</Tracing>
+"""
+# Main takes no parameters: the last point above names no method and traces nothing.
+
+BAD_POINTS = """<Tracing>
+  <Tracer factory="Recorder.Factory">
+    <Method assembly="traced" name="Add"/>
+  </Tracer>
+</Tracing>
+"""
+
+
+def build_recorder():
+    out = os.path.join(args.apps_out, "recorder")
+    obj = os.path.join(args.apps_out, "obj", "recorder")
+    result = subprocess.run(
+        [dotnet, "build", os.path.join(HERE, "recorder", "Recorder.csproj"), "-c", "Release",
+         "-o", out, "--nologo", "-v", "q", "-p:BaseIntermediateOutputPath=" + obj + "/",
+         "-p:ClrieTracing=" + args.library],
+        env=dotnet_apps.quiet_environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True)
+    if result.returncode != 0:
+        sys.exit("building the recorder failed:\n%s" % result.stdout)
+    return os.path.join(out, "Recorder.dll")
+
+
+class Sandbox(dotnet_apps.Sandbox):
+    """The plugin's install folder (Tracer/), a points folder and the recorder's output."""
+
+    def __init__(self, name, recorder):
+        super().__init__("clrie-tracer", name, keep=args.keep)
+        self.copy(args.plugin, "Tracer/libclrie-tracer.so")
+        self.library = self.copy(args.library, "Tracer/Clrie.Tracing.dll", mode=0o644)
+        config = self.copy(TRACER_CONFIG, "Tracer/Tracer.config", mode=0o644)
+        self.copy(recorder, "points/recorder/Recorder.dll", mode=0o644)
+        self.write("points/traced.xml", POINTS)
+        self.output = self.path("trace.txt")
+        self.env = {
+            dotnet_apps.CONFIG_VAR + "Tracer": config,
+            FOLDER_VARIABLE: self.path("points"),
+            "DOTNET_STARTUP_HOOKS": self.library,
+            "CLRIE_TEST_TRACE_OUTPUT": self.output,
+        }
+
+
+def run(sandbox, extra_env=None):
+    return apps.run("traced", args.engine, dict(sandbox.env, **(extra_env or {})), sandbox.name)
+
+
+def expect_app_unchanged(what, result):
+    checks.same_as_baseline(what, result, apps.baseline("traced"), stderr="contained")
+    checks.expect("Unhandled exception" not in result.stderr,
+                  "%s: no unhandled exception" % what, result)
+
+
+def expect_events(what, sandbox, expected):
+    seen = dotnet_apps.read_lines(sandbox.output)
+    checks.expect(seen == expected, "%s: exactly the expected tracer events\n    expected: %r" % (
+        what, expected), seen=seen)
+
+
+def scenario(mode, expected):
+    def run_scenario():
+        recorder = build_recorder()
+        sb = Sandbox(mode, recorder)
+        try:
+            extra = {"CLRIE_TEST_TRACER_MODE": mode} if mode != "traced" else {}
+            if mode == "traced":
+                bad = sb.write("points/bad.xml", BAD_POINTS)
+            result = run(sb, extra)
+            expect_app_unchanged(mode, result)
+            expect_events(mode, sb, expected)
+            if mode == "traced":
+                checks.expect_in("%s:3:5: <Method> needs a non-empty 'type' attribute" % bad,
+                                 result.stderr, "%s: the bad points file is reported" % mode,
+                                 result)
+        finally:
+            sb.close()
+    return run_scenario
+
+
+def scenario_no_hook():
+    sb = Sandbox("no-hook", build_recorder())
+    try:
+        env = dict(sb.env)
+        del env["DOTNET_STARTUP_HOOKS"]
+        result = apps.run("traced", args.engine, env, sb.name)
+        expect_app_unchanged("no-hook", result)
+        expect_events("no-hook", sb, [])
+        checks.expect_in("DOTNET_STARTUP_HOOKS does not name Clrie.Tracing.dll", result.stderr,
+                         "no-hook: the plugin says why it traces nothing", result)
+    finally:
+        sb.close()
+
+
+dotnet_apps.run_scenarios(checks, [
+    ("traced", "traced: the expected events, a bad file reported", scenario("traced", ALL_EVENTS)),
+    ("throw-entry", "throw-entry: a factory that throws", scenario("throw-entry", ENTER_EVENTS)),
+    ("throw-finish", "throw-finish: tracers that throw", scenario("throw-finish", ALL_EVENTS)),
+    ("null", "null: a factory without tracers", scenario("null", ENTER_EVENTS)),
+    ("no-hook", "no-hook: without the startup hook", scenario_no_hook),
+], set(args.only.split(",")))
+sys.exit(checks.finish("the tracer plugin traced test/dotnet/traced as expected"))

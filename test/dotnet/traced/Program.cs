@@ -1,0 +1,105 @@
+// The app test_tracer.py traces: static and instance methods, a struct return, void, a method
+// that throws, a generic method at two instantiations, an out parameter, several returns and
+// a traced method calling another. Its output and exit code (3) must not change when traced.
+using System;
+
+namespace Traced
+{
+    public struct Pair
+    {
+        public int X, Y;
+
+        public Pair(int x, int y)
+        {
+            X = x;
+            Y = y;
+        }
+
+        public override string ToString() => "(" + X + "," + Y + ")";
+    }
+
+    public class Calculator
+    {
+        readonly int offset;
+
+        public Calculator(int offset)
+        {
+            this.offset = offset;
+        }
+
+        public int Add(int a, int b) => a + b + offset;
+
+        public override string ToString() => "Calculator+" + offset;
+    }
+
+    public static class Program
+    {
+        static int Main()
+        {
+            var calculator = new Calculator(1);
+            Console.WriteLine("add " + calculator.Add(2, 3));
+            Console.WriteLine("mid " + Mid(new Pair(2, 4), new Pair(4, 8)));
+            Log("hello");
+            try
+            {
+                Fail("boom");
+            }
+            catch (InvalidOperationException e)
+            {
+                Console.WriteLine("caught " + e.Message);
+            }
+            Console.WriteLine("first " + First(new[] { "a", "b" }) + " " + First(new[] { 7, 8 }));
+            Console.WriteLine("parse " + TryDouble("21", out int doubled) + " " + doubled);
+            Console.WriteLine("early " + Early(-1) + " " + Early(5));
+            Console.WriteLine("nested " + Outer(4));
+            return 3;
+        }
+
+        static Pair Mid(Pair a, Pair b) => new Pair((a.X + b.X) / 2, (a.Y + b.Y) / 2);
+
+        static void Log(string message) => Console.WriteLine("log " + message);
+
+        static int Fail(string message) => throw new InvalidOperationException(message);
+
+        static T First<T>(T[] items) => items[0];
+
+        static bool TryDouble(string text, out int value)
+        {
+            if (int.TryParse(text, out int n))
+            {
+                value = 2 * n;
+                return true;
+            }
+            value = 0;
+            return false;
+        }
+
+        static int Early(int x)
+        {
+            if (x < 0)
+                return 0;
+            int sum = 0;
+            for (int i = 0; i < x; i++)
+            {
+                if (i == 10)
+                    return -1;
+                sum += i;
+            }
+            return sum;
+        }
+
+        static int Outer(int x) => Inner(x) + 1;
+
+        static int Inner(int x)
+        {
+            try
+            {
+                return x * 10;
+            }
+            finally
+            {
+                Console.WriteLine("inner finally");
+            }
+        }
+    }
+}
