@@ -190,6 +190,15 @@ static HRESULT match_method(void *data, mdMethodDef token, const WCHAR *full_nam
         }
         if (!clrie_tracer_point_matches(p, m->assembly, type, method, parameters))
             continue;
+        bool byref_like = false;
+        if (clrie_tracer_signature_byref_like(m->md.import, sig, sig_len, &byref_like) == 0 &&
+            byref_like) {
+            clrie_plugin_host_log(&m->s->host, true,
+                                  "%s::%s(%s): not traced: a by-ref-like parameter or result "
+                                  "(Span<T>, ...) cannot be handed to a tracer",
+                                  type, method, parameters);
+            return S_OK;
+        }
         struct clrie_tracer_method *traced = clrie_plugin_plan_add_method(m->plan, token);
         if (!traced)
             return E_OUTOFMEMORY;

@@ -16,6 +16,13 @@
 int clrie_tracer_parameters_text(IMetaDataImport *import, const uint8_t *sig, size_t len, char *out,
                                  size_t size);
 
+/* Whether the return type or a parameter type of the method signature sig[0..len) is a
+ * by-ref-like value type (Span<T> and the like), which the wrapper could not box: a type of the
+ * module with IsByRefLikeAttribute, or one of a list of such types of the framework, by name.
+ * 0 or -EILSEQ. */
+int clrie_tracer_signature_byref_like(IMetaDataImport *import, const uint8_t *sig, size_t len,
+                                      bool *found);
+
 /* What the wrapper calls, defined in the traced method's module at module load. */
 struct clrie_tracer_refs {
     mdMemberRef enter;  /* object Clrie.Tracing.Shim::Enter(string, object, object[]) */

@@ -4,9 +4,10 @@ tracer factory of test/dotnet/recorder:
 
   traced        every traced call gives exactly the expected enter and finish events (static,
                 instance, struct return, void, a throw, a generic method at two
-                instantiations, an out parameter, several returns, nested traced calls); the
-                app's stdout and exit code are as without a profiler; a malformed points file
-                beside the good one is reported as file:line:col and the good one still applies
+                instantiations, an out parameter, several returns, nested traced calls); methods
+                with by-ref-like parameters are left alone with a line; the app's stdout and
+                exit code are as without a profiler; a malformed points file beside the good
+                one is reported as file:line:col and the good one still applies
   throw-entry   the factory throws in GetTracer: enter events only, the app unchanged
   throw-finish  every tracer throws in Finish: all events, the app unchanged
   null          the factory returns no tracer: enter events only, the app unchanged
@@ -91,6 +92,8 @@ POINTS = """<?xml version="1.0" encoding="utf-8"?>
     <Method assembly="traced" type="Traced.Program" name="Outer"/>
     <Method assembly="traced" type="Traced.Program" name="Inner"/>
     <Method assembly="traced" type="Traced.Program" name="Main" parameters="System.String[]"/>
+    <Method assembly="traced" type="Traced.Program" name="Count"/>
+    <Method assembly="traced" type="Traced.Program" name="Measure"/>
   </Tracer>
 </Tracing>
 """
@@ -165,6 +168,11 @@ def scenario(mode, expected):
             expect_app_unchanged(mode, result)
             expect_events(mode, sb, expected)
             if mode == "traced":
+                for method in ("Count(System.ReadOnlySpan`1<System.Char>)",
+                               "Measure(Traced.Window)"):
+                    checks.expect_in("Traced.Program::%s: not traced: a by-ref-like" % method,
+                                     result.stderr, "%s: a by-ref-like parameter is left "
+                                     "alone, with a line" % mode, result)
                 checks.expect_in("%s:3:5: <Method> needs a non-empty 'type' attribute" % bad,
                                  result.stderr, "%s: the bad points file is reported" % mode,
                                  result)

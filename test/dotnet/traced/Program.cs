@@ -1,6 +1,7 @@
 // The app test_tracer.py traces: static and instance methods, a struct return, void, a method
 // that throws, a generic method at two instantiations, an out parameter, several returns and
-// a traced method calling another. Its output and exit code (3) must not change when traced.
+// a traced method calling another, and two methods with by-ref-like parameters that the
+// plugin must leave alone. Its output and exit code (3) must not change when traced.
 using System;
 
 namespace Traced
@@ -16,6 +17,11 @@ namespace Traced
         }
 
         public override string ToString() => "(" + X + "," + Y + ")";
+    }
+
+    public ref struct Window
+    {
+        public int Size;
     }
 
     public class Calculator
@@ -52,6 +58,7 @@ namespace Traced
             Console.WriteLine("parse " + TryDouble("21", out int doubled) + " " + doubled);
             Console.WriteLine("early " + Early(-1) + " " + Early(5));
             Console.WriteLine("nested " + Outer(4));
+            Console.WriteLine("count " + Count("four".AsSpan()) + " " + Measure(new Window { Size = 9 }));
             return 3;
         }
 
@@ -87,6 +94,11 @@ namespace Traced
             }
             return sum;
         }
+
+        // By-ref-like arguments cannot be boxed for a tracer: the plugin leaves these alone.
+        static int Count(ReadOnlySpan<char> text) => text.Length;
+
+        static int Measure(Window window) => window.Size;
 
         static int Outer(int x) => Inner(x) + 1;
 
