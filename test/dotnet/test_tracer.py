@@ -4,7 +4,9 @@ tracer factory of test/dotnet/recorder:
 
   traced        every traced call gives exactly the expected enter and finish events (static,
                 instance, struct return, void, a throw, a generic method at two
-                instantiations, an out parameter, several returns, nested traced calls); methods
+                instantiations, an out parameter, several returns, nested traced calls, an async
+                method (the tracer gets its Task), an iterator, a framework method precompiled
+                with ReadyToRun); methods
                 with by-ref-like parameters are left alone with a line; the app's stdout and
                 exit code are as without a profiler; a malformed points file beside the good
                 one is reported as file:line:col and the good one still applies
@@ -73,8 +75,17 @@ NESTED = [
     "finish Traced.Program::Inner result=40",
     "finish Traced.Program::Outer result=41",
 ]
+LATER = [
+    ("Traced.Program::LaterAsync(System.Int32) this=null args=[6]",
+     "Traced.Program::LaterAsync result=task"),
+    ("Traced.Program::Countdown(System.Int32) this=null args=[2]",
+     "Traced.Program::Countdown result=enumerable"),
+    ('System.IO.Path::GetExtension(System.String) this=null args=["notes.txt"]',
+     'System.IO.Path::GetExtension result=".txt"'),
+]
 ALL_EVENTS = [line for enter, finish in CALLS for line in ("enter " + enter,
-                                                            "finish " + finish)] + NESTED
+                                                            "finish " + finish)] + NESTED + [
+    line for enter, finish in LATER for line in ("enter " + enter, "finish " + finish)]
 ENTER_EVENTS = [line for line in ALL_EVENTS if line.startswith("enter ")]
 
 POINTS = """<?xml version="1.0" encoding="utf-8"?>
@@ -92,6 +103,10 @@ POINTS = """<?xml version="1.0" encoding="utf-8"?>
     <Method assembly="traced" type="Traced.Program" name="Outer"/>
     <Method assembly="traced" type="Traced.Program" name="Inner"/>
     <Method assembly="traced" type="Traced.Program" name="Main" parameters="System.String[]"/>
+    <Method assembly="traced" type="Traced.Program" name="LaterAsync"/>
+    <Method assembly="traced" type="Traced.Program" name="Countdown"/>
+    <Method assembly="System.Private.CoreLib" type="System.IO.Path" name="GetExtension"
+            parameters="System.String"/>
     <Method assembly="traced" type="Traced.Program" name="Count"/>
     <Method assembly="traced" type="Traced.Program" name="Measure"/>
   </Tracer>

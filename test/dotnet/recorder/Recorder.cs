@@ -4,7 +4,6 @@
 // CLRIE_TEST_TRACER_MODE changes what it does after writing the line: `throw-entry` throws
 // from GetTracer, `throw-finish` throws from Finish, `null` returns no tracer.
 using System;
-using System.Collections;
 using System.IO;
 using System.Text;
 using Clrie.Tracing;
@@ -29,7 +28,11 @@ namespace Recorder
                 return "null";
             if (value is string s)
                 return "\"" + s + "\"";
-            if (value is IEnumerable items)
+            if (value is System.Threading.Tasks.Task task)
+                return "task"; // an async method's result: not awaited here
+            if (value is System.Collections.IEnumerable and not Array)
+                return "enumerable"; // an iterator's result: not enumerated here
+            if (value is Array items)
             {
                 var text = new StringBuilder("[");
                 foreach (object? item in items)

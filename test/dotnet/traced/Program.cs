@@ -1,8 +1,12 @@
 // The app test_tracer.py traces: static and instance methods, a struct return, void, a method
-// that throws, a generic method at two instantiations, an out parameter, several returns and
-// a traced method calling another, and two methods with by-ref-like parameters that the
-// plugin must leave alone. Its output and exit code (3) must not change when traced.
+// that throws, a generic method at two instantiations, an out parameter, several returns, a
+// traced method calling another, an async method, an iterator, a framework method
+// (System.IO.Path.GetExtension, precompiled with ReadyToRun), and two methods with by-ref-like
+// parameters that the plugin must leave alone. Its output and exit code (3) must not change when traced.
 using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Threading.Tasks;
 
 namespace Traced
 {
@@ -58,6 +62,10 @@ namespace Traced
             Console.WriteLine("parse " + TryDouble("21", out int doubled) + " " + doubled);
             Console.WriteLine("early " + Early(-1) + " " + Early(5));
             Console.WriteLine("nested " + Outer(4));
+            Console.WriteLine("later " + LaterAsync(6).GetAwaiter().GetResult());
+            foreach (int n in Countdown(2))
+                Console.WriteLine("countdown " + n);
+            Console.WriteLine("extension " + Path.GetExtension("notes.txt"));
             Console.WriteLine("count " + Count("four".AsSpan()) + " " + Measure(new Window { Size = 9 }));
             return 3;
         }
@@ -93,6 +101,18 @@ namespace Traced
                 sum += i;
             }
             return sum;
+        }
+
+        static async Task<int> LaterAsync(int x)
+        {
+            await Task.Yield();
+            return x + 1;
+        }
+
+        static IEnumerable<int> Countdown(int from)
+        {
+            for (int i = from; i > 0; i--)
+                yield return i;
         }
 
         // By-ref-like arguments cannot be boxed for a tracer: the plugin leaves these alone.
