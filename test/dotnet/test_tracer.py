@@ -4,7 +4,7 @@ tracer factory of test/dotnet/recorder:
 
   traced        every traced call gives exactly the expected enter and finish events (static,
                 instance, struct return, void, a throw, a generic method at two
-                instantiations, an out parameter, several returns, nested traced calls, an async
+                instantiations, an out parameter, several returns, nested traced calls, methods of a generic type, an async
                 method (the tracer gets its Task), an iterator, a framework method precompiled
                 with ReadyToRun); methods
                 with by-ref-like parameters are left alone with a line; the app's stdout and
@@ -76,6 +76,8 @@ NESTED = [
     "finish Traced.Program::Outer result=41",
 ]
 LATER = [
+    ("Traced.Box`1::Swap(!0,!0&) this=Box(1) args=[2,0]", "Traced.Box`1::Swap result=2"),
+    ('Traced.Box`1::Swap(!0,!0&) this=Box(x) args=["y",null]', 'Traced.Box`1::Swap result="y"'),
     ("Traced.Program::LaterAsync(System.Int32) this=null args=[6]",
      "Traced.Program::LaterAsync result=task"),
     ("Traced.Program::Countdown(System.Int32) this=null args=[2]",
@@ -103,6 +105,7 @@ POINTS = """<?xml version="1.0" encoding="utf-8"?>
     <Method assembly="traced" type="Traced.Program" name="Outer"/>
     <Method assembly="traced" type="Traced.Program" name="Inner"/>
     <Method assembly="traced" type="Traced.Program" name="Main" parameters="System.String[]"/>
+    <Method assembly="traced" type="Traced.Box`1" name="Swap" parameters="!0, !0&amp;"/>
     <Method assembly="traced" type="Traced.Program" name="LaterAsync"/>
     <Method assembly="traced" type="Traced.Program" name="Countdown"/>
     <Method assembly="System.Private.CoreLib" type="System.IO.Path" name="GetExtension"

@@ -1,8 +1,9 @@
 // The app test_tracer.py traces: static and instance methods, a struct return, void, a method
 // that throws, a generic method at two instantiations, an out parameter, several returns, a
-// traced method calling another, an async method, an iterator, a framework method
-// (System.IO.Path.GetExtension, precompiled with ReadyToRun), and two methods with by-ref-like
-// parameters that the plugin must leave alone. Its output and exit code (3) must not change when traced.
+// traced method calling another, a method of a generic type at two instantiations, an async
+// method, an iterator, a framework method (System.IO.Path.GetExtension, precompiled with
+// ReadyToRun), and two methods with by-ref-like parameters that the plugin must leave alone.
+// Its output and exit code (3) must not change when traced.
 using System;
 using System.Collections.Generic;
 using System.IO;
@@ -26,6 +27,24 @@ namespace Traced
     public ref struct Window
     {
         public int Size;
+    }
+
+    public class Box<T>
+    {
+        readonly T value;
+
+        public Box(T value)
+        {
+            this.value = value;
+        }
+
+        public T Swap(T other, out T old)
+        {
+            old = value;
+            return other;
+        }
+
+        public override string ToString() => "Box(" + value + ")";
     }
 
     public class Calculator
@@ -62,6 +81,8 @@ namespace Traced
             Console.WriteLine("parse " + TryDouble("21", out int doubled) + " " + doubled);
             Console.WriteLine("early " + Early(-1) + " " + Early(5));
             Console.WriteLine("nested " + Outer(4));
+            Console.WriteLine("swap " + new Box<int>(1).Swap(2, out int old) + " " + old + " " +
+                              new Box<string>("x").Swap("y", out string? oldText) + " " + oldText);
             Console.WriteLine("later " + LaterAsync(6).GetAwaiter().GetResult());
             foreach (int n in Countdown(2))
                 Console.WriteLine("countdown " + n);
