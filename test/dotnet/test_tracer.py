@@ -4,12 +4,12 @@ tracer factory of test/dotnet/recorder:
 
   traced        every traced call gives exactly the expected enter and finish events (static,
                 instance, struct return, void, a throw, a generic method at two
-                instantiations, an out parameter, several returns, nested traced calls, methods of a generic type, an async
-                method (the tracer gets its Task), an iterator, a framework method precompiled
-                with ReadyToRun); methods
-                with by-ref-like parameters are left alone with a line; the app's stdout and
-                exit code are as without a profiler; a malformed points file beside the good
-                one is reported as file:line:col and the good one still applies
+                instantiations, an out parameter, several returns, nested traced calls, a
+                method of a generic type, an async method (the tracer gets its Task), an
+                iterator, a framework method precompiled with ReadyToRun); methods with
+                by-ref-like parameters are left alone with a line; the app's stdout and exit
+                code are as without a profiler; a malformed points file beside the good one is
+                reported as file:line:col and the good one still applies
   throw-entry   the factory throws in GetTracer: enter events only, the app unchanged
   throw-finish  every tracer throws in Finish: all events, the app unchanged
   null          the factory returns no tracer: enter events only, the app unchanged

@@ -87,7 +87,8 @@ namespace Traced
             foreach (int n in Countdown(2))
                 Console.WriteLine("countdown " + n);
             Console.WriteLine("extension " + Path.GetExtension("notes.txt"));
-            Console.WriteLine("count " + Count("four".AsSpan()) + " " + Measure(new Window { Size = 9 }));
+            Console.WriteLine("count " + Count("four".AsSpan()) + " " +
+                              Measure(new Window { Size = 9 }));
             return 3;
         }
 
