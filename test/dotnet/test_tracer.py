@@ -15,6 +15,11 @@ tracer factory of test/dotnet/recorder:
   null          the factory returns no tracer: enter events only, the app unchanged
   no-hook       without DOTNET_STARTUP_HOOKS the plugin traces nothing and says why; the app
                 runs unchanged
+  watch         test/dotnet/refreshed runs on while its points file changes on disk: a point
+                added, its factory changed, a point removed; the events follow within 10 s,
+                exactly one enter and one finish per traced call, none for a removed point
+  refresh-call  the same with the folder not watched (Watch=false) and the app calling
+                Clrie.Tracing.Tracing.Refresh(): the next call already follows the points
 
 Usage: test_tracer.py --engine SO --plugin SO --library DLL --apps-out DIR
                       [--only traced,...] [--keep] [--verbose]
@@ -23,6 +28,7 @@ import argparse
 import os
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dotnet_apps  # noqa: E402
@@ -36,7 +42,8 @@ parser.add_argument("--engine", required=True, help="the built libInstrumentatio
 parser.add_argument("--plugin", required=True, help="the built libclrie-tracer.so")
 parser.add_argument("--library", required=True, help="the built Clrie.Tracing.dll")
 parser.add_argument("--apps-out", required=True, help="where the C# apps are built")
-parser.add_argument("--only", default="traced,throw-entry,throw-finish,null,no-hook",
+parser.add_argument("--only", default="traced,throw-entry,throw-finish,null,no-hook,watch,"
+                    "refresh-call",
                     help="comma-separated scenarios")
 parser.add_argument("--keep", action="store_true", help="keep the temporary directories")
 parser.add_argument("--verbose", action="store_true", help="print every run's stderr")
@@ -213,11 +220,147 @@ def scenario_no_hook():
         sb.close()
 
 
+# ---- refresh ---------------------------------------------------------------------------------
+
+REFRESH_BOUND = 10.0  # seconds for a change on disk to show in the events
+
+
+def refresh_points(methods):
+    """A points file naming Refreshed.Work's methods: (name, factory) pairs."""
+    lines = "\n".join(
+        '  <Tracer factory="Recorder.%s" library="recorder/Recorder.dll">\n'
+        '    <Method assembly="refreshed" type="Refreshed.Work" name="%s"/>\n'
+        '  </Tracer>' % (factory, name) for name, factory in methods)
+    return "<Tracing>\n%s\n</Tracing>\n" % lines
+
+
+def expected_events(methods, n):
+    """The events of one call of Alpha and Beta (argument n) under these points."""
+    events = []
+    for name, value in (("Alpha", 2 * n), ("Beta", 3 * n)):
+        factory = dict(methods).get(name)
+        if factory == "Factory":
+            events += ["enter Refreshed.Work::%s(System.Int32) this=null args=[%d]" % (name, n),
+                       "finish Refreshed.Work::%s result=%d" % (name, value)]
+        elif factory == "Second":
+            events += ["second enter Refreshed.Work::%s" % name,
+                       "second finish Refreshed.Work::%s result=%d" % (name, value)]
+    return events
+
+
+class Session:
+    """test/dotnet/refreshed under the engine, driven line by line."""
+
+    def __init__(self, sandbox, env):
+        self.sandbox = sandbox
+        self.seen = 0
+        self.calls = 0
+        full = dotnet_apps.quiet_environment()
+        full.update(CORECLR_ENABLE_PROFILING="1", CORECLR_PROFILER=dotnet_apps.PROFILER_CLSID,
+                    CORECLR_PROFILER_PATH=args.engine, **env)
+        self.process = subprocess.Popen(
+            dotnet_apps.app_command(dotnet, apps.app("refreshed")), env=full,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def ask(self, command):
+        self.process.stdin.write(command + "\n")
+        self.process.stdin.flush()
+        return self.process.stdout.readline().strip()
+
+    def call(self):
+        """One call of Alpha and Beta: (the app's answer, the events it made)."""
+        self.calls += 1
+        answer = self.ask("call")
+        lines = dotnet_apps.read_lines(self.sandbox.output)
+        events, self.seen = lines[self.seen:], len(lines)
+        return answer, events
+
+    def finish(self):
+        try:
+            out, err = self.process.communicate("exit\n", timeout=60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            out, err = self.process.communicate()
+        return self.process.returncode, err
+
+
+def replace_points(sandbox, text):
+    """Replaces the points file at once (a rename), as a deployment would."""
+    temporary = sandbox.write("points/.refreshed.tmp", text)
+    os.rename(temporary, sandbox.path("points/refreshed.xml"))
+
+
+def scenario_refresh(watch):
+    what = "watch" if watch else "refresh-call"
+    sb = Sandbox(what, build_recorder())
+    os.unlink(sb.path("points/traced.xml"))
+    steps = [[("Alpha", "Factory")],
+             [("Alpha", "Factory"), ("Beta", "Factory")],
+             [("Alpha", "Factory"), ("Beta", "Second")],
+             [("Beta", "Second")],
+             []]
+    session = None
+    try:
+        replace_points(sb, refresh_points(steps[0]))
+        env = dict(sb.env)
+        if not watch:
+            env["CLRIE_SETTING_1DACE3F14BE947BAAB0894AF32E0BDCC_Watch"] = "false"
+        session = Session(sb, env)
+        answer, events = session.call()
+        checks.expect(answer == "called 1 2 3", "%s: the app answers as without a profiler" % what,
+                      seen=answer)
+        checks.expect(events == expected_events(steps[0], 1),
+                      "%s: at start, the events of the first points" % what, seen=events)
+        for step, methods in enumerate(steps[1:], 1):
+            replace_points(sb, refresh_points(methods))
+            started = time.monotonic()
+            if not watch:
+                answer = session.ask("refresh")
+                checks.expect(answer == "refreshed True",
+                              "%s step %d: Tracing.Refresh() returns true" % (what, step),
+                              seen=answer)
+            want = expected_events(methods, session.calls + 1)
+            answer, events = session.call()
+            while watch and events != want and time.monotonic() - started < REFRESH_BOUND:
+                time.sleep(0.1)
+                want = expected_events(methods, session.calls + 1)
+                answer, events = session.call()
+            n = session.calls
+            checks.expect(answer == "called %d %d %d" % (n, 2 * n, 3 * n),
+                          "%s step %d: the app answers as without a profiler" % (what, step),
+                          seen=answer)
+            checks.expect(events == want, "%s step %d: the events follow %s%s\n    expected: %r" % (
+                what, step, methods, " within %g s" % REFRESH_BOUND if watch else
+                " at the next call", want), seen=events)
+            # and they stay so: exactly one enter and one finish per traced call
+            answer, events = session.call()
+            want = expected_events(methods, session.calls)
+            checks.expect(events == want, "%s step %d: the next call too\n    expected: %r" % (
+                what, step, want), seen=events)
+            print("   step %d (%s): followed after %.2f s" % (
+                step, ", ".join("%s by %s" % m for m in methods) or "no points",
+                time.monotonic() - started))
+        code, err = session.finish()
+        session = None
+        checks.expect(code == 0, "%s: the app exits with 0" % what, seen=err)
+        checks.expect("Unhandled exception" not in err, "%s: no unhandled exception" % what,
+                      seen=err)
+    finally:
+        if session:
+            session.process.kill()
+            session.process.communicate()
+        sb.close()
+
+
 dotnet_apps.run_scenarios(checks, [
     ("traced", "traced: the expected events, a bad file reported", scenario("traced", ALL_EVENTS)),
     ("throw-entry", "throw-entry: a factory that throws", scenario("throw-entry", ENTER_EVENTS)),
     ("throw-finish", "throw-finish: tracers that throw", scenario("throw-finish", ALL_EVENTS)),
     ("null", "null: a factory without tracers", scenario("null", ENTER_EVENTS)),
     ("no-hook", "no-hook: without the startup hook", scenario_no_hook),
+    ("watch", "watch: points changed on disk while the app runs",
+     lambda: scenario_refresh(watch=True)),
+    ("refresh-call", "refresh-call: points changed, then Tracing.Refresh()",
+     lambda: scenario_refresh(watch=False)),
 ], set(args.only.split(",")))
 sys.exit(checks.finish("the tracer plugin traced test/dotnet/traced as expected"))
