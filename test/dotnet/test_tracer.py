@@ -15,6 +15,9 @@ tracer factory of test/dotnet/recorder:
   null          the factory returns no tracer: enter events only, the app unchanged
   no-hook       without DOTNET_STARTUP_HOOKS the plugin traces nothing and says why; the app
                 runs unchanged
+  http          test/dotnet/httpget, an HTTP client calling a server on 127.0.0.1, with the
+                framework's System.Net.Http.HttpClient.SendAsync traced: one enter (with the
+                request) and one finish (with the task) per request, the app unchanged
   watch         test/dotnet/refreshed runs on while its points file changes on disk: a point
                 added, its factory changed, a point removed; the events follow within 10 s,
                 exactly one enter and one finish per traced call, none for a removed point
@@ -42,8 +45,8 @@ parser.add_argument("--engine", required=True, help="the built libInstrumentatio
 parser.add_argument("--plugin", required=True, help="the built libclrie-tracer.so")
 parser.add_argument("--library", required=True, help="the built Clrie.Tracing.dll")
 parser.add_argument("--apps-out", required=True, help="where the C# apps are built")
-parser.add_argument("--only", default="traced,throw-entry,throw-finish,null,no-hook,watch,"
-                    "refresh-call",
+parser.add_argument("--only", default="traced,throw-entry,throw-finish,null,no-hook,http,"
+                    "watch,refresh-call",
                     help="comma-separated scenarios")
 parser.add_argument("--keep", action="store_true", help="keep the temporary directories")
 parser.add_argument("--verbose", action="store_true", help="print every run's stderr")
@@ -220,6 +223,46 @@ def scenario_no_hook():
         sb.close()
 
 
+# ---- http ------------------------------------------------------------------------------------
+
+SEND_ASYNC = ("System.Net.Http.HttpClient::SendAsync(System.Net.Http.HttpRequestMessage,"
+              "System.Net.Http.HttpCompletionOption,System.Threading.CancellationToken)")
+HTTP_POINTS = """<Tracing>
+  <Tracer factory="Recorder.Factory" library="recorder/Recorder.dll">
+    <Method assembly="System.Net.Http" type="System.Net.Http.HttpClient" name="SendAsync"
+            parameters="System.Net.Http.HttpRequestMessage, System.Net.Http.HttpCompletionOption,
+                        System.Threading.CancellationToken"/>
+  </Tracer>
+</Tracing>
+"""
+
+
+def scenario_http():
+    sb = Sandbox("http", build_recorder())
+    try:
+        os.unlink(sb.path("points/traced.xml"))
+        sb.write("points/http.xml", HTTP_POINTS)
+        result = apps.run("httpget", args.engine, sb.env, sb.name)
+        checks.same_as_baseline("http", result, apps.baseline("httpget"), stderr="contained")
+        checks.expect(result.stdout == "200 hello 1\n200 hello 2\n",
+                      "http: the client got both answers", result)
+        events = dotnet_apps.read_lines(sb.output)
+        checks.expect(len(events) == 4, "http: four events, enter and finish per request",
+                      seen=events)
+        for i, line in enumerate(events[:4]):
+            if i % 2 == 0:
+                checks.expect(line.startswith("enter %s this=System.Net.Http.HttpClient args=["
+                                              % SEND_ASYNC) and "/item/%d'" % (i // 2) in line,
+                              "http: the enter event of request %d, with the request" % (i // 2),
+                              seen=line)
+            else:
+                checks.expect(line == "finish System.Net.Http.HttpClient::SendAsync result=task",
+                              "http: the finish event of request %d, with the task" % (i // 2),
+                              seen=line)
+    finally:
+        sb.close()
+
+
 # ---- refresh ---------------------------------------------------------------------------------
 
 REFRESH_BOUND = 10.0  # seconds for a change on disk to show in the events
@@ -358,6 +401,7 @@ dotnet_apps.run_scenarios(checks, [
     ("throw-finish", "throw-finish: tracers that throw", scenario("throw-finish", ALL_EVENTS)),
     ("null", "null: a factory without tracers", scenario("null", ENTER_EVENTS)),
     ("no-hook", "no-hook: without the startup hook", scenario_no_hook),
+    ("http", "http: HttpClient.SendAsync of the framework traced", scenario_http),
     ("watch", "watch: points changed on disk while the app runs",
      lambda: scenario_refresh(watch=True)),
     ("refresh-call", "refresh-call: points changed, then Tracing.Refresh()",

@@ -39,7 +39,8 @@ namespace Recorder
                     text.Append(text.Length > 1 ? "," : "").Append(Show(item));
                 return text.Append(']').ToString();
             }
-            return value.ToString() ?? "";
+            // one event, one line
+            return (value.ToString() ?? "").Replace("\r", "").Replace('\n', ' ');
         }
 
         public ITracer? GetTracer(TracedMethod method, object? instance, object?[] arguments)
