@@ -18,6 +18,9 @@ tracer factory of test/dotnet/recorder:
   http          test/dotnet/httpget, an HTTP client calling a server on 127.0.0.1, with the
                 framework's System.Net.Http.HttpClient.SendAsync traced: one enter (with the
                 request) and one finish (with the task) per request, the app unchanged
+  spans         examples/activity-tracer on test/dotnet/spans: one Activity per traced call,
+                nested as the calls are, status Error where an exception left the method; the
+                app's stdout and exit code unchanged
   watch         test/dotnet/refreshed runs on while its points file changes on disk: a point
                 added, its factory changed, a point removed; the events follow within 10 s,
                 exactly one enter and one finish per traced call, none for a removed point
@@ -46,7 +49,7 @@ parser.add_argument("--plugin", required=True, help="the built libclrie-tracer.s
 parser.add_argument("--library", required=True, help="the built Clrie.Tracing.dll")
 parser.add_argument("--apps-out", required=True, help="where the C# apps are built")
 parser.add_argument("--only", default="traced,throw-entry,throw-finish,null,no-hook,http,"
-                    "watch,refresh-call",
+                    "spans,watch,refresh-call",
                     help="comma-separated scenarios")
 parser.add_argument("--keep", action="store_true", help="keep the temporary directories")
 parser.add_argument("--verbose", action="store_true", help="print every run's stderr")
@@ -135,18 +138,22 @@ BAD_POINTS = """<Tracing>
 """
 
 
-def build_recorder():
-    out = os.path.join(args.apps_out, "recorder")
-    obj = os.path.join(args.apps_out, "obj", "recorder")
+def build_factory(project, name):
+    """Builds a tracer factory project against the built Clrie.Tracing.dll: its assembly."""
+    out = os.path.join(args.apps_out, name)
+    obj = os.path.join(args.apps_out, "obj", name)
     result = subprocess.run(
-        [dotnet, "build", os.path.join(HERE, "recorder", "Recorder.csproj"), "-c", "Release",
-         "-o", out, "--nologo", "-v", "q", "-p:BaseIntermediateOutputPath=" + obj + "/",
-         "-p:ClrieTracing=" + args.library],
+        [dotnet, "build", project, "-c", "Release", "-o", out, "--nologo", "-v", "q",
+         "-p:BaseIntermediateOutputPath=" + obj + "/", "-p:ClrieTracing=" + args.library],
         env=dotnet_apps.quiet_environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         text=True)
     if result.returncode != 0:
-        sys.exit("building the recorder failed:\n%s" % result.stdout)
-    return os.path.join(out, "Recorder.dll")
+        sys.exit("building %s failed:\n%s" % (project, result.stdout))
+    return os.path.join(out, name + ".dll")
+
+
+def build_recorder():
+    return build_factory(os.path.join(HERE, "recorder", "Recorder.csproj"), "Recorder")
 
 
 class Sandbox(dotnet_apps.Sandbox):
@@ -259,6 +266,48 @@ def scenario_http():
                 checks.expect(line == "finish System.Net.Http.HttpClient::SendAsync result=task",
                               "http: the finish event of request %d, with the task" % (i // 2),
                               seen=line)
+    finally:
+        sb.close()
+
+
+# ---- spans -----------------------------------------------------------------------------------
+
+SPANS_POINTS = """<Tracing>
+  <Tracer factory="Clrie.ActivityTracer.ActivityFactory"
+          library="activity-tracer/Clrie.ActivityTracer.dll">
+    <Method assembly="spans" type="Spans.Orders" name="Process"/>
+    <Method assembly="spans" type="Spans.Orders" name="Validate"/>
+    <Method assembly="spans" type="Spans.Orders" name="Charge"/>
+  </Tracer>
+</Tracing>
+"""
+SPANS = [
+    "span Spans.Orders.Validate parent=Spans.Orders.Process status=Unset",
+    "span Spans.Orders.Charge parent=Spans.Orders.Process status=Unset",
+    "span Spans.Orders.Process parent=- status=Unset",
+    "span Spans.Orders.Validate parent=Spans.Orders.Process status=Unset",
+    "span Spans.Orders.Charge parent=Spans.Orders.Process status=Error",
+    "span Spans.Orders.Process parent=- status=Error",
+]
+
+
+def scenario_spans():
+    factory = build_factory(os.path.join(HERE, "..", "..", "examples", "activity-tracer",
+                                         "ActivityTracer.csproj"), "Clrie.ActivityTracer")
+    sb = Sandbox("spans", build_recorder())
+    try:
+        os.unlink(sb.path("points/traced.xml"))
+        sb.copy(factory, "points/activity-tracer/Clrie.ActivityTracer.dll", mode=0o644)
+        sb.write("points/spans.xml", SPANS_POINTS)
+        result = apps.run("spans", args.engine, sb.env, sb.name)
+        checks.same_as_baseline("spans", result, apps.baseline("spans"), stderr="ignored")
+        spans = [line for line in result.stderr.splitlines() if line.startswith("span ")]
+        checks.expect(spans == SPANS, "spans: one activity per traced call, nested, with the "
+                      "error status where an exception left the method\n    expected: %r"
+                      % SPANS, seen=spans)
+        checks.expect(not [line for line in apps.baseline("spans").stderr.splitlines()
+                           if line.startswith("span ")],
+                      "spans: no activity without the plugin", apps.baseline("spans"))
     finally:
         sb.close()
 
@@ -402,6 +451,7 @@ dotnet_apps.run_scenarios(checks, [
     ("null", "null: a factory without tracers", scenario("null", ENTER_EVENTS)),
     ("no-hook", "no-hook: without the startup hook", scenario_no_hook),
     ("http", "http: HttpClient.SendAsync of the framework traced", scenario_http),
+    ("spans", "spans: examples/activity-tracer", scenario_spans),
     ("watch", "watch: points changed on disk while the app runs",
      lambda: scenario_refresh(watch=True)),
     ("refresh-call", "refresh-call: points changed, then Tracing.Refresh()",
