@@ -13,6 +13,7 @@ tracer factory of test/dotnet/recorder:
   throw-entry   the factory throws in GetTracer: enter events only, the app unchanged
   throw-finish  every tracer throws in Finish: all events, the app unchanged
   null          the factory returns no tracer: enter events only, the app unchanged
+  block         the factory blocks 100 ms at every call: all events, the app unchanged
   no-hook       without DOTNET_STARTUP_HOOKS the plugin traces nothing and says why; the app
                 runs unchanged
   http          test/dotnet/httpget, an HTTP client calling a server on 127.0.0.1, with the
@@ -48,7 +49,7 @@ parser.add_argument("--engine", required=True, help="the built libInstrumentatio
 parser.add_argument("--plugin", required=True, help="the built libclrie-tracer.so")
 parser.add_argument("--library", required=True, help="the built Clrie.Tracing.dll")
 parser.add_argument("--apps-out", required=True, help="where the C# apps are built")
-parser.add_argument("--only", default="traced,throw-entry,throw-finish,null,no-hook,http,"
+parser.add_argument("--only", default="traced,throw-entry,throw-finish,null,block,no-hook,http,"
                     "spans,watch,refresh-call",
                     help="comma-separated scenarios")
 parser.add_argument("--keep", action="store_true", help="keep the temporary directories")
@@ -449,6 +450,7 @@ dotnet_apps.run_scenarios(checks, [
     ("throw-entry", "throw-entry: a factory that throws", scenario("throw-entry", ENTER_EVENTS)),
     ("throw-finish", "throw-finish: tracers that throw", scenario("throw-finish", ALL_EVENTS)),
     ("null", "null: a factory without tracers", scenario("null", ENTER_EVENTS)),
+    ("block", "block: a factory that blocks", scenario("block", ALL_EVENTS)),
     ("no-hook", "no-hook: without the startup hook", scenario_no_hook),
     ("http", "http: HttpClient.SendAsync of the framework traced", scenario_http),
     ("spans", "spans: examples/activity-tracer", scenario_spans),

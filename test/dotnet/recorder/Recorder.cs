@@ -2,7 +2,8 @@
 //   enter <type>::<method>(<parameter types>) this=<instance> args=[<arguments>]
 //   finish <type>::<method> result=<value>        or        exception=<type>: <message>
 // CLRIE_TEST_TRACER_MODE changes what it does after writing the line: `throw-entry` throws
-// from GetTracer, `throw-finish` throws from Finish, `null` returns no tracer.
+// from GetTracer, `throw-finish` throws from Finish, `null` returns no tracer, `block` sleeps
+// 100 ms in GetTracer.
 using System;
 using System.IO;
 using System.Text;
@@ -51,6 +52,8 @@ namespace Recorder
                 throw new InvalidOperationException("the tracer factory failed");
             if (Mode == "null")
                 return null;
+            if (Mode == "block")
+                System.Threading.Thread.Sleep(100); // a tracer that takes its time
             return new Tracer("", method.TypeName + "::" + method.MethodName);
         }
     }
