@@ -19,6 +19,9 @@ tracer factory of test/dotnet/recorder:
   http          test/dotnet/httpget, an HTTP client calling a server on 127.0.0.1, with the
                 framework's System.Net.Http.HttpClient.SendAsync traced: one enter (with the
                 request) and one finish (with the task) per request, the app unchanged
+  tail          test/dotnet/rewrite with tailcalls.dll (tailgen): methods with `tail.` calls
+                are named by points but left alone with a line; the app unchanged (a wrapper
+                that broke the tail calls would overflow the stack)
   spans         examples/activity-tracer on test/dotnet/spans: one Activity per traced call,
                 nested as the calls are, status Error where an exception left the method; the
                 app's stdout and exit code unchanged
@@ -50,7 +53,7 @@ parser.add_argument("--plugin", required=True, help="the built libclrie-tracer.s
 parser.add_argument("--library", required=True, help="the built Clrie.Tracing.dll")
 parser.add_argument("--apps-out", required=True, help="where the C# apps are built")
 parser.add_argument("--only", default="traced,throw-entry,throw-finish,null,block,no-hook,http,"
-                    "spans,watch,refresh-call",
+                    "tail,spans,watch,refresh-call",
                     help="comma-separated scenarios")
 parser.add_argument("--keep", action="store_true", help="keep the temporary directories")
 parser.add_argument("--verbose", action="store_true", help="print every run's stderr")
@@ -271,6 +274,44 @@ def scenario_http():
         sb.close()
 
 
+# ---- tail calls ------------------------------------------------------------------------------
+
+TAIL_POINTS = """<Tracing>
+  <Tracer factory="Recorder.Factory" library="recorder/Recorder.dll">
+    <Method assembly="tailcalls" type="TailCalls" name="SumTo"/>
+    <Method assembly="tailcalls" type="TailCalls" name="IsEven"/>
+  </Tracer>
+</Tracing>
+"""
+
+
+def scenario_tail():
+    generator = dotnet_apps.build_app(dotnet, "tailgen", args.apps_out)
+    tailcalls = os.path.join(args.apps_out, "tailcalls", "tailcalls.dll")
+    os.makedirs(os.path.dirname(tailcalls), exist_ok=True)
+    made = subprocess.run([*dotnet_apps.app_command(dotnet, generator), tailcalls],
+                          env=dotnet_apps.quiet_environment(), stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True)
+    if made.returncode != 0:
+        sys.exit("tailgen failed:\n" + made.stdout)
+    rewrite_apps = dotnet_apps.Apps(dotnet, args.apps_out, app_args=lambda name: [tailcalls],
+                                    verbose=args.verbose)
+    sb = Sandbox("tail", build_recorder())
+    try:
+        os.unlink(sb.path("points/traced.xml"))
+        sb.write("points/tail.xml", TAIL_POINTS)
+        result = rewrite_apps.run("rewrite", args.engine, sb.env, sb.name)
+        checks.same_as_baseline("tail", result, rewrite_apps.baseline("rewrite"),
+                                stderr="contained")
+        for method in ("TailCalls.SumTo", "TailCalls.IsEven"):
+            checks.expect_in("%s: not traced: it has a tail call" % method, result.stderr,
+                             "tail: %s is left alone, with a line" % method, result)
+        checks.expect(dotnet_apps.read_lines(sb.output) == [],
+                      "tail: no events", seen=dotnet_apps.read_lines(sb.output))
+    finally:
+        sb.close()
+
+
 # ---- spans -----------------------------------------------------------------------------------
 
 SPANS_POINTS = """<Tracing>
@@ -453,6 +494,7 @@ dotnet_apps.run_scenarios(checks, [
     ("block", "block: a factory that blocks", scenario("block", ALL_EVENTS)),
     ("no-hook", "no-hook: without the startup hook", scenario_no_hook),
     ("http", "http: HttpClient.SendAsync of the framework traced", scenario_http),
+    ("tail", "tail: methods with tail calls left alone", scenario_tail),
     ("spans", "spans: examples/activity-tracer", scenario_spans),
     ("watch", "watch: points changed on disk while the app runs",
      lambda: scenario_refresh(watch=True)),
