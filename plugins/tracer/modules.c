@@ -13,6 +13,8 @@
 #include <strings.h>
 #include <time.h>
 
+#include <clrie/ilgraph.h>
+
 #include "plugin.h"
 
 #define LIBRARY_NAME "Clrie.Tracing"
@@ -78,6 +80,44 @@ static bool is_value_type(IMetaDataImport *import, mdTypeDef type)
     char utf8[64];
     clrie_plugin_bstr_to_utf8_buf(name, utf8, sizeof utf8);
     return strcmp(utf8, "System.ValueType") == 0 || strcmp(utf8, "System.Enum") == 0;
+}
+
+/* The token that names a value type's `this` type: the TypeDef, or for a generic type a TypeSpec
+ * of it instantiated over its own parameters (GENERICINST VALUETYPE td n !0 .. !n-1). */
+static HRESULT value_this_type(struct matching *m, mdTypeDef type, mdToken *out)
+{
+    IMetaDataImport2 *import2 = NULL;
+    HCORENUM e = NULL;
+    mdGenericParam params[64];
+    ULONG count = 0;
+    HRESULT hr = m->md.import->lpVtbl->QueryInterface(m->md.import, &IID_IMetaDataImport2,
+                                                      (void **)&import2);
+    if (SUCCEEDED(hr))
+        hr = import2->lpVtbl->EnumGenericParams(import2, &e, type, params, 64, &count);
+    if (import2) {
+        import2->lpVtbl->CloseEnum(import2, e);
+        import2->lpVtbl->Release(import2);
+    }
+    if (FAILED(hr))
+        return hr;
+    if (count == 0) {
+        *out = type;
+        return S_OK;
+    }
+    uint8_t sig[4 + 4 + 4 + 64 * 5];
+    size_t n = 0;
+    sig[n++] = CLRIE_IL_ELEMENT_TYPE_GENERICINST;
+    sig[n++] = CLRIE_IL_ELEMENT_TYPE_VALUETYPE;
+    int used = clrie_il_sig_write_token(type, sig + n);
+    if (used < 0)
+        return E_FAIL;
+    n += (size_t)used;
+    n += (size_t)clrie_il_sig_write_uint(count, sig + n);
+    for (ULONG i = 0; i < count; i++) {
+        sig[n++] = CLRIE_IL_ELEMENT_TYPE_VAR;
+        n += (size_t)clrie_il_sig_write_uint(i, sig + n);
+    }
+    return m->md.emit->lpVtbl->GetTokenFromTypeSpec(m->md.emit, sig, (ULONG)n, out);
 }
 
 /* [Clrie.Tracing]Clrie.Tracing.Shim::Enter and ::Finish, defined in the module once. */
@@ -151,7 +191,8 @@ static HRESULT define_string(struct matching *m, const char *text, mdString *out
     return hr;
 }
 
-static HRESULT add_traced(struct matching *m, mdMethodDef token, bool no_instance, char *text)
+static HRESULT add_traced(struct matching *m, mdMethodDef token, bool no_instance,
+                          mdToken value_this, char *text)
 {
     if (m->count == m->capacity) {
         size_t capacity = m->capacity ? m->capacity * 2 : 16;
@@ -164,8 +205,9 @@ static HRESULT add_traced(struct matching *m, mdMethodDef token, bool no_instanc
         m->capacity = capacity;
     }
     struct clrie_tracer__traced *t = &m->traced[m->count];
-    *t = (struct clrie_tracer__traced){.method = {.token = token, .no_instance = no_instance},
-                                       .point = text};
+    *t = (struct clrie_tracer__traced){
+        .method = {.token = token, .no_instance = no_instance, .value_this = value_this},
+        .point = text};
     HRESULT hr = define_string(m, text, &t->method.point);
     if (FAILED(hr)) {
         free(text);
@@ -226,8 +268,15 @@ static HRESULT match_method(void *data, mdMethodDef token, const WCHAR *full_nam
         char *text = point_text(p, assembly, parameters);
         if (!text)
             return E_OUTOFMEMORY;
-        HRESULT hr = add_traced(
-            m, token, strcmp(method, ".ctor") == 0 || is_value_type(m->md.import, owner), text);
+        mdToken value_this = mdTokenNil;
+        HRESULT hr = S_OK;
+        if (is_value_type(m->md.import, owner))
+            hr = value_this_type(m, owner, &value_this);
+        if (FAILED(hr)) {
+            free(text);
+            return hr;
+        }
+        hr = add_traced(m, token, strcmp(method, ".ctor") == 0, value_this, text);
         if (SUCCEEDED(hr))
             clrie_plugin_host_log(&m->s->host, false, "%s: %s::%s(%s) traced by %s (%s:%u)",
                                   assembly, type, method, parameters, p->factory, p->file, p->line);

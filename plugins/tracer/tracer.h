@@ -33,7 +33,10 @@ struct clrie_tracer_refs {
 struct clrie_tracer_method {
     mdMethodDef token;
     mdString point;   /* the user string Shim.Enter gets: the point's six lines */
-    bool no_instance; /* a constructor or a method of a value type: the tracer gets null */
+    bool no_instance; /* a constructor: the tracer gets null for `this` */
+    mdToken value_this; /* a method of a value type: its type (TypeDef, or a TypeSpec of the
+                         * type over its own parameters), to load and box `this`; else
+                         * mdTokenNil */
 };
 
 /* Wraps the method (at its ReJIT) in the try/catch shape of docs/tracers.md. S_OK when

@@ -4,7 +4,7 @@
  *         ldnull; stloc tracer
  *   try {                                                        clause 1 (catch object)
  *     try {                                                      clause 0 (catch object)
- *         ldstr <point>; ldarg.0 | ldnull
+ *         ldstr <point>; ldarg.0 [ldobj T; box T] | ldnull
  *         ldc.i4 <n>; newarr object; { dup; ldc.i4 i; ldarg i [ldobj T]; [box T]; stelem.ref }
  *         call Shim::Enter; stloc tracer; leave body
  *     } catch { pop; leave body }
@@ -376,11 +376,18 @@ HRESULT clrie_tracer_wrap(IMethodInfo *method, const struct clrie_tracer_method 
     place(&b, &cursor, first, init, 2);
     IInstruction *point = tok(&b, Cee_Ldstr, traced->point);
     place(&b, &cursor, first, &point, 1);
-    IInstruction *instance =
-        parsed.has_this && !traced->no_instance ? ldarg(&b, 0) : op(&b, Cee_Ldnull);
-    IInstruction *array[] = {instance, ldc(&b, (int)parsed.param_count),
-                             tok(&b, Cee_Newarr, object_spec)};
-    place(&b, &cursor, first, array, 3);
+    if (parsed.has_this && !traced->no_instance && traced->value_this != mdTokenNil) {
+        /* `this` of a value type is a byref: the tracer gets a boxed copy */
+        IInstruction *copy[] = {ldarg(&b, 0), tok(&b, Cee_Ldobj, traced->value_this),
+                                tok(&b, Cee_Box, traced->value_this)};
+        place(&b, &cursor, first, copy, 3);
+    } else {
+        IInstruction *instance =
+            parsed.has_this && !traced->no_instance ? ldarg(&b, 0) : op(&b, Cee_Ldnull);
+        place(&b, &cursor, first, &instance, 1);
+    }
+    IInstruction *array[] = {ldc(&b, (int)parsed.param_count), tok(&b, Cee_Newarr, object_spec)};
+    place(&b, &cursor, first, array, 2);
     size_t at = parsed.ret_offset + parsed.ret_len;
     for (uint32_t i = 0; i < parsed.param_count && SUCCEEDED(b.hr); i++) {
         size_t type_len = 0;

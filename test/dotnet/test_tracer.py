@@ -5,11 +5,11 @@ tracer factory of test/dotnet/recorder:
   traced        every traced call gives exactly the expected enter and finish events (static,
                 instance, struct return, void, a throw, a generic method at two
                 instantiations, an out parameter, several returns, nested traced calls, a
-                method of a generic type, an async method (the tracer gets its Task), an
-                iterator, a framework method precompiled with ReadyToRun); methods with
-                by-ref-like parameters are left alone with a line; the app's stdout and exit
-                code are as without a profiler; a malformed points file beside the good one is
-                reported as file:line:col and the good one still applies
+                method of a generic type, methods of value types, an async method (the tracer
+                gets its Task), an iterator, a framework method precompiled with ReadyToRun);
+                methods with by-ref-like parameters are left alone with a line; the app's
+                stdout and exit code are as without a profiler; a malformed points file beside
+                the good one is reported as file:line:col and the good one still applies
   throw-entry   the factory throws in GetTracer: enter events only, the app unchanged
   throw-finish  every tracer throws in Finish: all events, the app unchanged
   null          the factory returns no tracer: enter events only, the app unchanged
@@ -95,6 +95,8 @@ NESTED = [
 LATER = [
     ("Traced.Box`1::Swap(!0,!0&) this=Box(1) args=[2,0]", "Traced.Box`1::Swap result=2"),
     ('Traced.Box`1::Swap(!0,!0&) this=Box(x) args=["y",null]', 'Traced.Box`1::Swap result="y"'),
+    ("Traced.Pair::Sum() this=(3,6) args=[]", "Traced.Pair::Sum result=9"),
+    ('Traced.Holder`1::Get() this=Holder(h) args=[]', 'Traced.Holder`1::Get result="h"'),
     ("Traced.Program::LaterAsync(System.Int32) this=null args=[6]",
      "Traced.Program::LaterAsync result=task"),
     ("Traced.Program::Countdown(System.Int32) this=null args=[2]",
@@ -123,6 +125,8 @@ POINTS = """<?xml version="1.0" encoding="utf-8"?>
     <Method assembly="traced" type="Traced.Program" name="Inner"/>
     <Method assembly="traced" type="Traced.Program" name="Main" parameters="System.String[]"/>
     <Method assembly="traced" type="Traced.Box`1" name="Swap" parameters="!0, !0&amp;"/>
+    <Method assembly="traced" type="Traced.Pair" name="Sum"/>
+    <Method assembly="traced" type="Traced.Holder`1" name="Get"/>
     <Method assembly="traced" type="Traced.Program" name="LaterAsync"/>
     <Method assembly="traced" type="Traced.Program" name="Countdown"/>
     <Method assembly="System.Private.CoreLib" type="System.IO.Path" name="GetExtension"

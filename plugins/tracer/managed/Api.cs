@@ -14,8 +14,8 @@ namespace Clrie.Tracing
         /// Called at the entry of a traced method, before its own code runs.
         /// </summary>
         /// <param name="method">Which method and which point.</param>
-        /// <param name="instance"><c>this</c>, or null for a static method (and, for now, for
-        /// a method of a value type).</param>
+        /// <param name="instance"><c>this</c> (a boxed copy for a method of a value type), or
+        /// null for a static method or a constructor.</param>
         /// <param name="arguments">The arguments, boxed; a <c>ref</c> or <c>out</c> argument
         /// as its value at entry.</param>
         /// <returns>The tracer to finish when the method returns or throws, or null to

@@ -1,8 +1,9 @@
 // The app test_tracer.py traces: static and instance methods, a struct return, void, a method
 // that throws, a generic method at two instantiations, an out parameter, several returns, a
-// traced method calling another, a method of a generic type at two instantiations, an async
-// method, an iterator, a framework method (System.IO.Path.GetExtension, precompiled with
-// ReadyToRun), and two methods with by-ref-like parameters that the plugin must leave alone.
+// traced method calling another, a method of a generic type at two instantiations, methods of
+// value types (their `this` boxed), an async method, an iterator, a framework method
+// (System.IO.Path.GetExtension, precompiled with ReadyToRun), and two methods with by-ref-like
+// parameters that the plugin must leave alone.
 // Its output and exit code (3) must not change when traced.
 using System;
 using System.Collections.Generic;
@@ -21,7 +22,18 @@ namespace Traced
             Y = y;
         }
 
+        public int Sum() => X + Y;
+
         public override string ToString() => "(" + X + "," + Y + ")";
+    }
+
+    public struct Holder<T>
+    {
+        public T Value;
+
+        public T Get() => Value;
+
+        public override string ToString() => "Holder(" + Value + ")";
     }
 
     public ref struct Window
@@ -83,6 +95,8 @@ namespace Traced
             Console.WriteLine("nested " + Outer(4));
             Console.WriteLine("swap " + new Box<int>(1).Swap(2, out int old) + " " + old + " " +
                               new Box<string>("x").Swap("y", out string? oldText) + " " + oldText);
+            Console.WriteLine("sum " + new Pair(3, 6).Sum() + " " +
+                              new Holder<string> { Value = "h" }.Get());
             Console.WriteLine("later " + LaterAsync(6).GetAwaiter().GetResult());
             foreach (int n in Countdown(2))
                 Console.WriteLine("countdown " + n);
