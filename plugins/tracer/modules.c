@@ -507,6 +507,7 @@ void clrie_tracer__module_loaded(struct clrie_tracer__plugin *s, IModuleInfo *mo
     pthread_rwlock_wrlock(&s->lock);
     e->next = s->modules;
     s->modules = e;
+    atomic_fetch_add(&s->traced_total, e->count);
     pthread_rwlock_unlock(&s->lock);
     mdMethodDef *rejit = e->count ? tokens_of(e->traced, e->count) : NULL;
     size_t count = rejit ? e->count : 0;
@@ -532,6 +533,7 @@ void clrie_tracer__module_unloaded(struct clrie_tracer__plugin *s, ModuleID id)
     if (*at) {
         gone = *at;
         *at = gone->next;
+        atomic_fetch_sub(&s->traced_total, gone->count);
     }
     pthread_rwlock_unlock(&s->lock);
     pthread_mutex_unlock(&s->matching);
@@ -543,6 +545,8 @@ bool clrie_tracer__find(struct clrie_tracer__plugin *s, ModuleID id, mdMethodDef
                         struct clrie_tracer_method *method, struct clrie_tracer_refs *refs)
 {
     bool found = false;
+    if (atomic_load(&s->traced_total) == 0)
+        return false;
     pthread_rwlock_rdlock(&s->lock);
     const struct clrie_tracer__module *e = s->modules;
     while (e && e->id != id)
@@ -632,6 +636,8 @@ void clrie_tracer__refresh(struct clrie_tracer__plugin *s)
         size_t old_count = e->count;
         e->traced = traced;
         e->count = count;
+        atomic_fetch_add(&s->traced_total, count);
+        atomic_fetch_sub(&s->traced_total, old_count);
         pthread_rwlock_unlock(&s->lock);
         free_traced(old_traced, old_count);
     }

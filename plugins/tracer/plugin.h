@@ -6,6 +6,7 @@
 #define CLRIE_TRACER_PLUGIN_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #include <clrie/abi/corprof.h>
@@ -50,6 +51,9 @@ struct clrie_tracer__plugin {
     pthread_rwlock_t lock;
     struct clrie_tracer_points points;
     struct clrie_tracer__module *modules;
+    /* The traced methods of all modules, written under `lock`: lookups return at once while it
+     * is 0 (AllowInlineSite is asked for every inline site the JIT considers). */
+    atomic_size_t traced_total;
 
     /* The refresh thread (watch.c): refreshes when asked, one refresh at a time. */
     pthread_mutex_t refresh_lock; /* protects what follows */
