@@ -277,10 +277,21 @@ static HRESULT match_method(void *data, mdMethodDef token, const WCHAR *full_nam
             return hr;
         }
         hr = add_traced(m, token, strcmp(method, ".ctor") == 0, value_this, text);
-        if (SUCCEEDED(hr))
-            clrie_plugin_host_log(&m->s->host, false, "%s: %s::%s(%s) traced by %s (%s:%u)",
-                                  assembly, type, method, parameters, p->factory, p->file, p->line);
-        return hr; /* the first point that names a method traces it */
+        if (FAILED(hr))
+            return hr;
+        clrie_plugin_host_log(&m->s->host, false, "%s: %s::%s(%s) traced by %s (%s:%u)", assembly,
+                              type, method, parameters, p->factory, p->file, p->line);
+        /* The first point that names a method traces it; the others are reported. */
+        for (size_t j = i + 1; j < m->points->count; j++) {
+            const struct clrie_tracer_point *q = &m->points->items[j];
+            if (clrie_tracer_point_matches(q, assembly, type, method, parameters))
+                clrie_plugin_host_log(&m->s->host, true,
+                                      "%s:%u: %s::%s(%s) is traced by the point at %s:%u already; "
+                                      "this one (factory %s) is ignored",
+                                      q->file, q->line, type, method, parameters, p->file, p->line,
+                                      q->factory);
+        }
+        return S_OK;
     }
     return S_OK;
 }

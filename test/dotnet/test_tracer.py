@@ -9,7 +9,8 @@ tracer factory of test/dotnet/recorder:
                 gets its Task), an iterator, a framework method precompiled with ReadyToRun);
                 methods with by-ref-like parameters are left alone with a line; the app's
                 stdout and exit code are as without a profiler; a malformed points file beside
-                the good one is reported as file:line:col and the good one still applies
+                the good one is reported as file:line:col and the good one still applies; a
+                method named by two points is traced by the first, the second reported
   throw-entry   the factory throws in GetTracer: enter events only, the app unchanged
   throw-finish  every tracer throws in Finish: all events, the app unchanged
   null          the factory returns no tracer: enter events only, the app unchanged
@@ -134,9 +135,13 @@ POINTS = """<?xml version="1.0" encoding="utf-8"?>
     <Method assembly="traced" type="Traced.Program" name="Count"/>
     <Method assembly="traced" type="Traced.Program" name="Measure"/>
   </Tracer>
+  <Tracer factory="Recorder.Second" library="recorder/Recorder.dll">
+    <Method assembly="traced" type="Traced.Program" name="Log"/>
+  </Tracer>
 </Tracing>
 """
-# Main takes no parameters: the last point above names no method and traces nothing.
+# Main takes no parameters: its point names no method and traces nothing. Log is named twice:
+# the first point traces it, the second is reported and ignored.
 
 BAD_POINTS = """<Tracing>
   <Tracer factory="Recorder.Factory">
@@ -216,6 +221,14 @@ def scenario(mode, expected):
                     checks.expect_in("Traced.Program::%s: not traced: a by-ref-like" % method,
                                      result.stderr, "%s: a by-ref-like parameter is left "
                                      "alone, with a line" % mode, result)
+                lines = POINTS.splitlines()
+                first, second = [i + 1 for i, line in enumerate(lines) if 'name="Log"' in line]
+                checks.expect_in("%s:%d: Traced.Program::Log(System.String) is traced by the "
+                                 "point at %s:%d already; this one (factory Recorder.Second) is "
+                                 "ignored" % (sb.path("points/traced.xml"), second,
+                                              sb.path("points/traced.xml"), first),
+                                 result.stderr, "%s: a method named twice is reported" % mode,
+                                 result)
                 checks.expect_in("%s:3:5: <Method> needs a non-empty 'type' attribute" % bad,
                                  result.stderr, "%s: the bad points file is reported" % mode,
                                  result)
