@@ -15,7 +15,7 @@
 
 #include <clrie/ilgraph.h>
 
-#include "plugin.h"
+#include "tracer_plugin.h"
 
 #define LIBRARY_NAME "Clrie.Tracing"
 /* How long a module load waits for the ReJIT requests of its methods. */

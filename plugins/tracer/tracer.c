@@ -39,7 +39,7 @@
 #include <clrie/abi/metadata.h>
 #include <clrie/plugin.h>
 
-#include "plugin.h"
+#include "tracer_plugin.h"
 
 #define LIBRARY_FILE "Clrie.Tracing.dll"
 

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "plugin.h"
+#include "tracer_plugin.h"
 
 /* How long the folder must be quiet before a refresh. */
 #define QUIET_MS 200

@@ -2,8 +2,8 @@
  * modules.c (the traced methods of every loaded module, matching, ReJIT and revert) and
  * watch.c (refreshing the points: the folder watch, the refresh thread, the export the managed
  * library calls). Private to plugins/tracer. */
-#ifndef CLRIE_TRACER_PLUGIN_H
-#define CLRIE_TRACER_PLUGIN_H
+#ifndef CLRIE_TRACER_TRACER_PLUGIN_H
+#define CLRIE_TRACER_TRACER_PLUGIN_H
 
 #include <pthread.h>
 #include <stdatomic.h>
