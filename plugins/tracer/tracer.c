@@ -86,6 +86,7 @@ static void tracer_destroy(void *object)
 
 static const struct clrie_plugin_com_iface tracer_ifaces[] = {
     CLRIE_PLUGIN_COM_IFACE(&IID_IInstrumentationMethod, tracer, method),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IInstrumentationMethodAttach, tracer, attach),
 };
 
 static const struct clrie_plugin_com_class tracer_class = {
@@ -98,10 +99,11 @@ static const struct clrie_plugin_com_class tracer_class = {
 };
 
 CLRIE_PLUGIN_COM_IUNKNOWN(tracer, IInstrumentationMethod, tracer, method, com)
+CLRIE_PLUGIN_COM_IUNKNOWN(tracer_attach, IInstrumentationMethodAttach, tracer, attach, com)
 
-static HRESULT tracer_Initialize(IInstrumentationMethod *This, IProfilerManager *manager)
+/* Initialize at start-up, InitializeForAttach when the engine is attached to a running app. */
+static HRESULT start(tracer *s, IProfilerManager *manager)
 {
-    tracer *s = from_method(This);
     if (!manager)
         return E_POINTER;
     clrie_plugin_host_init(&s->host, manager, "tracer");
@@ -127,6 +129,11 @@ static HRESULT tracer_Initialize(IInstrumentationMethod *This, IProfilerManager 
     clrie_tracer__read_points(s, &s->points);
     clrie_tracer__watch_start(s);
     return S_OK;
+}
+
+static HRESULT tracer_Initialize(IInstrumentationMethod *This, IProfilerManager *manager)
+{
+    return start(from_method(This), manager);
 }
 
 static HRESULT tracer_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *module)
@@ -218,6 +225,31 @@ static const struct IInstrumentationMethodVtbl tracer_vtbl = {
     .AllowInlineSite = tracer_AllowInlineSite,
 };
 
+/* ---- IInstrumentationMethodAttach: loaded into a running app ----------------------------------
+ */
+
+/* The engine then hands the plugin every module already loaded (OnModuleLoaded), and the
+ * methods they name are rejitted like those of modules loaded later. */
+static HRESULT tracer_InitializeForAttach(IInstrumentationMethodAttach *This,
+                                          IProfilerManager *manager,
+                                          IInstrumentationMethodAttachContext *context)
+{
+    (void)context; /* its settings are the manager's, which start() reads */
+    return start(CLRIE_CONTAINER_OF(This, tracer, attach), manager);
+}
+
+static HRESULT tracer_AttachComplete(IInstrumentationMethodAttach *This)
+{
+    (void)This;
+    return S_OK;
+}
+
+static const struct IInstrumentationMethodAttachVtbl tracer_attach_vtbl = {
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(tracer_attach),
+    .InitializeForAttach = tracer_InitializeForAttach,
+    .AttachComplete = tracer_AttachComplete,
+};
+
 /* Any class ID: each config entry naming this module is an instance with its own settings. */
 static HRESULT create_instance(const CLSID *clsid, REFIID riid, void **out)
 {
@@ -233,6 +265,7 @@ static HRESULT create_instance(const CLSID *clsid, REFIID riid, void **out)
     pthread_cond_init(&s->refresh_wake, NULL);
     pthread_cond_init(&s->refresh_done, NULL);
     s->method.lpVtbl = &tracer_vtbl;
+    s->attach.lpVtbl = &tracer_attach_vtbl;
     clrie_plugin_com_init(&s->com, &tracer_class);
     return clrie_plugin_com_give(&s->com, riid, out);
 }

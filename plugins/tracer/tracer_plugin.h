@@ -36,6 +36,7 @@ struct clrie_tracer__module {
 
 struct clrie_tracer__plugin {
     IInstrumentationMethod method;
+    IInstrumentationMethodAttach attach;
     CLSID clsid; /* the config entry's: names its environment settings */
     struct clrie_plugin_com com;
     struct clrie_plugin_host host;

@@ -29,11 +29,14 @@ tracer factory of test/dotnet/recorder:
   watch         test/dotnet/refreshed runs on while its points file changes on disk: a point
                 added, its factory changed, a point removed; the events follow within 10 s,
                 exactly one enter and one finish per traced call, none for a removed point
+  attach        test/dotnet/refreshed started without a profiler, then clrie-attach loads the
+                engine and the plugin: the methods already compiled are traced from the next
+                call (needs --clrie-attach)
   refresh-call  the same with the folder not watched (Watch=false) and the app calling
                 Clrie.Tracing.Tracing.Refresh(): the next call already follows the points
 
 Usage: test_tracer.py --engine SO --plugin SO --library DLL --apps-out DIR
-                      [--only traced,...] [--keep] [--verbose]
+                      [--clrie-attach EXE] [--only traced,...] [--keep] [--verbose]
 Exit: 0 all passed, 1 a check failed, 77 no dotnet on this machine."""
 import argparse
 import os
@@ -53,8 +56,9 @@ parser.add_argument("--engine", required=True, help="the built libInstrumentatio
 parser.add_argument("--plugin", required=True, help="the built libclrie-tracer.so")
 parser.add_argument("--library", required=True, help="the built Clrie.Tracing.dll")
 parser.add_argument("--apps-out", required=True, help="where the C# apps are built")
+parser.add_argument("--clrie-attach", help="the built clrie-attach (scenario attach)")
 parser.add_argument("--only", default="traced,throw-entry,throw-finish,null,block,no-hook,http,"
-                    "tail,spans,watch,refresh-call",
+                    "tail,spans,watch,refresh-call,attach",
                     help="comma-separated scenarios")
 parser.add_argument("--keep", action="store_true", help="keep the temporary directories")
 parser.add_argument("--verbose", action="store_true", help="print every run's stderr")
@@ -402,13 +406,15 @@ def expected_events(methods, n):
 class Session:
     """test/dotnet/refreshed under the engine, driven line by line."""
 
-    def __init__(self, sandbox, env):
+    def __init__(self, sandbox, env, profiler=True):
         self.sandbox = sandbox
         self.seen = 0
         self.calls = 0
         full = dotnet_apps.quiet_environment()
-        full.update(CORECLR_ENABLE_PROFILING="1", CORECLR_PROFILER=dotnet_apps.PROFILER_CLSID,
-                    CORECLR_PROFILER_PATH=args.engine, **env)
+        if profiler:
+            full.update(CORECLR_ENABLE_PROFILING="1", CORECLR_PROFILER=dotnet_apps.PROFILER_CLSID,
+                        CORECLR_PROFILER_PATH=args.engine)
+        full.update(env)
         self.process = subprocess.Popen(
             dotnet_apps.app_command(dotnet, apps.app("refreshed")), env=full,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -503,6 +509,57 @@ def scenario_refresh(watch):
         sb.close()
 
 
+def scenario_attach():
+    if not args.clrie_attach:
+        print("   no --clrie-attach: not run")
+        return
+    sb = Sandbox("attach", build_recorder())
+    os.unlink(sb.path("points/traced.xml"))
+    methods = [("Alpha", "Factory")]
+    session = None
+    try:
+        replace_points(sb, refresh_points(methods))
+        env = {"DOTNET_STARTUP_HOOKS": sb.library, "CLRIE_TEST_TRACE_OUTPUT": sb.output}
+        session = Session(sb, env, profiler=False)
+        answer, events = session.call()
+        checks.expect(answer == "called 1 2 3" and events == [],
+                      "attach: before the attach, the app runs untraced",
+                      seen=(answer, events))
+        attached = subprocess.run(
+            [args.clrie_attach, str(session.process.pid), "--config",
+             sb.env[dotnet_apps.CONFIG_VAR + "Tracer"], "--engine", args.engine,
+             "--setting", "Folder=" + sb.path("points"), "--timeout", "20"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+        if not checks.expect(attached.returncode == 0, "attach: clrie-attach attaches",
+                             attached):
+            return
+        # The engine hands the plugin every module already loaded; their ReJIT requests are
+        # made on the plugin's thread, so the first calls after the attach may still run the
+        # old code: wait for the events, a bounded time.
+        started = time.monotonic()
+        want = expected_events(methods, session.calls + 1)
+        answer, events = session.call()
+        while events != want and time.monotonic() - started < REFRESH_BOUND:
+            time.sleep(0.1)
+            want = expected_events(methods, session.calls + 1)
+            answer, events = session.call()
+        checks.expect(events == want, "attach: the method compiled before the attach is traced "
+                      "within %g s\n    expected: %r" % (REFRESH_BOUND, want), seen=events)
+        answer, events = session.call()
+        want = expected_events(methods, session.calls)
+        checks.expect(events == want, "attach: and at the next call\n    expected: %r" % want,
+                      seen=events)
+        print("   traced %.2f s after the attach" % (time.monotonic() - started))
+        code, err = session.finish()
+        session = None
+        checks.expect(code == 0, "attach: the app exits with 0", seen=err)
+    finally:
+        if session:
+            session.process.kill()
+            session.process.communicate()
+        sb.close()
+
+
 dotnet_apps.run_scenarios(checks, [
     ("traced", "traced: the expected events, a bad file reported", scenario("traced", ALL_EVENTS)),
     ("throw-entry", "throw-entry: a factory that throws", scenario("throw-entry", ENTER_EVENTS)),
@@ -517,5 +574,6 @@ dotnet_apps.run_scenarios(checks, [
      lambda: scenario_refresh(watch=True)),
     ("refresh-call", "refresh-call: points changed, then Tracing.Refresh()",
      lambda: scenario_refresh(watch=False)),
+    ("attach", "attach: the engine and the plugin attached to a running app", scenario_attach),
 ], set(args.only.split(",")))
 sys.exit(checks.finish("the tracer plugin traced test/dotnet/traced as expected"))
