@@ -487,6 +487,53 @@ static mdMethodDef *tokens_of(const struct clrie_tracer__traced *traced, size_t 
 /* ---- the module list --------------------------------------------------------------------------
  */
 
+/* What one module's refresh, or the library's arrival, asks of the runtime. */
+struct change {
+    IModuleInfo *module; /* one reference */
+    ModuleID id;
+    char name[256];
+    mdMethodDef *rejit, *revert;
+    size_t rejit_count, revert_count;
+};
+
+/* The library has loaded (the startup hook runs before Main, but the framework's first modules
+ * load before it): the traced methods of the modules loaded so far are rejitted now. */
+static void library_arrived(struct clrie_tracer__plugin *s)
+{
+    pthread_mutex_lock(&s->matching);
+    s->library_loaded = true;
+    size_t n = 0;
+    for (struct clrie_tracer__module *e = s->modules; e; e = e->next)
+        n += e->count > 0;
+    struct change *changes = calloc(n ? n : 1, sizeof *changes);
+    size_t made = 0;
+    for (struct clrie_tracer__module *e = s->modules; changes && e; e = e->next) {
+        if (e->count == 0)
+            continue;
+        struct change *c = &changes[made];
+        c->rejit = tokens_of(e->traced, e->count);
+        if (!c->rejit)
+            continue;
+        c->rejit_count = e->count;
+        c->module = e->module;
+        c->module->lpVtbl->AddRef(c->module);
+        c->id = e->id;
+        snprintf(c->name, sizeof c->name, "%s", e->assembly);
+        made++;
+    }
+    pthread_mutex_unlock(&s->matching);
+    clrie_plugin_host_log(&s->host, false,
+                          LIBRARY_NAME " loaded: the traced methods of %zu modules loaded before "
+                                       "it are rejitted",
+                          made);
+    for (size_t i = 0; i < made; i++) {
+        struct change *c = &changes[i];
+        request(s, c->module, c->id, c->name, c->rejit, c->rejit_count, NULL, 0, true);
+        clrie_plugin_release(c->module);
+    }
+    free(changes);
+}
+
 void clrie_tracer__module_loaded(struct clrie_tracer__plugin *s, IModuleInfo *module)
 {
     ModuleID id = 0;
@@ -499,10 +546,13 @@ void clrie_tracer__module_loaded(struct clrie_tracer__plugin *s, IModuleInfo *mo
         name = clrie_plugin_host_take_utf8(&s->host, assembly->lpVtbl->GetName(assembly, &text),
                                            &text);
     clrie_plugin_release(assembly);
-    if (!name || strcasecmp(name, LIBRARY_NAME) == 0) {
+    if (name && strcasecmp(name, LIBRARY_NAME) == 0) {
         free(name);
+        library_arrived(s);
         return;
     }
+    if (!name)
+        return;
     struct clrie_tracer__module *e = calloc(1, sizeof *e);
     if (!e) {
         free(name);
@@ -520,9 +570,17 @@ void clrie_tracer__module_loaded(struct clrie_tracer__plugin *s, IModuleInfo *mo
     s->modules = e;
     atomic_fetch_add(&s->traced_total, e->count);
     pthread_rwlock_unlock(&s->lock);
-    mdMethodDef *rejit = e->count ? tokens_of(e->traced, e->count) : NULL;
+    /* Before the library is loaded a wrapped method could not be compiled (its call into the
+     * library would fail, in the app): library_arrived() asks for these ReJITs then. */
+    bool now = s->library_loaded;
+    mdMethodDef *rejit = now && e->count ? tokens_of(e->traced, e->count) : NULL;
     size_t count = rejit ? e->count : 0;
     pthread_mutex_unlock(&s->matching);
+    if (!now && e->count > 0)
+        clrie_plugin_host_log(&s->host, false,
+                              "%s: loaded before " LIBRARY_NAME ": its %zu traced methods are "
+                              "rejitted once the library is loaded",
+                              name, e->count);
     request(s, module, id, name, rejit, count, NULL, 0, true);
 }
 
@@ -577,15 +635,6 @@ bool clrie_tracer__find(struct clrie_tracer__plugin *s, ModuleID id, mdMethodDef
     pthread_rwlock_unlock(&s->lock);
     return found;
 }
-
-/* What one module's refresh changes. */
-struct change {
-    IModuleInfo *module; /* one reference */
-    ModuleID id;
-    char name[256];
-    mdMethodDef *rejit, *revert;
-    size_t rejit_count, revert_count;
-};
 
 void clrie_tracer__refresh(struct clrie_tracer__plugin *s)
 {
@@ -657,12 +706,18 @@ void clrie_tracer__refresh(struct clrie_tracer__plugin *s)
     s->points = points;
     pthread_rwlock_unlock(&s->lock);
     clrie_tracer_points_finish(&old);
+    bool now = s->library_loaded; /* before, nothing is rejitted yet: its arrival does it */
     pthread_mutex_unlock(&s->matching);
     /* This is the refresh thread, never inside a runtime callback: the requests are made here. */
     for (size_t i = 0; i < n; i++) {
         struct change *c = &changes[i];
-        request(s, c->module, c->id, c->name, c->rejit, c->rejit_count, c->revert, c->revert_count,
-                false);
+        if (now) {
+            request(s, c->module, c->id, c->name, c->rejit, c->rejit_count, c->revert,
+                    c->revert_count, false);
+        } else {
+            free(c->rejit);
+            free(c->revert);
+        }
         clrie_plugin_release(c->module);
     }
     free(changes);

@@ -52,6 +52,7 @@ struct clrie_tracer__plugin {
     pthread_rwlock_t lock;
     struct clrie_tracer_points points;
     struct clrie_tracer__module *modules;
+    bool library_loaded; /* Clrie.Tracing's module has loaded; under `matching` */
     /* The traced methods of all modules, written under `lock`: lookups return at once while it
      * is 0 (AllowInlineSite is asked for every inline site the JIT considers). */
     atomic_size_t traced_total;

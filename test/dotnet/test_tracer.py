@@ -136,6 +136,8 @@ POINTS = """<?xml version="1.0" encoding="utf-8"?>
     <Method assembly="traced" type="Traced.Program" name="Countdown"/>
     <Method assembly="System.Private.CoreLib" type="System.IO.Path" name="GetExtension"
             parameters="System.String"/>
+    <Method assembly="System.Private.CoreLib" type="System.StartupHookProvider"
+            name="ProcessStartupHooks"/>
     <Method assembly="traced" type="Traced.Program" name="Count"/>
     <Method assembly="traced" type="Traced.Program" name="Measure"/>
   </Tracer>
@@ -144,6 +146,10 @@ POINTS = """<?xml version="1.0" encoding="utf-8"?>
   </Tracer>
 </Tracing>
 """
+# ProcessStartupHooks runs once, before the startup hook has loaded Clrie.Tracing: wrapped
+# then, it would fail to compile and end the app (FileNotFoundException), so the plugin waits
+# for the library before it rejits the framework's methods; it is never called again, so it
+# gives no events.
 # Main takes no parameters: its point names no method and traces nothing. Log is named twice:
 # the first point traces it, the second is reported and ignored.
 
