@@ -1,0 +1,737 @@
+/* The traced methods of every loaded module: matching the points against a module's metadata,
+ * the references the wrapper calls, and the ReJIT and revert requests that put the runtime in
+ * line with the points, at a module load and at a refresh. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include <clrie/ilgraph.h>
+
+#include "tracer_plugin.h"
+
+#define LIBRARY_NAME "Clrie.Tracing"
+/* How long a module load waits for the ReJIT requests of its methods. */
+#define REJIT_WAIT_SECONDS 30
+
+/* ---- the points ------------------------------------------------------------------------------ */
+
+static void report_problem(void *data, const char *file, unsigned line, unsigned column,
+                           const char *message)
+{
+    struct clrie_tracer__plugin *s = data;
+    if (line)
+        clrie_plugin_host_log(&s->host, true, "%s:%u:%u: %s", file, line, column, message);
+    else
+        clrie_plugin_host_log(&s->host, true, "%s: %s", file, message);
+}
+
+void clrie_tracer__read_points(struct clrie_tracer__plugin *s, struct clrie_tracer_points *points)
+{
+    size_t files = 0;
+    if (clrie_tracer_points_load_folder(points, s->folder, report_problem, s, &files) == -ENOMEM)
+        clrie_plugin_host_log(&s->host, true, "out of memory reading %s", s->folder);
+    clrie_plugin_host_log(&s->host, false, "%zu points from %zu files of %s", points->count, files,
+                          s->folder);
+}
+
+/* ---- matching one module ------------------------------------------------------------------------
+ */
+
+/* What match_method works with. */
+struct matching {
+    struct clrie_tracer__plugin *s;
+    const struct clrie_tracer_points *points;
+    struct clrie_tracer__module *entry;
+    struct clrie_plugin_metadata md;
+    struct clrie_tracer__traced *traced; /* the new set, in MethodDef order (sorted) */
+    size_t count, capacity;
+};
+
+/* Whether the TypeDef derives from System.ValueType or System.Enum: its methods' `this` is a
+ * byref, not an object. */
+static bool is_value_type(IMetaDataImport *import, mdTypeDef type)
+{
+    WCHAR name[CLRIE_PLUGIN_NAME_UNITS];
+    mdToken extends = mdTokenNil, scope = mdTokenNil;
+    ULONG len = 0;
+    DWORD flags = 0;
+    if (FAILED(import->lpVtbl->GetTypeDefProps(import, type, name, CLRIE_PLUGIN_NAME_UNITS, &len,
+                                               &flags, &extends)))
+        return false;
+    name[0] = 0;
+    if ((extends & 0xFF000000u) == mdtTypeRef) {
+        if (FAILED(import->lpVtbl->GetTypeRefProps(import, extends, &scope, name,
+                                                   CLRIE_PLUGIN_NAME_UNITS, &len)))
+            return false;
+    } else if ((extends & 0xFF000000u) == mdtTypeDef) {
+        if (FAILED(clrie_plugin_type_name(import, extends, name, CLRIE_PLUGIN_NAME_UNITS)))
+            return false;
+    } else {
+        return false;
+    }
+    char utf8[64];
+    clrie_plugin_bstr_to_utf8_buf(name, utf8, sizeof utf8);
+    return strcmp(utf8, "System.ValueType") == 0 || strcmp(utf8, "System.Enum") == 0;
+}
+
+/* The token that names a value type's `this` type: the TypeDef, or for a generic type a TypeSpec
+ * of it instantiated over its own parameters (GENERICINST VALUETYPE td n !0 .. !n-1). */
+static HRESULT value_this_type(struct matching *m, mdTypeDef type, mdToken *out)
+{
+    IMetaDataImport2 *import2 = NULL;
+    HCORENUM e = NULL;
+    mdGenericParam params[64];
+    ULONG count = 0;
+    HRESULT hr = m->md.import->lpVtbl->QueryInterface(m->md.import, &IID_IMetaDataImport2,
+                                                      (void **)&import2);
+    if (SUCCEEDED(hr))
+        hr = import2->lpVtbl->EnumGenericParams(import2, &e, type, params, 64, &count);
+    if (import2) {
+        import2->lpVtbl->CloseEnum(import2, e);
+        import2->lpVtbl->Release(import2);
+    }
+    if (FAILED(hr))
+        return hr;
+    if (count == 0) {
+        *out = type;
+        return S_OK;
+    }
+    uint8_t sig[4 + 4 + 4 + 64 * 5];
+    size_t n = 0;
+    sig[n++] = CLRIE_IL_ELEMENT_TYPE_GENERICINST;
+    sig[n++] = CLRIE_IL_ELEMENT_TYPE_VALUETYPE;
+    int used = clrie_il_sig_write_token(type, sig + n);
+    if (used < 0)
+        return E_FAIL;
+    n += (size_t)used;
+    n += (size_t)clrie_il_sig_write_uint(count, sig + n);
+    for (ULONG i = 0; i < count; i++) {
+        sig[n++] = CLRIE_IL_ELEMENT_TYPE_VAR;
+        n += (size_t)clrie_il_sig_write_uint(i, sig + n);
+    }
+    return m->md.emit->lpVtbl->GetTokenFromTypeSpec(m->md.emit, sig, (ULONG)n, out);
+}
+
+/* [Clrie.Tracing]Clrie.Tracing.Shim::Enter and ::Finish, defined in the module once. */
+static HRESULT define_refs(struct matching *m)
+{
+    struct clrie_tracer__module *e = m->entry;
+    if (e->refs_defined)
+        return S_OK;
+    mdAssemblyRef library =
+        clrie_plugin_find_assembly_ref(m->md.assembly_import, LIBRARY_NAME, NULL);
+    HRESULT hr = S_OK;
+    if (library == mdTokenNil) {
+        ASSEMBLYMETADATA version;
+        memset(&version, 0, sizeof version);
+        version.usMajorVersion = 1;
+        hr = m->md.assembly_emit->lpVtbl->DefineAssemblyRef(
+            m->md.assembly_emit, NULL, 0, u"" LIBRARY_NAME, &version, NULL, 0, 0, &library);
+        if (FAILED(hr))
+            return hr;
+    }
+    mdTypeRef shim = mdTokenNil;
+    hr = m->md.emit->lpVtbl->DefineTypeRefByName(m->md.emit, library, u"Clrie.Tracing.Shim", &shim);
+    if (FAILED(hr))
+        return hr;
+    /* static object Enter(string, object, object[]); static void Finish(object, object, object) */
+    static const COR_SIGNATURE enter[] = {0x00,
+                                          0x03,
+                                          ELEMENT_TYPE_OBJECT,
+                                          ELEMENT_TYPE_STRING,
+                                          ELEMENT_TYPE_OBJECT,
+                                          ELEMENT_TYPE_SZARRAY,
+                                          ELEMENT_TYPE_OBJECT};
+    static const COR_SIGNATURE finish[] = {0x00,
+                                           0x03,
+                                           ELEMENT_TYPE_VOID,
+                                           ELEMENT_TYPE_OBJECT,
+                                           ELEMENT_TYPE_OBJECT,
+                                           ELEMENT_TYPE_OBJECT};
+    hr = m->md.emit->lpVtbl->DefineMemberRef(m->md.emit, shim, u"Enter", enter, sizeof enter,
+                                             &e->refs.enter);
+    if (SUCCEEDED(hr))
+        hr = m->md.emit->lpVtbl->DefineMemberRef(m->md.emit, shim, u"Finish", finish, sizeof finish,
+                                                 &e->refs.finish);
+    e->refs_defined = SUCCEEDED(hr);
+    return hr;
+}
+
+/* The text Shim.Enter gets: library, factory, assembly, type, method and parameter types, one
+ * per line (Shim.cs reads it); a new string. */
+static char *point_text(const struct clrie_tracer_point *p, const char *assembly,
+                        const char *parameters)
+{
+    char *text = NULL;
+    if (asprintf(&text, "%s\n%s\n%s\n%s\n%s\n%s", p->library ? p->library : "", p->factory,
+                 assembly, p->type, p->method, parameters) < 0)
+        return NULL;
+    return text;
+}
+
+static HRESULT define_string(struct matching *m, const char *text, mdString *out)
+{
+    size_t len = strlen(text) + 4; /* wcs_append_utf8 keeps room for a surrogate pair */
+    WCHAR *wide = malloc(len * sizeof *wide);
+    if (!wide)
+        return E_OUTOFMEMORY;
+    wide[0] = 0;
+    clrie_plugin_wcs_append_utf8(wide, len, text);
+    HRESULT hr = m->md.emit->lpVtbl->DefineUserString(m->md.emit, wide,
+                                                      (ULONG)clrie_plugin_wcs_len(wide), out);
+    free(wide);
+    return hr;
+}
+
+static HRESULT add_traced(struct matching *m, mdMethodDef token, bool no_instance,
+                          mdToken value_this, char *text)
+{
+    if (m->count == m->capacity) {
+        size_t capacity = m->capacity ? m->capacity * 2 : 16;
+        struct clrie_tracer__traced *grown = realloc(m->traced, capacity * sizeof *grown);
+        if (!grown) {
+            free(text);
+            return E_OUTOFMEMORY;
+        }
+        m->traced = grown;
+        m->capacity = capacity;
+    }
+    struct clrie_tracer__traced *t = &m->traced[m->count];
+    *t = (struct clrie_tracer__traced){
+        .method = {.token = token, .no_instance = no_instance, .value_this = value_this},
+        .point = text};
+    HRESULT hr = define_string(m, text, &t->method.point);
+    if (FAILED(hr)) {
+        free(text);
+        return hr;
+    }
+    m->count++;
+    return S_OK;
+}
+
+static HRESULT match_method(void *data, mdMethodDef token, const WCHAR *full_name, ULONG rva)
+{
+    struct matching *m = data;
+    if (rva == 0)
+        return S_OK; /* no IL: abstract, extern or runtime-implemented */
+    char name[CLRIE_PLUGIN_NAME_UNITS * 3];
+    clrie_plugin_bstr_to_utf8_buf(full_name, name, sizeof name);
+    char *sep = strstr(name, "::");
+    if (!sep)
+        return S_OK;
+    *sep = '\0';
+    const char *type = name, *method = sep + 2, *assembly = m->entry->assembly;
+
+    mdTypeDef owner = mdTokenNil;
+    PCCOR_SIGNATURE sig = NULL;
+    ULONG sig_len = 0, ignored_rva = 0, name_len = 0;
+    DWORD attributes = 0, impl = 0;
+    char parameters[2048];
+    bool have_parameters = false;
+    for (size_t i = 0; i < m->points->count; i++) {
+        const struct clrie_tracer_point *p = &m->points->items[i];
+        if (strcmp(p->type, type) != 0 || strcmp(p->method, method) != 0 ||
+            strcasecmp(p->assembly, assembly) != 0)
+            continue;
+        if (!have_parameters) {
+            if (FAILED(m->md.import->lpVtbl->GetMethodProps(m->md.import, token, &owner, NULL, 0,
+                                                            &name_len, &attributes, &sig, &sig_len,
+                                                            &ignored_rva, &impl)) ||
+                clrie_tracer_parameters_text(m->md.import, sig, sig_len, parameters,
+                                             sizeof parameters) != 0) {
+                clrie_plugin_host_log(&m->s->host, true,
+                                      "%s::%s (0x%08X): cannot read its signature; not traced",
+                                      type, method, (unsigned)token);
+                return S_OK;
+            }
+            have_parameters = true;
+        }
+        if (!clrie_tracer_point_matches(p, assembly, type, method, parameters))
+            continue;
+        bool byref_like = false;
+        if (clrie_tracer_signature_byref_like(m->md.import, sig, sig_len, &byref_like) == 0 &&
+            byref_like) {
+            clrie_plugin_host_log(&m->s->host, true,
+                                  "%s::%s(%s): not traced: a by-ref-like parameter or result "
+                                  "(Span<T>, ...) cannot be handed to a tracer",
+                                  type, method, parameters);
+            return S_OK;
+        }
+        char *text = point_text(p, assembly, parameters);
+        if (!text)
+            return E_OUTOFMEMORY;
+        mdToken value_this = mdTokenNil;
+        HRESULT hr = S_OK;
+        if (is_value_type(m->md.import, owner))
+            hr = value_this_type(m, owner, &value_this);
+        if (FAILED(hr)) {
+            free(text);
+            return hr;
+        }
+        hr = add_traced(m, token, strcmp(method, ".ctor") == 0, value_this, text);
+        if (FAILED(hr))
+            return hr;
+        clrie_plugin_host_log(&m->s->host, false, "%s: %s::%s(%s) traced by %s (%s:%u)", assembly,
+                              type, method, parameters, p->factory, p->file, p->line);
+        /* The first point that names a method traces it; the others are reported. */
+        for (size_t j = i + 1; j < m->points->count; j++) {
+            const struct clrie_tracer_point *q = &m->points->items[j];
+            if (clrie_tracer_point_matches(q, assembly, type, method, parameters))
+                clrie_plugin_host_log(&m->s->host, true,
+                                      "%s:%u: %s::%s(%s) is traced by the point at %s:%u already; "
+                                      "this one (factory %s) is ignored",
+                                      q->file, q->line, type, method, parameters, p->file, p->line,
+                                      q->factory);
+        }
+        return S_OK;
+    }
+    return S_OK;
+}
+
+static int by_token(const void *a, const void *b)
+{
+    mdMethodDef x = ((const struct clrie_tracer__traced *)a)->method.token;
+    mdMethodDef y = ((const struct clrie_tracer__traced *)b)->method.token;
+    return x < y ? -1 : x > y;
+}
+
+static void free_traced(struct clrie_tracer__traced *traced, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        free(traced[i].point);
+    free(traced);
+}
+
+/* The module's traced methods under `points` into *traced (sorted by token), *count. */
+static HRESULT match_module(struct clrie_tracer__plugin *s, struct clrie_tracer__module *e,
+                            const struct clrie_tracer_points *points,
+                            struct clrie_tracer__traced **traced, size_t *count)
+{
+    *traced = NULL;
+    *count = 0;
+    bool named = false;
+    for (size_t i = 0; i < points->count && !named; i++)
+        named = strcasecmp(points->items[i].assembly, e->assembly) == 0;
+    if (!named)
+        return S_OK;
+    struct matching m = {.s = s, .points = points, .entry = e};
+    HRESULT hr = clrie_plugin_metadata_init(&m.md, e->module);
+    if (SUCCEEDED(hr))
+        hr = clrie_plugin_method_defs_each(m.md.import, match_method, &m);
+    if (SUCCEEDED(hr) && m.count > 0)
+        hr = define_refs(&m);
+    clrie_plugin_metadata_finish(&m.md);
+    if (FAILED(hr)) {
+        clrie_plugin_host_log(&s->host, true, "%s: cannot match the module (hr 0x%08X)",
+                              e->assembly, (unsigned)hr);
+        free_traced(m.traced, m.count);
+        return hr;
+    }
+    qsort(m.traced, m.count, sizeof *m.traced, by_token);
+    *traced = m.traced;
+    *count = m.count;
+    return S_OK;
+}
+
+/* ---- ReJIT and revert requests ----------------------------------------------------------------
+ */
+
+/* One module's requests, made on a thread of their own (a request suspends the runtime, which
+ * a thread inside a runtime callback must not do) while the caller waits. Freed by the last of
+ * the two to let go. */
+struct request_batch {
+    atomic_int refs;
+    struct clrie_tracer__plugin *s;
+    IModuleInfo *module; /* one reference */
+    ModuleID id;
+    mdMethodDef *rejit, *revert;
+    size_t rejit_count, revert_count;
+    pthread_mutex_t lock; /* protects done */
+    pthread_cond_t finished;
+    bool done;
+};
+
+static void batch_unref(struct request_batch *b)
+{
+    if (atomic_fetch_sub(&b->refs, 1) != 1)
+        return;
+    clrie_plugin_release(b->module);
+    free(b->rejit);
+    free(b->revert);
+    pthread_cond_destroy(&b->finished);
+    pthread_mutex_destroy(&b->lock);
+    free(b);
+}
+
+static void make_requests(struct request_batch *b)
+{
+    struct clrie_tracer__plugin *s = b->s;
+    if (b->revert_count > 0 && s->info) {
+        ModuleID *ids = calloc(b->revert_count, sizeof *ids);
+        HRESULT *status = calloc(b->revert_count, sizeof *status);
+        if (ids && status) {
+            for (size_t i = 0; i < b->revert_count; i++)
+                ids[i] = b->id;
+            HRESULT hr = s->info->lpVtbl->RequestRevert(s->info, (ULONG)b->revert_count, ids,
+                                                        b->revert, status);
+            if (FAILED(hr))
+                clrie_plugin_host_log(&s->host, true,
+                                      "RequestRevert of %zu methods failed "
+                                      "(hr 0x%08X)",
+                                      b->revert_count, (unsigned)hr);
+        }
+        free(ids);
+        free(status);
+    } else if (b->revert_count > 0) {
+        clrie_plugin_host_log(&s->host, true,
+                              "the runtime has no ICorProfilerInfo4: %zu methods "
+                              "stay traced",
+                              b->revert_count);
+    }
+    for (size_t i = 0; i < b->rejit_count; i++) {
+        HRESULT hr = b->module->lpVtbl->RequestRejit(b->module, b->rejit[i]);
+        if (FAILED(hr))
+            clrie_plugin_host_log(&s->host, true, "RequestRejit(0x%08X) failed (hr 0x%08X)",
+                                  (unsigned)b->rejit[i], (unsigned)hr);
+    }
+}
+
+static void *request_thread(void *arg)
+{
+    struct request_batch *b = arg;
+    make_requests(b);
+    pthread_mutex_lock(&b->lock);
+    b->done = true;
+    pthread_cond_signal(&b->finished);
+    pthread_mutex_unlock(&b->lock);
+    batch_unref(b);
+    return NULL;
+}
+
+/* Requests the ReJITs and reverts, on a thread of their own when `own_thread`, and waits for
+ * the requests (not the compilations). Takes the two token arrays. */
+static void request(struct clrie_tracer__plugin *s, IModuleInfo *module, ModuleID id,
+                    const char *name, mdMethodDef *rejit, size_t rejit_count, mdMethodDef *revert,
+                    size_t revert_count, bool own_thread)
+{
+    if (rejit_count + revert_count == 0) {
+        free(rejit);
+        free(revert);
+        return;
+    }
+    struct request_batch *b = calloc(1, sizeof *b);
+    if (!b) {
+        free(rejit);
+        free(revert);
+        return;
+    }
+    atomic_init(&b->refs, 2);
+    b->s = s;
+    b->module = module;
+    module->lpVtbl->AddRef(module);
+    b->id = id;
+    b->rejit = rejit;
+    b->rejit_count = rejit_count;
+    b->revert = revert;
+    b->revert_count = revert_count;
+    pthread_mutex_init(&b->lock, NULL);
+    pthread_cond_init(&b->finished, NULL);
+    if (!own_thread) {
+        make_requests(b);
+        atomic_store(&b->refs, 1);
+        batch_unref(b);
+        return;
+    }
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, request_thread, b) != 0) {
+        clrie_plugin_host_log(&s->host, true, "%s: no thread for the ReJIT requests: not traced",
+                              name);
+        atomic_store(&b->refs, 1);
+        batch_unref(b);
+        return;
+    }
+    pthread_detach(thread);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += REJIT_WAIT_SECONDS;
+    pthread_mutex_lock(&b->lock);
+    int wait = 0;
+    while (!b->done && wait == 0)
+        wait = pthread_cond_timedwait(&b->finished, &b->lock, &until);
+    bool done = b->done;
+    pthread_mutex_unlock(&b->lock);
+    if (!done)
+        clrie_plugin_host_log(&s->host, true,
+                              "%s: the ReJIT requests took over %d s; the module runs on and its "
+                              "methods are traced once they are made",
+                              name, REJIT_WAIT_SECONDS);
+    batch_unref(b);
+}
+
+static mdMethodDef *tokens_of(const struct clrie_tracer__traced *traced, size_t count)
+{
+    mdMethodDef *tokens = malloc((count ? count : 1) * sizeof *tokens);
+    for (size_t i = 0; tokens && i < count; i++)
+        tokens[i] = traced[i].method.token;
+    return tokens;
+}
+
+/* ---- the module list --------------------------------------------------------------------------
+ */
+
+/* What one module's refresh, or the library's arrival, asks of the runtime. */
+struct change {
+    IModuleInfo *module; /* one reference */
+    ModuleID id;
+    char name[256];
+    mdMethodDef *rejit, *revert;
+    size_t rejit_count, revert_count;
+};
+
+/* The library has loaded (the startup hook runs before Main, but the framework's first modules
+ * load before it): the traced methods of the modules loaded so far are rejitted now. */
+static void library_arrived(struct clrie_tracer__plugin *s)
+{
+    pthread_mutex_lock(&s->matching);
+    s->library_loaded = true;
+    size_t n = 0;
+    for (struct clrie_tracer__module *e = s->modules; e; e = e->next)
+        n += e->count > 0;
+    struct change *changes = calloc(n ? n : 1, sizeof *changes);
+    size_t made = 0;
+    for (struct clrie_tracer__module *e = s->modules; changes && e; e = e->next) {
+        if (e->count == 0)
+            continue;
+        struct change *c = &changes[made];
+        c->rejit = tokens_of(e->traced, e->count);
+        if (!c->rejit)
+            continue;
+        c->rejit_count = e->count;
+        c->module = e->module;
+        c->module->lpVtbl->AddRef(c->module);
+        c->id = e->id;
+        snprintf(c->name, sizeof c->name, "%s", e->assembly);
+        made++;
+    }
+    pthread_mutex_unlock(&s->matching);
+    clrie_plugin_host_log(&s->host, false,
+                          LIBRARY_NAME " loaded: the traced methods of %zu modules loaded before "
+                                       "it are rejitted",
+                          made);
+    for (size_t i = 0; i < made; i++) {
+        struct change *c = &changes[i];
+        request(s, c->module, c->id, c->name, c->rejit, c->rejit_count, NULL, 0, true);
+        clrie_plugin_release(c->module);
+    }
+    free(changes);
+}
+
+void clrie_tracer__module_loaded(struct clrie_tracer__plugin *s, IModuleInfo *module)
+{
+    ModuleID id = 0;
+    IAssemblyInfo *assembly = NULL;
+    BSTR text = NULL;
+    char *name = NULL;
+    if (FAILED(module->lpVtbl->GetModuleID(module, &id)))
+        return;
+    if (SUCCEEDED(module->lpVtbl->GetAssemblyInfo(module, &assembly)) && assembly)
+        name = clrie_plugin_host_take_utf8(&s->host, assembly->lpVtbl->GetName(assembly, &text),
+                                           &text);
+    clrie_plugin_release(assembly);
+    if (name && strcasecmp(name, LIBRARY_NAME) == 0) {
+        free(name);
+        library_arrived(s);
+        return;
+    }
+    if (!name)
+        return;
+    struct clrie_tracer__module *e = calloc(1, sizeof *e);
+    if (!e) {
+        free(name);
+        return;
+    }
+    e->id = id;
+    e->module = module;
+    module->lpVtbl->AddRef(module);
+    e->assembly = name;
+
+    pthread_mutex_lock(&s->matching);
+    match_module(s, e, &s->points, &e->traced, &e->count);
+    pthread_rwlock_wrlock(&s->lock);
+    e->next = s->modules;
+    s->modules = e;
+    atomic_fetch_add(&s->traced_total, e->count);
+    pthread_rwlock_unlock(&s->lock);
+    /* Before the library is loaded a wrapped method could not be compiled (its call into the
+     * library would fail, in the app): library_arrived() asks for these ReJITs then. */
+    bool now = s->library_loaded;
+    mdMethodDef *rejit = now && e->count ? tokens_of(e->traced, e->count) : NULL;
+    size_t count = rejit ? e->count : 0;
+    pthread_mutex_unlock(&s->matching);
+    if (!now && e->count > 0)
+        clrie_plugin_host_log(&s->host, false,
+                              "%s: loaded before " LIBRARY_NAME ": its %zu traced methods are "
+                              "rejitted once the library is loaded",
+                              name, e->count);
+    request(s, module, id, name, rejit, count, NULL, 0, true);
+}
+
+static void module_free(struct clrie_tracer__module *e)
+{
+    clrie_plugin_release(e->module);
+    free(e->assembly);
+    free_traced(e->traced, e->count);
+    free(e);
+}
+
+void clrie_tracer__module_unloaded(struct clrie_tracer__plugin *s, ModuleID id)
+{
+    pthread_mutex_lock(&s->matching);
+    pthread_rwlock_wrlock(&s->lock);
+    struct clrie_tracer__module **at = &s->modules, *gone = NULL;
+    while (*at && (*at)->id != id)
+        at = &(*at)->next;
+    if (*at) {
+        gone = *at;
+        *at = gone->next;
+        atomic_fetch_sub(&s->traced_total, gone->count);
+    }
+    pthread_rwlock_unlock(&s->lock);
+    pthread_mutex_unlock(&s->matching);
+    if (gone)
+        module_free(gone);
+}
+
+bool clrie_tracer__find(struct clrie_tracer__plugin *s, ModuleID id, mdMethodDef token,
+                        struct clrie_tracer_method *method, struct clrie_tracer_refs *refs)
+{
+    bool found = false;
+    if (atomic_load(&s->traced_total) == 0)
+        return false;
+    pthread_rwlock_rdlock(&s->lock);
+    const struct clrie_tracer__module *e = s->modules;
+    while (e && e->id != id)
+        e = e->next;
+    if (e && e->count > 0) {
+        struct clrie_tracer__traced key = {.method = {.token = token}};
+        const struct clrie_tracer__traced *t =
+            bsearch(&key, e->traced, e->count, sizeof *e->traced, by_token);
+        if (t) {
+            if (method)
+                *method = t->method;
+            if (refs)
+                *refs = e->refs;
+            found = true;
+        }
+    }
+    pthread_rwlock_unlock(&s->lock);
+    return found;
+}
+
+void clrie_tracer__refresh(struct clrie_tracer__plugin *s)
+{
+    struct clrie_tracer_points points = {0};
+    clrie_tracer__read_points(s, &points);
+    pthread_mutex_lock(&s->matching);
+    size_t modules = 0;
+    for (struct clrie_tracer__module *e = s->modules; e; e = e->next)
+        modules++;
+    struct change *changes = calloc(modules ? modules : 1, sizeof *changes);
+    if (!changes) {
+        pthread_mutex_unlock(&s->matching);
+        clrie_tracer_points_finish(&points);
+        return;
+    }
+    size_t n = 0, rejits = 0, reverts = 0;
+    for (struct clrie_tracer__module *e = s->modules; e; e = e->next) {
+        struct clrie_tracer__traced *traced = NULL;
+        size_t count = 0;
+        if (FAILED(match_module(s, e, &points, &traced, &count)))
+            continue; /* the module keeps what it had */
+        struct change *c = &changes[n++];
+        c->module = e->module;
+        c->id = e->id;
+        snprintf(c->name, sizeof c->name, "%s", e->assembly);
+        c->rejit = malloc((count ? count : 1) * sizeof *c->rejit);
+        c->revert = malloc((e->count ? e->count : 1) * sizeof *c->revert);
+        if (!c->rejit || !c->revert) {
+            c->module = NULL;
+            free(c->rejit);
+            free(c->revert);
+            free_traced(traced, count);
+            n--;
+            continue;
+        }
+        /* both sorted by token: a merge */
+        size_t i = 0, j = 0;
+        while (i < e->count || j < count) {
+            mdMethodDef old = i < e->count ? e->traced[i].method.token : 0xFFFFFFFFu;
+            mdMethodDef now = j < count ? traced[j].method.token : 0xFFFFFFFFu;
+            if (old < now) {
+                c->revert[c->revert_count++] = old;
+                i++;
+            } else if (now < old) {
+                c->rejit[c->rejit_count++] = now;
+                j++;
+            } else {
+                if (strcmp(e->traced[i].point, traced[j].point) != 0)
+                    c->rejit[c->rejit_count++] = now;
+                i++;
+                j++;
+            }
+        }
+        c->module->lpVtbl->AddRef(c->module);
+        rejits += c->rejit_count;
+        reverts += c->revert_count;
+        pthread_rwlock_wrlock(&s->lock);
+        struct clrie_tracer__traced *old_traced = e->traced;
+        size_t old_count = e->count;
+        e->traced = traced;
+        e->count = count;
+        atomic_fetch_add(&s->traced_total, count);
+        atomic_fetch_sub(&s->traced_total, old_count);
+        pthread_rwlock_unlock(&s->lock);
+        free_traced(old_traced, old_count);
+    }
+    pthread_rwlock_wrlock(&s->lock);
+    struct clrie_tracer_points old = s->points;
+    s->points = points;
+    pthread_rwlock_unlock(&s->lock);
+    clrie_tracer_points_finish(&old);
+    bool now = s->library_loaded; /* before, nothing is rejitted yet: its arrival does it */
+    pthread_mutex_unlock(&s->matching);
+    /* This is the refresh thread, never inside a runtime callback: the requests are made here. */
+    for (size_t i = 0; i < n; i++) {
+        struct change *c = &changes[i];
+        if (now) {
+            request(s, c->module, c->id, c->name, c->rejit, c->rejit_count, c->revert,
+                    c->revert_count, false);
+        } else {
+            free(c->rejit);
+            free(c->revert);
+        }
+        clrie_plugin_release(c->module);
+    }
+    free(changes);
+    clrie_plugin_host_log(&s->host, false, "refreshed: %zu methods rejitted, %zu reverted", rejits,
+                          reverts);
+}
+
+void clrie_tracer__modules_finish(struct clrie_tracer__plugin *s)
+{
+    struct clrie_tracer__module *e = s->modules;
+    while (e) {
+        struct clrie_tracer__module *next = e->next;
+        module_free(e);
+        e = next;
+    }
+    s->modules = NULL;
+}

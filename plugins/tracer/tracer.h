@@ -1,0 +1,49 @@
+/* The tracer plugin's parts that know COM: what the plugin object (tracer.c) shares with the
+ * parameter text (signature.c) and the IL wrapper (wrap.c). Private to plugins/tracer. */
+#ifndef CLRIE_TRACER_H
+#define CLRIE_TRACER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <clrie/abi/instrumentation.h>
+#include <clrie/abi/metadata.h>
+
+/* The parameter types of the method signature sig[0..len) as points name them, comma-separated
+ * (`System.Int32,System.String[],!!0`), in out. 0, -EILSEQ for a signature that cannot be
+ * read, -ENOSPC when out is too small. */
+int clrie_tracer_parameters_text(IMetaDataImport *import, const uint8_t *sig, size_t len, char *out,
+                                 size_t size);
+
+/* Whether the return type or a parameter type of the method signature sig[0..len) is a
+ * by-ref-like value type (Span<T> and the like), which the wrapper could not box: a type of the
+ * module with IsByRefLikeAttribute, or one of a list of such types of the framework, by name.
+ * 0 or -EILSEQ. */
+int clrie_tracer_signature_byref_like(IMetaDataImport *import, const uint8_t *sig, size_t len,
+                                      bool *found);
+
+/* What the wrapper calls, defined in the traced method's module at module load. */
+struct clrie_tracer_refs {
+    mdMemberRef enter;  /* object Clrie.Tracing.Shim::Enter(string, object, object[]) */
+    mdMemberRef finish; /* void Clrie.Tracing.Shim::Finish(object, object, object) */
+};
+
+/* One traced method of a module. */
+struct clrie_tracer_method {
+    mdMethodDef token;
+    mdString point;   /* the user string Shim.Enter gets: the point's six lines */
+    bool no_instance; /* a constructor: the tracer gets null for `this` */
+    mdToken value_this; /* a method of a value type: its type (TypeDef, or a TypeSpec of the
+                         * type over its own parameters), to load and box `this`; else
+                         * mdTokenNil */
+};
+
+/* Wraps the method (at its ReJIT) in the try/catch shape of docs/tracers.md. S_OK when
+ * wrapped; S_FALSE, with *why set, when the method is left as it is (a `jmp`, a tail call, a
+ * byref return, a vararg signature); a failure HRESULT otherwise (the engine then leaves the
+ * method unchanged). */
+HRESULT clrie_tracer_wrap(IMethodInfo *method, const struct clrie_tracer_method *traced,
+                          const struct clrie_tracer_refs *refs, const char **why);
+
+#endif

@@ -1,0 +1,101 @@
+/* The tracer plugin object, shared by its files: tracer.c (the COM object and the events),
+ * modules.c (the traced methods of every loaded module, matching, ReJIT and revert) and
+ * watch.c (refreshing the points: the folder watch, the refresh thread, the export the managed
+ * library calls). Private to plugins/tracer. */
+#ifndef CLRIE_TRACER_TRACER_PLUGIN_H
+#define CLRIE_TRACER_TRACER_PLUGIN_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include <clrie/abi/corprof.h>
+#include <clrie/abi/instrumentation.h>
+#include <clrie/plugin.h>
+
+#include "points.h"
+#include "tracer.h"
+
+/* One traced method of a module, with the text of its point (to tell a changed point). */
+struct clrie_tracer__traced {
+    struct clrie_tracer_method method;
+    char *point;
+};
+
+/* A loaded module. */
+struct clrie_tracer__module {
+    ModuleID id;
+    IModuleInfo *module; /* one reference */
+    char *assembly;
+    bool refs_defined;
+    struct clrie_tracer_refs refs;
+    struct clrie_tracer__traced *traced; /* sorted by token */
+    size_t count;
+    struct clrie_tracer__module *next;
+};
+
+struct clrie_tracer__plugin {
+    IInstrumentationMethod method;
+    IInstrumentationMethodAttach attach;
+    CLSID clsid; /* the config entry's: names its environment settings */
+    struct clrie_plugin_com com;
+    struct clrie_plugin_host host;
+    char *folder;
+    bool watch;              /* the Watch setting: refresh when the folder changes */
+    ICorProfilerInfo4 *info; /* for RequestRevert; NULL on a runtime without it */
+
+    /* Held while modules are matched (a module load, a refresh, an unload), so that a refresh
+     * and a module load never match with different points. Taken before `lock`. */
+    pthread_mutex_t matching;
+    /* Readers: the JIT callbacks looking a method up. Writers: whoever changes the module list,
+     * a module's traced methods or the points (with `matching` held). */
+    pthread_rwlock_t lock;
+    struct clrie_tracer_points points;
+    struct clrie_tracer__module *modules;
+    bool library_loaded; /* Clrie.Tracing's module has loaded; under `matching` */
+    /* The traced methods of all modules, written under `lock`: lookups return at once while it
+     * is 0 (AllowInlineSite is asked for every inline site the JIT considers). */
+    atomic_size_t traced_total;
+
+    /* The refresh thread (watch.c): refreshes when asked, one refresh at a time. */
+    pthread_mutex_t refresh_lock; /* protects what follows */
+    pthread_cond_t refresh_wake, refresh_done;
+    unsigned long refresh_asked, refresh_finished;
+    bool refresher_started, stopping;
+    pthread_t refresher;
+    int watch_fd; /* inotify; -1: none */
+    int stop_pipe[2];
+    bool watcher_started;
+    pthread_t watcher;
+};
+
+/* modules.c */
+
+/* Matches a newly loaded module against the points, remembers it and requests the ReJIT of
+ * its traced methods (waiting for the requests, at most 30 s). */
+void clrie_tracer__module_loaded(struct clrie_tracer__plugin *s, IModuleInfo *module);
+/* Forgets the module. */
+void clrie_tracer__module_unloaded(struct clrie_tracer__plugin *s, ModuleID id);
+/* A copy of the traced method (module, token) and of its module's references; false when the
+ * method is not traced. Any thread. */
+bool clrie_tracer__find(struct clrie_tracer__plugin *s, ModuleID id, mdMethodDef token,
+                        struct clrie_tracer_method *method, struct clrie_tracer_refs *refs);
+/* Reads the points again and brings every loaded module in line: methods no longer named are
+ * reverted, newly named ones and those whose point changed are rejitted. */
+void clrie_tracer__refresh(struct clrie_tracer__plugin *s);
+/* Frees every module entry. */
+void clrie_tracer__modules_finish(struct clrie_tracer__plugin *s);
+/* Reads the points of s->folder into *points, logging each problem. */
+void clrie_tracer__read_points(struct clrie_tracer__plugin *s, struct clrie_tracer_points *points);
+
+/* watch.c */
+
+/* Starts the refresh thread and, with the Watch setting, the watch of the folder. */
+void clrie_tracer__watch_start(struct clrie_tracer__plugin *s);
+/* Stops both and waits for them. */
+void clrie_tracer__watch_stop(struct clrie_tracer__plugin *s);
+/* Asks the refresh thread for a refresh and waits for it, at most `seconds`; false on time out
+ * or when there is no refresh thread. */
+bool clrie_tracer__refresh_and_wait(struct clrie_tracer__plugin *s, int seconds);
+
+#endif

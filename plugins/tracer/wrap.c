@@ -1,0 +1,488 @@
+/* The IL the tracer plugin wraps around a traced method at its ReJIT (always from the method's
+ * original IL):
+ *
+ *         ldnull; stloc tracer
+ *   try {                                                        clause 1 (catch object)
+ *     try {                                                      clause 0 (catch object)
+ *         ldstr <point>; ldarg.0 [ldobj T; box T] | ldnull
+ *         ldc.i4 <n>; newarr object; { dup; ldc.i4 i; ldarg i [ldobj T]; [box T]; stelem.ref }
+ *         call Shim::Enter; stloc tracer; leave body
+ *     } catch { pop; leave body }
+ *   body:
+ *         <the original body; each `ret` becomes `[stloc result;] leave exit`>
+ *   } catch {
+ *         stloc exception
+ *         try { ldloc tracer; ldnull; ldloc exception; call Shim::Finish; leave again }  clause 2
+ *         catch { pop; leave again }
+ *   again: rethrow
+ *   }
+ *   exit:
+ *         try { ldloc tracer; ldloc result [box R] | ldnull; ldnull; call Shim::Finish;  clause 3
+ *               leave done }
+ *         catch { pop; leave done }
+ *   done: [ldloc result;] ret
+ *
+ * The catch clauses name `object` (a TypeSpec of ELEMENT_TYPE_OBJECT), so nothing a tracer
+ * throws, Exception or not, reaches the application; the original exception is rethrown as
+ * it was. Clauses are added innermost first; the engine keeps inner before outer. */
+#include "tracer.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <clrie/ilgraph.h>
+#include <clrie/plugin.h>
+
+#define CLAUSE_CATCH 0x0000 /* COR_ILEXCEPTION_CLAUSE_NONE: a typed catch */
+
+/* Instructions made for one wrap; each holds one reference until the end. */
+struct builder {
+    IInstructionGraph *graph;
+    IInstructionFactory *factory;
+    IMetaDataEmit *emit;
+    HRESULT hr;
+    IInstruction **made;
+    size_t count, capacity;
+};
+
+static IInstruction *keep(struct builder *b, HRESULT hr, IInstruction *made)
+{
+    if (FAILED(hr) || !made) {
+        if (SUCCEEDED(b->hr))
+            b->hr = FAILED(hr) ? hr : E_FAIL;
+        return NULL;
+    }
+    if (b->count == b->capacity) {
+        size_t capacity = b->capacity ? b->capacity * 2 : 64;
+        IInstruction **grown = realloc(b->made, capacity * sizeof *grown);
+        if (!grown) {
+            made->lpVtbl->Release(made);
+            b->hr = E_OUTOFMEMORY;
+            return NULL;
+        }
+        b->made = grown;
+        b->capacity = capacity;
+    }
+    b->made[b->count++] = made;
+    return made;
+}
+
+static IInstruction *op(struct builder *b, ILOrdinalOpcode code)
+{
+    IInstruction *i = NULL;
+    if (FAILED(b->hr))
+        return NULL;
+    HRESULT hr = b->factory->lpVtbl->CreateInstruction(b->factory, code, &i);
+    return keep(b, hr, i);
+}
+
+static IInstruction *tok(struct builder *b, ILOrdinalOpcode code, mdToken token)
+{
+    IInstruction *i = NULL;
+    if (FAILED(b->hr))
+        return NULL;
+    HRESULT hr = b->factory->lpVtbl->CreateTokenOperandInstruction(b->factory, code, token, &i);
+    return keep(b, hr, i);
+}
+
+static IInstruction *ldc(struct builder *b, int value)
+{
+    IInstruction *i = NULL;
+    if (FAILED(b->hr))
+        return NULL;
+    HRESULT hr = b->factory->lpVtbl->CreateLoadConstInstruction(b->factory, value, &i);
+    return keep(b, hr, i);
+}
+
+static IInstruction *ldarg(struct builder *b, unsigned index)
+{
+    IInstruction *i = NULL;
+    if (FAILED(b->hr))
+        return NULL;
+    HRESULT hr = b->factory->lpVtbl->CreateLoadArgInstruction(b->factory, (USHORT)index, &i);
+    return keep(b, hr, i);
+}
+
+static IInstruction *ldloc(struct builder *b, DWORD index)
+{
+    IInstruction *i = NULL;
+    if (FAILED(b->hr))
+        return NULL;
+    HRESULT hr = b->factory->lpVtbl->CreateLoadLocalInstruction(b->factory, (USHORT)index, &i);
+    return keep(b, hr, i);
+}
+
+static IInstruction *stloc(struct builder *b, DWORD index)
+{
+    IInstruction *i = NULL;
+    if (FAILED(b->hr))
+        return NULL;
+    HRESULT hr = b->factory->lpVtbl->CreateStoreLocalInstruction(b->factory, (USHORT)index, &i);
+    return keep(b, hr, i);
+}
+
+static IInstruction *leave(struct builder *b, IInstruction *target)
+{
+    IInstruction *i = NULL;
+    if (FAILED(b->hr) || !target)
+        return NULL;
+    HRESULT hr = b->factory->lpVtbl->CreateBranchInstruction(b->factory, Cee_Leave, target, &i);
+    return keep(b, hr, i);
+}
+
+/* Inserts `items` (count, none NULL) in order after *cursor, or before `before` when *cursor
+ * is NULL; *cursor ends on the last one. */
+static void place(struct builder *b, IInstruction **cursor, IInstruction *before,
+                  IInstruction *const *items, size_t count)
+{
+    for (size_t i = 0; i < count && SUCCEEDED(b->hr); i++) {
+        if (!items[i]) {
+            b->hr = E_FAIL;
+            return;
+        }
+        b->hr = *cursor ? b->graph->lpVtbl->InsertAfter(b->graph, *cursor, items[i])
+                        : b->graph->lpVtbl->InsertBefore(b->graph, before, items[i]);
+        *cursor = items[i];
+    }
+}
+
+static mdTypeSpec type_spec(struct builder *b, const uint8_t *sig, size_t len)
+{
+    mdTypeSpec spec = mdTokenNil;
+    if (SUCCEEDED(b->hr))
+        b->hr = b->emit->lpVtbl->GetTokenFromTypeSpec(b->emit, sig, (ULONG)len, &spec);
+    return spec;
+}
+
+/* Whether a value of this type (custom modifiers skipped) can be boxed: not a pointer, a
+ * function pointer or a TypedReference. (A by-ref-like struct such as Span<T> cannot be either;
+ * that is not detected yet: docs/tracers.md, plugins/tracer/TODO.md.) */
+static bool boxable(uint8_t element)
+{
+    return element != CLRIE_IL_ELEMENT_TYPE_PTR && element != CLRIE_IL_ELEMENT_TYPE_FNPTR &&
+           element != CLRIE_IL_ELEMENT_TYPE_TYPEDBYREF;
+}
+
+/* Whether values of this type are references already (box would change nothing). */
+static bool is_reference(const uint8_t *type, size_t len)
+{
+    if (len == 0)
+        return false;
+    switch (type[0]) {
+    case CLRIE_IL_ELEMENT_TYPE_CLASS:
+    case CLRIE_IL_ELEMENT_TYPE_STRING:
+    case CLRIE_IL_ELEMENT_TYPE_OBJECT:
+    case CLRIE_IL_ELEMENT_TYPE_SZARRAY:
+    case CLRIE_IL_ELEMENT_TYPE_ARRAY:
+        return true;
+    case CLRIE_IL_ELEMENT_TYPE_GENERICINST:
+        return len > 1 && type[1] == CLRIE_IL_ELEMENT_TYPE_CLASS;
+    default:
+        return false;
+    }
+}
+
+/* Appends the instructions that leave the value of the type at sig[0..len) as an object
+ * (or null) on the stack, given the instruction that loads it (a byref loads its target). */
+static void push_boxed(struct builder *b, IInstruction **cursor, IInstruction *load,
+                       const uint8_t *type, size_t len)
+{
+    size_t mods = 0;
+    if (clrie_il_sig_skip_custom_mods(type, len, &mods) != 0 || mods >= len) {
+        b->hr = E_FAIL;
+        return;
+    }
+    type += mods;
+    len -= mods;
+    bool byref = type[0] == CLRIE_IL_ELEMENT_TYPE_BYREF;
+    if (byref) {
+        type++;
+        len--;
+        if (clrie_il_sig_skip_custom_mods(type, len, &mods) != 0 || mods >= len) {
+            b->hr = E_FAIL;
+            return;
+        }
+        type += mods;
+        len -= mods;
+    }
+    if (!boxable(type[0])) {
+        IInstruction *null = op(b, Cee_Ldnull);
+        place(b, cursor, NULL, &null, 1);
+        return;
+    }
+    place(b, cursor, NULL, &load, 1);
+    mdTypeSpec spec = mdTokenNil;
+    if (byref || !is_reference(type, len))
+        spec = type_spec(b, type, len);
+    if (byref) {
+        IInstruction *deref = tok(b, Cee_Ldobj, spec);
+        place(b, cursor, NULL, &deref, 1);
+    }
+    if (!is_reference(type, len)) {
+        IInstruction *box = tok(b, Cee_Box, spec);
+        place(b, cursor, NULL, &box, 1);
+    }
+}
+
+static HRESULT new_local(IMethodInfo *method, IType *type, DWORD *index)
+{
+    ILocalVariableCollection *locals = NULL;
+    HRESULT hr = method->lpVtbl->GetLocalVariables(method, &locals);
+    if (SUCCEEDED(hr))
+        hr = locals->lpVtbl->AddLocal(locals, type, index);
+    clrie_plugin_release(locals);
+    return hr;
+}
+
+static HRESULT object_type(IMethodInfo *method, IType **out)
+{
+    IModuleInfo *module = NULL;
+    ITypeCreator *types = NULL;
+    HRESULT hr = method->lpVtbl->GetModuleInfo(method, &module);
+    if (SUCCEEDED(hr))
+        hr = module->lpVtbl->CreateTypeFactory(module, &types);
+    if (SUCCEEDED(hr))
+        hr = types->lpVtbl->FromCorElement(types, ELEMENT_TYPE_OBJECT, out);
+    clrie_plugin_release(types);
+    clrie_plugin_release(module);
+    return hr;
+}
+
+/* The method's `ret`s (AddRef'd, *count of them), or S_FALSE with *why when it has a `jmp` or a
+ * tail call, which cannot leave a protected block. */
+static HRESULT find_returns(IInstructionGraph *graph, IInstruction ***rets, size_t *count,
+                            const char **why)
+{
+    *rets = NULL;
+    *count = 0;
+    size_t capacity = 0;
+    IInstruction *at = NULL;
+    HRESULT hr = graph->lpVtbl->GetFirstInstruction(graph, &at);
+    while (SUCCEEDED(hr) && hr != S_FALSE && at) {
+        ILOrdinalOpcode code = clrie_plugin_opcode(at);
+        if (code == Cee_Jmp || code == Cee_Tailcall) {
+            *why = code == Cee_Jmp ? "it has a jmp" : "it has a tail call";
+            hr = S_FALSE;
+        } else if (code == Cee_Ret) {
+            if (*count == capacity) {
+                capacity = capacity ? capacity * 2 : 8;
+                IInstruction **grown = realloc(*rets, capacity * sizeof *grown);
+                if (!grown) {
+                    hr = E_OUTOFMEMORY;
+                    break;
+                }
+                *rets = grown;
+            }
+            at->lpVtbl->AddRef(at);
+            (*rets)[(*count)++] = at;
+        }
+        IInstruction *next = NULL;
+        if (FAILED(at->lpVtbl->GetNextInstruction(at, &next)))
+            next = NULL;
+        clrie_plugin_release(at);
+        at = next;
+    }
+    clrie_plugin_release(at);
+    return hr;
+}
+
+static HRESULT add_catch(IExceptionSection *clauses, IInstruction *try_first,
+                         IInstruction *try_last, IInstruction *handler_first,
+                         IInstruction *handler_last, mdToken type)
+{
+    IExceptionClause *clause = NULL;
+    HRESULT hr =
+        clauses->lpVtbl->AddNewExceptionClause(clauses, CLAUSE_CATCH, try_first, try_last,
+                                               handler_first, handler_last, NULL, type, &clause);
+    clrie_plugin_release(clause);
+    return hr;
+}
+
+HRESULT clrie_tracer_wrap(IMethodInfo *method, const struct clrie_tracer_method *traced,
+                          const struct clrie_tracer_refs *refs, const char **why)
+{
+    static const uint8_t object_sig[] = {CLRIE_IL_ELEMENT_TYPE_OBJECT};
+    struct builder b = {.hr = S_OK};
+    IModuleInfo *module = NULL;
+    IExceptionSection *clauses = NULL;
+    IType *object = NULL, *result_type = NULL;
+    IInstruction **rets = NULL, *first = NULL, *last = NULL, *try_last = NULL;
+    size_t ret_count = 0;
+    uint8_t sig[1024];
+    DWORD sig_len = 0;
+    struct clrie_il_method_sig parsed;
+    *why = NULL;
+
+    HRESULT hr = method->lpVtbl->GetCorSignature(method, sizeof sig, sig, &sig_len);
+    if (SUCCEEDED(hr) &&
+        (sig_len > sizeof sig || clrie_il_sig_parse_method(sig, sig_len, &parsed, NULL) != 0))
+        hr = E_FAIL;
+    if (SUCCEEDED(hr) && parsed.returns_byref)
+        *why = "it returns a byref";
+    if (SUCCEEDED(hr) &&
+        (parsed.calling_convention & CLRIE_IL_CALLCONV_KIND_MASK) == CLRIE_IL_CALLCONV_VARARG)
+        *why = "it takes variable arguments";
+    if (SUCCEEDED(hr) && *why)
+        return S_FALSE;
+    if (SUCCEEDED(hr))
+        hr = method->lpVtbl->GetInstructions(method, &b.graph);
+    if (SUCCEEDED(hr))
+        hr = find_returns(b.graph, &rets, &ret_count, why);
+    if (hr == S_FALSE)
+        goto out;
+    if (SUCCEEDED(hr))
+        hr = method->lpVtbl->GetInstructionFactory(method, &b.factory);
+    if (SUCCEEDED(hr))
+        hr = method->lpVtbl->GetExceptionSection(method, &clauses);
+    if (SUCCEEDED(hr))
+        hr = method->lpVtbl->GetModuleInfo(method, &module);
+    if (SUCCEEDED(hr))
+        hr = clrie_plugin_module_metadata(module, &IID_IMetaDataEmit, (void **)&b.emit);
+    if (FAILED(hr))
+        goto out;
+
+    /* locals: the tracer, the exception, the result */
+    DWORD tracer = 0, exception = 0, result = 0;
+    hr = object_type(method, &object);
+    if (SUCCEEDED(hr))
+        hr = new_local(method, object, &tracer);
+    if (SUCCEEDED(hr))
+        hr = new_local(method, object, &exception);
+    if (SUCCEEDED(hr) && !parsed.returns_void)
+        hr = method->lpVtbl->GetReturnType(method, &result_type);
+    if (SUCCEEDED(hr) && !parsed.returns_void)
+        hr = new_local(method, result_type, &result);
+    if (SUCCEEDED(hr))
+        hr = b.graph->lpVtbl->GetFirstInstruction(b.graph, &first);
+    if (SUCCEEDED(hr))
+        hr = b.graph->lpVtbl->GetLastInstruction(b.graph, &last);
+    if (FAILED(hr))
+        goto out;
+    b.hr = S_OK;
+    mdTypeSpec object_spec = type_spec(&b, object_sig, sizeof object_sig);
+
+    /* the exit, made first: every return leaves to it */
+    IInstruction *finish_ok[] = {ldloc(&b, tracer)};
+    IInstruction *exit_catch[] = {op(&b, Cee_Pop), NULL};
+    IInstruction *done[] = {NULL, op(&b, Cee_Ret)};
+    done[0] = parsed.returns_void ? NULL : ldloc(&b, result);
+    IInstruction *done_first = done[0] ? done[0] : done[1];
+    exit_catch[1] = leave(&b, done_first);
+
+    /* the prologue, before the original first instruction */
+    IInstruction *cursor = NULL;
+    IInstruction *init[] = {op(&b, Cee_Ldnull), stloc(&b, tracer)};
+    place(&b, &cursor, first, init, 2);
+    IInstruction *point = tok(&b, Cee_Ldstr, traced->point);
+    place(&b, &cursor, first, &point, 1);
+    if (parsed.has_this && !traced->no_instance && traced->value_this != mdTokenNil) {
+        /* `this` of a value type is a byref: the tracer gets a boxed copy */
+        IInstruction *copy[] = {ldarg(&b, 0), tok(&b, Cee_Ldobj, traced->value_this),
+                                tok(&b, Cee_Box, traced->value_this)};
+        place(&b, &cursor, first, copy, 3);
+    } else {
+        IInstruction *instance =
+            parsed.has_this && !traced->no_instance ? ldarg(&b, 0) : op(&b, Cee_Ldnull);
+        place(&b, &cursor, first, &instance, 1);
+    }
+    IInstruction *array[] = {ldc(&b, (int)parsed.param_count), tok(&b, Cee_Newarr, object_spec)};
+    place(&b, &cursor, first, array, 2);
+    size_t at = parsed.ret_offset + parsed.ret_len;
+    for (uint32_t i = 0; i < parsed.param_count && SUCCEEDED(b.hr); i++) {
+        size_t type_len = 0;
+        if (clrie_il_sig_type_len(sig + at, sig_len - at, &type_len) != 0) {
+            b.hr = E_FAIL;
+            break;
+        }
+        IInstruction *slot[] = {op(&b, Cee_Dup), ldc(&b, (int)i)};
+        place(&b, &cursor, first, slot, 2);
+        push_boxed(&b, &cursor, ldarg(&b, i + (parsed.has_this ? 1u : 0u)), sig + at, type_len);
+        IInstruction *store = op(&b, Cee_Stelem_Ref);
+        place(&b, &cursor, first, &store, 1);
+        at += type_len;
+    }
+    IInstruction *call_enter[] = {tok(&b, Cee_Call, refs->enter), stloc(&b, tracer),
+                                  leave(&b, first)};
+    place(&b, &cursor, first, call_enter, 3);
+    IInstruction *enter_catch[] = {op(&b, Cee_Pop), leave(&b, first)};
+    place(&b, &cursor, first, enter_catch, 2);
+
+    /* after the original last instruction: the outer handler, then the exit */
+    IInstruction *rethrow = op(&b, Cee_Rethrow);
+    IInstruction *handler[] = {stloc(&b, exception),
+                               ldloc(&b, tracer),
+                               op(&b, Cee_Ldnull),
+                               ldloc(&b, exception),
+                               tok(&b, Cee_Call, refs->finish),
+                               leave(&b, rethrow)};
+    IInstruction *handler_catch[] = {op(&b, Cee_Pop), leave(&b, rethrow), rethrow};
+    cursor = last;
+    place(&b, &cursor, NULL, handler, 6);
+    place(&b, &cursor, NULL, handler_catch, 3);
+    place(&b, &cursor, NULL, finish_ok, 1);
+    if (parsed.returns_void) {
+        IInstruction *null = op(&b, Cee_Ldnull);
+        place(&b, &cursor, NULL, &null, 1);
+    } else {
+        push_boxed(&b, &cursor, ldloc(&b, result), sig + parsed.ret_offset, parsed.ret_len);
+    }
+    IInstruction *finish_call[] = {op(&b, Cee_Ldnull), tok(&b, Cee_Call, refs->finish),
+                                   leave(&b, done_first)};
+    place(&b, &cursor, NULL, finish_call, 3);
+    place(&b, &cursor, NULL, exit_catch, 2);
+    if (done[0])
+        place(&b, &cursor, NULL, done, 2);
+    else
+        place(&b, &cursor, NULL, done + 1, 1);
+
+    /* each original return: [stloc result;] leave exit */
+    for (size_t i = 0; i < ret_count && SUCCEEDED(b.hr); i++) {
+        IInstruction *to_exit = leave(&b, finish_ok[0]);
+        if (parsed.returns_void) {
+            if (SUCCEEDED(b.hr))
+                b.hr = b.graph->lpVtbl->Replace(b.graph, rets[i], to_exit);
+        } else {
+            IInstruction *store = stloc(&b, result);
+            if (SUCCEEDED(b.hr))
+                b.hr = b.graph->lpVtbl->Replace(b.graph, rets[i], store);
+            cursor = store;
+            place(&b, &cursor, NULL, &to_exit, 1);
+        }
+    }
+
+    /* the clauses, innermost first */
+    if (SUCCEEDED(b.hr))
+        b.hr = handler[0]->lpVtbl->GetPreviousInstruction(handler[0], &try_last);
+    if (SUCCEEDED(b.hr))
+        b.hr =
+            add_catch(clauses, point, call_enter[2], enter_catch[0], enter_catch[1], object_spec);
+    if (SUCCEEDED(b.hr))
+        b.hr = add_catch(clauses, handler[1], handler[5], handler_catch[0], handler_catch[1],
+                         object_spec);
+    if (SUCCEEDED(b.hr))
+        b.hr = add_catch(clauses, finish_ok[0], finish_call[2], exit_catch[0], exit_catch[1],
+                         object_spec);
+    if (SUCCEEDED(b.hr))
+        b.hr = add_catch(clauses, point, try_last, handler[0], rethrow, object_spec);
+    hr = b.hr;
+
+out:
+    for (size_t i = 0; i < ret_count; i++)
+        clrie_plugin_release(rets[i]);
+    free(rets);
+    for (size_t i = 0; i < b.count; i++)
+        clrie_plugin_release(b.made[i]);
+    free(b.made);
+    clrie_plugin_release(try_last);
+    clrie_plugin_release(first);
+    clrie_plugin_release(last);
+    clrie_plugin_release(object);
+    clrie_plugin_release(result_type);
+    clrie_plugin_release(clauses);
+    clrie_plugin_release(module);
+    clrie_plugin_release(b.emit);
+    clrie_plugin_release(b.factory);
+    clrie_plugin_release(b.graph);
+    return hr;
+}

@@ -1,0 +1,585 @@
+"""The tracer plugin (plugins/tracer) in the real runtime, installed as clrie installs it (the
+plugin, Clrie.Tracing.dll and Tracer.config in one folder), on test/dotnet/traced with the
+tracer factory of test/dotnet/recorder:
+
+  traced        every traced call gives exactly the expected enter and finish events (static,
+                instance, struct return, void, a throw, a generic method at two
+                instantiations, an out parameter, several returns, nested traced calls, a
+                method of a generic type, methods of value types, an async method (the tracer
+                gets its Task), an iterator, a framework method precompiled with ReadyToRun);
+                methods with by-ref-like parameters are left alone with a line; the app's
+                stdout and exit code are as without a profiler; a malformed points file beside
+                the good one is reported as file:line:col and the good one still applies; a
+                method named by two points is traced by the first, the second reported
+  throw-entry   the factory throws in GetTracer: enter events only, the app unchanged
+  throw-finish  every tracer throws in Finish: all events, the app unchanged
+  null          the factory returns no tracer: enter events only, the app unchanged
+  block         the factory blocks 100 ms at every call: all events, the app unchanged
+  no-hook       without DOTNET_STARTUP_HOOKS the plugin traces nothing and says why; the app
+                runs unchanged
+  http          test/dotnet/httpget, an HTTP client calling a server on 127.0.0.1, with the
+                framework's System.Net.Http.HttpClient.SendAsync traced: one enter (with the
+                request) and one finish (with the task) per request, the app unchanged
+  tail          test/dotnet/rewrite with tailcalls.dll (tailgen): methods with `tail.` calls
+                are named by points but left alone with a line; the app unchanged (a wrapper
+                that broke the tail calls would overflow the stack)
+  spans         examples/activity-tracer on test/dotnet/spans: one Activity per traced call,
+                nested as the calls are, status Error where an exception left the method; the
+                app's stdout and exit code unchanged
+  watch         test/dotnet/refreshed runs on while its points file changes on disk: a point
+                added, its factory changed, a point removed; the events follow within 10 s,
+                exactly one enter and one finish per traced call, none for a removed point
+  attach        test/dotnet/refreshed started without a profiler, then clrie-attach loads the
+                engine and the plugin: the methods already compiled are traced from the next
+                call (needs --clrie-attach)
+  refresh-call  the same with the folder not watched (Watch=false) and the app calling
+                Clrie.Tracing.Tracing.Refresh(): the next call already follows the points
+
+Usage: test_tracer.py --engine SO --plugin SO --library DLL --apps-out DIR
+                      [--clrie-attach EXE] [--only traced,...] [--keep] [--verbose]
+Exit: 0 all passed, 1 a check failed, 77 no dotnet on this machine."""
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import dotnet_apps  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TRACER_CONFIG = os.path.join(HERE, "..", "..", "plugins", "tracer", "Tracer.config")
+FOLDER_VARIABLE = "CLRIE_SETTING_1DACE3F14BE947BAAB0894AF32E0BDCC_Folder"
+
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("--engine", required=True, help="the built libInstrumentationEngine.so")
+parser.add_argument("--plugin", required=True, help="the built libclrie-tracer.so")
+parser.add_argument("--library", required=True, help="the built Clrie.Tracing.dll")
+parser.add_argument("--apps-out", required=True, help="where the C# apps are built")
+parser.add_argument("--clrie-attach", help="the built clrie-attach (scenario attach)")
+parser.add_argument("--only", default="traced,throw-entry,throw-finish,null,block,no-hook,http,"
+                    "tail,spans,watch,refresh-call,attach",
+                    help="comma-separated scenarios")
+parser.add_argument("--keep", action="store_true", help="keep the temporary directories")
+parser.add_argument("--verbose", action="store_true", help="print every run's stderr")
+args = parser.parse_args()
+dotnet, checks = dotnet_apps.start(args, ("engine", "plugin", "library"), folders=("apps_out",))
+if dotnet_apps.test_runtime() or os.environ.get(dotnet_apps.RID_VARIABLE):
+    # Clrie.Tracing.dll is built for the SDK's runtime only.
+    print("the tracer library targets the SDK's runtime: skipped")
+    sys.exit(dotnet_apps.SKIP)
+
+apps = dotnet_apps.Apps(dotnet, args.apps_out, verbose=args.verbose)
+
+# What Program.Main of test/dotnet/traced makes the recorder write, call by call.
+CALLS = [
+    ("Traced.Calculator::Add(System.Int32,System.Int32) this=Calculator+1 args=[2,3]",
+     "Traced.Calculator::Add result=6"),
+    ("Traced.Program::Mid(Traced.Pair,Traced.Pair) this=null args=[(2,4),(4,8)]",
+     "Traced.Program::Mid result=(3,6)"),
+    ('Traced.Program::Log(System.String) this=null args=["hello"]',
+     "Traced.Program::Log result=null"),
+    ('Traced.Program::Fail(System.String) this=null args=["boom"]',
+     "Traced.Program::Fail exception=System.InvalidOperationException: boom"),
+    ('Traced.Program::First(!!0[]) this=null args=[["a","b"]]',
+     'Traced.Program::First result="a"'),
+    ("Traced.Program::First(!!0[]) this=null args=[[7,8]]", "Traced.Program::First result=7"),
+    ('Traced.Program::TryDouble(System.String,System.Int32&) this=null args=["21",0]',
+     "Traced.Program::TryDouble result=True"),
+    ("Traced.Program::Early(System.Int32) this=null args=[-1]",
+     "Traced.Program::Early result=0"),
+    ("Traced.Program::Early(System.Int32) this=null args=[5]",
+     "Traced.Program::Early result=10"),
+]
+NESTED = [
+    "enter Traced.Program::Outer(System.Int32) this=null args=[4]",
+    "enter Traced.Program::Inner(System.Int32) this=null args=[4]",
+    "finish Traced.Program::Inner result=40",
+    "finish Traced.Program::Outer result=41",
+]
+LATER = [
+    ("Traced.Box`1::Swap(!0,!0&) this=Box(1) args=[2,0]", "Traced.Box`1::Swap result=2"),
+    ('Traced.Box`1::Swap(!0,!0&) this=Box(x) args=["y",null]', 'Traced.Box`1::Swap result="y"'),
+    ("Traced.Pair::Sum() this=(3,6) args=[]", "Traced.Pair::Sum result=9"),
+    ('Traced.Holder`1::Get() this=Holder(h) args=[]', 'Traced.Holder`1::Get result="h"'),
+    ("Traced.Program::LaterAsync(System.Int32) this=null args=[6]",
+     "Traced.Program::LaterAsync result=task"),
+    ("Traced.Program::Countdown(System.Int32) this=null args=[2]",
+     "Traced.Program::Countdown result=enumerable"),
+    ('System.IO.Path::GetExtension(System.String) this=null args=["notes.txt"]',
+     'System.IO.Path::GetExtension result=".txt"'),
+]
+ALL_EVENTS = [line for enter, finish in CALLS for line in ("enter " + enter,
+                                                            "finish " + finish)] + NESTED + [
+    line for enter, finish in LATER for line in ("enter " + enter, "finish " + finish)]
+ENTER_EVENTS = [line for line in ALL_EVENTS if line.startswith("enter ")]
+
+POINTS = """<?xml version="1.0" encoding="utf-8"?>
+<!-- the methods of test/dotnet/traced -->
+<Tracing>
+  <Tracer factory="Recorder.Factory" library="recorder/Recorder.dll">
+    <Method assembly="traced" type="Traced.Calculator" name="Add"/>
+    <Method assembly="traced" type="Traced.Program" name="Mid"/>
+    <Method assembly="traced" type="Traced.Program" name="Log" parameters="System.String"/>
+    <Method assembly="traced" type="Traced.Program" name="Fail"/>
+    <Method assembly="traced" type="Traced.Program" name="First" parameters="!!0[]"/>
+    <Method assembly="traced" type="Traced.Program" name="TryDouble"
+            parameters="System.String, System.Int32&amp;"/>
+    <Method assembly="traced" type="Traced.Program" name="Early"/>
+    <Method assembly="traced" type="Traced.Program" name="Outer"/>
+    <Method assembly="traced" type="Traced.Program" name="Inner"/>
+    <Method assembly="traced" type="Traced.Program" name="Main" parameters="System.String[]"/>
+    <Method assembly="traced" type="Traced.Box`1" name="Swap" parameters="!0, !0&amp;"/>
+    <Method assembly="traced" type="Traced.Pair" name="Sum"/>
+    <Method assembly="traced" type="Traced.Holder`1" name="Get"/>
+    <Method assembly="traced" type="Traced.Program" name="LaterAsync"/>
+    <Method assembly="traced" type="Traced.Program" name="Countdown"/>
+    <Method assembly="System.Private.CoreLib" type="System.IO.Path" name="GetExtension"
+            parameters="System.String"/>
+    <Method assembly="System.Private.CoreLib" type="System.StartupHookProvider"
+            name="ProcessStartupHooks"/>
+    <Method assembly="traced" type="Traced.Program" name="Count"/>
+    <Method assembly="traced" type="Traced.Program" name="Measure"/>
+  </Tracer>
+  <Tracer factory="Recorder.Second" library="recorder/Recorder.dll">
+    <Method assembly="traced" type="Traced.Program" name="Log"/>
+  </Tracer>
+</Tracing>
+"""
+# ProcessStartupHooks runs once, before the startup hook has loaded Clrie.Tracing: wrapped
+# then, it would fail to compile and end the app (FileNotFoundException), so the plugin waits
+# for the library before it rejits the framework's methods; it is never called again, so it
+# gives no events.
+# Main takes no parameters: its point names no method and traces nothing. Log is named twice:
+# the first point traces it, the second is reported and ignored.
+
+BAD_POINTS = """<Tracing>
+  <Tracer factory="Recorder.Factory">
+    <Method assembly="traced" name="Add"/>
+  </Tracer>
+</Tracing>
+"""
+
+
+def build_factory(project, name):
+    """Builds a tracer factory project against the built Clrie.Tracing.dll: its assembly."""
+    out = os.path.join(args.apps_out, name)
+    obj = os.path.join(args.apps_out, "obj", name)
+    result = subprocess.run(
+        [dotnet, "build", project, "-c", "Release", "-o", out, "--nologo", "-v", "q",
+         "-p:BaseIntermediateOutputPath=" + obj + "/", "-p:ClrieTracing=" + args.library],
+        env=dotnet_apps.quiet_environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True)
+    if result.returncode != 0:
+        sys.exit("building %s failed:\n%s" % (project, result.stdout))
+    return os.path.join(out, name + ".dll")
+
+
+def build_recorder():
+    return build_factory(os.path.join(HERE, "recorder", "Recorder.csproj"), "Recorder")
+
+
+class Sandbox(dotnet_apps.Sandbox):
+    """The plugin's install folder (Tracer/), a points folder and the recorder's output."""
+
+    def __init__(self, name, recorder):
+        super().__init__("clrie-tracer", name, keep=args.keep)
+        self.copy(args.plugin, "Tracer/libclrie-tracer.so")
+        self.library = self.copy(args.library, "Tracer/Clrie.Tracing.dll", mode=0o644)
+        config = self.copy(TRACER_CONFIG, "Tracer/Tracer.config", mode=0o644)
+        self.copy(recorder, "points/recorder/Recorder.dll", mode=0o644)
+        self.write("points/traced.xml", POINTS)
+        self.output = self.path("trace.txt")
+        self.env = {
+            dotnet_apps.CONFIG_VAR + "Tracer": config,
+            FOLDER_VARIABLE: self.path("points"),
+            "DOTNET_STARTUP_HOOKS": self.library,
+            "CLRIE_TEST_TRACE_OUTPUT": self.output,
+        }
+
+
+def run(sandbox, extra_env=None):
+    return apps.run("traced", args.engine, dict(sandbox.env, **(extra_env or {})), sandbox.name)
+
+
+def expect_app_unchanged(what, result):
+    checks.same_as_baseline(what, result, apps.baseline("traced"), stderr="contained")
+    checks.expect("Unhandled exception" not in result.stderr,
+                  "%s: no unhandled exception" % what, result)
+
+
+def expect_events(what, sandbox, expected):
+    seen = dotnet_apps.read_lines(sandbox.output)
+    checks.expect(seen == expected, "%s: exactly the expected tracer events\n    expected: %r" % (
+        what, expected), seen=seen)
+
+
+def scenario(mode, expected):
+    def run_scenario():
+        recorder = build_recorder()
+        sb = Sandbox(mode, recorder)
+        try:
+            extra = {"CLRIE_TEST_TRACER_MODE": mode} if mode != "traced" else {}
+            if mode == "traced":
+                bad = sb.write("points/bad.xml", BAD_POINTS)
+            result = run(sb, extra)
+            expect_app_unchanged(mode, result)
+            expect_events(mode, sb, expected)
+            if mode == "traced":
+                for method in ("Count(System.ReadOnlySpan`1<System.Char>)",
+                               "Measure(Traced.Window)"):
+                    checks.expect_in("Traced.Program::%s: not traced: a by-ref-like" % method,
+                                     result.stderr, "%s: a by-ref-like parameter is left "
+                                     "alone, with a line" % mode, result)
+                lines = POINTS.splitlines()
+                first, second = [i + 1 for i, line in enumerate(lines) if 'name="Log"' in line]
+                checks.expect_in("%s:%d: Traced.Program::Log(System.String) is traced by the "
+                                 "point at %s:%d already; this one (factory Recorder.Second) is "
+                                 "ignored" % (sb.path("points/traced.xml"), second,
+                                              sb.path("points/traced.xml"), first),
+                                 result.stderr, "%s: a method named twice is reported" % mode,
+                                 result)
+                checks.expect_in("%s:3:5: <Method> needs a non-empty 'type' attribute" % bad,
+                                 result.stderr, "%s: the bad points file is reported" % mode,
+                                 result)
+        finally:
+            sb.close()
+    return run_scenario
+
+
+def scenario_no_hook():
+    sb = Sandbox("no-hook", build_recorder())
+    try:
+        env = dict(sb.env)
+        del env["DOTNET_STARTUP_HOOKS"]
+        result = apps.run("traced", args.engine, env, sb.name)
+        expect_app_unchanged("no-hook", result)
+        expect_events("no-hook", sb, [])
+        checks.expect_in("DOTNET_STARTUP_HOOKS does not name Clrie.Tracing.dll", result.stderr,
+                         "no-hook: the plugin says why it traces nothing", result)
+    finally:
+        sb.close()
+
+
+# ---- http ------------------------------------------------------------------------------------
+
+SEND_ASYNC = ("System.Net.Http.HttpClient::SendAsync(System.Net.Http.HttpRequestMessage,"
+              "System.Net.Http.HttpCompletionOption,System.Threading.CancellationToken)")
+HTTP_POINTS = """<Tracing>
+  <Tracer factory="Recorder.Factory" library="recorder/Recorder.dll">
+    <Method assembly="System.Net.Http" type="System.Net.Http.HttpClient" name="SendAsync"
+            parameters="System.Net.Http.HttpRequestMessage, System.Net.Http.HttpCompletionOption,
+                        System.Threading.CancellationToken"/>
+  </Tracer>
+</Tracing>
+"""
+
+
+def scenario_http():
+    sb = Sandbox("http", build_recorder())
+    try:
+        os.unlink(sb.path("points/traced.xml"))
+        sb.write("points/http.xml", HTTP_POINTS)
+        result = apps.run("httpget", args.engine, sb.env, sb.name)
+        checks.same_as_baseline("http", result, apps.baseline("httpget"), stderr="contained")
+        checks.expect(result.stdout == "200 hello 1\n200 hello 2\n",
+                      "http: the client got both answers", result)
+        events = dotnet_apps.read_lines(sb.output)
+        checks.expect(len(events) == 4, "http: four events, enter and finish per request",
+                      seen=events)
+        for i, line in enumerate(events[:4]):
+            if i % 2 == 0:
+                checks.expect(line.startswith("enter %s this=System.Net.Http.HttpClient args=["
+                                              % SEND_ASYNC) and "/item/%d'" % (i // 2) in line,
+                              "http: the enter event of request %d, with the request" % (i // 2),
+                              seen=line)
+            else:
+                checks.expect(line == "finish System.Net.Http.HttpClient::SendAsync result=task",
+                              "http: the finish event of request %d, with the task" % (i // 2),
+                              seen=line)
+    finally:
+        sb.close()
+
+
+# ---- tail calls ------------------------------------------------------------------------------
+
+TAIL_POINTS = """<Tracing>
+  <Tracer factory="Recorder.Factory" library="recorder/Recorder.dll">
+    <Method assembly="tailcalls" type="TailCalls" name="SumTo"/>
+    <Method assembly="tailcalls" type="TailCalls" name="IsEven"/>
+  </Tracer>
+</Tracing>
+"""
+
+
+def scenario_tail():
+    generator = dotnet_apps.build_app(dotnet, "tailgen", args.apps_out)
+    tailcalls = os.path.join(args.apps_out, "tailcalls", "tailcalls.dll")
+    os.makedirs(os.path.dirname(tailcalls), exist_ok=True)
+    made = subprocess.run([*dotnet_apps.app_command(dotnet, generator), tailcalls],
+                          env=dotnet_apps.quiet_environment(), stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True)
+    if made.returncode != 0:
+        sys.exit("tailgen failed:\n" + made.stdout)
+    rewrite_apps = dotnet_apps.Apps(dotnet, args.apps_out, app_args=lambda name: [tailcalls],
+                                    verbose=args.verbose)
+    sb = Sandbox("tail", build_recorder())
+    try:
+        os.unlink(sb.path("points/traced.xml"))
+        sb.write("points/tail.xml", TAIL_POINTS)
+        result = rewrite_apps.run("rewrite", args.engine, sb.env, sb.name)
+        checks.same_as_baseline("tail", result, rewrite_apps.baseline("rewrite"),
+                                stderr="contained")
+        for method in ("TailCalls.SumTo", "TailCalls.IsEven"):
+            checks.expect_in("%s: not traced: it has a tail call" % method, result.stderr,
+                             "tail: %s is left alone, with a line" % method, result)
+        checks.expect(dotnet_apps.read_lines(sb.output) == [],
+                      "tail: no events", seen=dotnet_apps.read_lines(sb.output))
+    finally:
+        sb.close()
+
+
+# ---- spans -----------------------------------------------------------------------------------
+
+SPANS_POINTS = """<Tracing>
+  <Tracer factory="Clrie.ActivityTracer.ActivityFactory"
+          library="activity-tracer/Clrie.ActivityTracer.dll">
+    <Method assembly="spans" type="Spans.Orders" name="Process"/>
+    <Method assembly="spans" type="Spans.Orders" name="Validate"/>
+    <Method assembly="spans" type="Spans.Orders" name="Charge"/>
+  </Tracer>
+</Tracing>
+"""
+SPANS = [
+    "span Spans.Orders.Validate parent=Spans.Orders.Process status=Unset",
+    "span Spans.Orders.Charge parent=Spans.Orders.Process status=Unset",
+    "span Spans.Orders.Process parent=- status=Unset",
+    "span Spans.Orders.Validate parent=Spans.Orders.Process status=Unset",
+    "span Spans.Orders.Charge parent=Spans.Orders.Process status=Error",
+    "span Spans.Orders.Process parent=- status=Error",
+]
+
+
+def scenario_spans():
+    factory = build_factory(os.path.join(HERE, "..", "..", "examples", "activity-tracer",
+                                         "ActivityTracer.csproj"), "Clrie.ActivityTracer")
+    sb = Sandbox("spans", build_recorder())
+    try:
+        os.unlink(sb.path("points/traced.xml"))
+        sb.copy(factory, "points/activity-tracer/Clrie.ActivityTracer.dll", mode=0o644)
+        sb.write("points/spans.xml", SPANS_POINTS)
+        result = apps.run("spans", args.engine, sb.env, sb.name)
+        checks.same_as_baseline("spans", result, apps.baseline("spans"), stderr="ignored")
+        spans = [line for line in result.stderr.splitlines() if line.startswith("span ")]
+        checks.expect(spans == SPANS, "spans: one activity per traced call, nested, with the "
+                      "error status where an exception left the method\n    expected: %r"
+                      % SPANS, seen=spans)
+        checks.expect(not [line for line in apps.baseline("spans").stderr.splitlines()
+                           if line.startswith("span ")],
+                      "spans: no activity without the plugin", apps.baseline("spans"))
+    finally:
+        sb.close()
+
+
+# ---- refresh ---------------------------------------------------------------------------------
+
+REFRESH_BOUND = 10.0  # seconds for a change on disk to show in the events
+
+
+def refresh_points(methods):
+    """A points file naming Refreshed.Work's methods: (name, factory) pairs."""
+    lines = "\n".join(
+        '  <Tracer factory="Recorder.%s" library="recorder/Recorder.dll">\n'
+        '    <Method assembly="refreshed" type="Refreshed.Work" name="%s"/>\n'
+        '  </Tracer>' % (factory, name) for name, factory in methods)
+    return "<Tracing>\n%s\n</Tracing>\n" % lines
+
+
+def expected_events(methods, n):
+    """The events of one call of Alpha and Beta (argument n) under these points."""
+    events = []
+    for name, value in (("Alpha", 2 * n), ("Beta", 3 * n)):
+        factory = dict(methods).get(name)
+        if factory == "Factory":
+            events += ["enter Refreshed.Work::%s(System.Int32) this=null args=[%d]" % (name, n),
+                       "finish Refreshed.Work::%s result=%d" % (name, value)]
+        elif factory == "Second":
+            events += ["second enter Refreshed.Work::%s" % name,
+                       "second finish Refreshed.Work::%s result=%d" % (name, value)]
+    return events
+
+
+class Session:
+    """test/dotnet/refreshed under the engine, driven line by line."""
+
+    def __init__(self, sandbox, env, profiler=True):
+        self.sandbox = sandbox
+        self.seen = 0
+        self.calls = 0
+        full = dotnet_apps.quiet_environment()
+        if profiler:
+            full.update(CORECLR_ENABLE_PROFILING="1", CORECLR_PROFILER=dotnet_apps.PROFILER_CLSID,
+                        CORECLR_PROFILER_PATH=args.engine)
+        full.update(env)
+        self.process = subprocess.Popen(
+            dotnet_apps.app_command(dotnet, apps.app("refreshed")), env=full,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def ask(self, command):
+        self.process.stdin.write(command + "\n")
+        self.process.stdin.flush()
+        return self.process.stdout.readline().strip()
+
+    def call(self):
+        """One call of Alpha and Beta: (the app's answer, the events it made)."""
+        self.calls += 1
+        answer = self.ask("call")
+        lines = dotnet_apps.read_lines(self.sandbox.output)
+        events, self.seen = lines[self.seen:], len(lines)
+        return answer, events
+
+    def finish(self):
+        try:
+            out, err = self.process.communicate("exit\n", timeout=60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            out, err = self.process.communicate()
+        return self.process.returncode, err
+
+
+def replace_points(sandbox, text):
+    """Replaces the points file at once (a rename), as a deployment would."""
+    temporary = sandbox.write("points/.refreshed.tmp", text)
+    os.rename(temporary, sandbox.path("points/refreshed.xml"))
+
+
+def scenario_refresh(watch):
+    what = "watch" if watch else "refresh-call"
+    sb = Sandbox(what, build_recorder())
+    os.unlink(sb.path("points/traced.xml"))
+    steps = [[("Alpha", "Factory")],
+             [("Alpha", "Factory"), ("Beta", "Factory")],
+             [("Alpha", "Factory"), ("Beta", "Second")],
+             [("Beta", "Second")],
+             []]
+    session = None
+    try:
+        replace_points(sb, refresh_points(steps[0]))
+        env = dict(sb.env)
+        if not watch:
+            env["CLRIE_SETTING_1DACE3F14BE947BAAB0894AF32E0BDCC_Watch"] = "false"
+        session = Session(sb, env)
+        answer, events = session.call()
+        checks.expect(answer == "called 1 2 3", "%s: the app answers as without a profiler" % what,
+                      seen=answer)
+        checks.expect(events == expected_events(steps[0], 1),
+                      "%s: at start, the events of the first points" % what, seen=events)
+        for step, methods in enumerate(steps[1:], 1):
+            replace_points(sb, refresh_points(methods))
+            started = time.monotonic()
+            if not watch:
+                answer = session.ask("refresh")
+                checks.expect(answer == "refreshed True",
+                              "%s step %d: Tracing.Refresh() returns true" % (what, step),
+                              seen=answer)
+            want = expected_events(methods, session.calls + 1)
+            answer, events = session.call()
+            while watch and events != want and time.monotonic() - started < REFRESH_BOUND:
+                time.sleep(0.1)
+                want = expected_events(methods, session.calls + 1)
+                answer, events = session.call()
+            n = session.calls
+            checks.expect(answer == "called %d %d %d" % (n, 2 * n, 3 * n),
+                          "%s step %d: the app answers as without a profiler" % (what, step),
+                          seen=answer)
+            checks.expect(events == want, "%s step %d: the events follow %s%s\n    expected: %r" % (
+                what, step, methods, " within %g s" % REFRESH_BOUND if watch else
+                " at the next call", want), seen=events)
+            # and they stay so: exactly one enter and one finish per traced call
+            answer, events = session.call()
+            want = expected_events(methods, session.calls)
+            checks.expect(events == want, "%s step %d: the next call too\n    expected: %r" % (
+                what, step, want), seen=events)
+            print("   step %d (%s): followed after %.2f s" % (
+                step, ", ".join("%s by %s" % m for m in methods) or "no points",
+                time.monotonic() - started))
+        code, err = session.finish()
+        session = None
+        checks.expect(code == 0, "%s: the app exits with 0" % what, seen=err)
+        checks.expect("Unhandled exception" not in err, "%s: no unhandled exception" % what,
+                      seen=err)
+    finally:
+        if session:
+            session.process.kill()
+            session.process.communicate()
+        sb.close()
+
+
+def scenario_attach():
+    if not args.clrie_attach:
+        print("   no --clrie-attach: not run")
+        return
+    sb = Sandbox("attach", build_recorder())
+    os.unlink(sb.path("points/traced.xml"))
+    methods = [("Alpha", "Factory")]
+    session = None
+    try:
+        replace_points(sb, refresh_points(methods))
+        env = {"DOTNET_STARTUP_HOOKS": sb.library, "CLRIE_TEST_TRACE_OUTPUT": sb.output}
+        session = Session(sb, env, profiler=False)
+        answer, events = session.call()
+        checks.expect(answer == "called 1 2 3" and events == [],
+                      "attach: before the attach, the app runs untraced",
+                      seen=(answer, events))
+        attached = subprocess.run(
+            [args.clrie_attach, str(session.process.pid), "--config",
+             sb.env[dotnet_apps.CONFIG_VAR + "Tracer"], "--engine", args.engine,
+             "--setting", "Folder=" + sb.path("points"), "--timeout", "20"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+        if not checks.expect(attached.returncode == 0, "attach: clrie-attach attaches",
+                             attached):
+            return
+        # The engine hands the plugin every module already loaded; their ReJIT requests are
+        # made on the plugin's thread, so the first calls after the attach may still run the
+        # old code: wait for the events, a bounded time.
+        started = time.monotonic()
+        want = expected_events(methods, session.calls + 1)
+        answer, events = session.call()
+        while events != want and time.monotonic() - started < REFRESH_BOUND:
+            time.sleep(0.1)
+            want = expected_events(methods, session.calls + 1)
+            answer, events = session.call()
+        checks.expect(events == want, "attach: the method compiled before the attach is traced "
+                      "within %g s\n    expected: %r" % (REFRESH_BOUND, want), seen=events)
+        answer, events = session.call()
+        want = expected_events(methods, session.calls)
+        checks.expect(events == want, "attach: and at the next call\n    expected: %r" % want,
+                      seen=events)
+        print("   traced %.2f s after the attach" % (time.monotonic() - started))
+        code, err = session.finish()
+        session = None
+        checks.expect(code == 0, "attach: the app exits with 0", seen=err)
+    finally:
+        if session:
+            session.process.kill()
+            session.process.communicate()
+        sb.close()
+
+
+dotnet_apps.run_scenarios(checks, [
+    ("traced", "traced: the expected events, a bad file reported", scenario("traced", ALL_EVENTS)),
+    ("throw-entry", "throw-entry: a factory that throws", scenario("throw-entry", ENTER_EVENTS)),
+    ("throw-finish", "throw-finish: tracers that throw", scenario("throw-finish", ALL_EVENTS)),
+    ("null", "null: a factory without tracers", scenario("null", ENTER_EVENTS)),
+    ("block", "block: a factory that blocks", scenario("block", ALL_EVENTS)),
+    ("no-hook", "no-hook: without the startup hook", scenario_no_hook),
+    ("http", "http: HttpClient.SendAsync of the framework traced", scenario_http),
+    ("tail", "tail: methods with tail calls left alone", scenario_tail),
+    ("spans", "spans: examples/activity-tracer", scenario_spans),
+    ("watch", "watch: points changed on disk while the app runs",
+     lambda: scenario_refresh(watch=True)),
+    ("refresh-call", "refresh-call: points changed, then Tracing.Refresh()",
+     lambda: scenario_refresh(watch=False)),
+    ("attach", "attach: the engine and the plugin attached to a running app", scenario_attach),
+], set(args.only.split(",")))
+sys.exit(checks.finish("the tracer plugin traced test/dotnet/traced as expected"))
