@@ -125,23 +125,11 @@ static IInstruction *exit_of(IInstructionGraph *graph, ISingleRetDefaultInstrume
 
 static HRESULT add_int32_local(IMethodInfo *method, DWORD *index)
 {
-    IModuleInfo *module = NULL;
-    ITypeCreator *types = NULL;
     IType *int32 = NULL;
-    ILocalVariableCollection *locals = NULL;
-    HRESULT hr = method->lpVtbl->GetModuleInfo(method, &module);
+    HRESULT hr = clrie_plugin_element_type(method, ELEMENT_TYPE_I4, &int32);
     if (SUCCEEDED(hr))
-        hr = module->lpVtbl->CreateTypeFactory(module, &types);
-    if (SUCCEEDED(hr))
-        hr = types->lpVtbl->FromCorElement(types, ELEMENT_TYPE_I4, &int32);
-    if (SUCCEEDED(hr))
-        hr = method->lpVtbl->GetLocalVariables(method, &locals);
-    if (SUCCEEDED(hr))
-        hr = locals->lpVtbl->AddLocal(locals, int32, index);
-    clrie_plugin_release(locals);
+        hr = clrie_plugin_add_local(method, int32, index);
     clrie_plugin_release(int32);
-    clrie_plugin_release(types);
-    clrie_plugin_release(module);
     return hr;
 }
 

@@ -16,30 +16,6 @@
 
 #define CLAUSE_FINALLY 0x0002 /* COR_ILEXCEPTION_CLAUSE_FINALLY */
 
-static HRESULT new_local(IMethodInfo *method, IType *type, DWORD *index)
-{
-    ILocalVariableCollection *locals = NULL;
-    HRESULT hr = method->lpVtbl->GetLocalVariables(method, &locals);
-    if (SUCCEEDED(hr))
-        hr = locals->lpVtbl->AddLocal(locals, type, index);
-    clrie_plugin_release(locals);
-    return hr;
-}
-
-static HRESULT int64_type(IMethodInfo *method, IType **out)
-{
-    IModuleInfo *module = NULL;
-    ITypeCreator *types = NULL;
-    HRESULT hr = method->lpVtbl->GetModuleInfo(method, &module);
-    if (SUCCEEDED(hr))
-        hr = module->lpVtbl->CreateTypeFactory(module, &types);
-    if (SUCCEEDED(hr))
-        hr = types->lpVtbl->FromCorElement(types, ELEMENT_TYPE_I8, out);
-    clrie_plugin_release(types);
-    clrie_plugin_release(module);
-    return hr;
-}
-
 /* Inserts `count` new instructions after `where`, in order. */
 static HRESULT insert_after(IInstructionGraph *graph, IInstruction *where, IInstruction **items,
                             size_t count)
@@ -116,7 +92,7 @@ static HRESULT make_exit(IMethodInfo *method, const struct clrie_plugin_rewrite 
         IInstruction *last = NULL, *store = NULL, *load = NULL, *new_ret = NULL, *to_exit = NULL;
         DWORD local = 0;
         if (SUCCEEDED(hr) && kind != ELEMENT_TYPE_VOID)
-            hr = new_local(method, result, &local);
+            hr = clrie_plugin_add_local(method, result, &local);
         if (SUCCEEDED(hr))
             hr = graph->lpVtbl->GetLastInstruction(graph, &last);
         if (SUCCEEDED(hr))
@@ -216,9 +192,9 @@ HRESULT timer_rewrite(IMethodInfo *method, const struct timed_method *timed,
     if (SUCCEEDED(hr))
         hr = make_exit(method, &rw, &exit);
     if (SUCCEEDED(hr))
-        hr = int64_type(method, &int64);
+        hr = clrie_plugin_element_type(method, ELEMENT_TYPE_I8, &int64);
     if (SUCCEEDED(hr))
-        hr = new_local(method, int64, &start);
+        hr = clrie_plugin_add_local(method, int64, &start);
 
     /* The try block: from the first instruction to the one before the exit (or the end). */
     if (SUCCEEDED(hr))

@@ -94,3 +94,27 @@ IInstruction *clrie_plugin_rewrite_exit(const struct clrie_plugin_rewrite *rw)
     IInstruction *exit = clrie_plugin_single_ret_exit(rw->single);
     return exit ? exit : clrie_plugin_last_plain_ret(rw->graph);
 }
+
+HRESULT clrie_plugin_element_type(IMethodInfo *method, CorElementType element, IType **out)
+{
+    IModuleInfo *module = NULL;
+    ITypeCreator *types = NULL;
+    HRESULT hr = method->lpVtbl->GetModuleInfo(method, &module);
+    if (SUCCEEDED(hr))
+        hr = module->lpVtbl->CreateTypeFactory(module, &types);
+    if (SUCCEEDED(hr))
+        hr = types->lpVtbl->FromCorElement(types, element, out);
+    clrie_plugin_release(types);
+    clrie_plugin_release(module);
+    return hr;
+}
+
+HRESULT clrie_plugin_add_local(IMethodInfo *method, IType *type, DWORD *index)
+{
+    ILocalVariableCollection *locals = NULL;
+    HRESULT hr = method->lpVtbl->GetLocalVariables(method, &locals);
+    if (SUCCEEDED(hr))
+        hr = locals->lpVtbl->AddLocal(locals, type, index);
+    clrie_plugin_release(locals);
+    return hr;
+}

@@ -225,30 +225,6 @@ static void push_boxed(struct builder *b, IInstruction **cursor, IInstruction *l
     }
 }
 
-static HRESULT new_local(IMethodInfo *method, IType *type, DWORD *index)
-{
-    ILocalVariableCollection *locals = NULL;
-    HRESULT hr = method->lpVtbl->GetLocalVariables(method, &locals);
-    if (SUCCEEDED(hr))
-        hr = locals->lpVtbl->AddLocal(locals, type, index);
-    clrie_plugin_release(locals);
-    return hr;
-}
-
-static HRESULT object_type(IMethodInfo *method, IType **out)
-{
-    IModuleInfo *module = NULL;
-    ITypeCreator *types = NULL;
-    HRESULT hr = method->lpVtbl->GetModuleInfo(method, &module);
-    if (SUCCEEDED(hr))
-        hr = module->lpVtbl->CreateTypeFactory(module, &types);
-    if (SUCCEEDED(hr))
-        hr = types->lpVtbl->FromCorElement(types, ELEMENT_TYPE_OBJECT, out);
-    clrie_plugin_release(types);
-    clrie_plugin_release(module);
-    return hr;
-}
-
 /* The method's `ret`s (AddRef'd, *count of them), or S_FALSE with *why when it has a `jmp` or a
  * tail call, which cannot leave a protected block. */
 static HRESULT find_returns(IInstructionGraph *graph, IInstruction ***rets, size_t *count,
@@ -344,15 +320,15 @@ HRESULT clrie_tracer_wrap(IMethodInfo *method, const struct clrie_tracer_method 
 
     /* locals: the tracer, the exception, the result */
     DWORD tracer = 0, exception = 0, result = 0;
-    hr = object_type(method, &object);
+    hr = clrie_plugin_element_type(method, ELEMENT_TYPE_OBJECT, &object);
     if (SUCCEEDED(hr))
-        hr = new_local(method, object, &tracer);
+        hr = clrie_plugin_add_local(method, object, &tracer);
     if (SUCCEEDED(hr))
-        hr = new_local(method, object, &exception);
+        hr = clrie_plugin_add_local(method, object, &exception);
     if (SUCCEEDED(hr) && !parsed.returns_void)
         hr = method->lpVtbl->GetReturnType(method, &result_type);
     if (SUCCEEDED(hr) && !parsed.returns_void)
-        hr = new_local(method, result_type, &result);
+        hr = clrie_plugin_add_local(method, result_type, &result);
     if (SUCCEEDED(hr))
         hr = b.graph->lpVtbl->GetFirstInstruction(b.graph, &first);
     if (SUCCEEDED(hr))

@@ -91,7 +91,8 @@
  *   both return an AddRef'd instruction or NULL. struct clrie_plugin_rewrite holds what a
  *   rewrite with a single exit works with: clrie_plugin_rewrite_init(rw, method) gets the
  *   graph and factory and applies single-ret, clrie_plugin_rewrite_exit(rw) is where exit code
- *   goes, clrie_plugin_rewrite_finish(rw) releases it all.
+ *   goes, clrie_plugin_rewrite_finish(rw) releases it all. clrie_plugin_element_type and
+ *   clrie_plugin_add_local give a method a new local of a primitive or object type.
  *
  * Events a plugin ignores
  *   clrie_plugin_ignore_* are slots that do nothing and return S_OK, for the vtables'
@@ -483,6 +484,11 @@ void clrie_plugin_rewrite_finish(struct clrie_plugin_rewrite *rw);
 /* Where exit code goes: single-ret's shared exit, else the last `ret` that does not end a tail
  * call. AddRef'd, or NULL for a method that only throws. */
 IInstruction *clrie_plugin_rewrite_exit(const struct clrie_plugin_rewrite *rw);
+/* The IType of a primitive or object element type (ELEMENT_TYPE_I8, ELEMENT_TYPE_OBJECT, ...)
+ * in the method's module, a new reference in *out. */
+HRESULT clrie_plugin_element_type(IMethodInfo *method, CorElementType element, IType **out);
+/* Adds a local of `type` to the method (ILocalVariableCollection::AddLocal), its index in *index. */
+HRESULT clrie_plugin_add_local(IMethodInfo *method, IType *type, DWORD *index);
 
 /* ---- events a plugin ignores ----------------------------------------------------------------- */
 
