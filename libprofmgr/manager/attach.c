@@ -210,8 +210,12 @@ HRESULT clrie_pm__attach_initialize(struct manager *m, const void *client_data, 
         clrie_config_attach_free(data);
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
     }
-    CLRIE_PM_LOG_MESSAGE(m->log, "clrie engine attached to a running process (ICorProfilerInfo%d)",
-                         m->info_version);
+    char runtime[48];
+    clrie_pm__manager_runtime_version(m, runtime, sizeof(runtime));
+    CLRIE_PM_LOG_MESSAGE(m->log,
+                         "clrie engine attached to a running process (ICorProfilerInfo%d), "
+                         "runtime %s",
+                         m->info_version, runtime);
     pin_engine(m);
     atomic_store(&m->attached, true);
     atomic_store(&m->initializing, true);

@@ -100,8 +100,10 @@ static HRESULT on_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfil
     if (!clrie_pm__attach_policy_admits(m, NULL))
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
     clrie_pm__crash_install(m->log->fd); /* before the first plugin runs */
-    CLRIE_PM_LOG_MESSAGE(m->log, "clrie engine %s attached (ICorProfilerInfo%d)", CLRIE_VERSION,
-                         m->info_version);
+    char runtime[48];
+    clrie_pm__manager_runtime_version(m, runtime, sizeof(runtime));
+    CLRIE_PM_LOG_MESSAGE(m->log, "clrie engine %s attached (ICorProfilerInfo%d) to runtime %s",
+                         CLRIE_VERSION, m->info_version, runtime);
 
     atomic_store(&m->initializing, true);
     clrie_pm__plugins_load_configured(m);

@@ -3,6 +3,7 @@
  * asks the runtime for. The manager is created and destroyed by callbacks.c. */
 #include "manager.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,4 +144,17 @@ void clrie_pm__manager_release_plugins(struct manager *m, const struct plugin_li
     for (struct plugin *p = m->all_plugins; p; p = p->next_allocated)
         release_plugin(p); /* removed ones */
     pthread_mutex_unlock(&m->load_lock);
+}
+
+void clrie_pm__manager_runtime_version(struct manager *m, char *out, size_t size)
+{
+    ICorProfilerInfo3 *info = (ICorProfilerInfo3 *)(void *)m->info;
+    USHORT instance = 0, major = 0, minor = 0, build = 0, qfe = 0;
+    COR_PRF_RUNTIME_TYPE type;
+    ULONG len = 0;
+    if (info && SUCCEEDED(info->lpVtbl->GetRuntimeInformation(info, &instance, &type, &major,
+                                                              &minor, &build, &qfe, 0, &len, NULL)))
+        snprintf(out, size, "%u.%u.%u", major, minor, build);
+    else
+        snprintf(out, size, "(unknown version)");
 }

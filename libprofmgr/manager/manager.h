@@ -246,6 +246,10 @@ void clrie_pm__manager_plugins_leave(struct manager *m);
 void clrie_pm__manager_retire_plugins(struct manager *m);
 /* Recomputes the runtime event mask: base | every plugin's | the raw hook's. */
 HRESULT clrie_pm__manager_apply_event_mask(struct manager *m);
+/* The runtime's version as "10.0.12" (GetRuntimeInformation) in out, or "(unknown version)";
+ * the start-up and attach lines name it, so that a log shared by several runtimes of one
+ * process says which line is whose. */
+void clrie_pm__manager_runtime_version(struct manager *m, char *out, size_t size);
 /* Releases every plugin's interfaces (their objects may go away), those of `order` first and
  * in its order (priority order, as CLRIE releases them), then any others; the engine's
  * records of them stay until clrie_pm__plugins_free_all. Call it only when no callback is inside a
