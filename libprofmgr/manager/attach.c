@@ -23,7 +23,6 @@
 #include "manager.h"
 #include "policy.h"
 
-
 /* ---- the log settings of the attach data ------------------------------------------------- */
 
 /* The attach data's names and the variables they stand for. */
@@ -61,8 +60,7 @@ static void apply_log_settings(struct manager *m, const struct clrie_config_atta
         for (size_t k = 0; k < LOG_SETTINGS && !replaced; k++) {
             size_t len = strlen(log_settings[k].variable);
             replaced = clrie_config_attach_setting(data, log_settings[k].setting) &&
-                       strncmp(env[i], log_settings[k].variable, len) == 0 &&
-                       env[i][len] == '=';
+                       strncmp(env[i], log_settings[k].variable, len) == 0 && env[i][len] == '=';
         }
         if (!replaced)
             envp[n++] = env[i];
@@ -222,9 +220,9 @@ HRESULT clrie_pm__attach_initialize(struct manager *m, const void *client_data, 
     atomic_store(&m->attaching, true);
     load_methods(m, data);
     atomic_store(&m->attaching, false);
-    clrie_config_attach_free(data);
     size_t loaded = clrie_pm__manager_plugins(m)->count;
     if (loaded == 0) {
+        clrie_config_attach_free(data);
         atomic_store(&m->initializing, false);
         CLRIE_PM_LOG_ERROR(m->log, "no plugin could be loaded from the attach data; the engine "
                                    "declines the attach");
@@ -236,6 +234,7 @@ HRESULT clrie_pm__attach_initialize(struct manager *m, const void *client_data, 
     HRESULT hr = clrie_pm__manager_apply_event_mask(m);
     atomic_store(&m->initializing, false);
     if (FAILED(hr)) {
+        clrie_config_attach_free(data);
         CLRIE_PM_LOG_ERROR(m->log,
                            "the runtime refused the event mask (hr 0x%08X); the engine "
                            "declines the attach",
@@ -243,9 +242,12 @@ HRESULT clrie_pm__attach_initialize(struct manager *m, const void *client_data, 
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
     }
     if (atomic_load(&m->profiling_disabled)) {
+        clrie_config_attach_free(data);
         CLRIE_PM_LOG_MESSAGE(m->log, "a plugin disabled profiling; the engine declines the attach");
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
     }
+    clrie_pm__detach_arm(m, attach_or_env, data);
+    clrie_config_attach_free(data);
     return S_OK;
 }
 

@@ -121,6 +121,8 @@ static HRESULT on_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfil
         CLRIE_PM_LOG_MESSAGE(m->log, "a plugin disabled profiling; the engine detaches");
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
     }
+    if (clrie_pm__manager_plugins(m)->count > 0)
+        clrie_pm__detach_arm(m, clrie_pm__policy_lookup_env, NULL);
     return S_OK;
 }
 

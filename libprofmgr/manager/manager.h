@@ -31,6 +31,7 @@
 #include "com.h"
 #include "domains.h"
 #include "log.h"
+#include "policy.h"
 #include "settings.h"
 
 struct manager;
@@ -340,6 +341,11 @@ bool clrie_pm__attach_policy_admits(struct manager *m, const struct clrie_config
 /* A plugin's IProfilerManager2::DisableProfiling after attach: once every plugin asked, the
  * engine detaches on a thread of its own. */
 HRESULT clrie_pm__detach_request(struct manager *m, struct host *host);
+/* Arms the operator's triggers, read through lookup (policy.h): DetachFile, an absolute path
+ * whose appearance starts the detach, and DetachAfter, seconds after which it starts. A value
+ * that cannot be used is logged and ignored. The watching thread ends at Shutdown or when a
+ * detach started. */
+void clrie_pm__detach_arm(struct manager *m, policy_lookup_fn lookup, void *ctx);
 /* GetReJITParameters while detaching: true when the method was given its original IL (the
  * caller then does nothing more). */
 bool clrie_pm__detach_rejit(struct manager *m, ModuleID module, mdMethodDef token,
