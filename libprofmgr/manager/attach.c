@@ -253,7 +253,8 @@ HRESULT clrie_pm__attach_initialize(struct manager *m, const void *client_data, 
 
 /* ---- ProfilerAttachComplete: what is loaded already ----------------------------------------- */
 
-/* The IDs already told to the plugins in this walk. */
+/* The IDs met in this walk, for its count; whether the plugins hear of one is the manager's
+ * announced sets' business (the runtime's own events may have told them already). */
 struct seen {
     UINT_PTR *ids;
     size_t count, capacity;
@@ -305,20 +306,23 @@ static void tell_module(struct manager *m, ModuleID id, struct seen *domains,
     if (first_time(domains, domain_id)) {
         IAppDomainInfo *domain = NULL;
         if (SUCCEEDED(clrie_pm_domains_appdomain_created(m->domains, domain_id, &domain))) {
-            TELL_PLUGINS(m, "OnAppDomainCreated", OnAppDomainCreated(p_->method, domain));
+            if (clrie_pm__manager_announce(m, ANNOUNCE_APPDOMAIN, domain_id))
+                TELL_PLUGINS(m, "OnAppDomainCreated", OnAppDomainCreated(p_->method, domain));
             domain->lpVtbl->Release(domain);
         }
     }
     if (first_time(assemblies, assembly_id)) {
         IAssemblyInfo *assembly = NULL;
         if (SUCCEEDED(clrie_pm_domains_assembly_loaded(m->domains, assembly_id, &assembly))) {
-            TELL_PLUGINS(m, "OnAssemblyLoaded", OnAssemblyLoaded(p_->method, assembly));
+            if (clrie_pm__manager_announce(m, ANNOUNCE_ASSEMBLY, assembly_id))
+                TELL_PLUGINS(m, "OnAssemblyLoaded", OnAssemblyLoaded(p_->method, assembly));
             assembly->lpVtbl->Release(assembly);
         }
     }
     IModuleInfo *module = NULL;
     if (clrie_pm_domains_module_attached(m->domains, id, assembly_id, &module) == S_OK) {
-        TELL_PLUGINS(m, "OnModuleLoaded", OnModuleLoaded(p_->method, module));
+        if (clrie_pm__manager_announce(m, ANNOUNCE_MODULE, id))
+            TELL_PLUGINS(m, "OnModuleLoaded", OnModuleLoaded(p_->method, module));
         module->lpVtbl->Release(module);
     }
 }

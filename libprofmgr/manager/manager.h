@@ -214,6 +214,17 @@ struct manager {
     struct jit_pending **jit_pending;
     size_t jit_pending_capacity;
     uint64_t jit_pending_serial; /* numbers the entries in the order they were made */
+    /* The app domains, assemblies and modules the plugins were told of (OnAppDomainCreated,
+     * OnAssemblyLoaded, OnModuleLoaded) and not yet of their end: after an attach, the walk of
+     * what was loaded before (attach.c) and the runtime's own events for what loads meanwhile
+     * may name the same one, and each is told once (clrie_pm__manager_announce).
+     * announced_lock protects the three sorted arrays. */
+    pthread_mutex_t announced_lock;
+    struct announced {
+        UINT_PTR *ids;
+        size_t count, capacity;
+    } announced[3];
+
     /* Functions whose instrumented body the JIT rejected: compiled again, they get their
      * original IL. */
     atomic_size_t jit_rejected_count;
@@ -247,6 +258,19 @@ void clrie_pm__manager_plugins_leave(struct manager *m);
 void clrie_pm__manager_retire_plugins(struct manager *m);
 /* Recomputes the runtime event mask: base | every plugin's | the raw hook's. */
 HRESULT clrie_pm__manager_apply_event_mask(struct manager *m);
+/* Which announcement of clrie_pm__manager_announce. */
+enum announce_kind {
+    ANNOUNCE_APPDOMAIN,
+    ANNOUNCE_ASSEMBLY,
+    ANNOUNCE_MODULE,
+};
+/* True the first time an ID of this kind is announced (the caller then tells the plugins);
+ * false while it was announced already. Out of memory: true (told twice rather than never). */
+bool clrie_pm__manager_announce(struct manager *m, enum announce_kind kind, UINT_PTR id);
+/* Its end was told (unload, shutdown): the runtime may reuse the ID for another one. */
+void clrie_pm__manager_forget(struct manager *m, enum announce_kind kind, UINT_PTR id);
+/* Frees the sets (manager_destroy). */
+void clrie_pm__manager_announced_free(struct manager *m);
 /* The runtime's version as "10.0.12" (GetRuntimeInformation) in out, or "(unknown version)";
  * the start-up and attach lines name it, so that a log shared by several runtimes of one
  * process says which line is whose. */
