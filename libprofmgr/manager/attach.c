@@ -10,8 +10,6 @@
  * module already loaded, as they would have heard of them from the start, and calls
  * AttachComplete; a plugin that wants methods already compiled asks for them with
  * IModuleInfo::RequestRejit from those events. */
-#define _GNU_SOURCE /* dladdr, RTLD_NODELETE */
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,19 +171,6 @@ static void load_methods(struct manager *m, const struct clrie_config_attach *da
     }
 }
 
-/* The runtime unloads a profiler that detached; the engine's file stays loaded instead
- * (RTLD_NODELETE), as plugins may keep threads and the crash handler points into it. */
-static const char engine_anchor;
-
-static void pin_engine(struct manager *m)
-{
-    Dl_info self;
-    if (!dladdr(&engine_anchor, &self) || !self.dli_fname ||
-        !dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE))
-        CLRIE_PM_LOG_MESSAGE(m->log, "cannot keep the engine loaded after a detach; detach is "
-                                     "still possible");
-}
-
 HRESULT clrie_pm__attach_initialize(struct manager *m, const void *client_data, UINT size)
 {
     char why[CLRIE_CONFIG_REASON_SIZE];
@@ -214,7 +199,7 @@ HRESULT clrie_pm__attach_initialize(struct manager *m, const void *client_data, 
                          "clrie engine attached to a running process (ICorProfilerInfo%d), "
                          "runtime %s",
                          m->info_version, runtime);
-    pin_engine(m);
+    clrie_pm__detach_pin_engine(m);
     atomic_store(&m->attached, true);
     atomic_store(&m->initializing, true);
     atomic_store(&m->attaching, true);

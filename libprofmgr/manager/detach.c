@@ -6,18 +6,21 @@
  * the method's own IL: the way the runtime's documentation recommends to revert), waits until
  * the runtime asked for those bodies (at most DETACH_WAIT_MS: a method not called again keeps
  * its instrumented code until it is), and calls ICorProfilerInfo3::RequestProfilerDetach. On
- * ProfilerDetachSucceeded the plugins are released. CoreCLR (seen with .NET 10) refuses to
- * detach a profiler that changed IL, at a first JIT or through ReJIT
- * (CORPROF_E_IRREVERSIBLE_INSTRUMENTATION_PRESENT): then the methods still get their original
- * code back and the plugins are released, but the engine stays in the process, idle, and the
- * runtime takes no other profiler. The engine's shared object stays loaded
- * (attach pinned it): plugins may hold threads and the crash handler points into it.
+ * ProfilerDetachSucceeded the plugins are released. CoreCLR refuses to detach a profiler that
+ * changed IL or ever asked for COR_PRF_ENABLE_REJIT, which the engine always asks for
+ * (CORPROF_E_IRREVERSIBLE_INSTRUMENTATION_PRESENT, from EEToProfInterfaceImpl::
+ * EnsureProfilerDetachable; seen with .NET 8 and 10): then the methods still get their
+ * original code back and the plugins are released, but the engine stays in the process, idle,
+ * and the runtime takes no other profiler. The engine's shared object stays loaded (pinned
+ * before the detach starts): plugins may hold threads and the crash handler points into it.
  *
  * An operator or the app can also ask, whatever the plugins do: the engine settings DetachFile
  * (a file whose appearance triggers the detach: `touch` it, or create it from the app) and
  * DetachAfter (seconds after the engine started), read from the attach data or the
  * environment (MicrosoftInstrumentationEngine_DetachFile, ..._DetachAfter). A thread of the
  * engine watches for them; the detach that follows is the one above. */
+#define _GNU_SOURCE /* dladdr, RTLD_NODELETE */
+#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -68,15 +71,16 @@ static void *detach_thread(void *arg)
     free(tokens);
     hr = m->info->lpVtbl->RequestProfilerDetach(m->info, 1000);
     if (FAILED(hr)) {
-        /* CoreCLR refuses for good once the profiler changed IL, at a first JIT or through
-         * ReJIT (CORPROF_E_IRREVERSIBLE_INSTRUMENTATION_PRESENT): the engine stays, idle. */
+        /* CoreCLR refuses for good once the profiler enabled ReJIT or changed IL
+         * (CORPROF_E_IRREVERSIBLE_INSTRUMENTATION_PRESENT): the engine stays, idle. */
         CLRIE_PM_LOG_ERROR(m->log,
                            "detach: the runtime refused RequestProfilerDetach (hr 0x%08X%s); the "
                            "methods have their original code, the plugins are released and the "
                            "engine stays loaded, idle",
                            (unsigned)hr,
                            hr == CLRIE_HRESULT(0x80131370u)
-                               ? ": the runtime lets no profiler that changed IL detach"
+                               ? ": the runtime lets no profiler that enabled ReJIT or changed "
+                                 "IL detach"
                                : "");
         atomic_store(&m->shut_down, true);
         clrie_pm__manager_retire_plugins(m);
@@ -85,11 +89,25 @@ static void *detach_thread(void *arg)
     return NULL;
 }
 
+/* The runtime unloads a profiler that detached; the engine's file stays loaded instead
+ * (RTLD_NODELETE), as plugins may keep threads and the crash handler points into it. */
+static const char engine_anchor;
+
+void clrie_pm__detach_pin_engine(struct manager *m)
+{
+    Dl_info self;
+    if (!dladdr(&engine_anchor, &self) || !self.dli_fname ||
+        !dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE))
+        CLRIE_PM_LOG_MESSAGE(m->log, "cannot keep the engine loaded after a detach; detach is "
+                                     "still possible");
+}
+
 /* Starts the detach once, on a thread of its own; `why` ends the line that says so. */
 static HRESULT start_detach(struct manager *m, const char *why)
 {
     if (atomic_load(&m->shut_down) || atomic_exchange(&m->detach_started, true))
         return S_OK;
+    clrie_pm__detach_pin_engine(m); /* an engine loaded at start-up was not pinned */
     CLRIE_PM_LOG_MESSAGE(m->log, "%s; the engine detaches", why);
     pthread_t thread;
     pthread_attr_t attr;

@@ -365,6 +365,8 @@ bool clrie_pm__attach_policy_admits(struct manager *m, const struct clrie_config
 /* A plugin's IProfilerManager2::DisableProfiling after attach: once every plugin asked, the
  * engine detaches on a thread of its own. */
 HRESULT clrie_pm__detach_request(struct manager *m, struct host *host);
+/* Keeps the engine's shared object loaded after a detach (RTLD_NODELETE); logs when it cannot. */
+void clrie_pm__detach_pin_engine(struct manager *m);
 /* Arms the operator's triggers, read through lookup (policy.h): DetachFile, an absolute path
  * whose appearance starts the detach, and DetachAfter, seconds after which it starts. A value
  * that cannot be used is logged and ignored. The watching thread ends at Shutdown or when a

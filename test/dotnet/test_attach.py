@@ -6,7 +6,8 @@ attach_probe.c, which instruments Old (compiled before the attach: through ReJIT
 (compiled after: at its first JIT) so they return 42 instead of 41; Other stays 7. A second
 clrie-attach is refused with a clear message. Then the plugin asks to detach: both methods
 return 41 again and the service keeps running; the runtime keeps the engine loaded (idle),
-since CoreCLR lets no profiler that changed IL detach, and the engine's log says so.
+since CoreCLR lets no profiler that enabled ReJIT or changed IL detach, and the engine's log says
+so.
 detach-file: clrie-attach with the engine setting DetachFile; the plugin never asks to detach,
 but once an operator creates the file, Old and New run their original code again and the service
 keeps running; the log says what triggered the detach and how it ended.
@@ -128,7 +129,7 @@ def scenario_attach(checks, dotnet, args, apps):
         code, err = service.finish()
         checks.expect(code == 0, "the service exits normally (exit %d)" % code, seen=err)
         log = "\n".join(dotnet_apps.read_lines(box.path("engine.log")))
-        checks.expect_in("the runtime lets no profiler that changed IL detach", log,
+        checks.expect_in("the runtime lets no profiler that enabled ReJIT or changed IL detach", log,
                          "the engine's log says why the runtime keeps it loaded")
         shapes = {re.sub(r"old=4[12] other=7( new=4[12])?", "X", l) for l in service.lines}
         checks.expect(shapes <= {"ready", "X"}, "the service prints nothing else",
@@ -177,8 +178,8 @@ def scenario_detach_file(checks, dotnet, args, apps):
                          "the log says the DetachFile triggered the detach")
         checks.expect_in("detach: 2 methods back to their original code", log,
                          "the log says both methods were put back")
-        checks.expect(re.search(r"the engine detached|the runtime lets no profiler that changed "
-                                r"IL detach", log) is not None,
+        checks.expect(re.search(r"the engine detached|the runtime lets no profiler that enabled "
+                                r"ReJIT or changed IL detach", log) is not None,
                       "the log says how the detach ended", seen=log)
     finally:
         box.close()
@@ -211,6 +212,9 @@ def scenario_detach_after(checks, dotnet, args, apps):
                          "the log says the delay triggered the detach")
         checks.expect_in("detach: 1 methods back to their original code", log,
                          "the log says Old was put back")
+        checks.expect(re.search(r"the engine detached|the runtime lets no profiler that enabled "
+                                r"ReJIT or changed IL detach", log) is not None,
+                      "the log says how the detach ended", seen=log)
 
         bad = dict(env, MicrosoftInstrumentationEngine_DetachAfter="soon",
                    MicrosoftInstrumentationEngine_DetachFile="relative/file")

@@ -9,8 +9,8 @@ return). Both runtimes load the engine (one shared object, one manager each).
 
 own-plugins: each runtime gets its own configuration (the host changes the environment before
 the second runtime starts): the first runtime's plugin makes Old return 42, the second's New.
-Each runtime's output shows only its own plugin's change; each plugin reports to its own file;
-the log names each runtime's version and plugin.
+Each runtime's output shows only its own plugin's change; each plugin reports to its own file
+and logs under its own tag ([IM:<its class ID>]); the log names each runtime's version.
 first: Runtimes=first for both: the first runtime is profiled, the second declines with a line.
 versions: RuntimeVersions naming one runtime's major version profiles that runtime only, with a
 line for the other; checked both ways round.
@@ -152,6 +152,10 @@ def scenario_own_plugins(checks, args, host, box):
                       "the log names runtime %d (%s)" % (n, version), result)
         checks.expect_in("loaded plugin 'Probe%d' %s" % (n, GUIDS[n - 1]), result.stderr,
                          "the log names runtime %d's plugin" % n, result)
+        tag = "[IM:%s]" % GUIDS[n - 1].strip("{}").lower()
+        checks.expect_in("%sattach-probe: instruments %s of service.dll"
+                         % (tag, ("Old", "New")[n - 1]), result.stderr,
+                         "runtime %d's plugin logs under its own tag" % n, result)
     checks.expect(result.stderr.count("loaded plugin") == 2,
                   "each manager loaded only its own plugin", result)
 

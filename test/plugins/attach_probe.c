@@ -11,8 +11,8 @@
  *   Detach   a file: once it exists, the plugin asks to detach (IProfilerManager2::
  *            DisableProfiling after attach), from a thread of its own
  *
- * Loaded at start-up it reads the same settings in Initialize (Detach aside) and writes
- * `initialize`.
+ * Loaded at start-up it reads the same settings in Initialize (Detach aside), writes
+ * `initialize`, and logs `attach-probe: instruments <Methods> of <Module>` through the engine.
  *
  * Lines: `attach settings=<n>`, `module <name>`, `requestrejit <method> hr=<hr>`,
  * `instrument <method> rejit=<0|1>`, `attachcomplete`, `detach hr=<hr>`.
@@ -130,6 +130,10 @@ static HRESULT probe_Initialize(IInstrumentationMethod *This, IProfilerManager *
     struct probe *p = from_iface(This);
     read_settings(p, pProfilerManager);
     record(p, "initialize");
+    struct clrie_plugin_host host;
+    clrie_plugin_host_init(&host, pProfilerManager, "attach-probe");
+    clrie_plugin_host_log(&host, false, "instruments %s of %s", p->methods, p->module);
+    clrie_plugin_host_finish(&host);
     return S_OK;
 }
 
