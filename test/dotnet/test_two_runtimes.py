@@ -14,6 +14,8 @@ and logs under its own tag ([IM:<its class ID>]); the log names each runtime's v
 first: Runtimes=first for both: the first runtime is profiled, the second declines with a line.
 versions: RuntimeVersions naming one runtime's major version profiles that runtime only, with a
 line for the other; checked both ways round.
+attach: with both runtimes up and the second one's app running, clrie-attach reaches the first
+runtime (the only one with a diagnostics socket) and the second one's app runs on unchanged.
 
 When NuGet cannot serve the runtime pack the test is skipped (77), or fails under CI=true."""
 import argparse
@@ -120,6 +122,73 @@ class Host:
         return outputs, result
 
 
+def scenario_attach(checks, args, host, box):
+    box.copy(args.probe, "plugins/libattach-probe.so")
+    config = box.write("attach.xml", """<InstrumentationEngineConfiguration>
+  <InstrumentationMethod>
+    <Name>AttachProbe</Name>
+    <Module>plugins/libattach-probe.so</Module>
+    <ClassGuid>%s</ClassGuid>
+  </InstrumentationMethod>
+</InstrumentationEngineConfiguration>
+""" % GUIDS[0])
+    stop2 = box.path("stop-2")
+    if os.path.exists(stop2):
+        os.remove(stop2)
+    command = [args.host]
+    for i, (_, folder, app_folder) in enumerate(host.runtimes):
+        command += ["--runtime", folder, "--app", os.path.join(app_folder, "service.dll"),
+                    "--arg", box.path("go"), "--arg", box.path("stop") if i == 0 else stop2]
+    proc = subprocess.Popen(command, env=dotnet_apps.quiet_environment(), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    lines = []
+    try:
+        second = False
+        while True:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            lines.append(line.rstrip("\n"))
+            second = second or line.startswith("host: runtime 2: coreclr_initialize")
+            if second and line.startswith("old="):
+                break
+        checks.expect(second and lines[-1].startswith("old="),
+                      "attach: the second runtime's app runs", seen=lines)
+        log = box.path("attach.log")
+        attached = subprocess.run(
+            [args.clrie_attach, str(proc.pid), "--config", config, "--engine", args.engine,
+             "--timeout", "20", "--setting", "LogLevel=Messages", "--setting",
+             "LogFilePath=" + log, "--setting", "Module=service.dll", "--setting",
+             "Methods=Old", "--setting", "Rejit=Old"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+        checks.expect(attached.returncode == 0, "attach: clrie-attach attaches the engine",
+                      attached)
+        text = "\n".join(dotnet_apps.read_lines(log))
+        first_version = host.runtimes[0][0].split()[-1]
+        checks.expect_in("clrie engine attached to a running process (ICorProfilerInfo", text,
+                         "attach: the engine started")
+        checks.expect(re.search(r"runtime %s\b" % re.escape(first_version), text) is not None,
+                      "attach: the engine is in the first runtime (%s)" % first_version,
+                      seen=text)
+        more = []
+        while len(more) < 5:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            more.append(line.rstrip("\n"))
+        checks.expect(more == [ORIGINAL] * 5,
+                      "attach: the second runtime's app runs on unchanged", seen=more)
+    finally:
+        open(stop2, "w").close()
+        try:
+            out, err = proc.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+    checks.expect(proc.returncode == 0, "attach: the host exits with 0 (exit %d)"
+                  % proc.returncode, seen=err)
+
+
 def engine_env(args):
     return {"CORECLR_ENABLE_PROFILING": "1", "CORECLR_PROFILER": dotnet_apps.PROFILER_CLSID,
             "CORECLR_PROFILER_PATH": args.engine,
@@ -204,13 +273,15 @@ def scenario_versions(checks, args, host, box):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--engine", required=True)
+    parser.add_argument("--clrie-attach", required=True)
     parser.add_argument("--host", required=True)
     parser.add_argument("--probe", required=True)
     parser.add_argument("--apps-out", required=True)
     parser.add_argument("--keep", action="store_true")
     parser.add_argument("scenarios", nargs="*")
     args = parser.parse_args()
-    dotnet, checks = dotnet_apps.start(args, ["engine", "host", "probe"], ["apps_out"])
+    dotnet, checks = dotnet_apps.start(args, ["engine", "clrie_attach", "host", "probe"],
+                                     ["apps_out"])
     sdk_version, sdk_folder = sdk_runtime(dotnet)
     if not sdk_version:
         print("the SDK's dotnet lists no Microsoft.NETCore.App")
@@ -247,6 +318,8 @@ def main():
              lambda: scenario_first(checks, args, host, box)),
             ("versions", "RuntimeVersions chooses between the two runtimes",
              lambda: scenario_versions(checks, args, host, box)),
+            ("attach", "clrie-attach reaches the first runtime of the process",
+             lambda: scenario_attach(checks, args, host, box)),
         ]
         wanted = args.scenarios or [name for name, _, _ in scenarios]
         dotnet_apps.run_scenarios(checks, scenarios, wanted)
