@@ -100,8 +100,10 @@ static HRESULT on_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfil
     if (!clrie_pm__attach_policy_admits(m, NULL))
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
     clrie_pm__crash_install(m->log->fd); /* before the first plugin runs */
-    CLRIE_PM_LOG_MESSAGE(m->log, "clrie engine %s attached (ICorProfilerInfo%d)", CLRIE_VERSION,
-                         m->info_version);
+    char runtime[48];
+    clrie_pm__manager_runtime_version(m, runtime, sizeof(runtime));
+    CLRIE_PM_LOG_MESSAGE(m->log, "clrie engine %s attached (ICorProfilerInfo%d) to runtime %s",
+                         CLRIE_VERSION, m->info_version, runtime);
 
     atomic_store(&m->initializing, true);
     clrie_pm__plugins_load_configured(m);
@@ -119,6 +121,8 @@ static HRESULT on_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfil
         CLRIE_PM_LOG_MESSAGE(m->log, "a plugin disabled profiling; the engine detaches");
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
     }
+    if (clrie_pm__manager_plugins(m)->count > 0)
+        clrie_pm__detach_arm(m, clrie_pm__policy_lookup_env, NULL);
     return S_OK;
 }
 
@@ -200,7 +204,8 @@ static HRESULT on_AppDomainCreationFinished(ICorProfilerCallback11 *This, AppDom
     IAppDomainInfo *domain = NULL;
     if (SUCCEEDED(hrStatus) && m->domains &&
         SUCCEEDED(clrie_pm_domains_appdomain_created(m->domains, appDomainId, &domain))) {
-        FOR_EACH_PLUGIN(m, "OnAppDomainCreated", OnAppDomainCreated(p_->method, domain));
+        if (clrie_pm__manager_announce(m, ANNOUNCE_APPDOMAIN, appDomainId))
+            FOR_EACH_PLUGIN(m, "OnAppDomainCreated", OnAppDomainCreated(p_->method, domain));
         domain->lpVtbl->Release(domain);
     }
     return hook_AppDomainCreationFinished(This, appDomainId, hrStatus);
@@ -214,6 +219,7 @@ static HRESULT on_AppDomainShutdownFinished(ICorProfilerCallback11 *This, AppDom
     if (m->domains &&
         clrie_pm_domains_appdomain_shutdown(m->domains, appDomainId, &domain) == S_OK) {
         FOR_EACH_PLUGIN(m, "OnAppDomainShutdown", OnAppDomainShutdown(p_->method, domain));
+        clrie_pm__manager_forget(m, ANNOUNCE_APPDOMAIN, appDomainId);
         domain->lpVtbl->Release(domain);
     }
     return hook_AppDomainShutdownFinished(This, appDomainId, hrStatus);
@@ -226,7 +232,8 @@ static HRESULT on_AssemblyLoadFinished(ICorProfilerCallback11 *This, AssemblyID 
     IAssemblyInfo *assembly = NULL;
     if (SUCCEEDED(hrStatus) && m->domains &&
         SUCCEEDED(clrie_pm_domains_assembly_loaded(m->domains, assemblyId, &assembly))) {
-        FOR_EACH_PLUGIN(m, "OnAssemblyLoaded", OnAssemblyLoaded(p_->method, assembly));
+        if (clrie_pm__manager_announce(m, ANNOUNCE_ASSEMBLY, assemblyId))
+            FOR_EACH_PLUGIN(m, "OnAssemblyLoaded", OnAssemblyLoaded(p_->method, assembly));
         assembly->lpVtbl->Release(assembly);
     }
     return hook_AssemblyLoadFinished(This, assemblyId, hrStatus);
@@ -240,6 +247,7 @@ static HRESULT on_AssemblyUnloadFinished(ICorProfilerCallback11 *This, AssemblyI
     if (m->domains &&
         clrie_pm_domains_assembly_unloaded(m->domains, assemblyId, &assembly) == S_OK) {
         FOR_EACH_PLUGIN(m, "OnAssemblyUnloaded", OnAssemblyUnloaded(p_->method, assembly));
+        clrie_pm__manager_forget(m, ANNOUNCE_ASSEMBLY, assemblyId);
         assembly->lpVtbl->Release(assembly);
     }
     return hook_AssemblyUnloadFinished(This, assemblyId, hrStatus);
@@ -252,7 +260,8 @@ static HRESULT on_ModuleAttachedToAssembly(ICorProfilerCallback11 *This, ModuleI
     IModuleInfo *module = NULL;
     if (m->domains &&
         clrie_pm_domains_module_attached(m->domains, moduleId, AssemblyId, &module) == S_OK) {
-        FOR_EACH_PLUGIN(m, "OnModuleLoaded", OnModuleLoaded(p_->method, module));
+        if (clrie_pm__manager_announce(m, ANNOUNCE_MODULE, moduleId))
+            FOR_EACH_PLUGIN(m, "OnModuleLoaded", OnModuleLoaded(p_->method, module));
         module->lpVtbl->Release(module);
     }
     return hook_ModuleAttachedToAssembly(This, moduleId, AssemblyId);
@@ -265,6 +274,7 @@ static HRESULT on_ModuleUnloadFinished(ICorProfilerCallback11 *This, ModuleID mo
     IModuleInfo *module = NULL;
     if (m->domains && clrie_pm_domains_module_unloaded(m->domains, moduleId, &module) == S_OK) {
         FOR_EACH_PLUGIN(m, "OnModuleUnloaded", OnModuleUnloaded(p_->method, module));
+        clrie_pm__manager_forget(m, ANNOUNCE_MODULE, moduleId);
         module->lpVtbl->Release(module);
     }
     return hook_ModuleUnloadFinished(This, moduleId, hrStatus);
@@ -503,6 +513,8 @@ static void manager_destroy(void *object)
         free(l);
     }
     clrie_pm__jit_pipeline_free(m);
+    clrie_pm__manager_announced_free(m);
+    pthread_mutex_destroy(&m->announced_lock);
     pthread_mutex_destroy(&m->jit_pending_lock);
     pthread_mutex_destroy(&m->load_lock);
     pthread_mutex_destroy(&m->mask_lock);
@@ -545,6 +557,7 @@ struct manager *clrie_pm__manager_new(void)
     pthread_mutexattr_destroy(&recursive);
     pthread_mutex_init(&m->mask_lock, NULL);
     pthread_mutex_init(&m->jit_pending_lock, NULL);
+    pthread_mutex_init(&m->announced_lock, NULL);
     atomic_init(&m->plugins, empty);
     return m;
 }

@@ -31,6 +31,7 @@
 #include "com.h"
 #include "domains.h"
 #include "log.h"
+#include "policy.h"
 #include "settings.h"
 
 struct manager;
@@ -213,6 +214,17 @@ struct manager {
     struct jit_pending **jit_pending;
     size_t jit_pending_capacity;
     uint64_t jit_pending_serial; /* numbers the entries in the order they were made */
+    /* The app domains, assemblies and modules the plugins were told of (OnAppDomainCreated,
+     * OnAssemblyLoaded, OnModuleLoaded) and not yet of their end: after an attach, the walk of
+     * what was loaded before (attach.c) and the runtime's own events for what loads meanwhile
+     * may name the same one, and each is told once (clrie_pm__manager_announce).
+     * announced_lock protects the three sorted arrays. */
+    pthread_mutex_t announced_lock;
+    struct announced {
+        UINT_PTR *ids;
+        size_t count, capacity;
+    } announced[3];
+
     /* Functions whose instrumented body the JIT rejected: compiled again, they get their
      * original IL. */
     atomic_size_t jit_rejected_count;
@@ -246,6 +258,23 @@ void clrie_pm__manager_plugins_leave(struct manager *m);
 void clrie_pm__manager_retire_plugins(struct manager *m);
 /* Recomputes the runtime event mask: base | every plugin's | the raw hook's. */
 HRESULT clrie_pm__manager_apply_event_mask(struct manager *m);
+/* Which announcement of clrie_pm__manager_announce. */
+enum announce_kind {
+    ANNOUNCE_APPDOMAIN,
+    ANNOUNCE_ASSEMBLY,
+    ANNOUNCE_MODULE,
+};
+/* True the first time an ID of this kind is announced (the caller then tells the plugins);
+ * false while it was announced already. Out of memory: true (told twice rather than never). */
+bool clrie_pm__manager_announce(struct manager *m, enum announce_kind kind, UINT_PTR id);
+/* Its end was told (unload, shutdown): the runtime may reuse the ID for another one. */
+void clrie_pm__manager_forget(struct manager *m, enum announce_kind kind, UINT_PTR id);
+/* Frees the sets (manager_destroy). */
+void clrie_pm__manager_announced_free(struct manager *m);
+/* The runtime's version as "10.0.12" (GetRuntimeInformation) in out, or "(unknown version)";
+ * the start-up and attach lines name it, so that a log shared by several runtimes of one
+ * process says which line is whose. */
+void clrie_pm__manager_runtime_version(struct manager *m, char *out, size_t size);
 /* Releases every plugin's interfaces (their objects may go away), those of `order` first and
  * in its order (priority order, as CLRIE releases them), then any others; the engine's
  * records of them stay until clrie_pm__plugins_free_all. Call it only when no callback is inside a
@@ -336,6 +365,13 @@ bool clrie_pm__attach_policy_admits(struct manager *m, const struct clrie_config
 /* A plugin's IProfilerManager2::DisableProfiling after attach: once every plugin asked, the
  * engine detaches on a thread of its own. */
 HRESULT clrie_pm__detach_request(struct manager *m, struct host *host);
+/* Keeps the engine's shared object loaded after a detach (RTLD_NODELETE); logs when it cannot. */
+void clrie_pm__detach_pin_engine(struct manager *m);
+/* Arms the operator's triggers, read through lookup (policy.h): DetachFile, an absolute path
+ * whose appearance starts the detach, and DetachAfter, seconds after which it starts. A value
+ * that cannot be used is logged and ignored. The watching thread ends at Shutdown or when a
+ * detach started. */
+void clrie_pm__detach_arm(struct manager *m, policy_lookup_fn lookup, void *ctx);
 /* GetReJITParameters while detaching: true when the method was given its original IL (the
  * caller then does nothing more). */
 bool clrie_pm__detach_rejit(struct manager *m, ModuleID module, mdMethodDef token,
