@@ -258,6 +258,41 @@ def scenario_policy_attach(checks, dotnet, args, apps):
         box.close()
 
 
+def scenario_not_attachable(checks, dotnet, args, apps):
+    """examples/hello implements IInstrumentationMethod only: loaded by attach data it is
+    refused with a line, as CLRIE refuses it, and the service runs on unchanged."""
+    box = dotnet_apps.Sandbox("clrie-attach", "plain", args.keep)
+    try:
+        box.copy(args.plain_plugin, "plugins/libhello.so")
+        config = box.write("hello.xml", """<InstrumentationEngineConfiguration>
+  <InstrumentationMethod>
+    <Name>Hello</Name>
+    <Module>plugins/libhello.so</Module>
+    <ClassGuid>{8E2D1C2A-5B7F-4C3E-9A61-0D4F2B3C5E71}</ClassGuid>
+  </InstrumentationMethod>
+</InstrumentationEngineConfiguration>
+""")
+        service = Service(dotnet, apps.app("service"), box)
+        service.wait_for(lambda l: l.startswith("old="))
+        result = attach(args, service.proc.pid, config,
+                        ["LogLevel=Messages", "LogFilePath=" + box.path("engine.log")])
+        print("clrie-attach: exit %d\n%s%s" % (result.returncode, result.stdout, result.stderr))
+        checks.expect(result.returncode == 1 and "refused by the engine" in result.stderr,
+                      "with no plugin it can load, the engine declines the attach", result)
+        log = "\n".join(dotnet_apps.read_lines(box.path("engine.log")))
+        checks.expect_in("plugin 'Hello' {8E2D1C2A-5B7F-4C3E-9A61-0D4F2B3C5E71}: refused at "
+                         "attach: it does not implement IInstrumentationMethodAttach", log,
+                         "the engine's log says why a plugin without the attach interface is "
+                         "refused")
+        later = [service.wait_for(lambda l: l.startswith("old=")) for _ in range(3)]
+        checks.expect(later == ["old=41 other=7"] * 3, "the service runs on unchanged",
+                      seen=service.lines[-5:])
+        code, err = service.finish()
+        checks.expect(code == 0, "the service exits normally (exit %d)" % code, seen=err)
+    finally:
+        box.close()
+
+
 def scenario_policy_startup(checks, dotnet, args, apps):
     base = apps.baseline("sample")
     declined = "is not profiled"
@@ -301,12 +336,14 @@ def main():
     parser.add_argument("--engine", required=True)
     parser.add_argument("--clrie-attach", required=True)
     parser.add_argument("--probe", required=True)
+    parser.add_argument("--plain-plugin", required=True,
+                        help="a plugin without IInstrumentationMethodAttach (examples/hello)")
     parser.add_argument("--apps-out", required=True)
     parser.add_argument("--keep", action="store_true")
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("scenarios", nargs="*")
     args = parser.parse_args()
-    dotnet, checks = dotnet_apps.start(args, ["engine", "clrie_attach", "probe"], ["apps_out"])
+    dotnet, checks = dotnet_apps.start(args, ["engine", "clrie_attach", "probe", "plain_plugin"], ["apps_out"])
     apps = dotnet_apps.Apps(dotnet, args.apps_out, verbose=args.verbose)
     scenarios = [
         ("attach", "attach to a running service, a second attach refused",
@@ -315,6 +352,8 @@ def main():
          lambda: scenario_detach_file(checks, dotnet, args, apps)),
         ("detach-after", "DetachAfter at start-up, and values the engine cannot use",
          lambda: scenario_detach_after(checks, dotnet, args, apps)),
+        ("not-attachable", "a plugin without IInstrumentationMethodAttach is refused at attach",
+         lambda: scenario_not_attachable(checks, dotnet, args, apps)),
         ("policy-attach", "the policy in attach data declines an excluded process",
          lambda: scenario_policy_attach(checks, dotnet, args, apps)),
         ("policy-startup", "the policy at start-up: names, entry assemblies, versions",
