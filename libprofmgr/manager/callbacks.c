@@ -37,13 +37,16 @@ static struct manager *manager_of(ICorProfilerCallback11 *callback)
     return CLRIE_CONTAINER_OF(callback, struct manager, callback);
 }
 
-/* The raw hook's callback interface if it has this slot, else NULL. */
+/* The raw hook's callback interface if it has this slot and its own event mask asks for the
+ * callback (hook_events.c), else NULL. */
 static ICorProfilerCallback11 *hook_with_slot(struct manager *m, size_t slot)
 {
     struct raw_hook *hook = atomic_load_explicit(&m->raw_hook, memory_order_acquire);
     if (!hook || atomic_load(&m->shut_down))
         return NULL;
-    return slot < callback_slots[hook->version] ? hook->callback : NULL;
+    if (slot >= callback_slots[hook->version] || !clrie_pm__hook_hears(hook, slot))
+        return NULL;
+    return hook->callback;
 }
 
 #define TO_RAW_HOOK(ret, name, params, args)                                                       \
@@ -295,27 +298,19 @@ static HRESULT on_ModuleUnloadFinished(ICorProfilerCallback11 *This, ModuleID mo
         clrie_pm__manager_plugins_leave(m);                                                        \
     } while (0)
 
-/* The engine asks for exception events for itself (CLRIE_PM_ENGINE_EVENT_MASK): the raw hook
- * gets them only when it asked too. */
-static bool hook_wants_exceptions(struct manager *m)
-{
-    struct raw_hook *hook = atomic_load_explicit(&m->raw_hook, memory_order_acquire);
-    return hook && (atomic_load(&hook->host.event_mask) & COR_PRF_MONITOR_EXCEPTIONS);
-}
-
 static HRESULT on_ExceptionThrown(ICorProfilerCallback11 *This, ObjectID thrownObjectId)
 {
     struct manager *m = manager_of(This);
     clrie_pm__jit_pipeline_exception_thrown(m, thrownObjectId);
     EXCEPTION_EVENT(m, "ExceptionThrown", ExceptionThrown(p_->exception_events, thrownObjectId));
-    return hook_wants_exceptions(m) ? hook_ExceptionThrown(This, thrownObjectId) : S_OK;
+    return hook_ExceptionThrown(This, thrownObjectId);
 }
 
 #define EXCEPTION_LEAVE(name)                                                                      \
     static HRESULT on_##name(ICorProfilerCallback11 *This)                                         \
     {                                                                                              \
         EXCEPTION_EVENT(manager_of(This), #name, name(p_->exception_events));                      \
-        return hook_wants_exceptions(manager_of(This)) ? hook_##name(This) : S_OK;                 \
+        return hook_##name(This);                                                                   \
     }
 EXCEPTION_LEAVE(ExceptionSearchFunctionLeave)
 EXCEPTION_LEAVE(ExceptionSearchFilterLeave)
@@ -346,7 +341,7 @@ static bool exception_subscribers(struct manager *m)
             EXCEPTION_EVENT(m, #name, name(p_->exception_events, method_info_iface(mi)));          \
             clrie_pm__method_info_release(mi);                                                     \
         }                                                                                          \
-        return hook_wants_exceptions(m) ? hook_##name(This, functionId) : S_OK;                    \
+        return hook_##name(This, functionId);                                                       \
     }
 EXCEPTION_ENTER(ExceptionSearchFunctionEnter)
 EXCEPTION_ENTER(ExceptionSearchFilterEnter)
@@ -367,7 +362,7 @@ static HRESULT on_ExceptionCatcherEnter(ICorProfilerCallback11 *This, FunctionID
             ExceptionCatcherEnter(p_->exception_events, method_info_iface(mi), objectId));
         clrie_pm__method_info_release(mi);
     }
-    return hook_wants_exceptions(m) ? hook_ExceptionCatcherEnter(This, functionId, objectId) : S_OK;
+    return hook_ExceptionCatcherEnter(This, functionId, objectId);
 }
 
 /* ---- JIT and ReJIT ----------------------------------------------------------------------- */

@@ -386,4 +386,8 @@ void clrie_pm__raw_hook_load_configured(struct manager *m);
 HRESULT clrie_pm__raw_hook_install(struct manager *m, IUnknown *profiler);
 void clrie_pm__raw_hook_free(struct manager *m);
 
+/* hook_events.c: whether the raw hook's own event mask asks for the callback in this slot of
+ * ICorProfilerCallback11's vtable (callbacks no mask bit gates: always). */
+bool clrie_pm__hook_hears(const struct raw_hook *hook, size_t slot);
+
 #endif
