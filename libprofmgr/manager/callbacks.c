@@ -102,7 +102,7 @@ static HRESULT on_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfil
         return hr;
     if (!clrie_pm__attach_policy_admits(m, NULL))
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
-    clrie_pm__crash_install(m->log->fd); /* before the first plugin runs */
+    clrie_pm__crash_install(clrie_pm_log_fd(m->log)); /* before the first plugin runs */
     char runtime[48];
     clrie_pm__manager_runtime_version(m, runtime, sizeof(runtime));
     CLRIE_PM_LOG_MESSAGE(m->log, "clrie engine %s attached (ICorProfilerInfo%d) to runtime %s",
@@ -140,7 +140,7 @@ static HRESULT on_InitializeForAttach(ICorProfilerCallback11 *This, IUnknown *pC
     if (SUCCEEDED(hr))
         hr = clrie_pm__attach_initialize(m, pvClientData, cbClientData);
     if (SUCCEEDED(hr))
-        clrie_pm__crash_install(m->log->fd);
+        clrie_pm__crash_install(clrie_pm_log_fd(m->log));
     return hr;
 }
 
@@ -510,6 +510,8 @@ static void manager_destroy(void *object)
     clrie_pm__jit_pipeline_free(m);
     clrie_pm__manager_announced_free(m);
     pthread_mutex_destroy(&m->announced_lock);
+    clrie_pm__logger_drop_host(m);
+    clrie_pm_log_finish(&m->log_view);
     pthread_mutex_destroy(&m->jit_pending_lock);
     pthread_mutex_destroy(&m->load_lock);
     pthread_mutex_destroy(&m->mask_lock);
@@ -544,7 +546,8 @@ struct manager *clrie_pm__manager_new(void)
     m->callback.lpVtbl = &callback_vtbl;
     m->init_host = clrie_pm__host_init;
     clrie_plugin_com_init(&m->com, &manager_class);
-    m->log = clrie_pm_process_log();
+    clrie_pm_log_init_view(&m->log_view, clrie_pm_process_log());
+    m->log = &m->log_view;
     pthread_mutexattr_t recursive;
     pthread_mutexattr_init(&recursive);
     pthread_mutexattr_settype(&recursive, PTHREAD_MUTEX_RECURSIVE);

@@ -58,15 +58,21 @@ struct manager;
  * engine's own (clrie_pm__logger_global) is static and never freed. */
 struct logger {
     IProfilerManagerLogging iface;
-    IUnknown *outer;    /* NULL for the engine's own */
-    const char *guid36; /* upper case, no braces; NULL for the engine itself */
+    IUnknown *outer;          /* NULL for the engine's own */
+    struct clrie_pm_log *log; /* its manager's log; NULL for the process log */
+    const char *guid36;       /* upper case, no braces; NULL for the engine itself */
 };
 
-void clrie_pm__logger_init(struct logger *logger, IUnknown *outer, const char *guid36);
-/* The process-wide engine logger (GetInstrumentationEngineLogger, GetGlobalLoggingInstance). */
+/* A logger writing to log (a manager's, which must outlive it). */
+void clrie_pm__logger_init(struct logger *logger, IUnknown *outer, struct clrie_pm_log *log,
+                           const char *guid36);
+/* The process-wide engine logger (GetInstrumentationEngineLogger), which needs no manager. */
 IProfilerManagerLogging *clrie_pm__logger_global(void);
-/* Sends the process log to a plugin's IProfilerManagerLoggingHost (NULL stops it). */
-HRESULT clrie_pm__logger_set_host(IProfilerManagerLoggingHost *host);
+/* Sends the manager's log (its lines and its plugins') to a plugin's
+ * IProfilerManagerLoggingHost, in place of the one installed before; NULL stops it. */
+HRESULT clrie_pm__logger_set_host(struct manager *m, IProfilerManagerLoggingHost *host);
+/* Stops and releases the manager's logging host (the manager's destruction). */
+void clrie_pm__logger_drop_host(struct manager *m);
 
 /* What the engine itself asks the runtime for once a plugin is loaded, as CLRIE does: app
  * domain, assembly and module loads for its process model, JIT compilation and ReJIT for
@@ -88,6 +94,7 @@ struct host {
     IProfilerManager5 manager5;
     IProfilerStringManager strings;
     struct logger logging;
+    struct logger engine_logging; /* GetGlobalLoggingInstance: the engine's lines, no prefix */
     ICorProfilerInfo15 info;      /* the wrapped ICorProfilerInfo */
     struct attach_context attach; /* its config settings (settings.h) */
     struct clrie_plugin_com com;  /* for its class: references are the owner's (com.h) */
@@ -158,10 +165,16 @@ struct manager {
     ICorProfilerInfo15 *info;
     int info_version;
     struct clrie_pm_domains *domains;
-    struct clrie_pm_log *log; /* the process-wide log */
+    /* This runtime's log: a view of the process log (log.h), with its own logging host and
+     * levels, so that a plugin's SetLoggingHost or SetLoggingFlags concerns this runtime
+     * only. log points at log_view; logging_host is the host installed, held for the view. */
+    struct clrie_pm_log *log;
+    struct clrie_pm_log log_view;
+    _Atomic(IProfilerManagerLoggingHost *) logging_host;
 
     /* Recursive (a plugin's Initialize may load another plugin): serialises loading and
-     * removing plugins and protects all_plugins, retired and writes of plugins. */
+     * removing plugins and protects all_plugins, retired and writes of plugins; also
+     * serialises replacing the logging host. */
     pthread_mutex_t load_lock;
     _Atomic(struct plugin_list *) plugins;
     _Atomic(struct plugin *) loading; /* inside its Initialize: its events count already */
