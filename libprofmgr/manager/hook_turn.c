@@ -7,6 +7,7 @@
 #include "clrie/ilgraph.h"
 #include "domains.h"
 #include "manager.h"
+#include "method_info.h"
 
 /* The mark CLRIE puts in a ReJIT's IL map (old offset 0xFEEFEE, new offset the ReJIT count):
  * no offset, so it is never looked up. */
@@ -356,13 +357,44 @@ HRESULT clrie_pm__hook_get_il_function_body(ICorProfilerInfo15 *runtime, ModuleI
     return S_OK;
 }
 
+/* A body the hook gives the runtime itself, outside its turn on the method (in another
+ * callback, or through ICorProfilerInfo during a ReJIT, where the body of the ReJIT comes from
+ * the function control): the runtime compiles the method from it the next time it compiles
+ * the method's first version (a tier-up, after a revert), so the plugins' edits are gone from
+ * it. Said when the plugins' last instrumentation changed the method. */
+static void log_body_over_plugins(struct manager *m, ModuleID module_id, mdMethodDef token)
+{
+    IModuleInfo *module = NULL;
+    if (!m->domains || FAILED(clrie_pm_domains_find_module(m->domains, module_id, &module)))
+        return;
+    ULONG32 count = 0;
+    BOOL transformed = FALSE;
+    if (clrie_pm_module_il_map(module, token, 0, NULL, &count, &transformed) == S_OK &&
+        transformed && clrie_pm_log_enabled(m->log, CLRIE_PM_LOG_ERRORS)) {
+        struct method_info *mi = NULL;
+        bool named = SUCCEEDED(clrie_pm__method_info_by_token(m, module, token, &mi)) && mi;
+        CLRIE_PM_LOG_ERROR(m->log,
+                           "%s: the raw profiler hook set a body through "
+                           "ICorProfilerInfo::SetILFunctionBody outside the engine's turn for "
+                           "the method; it replaces the body the plugins instrumented, so their "
+                           "edits are lost the next time the method is compiled",
+                           named ? clrie_pm__method_info_full_name(mi) : "?");
+        if (mi)
+            clrie_pm__method_info_release(mi);
+    }
+    module->lpVtbl->Release(module);
+}
+
 HRESULT clrie_pm__hook_set_il_function_body(ICorProfilerInfo15 *runtime, ModuleID module,
                                             mdMethodDef token, LPCBYTE header, struct manager *m)
 {
     struct hook_turn *turn = clrie_pm__hook_turn_on(m, module, token);
-    if (!turn || turn->runtime)
-        return runtime->lpVtbl->SetILFunctionBody(runtime, module, token, header);
-    return keep_body(turn, header, 0);
+    if (turn && !turn->runtime)
+        return keep_body(turn, header, 0);
+    HRESULT hr = runtime->lpVtbl->SetILFunctionBody(runtime, module, token, header);
+    if (SUCCEEDED(hr))
+        log_body_over_plugins(m, module, token);
+    return hr;
 }
 
 HRESULT clrie_pm__hook_set_il_map(ICorProfilerInfo15 *runtime, FunctionID function, BOOL start,

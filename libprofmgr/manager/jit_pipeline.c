@@ -611,15 +611,23 @@ static void start_from_hook(struct hook_turn *turn, struct method_info *mi)
 static HRESULT compose_with_hook(struct manager *m, struct hook_turn *turn, struct method_info *mi,
                                  struct encoded *e)
 {
-    if (!turn || !turn->body)
+    if (!turn)
         return S_OK;
     const char *name = clrie_pm__method_info_full_name(mi);
-    if (mi->is_rejit && mi->codegen_flags && turn->codegen_flags &&
-        mi->codegen_flags != turn->codegen_flags)
-        CLRIE_PM_LOG_ERROR(m->log,
-                           "%s: the plugins' code-gen flags 0x%08X replace the raw profiler "
-                           "hook's 0x%08X",
-                           name, (unsigned)mi->codegen_flags, (unsigned)turn->codegen_flags);
+    /* Code-gen flags only turn things off (inlining, optimisations): the runtime gets what both
+     * asked to turn off, and a difference is said, since one side's code then runs with less
+     * than it expected. */
+    if (mi->is_rejit && turn->codegen_flags) {
+        if (mi->codegen_flags && mi->codegen_flags != turn->codegen_flags)
+            CLRIE_PM_LOG_ERROR(m->log,
+                               "%s: the raw profiler hook's code-gen flags 0x%08X and the "
+                               "plugins' 0x%08X differ; the runtime gets both (0x%08X)",
+                               name, (unsigned)turn->codegen_flags, (unsigned)mi->codegen_flags,
+                               (unsigned)(turn->codegen_flags | mi->codegen_flags));
+        mi->codegen_flags |= turn->codegen_flags;
+    }
+    if (!turn->body)
+        return S_OK;
     COR_IL_MAP *merged = NULL;
     size_t count = 0;
     HRESULT hr = clrie_pm__hook_turn_map_for(turn, name, e->map, e->map_count, &merged, &count);
