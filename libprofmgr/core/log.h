@@ -138,8 +138,9 @@ void clrie_pm_log_line_append_escaped(struct clrie_pm_log_line *line, const char
 /* Writes the line and frees what it held. */
 void clrie_pm_log_line_end(struct clrie_pm_log_line *line);
 
-/* The process-wide log every manager and engine object writes to, configured from environ the
- * first time it is asked for. */
+/* The process-wide log, configured from environ the first time it is asked for: the one the
+ * managers' views share (their file and per-plugin levels), and the log of what writes for no
+ * manager (the class factory, GetInstrumentationEngineLogger, surplus Releases). */
 struct clrie_pm_log *clrie_pm_process_log(void);
 
 /* Changes what the file (or stderr) receives; errors stay on. */
