@@ -310,7 +310,7 @@ static HRESULT on_ExceptionThrown(ICorProfilerCallback11 *This, ObjectID thrownO
     static HRESULT on_##name(ICorProfilerCallback11 *This)                                         \
     {                                                                                              \
         EXCEPTION_EVENT(manager_of(This), #name, name(p_->exception_events));                      \
-        return hook_##name(This);                                                                   \
+        return hook_##name(This);                                                                  \
     }
 EXCEPTION_LEAVE(ExceptionSearchFunctionLeave)
 EXCEPTION_LEAVE(ExceptionSearchFilterLeave)
@@ -341,7 +341,7 @@ static bool exception_subscribers(struct manager *m)
             EXCEPTION_EVENT(m, #name, name(p_->exception_events, method_info_iface(mi)));          \
             clrie_pm__method_info_release(mi);                                                     \
         }                                                                                          \
-        return hook_##name(This, functionId);                                                       \
+        return hook_##name(This, functionId);                                                      \
     }
 EXCEPTION_ENTER(ExceptionSearchFunctionEnter)
 EXCEPTION_ENTER(ExceptionSearchFilterEnter)

@@ -132,14 +132,14 @@ CLRIE_PLUGIN_COM_IUNKNOWN(ex, IInstrumentationMethodExceptionEvents, struct prob
 /* ---- every event: counted -------------------------------------------------------------- */
 
 #define COUNT_METHOD(ret, name, params, args)                                                      \
-    __attribute__((unused)) static ret count_im_##name params                                            \
+    __attribute__((unused)) static ret count_im_##name params                                      \
     {                                                                                              \
         count(from_method(This), #name);                                                           \
         return S_OK;                                                                               \
     }
 CLRIE_IINSTRUMENTATIONMETHOD_METHODS(COUNT_METHOD, IInstrumentationMethod *This, This)
 #define COUNT_JIT(ret, name, params, args)                                                         \
-    __attribute__((unused)) static ret count_jit_##name params                                           \
+    __attribute__((unused)) static ret count_jit_##name params                                     \
     {                                                                                              \
         count(from_jit(This), #name);                                                              \
         return S_OK;                                                                               \
@@ -147,7 +147,7 @@ CLRIE_IINSTRUMENTATIONMETHOD_METHODS(COUNT_METHOD, IInstrumentationMethod *This,
 CLRIE_IINSTRUMENTATIONMETHODJITEVENTS_METHODS(COUNT_JIT, IInstrumentationMethodJitEvents *This,
                                               This)
 #define COUNT_EXCEPTION(ret, name, params, args)                                                   \
-    __attribute__((unused)) static ret count_ex_##name params                                            \
+    __attribute__((unused)) static ret count_ex_##name params                                      \
     {                                                                                              \
         count(from_exceptions(This), #name);                                                       \
         return S_OK;                                                                               \
@@ -164,9 +164,8 @@ static HRESULT probe_Initialize(IInstrumentationMethod *This, IProfilerManager *
     const char *mask = setting(p, "MASK");
     if (!manager)
         return E_POINTER;
-    if (setting(p, "REJIT") &&
-        FAILED(manager->lpVtbl->QueryInterface(manager, &IID_IProfilerStringManager,
-                                               (void **)&p->strings)))
+    if (setting(p, "REJIT") && FAILED(manager->lpVtbl->QueryInterface(
+                                   manager, &IID_IProfilerStringManager, (void **)&p->strings)))
         p->strings = NULL;
     if (!mask)
         return S_OK;

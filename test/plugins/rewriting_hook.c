@@ -360,8 +360,8 @@ static HRESULT hook_JITCompilationFinished(ICorProfilerCallback11 *This, Functio
     mdMethodDef token = 0;
     static atomic_bool done;
     if (conflicts() &&
-        SUCCEEDED(hook->info->lpVtbl->GetFunctionInfo(hook->info, functionId, &cls, &module,
-                                                      &token)) &&
+        SUCCEEDED(
+            hook->info->lpVtbl->GetFunctionInfo(hook->info, functionId, &cls, &module, &token)) &&
         token == atomic_load(&hook->value_token) && module == atomic_load(&hook->value_module) &&
         !atomic_exchange(&done, true))
         set_body_late(hook, module, token);

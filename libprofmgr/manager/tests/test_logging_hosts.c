@@ -150,9 +150,9 @@ static void log_error(IProfilerManager *manager, bool global, const char *text)
     IProfilerManagerLogging *logging = NULL;
     if (global) {
         IProfilerManager4 *manager4 = NULL;
-        assert_int_equal(manager->lpVtbl->QueryInterface(manager, &IID_IProfilerManager4,
-                                                         (void **)&manager4),
-                         S_OK);
+        assert_int_equal(
+            manager->lpVtbl->QueryInterface(manager, &IID_IProfilerManager4, (void **)&manager4),
+            S_OK);
         assert_int_equal(manager4->lpVtbl->GetGlobalLoggingInstance(manager4, &logging), S_OK);
         manager4->lpVtbl->Release(manager4);
     } else {
@@ -211,8 +211,8 @@ static void each_runtime_logs_to_its_own_host(void **state)
     BSTR name = bstr("Missing"), text = bstr("missing"), module = bstr("libmissing.so");
     BSTR guid = bstr("{0BADF00D-1111-2222-3333-444455556666}");
     IInstrumentationMethod *method = NULL;
-    assert_true(FAILED(b->lpVtbl->AddInstrumentationMethod(b, path, name, text, module, guid, 10,
-                                                            &method)));
+    assert_true(FAILED(
+        b->lpVtbl->AddInstrumentationMethod(b, path, name, text, module, guid, 10, &method)));
     bstr_free(path);
     bstr_free(name);
     bstr_free(text);
