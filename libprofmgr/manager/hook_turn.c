@@ -357,12 +357,14 @@ HRESULT clrie_pm__hook_get_il_function_body(ICorProfilerInfo15 *runtime, ModuleI
     return S_OK;
 }
 
-/* A body the hook gives the runtime itself, outside its turn on the method (in another
- * callback, or through ICorProfilerInfo during a ReJIT, where the body of the ReJIT comes from
- * the function control): the runtime compiles the method from it the next time it compiles
- * the method's first version (a tier-up, after a revert), so the plugins' edits are gone from
- * it. Said when the plugins' last instrumentation changed the method. */
-static void log_body_over_plugins(struct manager *m, ModuleID module_id, mdMethodDef token)
+/* A body or an IL map the hook gives the runtime itself, outside its turn on the method (in
+ * another callback, or through ICorProfilerInfo during a ReJIT, where the body of the ReJIT
+ * comes from the function control): the runtime takes it in place of what the engine gave it
+ * for the plugins, the body the next time it compiles the method's first version (a tier-up,
+ * after a revert), the map at once. Said when the plugins' last instrumentation changed the
+ * method. */
+static void log_over_plugins(struct manager *m, ModuleID module_id, mdMethodDef token,
+                             const char *what, const char *effect)
 {
     IModuleInfo *module = NULL;
     if (!m->domains || FAILED(clrie_pm_domains_find_module(m->domains, module_id, &module)))
@@ -374,11 +376,9 @@ static void log_body_over_plugins(struct manager *m, ModuleID module_id, mdMetho
         struct method_info *mi = NULL;
         bool named = SUCCEEDED(clrie_pm__method_info_by_token(m, module, token, &mi)) && mi;
         CLRIE_PM_LOG_ERROR(m->log,
-                           "%s: the raw profiler hook set a body through "
-                           "ICorProfilerInfo::SetILFunctionBody outside the engine's turn for "
-                           "the method; it replaces the body the plugins instrumented, so their "
-                           "edits are lost the next time the method is compiled",
-                           named ? clrie_pm__method_info_full_name(mi) : "?");
+                           "%s: the raw profiler hook set %s outside the engine's turn for the "
+                           "method; %s",
+                           named ? clrie_pm__method_info_full_name(mi) : "?", what, effect);
         if (mi)
             clrie_pm__method_info_release(mi);
     }
@@ -393,7 +393,9 @@ HRESULT clrie_pm__hook_set_il_function_body(ICorProfilerInfo15 *runtime, ModuleI
         return keep_body(turn, header, 0);
     HRESULT hr = runtime->lpVtbl->SetILFunctionBody(runtime, module, token, header);
     if (SUCCEEDED(hr))
-        log_body_over_plugins(m, module, token);
+        log_over_plugins(m, module, token, "a body through ICorProfilerInfo::SetILFunctionBody",
+                         "the runtime compiles the method from it the next time, without the "
+                         "plugins' edits");
     return hr;
 }
 
@@ -401,9 +403,18 @@ HRESULT clrie_pm__hook_set_il_map(ICorProfilerInfo15 *runtime, FunctionID functi
                                   ULONG count, COR_IL_MAP map[], struct manager *m)
 {
     struct hook_turn *turn = clrie_pm__hook_turn_current(m);
-    if (!turn || !turn->function || turn->function != function)
-        return runtime->lpVtbl->SetILInstrumentedCodeMap(runtime, function, start, count, map);
-    return keep_map(turn, count, map);
+    if (turn && turn->function && turn->function == function)
+        return keep_map(turn, count, map);
+    HRESULT hr = runtime->lpVtbl->SetILInstrumentedCodeMap(runtime, function, start, count, map);
+    ClassID cls = 0;
+    ModuleID module = 0;
+    mdMethodDef token = 0;
+    if (SUCCEEDED(hr) &&
+        SUCCEEDED(m->info->lpVtbl->GetFunctionInfo(m->info, function, &cls, &module, &token)))
+        log_over_plugins(m, module, token,
+                         "an IL map through ICorProfilerInfo::SetILInstrumentedCodeMap",
+                         "it replaces the map the engine composed for the plugins' edits");
+    return hr;
 }
 
 /* ---- the hook's function control at a ReJIT --------------------------------------------- */

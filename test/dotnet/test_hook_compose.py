@@ -15,8 +15,8 @@ Expected, in the order the engine documents (the hook first, then the plugins on
 The IL offsets the runtime reports for each compilation of Value (taken back through the IL
 map the engine composed from the plugins' and the hook's) are instruction starts of the
 original body, and the engine logs no error. A second run makes the two conflict (code-gen
-flags that differ at a ReJIT, a hook body set over the plugin's after the first JIT): each
-conflict is logged with the method's name.
+flags that differ at a ReJIT, a hook body and IL map set over the plugin's after the first
+JIT): each conflict is logged with the method's name.
 
 Arguments: ENGINE_SO HOOK_SO PLUGIN_SO CLRIE_IL APPS_BUILD_DIR"""
 import os
@@ -101,9 +101,9 @@ for seen in offsets:
                   seen=seen)
 
 # What does not compose is logged with the method's name: the hook's and the plugin's code-gen
-# flags differing at a ReJIT (the runtime gets both), and the hook setting Value's body through
-# ICorProfilerInfo::SetILFunctionBody once the plugin's body was given (after Value's first
-# compilation), which replaces the plugin's body for the method's next compilation.
+# flags differing at a ReJIT (the runtime gets both), and the hook setting Value's body and IL
+# map through ICorProfilerInfo once the plugin's were given (after Value's first compilation),
+# which replace the plugin's body for the method's next compilation and the composed map.
 box = dotnet_apps.Sandbox("clrie-hook-compose", "conflicts")
 try:
     box.copy(plugin, "libcompose-plugin.so")
@@ -132,8 +132,14 @@ checks.expect("Program.Value: the raw profiler hook's code-gen flags 0x00000001 
 checks.expect("set body late hr=0x00000000" in hook_seen,
               "conflicts: the runtime took the hook's late SetILFunctionBody", seen=hook_seen)
 checks.expect("Program.Value: the raw profiler hook set a body through "
-              "ICorProfilerInfo::SetILFunctionBody outside the engine's turn" in run.stderr,
+              "ICorProfilerInfo::SetILFunctionBody" in run.stderr,
               "conflicts: a hook body that replaces the plugins' is logged with the method's name",
               seen=run.stderr)
+checks.expect("set map late hr=0x00000000" in hook_seen,
+              "conflicts: the runtime took the hook's late SetILInstrumentedCodeMap", seen=hook_seen)
+checks.expect("Program.Value: the raw profiler hook set an IL map through "
+              "ICorProfilerInfo::SetILInstrumentedCodeMap" in run.stderr,
+              "conflicts: a hook IL map that replaces the composed one is logged with the "
+              "method's name", seen=run.stderr)
 
 sys.exit(checks.finish("the raw hook and a plugin compose at the first JIT and at ReJITs"))

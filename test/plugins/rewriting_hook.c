@@ -22,9 +22,11 @@
  * With CLRIE_REWRITING_HOOK_CONFLICTS=1 it also does what cannot compose with a plugin: at each
  * ReJIT of Value it sets code-gen flags 0x1 (COR_PRF_CODEGEN_DISABLE_INLINING), and when the
  * first compilation of Value has finished it sets Value's body again through
- * ICorProfilerInfo::SetILFunctionBody (its own +100 body over the IL the runtime now holds):
+ * ICorProfilerInfo::SetILFunctionBody (its own +100 body over the IL the runtime now holds), and
+ * its IL map through SetILInstrumentedCodeMap:
  *
  *   set body late hr=0x<hr>
+ *   set map late hr=0x<hr>
  *
  * It also works as the process's only profiler. DllGetClassObject accepts any class ID. */
 #define _GNU_SOURCE /* usleep */
@@ -260,8 +262,9 @@ static bool conflicts(void)
     return value && !strcmp(value, "1");
 }
 
-/* Sets Value's body through ICorProfilerInfo outside any JITCompilationStarted of it. */
-static void set_body_late(struct hook *hook, ModuleID module, mdMethodDef token)
+/* Sets Value's body and map through ICorProfilerInfo outside any JITCompilationStarted of it. */
+static void set_body_late(struct hook *hook, FunctionID function, ModuleID module,
+                          mdMethodDef token)
 {
     LPCBYTE body = NULL;
     ULONG len = 0;
@@ -284,6 +287,8 @@ static void set_body_late(struct hook *hook, ModuleID module, mdMethodDef token)
         allocator->lpVtbl->Release(allocator);
     free(rewritten);
     clrie_plugin_append_line(hook->fd, "set body late hr=0x%08X", (unsigned)hr);
+    hr = hook->info->lpVtbl->SetILInstrumentedCodeMap(hook->info, function, TRUE, 1, shift_map);
+    clrie_plugin_append_line(hook->fd, "set map late hr=0x%08X", (unsigned)hr);
 }
 
 static HRESULT hook_GetReJITParameters(ICorProfilerCallback11 *This, ModuleID moduleId,
@@ -364,7 +369,7 @@ static HRESULT hook_JITCompilationFinished(ICorProfilerCallback11 *This, Functio
             hook->info->lpVtbl->GetFunctionInfo(hook->info, functionId, &cls, &module, &token)) &&
         token == atomic_load(&hook->value_token) && module == atomic_load(&hook->value_module) &&
         !atomic_exchange(&done, true))
-        set_body_late(hook, module, token);
+        set_body_late(hook, functionId, module, token);
     return S_OK;
 }
 
