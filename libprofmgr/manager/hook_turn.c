@@ -362,9 +362,10 @@ HRESULT clrie_pm__hook_get_il_function_body(ICorProfilerInfo15 *runtime, ModuleI
  * comes from the function control): the runtime takes it in place of what the engine gave it
  * for the plugins, the body the next time it compiles the method's first version (a tier-up,
  * after a revert), the map at once. Said when the plugins' last instrumentation changed the
- * method. */
+ * method: an error for a body (code is lost), a message for a map (only the debugger's offsets
+ * are; Microsoft's CLRIE as the hook sets its map so around a ReJIT). */
 static void log_over_plugins(struct manager *m, ModuleID module_id, mdMethodDef token,
-                             const char *what, const char *effect)
+                             enum clrie_pm_log_kind kind, const char *what, const char *effect)
 {
     IModuleInfo *module = NULL;
     if (!m->domains || FAILED(clrie_pm_domains_find_module(m->domains, module_id, &module)))
@@ -372,10 +373,10 @@ static void log_over_plugins(struct manager *m, ModuleID module_id, mdMethodDef 
     ULONG32 count = 0;
     BOOL transformed = FALSE;
     if (clrie_pm_module_il_map(module, token, 0, NULL, &count, &transformed) == S_OK &&
-        transformed && clrie_pm_log_enabled(m->log, CLRIE_PM_LOG_ERRORS)) {
+        transformed && clrie_pm_log_enabled(m->log, kind)) {
         struct method_info *mi = NULL;
         bool named = SUCCEEDED(clrie_pm__method_info_by_token(m, module, token, &mi)) && mi;
-        CLRIE_PM_LOG_ERROR(m->log,
+        clrie_pm_log_write(m->log, kind, NULL,
                            "%s: the raw profiler hook set %s outside the engine's turn for the "
                            "method; %s",
                            named ? clrie_pm__method_info_full_name(mi) : "?", what, effect);
@@ -393,7 +394,8 @@ HRESULT clrie_pm__hook_set_il_function_body(ICorProfilerInfo15 *runtime, ModuleI
         return keep_body(turn, header, 0);
     HRESULT hr = runtime->lpVtbl->SetILFunctionBody(runtime, module, token, header);
     if (SUCCEEDED(hr))
-        log_over_plugins(m, module, token, "a body through ICorProfilerInfo::SetILFunctionBody",
+        log_over_plugins(m, module, token, CLRIE_PM_LOG_ERRORS,
+                         "a body through ICorProfilerInfo::SetILFunctionBody",
                          "the runtime compiles the method from it the next time, without the "
                          "plugins' edits");
     return hr;
@@ -411,7 +413,7 @@ HRESULT clrie_pm__hook_set_il_map(ICorProfilerInfo15 *runtime, FunctionID functi
     mdMethodDef token = 0;
     if (SUCCEEDED(hr) &&
         SUCCEEDED(m->info->lpVtbl->GetFunctionInfo(m->info, function, &cls, &module, &token)))
-        log_over_plugins(m, module, token,
+        log_over_plugins(m, module, token, CLRIE_PM_LOG_MESSAGES,
                          "an IL map through ICorProfilerInfo::SetILInstrumentedCodeMap",
                          "it replaces the map the engine composed for the plugins' edits");
     return hr;

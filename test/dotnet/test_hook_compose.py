@@ -115,14 +115,14 @@ try:
         "MicrosoftInstrumentationEngine_RawProfilerHook": HOOK_CLSID,
         "MicrosoftInstrumentationEngine_RawProfilerHookPath_" + suffix:
             box.path("librewriting-hook.so"),
-        "MicrosoftInstrumentationEngine_LogLevel": "Errors",
+        "MicrosoftInstrumentationEngine_LogLevel": "Messages",
         "CLRIE_REWRITING_HOOK_FILE": hook_lines,
         "CLRIE_REWRITING_HOOK_CONFLICTS": "1",
         "CLRIE_COMPOSE_PLUGIN_CODEGEN": "2"})
     hook_seen = dotnet_apps.read_lines(hook_lines)
 finally:
     box.close()
-print(run.stderr)
+print("\n".join(line for line in run.stderr.splitlines() if "Program.Value" in line))
 print("\n".join("hook:   " + line for line in hook_seen))
 checks.expect(run.returncode == 0, "conflicts: the app exits 0", run)
 checks.expect("Program.Value: the raw profiler hook's code-gen flags 0x00000001 and the plugins' "
@@ -137,7 +137,8 @@ checks.expect("Program.Value: the raw profiler hook set a body through "
               seen=run.stderr)
 checks.expect("set map late hr=0x00000000" in hook_seen,
               "conflicts: the runtime took the hook's late SetILInstrumentedCodeMap", seen=hook_seen)
-checks.expect("Program.Value: the raw profiler hook set an IL map through "
+checks.expect("LogMessage" in run.stderr and
+              "]:Program.Value: the raw profiler hook set an IL map through "
               "ICorProfilerInfo::SetILInstrumentedCodeMap" in run.stderr,
               "conflicts: a hook IL map that replaces the composed one is logged with the "
               "method's name", seen=run.stderr)
