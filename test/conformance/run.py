@@ -39,7 +39,7 @@ dotnet, checks = dotnet_apps.start(args, ("engine", "plugin"), folders=("apps_ou
 
 class Case:
     """One case file: `#` comments; `method`, `args`, `observer` (load the observing plugin
-    too), `edit` (for the plugin), `expect-exit`, `expect-out` (each stdout line, in order),
+    too), `edit`, `rejit`, `offsets` (for the plugin), `expect-exit`, `expect-out` (each stdout line, in order),
     `expect-plugin` (each line the plugin writes, in order), `expect-log` (text the engine's log
     must hold)."""
 
@@ -65,7 +65,7 @@ class Case:
                     self.args = rest.split()
                 elif word == "observer":
                     self.observer = True
-                elif word == "edit":
+                elif word in ("edit", "rejit", "offsets"):
                     pass  # the plugin's
                 elif word == "expect-exit":
                     self.exit = int(rest)
