@@ -299,9 +299,8 @@ static void an_int64_is_an_address(void **state)
 {
     (void)state;
     /* ldc.i8 0x7f0000001000; ldc.i4.1; stind.i1; ldc.i8 0x7f0000001000; ldind.u1; ret */
-    struct reports rep =
-        verify_code(BYTES(0x21, 0x00, 0x10, 0, 0, 0, 0x7F, 0, 0, 0x17, 0x52, 0x21, 0x00, 0x10, 0,
-                          0, 0, 0x7F, 0, 0, 0x47, 0x2A));
+    struct reports rep = verify_code(BYTES(0x21, 0x00, 0x10, 0, 0, 0, 0x7F, 0, 0, 0x17, 0x52, 0x21,
+                                           0x00, 0x10, 0, 0, 0, 0x7F, 0, 0, 0x47, 0x2A));
     if (rep.count)
         dump_reports(&rep);
     assert_int_equal(rep.count, 0);

@@ -394,7 +394,7 @@ static mdTypeRef type_ref(struct session *s, const char *name)
                 ULONG len = 0;
                 mdToken scope = 0;
                 if (SUCCEEDED(import->lpVtbl->GetTypeRefProps(import, refs[i], &scope, have, 256,
-                                                               &len)) &&
+                                                              &len)) &&
                     !memcmp(have, wanted, (n + 1) * sizeof(WCHAR)))
                     found = refs[i];
             }
