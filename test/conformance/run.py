@@ -110,6 +110,7 @@ def build_app():
         text=True)
     if result.returncode != 0:
         sys.exit("building the conformance app failed:\n%s" % result.stdout)
+    dotnet_apps.announce_runtime(dotnet, out)
     return os.path.join(out, "app.dll")
 
 

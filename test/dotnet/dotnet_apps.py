@@ -108,7 +108,6 @@ def announce_runtime(dotnet, out):
     if _announced:
         return
     _announced = True
-    import glob
     import json
     configs = sorted(glob.glob(os.path.join(out, "*.runtimeconfig.json")))
     if not configs:
