@@ -20,7 +20,8 @@
  * branch opcodes lose `.s`, branch and switch targets are list positions (`->3`), and local
  * and argument loads and stores are written `stloc 0` whatever their form, so short and long
  * forms compare equal. With the case line `offsets`, each instruction also shows its original
- * offset, `(IL_0003)`, or `(new)`.
+ * offset, `(IL_0003)`, or `(new)`, and at the method's JitComplete the IL map the runtime got
+ * (IMethodJitInfo2::GetILInstrumentationMap): `<who> jit map <old>:<new>,...`.
  *
  * With the case line `rejit`, the editor says no at the method's JIT and edits it at a ReJIT:
  * when Program.AskRejit is first jitted (the app calls it after running its scenario once),
@@ -48,6 +49,7 @@
 
 struct conformance {
     IInstrumentationMethod iface;
+    IInstrumentationMethodJitEvents2 jit_events;
     struct clrie_plugin_com com;
     bool observer;
     int fd;
@@ -96,6 +98,8 @@ static void conformance_destroy(void *object)
 
 static const struct clrie_plugin_com_iface conformance_ifaces[] = {
     CLRIE_PLUGIN_COM_IFACE(&IID_IInstrumentationMethod, struct conformance, iface),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IInstrumentationMethodJitEvents, struct conformance, jit_events),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IInstrumentationMethodJitEvents2, struct conformance, jit_events),
 };
 
 static const struct clrie_plugin_com_class conformance_class = {
@@ -108,6 +112,8 @@ static const struct clrie_plugin_com_class conformance_class = {
 };
 
 CLRIE_PLUGIN_COM_IUNKNOWN(conformance, IInstrumentationMethod, struct conformance, iface, com)
+CLRIE_PLUGIN_COM_IUNKNOWN(conformance_jit, IInstrumentationMethodJitEvents2, struct conformance,
+                          jit_events, com)
 
 static const char *who(const struct conformance *c)
 {
@@ -439,30 +445,37 @@ static HRESULT single_ret(struct session *s)
     return hr;
 }
 
-/* `baseline <hex byte>... map <old>:<new>,...`: IInstructionGraph::CreateBaseline with that
- * code and original-to-baseline IL map (BeforeInstrumentMethod applies these). */
+/* `baseline <hex byte>... [map <old>:<new>,...] [points <offset>,...]`:
+ * IInstructionGraph::CreateBaseline with that code, original-to-baseline IL map and sequence
+ * points (BeforeInstrumentMethod applies these). */
 static HRESULT baseline(struct session *s, char **words, int count)
 {
     BYTE code[64];
     COR_IL_MAP map[16];
-    DWORD code_size = 0, map_size = 0;
+    DWORD points[16];
+    DWORD code_size = 0, map_size = 0, point_count = 0;
     int i = 1;
-    for (; i < count && strcmp(words[i], "map") && code_size < 64; i++)
+    for (; i < count && strcmp(words[i], "map") && strcmp(words[i], "points") && code_size < 64;
+         i++)
         code[code_size++] = (BYTE)strtoul(words[i], NULL, 16);
-    if (i + 1 < count) {
+    for (; i + 1 < count; i += 2) {
         char list[128];
+        bool is_map = !strcmp(words[i], "map");
         snprintf(list, sizeof list, "%s", words[i + 1]);
-        for (char *save = NULL, *t = strtok_r(list, ",", &save); t && map_size < 16;
+        for (char *save = NULL, *t = strtok_r(list, ",", &save); t;
              t = strtok_r(NULL, ",", &save)) {
             char *colon = strchr(t, ':');
-            if (!colon)
+            if (is_map && colon && map_size < 16)
+                map[map_size++] = (COR_IL_MAP){(ULONG32)strtoul(t, NULL, 0),
+                                               (ULONG32)strtoul(colon + 1, NULL, 0), TRUE};
+            else if (!is_map && !colon && point_count < 16)
+                points[point_count++] = (DWORD)strtoul(t, NULL, 0);
+            else
                 return E_INVALIDARG;
-            map[map_size++] = (COR_IL_MAP){(ULONG32)strtoul(t, NULL, 0),
-                                           (ULONG32)strtoul(colon + 1, NULL, 0), TRUE};
         }
     }
-    return s->graph->lpVtbl->CreateBaseline(s->graph, code, code + code_size, map_size, map, 0,
-                                            NULL);
+    return s->graph->lpVtbl->CreateBaseline(s->graph, code, code + code_size, map_size, map,
+                                            point_count, point_count ? points : NULL);
 }
 
 /* `add-local int32`: a new local of that element type (int32 or object). */
@@ -798,6 +811,49 @@ static const struct IInstrumentationMethodVtbl conformance_vtbl = {
     .AllowInlineSite = conformance_AllowInlineSite,
 };
 
+/* ---- the IL map the runtime got (`offsets` cases) -------------------------------------------- */
+
+/* JitComplete of the method: `<who> jit map <old>:<new>,...`, the map of
+ * IMethodJitInfo2::GetILInstrumentationMap. */
+static HRESULT conformance_JitComplete2(IInstrumentationMethodJitEvents2 *This,
+                                        IMethodJitInfo *info)
+{
+    struct conformance *c = CLRIE_CONTAINER_OF(This, struct conformance, jit_events);
+    IMethodJitInfo2 *info2 = NULL;
+    IModuleInfo *module = NULL;
+    IMethodInfo *mi = NULL;
+    mdMethodDef token = 0;
+    COR_IL_MAP map[32];
+    ULONG32 count = 0;
+    BOOL rejit = FALSE;
+    if (!c->offsets || c->observer ||
+        FAILED(info->lpVtbl->QueryInterface(info, &IID_IMethodJitInfo2, (void **)&info2)))
+        return S_OK;
+    if (SUCCEEDED(info2->lpVtbl->GetModuleInfo(info2, &module)) &&
+        SUCCEEDED(info2->lpVtbl->GetMethodToken(info2, &token)) &&
+        SUCCEEDED(module->lpVtbl->GetMethodInfoByToken(module, token, &mi)) && is_target(c, mi) &&
+        SUCCEEDED(info2->lpVtbl->GetIsRejit(info2, &rejit)) &&
+        SUCCEEDED(info2->lpVtbl->GetILInstrumentationMap(info2, 32, map, &count))) {
+        char text[32 * 24] = "";
+        size_t used = 0;
+        for (ULONG32 i = 0; i < count && i < 32; i++)
+            used += (size_t)snprintf(text + used, sizeof text - used, "%s%u:%u", i ? "," : "",
+                                     (unsigned)map[i].oldOffset, (unsigned)map[i].newOffset);
+        record(c, "%s jit map%s %s", who(c), when(rejit), count ? text : "(none)");
+    }
+    clrie_plugin_release(mi);
+    clrie_plugin_release(module);
+    clrie_plugin_release(info2);
+    return S_OK;
+}
+
+static const struct IInstrumentationMethodJitEvents2Vtbl conformance_jit_vtbl = {
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(conformance_jit),
+    .JitStarted = clrie_plugin_ignore_jit_started,
+    .JitComplete = clrie_plugin_ignore_jit_complete, /* superseded by JitComplete2 */
+    .JitComplete2 = conformance_JitComplete2,
+};
+
 /* ---- class factory: the editor ({...C0DE}) and the observer (any other class ID) ------------- */
 
 static HRESULT create_instance(const CLSID *clsid, REFIID riid, void **out)
@@ -806,6 +862,7 @@ static HRESULT create_instance(const CLSID *clsid, REFIID riid, void **out)
     if (!c)
         return E_OUTOFMEMORY;
     c->iface.lpVtbl = &conformance_vtbl;
+    c->jit_events.lpVtbl = &conformance_jit_vtbl;
     c->fd = -1;
     c->observer = clsid->Data4[7] != 0xDE;
     clrie_plugin_com_init(&c->com, &conformance_class);
