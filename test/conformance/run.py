@@ -57,7 +57,8 @@ class Case:
     """One case file: `#` comments; `method`, `args`, `observer` (load the observing plugin
     too), `edit`, `rejit`, `offsets` (for the plugin), `expect-exit`, `expect-out` (each stdout line, in order),
     `expect-plugin` (each line the plugin writes, in order), `expect-log` (text the engine's log
-    must hold), `differs-under-clrie` (CLRIE 18.11 fails this case; the comment says why)."""
+    must hold), `differs-under-clrie` (CLRIE 18.11 fails this case; the comment says why),
+    `timeout S` (a shorter limit than --timeout, for a case known to hang an engine)."""
 
     def __init__(self, path):
         self.name = os.path.splitext(os.path.basename(path))[0]
@@ -70,6 +71,7 @@ class Case:
         self.plugin = []
         self.log = []
         self.differs_under_clrie = False
+        self.timeout = args.timeout
         with open(path) as f:
             for number, raw in enumerate(f, 1):
                 line = raw.rstrip("\n")
@@ -94,6 +96,8 @@ class Case:
                     self.log.append(rest)
                 elif word == "differs-under-clrie":
                     self.differs_under_clrie = True
+                elif word == "timeout":
+                    self.timeout = min(self.timeout, float(rest))
                 else:
                     sys.exit("%s:%d: unknown line %r" % (path, number, line))
         if not self.method:
@@ -146,7 +150,7 @@ def run_case(app, workdir, case):
         env[dotnet_apps.CONFIG_VAR + "Observer"] = os.path.join(workdir, "observer.config")
     try:
         result = subprocess.run([dotnet, app, *case.args], env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, timeout=args.timeout)
+                                stderr=subprocess.PIPE, text=True, timeout=case.timeout)
     except subprocess.TimeoutExpired as error:
         result = dotnet_apps.Hung(error)
     recorded = dotnet_apps.read_lines(out_file)
