@@ -22,6 +22,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dotnet"))
+import clrie_package  # noqa: E402
 import dotnet_apps  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -48,8 +49,10 @@ if args.clrie:
         print("the package ships CLRIE for Linux x64 only; this machine is %s" %
               os.uname().machine)
         sys.exit(dotnet_apps.SKIP)
-    args.engine = os.path.join(dotnet_apps.restore_codecoverage(dotnet, args.apps_out),
-                               "libInstrumentationEngine.so")
+    try:
+        args.engine = clrie_package.restore(dotnet, args.apps_out)
+    except clrie_package.Missing as missing:
+        sys.exit("FAILED: Microsoft's CLRIE is missing: %s" % missing)
     print("Microsoft's CLRIE:", args.engine)
 
 

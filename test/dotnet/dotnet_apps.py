@@ -108,6 +108,7 @@ def announce_runtime(dotnet, out):
     if _announced:
         return
     _announced = True
+    import glob
     import json
     configs = sorted(glob.glob(os.path.join(out, "*.runtimeconfig.json")))
     if not configs:

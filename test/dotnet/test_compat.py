@@ -17,6 +17,7 @@ import re
 import sys
 import xml.etree.ElementTree as ET
 
+import clrie_package
 import dotnet_apps
 
 PROBE_GUID = "{5E5E0A1B-2C3D-4E5F-8A9B-0C1D2E3F4A5B}"
@@ -235,8 +236,10 @@ reference = args.reference
 if reference == "auto":
     reference = ""
     if os.uname().machine in ("x86_64", "amd64"):
-        reference = os.path.join(dotnet_apps.restore_codecoverage(dotnet, args.apps_out),
-                                 "libInstrumentationEngine.so")
+        try:
+            reference = clrie_package.restore(dotnet, args.apps_out)
+        except clrie_package.Missing as missing:
+            checks.expect(False, "Microsoft's CLRIE is missing: %s" % missing)
     else:
         print("CLRIE not run: the package ships its Linux binaries for x64 only")
 if reference and os.path.isfile(reference):
