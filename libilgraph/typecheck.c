@@ -552,6 +552,10 @@ static void expect_store(struct checker *k, uint8_t v, uint8_t d, const char *wh
 }
 
 #define ADDRESS (NI | REF)
+/* What ldind, stind, ldobj, stobj, cpobj and initobj take as an address: the JIT of a 64-bit
+ * runtime also takes an int64 there (its native int), and plugins rely on it: Microsoft's
+ * coverage plugin writes each probe as `ldc.i8 <address>; ldc.i4.1; stind.i1`. */
+#define MEMORY_ADDRESS (NI | REF | I8)
 #define NUMBER (I4 | I8 | NI | F)
 #define INTEGER_ (I4 | I8 | NI)
 
@@ -988,7 +992,7 @@ static void step(struct checker *k, const struct clrie_il_instr *n)
     case CLRIE_IL_OP_LDIND_R8:
     case CLRIE_IL_OP_LDIND_REF:
         a = pop1(k);
-        expect(k, a, ADDRESS, "an address");
+        expect(k, a, MEMORY_ADDRESS, "an address");
         push(k, element_cat(op));
         return;
     case CLRIE_IL_OP_STIND_REF:
@@ -1001,7 +1005,7 @@ static void step(struct checker *k, const struct clrie_il_instr *n)
     case CLRIE_IL_OP_STIND_I:
         b = pop1(k);
         a = pop1(k);
-        expect(k, a, ADDRESS, "an address");
+        expect(k, a, MEMORY_ADDRESS, "an address");
         expect_store(k, b, element_cat(op), "memory");
         return;
     case CLRIE_IL_OP_LDELEM_I1:
@@ -1074,23 +1078,23 @@ static void step(struct checker *k, const struct clrie_il_instr *n)
         return;
     case CLRIE_IL_OP_LDOBJ:
         a = pop1(k);
-        expect(k, a, ADDRESS, "an address");
+        expect(k, a, MEMORY_ADDRESS, "an address");
         push(k, ANY);
         return;
     case CLRIE_IL_OP_STOBJ:
         pop1(k);
         a = pop1(k);
-        expect(k, a, ADDRESS, "an address");
+        expect(k, a, MEMORY_ADDRESS, "an address");
         return;
     case CLRIE_IL_OP_CPOBJ:
         b = pop1(k);
         a = pop1(k);
-        expect(k, a, ADDRESS, "an address");
-        expect(k, b, ADDRESS, "an address");
+        expect(k, a, MEMORY_ADDRESS, "an address");
+        expect(k, b, MEMORY_ADDRESS, "an address");
         return;
     case CLRIE_IL_OP_INITOBJ:
         a = pop1(k);
-        expect(k, a, ADDRESS, "an address");
+        expect(k, a, MEMORY_ADDRESS, "an address");
         return;
     case CLRIE_IL_OP_CASTCLASS:
     case CLRIE_IL_OP_ISINST:

@@ -293,6 +293,22 @@ static void stack_types_are_checked(void **state)
     EXPECT(rep, 2, "shl needs an integer to shift");
 }
 
+/* The JIT of a 64-bit runtime takes an int64 as an address, as Microsoft's coverage plugin
+ * writes its probes: `ldc.i8 <address of a counter>; ldc.i4.1; stind.i1`. */
+static void an_int64_is_an_address(void **state)
+{
+    (void)state;
+    /* ldc.i8 0x7f0000001000; ldc.i4.1; stind.i1; ldc.i8 0x7f0000001000; ldind.u1; ret */
+    struct reports rep = verify_code(BYTES(0x21, 0x00, 0x10, 0, 0, 0, 0x7F, 0, 0, 0x17, 0x52, 0x21,
+                                           0x00, 0x10, 0, 0, 0, 0x7F, 0, 0, 0x47, 0x2A));
+    if (rep.count)
+        dump_reports(&rep);
+    assert_int_equal(rep.count, 0);
+    /* ldc.r8 1.0; ldc.i4.1; stind.i1; ldc.i4.0; ret: a float still is not */
+    rep = verify_code(BYTES(0x23, 0, 0, 0, 0, 0, 0, 0xF0, 0x3F, 0x17, 0x52, 0x16, 0x2A));
+    EXPECT(rep, 10, "stind.i1 needs an address");
+}
+
 static void paths_that_meet_with_different_types_are_reported(void **state)
 {
     (void)state;
@@ -369,6 +385,7 @@ int main(void)
         cmocka_unit_test(local_and_argument_indices_are_checked),
         cmocka_unit_test(tokens_are_checked_for_table_and_row),
         cmocka_unit_test(stack_types_are_checked),
+        cmocka_unit_test(an_int64_is_an_address),
         cmocka_unit_test(enums_are_told_from_structs),
         cmocka_unit_test(paths_that_meet_with_different_types_are_reported),
         cmocka_unit_test(generic_parameters_are_substituted),

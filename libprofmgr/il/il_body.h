@@ -81,7 +81,8 @@ struct il_body_baseline {
 };
 /* Whether a plugin replaced the method's code with CreateBaseline; if so, fills *out (may be
  * NULL). As CLRIE does, the method's IL map then starts as the identity over the sequence
- * points (baseline offsets) and the map of the final encode is composed onto it;
+ * points (baseline offsets) and the map of the final encode is composed onto it (with no
+ * sequence points, the map is the final encode's, as in CLRIE 18.11);
  * original_to_baseline serves GetInstructionAtUninstrumentedOffset. */
 bool clrie_pm_il_body_baseline(const struct il_body *body, struct il_body_baseline *out);
 

@@ -276,9 +276,12 @@ static HRESULT encode(struct manager *m, struct method_info *mi, struct encoded 
         return E_OUTOFMEMORY;
     }
     /* After CreateBaseline the map starts as the identity over the plugin's sequence points
-     * (baseline offsets), as CLRIE composes it: entries for other offsets are dropped. */
+     * (baseline offsets), as CLRIE composes it: entries for other offsets are dropped. A
+     * baseline without sequence points keeps the whole map, as CLRIE 18.11 does (conformance
+     * case baseline-with-il-map). */
     struct il_body_baseline baseline;
-    bool replaced = clrie_pm_il_body_baseline(mi->body, &baseline);
+    bool replaced = clrie_pm_il_body_baseline(mi->body, &baseline) &&
+                    baseline.sequence_point_count > 0;
     size_t kept = 0;
     for (size_t i = 0; i < count; i++) {
         if (replaced && !is_sequence_point(&baseline, entries[i].old_offset))

@@ -4,12 +4,16 @@ interfaces, and what must follow: the program's output and exit code, and what t
 records (its calls, each edit's HRESULT, the final instruction list and clauses). Each case
 runs the app once under the engine; a case that hangs fails after --timeout seconds.
 
-The same cases run under Microsoft's CLRIE when --engine names its libInstrumentationEngine.so
-(README.md says how to get it); --expect-failures lists cases known to differ there.
+The same cases run under Microsoft's CLRIE with --clrie (the engine from the NuGet package
+Microsoft.CodeCoverage 18.11.0, restored into --apps-out; a package that cannot be had fails):
+then the cases whose file has the line `differs-under-clrie` must fail there, and every other
+case must pass. --engine may also name CLRIE's libInstrumentationEngine.so directly, with
+--expect-failures listing the cases known to differ.
 
-Usage: run.py --engine SO --plugin SO --cases DIR --apps-out DIR [--only NAME,...] [--keep]
-              [--timeout S] [--expect-failures NAME,...]
-Exit: 0 all passed, 1 a case failed, 77 no dotnet on this machine."""
+Usage: run.py (--engine SO | --clrie) --plugin SO --cases DIR --apps-out DIR [--only NAME,...]
+              [--keep] [--timeout S] [--expect-failures NAME,...]
+Exit: 0 all as expected, 1 a case failed (or, with --clrie, passed where CLRIE is known to
+differ), 77 no dotnet on this machine."""
 import argparse
 import os
 import shutil
@@ -18,6 +22,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "dotnet"))
+import clrie_package  # noqa: E402
 import dotnet_apps  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -25,7 +30,10 @@ EDITOR = "{C0F0A11C-0000-4000-8000-00000000C0DE}"
 OBSERVER = "{C0F0A11C-0000-4000-8000-00000000C0DF}"
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-parser.add_argument("--engine", required=True)
+engine_choice = parser.add_mutually_exclusive_group(required=True)
+engine_choice.add_argument("--engine")
+engine_choice.add_argument("--clrie", action="store_true",
+                           help="Microsoft's CLRIE, restored from NuGet")
 parser.add_argument("--plugin", required=True)
 parser.add_argument("--cases", required=True)
 parser.add_argument("--apps-out", required=True)
@@ -34,14 +42,26 @@ parser.add_argument("--timeout", type=float, default=30)
 parser.add_argument("--expect-failures", default="", help="cases expected to fail")
 parser.add_argument("--keep", action="store_true")
 args = parser.parse_args()
-dotnet, checks = dotnet_apps.start(args, ("engine", "plugin"), folders=("apps_out", "cases"))
+dotnet, checks = dotnet_apps.start(args, ("plugin",) if args.clrie else ("engine", "plugin"),
+                                   folders=("apps_out", "cases"))
+if args.clrie:
+    if os.uname().machine not in ("x86_64", "amd64"):
+        print("the package ships CLRIE for Linux x64 only; this machine is %s" %
+              os.uname().machine)
+        sys.exit(dotnet_apps.SKIP)
+    try:
+        args.engine = clrie_package.restore(dotnet, args.apps_out)
+    except clrie_package.Missing as missing:
+        sys.exit("FAILED: Microsoft's CLRIE is missing: %s" % missing)
+    print("Microsoft's CLRIE:", args.engine)
 
 
 class Case:
     """One case file: `#` comments; `method`, `args`, `observer` (load the observing plugin
-    too), `edit` (for the plugin), `expect-exit`, `expect-out` (each stdout line, in order),
+    too), `edit`, `rejit`, `offsets` (for the plugin), `expect-exit`, `expect-out` (each stdout line, in order),
     `expect-plugin` (each line the plugin writes, in order), `expect-log` (text the engine's log
-    must hold)."""
+    must hold), `differs-under-clrie` (CLRIE 18.11 fails this case; the comment says why),
+    `timeout S` (a shorter limit than --timeout, for a case known to hang an engine)."""
 
     def __init__(self, path):
         self.name = os.path.splitext(os.path.basename(path))[0]
@@ -53,6 +73,8 @@ class Case:
         self.out = []
         self.plugin = []
         self.log = []
+        self.differs_under_clrie = False
+        self.timeout = args.timeout
         with open(path) as f:
             for number, raw in enumerate(f, 1):
                 line = raw.rstrip("\n")
@@ -65,7 +87,7 @@ class Case:
                     self.args = rest.split()
                 elif word == "observer":
                     self.observer = True
-                elif word == "edit":
+                elif word in ("edit", "rejit", "offsets"):
                     pass  # the plugin's
                 elif word == "expect-exit":
                     self.exit = int(rest)
@@ -75,6 +97,10 @@ class Case:
                     self.plugin.append(rest)
                 elif word == "expect-log":
                     self.log.append(rest)
+                elif word == "differs-under-clrie":
+                    self.differs_under_clrie = True
+                elif word == "timeout":
+                    self.timeout = min(self.timeout, float(rest))
                 else:
                     sys.exit("%s:%d: unknown line %r" % (path, number, line))
         if not self.method:
@@ -91,6 +117,7 @@ def build_app():
         text=True)
     if result.returncode != 0:
         sys.exit("building the conformance app failed:\n%s" % result.stdout)
+    dotnet_apps.announce_runtime(dotnet, out)
     return os.path.join(out, "app.dll")
 
 
@@ -126,7 +153,7 @@ def run_case(app, workdir, case):
         env[dotnet_apps.CONFIG_VAR + "Observer"] = os.path.join(workdir, "observer.config")
     try:
         result = subprocess.run([dotnet, app, *case.args], env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, timeout=args.timeout)
+                                stderr=subprocess.PIPE, text=True, timeout=case.timeout)
     except subprocess.TimeoutExpired as error:
         result = dotnet_apps.Hung(error)
     recorded = dotnet_apps.read_lines(out_file)
@@ -169,14 +196,20 @@ def main():
     os.chmod(plugin, 0o755)
     write_config(os.path.join(workdir, "editor.config"), "ConformanceEditor", EDITOR)
     write_config(os.path.join(workdir, "observer.config"), "ConformanceObserver", OBSERVER)
+    if args.clrie:
+        expected_failures |= {c.name for c in cases if c.differs_under_clrie}
     passed = 0
     failed = []
+    unexpected = []
     for case in cases:
         failures = run_case(app, workdir, case)
         known = case.name in expected_failures
         if failures:
             failed.append(case.name)
         status = ("FAILED" if failures else "ok") + (" (listed as known to fail)" if known else "")
+        if args.clrie and known and not failures:
+            status += ", but CLRIE was expected to differ"
+            unexpected.append(case.name)
         print("%-44s %s" % (case.name, status), flush=True)
         for failure in failures:
             print("    " + failure)
@@ -186,7 +219,9 @@ def main():
     else:
         shutil.rmtree(workdir, ignore_errors=True)
     print("%d cases: %d passed, %d failed" % (len(cases), passed, len(failed)))
-    return 1 if any(name not in expected_failures for name in failed) else 0
+    if args.clrie:
+        print("%d differ under CLRIE, as their case files say" % len(failed))
+    return 1 if unexpected or any(name not in expected_failures for name in failed) else 0
 
 
 sys.exit(main())

@@ -2,11 +2,12 @@
 
 Runs test/dotnet/compat under the engine with test/plugins/compat_probe.c and parses what
 comes out: the plugin's record (names of generic methods, the exception events of a throw
-through a finally, a filter and a rethrow, its settings) and the engine's log (the prefixes of
+through a finally, a filter and a rethrow, and of a throw from a catch handler past a filter
+that says no, its settings) and the engine's log (the prefixes of
 a plugin's lines, and the InstrumentedMethod dump of the method it changed). The expected
 values were read from CLRIE 18.11 (Microsoft.CodeCoverage) running the same plugin; with
---reference ENGINE, or --reference auto and that package restored, the script also runs
-CLRIE itself and checks that it still shows the same.
+--reference ENGINE, or --reference auto (the package restored into --apps-out; test/run
+passes it), the script also runs CLRIE itself and checks that it still shows the same.
 
 usage: test_compat.py --engine ENGINE --probe PROBE --apps-out DIR [--reference auto|ENGINE]
 """
@@ -16,6 +17,7 @@ import re
 import sys
 import xml.etree.ElementTree as ET
 
+import clrie_package
 import dotnet_apps
 
 PROBE_GUID = "{5E5E0A1B-2C3D-4E5F-8A9B-0C1D2E3F4A5B}"
@@ -30,8 +32,6 @@ CONFIG = """<InstrumentationEngineConfiguration>
   </InstrumentationMethod>
 </InstrumentationEngineConfiguration>
 """ % PROBE_GUID
-REFERENCE = os.path.expanduser("~/.nuget/packages/microsoft.codecoverage/18.11.0/build/"
-                               "netstandard2.0/ubuntu/x64/libInstrumentationEngine.so")
 
 # The names CLRIE gives (GetName | GetFullName): generic methods carry their arity.
 NAMES = ["name Max<!!0> | Program.Max<!!0>", "name Get | Box`1.Get",
@@ -39,7 +39,10 @@ NAMES = ["name Max<!!0> | Program.Max<!!0>", "name Get | Box`1.Get",
          "name .cctor | Program+<>c..cctor"]
 
 # Thrower throws; WithFinally's finally runs while unwinding; Rethrower catches and rethrows;
-# Catcher's filter (calling Pick) accepts it. Pick's JIT happens inside the filter.
+# Catcher's filter (calling Pick) accepts it. Pick's JIT happens inside the filter. Then Inner
+# catches its own exception and its handler throws another (no ExceptionCatcherLeave for the
+# first), which passes Middle's filter (Reject says no) and runs Middle's finally on its way to
+# Outer's catch. Read from CLRIE 18.11; clrie sends the same.
 EXCEPTIONS = """ExceptionThrown
 ExceptionSearchFunctionEnter Program.Thrower
 ExceptionSearchFunctionLeave
@@ -68,6 +71,31 @@ ExceptionUnwindFunctionEnter Program.Rethrower
 ExceptionUnwindFunctionLeave
 ExceptionUnwindFunctionEnter Program.Catcher
 ExceptionCatcherEnter Program.Catcher
+ExceptionCatcherLeave
+ExceptionThrown
+ExceptionSearchFunctionEnter Program.Inner
+ExceptionSearchCatcherFound Program.Inner
+ExceptionSearchFunctionLeave
+ExceptionUnwindFunctionEnter Program.Inner
+ExceptionCatcherEnter Program.Inner
+ExceptionThrown
+ExceptionSearchFunctionEnter Program.Inner
+ExceptionSearchFunctionLeave
+ExceptionSearchFunctionEnter Program.Middle
+ExceptionSearchFilterEnter Program.Middle
+ExceptionSearchFilterLeave
+ExceptionSearchFunctionLeave
+ExceptionSearchFunctionEnter Program.Outer
+ExceptionSearchCatcherFound Program.Outer
+ExceptionSearchFunctionLeave
+ExceptionUnwindFunctionEnter Program.Inner
+ExceptionUnwindFunctionLeave
+ExceptionUnwindFunctionEnter Program.Middle
+ExceptionUnwindFinallyEnter Program.Middle
+ExceptionUnwindFinallyLeave
+ExceptionUnwindFunctionLeave
+ExceptionUnwindFunctionEnter Program.Outer
+ExceptionCatcherEnter Program.Outer
 ExceptionCatcherLeave""".splitlines()
 
 TIME = r"\[\d\d:\d\d:\d\d\]:"
@@ -202,10 +230,21 @@ checks.expect("logging-flags 0x5" in record, "clrie: at Dumps, GetLoggingFlags i
 checks.expect(not any(l.startswith("LogMessage[") for l in log),
               "clrie: at Dumps, no message lines", seen=log[:4])
 
-reference = REFERENCE if args.reference == "auto" else args.reference
+# auto: CLRIE from the package, restored into --apps-out (a package that cannot be had fails
+# the test); on a machine the package has no Linux binaries for, clrie alone is checked.
+reference = args.reference
+if reference == "auto":
+    reference = ""
+    if os.uname().machine in ("x86_64", "amd64"):
+        try:
+            reference = clrie_package.restore(dotnet, args.apps_out)
+        except clrie_package.Missing as missing:
+            checks.expect(False, "Microsoft's CLRIE is missing: %s" % missing)
+    else:
+        print("CLRIE not run: the package ships its Linux binaries for x64 only")
 if reference and os.path.isfile(reference):
     check_engine(reference, "CLRIE")
-elif args.reference and args.reference != "auto":
-    checks.expect(False, "--reference %s: no such file" % args.reference)
+elif reference:
+    checks.expect(False, "--reference %s: no such file" % reference)
 
 sys.exit(checks.finish("plugins and log readers see what CLRIE shows them"))

@@ -746,7 +746,9 @@ struct clrie_il_verify_context {
  * jmp: MethodDef, MemberRef of a method, MethodSpec; newobj: MethodDef or MemberRef; field
  * opcodes: FieldDef or MemberRef of a field; type opcodes: TypeDef, TypeRef, TypeSpec;
  * calli: StandAloneSig; ldtoken: a type, method or field) and its row; the stack types of
- * ECMA-335 III.1.5 (int32, int64, native int, F, O, &) for arithmetic, shifts, comparisons,
+ * ECMA-335 III.1.5 (int32, int64, native int, F, O, &; an int64 is also an address for the
+ * indirect loads and stores and the *obj opcodes, as the JIT of a 64-bit runtime takes it)
+ * for arithmetic, shifts, comparisons,
  * conditional branches, conversions, switch, stores to arguments, locals, fields and
  * parameters, paths that meet with different types, and the value ret returns. A callee's
  * parameters and result of a generic parameter's type (!0, !!0) are checked as the types the

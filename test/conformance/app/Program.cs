@@ -3,7 +3,9 @@
 // a case checks both. The target methods are small and never inlined, so their IL is known and
 // each is compiled once, with the plugin's edits.
 using System;
+using System.IO;
 using System.Runtime.CompilerServices;
+using System.Threading;
 
 static class Program
 {
@@ -56,7 +58,53 @@ static class Program
         return x;
     }
 
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static int Guarded(int x)
+    {
+        try
+        {
+            if (x < 0)
+                throw new ArgumentException("negative");
+            return x;
+        }
+        catch (ArgumentException)
+        {
+            return -2;
+        }
+    }
+
+    // Its first JIT tells the plugin of a `rejit` case to ask for the ReJIT of the case's
+    // method (from a thread of its own, which records "rejit requested" when it is done).
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void AskRejit() { }
+
+    // Waits (at most about 10 s) for the plugin's record to say the ReJIT was requested.
+    static void WaitForRejitRequest()
+    {
+        string record = Environment.GetEnvironmentVariable("CLRIE_CONFORMANCE_OUT");
+        for (int i = 0; i < 500 && record != null; i++)
+        {
+            if (File.Exists(record) && File.ReadAllText(record).Contains("rejit requested"))
+                return;
+            Thread.Sleep(20);
+        }
+        Console.WriteLine("no rejit requested");
+    }
+
     static int Main(string[] args)
+    {
+        // `rejit <scenario>`: the scenario once as jitted, then again after a ReJIT.
+        if (args.Length == 2 && args[0] == "rejit")
+        {
+            Run(args[1]);
+            AskRejit();
+            WaitForRejitRequest();
+            return Run(args[1]);
+        }
+        return Run(args.Length > 0 ? args[0] : "");
+    }
+
+    static int Run(string scenario)
     {
         int last = 0;
         void Show(string what, int value)
@@ -64,7 +112,7 @@ static class Program
             Console.WriteLine(what + " = " + value);
             last = value;
         }
-        switch (args.Length > 0 ? args[0] : "")
+        switch (scenario)
         {
             case "answer":
                 Show("Answer()", Answer());
@@ -99,6 +147,10 @@ static class Program
                 {
                     Console.WriteLine("caught " + e.GetType().Name);
                 }
+                break;
+            case "guarded":
+                Show("Guarded(4)", Guarded(4));
+                Show("Guarded(-1)", Guarded(-1));
                 break;
             default:
                 Console.WriteLine("no such scenario");

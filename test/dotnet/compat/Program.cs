@@ -1,6 +1,8 @@
 // What test/dotnet/test_compat.py compares between clrie and Microsoft's CLRIE with one plugin
 // (test/plugins/compat_probe.c): names of generic methods, and the exception events of a
-// throw caught one frame up, a finally run during unwinding, a filter, and a rethrow.
+// throw caught one frame up, a finally run during unwinding, a filter, and a rethrow; then a
+// throw caught in its own frame whose handler throws anew, past a filter that says no and a
+// finally, to a catch two frames up.
 using System;
 using System.Runtime.CompilerServices;
 
@@ -81,14 +83,54 @@ static class Program
         }
     }
 
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static bool Reject(Exception e)
+    {
+        return false;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void Inner()
+    {
+        try {
+            throw new InvalidOperationException("first");
+        } catch (InvalidOperationException) {
+            throw new ArgumentException("second");
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void Middle()
+    {
+        try {
+            Inner();
+        } catch (Exception e) when (Reject(e)) {
+            Console.WriteLine("never");
+        } finally {
+            Console.WriteLine("middle's finally ran");
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static void Outer()
+    {
+        try {
+            Middle();
+        } catch (ArgumentException e) {
+            Console.WriteLine("caught " + e.Message);
+        }
+    }
+
     static int Main(string[] args)
     {
         Console.WriteLine("max " + Max(3, 7) + " " + Max("a", "b"));
         Console.WriteLine("box " + new Box<int>(4).Get() + " " +
                           new Box<int>(5).Convert(x => x + 1));
         Console.WriteLine("twice " + Twice(21));
-        if (args.Length > 0 && args[0] == "exceptions")
+        if (args.Length > 0 && args[0] == "exceptions") {
             Catcher();
+            Outer();
+        }
         return 0;
     }
 }
