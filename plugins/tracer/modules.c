@@ -256,13 +256,18 @@ static HRESULT match_method(void *data, mdMethodDef token, const WCHAR *full_nam
         }
         if (!clrie_tracer_point_matches(p, assembly, type, method, parameters))
             continue;
-        bool byref_like = false;
-        if (clrie_tracer_signature_byref_like(m->md.import, sig, sig_len, &byref_like) == 0 &&
-            byref_like) {
+        /* A by-ref-like type of another assembly that has not loaded yet is looked at again
+         * at the ReJIT (tracer.c). */
+        enum clrie_tracer_byref_like byref_like = CLRIE_TRACER_NOT_BYREF_LIKE;
+        char unknown[256];
+        struct clrie_tracer__typerefs_of typerefs = {.s = m->s, .module = m->entry->module};
+        if (clrie_tracer_signature_byref_like(m->md.import, sig, sig_len,
+                                              clrie_tracer__typerefs_of_module, &typerefs,
+                                              &byref_like, unknown, sizeof unknown) == 0 &&
+            byref_like == CLRIE_TRACER_BYREF_LIKE) {
             clrie_plugin_host_log(&m->s->host, true,
-                                  "%s::%s(%s): not traced: a by-ref-like parameter or result "
-                                  "(Span<T>, ...) cannot be handed to a tracer",
-                                  type, method, parameters);
+                                  "%s::%s(%s): not traced: " CLRIE_TRACER__BYREF_LIKE_REASON, type,
+                                  method, parameters);
             return S_OK;
         }
         char *text = point_text(p, assembly, parameters);
@@ -371,6 +376,43 @@ static void batch_unref(struct request_batch *b)
     free(b);
 }
 
+/* The module's ReJITs in one request: each request suspends the runtime, so a module with many
+ * traced methods costs one suspension, not one per method. Through the engine's
+ * ICorProfilerInfo, which records the plugin as a party to each method (as
+ * IModuleInfo::RequestRejit does); RequestReJITWithInliners (.NET Core 3 and later) also
+ * rejits the methods that inlined one before it was traced. Without ICorProfilerInfo, one
+ * IModuleInfo::RequestRejit per method. */
+static void request_rejits(struct request_batch *b)
+{
+    struct clrie_tracer__plugin *s = b->s;
+    HRESULT hr = E_NOTIMPL;
+    ModuleID *ids = s->info ? calloc(b->rejit_count, sizeof *ids) : NULL;
+    if (ids) {
+        for (size_t i = 0; i < b->rejit_count; i++)
+            ids[i] = b->id;
+        ICorProfilerInfo10 *info10 = NULL;
+        if (SUCCEEDED(s->info->lpVtbl->QueryInterface(s->info, &IID_ICorProfilerInfo10,
+                                                      (void **)&info10))) {
+            hr = info10->lpVtbl->RequestReJITWithInliners(info10, COR_PRF_REJIT_BLOCK_INLINING,
+                                                          (ULONG)b->rejit_count, ids, b->rejit);
+            info10->lpVtbl->Release(info10);
+        }
+        if (FAILED(hr))
+            hr = s->info->lpVtbl->RequestReJIT(s->info, (ULONG)b->rejit_count, ids, b->rejit);
+        free(ids);
+        if (FAILED(hr))
+            clrie_plugin_host_log(&s->host, true, "RequestReJIT of %zu methods failed (hr 0x%08X)",
+                                  b->rejit_count, (unsigned)hr);
+        return;
+    }
+    for (size_t i = 0; i < b->rejit_count; i++) {
+        hr = b->module->lpVtbl->RequestRejit(b->module, b->rejit[i]);
+        if (FAILED(hr))
+            clrie_plugin_host_log(&s->host, true, "RequestRejit(0x%08X) failed (hr 0x%08X)",
+                                  (unsigned)b->rejit[i], (unsigned)hr);
+    }
+}
+
 static void make_requests(struct request_batch *b)
 {
     struct clrie_tracer__plugin *s = b->s;
@@ -396,12 +438,8 @@ static void make_requests(struct request_batch *b)
                               "stay traced",
                               b->revert_count);
     }
-    for (size_t i = 0; i < b->rejit_count; i++) {
-        HRESULT hr = b->module->lpVtbl->RequestRejit(b->module, b->rejit[i]);
-        if (FAILED(hr))
-            clrie_plugin_host_log(&s->host, true, "RequestRejit(0x%08X) failed (hr 0x%08X)",
-                                  (unsigned)b->rejit[i], (unsigned)hr);
-    }
+    if (b->rejit_count > 0)
+        request_rejits(b);
 }
 
 static void *request_thread(void *arg)

@@ -7,10 +7,13 @@ tracer factory of test/dotnet/recorder:
                 instantiations, an out parameter, several returns, nested traced calls, a
                 method of a generic type, methods of value types, an async method (the tracer
                 gets its Task), an iterator, a framework method precompiled with ReadyToRun);
-                methods with by-ref-like parameters are left alone with a line; the app's
+                methods with by-ref-like parameters are left alone with a line (Span<T>, a
+                ref struct of the app, and one of a second assembly of the app,
+                test/dotnet/tracedlib, that no list names); the app's
                 stdout and exit code are as without a profiler; a malformed points file beside
                 the good one is reported as file:line:col and the good one still applies; a
-                method named by two points is traced by the first, the second reported
+                method named by two points is traced by the first (in the file, and across
+                files in the order of their names), the other one reported
   throw-entry   the factory throws in GetTracer: enter events only, the app unchanged
   throw-finish  every tracer throws in Finish: all events, the app unchanged
   null          the factory returns no tracer: enter events only, the app unchanged
@@ -140,6 +143,7 @@ POINTS = """<?xml version="1.0" encoding="utf-8"?>
             name="ProcessStartupHooks"/>
     <Method assembly="traced" type="Traced.Program" name="Count"/>
     <Method assembly="traced" type="Traced.Program" name="Measure"/>
+    <Method assembly="traced" type="Traced.Program" name="Advance"/>
   </Tracer>
   <Tracer factory="Recorder.Second" library="recorder/Recorder.dll">
     <Method assembly="traced" type="Traced.Program" name="Log"/>
@@ -152,6 +156,14 @@ POINTS = """<?xml version="1.0" encoding="utf-8"?>
 # gives no events.
 # Main takes no parameters: its point names no method and traces nothing. Log is named twice:
 # the first point traces it, the second is reported and ignored.
+
+# A later file (by name) naming a method the first file traces: the first point traces it.
+AGAIN_POINTS = """<Tracing>
+  <Tracer factory="Recorder.Second" library="recorder/Recorder.dll">
+    <Method assembly="traced" type="Traced.Calculator" name="Add"/>
+  </Tracer>
+</Tracing>
+"""
 
 BAD_POINTS = """<Tracing>
   <Tracer factory="Recorder.Factory">
@@ -222,12 +234,13 @@ def scenario(mode, expected):
             extra = {"CLRIE_TEST_TRACER_MODE": mode} if mode != "traced" else {}
             if mode == "traced":
                 bad = sb.write("points/bad.xml", BAD_POINTS)
+                again = sb.write("points/zz-again.xml", AGAIN_POINTS)
             result = run(sb, extra)
             expect_app_unchanged(mode, result)
             expect_events(mode, sb, expected)
             if mode == "traced":
                 for method in ("Count(System.ReadOnlySpan`1<System.Char>)",
-                               "Measure(Traced.Window)"):
+                               "Measure(Traced.Window)", "Advance(TracedLib.Cursor)"):
                     checks.expect_in("Traced.Program::%s: not traced: a by-ref-like" % method,
                                      result.stderr, "%s: a by-ref-like parameter is left "
                                      "alone, with a line" % mode, result)
@@ -238,6 +251,14 @@ def scenario(mode, expected):
                                  "ignored" % (sb.path("points/traced.xml"), second,
                                               sb.path("points/traced.xml"), first),
                                  result.stderr, "%s: a method named twice is reported" % mode,
+                                 result)
+                add = [i + 1 for i, line in enumerate(lines) if 'name="Add"' in line][0]
+                checks.expect_in("%s:3: Traced.Calculator::Add(System.Int32,System.Int32) is "
+                                 "traced by the point at %s:%d already; this one (factory "
+                                 "Recorder.Second) is ignored" % (
+                                     again, sb.path("points/traced.xml"), add),
+                                 result.stderr, "%s: a method named again by a later file is "
+                                 "traced by the first file's point, the other reported" % mode,
                                  result)
                 checks.expect_in("%s:3:5: <Method> needs a non-empty 'type' attribute" % bad,
                                  result.stderr, "%s: the bad points file is reported" % mode,

@@ -102,7 +102,8 @@ namespace Traced
                 Console.WriteLine("countdown " + n);
             Console.WriteLine("extension " + Path.GetExtension("notes.txt"));
             Console.WriteLine("count " + Count("four".AsSpan()) + " " +
-                              Measure(new Window { Size = 9 }));
+                              Measure(new Window { Size = 9 }) + " " +
+                              Advance(new TracedLib.Cursor { At = 5 }));
             return 3;
         }
 
@@ -155,6 +156,9 @@ namespace Traced
         static int Count(ReadOnlySpan<char> text) => text.Length;
 
         static int Measure(Window window) => window.Size;
+
+        // a by-ref-like type of another assembly (test/dotnet/tracedlib)
+        static int Advance(TracedLib.Cursor cursor) => cursor.At + 1;
 
         static int Outer(int x) => Inner(x) + 1;
 
