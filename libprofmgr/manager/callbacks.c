@@ -391,6 +391,7 @@ static HRESULT on_JITCompilationFinished(ICorProfilerCallback11 *This, FunctionI
 static HRESULT on_ReJITCompilationStarted(ICorProfilerCallback11 *This, FunctionID functionId,
                                           ReJITID rejitId, BOOL fIsSafeToBlock)
 {
+    clrie_pm__jit_pipeline_rejit_started(manager_of(This), functionId);
     clrie_pm__jit_events_started(manager_of(This), functionId, true);
     return hook_ReJITCompilationStarted(This, functionId, rejitId, fIsSafeToBlock);
 }
@@ -422,8 +423,16 @@ static HRESULT on_GetReJITParameters(ICorProfilerCallback11 *This, ModuleID modu
 static HRESULT on_ReJITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId,
                                            ReJITID rejitId, HRESULT hrStatus, BOOL fIsSafeToBlock)
 {
+    clrie_pm__jit_pipeline_finished(manager_of(This), functionId, hrStatus);
     clrie_pm__jit_events_finished(manager_of(This), functionId, rejitId, true, hrStatus);
     return hook_ReJITCompilationFinished(This, functionId, rejitId, hrStatus, fIsSafeToBlock);
+}
+
+static HRESULT on_ReJITError(ICorProfilerCallback11 *This, ModuleID moduleId, mdMethodDef methodId,
+                             FunctionID functionId, HRESULT hrStatus)
+{
+    clrie_pm__jit_pipeline_rejit_error(manager_of(This), moduleId, methodId, hrStatus);
+    return hook_ReJITError(This, moduleId, methodId, functionId, hrStatus);
 }
 
 /* Plugins first, in order, the first "no" wins; the raw hook is asked only if they all agree. */
@@ -483,6 +492,7 @@ static const struct ICorProfilerCallback11Vtbl callback_vtbl = {
     .ReJITCompilationStarted = on_ReJITCompilationStarted,
     .GetReJITParameters = on_GetReJITParameters,
     .ReJITCompilationFinished = on_ReJITCompilationFinished,
+    .ReJITError = on_ReJITError,
     .JITInlining = on_JITInlining,
 };
 VTABLE_OVERRIDES_END
