@@ -18,6 +18,8 @@
 #include "tracer_plugin.h"
 
 #define LIBRARY_NAME "Clrie.Tracing"
+/* GenericParamAttributes.AllowByRefLike (ECMA-335 augments, .NET 9). */
+#define ALLOW_BYREF_LIKE 0x0020u
 /* How long a module load waits for the ReJIT requests of its methods. */
 #define REJIT_WAIT_SECONDS 30
 
@@ -80,6 +82,30 @@ static bool is_value_type(IMetaDataImport *import, mdTypeDef type)
     char utf8[64];
     clrie_plugin_bstr_to_utf8_buf(name, utf8, sizeof utf8);
     return strcmp(utf8, "System.ValueType") == 0 || strcmp(utf8, "System.Enum") == 0;
+}
+
+/* Whether a generic parameter of the method or type `owner` may be a by-ref-like type (C# 13's
+ * `allows ref struct`, GenericParamAttributes.AllowByRefLike): the wrapper would box it. */
+static bool allows_byref_like(IMetaDataImport *import, mdToken owner)
+{
+    IMetaDataImport2 *import2 = NULL;
+    HCORENUM e = NULL;
+    mdGenericParam params[64];
+    ULONG count = 0;
+    bool allows = false;
+    if (FAILED(import->lpVtbl->QueryInterface(import, &IID_IMetaDataImport2, (void **)&import2)))
+        return false;
+    if (SUCCEEDED(import2->lpVtbl->EnumGenericParams(import2, &e, owner, params, 64, &count))) {
+        for (ULONG i = 0; i < count && !allows; i++) {
+            DWORD flags = 0;
+            allows = SUCCEEDED(import2->lpVtbl->GetGenericParamProps(
+                         import2, params[i], NULL, &flags, NULL, NULL, NULL, 0, NULL)) &&
+                     (flags & ALLOW_BYREF_LIKE) != 0;
+        }
+    }
+    import2->lpVtbl->CloseEnum(import2, e);
+    import2->lpVtbl->Release(import2);
+    return allows;
 }
 
 /* The token that names a value type's `this` type: the TypeDef, or for a generic type a TypeSpec
@@ -268,6 +294,14 @@ static HRESULT match_method(void *data, mdMethodDef token, const WCHAR *full_nam
             clrie_plugin_host_log(&m->s->host, true,
                                   "%s::%s(%s): not traced: " CLRIE_TRACER__BYREF_LIKE_REASON, type,
                                   method, parameters);
+            return S_OK;
+        }
+        if (allows_byref_like(m->md.import, token) || allows_byref_like(m->md.import, owner)) {
+            clrie_plugin_host_log(&m->s->host, true,
+                                  "%s::%s(%s): not traced: a generic parameter allows a "
+                                  "by-ref-like type (allows ref struct), which cannot be handed "
+                                  "to a tracer",
+                                  type, method, parameters);
             return S_OK;
         }
         char *text = point_text(p, assembly, parameters);

@@ -9,7 +9,9 @@ tracer factory of test/dotnet/recorder:
                 gets its Task), an iterator, a framework method precompiled with ReadyToRun);
                 methods with by-ref-like parameters are left alone with a line (Span<T>, a
                 ref struct of the app, and one of a second assembly of the app,
-                test/dotnet/tracedlib, that no list names); the app's
+                test/dotnet/tracedlib, that no list names, and a generic method whose type
+                parameter `allows ref struct`), and so is a method with a byref return; the
+                app's
                 stdout and exit code are as without a profiler; a malformed points file beside
                 the good one is reported as file:line:col and the good one still applies; a
                 method named by two points is traced by the first (in the file, and across
@@ -144,6 +146,8 @@ POINTS = """<?xml version="1.0" encoding="utf-8"?>
     <Method assembly="traced" type="Traced.Program" name="Count"/>
     <Method assembly="traced" type="Traced.Program" name="Measure"/>
     <Method assembly="traced" type="Traced.Program" name="Advance"/>
+    <Method assembly="traced" type="Traced.Program" name="Slot"/>
+    <Method assembly="traced" type="Traced.Program" name="Holds"/>
   </Tracer>
   <Tracer factory="Recorder.Second" library="recorder/Recorder.dll">
     <Method assembly="traced" type="Traced.Program" name="Log"/>
@@ -244,6 +248,13 @@ def scenario(mode, expected):
                     checks.expect_in("Traced.Program::%s: not traced: a by-ref-like" % method,
                                      result.stderr, "%s: a by-ref-like parameter is left "
                                      "alone, with a line" % mode, result)
+                checks.expect_in("Traced.Program::Holds(!!0): not traced: a generic parameter "
+                                 "allows a by-ref-like type", result.stderr, "%s: a method whose "
+                                 "type parameter allows a ref struct is left alone, with a line"
+                                 % mode, result)
+                checks.expect_in("Traced.Program.Slot: not traced: it returns a byref",
+                                 result.stderr, "%s: a method with a byref return is left "
+                                 "alone, with a line" % mode, result)
                 lines = POINTS.splitlines()
                 first, second = [i + 1 for i, line in enumerate(lines) if 'name="Log"' in line]
                 checks.expect_in("%s:%d: Traced.Program::Log(System.String) is traced by the "
