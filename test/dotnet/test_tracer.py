@@ -14,6 +14,7 @@ tracer factory of test/dotnet/recorder:
                 app's
                 stdout and exit code are as without a profiler; a malformed points file beside
                 the good one is reported as file:line:col and the good one still applies; a
+                factory whose library is missing is reported once and traces nothing; a
                 method named by two points is traced by the first (in the file, and across
                 files in the order of their names), the other one reported
   throw-entry   the factory throws in GetTracer: enter events only, the app unchanged
@@ -152,12 +153,17 @@ POINTS = """<?xml version="1.0" encoding="utf-8"?>
   <Tracer factory="Recorder.Second" library="recorder/Recorder.dll">
     <Method assembly="traced" type="Traced.Program" name="Log"/>
   </Tracer>
+  <Tracer factory="Missing.Factory" library="missing/Missing.dll">
+    <Method assembly="traced" type="Traced.Pair" name="ToString"/>
+  </Tracer>
 </Tracing>
 """
 # ProcessStartupHooks runs once, before the startup hook has loaded Clrie.Tracing: wrapped
 # then, it would fail to compile and end the app (FileNotFoundException), so the plugin waits
 # for the library before it rejits the framework's methods; it is never called again, so it
 # gives no events.
+# Pair.ToString's factory is in a library that is not there: said once on stderr, no events,
+# the app unchanged.
 # Main takes no parameters: its point names no method and traces nothing. Log is named twice:
 # the first point traces it, the second is reported and ignored.
 
@@ -271,6 +277,13 @@ def scenario(mode, expected):
                                  result.stderr, "%s: a method named again by a later file is "
                                  "traced by the first file's point, the other reported" % mode,
                                  result)
+                missing = [line for line in result.stderr.splitlines()
+                           if line.startswith("clrie tracing: cannot make the tracer factory "
+                                              "'Missing.Factory' of %s: FileNotFoundException"
+                                              % sb.path("points/missing/Missing.dll"))]
+                checks.expect(len(missing) == 1, "%s: a factory whose library is missing is "
+                              "reported once, and its method runs without a tracer" % mode,
+                              result, seen=missing)
                 checks.expect_in("%s:3:5: <Method> needs a non-empty 'type' attribute" % bad,
                                  result.stderr, "%s: the bad points file is reported" % mode,
                                  result)
