@@ -174,7 +174,7 @@ void clrie_pm__jit_rejected_forget_rejit(struct manager *m, ModuleID module, mdM
     pthread_mutex_unlock(&m->jit_pending_lock);
 }
 
-void clrie_pm__jit_pipeline_rejit_started(struct manager *m, FunctionID function)
+void clrie_pm__jit_rejected_rejit_started(struct manager *m, FunctionID function)
 {
     /* Most ReJITs compile bodies the engine did not change (none at all without plugins). */
     if (atomic_load_explicit(&m->rejit_body_count, memory_order_acquire) == 0)
@@ -352,7 +352,7 @@ static void report_rejected(struct manager *m, struct jit_pending *p, const char
     pending_free(p);
 }
 
-void clrie_pm__jit_pipeline_finished(struct manager *m, FunctionID function, HRESULT status)
+void clrie_pm__jit_rejected_finished(struct manager *m, FunctionID function, HRESULT status)
 {
     /* Most methods compiled were never given a new body: one atomic load for them. */
     if (atomic_load_explicit(&m->jit_pending_count, memory_order_acquire) == 0)
@@ -377,7 +377,7 @@ void clrie_pm__jit_pipeline_finished(struct manager *m, FunctionID function, HRE
     }
 }
 
-void clrie_pm__jit_pipeline_exception_thrown(struct manager *m, ObjectID thrown)
+void clrie_pm__jit_rejected_exception_thrown(struct manager *m, ObjectID thrown)
 {
     if (atomic_load_explicit(&m->jit_pending_count, memory_order_acquire) == 0)
         return;
@@ -398,7 +398,7 @@ void clrie_pm__jit_pipeline_exception_thrown(struct manager *m, ObjectID thrown)
     pthread_mutex_unlock(&m->jit_pending_lock);
 }
 
-void clrie_pm__jit_pipeline_exception_left_jit(struct manager *m)
+void clrie_pm__jit_rejected_exception_left_jit(struct manager *m)
 {
     if (atomic_load_explicit(&m->jit_pending_count, memory_order_acquire) == 0)
         return;
@@ -423,7 +423,7 @@ void clrie_pm__jit_pipeline_exception_left_jit(struct manager *m)
     }
 }
 
-void clrie_pm__jit_pipeline_free(struct manager *m)
+void clrie_pm__jit_rejected_free(struct manager *m)
 {
     size_t count = atomic_load(&m->jit_pending_count);
     for (size_t i = 0; i < count; i++)
@@ -481,7 +481,7 @@ static void method_name(struct manager *m, ModuleID module_id, mdMethodDef token
     module->lpVtbl->Release(module);
 }
 
-void clrie_pm__jit_pipeline_rejit_error(struct manager *m, ModuleID module, mdMethodDef token,
+void clrie_pm__jit_rejected_rejit_error(struct manager *m, ModuleID module, mdMethodDef token,
                                         HRESULT status)
 {
     char name[600];

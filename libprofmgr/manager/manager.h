@@ -323,21 +323,21 @@ void clrie_pm__jit_rejected_forget_rejit(struct manager *m, ModuleID module, mdM
 bool clrie_pm__jit_rejected_before(struct manager *m, FunctionID function);
 /* ReJITCompilationStarted: a function of a method given a ReJIT body is compiled on this
  * thread. */
-void clrie_pm__jit_pipeline_rejit_started(struct manager *m, FunctionID function);
+void clrie_pm__jit_rejected_rejit_started(struct manager *m, FunctionID function);
 /* ReJITError: the runtime could not rejit (module, token); logged with the method's name. */
-void clrie_pm__jit_pipeline_rejit_error(struct manager *m, ModuleID module, mdMethodDef token,
+void clrie_pm__jit_rejected_rejit_error(struct manager *m, ModuleID module, mdMethodDef token,
                                         HRESULT status);
 /* JITCompilationFinished and ReJITCompilationFinished: a failed status for a method the engine
  * gave a new body is logged with the plugins that changed it. */
-void clrie_pm__jit_pipeline_finished(struct manager *m, FunctionID function, HRESULT status);
+void clrie_pm__jit_rejected_finished(struct manager *m, FunctionID function, HRESULT status);
 /* ExceptionThrown: an exception raised on a thread that is compiling an instrumented body may
  * be the JIT rejecting it. */
-void clrie_pm__jit_pipeline_exception_thrown(struct manager *m, ObjectID thrown);
+void clrie_pm__jit_rejected_exception_thrown(struct manager *m, ObjectID thrown);
 /* The first exception event that names a managed frame: an exception noted by
- * clrie_pm__jit_pipeline_exception_thrown left the JIT, which therefore failed. */
-void clrie_pm__jit_pipeline_exception_left_jit(struct manager *m);
-/* Frees what the pipeline still holds for methods (manager_destroy). */
-void clrie_pm__jit_pipeline_free(struct manager *m);
+ * clrie_pm__jit_rejected_exception_thrown left the JIT, which therefore failed. */
+void clrie_pm__jit_rejected_exception_left_jit(struct manager *m);
+/* Frees what is still held for methods (manager_destroy). */
+void clrie_pm__jit_rejected_free(struct manager *m);
 
 /* jit_events.c: what plugins hear around a JIT (IInstrumentationMethodJitEvents(2)) and the
  * inlining veto (AllowInlineSite). */
