@@ -301,7 +301,7 @@ static HRESULT on_ModuleUnloadFinished(ICorProfilerCallback11 *This, ModuleID mo
 static HRESULT on_ExceptionThrown(ICorProfilerCallback11 *This, ObjectID thrownObjectId)
 {
     struct manager *m = manager_of(This);
-    clrie_pm__jit_pipeline_exception_thrown(m, thrownObjectId);
+    clrie_pm__jit_rejected_exception_thrown(m, thrownObjectId);
     EXCEPTION_EVENT(m, "ExceptionThrown", ExceptionThrown(p_->exception_events, thrownObjectId));
     return hook_ExceptionThrown(This, thrownObjectId);
 }
@@ -335,7 +335,7 @@ static bool exception_subscribers(struct manager *m)
     {                                                                                              \
         struct manager *m = manager_of(This);                                                      \
         struct method_info *mi = NULL;                                                             \
-        clrie_pm__jit_pipeline_exception_left_jit(m);                                              \
+        clrie_pm__jit_rejected_exception_left_jit(m);                                              \
         if (exception_subscribers(m) &&                                                            \
             SUCCEEDED(clrie_pm__method_info_by_function(m, functionId, &mi))) {                    \
             EXCEPTION_EVENT(m, #name, name(p_->exception_events, method_info_iface(mi)));          \
@@ -354,7 +354,7 @@ static HRESULT on_ExceptionCatcherEnter(ICorProfilerCallback11 *This, FunctionID
 {
     struct manager *m = manager_of(This);
     struct method_info *mi = NULL;
-    clrie_pm__jit_pipeline_exception_left_jit(m);
+    clrie_pm__jit_rejected_exception_left_jit(m);
     if (exception_subscribers(m) &&
         SUCCEEDED(clrie_pm__method_info_by_function(m, functionId, &mi))) {
         EXCEPTION_EVENT(
@@ -388,7 +388,7 @@ static HRESULT on_JITCompilationStarted(ICorProfilerCallback11 *This, FunctionID
 static HRESULT on_JITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId,
                                          HRESULT hrStatus, BOOL fIsSafeToBlock)
 {
-    clrie_pm__jit_pipeline_finished(manager_of(This), functionId, hrStatus);
+    clrie_pm__jit_rejected_finished(manager_of(This), functionId, hrStatus);
     clrie_pm__jit_events_finished(manager_of(This), functionId, 0, false, hrStatus);
     return hook_JITCompilationFinished(This, functionId, hrStatus, fIsSafeToBlock);
 }
@@ -396,6 +396,7 @@ static HRESULT on_JITCompilationFinished(ICorProfilerCallback11 *This, FunctionI
 static HRESULT on_ReJITCompilationStarted(ICorProfilerCallback11 *This, FunctionID functionId,
                                           ReJITID rejitId, BOOL fIsSafeToBlock)
 {
+    clrie_pm__jit_rejected_rejit_started(manager_of(This), functionId);
     clrie_pm__jit_events_started(manager_of(This), functionId, true);
     return hook_ReJITCompilationStarted(This, functionId, rejitId, fIsSafeToBlock);
 }
@@ -427,8 +428,16 @@ static HRESULT on_GetReJITParameters(ICorProfilerCallback11 *This, ModuleID modu
 static HRESULT on_ReJITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId,
                                            ReJITID rejitId, HRESULT hrStatus, BOOL fIsSafeToBlock)
 {
+    clrie_pm__jit_rejected_finished(manager_of(This), functionId, hrStatus);
     clrie_pm__jit_events_finished(manager_of(This), functionId, rejitId, true, hrStatus);
     return hook_ReJITCompilationFinished(This, functionId, rejitId, hrStatus, fIsSafeToBlock);
+}
+
+static HRESULT on_ReJITError(ICorProfilerCallback11 *This, ModuleID moduleId, mdMethodDef methodId,
+                             FunctionID functionId, HRESULT hrStatus)
+{
+    clrie_pm__jit_rejected_rejit_error(manager_of(This), moduleId, methodId, hrStatus);
+    return hook_ReJITError(This, moduleId, methodId, functionId, hrStatus);
 }
 
 /* Plugins first, in order, the first "no" wins; the raw hook is asked only if they all agree. */
@@ -488,6 +497,7 @@ static const struct ICorProfilerCallback11Vtbl callback_vtbl = {
     .ReJITCompilationStarted = on_ReJITCompilationStarted,
     .GetReJITParameters = on_GetReJITParameters,
     .ReJITCompilationFinished = on_ReJITCompilationFinished,
+    .ReJITError = on_ReJITError,
     .JITInlining = on_JITInlining,
 };
 VTABLE_OVERRIDES_END
@@ -507,7 +517,7 @@ static void manager_destroy(void *object)
         next = l->retired_next;
         free(l);
     }
-    clrie_pm__jit_pipeline_free(m);
+    clrie_pm__jit_rejected_free(m);
     clrie_pm__manager_announced_free(m);
     pthread_mutex_destroy(&m->announced_lock);
     clrie_pm__logger_drop_host(m);

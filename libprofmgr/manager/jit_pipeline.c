@@ -335,261 +335,6 @@ static void log_timing(struct manager *m, struct method_info *mi,
             elapsed_us(CLOCK_THREAD_CPUTIME_ID, &start->cpu));
 }
 
-/* ---- what the JIT did with a new body ------------------------------------------------------ */
-
-/* A method given a new body, until its JITCompilationFinished.
- *
- * A JIT that rejects a body (IL it will not compile, a token whose type cannot be loaded) sends
- * no JITCompilationFinished: the compilation ends with an exception thrown on the compiling
- * thread, out of the JIT into the method's caller. So each entry records its thread.
- * ExceptionThrown on that thread notes the exception's class in the thread's newest entry, and
- * the next exception event that names a managed frame shows that the exception has left the
- * JIT: the method and the plugins that changed it are logged, and when the runtime compiles the
- * method again it gets its original IL. An exception the runtime raises and handles inside the
- * JIT is followed by JITCompilationFinished instead, which drops the entry without a word. */
-struct jit_pending {
-    FunctionID function;
-    const void *thread; /* this_thread() of the compiling thread */
-    uint64_t serial;    /* entries made later have larger ones */
-    bool noted;         /* an exception was thrown on the thread since */
-    ClassID thrown;     /* its class, 0 when unknown */
-    char *name;         /* malloc'd */
-    size_t editor_count;
-    struct plugin *editors[]; /* they stay allocated until the manager is freed */
-};
-
-/* Tells threads apart: the address of a thread-local object is unique among live threads. */
-static _Thread_local char thread_mark;
-
-static const void *this_thread(void)
-{
-    return &thread_mark;
-}
-
-static void pending_free(struct jit_pending *p)
-{
-    free(p->name);
-    free(p);
-}
-
-/* Makes room for one more of `size`-byte items in *items (under jit_pending_lock); false when
- * out of memory. */
-static bool make_room(void *items, size_t *capacity, size_t count, size_t size)
-{
-    if (count < *capacity)
-        return true;
-    size_t grown_capacity = *capacity ? *capacity * 2 : 16;
-    void *grown = realloc(*(void **)items, grown_capacity * size);
-    if (!grown)
-        return false;
-    *(void **)items = grown;
-    *capacity = grown_capacity;
-    return true;
-}
-
-/* Remembers who changed a method the runtime now compiles (a later entry for the same function,
- * from a compilation on another thread, replaces the earlier one). Out of memory: forgotten. */
-static void remember_editors(struct manager *m, struct method_info *mi,
-                             const struct editors *editors)
-{
-    struct jit_pending *p = calloc(1, sizeof(*p) + editors->count * sizeof(p->editors[0]));
-    char *name = strdup(clrie_pm__method_info_full_name(mi));
-    if (!p || !name) {
-        free(p);
-        free(name);
-        return;
-    }
-    p->function = mi->function_id;
-    p->thread = this_thread();
-    p->name = name;
-    p->editor_count = editors->count;
-    if (editors->count)
-        memcpy(p->editors, editors->items, editors->count * sizeof(p->editors[0]));
-
-    pthread_mutex_lock(&m->jit_pending_lock);
-    p->serial = ++m->jit_pending_serial;
-    size_t count = atomic_load(&m->jit_pending_count);
-    size_t i = 0;
-    while (i < count && m->jit_pending[i]->function != p->function)
-        i++;
-    if (i < count) {
-        pending_free(m->jit_pending[i]);
-        m->jit_pending[i] = p;
-        p = NULL;
-    } else if (make_room(&m->jit_pending, &m->jit_pending_capacity, count, sizeof(p))) {
-        m->jit_pending[count] = p;
-        atomic_store(&m->jit_pending_count, count + 1);
-        p = NULL;
-    }
-    pthread_mutex_unlock(&m->jit_pending_lock);
-    if (p)
-        pending_free(p);
-}
-
-/* Takes entry i out of the pending list (under jit_pending_lock). */
-static struct jit_pending *take_pending(struct manager *m, size_t i)
-{
-    size_t count = atomic_load(&m->jit_pending_count);
-    struct jit_pending *p = m->jit_pending[i];
-    m->jit_pending[i] = m->jit_pending[count - 1];
-    atomic_store(&m->jit_pending_count, count - 1);
-    return p;
-}
-
-/* Whether the JIT rejected the instrumented body of this function before. */
-static bool rejected_before(struct manager *m, FunctionID function)
-{
-    if (atomic_load_explicit(&m->jit_rejected_count, memory_order_acquire) == 0)
-        return false;
-    bool found = false;
-    pthread_mutex_lock(&m->jit_pending_lock);
-    size_t count = atomic_load(&m->jit_rejected_count);
-    for (size_t i = 0; i < count && !found; i++)
-        found = m->jit_rejected[i] == function;
-    pthread_mutex_unlock(&m->jit_pending_lock);
-    return found;
-}
-
-/* `Namespace.Name` of a class, in buf; "" when it cannot be read. */
-static void class_name(struct manager *m, ClassID cls, char *buf, size_t size)
-{
-    ModuleID module_id = 0;
-    mdTypeDef type = mdTokenNil;
-    IModuleInfo *module = NULL;
-    IUnknown *unknown = NULL;
-    IMetaDataImport *import = NULL;
-    buf[0] = '\0';
-    if (cls && m->domains &&
-        SUCCEEDED(m->info->lpVtbl->GetClassIDInfo(m->info, cls, &module_id, &type)) &&
-        SUCCEEDED(clrie_pm_domains_find_module(m->domains, module_id, &module)) &&
-        SUCCEEDED(module->lpVtbl->GetMetaDataImport(module, &unknown)) &&
-        SUCCEEDED(
-            unknown->lpVtbl->QueryInterface(unknown, &IID_IMetaDataImport, (void **)&import))) {
-        char16_t name[256];
-        ULONG len = 0;
-        char *text = NULL;
-        if (SUCCEEDED(import->lpVtbl->GetTypeDefProps(import, type, name, 256, &len, NULL, NULL)) &&
-            len > 1 && clrie_pm_utf16_to_utf8(name, len - 1, true, &text, NULL) == 0)
-            snprintf(buf, size, "%s", text);
-        free(text);
-    }
-    if (import)
-        import->lpVtbl->Release(import);
-    if (unknown)
-        unknown->lpVtbl->Release(unknown);
-    if (module)
-        module->lpVtbl->Release(module);
-}
-
-/* The error line for a body the JIT rejected, `why` in parentheses; then the entry is freed. */
-static void report_rejected(struct manager *m, struct jit_pending *p, const char *why)
-{
-    struct clrie_pm_log_line line;
-    clrie_pm_log_line_begin(&line, m->log, CLRIE_PM_LOG_ERRORS, NULL,
-                            "%s: the runtime's JIT rejected the instrumented body (%s); changed "
-                            "by ",
-                            p->name, why);
-    for (size_t i = 0; i < p->editor_count; i++)
-        clrie_pm_log_line_append(&line, "%splugin '%s' %s", i ? ", " : "", p->editors[i]->name,
-                                 p->editors[i]->guid_text);
-    if (p->editor_count == 0)
-        clrie_pm_log_line_append(&line, "no plugin's edit (the engine re-encoded it)");
-    clrie_pm_log_line_append(&line, "; compiled again, it gets its original IL");
-    clrie_pm_log_line_end(&line);
-    pending_free(p);
-}
-
-/* Adds the function to the rejected list (under jit_pending_lock; out of memory: not added,
- * and the method is instrumented again when compiled again). */
-static void add_rejected(struct manager *m, FunctionID function)
-{
-    size_t count = atomic_load(&m->jit_rejected_count);
-    if (!make_room(&m->jit_rejected, &m->jit_rejected_capacity, count, sizeof(function)))
-        return;
-    m->jit_rejected[count] = function;
-    atomic_store_explicit(&m->jit_rejected_count, count + 1, memory_order_release);
-}
-
-void clrie_pm__jit_pipeline_finished(struct manager *m, FunctionID function, HRESULT status)
-{
-    /* Most methods compiled were never given a new body: one atomic load for them. */
-    if (atomic_load_explicit(&m->jit_pending_count, memory_order_acquire) == 0)
-        return;
-    struct jit_pending *found = NULL;
-    pthread_mutex_lock(&m->jit_pending_lock);
-    size_t count = atomic_load(&m->jit_pending_count);
-    for (size_t i = 0; i < count && !found; i++)
-        if (m->jit_pending[i]->function == function)
-            found = take_pending(m, i);
-    if (found && FAILED(status))
-        add_rejected(m, function);
-    pthread_mutex_unlock(&m->jit_pending_lock);
-    if (!found)
-        return;
-    if (FAILED(status)) {
-        char why[32];
-        snprintf(why, sizeof why, "hr 0x%08X", (unsigned)status);
-        report_rejected(m, found, why);
-    } else {
-        pending_free(found);
-    }
-}
-
-void clrie_pm__jit_pipeline_exception_thrown(struct manager *m, ObjectID thrown)
-{
-    if (atomic_load_explicit(&m->jit_pending_count, memory_order_acquire) == 0)
-        return;
-    const void *thread = this_thread();
-    pthread_mutex_lock(&m->jit_pending_lock);
-    struct jit_pending *newest = NULL;
-    size_t count = atomic_load(&m->jit_pending_count);
-    for (size_t i = 0; i < count; i++) {
-        struct jit_pending *p = m->jit_pending[i];
-        if (p->thread == thread && (!newest || p->serial > newest->serial))
-            newest = p;
-    }
-    if (newest) {
-        newest->noted = true;
-        if (FAILED(m->info->lpVtbl->GetClassFromObject(m->info, thrown, &newest->thrown)))
-            newest->thrown = 0;
-    }
-    pthread_mutex_unlock(&m->jit_pending_lock);
-}
-
-void clrie_pm__jit_pipeline_exception_left_jit(struct manager *m)
-{
-    if (atomic_load_explicit(&m->jit_pending_count, memory_order_acquire) == 0)
-        return;
-    const void *thread = this_thread();
-    struct jit_pending *failed[8];
-    size_t failed_count = 0;
-    pthread_mutex_lock(&m->jit_pending_lock);
-    for (size_t i = 0; i < atomic_load(&m->jit_pending_count) && failed_count < 8;) {
-        struct jit_pending *p = m->jit_pending[i];
-        if (p->thread == thread && p->noted) {
-            failed[failed_count++] = take_pending(m, i);
-            add_rejected(m, p->function);
-        } else {
-            i++;
-        }
-    }
-    pthread_mutex_unlock(&m->jit_pending_lock);
-    for (size_t i = 0; i < failed_count; i++) {
-        char why[288];
-        class_name(m, failed[i]->thrown, why, sizeof why);
-        report_rejected(m, failed[i], why[0] ? why : "an exception");
-    }
-}
-
-void clrie_pm__jit_pipeline_free(struct manager *m)
-{
-    size_t count = atomic_load(&m->jit_pending_count);
-    for (size_t i = 0; i < count; i++)
-        pending_free(m->jit_pending[i]);
-    free(m->jit_pending);
-    free(m->jit_rejected);
-}
-
 /* Gives the runtime an encoded body: through ICorProfilerInfo at a first JIT, through the
  * function control at a ReJIT. */
 typedef HRESULT (*apply_fn)(struct manager *m, struct method_info *mi, struct encoded *e,
@@ -658,8 +403,12 @@ static void run(struct manager *m, struct method_info *mi, apply_fn apply, void 
             hr = apply(m, mi, &e, ctx);
         if (SUCCEEDED(hr) && turn)
             turn->applied = true;
-        if (SUCCEEDED(hr) && !mi->is_rejit)
-            remember_editors(m, mi, &editors);
+        if (SUCCEEDED(hr))
+            clrie_pm__jit_rejected_remember(m, clrie_pm__method_info_full_name(mi), mi->function_id,
+                                            mi->module_id, mi->token, mi->is_rejit, editors.items,
+                                            editors.count);
+        else if (mi->is_rejit)
+            clrie_pm__jit_rejected_forget_rejit(m, mi->module_id, mi->token);
         if (FAILED(hr))
             CLRIE_PM_LOG_ERROR(m->log,
                                "%s: the runtime refused the instrumented body (hr 0x%08X); the "
@@ -674,6 +423,8 @@ static void run(struct manager *m, struct method_info *mi, apply_fn apply, void 
          * recorded no longer describes the code. */
         clrie_pm_module_record_il_map(mi->module, mi->token, false, NULL, 0);
     }
+    if (!changed && mi->is_rejit)
+        clrie_pm__jit_rejected_forget_rejit(m, mi->module_id, mi->token);
     /* Instrumented without a change, or with IL the engine refused: the runtime keeps the
      * original body, but the plugins hear of it as under CLRIE, which gives the runtime every
      * method a plugin wanted, re-encoded, unchecked. */
@@ -746,13 +497,12 @@ void clrie_pm__jit_pipeline_jit(struct manager *m, FunctionID function)
     /* No method info when the method has no IL the engine can see. */
     if (clrie_pm__manager_plugins_enter(m)->count > 0 &&
         clrie_pm__method_info_for_jit(m, function, &mi) == S_OK) {
-        if (rejected_before(m, function)) {
+        if (clrie_pm__jit_rejected_before(m, function)) {
             struct hook_turn *turn = hook_turn_of(m, mi);
             start_from_hook(turn, mi); /* the hook's body is the original the plugins saw */
             if (SUCCEEDED(restore_original(m, mi)) && turn)
                 turn->applied = true;
-        }
-        else
+        } else
             run(m, mi, apply_jit, NULL, &start);
         clrie_pm__method_info_release(mi);
     }

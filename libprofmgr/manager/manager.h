@@ -219,9 +219,9 @@ struct manager {
     void (*init_host)(struct host *host, struct manager *owner, const char *guid36);
 
     /* Methods the runtime was given an instrumented body for and whose JITCompilationFinished
-     * has not come yet, with the plugins that changed them, so that a body the JIT rejects is
-     * reported with them (jit_pipeline.c). jit_pending_lock protects the array and the
-     * rejected list; the counts let the events of other methods skip the lock. */
+     * (or ReJITCompilationFinished) has not come yet, with the plugins that changed them, so
+     * that a body the JIT rejects is reported with them (jit_rejected.c). jit_pending_lock protects
+     * the array and the rejected list; the counts let the events of other methods skip the lock. */
     pthread_mutex_t jit_pending_lock;
     atomic_size_t jit_pending_count;
     struct jit_pending **jit_pending;
@@ -243,6 +243,12 @@ struct manager {
     atomic_size_t jit_rejected_count;
     FunctionID *jit_rejected;
     size_t jit_rejected_capacity;
+    /* The methods the engine gave a ReJIT body (GetReJITParameters), with the plugins that
+     * changed it, until their next ReJIT or revert: each ReJITCompilationStarted of one of their
+     * functions makes a pending entry from the record. Under jit_pending_lock. */
+    atomic_size_t rejit_body_count;
+    struct jit_pending **rejit_bodies;
+    size_t rejit_body_capacity;
 };
 
 /* callbacks.c: the manager's creation and its ICorProfilerCallback11. */
@@ -342,19 +348,38 @@ void clrie_pm__plugins_free_all(struct manager *m);
 /* jit_pipeline.c: instrumentation of one method, for JITCompilationStarted and
  * GetReJITParameters; the raw hook is called by the callers. */
 void clrie_pm__jit_pipeline_jit(struct manager *m, FunctionID function);
-/* JITCompilationFinished: a failed status for a method the engine gave a new body is logged with
- * the plugins that changed it. */
-void clrie_pm__jit_pipeline_finished(struct manager *m, FunctionID function, HRESULT status);
-/* ExceptionThrown: an exception raised on a thread that is compiling an instrumented body may
- * be the JIT rejecting it. */
-void clrie_pm__jit_pipeline_exception_thrown(struct manager *m, ObjectID thrown);
-/* The first exception event that names a managed frame: an exception noted by
- * clrie_pm__jit_pipeline_exception_thrown left the JIT, which therefore failed. */
-void clrie_pm__jit_pipeline_exception_left_jit(struct manager *m);
-/* Frees what the pipeline still holds for methods (manager_destroy). */
-void clrie_pm__jit_pipeline_free(struct manager *m);
 HRESULT clrie_pm__jit_pipeline_rejit(struct manager *m, ModuleID module, mdMethodDef token,
                                      ICorProfilerFunctionControl *control);
+
+/* jit_rejected.c: what the JIT did with a body the engine gave it. */
+
+/* The runtime was given the body of `name` changed by `editors`: at a first JIT (is_rejit
+ * false), for the compilation of `function` running on this thread; at a ReJIT, the body every
+ * function of (module, token) compiles from next (function unused). */
+void clrie_pm__jit_rejected_remember(struct manager *m, const char *name, FunctionID function,
+                                     ModuleID module, mdMethodDef token, bool is_rejit,
+                                     struct plugin *const *editors, size_t editor_count);
+/* A ReJIT of (module, token) gave the runtime the original IL: its ReJIT body is forgotten. */
+void clrie_pm__jit_rejected_forget_rejit(struct manager *m, ModuleID module, mdMethodDef token);
+/* Whether the JIT rejected the instrumented body of this function at its first JIT. */
+bool clrie_pm__jit_rejected_before(struct manager *m, FunctionID function);
+/* ReJITCompilationStarted: a function of a method given a ReJIT body is compiled on this
+ * thread. */
+void clrie_pm__jit_rejected_rejit_started(struct manager *m, FunctionID function);
+/* ReJITError: the runtime could not rejit (module, token); logged with the method's name. */
+void clrie_pm__jit_rejected_rejit_error(struct manager *m, ModuleID module, mdMethodDef token,
+                                        HRESULT status);
+/* JITCompilationFinished and ReJITCompilationFinished: a failed status for a method the engine
+ * gave a new body is logged with the plugins that changed it. */
+void clrie_pm__jit_rejected_finished(struct manager *m, FunctionID function, HRESULT status);
+/* ExceptionThrown: an exception raised on a thread that is compiling an instrumented body may
+ * be the JIT rejecting it. */
+void clrie_pm__jit_rejected_exception_thrown(struct manager *m, ObjectID thrown);
+/* The first exception event that names a managed frame: an exception noted by
+ * clrie_pm__jit_rejected_exception_thrown left the JIT, which therefore failed. */
+void clrie_pm__jit_rejected_exception_left_jit(struct manager *m);
+/* Frees what is still held for methods (manager_destroy). */
+void clrie_pm__jit_rejected_free(struct manager *m);
 
 /* jit_events.c: what plugins hear around a JIT (IInstrumentationMethodJitEvents(2)) and the
  * inlining veto (AllowInlineSite). */

@@ -18,6 +18,8 @@
 #include "tracer_plugin.h"
 
 #define LIBRARY_NAME "Clrie.Tracing"
+/* GenericParamAttributes.AllowByRefLike (ECMA-335 augments, .NET 9). */
+#define ALLOW_BYREF_LIKE 0x0020u
 /* How long a module load waits for the ReJIT requests of its methods. */
 #define REJIT_WAIT_SECONDS 30
 
@@ -80,6 +82,30 @@ static bool is_value_type(IMetaDataImport *import, mdTypeDef type)
     char utf8[64];
     clrie_plugin_bstr_to_utf8_buf(name, utf8, sizeof utf8);
     return strcmp(utf8, "System.ValueType") == 0 || strcmp(utf8, "System.Enum") == 0;
+}
+
+/* Whether a generic parameter of the method or type `owner` may be a by-ref-like type (C# 13's
+ * `allows ref struct`, GenericParamAttributes.AllowByRefLike): the wrapper would box it. */
+static bool allows_byref_like(IMetaDataImport *import, mdToken owner)
+{
+    IMetaDataImport2 *import2 = NULL;
+    HCORENUM e = NULL;
+    mdGenericParam params[64];
+    ULONG count = 0;
+    bool allows = false;
+    if (FAILED(import->lpVtbl->QueryInterface(import, &IID_IMetaDataImport2, (void **)&import2)))
+        return false;
+    if (SUCCEEDED(import2->lpVtbl->EnumGenericParams(import2, &e, owner, params, 64, &count))) {
+        for (ULONG i = 0; i < count && !allows; i++) {
+            DWORD flags = 0;
+            allows = SUCCEEDED(import2->lpVtbl->GetGenericParamProps(
+                         import2, params[i], NULL, &flags, NULL, NULL, NULL, 0, NULL)) &&
+                     (flags & ALLOW_BYREF_LIKE) != 0;
+        }
+    }
+    import2->lpVtbl->CloseEnum(import2, e);
+    import2->lpVtbl->Release(import2);
+    return allows;
 }
 
 /* The token that names a value type's `this` type: the TypeDef, or for a generic type a TypeSpec
@@ -256,12 +282,25 @@ static HRESULT match_method(void *data, mdMethodDef token, const WCHAR *full_nam
         }
         if (!clrie_tracer_point_matches(p, assembly, type, method, parameters))
             continue;
-        bool byref_like = false;
-        if (clrie_tracer_signature_byref_like(m->md.import, sig, sig_len, &byref_like) == 0 &&
-            byref_like) {
+        /* A by-ref-like type of another assembly that has not loaded yet is looked at again
+         * at the ReJIT (tracer.c). */
+        enum clrie_tracer_byref_like byref_like = CLRIE_TRACER_NOT_BYREF_LIKE;
+        char unknown[256];
+        struct clrie_tracer__typerefs_of typerefs = {.s = m->s, .module = m->entry->module};
+        if (clrie_tracer_signature_byref_like(m->md.import, sig, sig_len,
+                                              clrie_tracer__typerefs_of_module, &typerefs,
+                                              &byref_like, unknown, sizeof unknown) == 0 &&
+            byref_like == CLRIE_TRACER_BYREF_LIKE) {
             clrie_plugin_host_log(&m->s->host, true,
-                                  "%s::%s(%s): not traced: a by-ref-like parameter or result "
-                                  "(Span<T>, ...) cannot be handed to a tracer",
+                                  "%s::%s(%s): not traced: " CLRIE_TRACER__BYREF_LIKE_REASON, type,
+                                  method, parameters);
+            return S_OK;
+        }
+        if (allows_byref_like(m->md.import, token) || allows_byref_like(m->md.import, owner)) {
+            clrie_plugin_host_log(&m->s->host, true,
+                                  "%s::%s(%s): not traced: a generic parameter allows a "
+                                  "by-ref-like type (allows ref struct), which cannot be handed "
+                                  "to a tracer",
                                   type, method, parameters);
             return S_OK;
         }
@@ -371,6 +410,43 @@ static void batch_unref(struct request_batch *b)
     free(b);
 }
 
+/* The module's ReJITs in one request: each request suspends the runtime, so a module with many
+ * traced methods costs one suspension, not one per method. Through the engine's
+ * ICorProfilerInfo, which records the plugin as a party to each method (as
+ * IModuleInfo::RequestRejit does); RequestReJITWithInliners (.NET Core 3 and later) also
+ * rejits the methods that inlined one before it was traced. Without ICorProfilerInfo, one
+ * IModuleInfo::RequestRejit per method. */
+static void request_rejits(struct request_batch *b)
+{
+    struct clrie_tracer__plugin *s = b->s;
+    HRESULT hr = E_NOTIMPL;
+    ModuleID *ids = s->info ? calloc(b->rejit_count, sizeof *ids) : NULL;
+    if (ids) {
+        for (size_t i = 0; i < b->rejit_count; i++)
+            ids[i] = b->id;
+        ICorProfilerInfo10 *info10 = NULL;
+        if (SUCCEEDED(s->info->lpVtbl->QueryInterface(s->info, &IID_ICorProfilerInfo10,
+                                                      (void **)&info10))) {
+            hr = info10->lpVtbl->RequestReJITWithInliners(info10, COR_PRF_REJIT_BLOCK_INLINING,
+                                                          (ULONG)b->rejit_count, ids, b->rejit);
+            info10->lpVtbl->Release(info10);
+        }
+        if (FAILED(hr))
+            hr = s->info->lpVtbl->RequestReJIT(s->info, (ULONG)b->rejit_count, ids, b->rejit);
+        free(ids);
+        if (FAILED(hr))
+            clrie_plugin_host_log(&s->host, true, "RequestReJIT of %zu methods failed (hr 0x%08X)",
+                                  b->rejit_count, (unsigned)hr);
+        return;
+    }
+    for (size_t i = 0; i < b->rejit_count; i++) {
+        hr = b->module->lpVtbl->RequestRejit(b->module, b->rejit[i]);
+        if (FAILED(hr))
+            clrie_plugin_host_log(&s->host, true, "RequestRejit(0x%08X) failed (hr 0x%08X)",
+                                  (unsigned)b->rejit[i], (unsigned)hr);
+    }
+}
+
 static void make_requests(struct request_batch *b)
 {
     struct clrie_tracer__plugin *s = b->s;
@@ -396,12 +472,8 @@ static void make_requests(struct request_batch *b)
                               "stay traced",
                               b->revert_count);
     }
-    for (size_t i = 0; i < b->rejit_count; i++) {
-        HRESULT hr = b->module->lpVtbl->RequestRejit(b->module, b->rejit[i]);
-        if (FAILED(hr))
-            clrie_plugin_host_log(&s->host, true, "RequestRejit(0x%08X) failed (hr 0x%08X)",
-                                  (unsigned)b->rejit[i], (unsigned)hr);
-    }
+    if (b->rejit_count > 0)
+        request_rejits(b);
 }
 
 static void *request_thread(void *arg)

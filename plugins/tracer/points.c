@@ -45,6 +45,8 @@ struct reading {
     clrie_tracer_report_fn report;
     void *data;
     unsigned problems;
+    unsigned generic_errors;   /* on_generic_error's calls */
+    char generic_message[256]; /* the first one's text */
     bool out_of_memory;
     startElementNsSAX2Func default_start;
     struct place *places; /* in document order, so sorted by node creation */
@@ -109,7 +111,9 @@ static void on_start_element(void *ctx, const xmlChar *localname, const xmlChar 
     }
     struct place at = {.node = ctxt->node, .line = 0, .column = 0};
     xmlParserInputPtr in = ctxt->input;
-    if (in && in->base && in->cur && in->cur >= in->base && (!in->buf || !in->buf->encoder)) {
+    /* With a declared encoding other than UTF-8 the input is the text converted to UTF-8, so
+     * the same walk back applies. */
+    if (in && in->base && in->cur && in->cur >= in->base) {
         const xmlChar *lt = in->cur;
         while (lt > in->base && *lt != '<')
             lt--;
@@ -129,6 +133,8 @@ static void on_start_element(void *ctx, const xmlChar *localname, const xmlChar 
             }
         }
     }
+    if (at.line == 0) /* the `<` is no longer in the buffer: the line the tag ends on */
+        at.line = (unsigned)xmlGetLineNo(ctxt->node);
     r->places[r->place_count++] = at;
 }
 
@@ -413,6 +419,9 @@ static void on_doctype(void *ctx, const xmlChar *name, const xmlChar *external_i
     xmlParserCtxtPtr ctxt = ctx;
     struct reading *r = ctxt->_private;
     complain(r, (unsigned)xmlSAX2GetLineNumber(ctx), 0, "a DOCTYPE is not allowed");
+    /* The file is refused: read no further. (libxml2 would add a processing instruction of the
+     * internal subset to the subset node this handler does not make, and leak it.) */
+    xmlStopParser(ctxt);
 }
 
 /* A DOCTYPE is refused (on_doctype) and its entities are never defined. */
@@ -421,12 +430,19 @@ static void ignore_entity(void *ctx, const xmlChar *name, int type, const xmlCha
 {
 }
 
-/* The few libxml2 messages raised without a parser context (encoding conversion) go to the
- * thread's generic error function, which prints; during a parse it is this one instead. */
+/* The few libxml2 messages raised without a parser context (bytes the declared encoding cannot
+ * convert) go to the thread's generic error function, which prints; during a parse it is this
+ * one instead. The first message is kept: the file is refused with it when the parser itself
+ * found nothing to say. */
 static void on_generic_error(void *ctx, const char *format, ...)
 {
     struct reading *r = ctx;
-    r->problems++;
+    if (r->generic_errors++ == 0) {
+        va_list ap;
+        va_start(ap, format);
+        vsnprintf(r->generic_message, sizeof r->generic_message, format, ap);
+        va_end(ap);
+    }
 }
 
 int clrie_tracer_points_load_memory(struct clrie_tracer_points *points, const char *path,
@@ -457,6 +473,12 @@ int clrie_tracer_points_load_memory(struct clrie_tracer_points *points, const ch
     xmlDocPtr doc =
         xmlCtxtReadMemory(ctxt, text, (int)len, path, NULL, XML_PARSE_NONET | XML_PARSE_NOCDATA);
     xmlSetGenericErrorFunc(saved_context, saved_handler);
+    if (r.generic_errors > 0 && r.problems == 0) {
+        size_t n = strlen(r.generic_message);
+        while (n > 0 && (r.generic_message[n - 1] == '\n' || r.generic_message[n - 1] == ' '))
+            r.generic_message[--n] = '\0';
+        complain(&r, 0, 0, "%s", n ? r.generic_message : "the text cannot be decoded");
+    }
     if (r.place_count == MAX_ELEMENTS)
         complain(&r, 0, 0, "more than %d elements: not read", MAX_ELEMENTS);
     else if (!doc && r.problems == 0 && !r.out_of_memory)

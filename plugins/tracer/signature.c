@@ -236,78 +236,79 @@ int clrie_tracer_parameters_text(IMetaDataImport *import, const uint8_t *sig, si
     return t.full ? -ENOSPC : 0;
 }
 
-/* By-ref-like types defined elsewhere, known by name: a TypeRef cannot be followed to its
- * definition from here. */
-static const char *const byref_like_names[] = {
-    "System.Span`1",
-    "System.ReadOnlySpan`1",
-    "System.ArgIterator",
-    "System.RuntimeArgumentHandle",
-    "System.Runtime.CompilerServices.DefaultInterpolatedStringHandler",
-    "System.Text.Json.Utf8JsonReader",
-    "System.Buffers.SequenceReader`1",
-    "System.MemoryExtensions+TryWriteInterpolatedStringHandler",
-};
-
-static bool token_is_byref_like(IMetaDataImport *import, uint32_t token)
+/* A TypeDef by its IsByRefLikeAttribute, a TypeRef through `typeref`; the name of a TypeRef
+ * that gives no answer goes to `unknown`. */
+static enum clrie_tracer_byref_like token_byref_like(IMetaDataImport *import, uint32_t token,
+                                                     clrie_tracer_typeref_fn typeref, void *data,
+                                                     struct text *unknown)
 {
     if ((token & 0xFF000000u) == mdtTypeDef)
         return import->lpVtbl->GetCustomAttributeByName(
                    import, token, u"System.Runtime.CompilerServices.IsByRefLikeAttribute", NULL,
-                   NULL) == S_OK;
+                   NULL) == S_OK
+                   ? CLRIE_TRACER_BYREF_LIKE
+                   : CLRIE_TRACER_NOT_BYREF_LIKE;
     if ((token & 0xFF000000u) != mdtTypeRef)
-        return false;
-    char name[CLRIE_PLUGIN_NAME_UNITS * 3];
-    struct text t = {.out = name, .size = sizeof name};
-    name[0] = '\0';
-    type_token_name(import, token, &t, 0);
-    for (size_t i = 0; i < sizeof byref_like_names / sizeof *byref_like_names; i++)
-        if (strcmp(name, byref_like_names[i]) == 0)
-            return true;
-    return false;
+        return CLRIE_TRACER_NOT_BYREF_LIKE; /* a TypeSpec: an instantiation, never a ref struct */
+    enum clrie_tracer_byref_like answer =
+        typeref ? typeref(data, token) : CLRIE_TRACER_BYREF_LIKE_UNKNOWN;
+    if (answer == CLRIE_TRACER_BYREF_LIKE_UNKNOWN && unknown->used == 0)
+        type_token_name(import, token, unknown, 0);
+    return answer;
 }
 
 /* Whether the type at p[0..len) (custom modifiers and one byref skipped) is a by-ref-like
  * value type, which cannot be boxed. */
-static bool type_is_byref_like(IMetaDataImport *import, const uint8_t *p, size_t len)
+static enum clrie_tracer_byref_like type_byref_like(IMetaDataImport *import, const uint8_t *p,
+                                                    size_t len, clrie_tracer_typeref_fn typeref,
+                                                    void *data, struct text *unknown)
 {
     size_t n = 0;
     if (clrie_il_sig_skip_custom_mods(p, len, &n) != 0 || n >= len)
-        return false;
+        return CLRIE_TRACER_NOT_BYREF_LIKE;
     p += n, len -= n;
     if (p[0] == CLRIE_IL_ELEMENT_TYPE_BYREF) {
         p++, len--;
         if (clrie_il_sig_skip_custom_mods(p, len, &n) != 0 || n >= len)
-            return false;
+            return CLRIE_TRACER_NOT_BYREF_LIKE;
         p += n, len -= n;
     }
     if (len >= 2 && p[0] == CLRIE_IL_ELEMENT_TYPE_GENERICINST)
         p++, len--;
     uint32_t token = 0;
-    return len >= 2 && p[0] == CLRIE_IL_ELEMENT_TYPE_VALUETYPE &&
-           clrie_il_sig_read_token(p + 1, len - 1, &token, &n) == 0 &&
-           token_is_byref_like(import, token);
+    if (len >= 2 && p[0] == CLRIE_IL_ELEMENT_TYPE_VALUETYPE &&
+        clrie_il_sig_read_token(p + 1, len - 1, &token, &n) == 0)
+        return token_byref_like(import, token, typeref, data, unknown);
+    return CLRIE_TRACER_NOT_BYREF_LIKE;
 }
 
 int clrie_tracer_signature_byref_like(IMetaDataImport *import, const uint8_t *sig, size_t len,
-                                      bool *found)
+                                      clrie_tracer_typeref_fn typeref, void *data,
+                                      enum clrie_tracer_byref_like *answer, char *unknown,
+                                      size_t unknown_size)
 {
     struct clrie_il_method_sig parsed;
-    *found = false;
+    struct text name = {.out = unknown, .size = unknown_size};
+    if (unknown_size)
+        unknown[0] = '\0';
+    *answer = CLRIE_TRACER_NOT_BYREF_LIKE;
     if (clrie_il_sig_parse_method(sig, len, &parsed, NULL) != 0)
         return -EILSEQ;
-    if (type_is_byref_like(import, sig + parsed.ret_offset, parsed.ret_len)) {
-        *found = true;
-        return 0;
-    }
+    enum clrie_tracer_byref_like one =
+        type_byref_like(import, sig + parsed.ret_offset, parsed.ret_len, typeref, data, &name);
     size_t at = parsed.ret_offset + parsed.ret_len, n = 0;
-    for (uint32_t i = 0; i < parsed.param_count && !*found; i++) {
+    for (uint32_t i = 0; one != CLRIE_TRACER_BYREF_LIKE; i++) {
+        if (one == CLRIE_TRACER_BYREF_LIKE_UNKNOWN)
+            *answer = one;
+        if (i == parsed.param_count)
+            return 0;
         if (at < len && sig[at] == CLRIE_IL_ELEMENT_TYPE_SENTINEL)
             at++;
         if (clrie_il_sig_type_len(sig + at, len - at, &n) != 0)
             return -EILSEQ;
-        *found = type_is_byref_like(import, sig + at, n);
+        one = type_byref_like(import, sig + at, n, typeref, data, &name);
         at += n;
     }
+    *answer = CLRIE_TRACER_BYREF_LIKE;
     return 0;
 }

@@ -179,6 +179,54 @@ static HRESULT tracer_ShouldInstrumentMethod(IInstrumentationMethod *This, IMeth
     return S_OK;
 }
 
+/* Whether the method must be left alone for a by-ref-like type, looked at again now: at the
+ * module load the assembly that defines a parameter's type may not have loaded yet, while at the
+ * ReJIT (the method's next call) its callers have been compiled, which loaded it. A type still
+ * unknown is taken as by-ref-like: a wrapper that boxed one would be rejected by the JIT. */
+static bool byref_like_now(tracer *s, IMethodInfo *method, mdMethodDef token)
+{
+    IModuleInfo *module = NULL;
+    struct clrie_plugin_metadata md = {0};
+    mdTypeDef owner = mdTokenNil;
+    PCCOR_SIGNATURE sig = NULL;
+    ULONG sig_len = 0, rva = 0, name_len = 0;
+    DWORD attributes = 0, impl = 0;
+    WCHAR name[CLRIE_PLUGIN_NAME_UNITS], type[CLRIE_PLUGIN_NAME_UNITS];
+    char parameters[2048], unknown[256], name_utf8[CLRIE_PLUGIN_NAME_UNITS * 3],
+        type_utf8[CLRIE_PLUGIN_NAME_UNITS * 3];
+    enum clrie_tracer_byref_like answer = CLRIE_TRACER_NOT_BYREF_LIKE;
+    if (FAILED(method->lpVtbl->GetModuleInfo(method, &module)) ||
+        FAILED(clrie_plugin_metadata_init(&md, module)) ||
+        FAILED(md.import->lpVtbl->GetMethodProps(md.import, token, &owner, name,
+                                                 CLRIE_PLUGIN_NAME_UNITS, &name_len, &attributes,
+                                                 &sig, &sig_len, &rva, &impl)))
+        goto out;
+    struct clrie_tracer__typerefs_of typerefs = {.s = s, .module = module};
+    if (clrie_tracer_signature_byref_like(md.import, sig, sig_len, clrie_tracer__typerefs_of_module,
+                                          &typerefs, &answer, unknown, sizeof unknown) != 0 ||
+        answer == CLRIE_TRACER_NOT_BYREF_LIKE)
+        goto out;
+    type[0] = 0;
+    clrie_plugin_type_name(md.import, owner, type, CLRIE_PLUGIN_NAME_UNITS);
+    clrie_plugin_bstr_to_utf8_buf(type, type_utf8, sizeof type_utf8);
+    clrie_plugin_bstr_to_utf8_buf(name, name_utf8, sizeof name_utf8);
+    if (clrie_tracer_parameters_text(md.import, sig, sig_len, parameters, sizeof parameters) != 0)
+        snprintf(parameters, sizeof parameters, "...");
+    if (answer == CLRIE_TRACER_BYREF_LIKE)
+        clrie_plugin_host_log(&s->host, true,
+                              "%s::%s(%s): not traced: " CLRIE_TRACER__BYREF_LIKE_REASON, type_utf8,
+                              name_utf8, parameters);
+    else
+        clrie_plugin_host_log(&s->host, true,
+                              "%s::%s(%s): not traced: the assembly that defines the value type "
+                              "%s has not loaded, so whether it is by-ref-like cannot be told",
+                              type_utf8, name_utf8, parameters, unknown);
+out:
+    clrie_plugin_metadata_finish(&md);
+    clrie_plugin_release(module);
+    return answer != CLRIE_TRACER_NOT_BYREF_LIKE;
+}
+
 static HRESULT tracer_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *method,
                                        BOOL isRejit)
 {
@@ -187,6 +235,8 @@ static HRESULT tracer_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo
     struct clrie_tracer_refs refs;
     if (!isRejit || !lookup(s, method, &traced, &refs))
         return S_OK; /* not (or no longer) traced: the original IL */
+    if (byref_like_now(s, method, traced.token))
+        return S_OK;
     const char *why = NULL;
     HRESULT hr = clrie_tracer_wrap(method, &traced, &refs, &why);
     if (hr == S_OK)

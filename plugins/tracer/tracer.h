@@ -16,12 +16,25 @@
 int clrie_tracer_parameters_text(IMetaDataImport *import, const uint8_t *sig, size_t len, char *out,
                                  size_t size);
 
+/* Whether a type is by-ref-like (Span<T> and the like), which the wrapper could not box. */
+enum clrie_tracer_byref_like {
+    CLRIE_TRACER_NOT_BYREF_LIKE,
+    CLRIE_TRACER_BYREF_LIKE,
+    CLRIE_TRACER_BYREF_LIKE_UNKNOWN, /* a type of another assembly that cannot be looked at */
+};
+
+/* The answer for a TypeRef of the signature's module (the caller follows it to its definition). */
+typedef enum clrie_tracer_byref_like (*clrie_tracer_typeref_fn)(void *data, mdTypeRef type);
+
 /* Whether the return type or a parameter type of the method signature sig[0..len) is a
- * by-ref-like value type (Span<T> and the like), which the wrapper could not box: a type of the
- * module with IsByRefLikeAttribute, or one of a list of such types of the framework, by name.
- * 0 or -EILSEQ. */
+ * by-ref-like value type: a TypeDef of the module by its IsByRefLikeAttribute, a TypeRef through
+ * `typeref` (NULL: every TypeRef of a value type is unknown). *answer is BYREF_LIKE when one is,
+ * else UNKNOWN when a TypeRef gave no answer (its name then in unknown[0..unknown_size), cut to
+ * fit), else NOT_BYREF_LIKE. 0 or -EILSEQ. */
 int clrie_tracer_signature_byref_like(IMetaDataImport *import, const uint8_t *sig, size_t len,
-                                      bool *found);
+                                      clrie_tracer_typeref_fn typeref, void *data,
+                                      enum clrie_tracer_byref_like *answer, char *unknown,
+                                      size_t unknown_size);
 
 /* What the wrapper calls, defined in the traced method's module at module load. */
 struct clrie_tracer_refs {

@@ -88,6 +88,26 @@ void clrie_tracer__modules_finish(struct clrie_tracer__plugin *s);
 /* Reads the points of s->folder into *points, logging each problem. */
 void clrie_tracer__read_points(struct clrie_tracer__plugin *s, struct clrie_tracer_points *points);
 
+/* typerefs.c */
+
+/* Whether TypeRef `type` of the module names a by-ref-like type, by its definition in the loaded
+ * module of the assembly that defines it (forwards followed); UNKNOWN when that assembly has not
+ * loaded. Takes the read lock of `lock`; any thread. */
+enum clrie_tracer_byref_like clrie_tracer__typeref_byref_like(struct clrie_tracer__plugin *s,
+                                                              IModuleInfo *module, mdTypeRef type);
+
+/* clrie_tracer__typeref_byref_like as a clrie_tracer_typeref_fn, data a struct
+ * clrie_tracer__typerefs_of. */
+struct clrie_tracer__typerefs_of {
+    struct clrie_tracer__plugin *s;
+    IModuleInfo *module;
+};
+enum clrie_tracer_byref_like clrie_tracer__typerefs_of_module(void *data, mdTypeRef type);
+
+/* What the error line of a method left alone for a by-ref-like type says after the method. */
+#define CLRIE_TRACER__BYREF_LIKE_REASON                                                            \
+    "a by-ref-like parameter or result (Span<T>, ...) cannot be handed to a tracer"
+
 /* watch.c */
 
 /* Starts the refresh thread and, with the Watch setting, the watch of the folder. */

@@ -2,7 +2,7 @@
  * original IL):
  *
  *         ldnull; stloc tracer
- *   try {                                                        clause 1 (catch object)
+ *   try {                                                        clause 3 (catch object)
  *     try {                                                      clause 0 (catch object)
  *         ldstr <point>; ldarg.0 [ldobj T; box T] | ldnull
  *         ldc.i4 <n>; newarr object; { dup; ldc.i4 i; ldarg i [ldobj T]; [box T]; stelem.ref }
@@ -12,19 +12,20 @@
  *         <the original body; each `ret` becomes `[stloc result;] leave exit`>
  *   } catch {
  *         stloc exception
- *         try { ldloc tracer; ldnull; ldloc exception; call Shim::Finish; leave again }  clause 2
+ *         try { ldloc tracer; ldnull; ldloc exception; call Shim::Finish; leave again }  clause 1
  *         catch { pop; leave again }
  *   again: rethrow
  *   }
  *   exit:
- *         try { ldloc tracer; ldloc result [box R] | ldnull; ldnull; call Shim::Finish;  clause 3
+ *         try { ldloc tracer; ldloc result [box R] | ldnull; ldnull; call Shim::Finish;  clause 2
  *               leave done }
  *         catch { pop; leave done }
  *   done: [ldloc result;] ret
  *
  * The catch clauses name `object` (a TypeSpec of ELEMENT_TYPE_OBJECT), so nothing a tracer
  * throws, Exception or not, reaches the application; the original exception is rethrown as
- * it was. Clauses are added innermost first; the engine keeps inner before outer. */
+ * it was. Clauses are added innermost first (numbered in that order above; the original body's
+ * own clauses, all inside clause 3, come before them); the engine keeps inner before outer. */
 #include "tracer.h"
 
 #include <errno.h>
@@ -156,8 +157,8 @@ static mdTypeSpec type_spec(struct builder *b, const uint8_t *sig, size_t len)
 }
 
 /* Whether a value of this type (custom modifiers skipped) can be boxed: not a pointer, a
- * function pointer or a TypedReference. (A by-ref-like struct such as Span<T> cannot be either;
- * that is not detected yet: docs/tracers.md, plugins/tracer/TODO.md.) */
+ * function pointer or a TypedReference. (Nor a by-ref-like struct such as Span<T>: a method with
+ * one is never wrapped; modules.c and tracer.c find them first, through typerefs.c.) */
 static bool boxable(uint8_t element)
 {
     return element != CLRIE_IL_ELEMENT_TYPE_PTR && element != CLRIE_IL_ELEMENT_TYPE_FNPTR &&

@@ -131,12 +131,19 @@ def announce_runtime(dotnet, out):
             return
 
 
-def build_app(dotnet, name, out_root):
+# Libraries of an app, test/dotnet/<library>, built before it into the folder beside its own:
+# the app's project references each by that path.
+LIBRARIES = {"traced": ("tracedlib",)}
+
+
+def build_app(dotnet, name, out_root, library=False):
     """Builds test/dotnet/<name> into out_root/<name> (offline, incremental) and returns the
     path of its main assembly. With CLRIE_TEST_RUNTIME set, builds it self-contained for that
     .NET version into out_root/net<N>.0-<rid>/<name> (CLRIE_TEST_RID, or this machine's);
     with only CLRIE_TEST_RID set, self-contained for the SDK's version into out_root/<rid>/.
     When NuGet cannot serve those packs, the script exits 77 (skipped) and says why."""
+    for dependency in LIBRARIES.get(name, ()):
+        build_app(dotnet, dependency, out_root, library=True)
     major = test_runtime()
     out = os.path.join(out_root, name)
     obj = os.path.join(out_root, "obj", name)
@@ -162,7 +169,8 @@ def build_app(dotnet, name, out_root):
                 major or "(the SDK's)", runtime_rid(), result.stdout))
             sys.exit(SKIP)
         sys.exit("building %s failed:\n%s" % (name, result.stdout))
-    announce_runtime(dotnet, out)
+    if not library:
+        announce_runtime(dotnet, out)
     return os.path.join(out, name + ".dll")
 
 

@@ -7,10 +7,16 @@ tracer factory of test/dotnet/recorder:
                 instantiations, an out parameter, several returns, nested traced calls, a
                 method of a generic type, methods of value types, an async method (the tracer
                 gets its Task), an iterator, a framework method precompiled with ReadyToRun);
-                methods with by-ref-like parameters are left alone with a line; the app's
+                methods with by-ref-like parameters are left alone with a line (Span<T>, a
+                ref struct of the app, and one of a second assembly of the app,
+                test/dotnet/tracedlib, that no list names, and a generic method whose type
+                parameter `allows ref struct`), and so is a method with a byref return; the
+                app's
                 stdout and exit code are as without a profiler; a malformed points file beside
                 the good one is reported as file:line:col and the good one still applies; a
-                method named by two points is traced by the first, the second reported
+                factory whose library is missing is reported once and traces nothing; a
+                method named by two points is traced by the first (in the file, and across
+                files in the order of their names), the other one reported
   throw-entry   the factory throws in GetTracer: enter events only, the app unchanged
   throw-finish  every tracer throws in Finish: all events, the app unchanged
   null          the factory returns no tracer: enter events only, the app unchanged
@@ -140,9 +146,15 @@ POINTS = """<?xml version="1.0" encoding="utf-8"?>
             name="ProcessStartupHooks"/>
     <Method assembly="traced" type="Traced.Program" name="Count"/>
     <Method assembly="traced" type="Traced.Program" name="Measure"/>
+    <Method assembly="traced" type="Traced.Program" name="Advance"/>
+    <Method assembly="traced" type="Traced.Program" name="Slot"/>
+    <Method assembly="traced" type="Traced.Program" name="Holds"/>
   </Tracer>
   <Tracer factory="Recorder.Second" library="recorder/Recorder.dll">
     <Method assembly="traced" type="Traced.Program" name="Log"/>
+  </Tracer>
+  <Tracer factory="Missing.Factory" library="missing/Missing.dll">
+    <Method assembly="traced" type="Traced.Pair" name="ToString"/>
   </Tracer>
 </Tracing>
 """
@@ -150,8 +162,18 @@ POINTS = """<?xml version="1.0" encoding="utf-8"?>
 # then, it would fail to compile and end the app (FileNotFoundException), so the plugin waits
 # for the library before it rejits the framework's methods; it is never called again, so it
 # gives no events.
+# Pair.ToString's factory is in a library that is not there: said once on stderr, no events,
+# the app unchanged.
 # Main takes no parameters: its point names no method and traces nothing. Log is named twice:
 # the first point traces it, the second is reported and ignored.
+
+# A later file (by name) naming a method the first file traces: the first point traces it.
+AGAIN_POINTS = """<Tracing>
+  <Tracer factory="Recorder.Second" library="recorder/Recorder.dll">
+    <Method assembly="traced" type="Traced.Calculator" name="Add"/>
+  </Tracer>
+</Tracing>
+"""
 
 BAD_POINTS = """<Tracing>
   <Tracer factory="Recorder.Factory">
@@ -222,15 +244,23 @@ def scenario(mode, expected):
             extra = {"CLRIE_TEST_TRACER_MODE": mode} if mode != "traced" else {}
             if mode == "traced":
                 bad = sb.write("points/bad.xml", BAD_POINTS)
+                again = sb.write("points/zz-again.xml", AGAIN_POINTS)
             result = run(sb, extra)
             expect_app_unchanged(mode, result)
             expect_events(mode, sb, expected)
             if mode == "traced":
                 for method in ("Count(System.ReadOnlySpan`1<System.Char>)",
-                               "Measure(Traced.Window)"):
+                               "Measure(Traced.Window)", "Advance(TracedLib.Cursor)"):
                     checks.expect_in("Traced.Program::%s: not traced: a by-ref-like" % method,
                                      result.stderr, "%s: a by-ref-like parameter is left "
                                      "alone, with a line" % mode, result)
+                checks.expect_in("Traced.Program::Holds(!!0): not traced: a generic parameter "
+                                 "allows a by-ref-like type", result.stderr, "%s: a method whose "
+                                 "type parameter allows a ref struct is left alone, with a line"
+                                 % mode, result)
+                checks.expect_in("Traced.Program.Slot: not traced: it returns a byref",
+                                 result.stderr, "%s: a method with a byref return is left "
+                                 "alone, with a line" % mode, result)
                 lines = POINTS.splitlines()
                 first, second = [i + 1 for i, line in enumerate(lines) if 'name="Log"' in line]
                 checks.expect_in("%s:%d: Traced.Program::Log(System.String) is traced by the "
@@ -239,6 +269,21 @@ def scenario(mode, expected):
                                               sb.path("points/traced.xml"), first),
                                  result.stderr, "%s: a method named twice is reported" % mode,
                                  result)
+                add = [i + 1 for i, line in enumerate(lines) if 'name="Add"' in line][0]
+                checks.expect_in("%s:3: Traced.Calculator::Add(System.Int32,System.Int32) is "
+                                 "traced by the point at %s:%d already; this one (factory "
+                                 "Recorder.Second) is ignored" % (
+                                     again, sb.path("points/traced.xml"), add),
+                                 result.stderr, "%s: a method named again by a later file is "
+                                 "traced by the first file's point, the other reported" % mode,
+                                 result)
+                missing = [line for line in result.stderr.splitlines()
+                           if line.startswith("clrie tracing: cannot make the tracer factory "
+                                              "'Missing.Factory' of %s: FileNotFoundException"
+                                              % sb.path("points/missing/Missing.dll"))]
+                checks.expect(len(missing) == 1, "%s: a factory whose library is missing is "
+                              "reported once, and its method runs without a tracer" % mode,
+                              result, seen=missing)
                 checks.expect_in("%s:3:5: <Method> needs a non-empty 'type' attribute" % bad,
                                  result.stderr, "%s: the bad points file is reported" % mode,
                                  result)

@@ -9,10 +9,17 @@
  * and, when CLRIE_JIT_REJECT_MAIN is set, Program::Main as the second (no managed frame then
  * calls the method the JIT rejected).
  *
+ * With CLRIE_JIT_REJECT_REJIT set it leaves every first JIT alone and makes the same edits at a
+ * ReJIT instead: when the app's module loads it asks (IModuleInfo::RequestRejit, from a thread of
+ * its own while the load waits) for the ReJIT of the two methods, and of MethodDef 0x06000FFF,
+ * a row the module does not have, which the runtime answers with ReJITError.
+ *
  * Both tokens name rows that exist, so no static check can refuse them; the runtime's type
  * loader fails when the JIT resolves them. This is how a plugin whose managed helper is not
  * deployed breaks an app. The engine must say which method failed and which plugin changed it
  * (test/dotnet/test_jit_reject.py). */
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +29,11 @@ struct jit_reject {
     IInstrumentationMethod method;
     struct clrie_plugin_com com;
     struct clrie_plugin_host host;
+    bool at_rejit; /* CLRIE_JIT_REJECT_REJIT */
 };
+
+/* The MethodDef the runtime has no row for: its ReJIT request ends in ReJITError. */
+#define ABSENT_METHOD 0x06000FFFu
 
 static struct jit_reject *of(IInstrumentationMethod *This)
 {
@@ -32,6 +43,8 @@ static struct jit_reject *of(IInstrumentationMethod *This)
 static HRESULT jit_reject_Initialize(IInstrumentationMethod *This, IProfilerManager *manager)
 {
     clrie_plugin_host_init(&of(This)->host, manager, "jit_reject");
+    const char *rejit = getenv("CLRIE_JIT_REJECT_REJIT");
+    of(This)->at_rejit = rejit && *rejit;
     return S_OK;
 }
 
@@ -53,7 +66,67 @@ static int target_of(struct jit_reject *p, IMethodInfo *mi)
 static HRESULT jit_reject_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *mi,
                                                  BOOL isRejit, BOOL *pbInstrument)
 {
-    *pbInstrument = target_of(of(This), mi) != 0 ? TRUE : FALSE;
+    struct jit_reject *p = of(This);
+    *pbInstrument = (p->at_rejit ? isRejit : !isRejit) && target_of(p, mi) != 0 ? TRUE : FALSE;
+    return S_OK;
+}
+
+/* ---- ReJIT requests (CLRIE_JIT_REJECT_REJIT) ------------------------------------------ */
+
+struct requests {
+    struct jit_reject *p;
+    IModuleInfo *module;
+    mdMethodDef tokens[3];
+    size_t count;
+};
+
+static HRESULT collect(void *data, mdMethodDef token, const WCHAR *full_name, ULONG rva)
+{
+    struct requests *r = data;
+    char name[256];
+    (void)rva;
+    clrie_plugin_bstr_to_utf8_buf(full_name, name, sizeof name);
+    if ((strcmp(name, "Program::NeedsMissingAssembly") == 0 ||
+         strcmp(name, "Program::NeedsMissingType") == 0) &&
+        r->count < 2)
+        r->tokens[r->count++] = token;
+    return S_OK;
+}
+
+/* A request suspends the runtime, which the thread of a runtime callback must not do. */
+static void *request_thread(void *data)
+{
+    struct requests *r = data;
+    for (size_t i = 0; i < r->count; i++) {
+        HRESULT hr = r->module->lpVtbl->RequestRejit(r->module, r->tokens[i]);
+        if (FAILED(hr))
+            clrie_plugin_host_log(&r->p->host, true, "RequestRejit(0x%08X) failed (hr 0x%08X)",
+                                  (unsigned)r->tokens[i], (unsigned)hr);
+    }
+    return NULL;
+}
+
+static HRESULT jit_reject_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *module)
+{
+    struct jit_reject *p = of(This);
+    BSTR bstr = NULL;
+    char name[512] = "";
+    if (!p->at_rejit || !module || FAILED(module->lpVtbl->GetModuleName(module, &bstr)))
+        return S_OK;
+    clrie_plugin_bstr_to_utf8_buf(bstr, name, sizeof name);
+    clrie_plugin_free_bstr(p->host.strings, bstr);
+    size_t len = strlen(name);
+    if (len < 13 || strcmp(name + len - 13, "jitreject.dll") != 0)
+        return S_OK;
+    struct requests r = {.p = p, .module = module};
+    IMetaDataImport *import = NULL;
+    if (SUCCEEDED(clrie_plugin_module_metadata(module, &IID_IMetaDataImport, (void **)&import)))
+        clrie_plugin_method_defs_each(import, collect, &r);
+    clrie_plugin_release(import);
+    r.tokens[r.count++] = ABSENT_METHOD;
+    pthread_t thread;
+    if (pthread_create(&thread, NULL, request_thread, &r) == 0)
+        pthread_join(thread, NULL);
     return S_OK;
 }
 
@@ -128,7 +201,7 @@ static const struct IInstrumentationMethodVtbl jit_reject_vtbl = {
     CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(jit_reject),
     .Initialize = jit_reject_Initialize,
     CLRIE_PLUGIN_IGNORE_DOMAIN_AND_ASSEMBLY_EVENTS,
-    .OnModuleLoaded = clrie_plugin_ignore_module,
+    .OnModuleLoaded = jit_reject_OnModuleLoaded,
     .OnModuleUnloaded = clrie_plugin_ignore_module,
     .OnShutdown = clrie_plugin_ignore_shutdown,
     .ShouldInstrumentMethod = jit_reject_ShouldInstrumentMethod,

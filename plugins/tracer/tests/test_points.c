@@ -125,6 +125,63 @@ static void malformed_xml_is_reported_at_its_line_and_column(void **state)
     assert_non_null(strstr(seen.lines[0], "Method"));
 }
 
+/* A file in another encoding than UTF-8 gets the places of its problems too (they were 0:0). */
+static void a_latin1_file_is_reported_at_its_line_and_column(void **state)
+{
+    (void)state;
+    struct clrie_tracer_points points = {0};
+    struct seen seen = {0};
+    assert_int_equal(load(&points,
+                          "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n"
+                          "<Tracing>\n"
+                          "  <Tracer factory=\"Caf\xe9\">\n"
+                          "    <Method assembly=\"A\" name=\"M\"/>\n"
+                          "  </Tracer>\n"
+                          "</Tracing>\n",
+                          &seen),
+                     -EILSEQ);
+    assert_int_equal(points.count, 0);
+    assert_int_equal(seen.count, 1);
+    assert_string_equal(seen.lines[0],
+                        "/etc/tracing/app.xml:4:5: <Method> needs a non-empty 'type' attribute");
+    assert_int_equal(load(&points,
+                          "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n"
+                          "<Tracing>\n"
+                          "  <Tracer factory=\"Caf\xe9\">\n"
+                          "    <Method assembly=\"A\" type=\"T\" name=\"M\"/>\n"
+                          "  </Tracer>\n"
+                          "</Tracing>\n",
+                          &seen),
+                     0);
+    assert_int_equal(points.count, 1);
+    assert_int_equal(points.items[0].line, 4);
+    assert_int_equal(points.items[0].column, 5);
+    assert_string_equal(points.items[0].factory, "Caf\xc3\xa9");
+    clrie_tracer_points_finish(&points);
+}
+
+/* libxml2 reports bytes that the declared encoding (through iconv) cannot convert without a
+ * parser context: the file was refused without a word (found by fuzz/fuzz_points.c). */
+static void an_unsupported_encoding_is_reported(void **state)
+{
+    (void)state;
+    struct clrie_tracer_points points = {0};
+    struct seen seen = {0};
+    assert_int_equal(load(&points,
+                          "<?xml version=\"1.0\" encoding=\"utf8-\"?>\n"
+                          "<Tracing>\n"
+                          "  <Tracer factory=\"F\">\n"
+                          "    <Method assembly=\"A\" type=\"Shop.Order\xa4s\" name=\"M\"/>\n"
+                          "  </Tracer>\n"
+                          "</Tracing>\n",
+                          &seen),
+                     -EILSEQ);
+    assert_int_equal(points.count, 0);
+    assert_int_equal(seen.count, 1);
+    assert_non_null(strstr(seen.lines[0], "/etc/tracing/app.xml:0:0: "));
+    assert_non_null(strstr(seen.lines[0], "conversion failed"));
+}
+
 static void a_missing_attribute_names_the_element_and_adds_nothing(void **state)
 {
     (void)state;
@@ -235,6 +292,8 @@ int main(void)
         cmocka_unit_test(a_good_file_gives_one_point_per_method),
         cmocka_unit_test(overloads_are_told_apart_by_their_parameter_types),
         cmocka_unit_test(malformed_xml_is_reported_at_its_line_and_column),
+        cmocka_unit_test(an_unsupported_encoding_is_reported),
+        cmocka_unit_test(a_latin1_file_is_reported_at_its_line_and_column),
         cmocka_unit_test(a_missing_attribute_names_the_element_and_adds_nothing),
         cmocka_unit_test(unknown_elements_and_attributes_are_reported),
         cmocka_unit_test(a_wrong_root_and_a_doctype_are_refused),

@@ -102,7 +102,11 @@ namespace Traced
                 Console.WriteLine("countdown " + n);
             Console.WriteLine("extension " + Path.GetExtension("notes.txt"));
             Console.WriteLine("count " + Count("four".AsSpan()) + " " +
-                              Measure(new Window { Size = 9 }));
+                              Measure(new Window { Size = 9 }) + " " +
+                              Advance(new TracedLib.Cursor { At = 5 }));
+            int[] slots = { 1, 2 };
+            Slot(slots) = 8;
+            Console.WriteLine("slot " + slots[0] + " " + Holds(new TracedLib.Cursor { At = 2 }));
             return 3;
         }
 
@@ -155,6 +159,15 @@ namespace Traced
         static int Count(ReadOnlySpan<char> text) => text.Length;
 
         static int Measure(Window window) => window.Size;
+
+        // a by-ref-like type of another assembly (test/dotnet/tracedlib)
+        static int Advance(TracedLib.Cursor cursor) => cursor.At + 1;
+
+        // a byref return: the wrapper could not keep the reference through its exit
+        static ref int Slot(int[] slots) => ref slots[0];
+
+        // a type parameter that may be a ref struct (C# 13), here given one
+        static int Holds<T>(T value) where T : allows ref struct => 1;
 
         static int Outer(int x) => Inner(x) + 1;
 
