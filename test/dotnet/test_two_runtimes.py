@@ -367,7 +367,8 @@ def main():
     parser.add_argument("--keep", action="store_true")
     parser.add_argument("scenarios", nargs="*")
     args = parser.parse_args()
-    dotnet, checks = dotnet_apps.start(args, ["engine", "clrie_attach", "host", "probe", "log_host"],
+    dotnet, checks = dotnet_apps.start(args,
+                                     ["engine", "clrie_attach", "host", "probe", "log_host"],
                                      ["apps_out"])
     sdk_version, sdk_folder = sdk_runtime(dotnet)
     if not sdk_version:
