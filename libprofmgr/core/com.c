@@ -3,9 +3,9 @@
 
 #include "log.h"
 
-void clrie_pm__com_surplus_release(const char *name)
+void clrie_pm__com_surplus_release(struct clrie_pm_log *log, const char *name)
 {
-    CLRIE_PM_LOG_ERROR(clrie_pm_process_log(), "surplus Release of %s ignored", name);
+    CLRIE_PM_LOG_ERROR(log ? log : clrie_pm_process_log(), "surplus Release of %s ignored", name);
 }
 
 /* An owned object's count is 1 (its owner's, from clrie_plugin_com_init) plus the references
@@ -32,7 +32,10 @@ ULONG clrie_pm__com_release_owned(struct clrie_plugin_com *com, IUnknown *owner)
         if (refs <= 1) {
             /* More Releases than references handed out: the owner's own is not the caller's
              * to give back, and neither is anyone else's. */
-            clrie_pm__com_surplus_release(com->cls->name);
+            if (com->cls->surplus_release) /* the class knows the object's log */
+                com->cls->surplus_release((char *)com - com->cls->com_offset);
+            else
+                clrie_pm__com_surplus_release(NULL, com->cls->name);
             return 0;
         }
     } while (!__atomic_compare_exchange_n(&com->refs, &refs, refs - 1, true, __ATOMIC_ACQ_REL,

@@ -5,7 +5,9 @@
  *  - an owned object (a method's IL objects and locals, a plugin's host) has interfaces of its
  *    own but lives as long as its owner does. It counts the references it handed out itself, so
  *    a Release beyond them is logged under its class's name and ignored, and never reaches the
- *    owner or another object; while any of them is out it holds one reference on the owner. */
+ *    owner or another object; while any of them is out it holds one reference on the owner.
+ * The surplus Release line goes to the log of the runtime the object belongs to when its class
+ * can find it (CLRIE_PM_COM_CLASS_LOGGED), else to the process log. */
 #ifndef CLRIE_PM_COM_H
 #define CLRIE_PM_COM_H
 
@@ -13,17 +15,21 @@
 
 #include "clrie/plugin.h"
 
-/* Writes "surplus Release of <name> ignored" as an error line to the process log. */
-void clrie_pm__com_surplus_release(const char *name);
+struct clrie_pm_log;
+
+/* Writes "surplus Release of <name> ignored" as an error line to log, or to the process log when
+ * log is NULL. */
+void clrie_pm__com_surplus_release(struct clrie_pm_log *log, const char *name);
 
 /* Defines `static const struct clrie_plugin_com_class ident`: objects of `type` counting in
  * member com_member, answering the first `count` interfaces of `table`, freed by `destroy`; a
- * surplus Release is logged under `name`. */
-#define CLRIE_PM_COM_CLASS_N(ident, name_, type, com_member, destroy_, table, count)               \
+ * surplus Release is logged under `name` to log_of(object) (object a `type *`; the log of the
+ * object's runtime, or NULL for the process log). */
+#define CLRIE_PM_COM_CLASS_LOGGED_N(ident, name_, type, com_member, destroy_, table, count,        \
+                                    log_of)                                                        \
     static void ident##_surplus_release(void *object)                                              \
     {                                                                                              \
-        (void)object;                                                                              \
-        clrie_pm__com_surplus_release(name_);                                                      \
+        clrie_pm__com_surplus_release(log_of((type *)object), name_);                              \
     }                                                                                              \
     static const struct clrie_plugin_com_class ident = {                                           \
         .name = (name_),                                                                           \
@@ -33,10 +39,18 @@ void clrie_pm__com_surplus_release(const char *name);
         .destroy = (destroy_),                                                                     \
         .surplus_release = ident##_surplus_release,                                                \
     }
+/* The same for a class whose objects know no runtime: the process log. */
+#define CLRIE_PM_COM_NO_LOG(object) ((void)(object), (struct clrie_pm_log *)NULL)
+#define CLRIE_PM_COM_CLASS_N(ident, name_, type, com_member, destroy_, table, count)               \
+    CLRIE_PM_COM_CLASS_LOGGED_N(ident, name_, type, com_member, destroy_, table, count,            \
+                                CLRIE_PM_COM_NO_LOG)
 /* The same, answering every interface of `table`. */
 #define CLRIE_PM_COM_CLASS(ident, name_, type, com_member, destroy_, table)                        \
     CLRIE_PM_COM_CLASS_N(ident, name_, type, com_member, destroy_, table,                          \
                          CLRIE_PLUGIN_COM_COUNT(table))
+#define CLRIE_PM_COM_CLASS_LOGGED(ident, name_, type, com_member, destroy_, table, log_of)         \
+    CLRIE_PM_COM_CLASS_LOGGED_N(ident, name_, type, com_member, destroy_, table,                   \
+                                CLRIE_PLUGIN_COM_COUNT(table), log_of)
 
 /* IUnknown of an aggregated part: member outer_member of `type` (an IUnknown *) does it all. */
 #define CLRIE_PM_COM_AGGREGATED(prefix, Iface, type, iface_member, outer_member)                   \
@@ -63,8 +77,8 @@ void clrie_pm__com_surplus_release(const char *name);
 HRESULT clrie_pm__com_query_owned(struct clrie_plugin_com *com, IUnknown *owner, REFIID riid,
                                   void **out);
 /* AddRef and Release of an owned object: the first reference out takes one on owner, the last
- * one back gives it back; a surplus Release is logged and ignored. They return the references
- * out (1 when owner is NULL). */
+ * one back gives it back; a surplus Release is logged (by the class) and ignored. They return the
+ * references out (1 when owner is NULL). */
 ULONG clrie_pm__com_add_ref_owned(struct clrie_plugin_com *com, IUnknown *owner);
 ULONG clrie_pm__com_release_owned(struct clrie_plugin_com *com, IUnknown *owner);
 

@@ -73,8 +73,8 @@ static const struct clrie_plugin_com_iface section_ifaces[] = {
     CLRIE_PLUGIN_COM_IFACE(&IID_IExceptionSection, struct il_exceptions, iface),
     CLRIE_PLUGIN_COM_IFACE(&IID_IDataContainer, struct il_exceptions, data.iface),
 };
-CLRIE_PM_COM_CLASS(section_class, "IExceptionSection", struct il_exceptions, com, NULL,
-                   section_ifaces);
+CLRIE_PM_COM_CLASS_LOGGED(section_class, "IExceptionSection", struct il_exceptions, com, NULL,
+                          section_ifaces, IL_LOG_OF);
 CLRIE_PM_COM_OWNED(section, IExceptionSection, struct il_exceptions, iface, com, IL_OWNER)
 
 static HRESULT section_GetMethodInfo(IExceptionSection *This, IMethodInfo **ppMethodInfo)
@@ -286,7 +286,8 @@ static const struct clrie_plugin_com_iface clause_ifaces[] = {
     CLRIE_PLUGIN_COM_IFACE(&IID_IExceptionClause, struct il_clause, iface),
     CLRIE_PLUGIN_COM_IFACE(&IID_IDataContainer, struct il_clause, data.iface),
 };
-CLRIE_PM_COM_CLASS(clause_class, "IExceptionClause", struct il_clause, com, NULL, clause_ifaces);
+CLRIE_PM_COM_CLASS_LOGGED(clause_class, "IExceptionClause", struct il_clause, com, NULL,
+                          clause_ifaces, IL_LOG_OF);
 CLRIE_PM_COM_OWNED(clause, IExceptionClause, struct il_clause, iface, com, IL_OWNER)
 
 /* The clause as it is, or as it was when removed. */

@@ -15,8 +15,8 @@ static const struct clrie_plugin_com_iface factory_ifaces[] = {
     CLRIE_PLUGIN_COM_IFACE(&IID_IInstructionFactory, struct il_factory, iface),
     CLRIE_PLUGIN_COM_IFACE(&IID_IDataContainer, struct il_factory, data.iface),
 };
-CLRIE_PM_COM_CLASS(factory_class, "IInstructionFactory", struct il_factory, com, NULL,
-                   factory_ifaces);
+CLRIE_PM_COM_CLASS_LOGGED(factory_class, "IInstructionFactory", struct il_factory, com, NULL,
+                          factory_ifaces, IL_LOG_OF);
 CLRIE_PM_COM_OWNED(factory, IInstructionFactory, struct il_factory, iface, com, IL_OWNER)
 
 /* Hands a node libilgraph made (r its result) to the plugin. */

@@ -15,7 +15,8 @@ static const struct clrie_plugin_com_iface view_ifaces[] = {
     CLRIE_PLUGIN_COM_IFACE(&IID_IInstructionGraph, struct il_graph_view, iface),
     CLRIE_PLUGIN_COM_IFACE(&IID_IDataContainer, struct il_graph_view, data.iface),
 };
-CLRIE_PM_COM_CLASS(view_class, "IInstructionGraph", struct il_graph_view, com, NULL, view_ifaces);
+CLRIE_PM_COM_CLASS_LOGGED(view_class, "IInstructionGraph", struct il_graph_view, com, NULL,
+                          view_ifaces, IL_LOG_OF);
 CLRIE_PM_COM_OWNED(view, IInstructionGraph, struct il_graph_view, iface, com, IL_OWNER)
 
 static HRESULT view_GetMethodInfo(IInstructionGraph *This, IMethodInfo **ppMethodInfo)

@@ -73,13 +73,14 @@ static const struct clrie_plugin_com_iface branch_ifaces[] = {INSTRUCTION_IFACES
 static const struct clrie_plugin_com_iface switch_ifaces[] = {
     INSTRUCTION_IFACES(CLRIE_PLUGIN_COM_IFACE(&IID_ISwitchInstruction, struct il_instruction, sw))};
 
-CLRIE_PM_COM_CLASS(plain_class, "IInstruction", struct il_instruction, com, NULL, plain_ifaces);
-CLRIE_PM_COM_CLASS(operand_class, "IOperandInstruction", struct il_instruction, com, NULL,
-                   operand_ifaces);
-CLRIE_PM_COM_CLASS(branch_class, "IBranchInstruction", struct il_instruction, com, NULL,
-                   branch_ifaces);
-CLRIE_PM_COM_CLASS(switch_class, "ISwitchInstruction", struct il_instruction, com, NULL,
-                   switch_ifaces);
+CLRIE_PM_COM_CLASS_LOGGED(plain_class, "IInstruction", struct il_instruction, com, NULL,
+                          plain_ifaces, IL_LOG_OF);
+CLRIE_PM_COM_CLASS_LOGGED(operand_class, "IOperandInstruction", struct il_instruction, com, NULL,
+                          operand_ifaces, IL_LOG_OF);
+CLRIE_PM_COM_CLASS_LOGGED(branch_class, "IBranchInstruction", struct il_instruction, com, NULL,
+                          branch_ifaces, IL_LOG_OF);
+CLRIE_PM_COM_CLASS_LOGGED(switch_class, "ISwitchInstruction", struct il_instruction, com, NULL,
+                          switch_ifaces, IL_LOG_OF);
 
 CLRIE_PM_COM_OWNED(instr, IInstruction, struct il_instruction, iface, com, IL_OWNER)
 CLRIE_PM_COM_OWNED(operand, IOperandInstruction, struct il_instruction, operand, com, IL_OWNER)

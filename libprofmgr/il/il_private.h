@@ -17,6 +17,8 @@
  * each has interfaces of its own and counts the references it handed out in its `com`, holding
  * one reference on the body's outer object while any is out (com.h's owned IUnknown). */
 #define IL_OWNER(obj) ((obj)->body->params.outer)
+/* The log of the body's runtime, where a surplus Release of the object is reported. */
+#define IL_LOG_OF(obj) ((obj)->body->log)
 
 /* Pointer -> pointer table (open addressing). Objects are never removed from it. */
 struct il_ptr_map {

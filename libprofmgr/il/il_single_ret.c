@@ -16,8 +16,8 @@ static const struct clrie_plugin_com_iface single_ret_ifaces[] = {
     CLRIE_PLUGIN_COM_IFACE(&IID_ISingleRetDefaultInstrumentation2, struct il_single_ret, iface),
     CLRIE_PLUGIN_COM_IFACE(&IID_IDataContainer, struct il_single_ret, data.iface),
 };
-CLRIE_PM_COM_CLASS(single_ret_class, "ISingleRetDefaultInstrumentation", struct il_single_ret,
-                   com, NULL, single_ret_ifaces);
+CLRIE_PM_COM_CLASS_LOGGED(single_ret_class, "ISingleRetDefaultInstrumentation",
+                          struct il_single_ret, com, NULL, single_ret_ifaces, IL_LOG_OF);
 CLRIE_PM_COM_OWNED(sr, ISingleRetDefaultInstrumentation2, struct il_single_ret, iface, com,
                    IL_OWNER)
 

@@ -23,7 +23,9 @@ static const struct clrie_plugin_com_iface host_ifaces[] = {
     CLRIE_PLUGIN_COM_IFACE(&IID_IInstrumentationMethodAttachContext, struct host, attach.iface),
 };
 /* A host lives as long as its manager (which frees it): references go to the manager. */
-CLRIE_PM_COM_CLASS(host_class, "IProfilerManager", struct host, com, NULL, host_ifaces);
+#define LOG_OF(host) ((host)->owner->log)
+CLRIE_PM_COM_CLASS_LOGGED(host_class, "IProfilerManager", struct host, com, NULL, host_ifaces,
+                          LOG_OF);
 #define OWNER_OF(host) manager_unknown((host)->owner)
 
 /* IUnknown for each of the host's interfaces. */

@@ -335,6 +335,7 @@ static HRESULT prepare_il(struct method_info *mi)
                                    mi->local_sig_token, false, &mi->locals);
     if (FAILED(hr))
         return hr;
+    clrie_pm_types_locals_use_log(mi->locals, mi->owner->log);
     clrie_pm_types_locals_use_sig_tokens(mi->locals, clrie_pm_module_sig_tokens(mi->module));
     struct il_body_params params = {
         .outer = as_unknown(mi),
@@ -364,7 +365,7 @@ void clrie_pm__method_info_close(struct method_info *mi)
     atomic_store_explicit(&mi->closed, true, memory_order_release);
     if (mi->body)
         clrie_pm_il_body_close(mi->body, name);
-    clrie_pm_types_locals_close(mi->locals, mi->owner->log, name);
+    clrie_pm_types_locals_close(mi->locals, name);
 }
 
 void clrie_pm__method_info_allow_baseline(struct method_info *mi, bool allow)
@@ -852,6 +853,7 @@ static HRESULT mi_GetOriginalLocalVariables(IMethodInfo2 *This, ILocalVariableCo
                                            &mi->original_locals);
         if (FAILED(hr))
             return hr;
+        clrie_pm_types_locals_use_log(mi->original_locals, mi->owner->log);
     }
     ILocalVariableCollection2 *locals = clrie_pm_types_locals_collection(mi->original_locals);
     locals->lpVtbl->AddRef(locals);

@@ -50,8 +50,8 @@ struct types_locals {
     unsigned long edits; /* AddLocal and ReplaceSignature calls that changed the signature */
     /* Set when the method's instrumentation is over: changes then answer E_UNEXPECTED. */
     atomic_bool closed;
-    struct clrie_pm_log *log; /* for that line; set with closed */
     const char *method_name;  /* borrowed; set with closed */
+    struct clrie_pm_log *log; /* the runtime's, for misuse lines; set before handed out */
 };
 
 _Static_assert(offsetof(struct types_locals, iface) == 0, "iface first");
@@ -101,8 +101,9 @@ static const struct clrie_plugin_com_iface locals_ifaces[] = {
 };
 /* The collection lives as long as its owner (clrie_pm_types_locals_free): references go to the
  * owner. */
-CLRIE_PM_COM_CLASS(locals_class, "ILocalVariableCollection", struct types_locals, com, NULL,
-                   locals_ifaces);
+#define LOG_OF(l) ((l)->log)
+CLRIE_PM_COM_CLASS_LOGGED(locals_class, "ILocalVariableCollection", struct types_locals, com, NULL,
+                          locals_ifaces, LOG_OF);
 #define OWNER_OF(l) ((l)->outer)
 CLRIE_PM_COM_OWNED(locals, ILocalVariableCollection2, struct types_locals, iface, com, OWNER_OF)
 
@@ -362,12 +363,15 @@ unsigned long clrie_pm_types_locals_edits(const struct types_locals *l)
     return l ? l->edits : 0;
 }
 
-void clrie_pm_types_locals_close(struct types_locals *l, struct clrie_pm_log *log,
-                                 const char *method_name)
+void clrie_pm_types_locals_use_log(struct types_locals *l, struct clrie_pm_log *log)
+{
+    l->log = log;
+}
+
+void clrie_pm_types_locals_close(struct types_locals *l, const char *method_name)
 {
     if (!l)
         return;
-    l->log = log;
     l->method_name = method_name;
     atomic_store_explicit(&l->closed, true, memory_order_release);
 }

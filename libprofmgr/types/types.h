@@ -77,11 +77,15 @@ HRESULT clrie_pm_types_locals_commit(struct types_locals *locals, mdSignature *t
 bool clrie_pm_types_locals_committed_token(const struct types_locals *locals, mdSignature *token);
 /* How many changes reached the signature (AddLocal, ReplaceSignature); 0 for NULL. */
 unsigned long clrie_pm_types_locals_edits(const struct types_locals *locals);
-/* Ends the plugins' time with the method: AddLocal, ReplaceSignature and CommitSignature then
- * answer E_UNEXPECTED with an error line on log naming method_name (borrowed; it must outlive
- * the collection). NULL is fine. */
+/* The log of the method's runtime (borrowed: it must outlive the collection), for the lines
+ * about the plugins' misuse of the collection: a surplus Release, a change after close. Set
+ * before the collection is handed out; without it (NULL) a surplus Release goes to the process
+ * log and a change after close is not logged. */
 struct clrie_pm_log;
-void clrie_pm_types_locals_close(struct types_locals *locals, struct clrie_pm_log *log,
-                                 const char *method_name);
+void clrie_pm_types_locals_use_log(struct types_locals *locals, struct clrie_pm_log *log);
+/* Ends the plugins' time with the method: AddLocal, ReplaceSignature and CommitSignature then
+ * answer E_UNEXPECTED with an error line on the collection's log naming method_name (borrowed;
+ * it must outlive the collection). NULL is fine. */
+void clrie_pm_types_locals_close(struct types_locals *locals, const char *method_name);
 
 #endif

@@ -14,6 +14,12 @@ and logs under its own tag ([IM:<its class ID>]); the log names each runtime's v
 first: Runtimes=first for both: the first runtime is profiled, the second declines with a line.
 versions: RuntimeVersions naming one runtime's major version profiles that runtime only, with a
 line for the other; checked both ways round.
+log-hosts: each runtime also loads, first, a plugin that installs its own logging host
+(test/plugins/log_host_probe.c, writing what it receives to a file of its own). Each host gets
+its own runtime's lines (the engine's "loaded plugin" and "instrumented" lines, its plugins'
+lines, and the first runtime's shutdown, which comes after the second runtime installed its
+host) and none of the other runtime's (the second runtime's start-up lines come after the first
+runtime installed its host); the process's log file gets both runtimes' lines.
 attach: with both runtimes up and the second one's app running, clrie-attach reaches the first
 runtime (the only one with a diagnostics socket) and the second one's app runs on unchanged.
 
@@ -28,6 +34,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dotnet_apps  # noqa: E402
 
 GUIDS = ("{6A1C0F3E-2B44-4C8D-9E1F-3A5B7C9D0E21}", "{6A1C0F3E-2B44-4C8D-9E1F-3A5B7C9D0E22}")
+HOST_GUIDS = ("{6A1C0F3E-2B44-4C8D-9E1F-3A5B7C9D0E31}", "{6A1C0F3E-2B44-4C8D-9E1F-3A5B7C9D0E32}")
 ORIGINAL = "old=41 other=7 new=41"
 
 
@@ -229,6 +236,85 @@ def scenario_own_plugins(checks, args, host, box):
                   "each manager loaded only its own plugin", result)
 
 
+def tag_of(guid):
+    return "[IM:%s]" % guid.strip("{}").lower()
+
+
+def log_host_config(box, n, method):
+    """Runtime n's configuration: its logging host plugin, then the probe changing method."""
+    paths = []
+    for name in ("host-%d.txt" % n, "report-%d.txt" % n):
+        paths.append(box.path(name))
+        if os.path.exists(paths[-1]):
+            os.remove(paths[-1])
+    config = box.write("log-hosts-%d.xml" % n, """<InstrumentationEngineConfiguration>
+  <InstrumentationMethod>
+    <Name>LogHost%d</Name>
+    <Module>plugins/liblog-host-probe.so</Module>
+    <ClassGuid>%s</ClassGuid>
+    <Settings><Setting Name="LogHost" Value="%s"/></Settings>
+  </InstrumentationMethod>
+  <InstrumentationMethod>
+    <Name>Probe%d</Name>
+    <Module>plugins/libattach-probe.so</Module>
+    <ClassGuid>%s</ClassGuid>
+    <Settings>
+      <Setting Name="Report" Value="%s"/>
+      <Setting Name="Module" Value="service.dll"/>
+      <Setting Name="Methods" Value="%s"/>
+    </Settings>
+  </InstrumentationMethod>
+</InstrumentationEngineConfiguration>
+""" % (n, HOST_GUIDS[n - 1], paths[0], n, GUIDS[n - 1], paths[1], method))
+    return config, paths[0]
+
+
+def scenario_log_hosts(checks, args, host, box):
+    box.copy(args.log_host, "plugins/liblog-host-probe.so")
+    methods = ("Old", "New")
+    config1, host_file1 = log_host_config(box, 1, methods[0])
+    config2, host_file2 = log_host_config(box, 2, methods[1])
+    log_file = box.path("engine.log")
+    if os.path.exists(log_file):
+        os.remove(log_file)
+    env = engine_env(args)
+    env["MicrosoftInstrumentationEngine_FileLogPath"] = log_file
+    outputs, result = host.run(env, [{dotnet_apps.CONFIG_VAR + "Two": config1},
+                                     {dotnet_apps.CONFIG_VAR + "Two": config2}])
+    checks.expect(result.returncode == 0, "log-hosts: the host exited with 0", result)
+    checks.expect(outputs == [["old=42 other=7 new=41"], ["old=41 other=7 new=42"]],
+                  "log-hosts: each runtime's plugin changed its own method", seen=outputs)
+    hosts = ["\n".join(dotnet_apps.read_lines(f)) for f in (host_file1, host_file2)]
+    process_log = "\n".join(dotnet_apps.read_lines(log_file))
+
+    def lines_of(n):
+        """What runtime n's log says that the other runtime's does not: (text, what it is)."""
+        label = host.runtimes[n - 1][0]
+        return [("loaded plugin 'Probe%d' %s" % (n, GUIDS[n - 1]), "the engine's line loading "
+                 "its plugin Probe%d" % n),
+                ("instrumented Service.Program.%s" % methods[n - 1], "the engine's line "
+                 "instrumenting %s" % methods[n - 1]),
+                ("%sattach-probe: instruments %s" % (tag_of(GUIDS[n - 1]), methods[n - 1]),
+                 "its plugin Probe%d's line" % n),
+                ("%slog-host-probe: shutdown" % tag_of(HOST_GUIDS[n - 1]),
+                 "its host plugin's line at the runtime's shutdown"),
+                ("to runtime %s" % label.split()[-1], "the engine's line naming %s" % label)]
+
+    for n in (1, 2):
+        other = 3 - n
+        # The runtime version line is written before the plugins load, so before the host.
+        for text, what in lines_of(n)[:-1]:
+            checks.expect(text in hosts[n - 1], "log-hosts: runtime %d's host received %s (%r)"
+                          % (n, what, text), seen=hosts[n - 1])
+        for text, what in lines_of(other):
+            checks.expect(text not in hosts[n - 1], "log-hosts: runtime %d's host received "
+                          "nothing of runtime %d: not %s (%r)" % (n, other, what, text),
+                          seen=hosts[n - 1])
+        for text, what in lines_of(n):
+            checks.expect(text in process_log, "log-hosts: the process log file has runtime "
+                          "%d's %s (%r)" % (n, what, text), seen=process_log)
+
+
 def scenario_first(checks, args, host, box):
     config, report = probe_config(box, args, 1, "Old,New")
     env = engine_env(args)
@@ -276,11 +362,13 @@ def main():
     parser.add_argument("--clrie-attach", required=True)
     parser.add_argument("--host", required=True)
     parser.add_argument("--probe", required=True)
+    parser.add_argument("--log-host", required=True)
     parser.add_argument("--apps-out", required=True)
     parser.add_argument("--keep", action="store_true")
     parser.add_argument("scenarios", nargs="*")
     args = parser.parse_args()
-    dotnet, checks = dotnet_apps.start(args, ["engine", "clrie_attach", "host", "probe"],
+    dotnet, checks = dotnet_apps.start(args,
+                                     ["engine", "clrie_attach", "host", "probe", "log_host"],
                                      ["apps_out"])
     sdk_version, sdk_folder = sdk_runtime(dotnet)
     if not sdk_version:
@@ -318,6 +406,8 @@ def main():
              lambda: scenario_first(checks, args, host, box)),
             ("versions", "RuntimeVersions chooses between the two runtimes",
              lambda: scenario_versions(checks, args, host, box)),
+            ("log-hosts", "each runtime's logging host receives that runtime's lines only",
+             lambda: scenario_log_hosts(checks, args, host, box)),
             ("attach", "clrie-attach reaches the first runtime of the process",
              lambda: scenario_attach(checks, args, host, box)),
         ]

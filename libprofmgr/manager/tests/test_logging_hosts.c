@@ -2,8 +2,9 @@
  * two runtimes would make), each loading the logging probe plugin (argv[1], logging_probe.c)
  * from the same configuration. A plugin of each installs its own IProfilerManagerLoggingHost;
  * each host receives the lines of its own manager (its plugins' lines and the engine's) and none
- * of the other's, and a plugin's SetLoggingFlags changes its own runtime's levels only, while
- * both managers still write to the one log file the variables name. */
+ * of the other's (a surplus Release of its IProfilerManager too), and a plugin's SetLoggingFlags
+ * changes its own runtime's levels only, while both managers still write to the one log file the
+ * variables name. */
 #define _DEFAULT_SOURCE /* realpath */
 #include <dlfcn.h>
 #include <setjmp.h>
@@ -145,6 +146,14 @@ static char *read_log(void)
     return text;
 }
 
+static int occurrences(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *at = strstr(text, needle); at; at = strstr(at + 1, needle))
+        n++;
+    return n;
+}
+
 static void log_error(IProfilerManager *manager, bool global, const char *text)
 {
     IProfilerManagerLogging *logging = NULL;
@@ -251,7 +260,16 @@ static void each_runtime_logs_to_its_own_host(void **state)
     assert_non_null(strstr(host_b.text, "after A removed its host"));
     assert_null(strstr(host_a.text, "after A removed its host"));
 
-    forget();
+    /* A surplus Release of a runtime's IProfilerManager is that runtime's misuse: its line goes
+     * to that runtime's host (B's; A has none now) and to the file. */
+    forget(); /* the probe gives back the references it held: the next Release is surplus */
+    b->lpVtbl->Release(b);
+    a->lpVtbl->Release(a);
+    const char *surplus = "surplus Release of IProfilerManager ignored";
+    assert_int_equal(occurrences(host_b.text, surplus), 1);
+    assert_int_equal(occurrences(host_a.text, surplus), 0);
+    assert_int_equal(occurrences(read_log(), surplus), 2);
+
     dlclose(probe);
     runtime_a->lpVtbl->Shutdown(runtime_a);
     runtime_b->lpVtbl->Shutdown(runtime_b);
