@@ -2,7 +2,7 @@
  *
  *     clrie-il dis ASSEMBLY [--method NAME|TOKEN] [--canonical]
  *     clrie-il check [--strict] ASSEMBLY...
- *     clrie-il bench [--repeat N] ASSEMBLY...
+ *     clrie-il bench [--repeat N] [--only STEP] ASSEMBLY...
  *
  * Exit status: 0 ok, 1 failures found or bad input, 2 usage. */
 #include <stdio.h>
@@ -13,7 +13,7 @@
 static const char usage[] =
     "usage: clrie-il dis ASSEMBLY [--method NAME|TOKEN] [--canonical]\n"
     "       clrie-il check [--strict] ASSEMBLY...\n"
-    "       clrie-il bench [--repeat N] ASSEMBLY...\n"
+    "       clrie-il bench [--repeat N] [--only STEP] ASSEMBLY...\n"
     "\n"
     "  dis    disassemble method bodies: offsets, operands, EH clauses, max stack;\n"
     "         --canonical prints test/ildump's canonical format (diffable with ildump),\n"
