@@ -105,7 +105,20 @@ static size_t walk_code(const uint8_t *code, size_t len)
 /* One untimed-per-method pass of a phase over every body; 0 or a negative errno. reuse:
  * one graph for the whole pass (clrie_il_graph_decode_into), as an engine keeping a graph
  * per thread would; otherwise a graph per method. */
-static int run_phase(struct bench_method *ms, size_t n, enum bench_phase phase, bool reuse)
+/* FNV-1a over every byte a pass encodes, printed by --only: two builds that encode alike
+ * print the same figure. */
+static uint64_t encoded_hash = 0xcbf29ce484222325u;
+
+static void hash_bytes(const uint8_t *p, size_t len)
+{
+    uint64_t h = encoded_hash;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ p[i]) * 0x100000001b3u;
+    encoded_hash = h;
+}
+
+static int run_phase(struct bench_method *ms, size_t n, enum bench_phase phase, bool reuse,
+                     bool hash)
 {
     if (phase == PHASE_WALK) {
         size_t instructions = 0;
@@ -149,6 +162,8 @@ static int run_phase(struct bench_method *ms, size_t n, enum bench_phase phase, 
         }
         if (!reuse)
             clrie_il_graph_free(g);
+        if (hash && out)
+            hash_bytes(out, len);
         free(out);
         free(tr.local_sig);
         if (r != 0) {
@@ -358,15 +373,16 @@ int tool_bench(int argc, char **argv)
         /* One step, one graph per method, --repeat passes and nothing else: what a profiler
          * (callgrind) should see. */
         for (int p = 0; p < repeat; p++) {
-            int r = run_phase(ms, n, (enum bench_phase)only, false);
+            int r = run_phase(ms, n, (enum bench_phase)only, false, p == 0);
             if (r != 0) {
                 tool_error("bench: %s", strerror(-r));
                 status = TOOL_EXIT_FAIL;
                 goto out;
             }
         }
-        printf("%zu method bodies, %.2f MB of IL code: %s, %d passes\n", n, code_bytes / 1e6,
-               phase_names[only], repeat);
+        printf("%zu method bodies, %.2f MB of IL code: %s, %d passes; what it encoded hashes "
+               "to %016" PRIx64 "\n",
+               n, code_bytes / 1e6, phase_names[only], repeat, encoded_hash);
         goto out;
     }
     /* Per-method passes first: they also find any body that cannot be measured. */
@@ -389,7 +405,7 @@ int tool_bench(int argc, char **argv)
         }
         for (int p = 0; p < repeat; p++) {
             double w0 = now(), c0 = cpu_now();
-            int r = run_phase(ms, n, (enum bench_phase)(ph / 2), ph % 2 == 1);
+            int r = run_phase(ms, n, (enum bench_phase)(ph / 2), ph % 2 == 1, false);
             double c = cpu_now() - c0, w = now() - w0;
             if (r != 0) {
                 tool_error("bench: %s", strerror(-r));
