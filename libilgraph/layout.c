@@ -200,10 +200,10 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
                 }
             }
         }
-        total += sz;
-        if (total > UINT32_MAX - 16)
-            return il_diag(diag, -ERANGE, (uint32_t)i, "code is larger than 4 GiB");
+        total += sz; /* below 2^32 nodes of below 2^35 bytes each: no overflow */
     }
+    if (total > UINT32_MAX - 16)
+        return il_diag(diag, -ERANGE, 0, "code is larger than 4 GiB");
     bool all_reach = true;
     for (size_t k = 0; k < shorts; k++) {
         int64_t disp = (int64_t)sh[k].to->offset - ((int64_t)sh[k].at->offset + 2);
