@@ -335,3 +335,42 @@ size_t clrie_pm_domains_transformed_methods(struct clrie_pm_domains *domains, Mo
     free(list);
     return n;
 }
+
+void clrie_pm_domains_methods_memory(struct clrie_pm_domains *domains,
+                                     struct clrie_pm_methods_memory *out)
+{
+    *out = (struct clrie_pm_methods_memory){0};
+    /* The modules first (held), then each one's records: the two locks are never nested. */
+    pthread_mutex_lock(&domains->lock);
+    size_t count = 0, held = 0;
+    for (size_t i = 0; i < domains->module_map.capacity; i++)
+        count += domains->module_map.slots[i].id && domains->module_map.slots[i].value;
+    struct clrie_pm_module **list = calloc(count ? count : 1, sizeof(*list));
+    for (size_t i = 0; list && i < domains->module_map.capacity; i++) {
+        struct clrie_pm_module *m = domains->module_map.slots[i].value;
+        if (domains->module_map.slots[i].id && m) {
+            clrie_plugin_com_add_ref(&m->com);
+            list[held++] = m;
+        }
+    }
+    pthread_mutex_unlock(&domains->lock);
+    for (size_t i = 0; i < held; i++) {
+        struct clrie_pm_module *m = list[i];
+        pthread_mutex_lock(&m->methods_lock);
+        out->table_bytes += m->methods.capacity * sizeof(m->methods.slots[0]);
+        for (size_t k = 0; k < m->methods.capacity; k++) {
+            const struct clrie_pm_method_record *r = m->methods.slots[k].value;
+            if (!m->methods.slots[k].id || !r)
+                continue;
+            out->methods++;
+            out->transformed += r->transformed;
+            out->record_bytes += sizeof(*r);
+            out->map_entries += r->map_count;
+            out->map_bytes += r->map_count * sizeof(r->map[0]);
+            out->caller_bytes += r->caller_capacity * sizeof(r->callers[0]);
+        }
+        pthread_mutex_unlock(&m->methods_lock);
+        CLRIE_PM_RELEASE(m);
+    }
+    free(list);
+}
