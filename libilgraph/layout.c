@@ -188,8 +188,8 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
                 sz = il_is_short_branch(op) ? 2 : 5; /* every branch opcode is one byte */
                 if (sz == 2) {
                     if (shorts == cap) {
-                        struct short_at *grown = il_arena_take_array(&g->arena, 2 * cap,
-                                                                     sizeof(*grown));
+                        struct short_at *grown =
+                            il_arena_take_array(&g->arena, 2 * cap, sizeof(*grown));
                         if (!grown)
                             return -ENOMEM;
                         memcpy(grown, sh, shorts * sizeof(*sh));

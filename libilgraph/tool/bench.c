@@ -72,8 +72,7 @@ static void walk_init(void)
         const struct clrie_il_opcode_info *info = clrie_il_opcode_info(ord);
         if (!info || !info->name)
             continue;
-        walk_step[ord] =
-            ord == CLRIE_IL_OP_SWITCH ? SWITCH_STEP : (uint8_t)(info->operand_len + 1);
+        walk_step[ord] = ord == CLRIE_IL_OP_SWITCH ? SWITCH_STEP : (uint8_t)(info->operand_len + 1);
     }
 }
 
@@ -441,9 +440,9 @@ int tool_bench(int argc, char **argv)
     for (int k = 0; k < 2 * PHASES; k++) {
         if (k == 1)
             continue; /* the walk builds no graph to reuse */
-        printf("  %-35s %10.0f %6.1f [%5.1f] %7.1f [%5.1f] %9.2fx\n", names[k],
-               (double)n / cpu[k], code_bytes / cpu[k] / 1e6, code_bytes / wall[k] / 1e6,
-               body_bytes / cpu[k] / 1e6, body_bytes / wall[k] / 1e6, cpu[k] / cpu[0]);
+        printf("  %-35s %10.0f %6.1f [%5.1f] %7.1f [%5.1f] %9.2fx\n", names[k], (double)n / cpu[k],
+               code_bytes / cpu[k] / 1e6, code_bytes / wall[k] / 1e6, body_bytes / cpu[k] / 1e6,
+               body_bytes / wall[k] / 1e6, cpu[k] / cpu[0]);
     }
     /* The targets, in MB/s of IL code: decode + encode (the project's 150, issue 18's 300)
      * and the shortest-branch layout (issue 18's 250). */
