@@ -107,39 +107,51 @@ static uint32_t widen_branches(struct short_branch *br, size_t shorts)
     return br[shorts].widened;
 }
 
-/* Short branches a layout keeps on the stack; a method with more takes arena memory. */
+/* Short branches a layout keeps on the stack; a method with more uses the graph's scratch. */
 #define STACK_SHORTS 128
 
-/* Widens what must widen among the shorts short branches sh (in layout order, some not
- * reaching), then moves the code after each widened one. Returns the bytes added, or
- * -ENOMEM. */
-static int64_t widen(struct clrie_il_graph *g, const struct short_at *sh, size_t shorts)
+/* At least bytes of s, from g's arena when s is too small (its content is not kept); NULL on
+ * ENOMEM. Growth is geometric, so the pieces left behind add up to less than the current one. */
+static void *scratch(struct clrie_il_graph *g, struct il_scratch *s, size_t bytes)
 {
-    struct short_branch stack[STACK_SHORTS + 1];
-    struct short_branch *br = stack;
-    if (shorts > STACK_SHORTS) {
-        br = il_arena_take_array(&g->arena, shorts + 1, sizeof(*br));
-        if (!br)
-            return -ENOMEM;
+    if (s->bytes >= bytes)
+        return s->p;
+    size_t want = bytes > 2 * s->bytes ? bytes : 2 * s->bytes;
+    void *p = il_arena_take(&g->arena, want);
+    if (!p)
+        return NULL;
+    s->p = p;
+    s->bytes = want;
+    return p;
+}
+
+/* Widens what must widen among the shorts short branches sh (in layout order, some not
+ * reaching) of the count nodes laid out, then moves the code after each widened one.
+ * Returns the bytes added, or -ENOMEM. */
+static int64_t widen(struct clrie_il_graph *g, const struct short_at *sh, size_t shorts,
+                     size_t count)
+{
+    struct short_branch *br;
+    uint32_t *rank;
+    size_t bytes = (shorts + 1) * sizeof(*br) + count * sizeof(*rank);
+    br = scratch(g, &g->layout_widen, bytes);
+    if (!br)
+        return -ENOMEM;
+    rank = (uint32_t *)(br + shorts + 1);
+    /* The short branches before each position, for the targets' ranks. */
+    size_t k = 0;
+    for (const struct clrie_il_instr *n = g->first; n; n = n->next) {
+        rank[n->index] = (uint32_t)k;
+        k += k < shorts && sh[k].at == n;
     }
-    for (size_t k = 0; k < shorts; k++)
-        br[k] = (struct short_branch){.at = sh[k].at->offset, .target = sh[k].to->offset};
-    /* A target's rank: the short branches before it, by a search of their offsets. */
-    for (size_t k = 0; k < shorts; k++) {
-        size_t lo = 0, hi = shorts;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (br[mid].at < br[k].target)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        br[k].target_rank = (uint32_t)lo;
-    }
+    for (k = 0; k < shorts; k++)
+        br[k] = (struct short_branch){.at = sh[k].at->offset,
+                                      .target = sh[k].to->offset,
+                                      .target_rank = rank[sh[k].to->index]};
     uint32_t widened = widen_branches(br, shorts);
     /* Every node from the first widened branch on moves by 3 bytes per widened branch
      * before it. */
-    size_t k = 0;
+    k = 0;
     while (k < shorts && !br[k].wide)
         k++;
     if (k == shorts)
@@ -188,13 +200,17 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
                 sz = il_is_short_branch(op) ? 2 : 5; /* every branch opcode is one byte */
                 if (sz == 2) {
                     if (shorts == cap) {
+                        /* The graph's scratch is sh itself after the first growth: its
+                         * content moves to the new piece. */
+                        struct short_at *old = sh;
                         struct short_at *grown =
-                            il_arena_take_array(&g->arena, 2 * cap, sizeof(*grown));
+                            scratch(g, &g->layout_shorts, 2 * cap * sizeof(*grown));
                         if (!grown)
                             return -ENOMEM;
-                        memcpy(grown, sh, shorts * sizeof(*sh));
+                        if (grown != old)
+                            memcpy(grown, old, shorts * sizeof(*sh));
                         sh = grown;
-                        cap *= 2;
+                        cap = g->layout_shorts.bytes / sizeof(*sh);
                     }
                     sh[shorts++] = (struct short_at){n, n->u.branch->target};
                 }
@@ -210,7 +226,7 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
         all_reach = all_reach && disp >= INT8_MIN && disp <= INT8_MAX;
     }
     if (!all_reach) {
-        int64_t added = widen(g, sh, shorts);
+        int64_t added = widen(g, sh, shorts, i);
         if (added < 0)
             return (int)added;
         if (total + (uint64_t)added > UINT32_MAX - 16)
