@@ -15,18 +15,20 @@ struct inline_caller {
     mdMethodDef token;
 };
 
+/* One per method the engine prepared IL for, so its fields are ordered to pack: 56 bytes. */
 struct clrie_pm_method_record {
     LPCBYTE original_il; /* NULL until the runtime was asked */
+    uint8_t *map;        /* the IL map, packed (pack_map); NULL when empty */
+    struct inline_caller *callers;
     ULONG original_size;
     DWORD rejit_count;
-    bool transformed;
-    uint8_t *map; /* the IL map, packed (pack_map); NULL when empty */
     ULONG map_count;
     uint32_t map_bytes;
-    struct inline_caller *callers;
-    size_t caller_count, caller_capacity;
+    uint32_t caller_count, caller_capacity;
     unsigned reverted; /* CLRIE_PM_REJIT_* parties out of the method's ReJITs */
+    bool transformed;
 };
+_Static_assert(sizeof(struct clrie_pm_method_record) <= 56, "a method record packs");
 
 /* ---- IL maps, packed ----
  *
@@ -263,7 +265,11 @@ HRESULT clrie_pm_module_add_inline_site(IModuleInfo *module, mdMethodDef token,
         if (r->callers[i].module == caller_module && r->callers[i].token == caller)
             goto out;
     if (r->caller_count == r->caller_capacity) {
-        size_t capacity = r->caller_capacity ? r->caller_capacity * 2 : 4;
+        if (r->caller_capacity > UINT32_MAX / 2) {
+            hr = E_OUTOFMEMORY;
+            goto out;
+        }
+        uint32_t capacity = r->caller_capacity ? r->caller_capacity * 2 : 4;
         struct inline_caller *grown = realloc(r->callers, capacity * sizeof(*grown));
         if (!grown) {
             hr = E_OUTOFMEMORY;
