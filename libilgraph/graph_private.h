@@ -113,13 +113,13 @@ struct clrie_il_graph {
     struct clrie_il_instr **cur;
     bool cur_valid;
     size_t cur_cap;
-    /* The layout's scratch memory when a method's short branches overflow what it keeps on
-     * the stack (arena; kept for the next layout, grown geometrically): the short branches
-     * the walk finds, and what widening needs. */
+    /* The layout's scratch memory when a method overflows what it keeps on the stack
+     * (arena; kept for the next layout, grown geometrically): the short branches the walk
+     * finds, the ranks of the positions, and widening's rounds. */
     struct il_scratch {
         void *p;
         size_t bytes;
-    } layout_shorts, layout_widen;
+    } layout_shorts, layout_rank, layout_widen;
     bool stale;
     unsigned layout_flags;
     uint32_t code_size; /* as of the last layout */

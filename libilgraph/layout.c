@@ -53,10 +53,18 @@ static inline uint16_t branch_form(const struct clrie_il_instr *n, unsigned flag
     return il_short_form(n->opcode);
 }
 
-/* A short branch, as the first walk finds it. */
+/* A short branch, as the first walk finds it: its node and offset, and its target, whose
+ * offset and index the check after the walk puts in place of the pointer, so that
+ * widening reads no node. */
 struct short_at {
     struct clrie_il_instr *at;
-    const struct clrie_il_instr *to;
+    union {
+        const struct clrie_il_instr *to;
+        struct {
+            uint32_t to_offset, to_index;
+        };
+    };
+    uint32_t at_offset;
 };
 
 /* A short branch the fixpoint may widen: 16 bytes, as the rounds stream through them.
@@ -107,8 +115,10 @@ static uint32_t widen_branches(struct short_branch *br, size_t shorts)
     return br[shorts].widened;
 }
 
-/* Short branches a layout keeps on the stack; a method with more uses the graph's scratch. */
+/* Short branches, and nodes whose ranks, a layout keeps on the stack; a method with more
+ * uses the graph's scratch. */
 #define STACK_SHORTS 128
+#define STACK_NODES 1024
 
 /* At least bytes of s, from g's arena when s is too small (its content is not kept); NULL on
  * ENOMEM. Growth is geometric, so the pieces left behind add up to less than the current one. */
@@ -126,32 +136,26 @@ static void *scratch(struct clrie_il_graph *g, struct il_scratch *s, size_t byte
 }
 
 /* Widens what must widen among the shorts short branches sh (in layout order, some not
- * reaching) of the count nodes laid out, then moves the code after each widened one.
- * Returns the bytes added, or -ENOMEM. */
+ * reaching, their targets' offsets and indices in place), rank[i] the short branches before
+ * position i, then moves the code after each widened one. Returns the bytes added, or
+ * -ENOMEM. */
 static int64_t widen(struct clrie_il_graph *g, const struct short_at *sh, size_t shorts,
-                     size_t count)
+                     const uint32_t *rank)
 {
-    struct short_branch *br;
-    uint32_t *rank;
-    size_t bytes = (shorts + 1) * sizeof(*br) + count * sizeof(*rank);
-    br = scratch(g, &g->layout_widen, bytes);
-    if (!br)
-        return -ENOMEM;
-    rank = (uint32_t *)(br + shorts + 1);
-    /* The short branches before each position, for the targets' ranks. */
-    size_t k = 0;
-    for (const struct clrie_il_instr *n = g->first; n; n = n->next) {
-        rank[n->index] = (uint32_t)k;
-        k += k < shorts && sh[k].at == n;
+    struct short_branch stack[STACK_SHORTS + 1];
+    struct short_branch *br = stack;
+    if (shorts > STACK_SHORTS) {
+        br = scratch(g, &g->layout_widen, (shorts + 1) * sizeof(*br));
+        if (!br)
+            return -ENOMEM;
     }
-    for (k = 0; k < shorts; k++)
-        br[k] = (struct short_branch){.at = sh[k].at->offset,
-                                      .target = sh[k].to->offset,
-                                      .target_rank = rank[sh[k].to->index]};
+    for (size_t k = 0; k < shorts; k++)
+        br[k] = (struct short_branch){
+            .at = sh[k].at_offset, .target = sh[k].to_offset, .target_rank = rank[sh[k].to_index]};
     uint32_t widened = widen_branches(br, shorts);
     /* Every node from the first widened branch on moves by 3 bytes per widened branch
      * before it. */
-    k = 0;
+    size_t k = 0;
     while (k < shorts && !br[k].wide)
         k++;
     if (k == shorts)
@@ -181,6 +185,13 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
         return -EINVAL;
     struct short_at stack[STACK_SHORTS];
     struct short_at *sh = stack;
+    uint32_t stack_rank[STACK_NODES];
+    uint32_t *rank = stack_rank; /* short branches before each position, for widening */
+    if (g->count > STACK_NODES) {
+        rank = scratch(g, &g->layout_rank, g->count * sizeof(*rank));
+        if (!rank)
+            return -ENOMEM;
+    }
     size_t i = 0, shorts = 0, cap = STACK_SHORTS;
     uint64_t total = 0;
     for (struct clrie_il_instr *n = g->first; n; n = n->next, i++) {
@@ -188,6 +199,7 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
         uint32_t sz = (uint32_t)(n->opcode >> 8) + (d & IL_DECODE_LEN);
         n->index = (uint32_t)i;
         n->offset = (uint32_t)total;
+        rank[i] = (uint32_t)shorts;
         if (__builtin_expect(d & IL_DECODE_TARGETS, 0)) {
             int r = check_targets(g, n, i, diag);
             if (r < 0)
@@ -212,7 +224,8 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
                         sh = grown;
                         cap = g->layout_shorts.bytes / sizeof(*sh);
                     }
-                    sh[shorts++] = (struct short_at){n, n->u.branch->target};
+                    sh[shorts++] = (struct short_at){
+                        .at = n, .to = n->u.branch->target, .at_offset = (uint32_t)total};
                 }
             }
         }
@@ -222,11 +235,15 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
         return il_diag(diag, -ERANGE, 0, "code is larger than 4 GiB");
     bool all_reach = true;
     for (size_t k = 0; k < shorts; k++) {
-        int64_t disp = (int64_t)sh[k].to->offset - ((int64_t)sh[k].at->offset + 2);
+        const struct clrie_il_instr *to = sh[k].to;
+        uint32_t to_offset = to->offset, to_index = to->index;
+        sh[k].to_offset = to_offset;
+        sh[k].to_index = to_index;
+        int64_t disp = (int64_t)to_offset - ((int64_t)sh[k].at_offset + 2);
         all_reach = all_reach && disp >= INT8_MIN && disp <= INT8_MAX;
     }
     if (!all_reach) {
-        int64_t added = widen(g, sh, shorts, i);
+        int64_t added = widen(g, sh, shorts, rank);
         if (added < 0)
             return (int)added;
         if (total + (uint64_t)added > UINT32_MAX - 16)
