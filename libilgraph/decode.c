@@ -562,7 +562,7 @@ static int finish_code(struct clrie_il_graph *g, const uint8_t *code, size_t len
             : decode_nodes(g, code, len, slots, base, false, false, &g->orig, &g->orig_count, diag);
     if (r < 0)
         return r;
-    g->cur = NULL; /* il_layout_current makes it when it is needed */
+    g->cur_valid = false; /* il_layout_current makes the node order when it is needed */
     g->layout_flags = CLRIE_IL_ENCODE_PRESERVE;
     g->stale = false;
     return 0;

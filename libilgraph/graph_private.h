@@ -81,22 +81,6 @@ struct clrie_il_instr {
 };
 _Static_assert(sizeof(struct clrie_il_instr) <= 64, "an instruction node fits a cache line");
 
-/* A short branch the layout's fixpoint may still widen: 16 bytes, as the rounds stream
- * through them. */
-struct il_short_branch {
-    uint32_t at;           /* its position in the layout */
-    uint32_t widened : 31; /* short branches before this one widened, as of the last round */
-    uint32_t wide : 1;     /* widened to the long form */
-    union {
-        const struct clrie_il_instr *to; /* its target, until every position is known */
-        struct {
-            uint32_t target;      /* the target's position */
-            uint32_t target_rank; /* short branches before the target */
-        };
-    };
-};
-_Static_assert(sizeof(struct il_short_branch) == 16, "short branches stream 4 to a cache line");
-
 struct clrie_il_clause {
     uint32_t flags;
     uint32_t class_token;
@@ -123,14 +107,19 @@ struct clrie_il_graph {
     size_t section_count;
     bool clauses_edited;
 
-    /* The current list in order as of the last layout, with the layout's scratch arrays
-     * (one piece of the arena, cur_cap entries each). NULL after decoding, until a layout
-     * or il_layout_current needs it: a decoded graph is laid out without it. */
+    /* The current list in order as of the last layout (arena, cur_cap entries). Layout
+     * itself needs no such array: il_layout_current fills it when a reader (the checkers,
+     * lookups by offset, the IL map) asks and cur_valid is false. */
     struct clrie_il_instr **cur;
-    struct il_short_branch *layout_branches;
-    uint32_t *layout_off;  /* offsets with every short branch short */
-    uint32_t *layout_rank; /* short branches before each position */
+    bool cur_valid;
     size_t cur_cap;
+    /* The layout's scratch memory when a method overflows what it keeps on the stack
+     * (arena; kept for the next layout, grown geometrically): the short branches the walk
+     * finds, the ranks of the positions, and widening's rounds. */
+    struct il_scratch {
+        void *p;
+        size_t bytes;
+    } layout_shorts, layout_rank, layout_widen;
     bool stale;
     unsigned layout_flags;
     uint32_t code_size; /* as of the last layout */

@@ -19,7 +19,8 @@ const struct clrie_il_opcode_info *clrie_il_instr_info(const struct clrie_il_ins
 uint32_t clrie_il_instr_offset(struct clrie_il_instr *n)
 {
     if (n->attached && n->graph->stale)
-        (void)il_layout_current(n->graph, NULL); /* on failure the old offsets stand */
+        /* Offsets only: no node order array. On failure the old offsets stand. */
+        (void)clrie_il_graph_layout(n->graph, n->graph->layout_flags, NULL);
     return n->offset;
 }
 

@@ -6,6 +6,7 @@
  * offsets. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "graph_private.h"
 
@@ -25,36 +26,68 @@ static int check_targets(struct clrie_il_graph *g, const struct clrie_il_instr *
     return 0;
 }
 
-/* Grows the layout arrays (node order, short branches, offsets, ranks) to hold n entries,
- * in one piece of the graph's arena: growth is geometric, so the pieces left behind add up
- * to less than the current one. */
+/* Grows the node order array to hold n entries, from the graph's arena: growth is
+ * geometric, so the pieces left behind add up to less than the current one. */
 static int reserve(struct clrie_il_graph *g, size_t n)
 {
     if (g->cur_cap >= n)
         return 0;
-    /* The first layout takes what it needs; later ones (after edits) leave room. */
+    /* The first one takes what it needs; later ones (after edits) leave room. */
     size_t cap = g->cur_cap ? n + n / 2 + 16 : n;
-    const size_t entry = sizeof(*g->cur) + sizeof(*g->layout_branches) + 2 * sizeof(uint32_t);
-    unsigned char *p = il_arena_take_array(&g->arena, cap, entry);
+    struct clrie_il_instr **p = il_arena_take_array(&g->arena, cap, sizeof(*p));
     if (!p)
         return -ENOMEM;
-    g->cur = (struct clrie_il_instr **)p;
-    g->layout_branches = (struct il_short_branch *)(p + cap * sizeof(*g->cur));
-    g->layout_off = (uint32_t *)(p + cap * (sizeof(*g->cur) + sizeof(*g->layout_branches)));
-    g->layout_rank = g->layout_off + cap;
+    g->cur = p;
     g->cur_cap = cap;
     return 0;
 }
 
+/* The branch form layout gives n: its long form when pinned, its decoded one under
+ * PRESERVE for an original node, else its short one. */
+static inline uint16_t branch_form(const struct clrie_il_instr *n, unsigned flags)
+{
+    if (n->keep_long)
+        return il_long_form(n->opcode);
+    if ((flags & CLRIE_IL_ENCODE_PRESERVE) && n->state == IL_ORIGINAL)
+        return n->orig_opcode;
+    return il_short_form(n->opcode);
+}
+
+/* A short branch, as the first walk finds it: its node and offset, and its target, whose
+ * offset and index the check after the walk puts in place of the pointer, so that
+ * widening reads no node. */
+struct short_at {
+    struct clrie_il_instr *at;
+    union {
+        const struct clrie_il_instr *to;
+        struct {
+            uint32_t to_offset, to_index;
+        };
+    };
+    uint32_t at_offset;
+};
+
+/* A short branch the fixpoint may widen: 16 bytes, as the rounds stream through them.
+ * Offsets are those with every short branch short, which are distinct (every instruction
+ * takes a byte or more). */
+struct short_branch {
+    uint32_t at;           /* its offset */
+    uint32_t widened : 31; /* short branches before this one widened, as of the last round */
+    uint32_t wide : 1;     /* widened to the long form */
+    uint32_t target;       /* its target's offset */
+    uint32_t target_rank;  /* short branches before the target */
+};
+_Static_assert(sizeof(struct short_branch) == 16, "short branches stream 4 to a cache line");
+
 /* The short branches that cannot reach are widened, repeatedly, until all that remain
  * short reach: widening only moves code apart, so this ends, at the least set of long
  * branches. Rounds look at the short branches only, not at every instruction: the offset
- * of position i is off[i] (every short branch short) plus 3 for each branch widened before
- * it. Within a round a backward target's count is this round's; a forward target's is the
- * last round's plus what this round has widened so far, a lower bound, so one round
- * catches most cascades and a last round confirms nothing moved. Returns the number of
- * branches widened. */
-static uint32_t widen_branches(struct il_short_branch *br, size_t shorts, const uint32_t *off)
+ * of an instruction is its offset with every short branch short plus 3 for each branch
+ * widened before it. Within a round a backward target's count is this round's; a forward
+ * target's is the last round's plus what this round has widened so far, a lower bound, so
+ * one round catches most cascades and a last round confirms nothing moved. br has room for
+ * shorts + 1 entries. Returns the number of branches widened. */
+static uint32_t widen_branches(struct short_branch *br, size_t shorts)
 {
     br[shorts].widened = 0; /* for targets after the last short branch */
     bool changed;
@@ -65,10 +98,9 @@ static uint32_t widen_branches(struct il_short_branch *br, size_t shorts, const 
             uint32_t before = br[k].widened, rank = br[k].target_rank;
             br[k].widened = w;
             if (!br[k].wide) {
-                uint32_t t = br[k].target, at = br[k].at;
                 uint32_t t_widened = rank <= k ? br[rank].widened : br[rank].widened + (w - before);
-                int64_t disp = ((int64_t)off[t] + 3 * (int64_t)t_widened) -
-                               ((int64_t)off[at] + 3 * (int64_t)w + 2);
+                int64_t disp = ((int64_t)br[k].target + 3 * (int64_t)t_widened) -
+                               ((int64_t)br[k].at + 3 * (int64_t)w + 2);
                 if (disp < INT8_MIN || disp > INT8_MAX) {
                     br[k].wide = 1;
                     changed = true;
@@ -83,73 +115,56 @@ static uint32_t widen_branches(struct il_short_branch *br, size_t shorts, const 
     return br[shorts].widened;
 }
 
-int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie_il_diag *diag)
+/* Short branches, and nodes whose ranks, a layout keeps on the stack; a method with more
+ * uses the graph's scratch. */
+#define STACK_SHORTS 128
+#define STACK_NODES 1024
+
+/* At least bytes of s, from g's arena when s is too small (its content is not kept); NULL on
+ * ENOMEM. Growth is geometric, so the pieces left behind add up to less than the current one. */
+static void *scratch(struct clrie_il_graph *g, struct il_scratch *s, size_t bytes)
 {
-    if (!g)
-        return -EINVAL;
-    int r = reserve(g, g->count + 1);
-    if (r < 0)
-        return r;
-    uint32_t *off = g->layout_off, *rank = g->layout_rank;
-    struct il_short_branch *br = g->layout_branches;
-    size_t i = 0, shorts = 0;
-    uint64_t total = 0;
-    for (struct clrie_il_instr *n = g->first; n; n = n->next, i++) {
-        uint8_t d = il_opcode_decode[n->opcode];
-        uint32_t sz;
-        if (d & IL_DECODE_TARGETS) {
-            r = check_targets(g, n, i, diag);
-            if (r < 0)
-                return r;
-        }
-        g->cur[i] = n;
-        n->index = (uint32_t)i;
-        rank[i] = (uint32_t)shorts;
-        if ((d & (IL_DECODE_TARGETS | IL_DECODE_SWITCH)) == IL_DECODE_TARGETS) { /* a branch */
-            if (n->keep_long)
-                n->opcode = il_long_form(n->opcode);
-            else if ((flags & CLRIE_IL_ENCODE_PRESERVE) && n->state == IL_ORIGINAL)
-                n->opcode = n->orig_opcode;
-            else
-                n->opcode = il_short_form(n->opcode);
-            if (il_is_short_branch(n->opcode))
-                br[shorts++] =
-                    (struct il_short_branch){.to = n->u.branch->target, .at = (uint32_t)i};
-            sz = il_instr_size(n);
-        } else {
-            sz = (uint32_t)(n->opcode >> 8) + (d & IL_DECODE_LEN); /* il_instr_size */
-            if (d & IL_DECODE_SWITCH)
-                sz += 4 * n->u.sw->count;
-        }
-        off[i] = (uint32_t)total;
-        n->offset = (uint32_t)total; /* final unless a short branch widens below */
-        total += sz;
-        if (total > UINT32_MAX - 16)
-            return il_diag(diag, -ERANGE, (uint32_t)i, "code is larger than 4 GiB");
+    if (s->bytes >= bytes)
+        return s->p;
+    size_t want = bytes > 2 * s->bytes ? bytes : 2 * s->bytes;
+    void *p = il_arena_take(&g->arena, want);
+    if (!p)
+        return NULL;
+    s->p = p;
+    s->bytes = want;
+    return p;
+}
+
+/* Widens what must widen among the shorts short branches sh (in layout order, some not
+ * reaching, their targets' offsets and indices in place), rank[i] the short branches before
+ * position i, then moves the code after each widened one. Returns the bytes added, or
+ * -ENOMEM. */
+static int64_t widen(struct clrie_il_graph *g, const struct short_at *sh, size_t shorts,
+                     const uint32_t *rank)
+{
+    struct short_branch stack[STACK_SHORTS + 1];
+    struct short_branch *br = stack;
+    if (shorts > STACK_SHORTS) {
+        br = scratch(g, &g->layout_widen, (shorts + 1) * sizeof(*br));
+        if (!br)
+            return -ENOMEM;
     }
-    if (shorts == 0)
-        goto finish; /* nothing can widen: the offsets above are final */
-    /* Every index is set now: the short branches' targets, and whether they all reach. */
-    bool all_reach = true;
-    for (size_t k = 0; k < shorts; k++) {
-        uint32_t at = br[k].at, t = br[k].to->index;
-        br[k].target = t; /* in place of `to` */
-        br[k].target_rank = rank[t];
-        int64_t disp = (int64_t)off[t] - ((int64_t)off[at] + 2);
-        all_reach = all_reach && disp >= INT8_MIN && disp <= INT8_MAX;
-    }
-    if (all_reach)
-        goto finish; /* every short branch reaches at the unwidened offsets */
-    uint32_t widened = widen_branches(br, shorts, off);
-    if (total + 3 * (uint64_t)widened > UINT32_MAX - 16)
-        return il_diag(diag, -ERANGE, 0, "code is larger than 4 GiB");
-    total += 3 * (uint64_t)widened;
-    uint32_t shift = 0;
+    for (size_t k = 0; k < shorts; k++)
+        br[k] = (struct short_branch){
+            .at = sh[k].at_offset, .target = sh[k].to_offset, .target_rank = rank[sh[k].to_index]};
+    uint32_t widened = widen_branches(br, shorts);
+    /* Every node from the first widened branch on moves by 3 bytes per widened branch
+     * before it. */
     size_t k = 0;
-    for (i = 0; i < g->count; i++) {
-        struct clrie_il_instr *n = g->cur[i];
-        n->offset = off[i] + shift;
-        if (k < shorts && br[k].at == i) {
+    while (k < shorts && !br[k].wide)
+        k++;
+    if (k == shorts)
+        return 0;
+    uint32_t shift = 0;
+    for (struct clrie_il_instr *n = sh[k].at; n; n = n->next) {
+        uint32_t unshifted = n->offset;
+        n->offset = unshifted + shift;
+        if (k < shorts && br[k].at == unshifted) {
             if (br[k].wide) {
                 n->opcode = il_long_form(n->opcode);
                 shift += 3;
@@ -157,7 +172,85 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
             k++;
         }
     }
-finish:
+    return 3 * (int64_t)widened;
+}
+
+/* One walk gives every node its index, its form and its offset with every short branch
+ * short; then only the short branches are looked at. If each reaches (most methods), the
+ * offsets are final; otherwise the fixpoint runs over the short branches alone and a last
+ * walk moves the code after the first widened one. */
+int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie_il_diag *diag)
+{
+    if (!g)
+        return -EINVAL;
+    struct short_at stack[STACK_SHORTS];
+    struct short_at *sh = stack;
+    uint32_t stack_rank[STACK_NODES];
+    uint32_t *rank = stack_rank; /* short branches before each position, for widening */
+    if (g->count > STACK_NODES) {
+        rank = scratch(g, &g->layout_rank, g->count * sizeof(*rank));
+        if (!rank)
+            return -ENOMEM;
+    }
+    size_t i = 0, shorts = 0, cap = STACK_SHORTS;
+    uint64_t total = 0;
+    for (struct clrie_il_instr *n = g->first; n; n = n->next, i++) {
+        uint8_t d = il_opcode_decode[n->opcode];
+        uint32_t sz = (uint32_t)(n->opcode >> 8) + (d & IL_DECODE_LEN);
+        n->index = (uint32_t)i;
+        n->offset = (uint32_t)total;
+        rank[i] = (uint32_t)shorts;
+        if (__builtin_expect(d & IL_DECODE_TARGETS, 0)) {
+            int r = check_targets(g, n, i, diag);
+            if (r < 0)
+                return r;
+            if (d & IL_DECODE_SWITCH) {
+                sz += 4 * n->u.sw->count;
+            } else {
+                uint16_t op = branch_form(n, flags);
+                n->opcode = op;
+                sz = il_is_short_branch(op) ? 2 : 5; /* every branch opcode is one byte */
+                if (sz == 2) {
+                    if (shorts == cap) {
+                        /* The graph's scratch is sh itself after the first growth: its
+                         * content moves to the new piece. */
+                        struct short_at *old = sh;
+                        struct short_at *grown =
+                            scratch(g, &g->layout_shorts, 2 * cap * sizeof(*grown));
+                        if (!grown)
+                            return -ENOMEM;
+                        if (grown != old)
+                            memcpy(grown, old, shorts * sizeof(*sh));
+                        sh = grown;
+                        cap = g->layout_shorts.bytes / sizeof(*sh);
+                    }
+                    sh[shorts++] = (struct short_at){
+                        .at = n, .to = n->u.branch->target, .at_offset = (uint32_t)total};
+                }
+            }
+        }
+        total += sz; /* below 2^32 nodes of below 2^35 bytes each: no overflow */
+    }
+    if (total > UINT32_MAX - 16)
+        return il_diag(diag, -ERANGE, 0, "code is larger than 4 GiB");
+    bool all_reach = true;
+    for (size_t k = 0; k < shorts; k++) {
+        const struct clrie_il_instr *to = sh[k].to;
+        uint32_t to_offset = to->offset, to_index = to->index;
+        sh[k].to_offset = to_offset;
+        sh[k].to_index = to_index;
+        int64_t disp = (int64_t)to_offset - ((int64_t)sh[k].at_offset + 2);
+        all_reach = all_reach && disp >= INT8_MIN && disp <= INT8_MAX;
+    }
+    if (!all_reach) {
+        int64_t added = widen(g, sh, shorts, rank);
+        if (added < 0)
+            return (int)added;
+        if (total + (uint64_t)added > UINT32_MAX - 16)
+            return il_diag(diag, -ERANGE, 0, "code is larger than 4 GiB");
+        total += (uint64_t)added;
+    }
+    g->cur_valid = false;
     g->code_size = (uint32_t)total;
     g->layout_flags = flags;
     g->stale = false;
@@ -166,9 +259,23 @@ finish:
 
 int il_layout_current(struct clrie_il_graph *g, struct clrie_il_diag *diag)
 {
-    /* A decoded graph is laid out but has no node order array yet: the layout it was left
-     * with, made again, gives the same offsets and forms. */
-    return g->stale || !g->cur ? clrie_il_graph_layout(g, g->layout_flags, diag) : 0;
+    if (g->stale) {
+        int r = clrie_il_graph_layout(g, g->layout_flags, diag);
+        if (r < 0)
+            return r;
+    }
+    if (g->cur_valid)
+        return 0;
+    /* The node order array, filled in list order, which is the order the layout's walk
+     * gave the nodes' indices (decoding gives them in decoded order, the list's). */
+    int r = reserve(g, g->count + 1);
+    if (r < 0)
+        return r;
+    size_t i = 0;
+    for (struct clrie_il_instr *n = g->first; n; n = n->next)
+        g->cur[i++] = n;
+    g->cur_valid = true;
+    return 0;
 }
 
 /* ---- Queries on the current layout ---- */

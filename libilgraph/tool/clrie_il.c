@@ -2,7 +2,7 @@
  *
  *     clrie-il dis ASSEMBLY [--method NAME|TOKEN] [--canonical]
  *     clrie-il check [--strict] ASSEMBLY...
- *     clrie-il bench [--repeat N] ASSEMBLY...
+ *     clrie-il bench [--repeat N] [--only STEP] ASSEMBLY...
  *
  * Exit status: 0 ok, 1 failures found or bad input, 2 usage. */
 #include <stdio.h>
@@ -13,7 +13,7 @@
 static const char usage[] =
     "usage: clrie-il dis ASSEMBLY [--method NAME|TOKEN] [--canonical]\n"
     "       clrie-il check [--strict] ASSEMBLY...\n"
-    "       clrie-il bench [--repeat N] ASSEMBLY...\n"
+    "       clrie-il bench [--repeat N] [--only STEP] ASSEMBLY...\n"
     "\n"
     "  dis    disassemble method bodies: offsets, operands, EH clauses, max stack;\n"
     "         --canonical prints test/ildump's canonical format (diffable with ildump),\n"
@@ -24,7 +24,9 @@ static const char usage[] =
     "         round-trip failures or transformed bodies that do not verify\n"
     "         (--strict: also original-verify failures and too small declared max stack)\n"
     "  bench  decode, encode and transform throughput over every method body\n"
-    "         (methods/s, MB/s of IL, median and worst per-method time; --repeat N passes)\n"
+    "         (methods/s, MB/s of IL, each step against the bare opcode walk, median and\n"
+    "         worst per-method time; --repeat N passes; --only walk|decode|preserve|\n"
+    "         shortest|transform: that step alone, for a profiler, with a hash of its output)\n"
     "\n"
     "exit status: 0 ok, 1 failures found or bad input, 2 usage\n";
 

@@ -99,6 +99,19 @@ HRESULT clrie_pm_module_il_map(IModuleInfo *module, mdMethodDef token, ULONG32 c
  * back): fills up to cap pairs and returns how many there are. */
 size_t clrie_pm_domains_transformed_methods(struct clrie_pm_domains *domains, ModuleID *modules,
                                             mdMethodDef *tokens, size_t cap);
+/* What the modules keep for their methods (module_methods.c), in bytes of heap: the
+ * per-method records, the IL maps recorded for IMethodJitInfo, the inline sites, and the
+ * tables that find the records. For the engine's memory figures (logged at shutdown). */
+struct clrie_pm_methods_memory {
+    size_t methods;      /* records: methods the engine prepared IL for */
+    size_t transformed;  /* of them, those whose last instrumentation changed them */
+    size_t record_bytes; /* the records themselves */
+    size_t map_entries, map_bytes;
+    size_t caller_bytes;
+    size_t table_bytes; /* the modules' method tables (slots) */
+};
+void clrie_pm_domains_methods_memory(struct clrie_pm_domains *domains,
+                                     struct clrie_pm_methods_memory *out);
 /* An inline site the JIT accepted: `token` of this module was inlined into caller. */
 HRESULT clrie_pm_module_add_inline_site(IModuleInfo *module, mdMethodDef token,
                                         ModuleID caller_module, mdMethodDef caller);

@@ -1,6 +1,6 @@
 /* What a module remembers about its methods for the JIT pipeline: the original IL (every ReJIT
- * starts from it), the ReJIT count, the outcome and IL map of the last instrumentation (for
- * IMethodJitInfo), and the inline sites the JIT accepted (IModuleInfo::RequestRejit also
+ * starts from it), the ReJIT count, the outcome and IL map (packed) of the last instrumentation
+ * (for IMethodJitInfo), and the inline sites the JIT accepted (IModuleInfo::RequestRejit also
  * rejits the callers a method was inlined into, so they pick up its new code).
  *
  * Records are created on first need and freed with the module. methods_lock is held only
@@ -15,17 +15,94 @@ struct inline_caller {
     mdMethodDef token;
 };
 
+/* One per method the engine prepared IL for, so its fields are ordered to pack: 56 bytes. */
 struct clrie_pm_method_record {
     LPCBYTE original_il; /* NULL until the runtime was asked */
+    uint8_t *map;        /* the IL map, packed (pack_map); NULL when empty */
+    struct inline_caller *callers;
     ULONG original_size;
     DWORD rejit_count;
-    bool transformed;
-    COR_IL_MAP *map;
     ULONG map_count;
-    struct inline_caller *callers;
-    size_t caller_count, caller_capacity;
+    uint32_t map_bytes;
+    uint32_t caller_count, caller_capacity;
     unsigned reverted; /* CLRIE_PM_REJIT_* parties out of the method's ReJITs */
+    bool transformed;
 };
+_Static_assert(sizeof(struct clrie_pm_method_record) <= 56, "a method record packs");
+
+/* ---- IL maps, packed ----
+ *
+ * A recorded map stays until the method is compiled again, for every instrumented method, so
+ * it is kept packed: each entry as the change of its old offset from the entry before, zigzag
+ * encoded, shifted left once with fAccurate in the low bit, then the change of its new offset,
+ * zigzag encoded, each as a LEB128 varint. Instructions are a few bytes long, so an entry of a
+ * real map takes about two bytes instead of a COR_IL_MAP's twelve. */
+
+static uint64_t zigzag(uint32_t now, uint32_t before)
+{
+    int64_t d = (int64_t)now - (int64_t)before;
+    return d < 0 ? ((uint64_t)(-(d + 1)) << 1) | 1u : (uint64_t)d << 1;
+}
+
+static uint32_t unzigzag(uint64_t z, uint32_t before)
+{
+    int64_t d = z & 1u ? -(int64_t)(z >> 1) - 1 : (int64_t)(z >> 1);
+    return (uint32_t)((int64_t)before + d);
+}
+
+/* Bytes of v as a varint; writes them at p unless p is NULL. */
+static size_t put_varint(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    do {
+        uint8_t byte = (uint8_t)(v & 0x7Fu);
+        v >>= 7;
+        if (p)
+            p[n] = byte | (v ? 0x80u : 0u);
+        n++;
+    } while (v);
+    return n;
+}
+
+static uint64_t get_varint(const uint8_t **p)
+{
+    uint64_t v = 0;
+    unsigned shift = 0;
+    uint8_t byte;
+    do {
+        byte = *(*p)++;
+        v |= (uint64_t)(byte & 0x7Fu) << shift;
+        shift += 7;
+    } while (byte & 0x80u);
+    return v;
+}
+
+/* Packs map (count entries) into out (NULL: only counts); returns the bytes it takes. */
+static size_t pack_map(uint8_t *out, const COR_IL_MAP *map, ULONG count)
+{
+    size_t n = 0;
+    uint32_t old = 0, now = 0;
+    for (ULONG i = 0; i < count; i++) {
+        n += put_varint(out ? out + n : NULL,
+                        zigzag(map[i].oldOffset, old) << 1 | (map[i].fAccurate ? 1u : 0u));
+        n += put_varint(out ? out + n : NULL, zigzag(map[i].newOffset, now));
+        old = map[i].oldOffset;
+        now = map[i].newOffset;
+    }
+    return n;
+}
+
+/* The first count entries of a packed map. */
+static void unpack_map(const uint8_t *p, COR_IL_MAP *map, ULONG count)
+{
+    uint32_t old = 0, now = 0;
+    for (ULONG i = 0; i < count; i++) {
+        uint64_t a = get_varint(&p);
+        old = unzigzag(a >> 1, old);
+        now = unzigzag(get_varint(&p), now);
+        map[i] = (COR_IL_MAP){old, now, (a & 1u) ? TRUE : FALSE};
+    }
+}
 
 /* Longest chain of callers RequestRejit follows (A inlined into B inlined into C ...), and the
  * most methods one request names. */
@@ -126,20 +203,24 @@ HRESULT clrie_pm_module_record_il_map(IModuleInfo *module, mdMethodDef token, bo
                                       const COR_IL_MAP *map, ULONG count)
 {
     struct clrie_pm_module *m = module_of(module);
-    COR_IL_MAP *copy = NULL;
+    uint8_t *copy = NULL;
+    size_t bytes = count ? pack_map(NULL, map, count) : 0;
+    if (bytes > UINT32_MAX)
+        return E_OUTOFMEMORY;
     if (count) {
-        copy = malloc(sizeof(*copy) * count);
+        copy = malloc(bytes);
         if (!copy)
             return E_OUTOFMEMORY;
-        memcpy(copy, map, sizeof(*copy) * count);
+        pack_map(copy, map, count);
     }
     pthread_mutex_lock(&m->methods_lock);
     struct clrie_pm_method_record *r = record_locked(m, token);
-    COR_IL_MAP *old = NULL;
+    uint8_t *old = NULL;
     if (r) {
         old = r->map;
         r->map = copy;
         r->map_count = count;
+        r->map_bytes = (uint32_t)bytes;
         r->transformed = transformed;
         copy = NULL;
     }
@@ -162,7 +243,7 @@ HRESULT clrie_pm_module_il_map(IModuleInfo *module, mdMethodDef token, ULONG32 c
         *needed = r->map_count;
         *transformed = r->transformed;
         if (map)
-            memcpy(map, r->map, sizeof(*map) * (r->map_count < cap ? r->map_count : cap));
+            unpack_map(r->map, map, r->map_count < cap ? r->map_count : cap);
         hr = S_OK;
     }
     pthread_mutex_unlock(&m->methods_lock);
@@ -184,7 +265,11 @@ HRESULT clrie_pm_module_add_inline_site(IModuleInfo *module, mdMethodDef token,
         if (r->callers[i].module == caller_module && r->callers[i].token == caller)
             goto out;
     if (r->caller_count == r->caller_capacity) {
-        size_t capacity = r->caller_capacity ? r->caller_capacity * 2 : 4;
+        if (r->caller_capacity > UINT32_MAX / 2) {
+            hr = E_OUTOFMEMORY;
+            goto out;
+        }
+        uint32_t capacity = r->caller_capacity ? r->caller_capacity * 2 : 4;
         struct inline_caller *grown = realloc(r->callers, capacity * sizeof(*grown));
         if (!grown) {
             hr = E_OUTOFMEMORY;
@@ -334,4 +419,43 @@ size_t clrie_pm_domains_transformed_methods(struct clrie_pm_domains *domains, Mo
     }
     free(list);
     return n;
+}
+
+void clrie_pm_domains_methods_memory(struct clrie_pm_domains *domains,
+                                     struct clrie_pm_methods_memory *out)
+{
+    *out = (struct clrie_pm_methods_memory){0};
+    /* The modules first (held), then each one's records: the two locks are never nested. */
+    pthread_mutex_lock(&domains->lock);
+    size_t count = 0, held = 0;
+    for (size_t i = 0; i < domains->module_map.capacity; i++)
+        count += domains->module_map.slots[i].id && domains->module_map.slots[i].value;
+    struct clrie_pm_module **list = calloc(count ? count : 1, sizeof(*list));
+    for (size_t i = 0; list && i < domains->module_map.capacity; i++) {
+        struct clrie_pm_module *m = domains->module_map.slots[i].value;
+        if (domains->module_map.slots[i].id && m) {
+            clrie_plugin_com_add_ref(&m->com);
+            list[held++] = m;
+        }
+    }
+    pthread_mutex_unlock(&domains->lock);
+    for (size_t i = 0; i < held; i++) {
+        struct clrie_pm_module *m = list[i];
+        pthread_mutex_lock(&m->methods_lock);
+        out->table_bytes += m->methods.capacity * sizeof(m->methods.slots[0]);
+        for (size_t k = 0; k < m->methods.capacity; k++) {
+            const struct clrie_pm_method_record *r = m->methods.slots[k].value;
+            if (!m->methods.slots[k].id || !r)
+                continue;
+            out->methods++;
+            out->transformed += r->transformed;
+            out->record_bytes += sizeof(*r);
+            out->map_entries += r->map_count;
+            out->map_bytes += r->map_bytes;
+            out->caller_bytes += r->caller_capacity * sizeof(r->callers[0]);
+        }
+        pthread_mutex_unlock(&m->methods_lock);
+        CLRIE_PM_RELEASE(m);
+    }
+    free(list);
 }

@@ -166,11 +166,28 @@ static HRESULT on_LoadAsNotificationOnly(ICorProfilerCallback11 *This, BOOL *pbN
     return S_OK;
 }
 
+/* At Messages: what the engine keeps for the methods it prepared, for the memory figures of
+ * test/bench-engine (docs/benchmarks.md). */
+static void log_methods_memory(struct manager *m)
+{
+    if (!clrie_pm_log_enabled(m->log, CLRIE_PM_LOG_MESSAGES) || !m->domains)
+        return;
+    struct clrie_pm_methods_memory k;
+    clrie_pm_domains_methods_memory(m->domains, &k);
+    size_t total = k.record_bytes + k.map_bytes + k.caller_bytes + k.table_bytes;
+    CLRIE_PM_LOG_MESSAGE(m->log,
+                         "memory kept for methods: %zu methods (%zu transformed), %zu bytes: "
+                         "records %zu, IL maps %zu (%zu entries), inline sites %zu, tables %zu",
+                         k.methods, k.transformed, total, k.record_bytes, k.map_bytes,
+                         k.map_entries, k.caller_bytes, k.table_bytes);
+}
+
 /* After Shutdown no plugin is called again, and the plugins are released as soon as no
  * other thread is inside one (the runtime never releases the engine). */
 static HRESULT on_Shutdown(ICorProfilerCallback11 *This)
 {
     struct manager *m = manager_of(This);
+    log_methods_memory(m);
     struct plugin_list *list = clrie_pm__manager_plugins_enter(m);
     for (size_t i = 0; i < list->count; i++)
         CLRIE_PM__IN_PLUGIN(list->items[i], "OnShutdown",

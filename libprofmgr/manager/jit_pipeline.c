@@ -262,7 +262,9 @@ static HRESULT encode(struct manager *m, struct method_info *mi, struct encoded 
         }
         clrie_il_graph_set_fat_header(g, flags, (uint16_t)max_stack, locals);
     }
-    if (clrie_il_graph_encode(g, CLRIE_IL_ENCODE_PRESERVE, &out->body, &out->len, &diag) != 0) {
+    /* The shortest encoding: every branch in its shortest form that reaches (branches a
+     * plugin expanded stay long). */
+    if (clrie_il_graph_encode(g, 0, &out->body, &out->len, &diag) != 0) {
         CLRIE_PM_LOG_ERROR(m->log, "%s: cannot encode the instrumented IL at IL_%04X: %s", name,
                            (unsigned)diag.offset, diag.message);
         return E_FAIL;

@@ -1280,6 +1280,66 @@ static void threads_load_look_up_unload_and_enumerate_together(void **state)
     /* teardown frees the collection and checks every metadata object was released */
 }
 
+/* What IMethodJitInfo reads back is what the pipeline recorded, entry for entry, whatever the
+ * offsets (out of order, at the ends of their range) and fAccurate; and a map of small steps,
+ * as real ones are, is kept in a few bytes an entry, not a COR_IL_MAP each. */
+static void recorded_il_maps_come_back_exactly(void **state)
+{
+    struct fixture *f = *state;
+    IModuleInfo *m = attach(f, MOD_CORE, 0);
+    const mdMethodDef token = 0x06000010;
+    static const COR_IL_MAP odd[] = {
+        {0, 0, TRUE},          {5, 12, TRUE},         {3, 1, FALSE},
+        {UINT32_MAX, 7, TRUE}, {0, UINT32_MAX, TRUE}, {UINT32_MAX, UINT32_MAX, FALSE},
+    };
+    const ULONG32 n_odd = sizeof(odd) / sizeof(odd[0]);
+    assert_int_equal(clrie_pm_module_record_il_map(m, token, true, odd, n_odd), S_OK);
+    COR_IL_MAP back[8];
+    ULONG32 needed = 0;
+    BOOL transformed = FALSE;
+    assert_int_equal(clrie_pm_module_il_map(m, token, 8, back, &needed, &transformed), S_OK);
+    assert_int_equal(needed, n_odd);
+    assert_true(transformed);
+    for (ULONG32 i = 0; i < n_odd; i++) {
+        assert_int_equal(back[i].oldOffset, odd[i].oldOffset);
+        assert_int_equal(back[i].newOffset, odd[i].newOffset);
+        assert_int_equal(!!back[i].fAccurate, !!odd[i].fAccurate);
+    }
+    /* A smaller buffer gets the first entries. */
+    memset(back, 0xCC, sizeof(back));
+    assert_int_equal(clrie_pm_module_il_map(m, token, 2, back, &needed, &transformed), S_OK);
+    assert_int_equal(needed, n_odd);
+    assert_int_equal(back[1].oldOffset, 5);
+    assert_int_equal(back[1].newOffset, 12);
+    assert_int_equal(back[2].oldOffset, 0xCCCCCCCCu);
+
+    /* 1,000 instructions of 1 to 5 bytes, each moved by the code inserted before it. */
+    enum { N = 1000 };
+    COR_IL_MAP *big = calloc(N, sizeof(*big)), *got = calloc(N, sizeof(*got));
+    assert_true(big && got);
+    uint32_t old = 0, now = 0;
+    for (ULONG32 i = 0; i < N; i++) {
+        big[i] = (COR_IL_MAP){old, now, TRUE};
+        old += 1 + i % 5;
+        now += 1 + i % 5 + (i % 3 == 0 ? 6 : 0);
+    }
+    assert_int_equal(clrie_pm_module_record_il_map(m, token, true, big, N), S_OK);
+    assert_int_equal(clrie_pm_module_il_map(m, token, N, got, &needed, &transformed), S_OK);
+    assert_int_equal(needed, N);
+    assert_memory_equal(got, big, N * sizeof(*big));
+    struct clrie_pm_methods_memory kept;
+    clrie_pm_domains_methods_memory(f->domains, &kept);
+    assert_int_equal(kept.map_entries, N);
+    assert_true(kept.map_bytes <= 3 * N);
+
+    /* A method instrumented again without a change keeps no map. */
+    assert_int_equal(clrie_pm_module_record_il_map(m, token, false, NULL, 0), S_OK);
+    assert_int_equal(clrie_pm_module_il_map(m, token, N, got, &needed, &transformed), S_FALSE);
+    free(big);
+    free(got);
+    m->lpVtbl->Release(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1312,6 +1372,7 @@ int main(void)
         T(appdomain_ids_report_a_small_buffer),
         T(data_containers_take_concurrent_use),
         T(threads_load_look_up_unload_and_enumerate_together),
+        T(recorded_il_maps_come_back_exactly),
 #undef T
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
