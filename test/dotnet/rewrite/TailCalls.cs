@@ -1,6 +1,6 @@
 // Runs the methods of tailcalls.dll (written by ../tailgen with `tail.` prefixes, a fault
-// clause, a short branch at the edge of its range and a `jmp`). SumTo recurses five million times:
-// without its `tail.` prefix that overflows the stack and the process dies.
+// clause, a short branch at the edge of its range and a `jmp`). SumTo recurses five million
+// times: without its `tail.` prefix that overflows the stack and the process dies.
 using System;
 using System.Reflection;
 using System.Runtime.CompilerServices;
