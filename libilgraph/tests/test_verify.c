@@ -208,6 +208,29 @@ static void branches_into_and_out_of_blocks_are_reported(void **state)
     clrie_il_graph_free(g);
 }
 
+/* jmp (ECMA-335 III.3.37) hands the arguments on: code may come before it, but it needs an
+ * empty stack and no enclosing block. */
+static void jmp_needs_an_empty_stack_and_no_block(void **state)
+{
+    /* nop; jmp 0x06000001 -- what a rewriter that adds a probe before a jmp produces. */
+    struct clrie_il_graph *g = decode_code(BYTES(0x00, 0x27, 0x01, 0x00, 0x00, 0x06));
+    verify_clean(g, &returns_value);
+    clrie_il_graph_free(g);
+
+    /* ldc.i4.0; jmp 0x06000001 */
+    g = decode_code(BYTES(0x16, 0x27, 0x01, 0x00, 0x00, 0x06));
+    struct reports rep = verify_dirty(g, &returns_value);
+    expect_report(&rep, 1, "jmp needs an empty stack, it has 1 items");
+    clrie_il_graph_free(g);
+
+    /* [try: nop; jmp 0x06000001] [finally: endfinally] */
+    g = decode_code(BYTES(0x00, 0x27, 0x01, 0x00, 0x00, 0x06, 0xDC));
+    add_clause(g, CLRIE_IL_EH_FINALLY, 0, 1, 2, 2, NULL);
+    rep = verify_dirty(g, &returns_value);
+    expect_report(&rep, 1, "jmp at IL offset 1 is inside the try block of clause 0");
+    clrie_il_graph_free(g);
+}
+
 static void targets_outside_the_method_are_reported(void **state)
 {
     /* br.s L; nop; L: ret -- then aim the branch at a removed node. */
@@ -256,6 +279,7 @@ int main(void)
         cmocka_unit_test(calls_need_a_resolver_that_knows_them),
         cmocka_unit_test(falling_off_the_end_and_misplaced_handler_ends),
         cmocka_unit_test(branches_into_and_out_of_blocks_are_reported),
+        cmocka_unit_test(jmp_needs_an_empty_stack_and_no_block),
         cmocka_unit_test(targets_outside_the_method_are_reported),
         cmocka_unit_test(clause_overlap_and_order_are_reported),
     };

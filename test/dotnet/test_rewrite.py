@@ -42,20 +42,22 @@ dotnet, checks = dotnet_apps.start(args, ("engine", "stress"), folders=("apps_ou
 NO_R2R = {"DOTNET_ReadyToRun": "0"}
 
 # What a run of each app without a profiler must show, or comparing with it proves little:
-# its exit code, and lines saying that every part ran (the tail calls included).
+# its exit code, and lines saying that every part ran (the tail calls and the jmp included).
 BASELINE = {
     "rewrite": (37, ["SumTo(5000000) = 12500002500000", "Fault(1): System.ArgumentException",
-                     "ShortJump = 66, -5", "stack trace lines = Level3:"],
+                     "ShortJump = 66, -5", "Jump(4, 2) = 502, Jump(4, -1) = -1",
+                     "stack trace lines = Level3:"],
                 ["stderr: all sections ran"], ["failed:", "skipped"]),
     "ilshapes": (42, ["async = "], ["stderr: done"], []),
 }
 # Methods the engine must log as instrumented at first JIT (modes plain and nops; through
 # ReJIT a method is rewritten only if it runs again after its rejit): IL that C# does not
-# produce (tail. calls, a fault clause, a br.s at the edge of its range) and the largest
+# produce (tail. calls, a fault clause, a br.s at the edge of its range, a jmp) and the largest
 # bodies.
 MUST_BE_REWRITTEN = {
     "rewrite": ["TailCalls.SumTo", "TailCalls.IsEven", "TailCalls.Few", "TailCalls.Many",
                 "Counter.Step", "TailCalls.ThrowAfter", "TailCalls.Fault", "TailCalls.ShortJump",
+                "TailCalls.Jump",
                 "Large.BigSwitch", "Large.NearTheLimit", "Large.LongLoopInTry",
                 "Exceptions.Nested", "Values.Cursors", "Flow.TypedRef"],
 }

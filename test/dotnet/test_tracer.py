@@ -27,8 +27,9 @@ tracer factory of test/dotnet/recorder:
                 framework's System.Net.Http.HttpClient.SendAsync traced: one enter (with the
                 request) and one finish (with the task) per request, the app unchanged
   tail          test/dotnet/rewrite with tailcalls.dll (tailgen): methods with `tail.` calls
-                are named by points but left alone with a line; the app unchanged (a wrapper
-                that broke the tail calls would overflow the stack)
+                and one with a `jmp` are named by points but left alone with a line; the app
+                unchanged (a wrapper that broke the tail calls would overflow the stack), the
+                jmp method's result among its output
   spans         examples/activity-tracer on test/dotnet/spans: one Activity per traced call,
                 nested as the calls are, status Error where an exception left the method; the
                 app's stdout and exit code unchanged
@@ -352,6 +353,7 @@ TAIL_POINTS = """<Tracing>
   <Tracer factory="Recorder.Factory" library="recorder/Recorder.dll">
     <Method assembly="tailcalls" type="TailCalls" name="SumTo"/>
     <Method assembly="tailcalls" type="TailCalls" name="IsEven"/>
+    <Method assembly="tailcalls" type="TailCalls" name="Jump"/>
   </Tracer>
 </Tracing>
 """
@@ -378,6 +380,11 @@ def scenario_tail():
         for method in ("TailCalls.SumTo", "TailCalls.IsEven"):
             checks.expect_in("%s: not traced: it has a tail call" % method, result.stderr,
                              "tail: %s is left alone, with a line" % method, result)
+        checks.expect_in("TailCalls.Jump: not traced: it has a jmp", result.stderr,
+                         "tail: the jmp method is left alone, with a line", result)
+        # Its original code ran: the argument it changed before the jmp reached the target.
+        checks.expect_in("Jump(4, 2) = 502, Jump(4, -1) = -1", result.stdout,
+                         "tail: the jmp method's results", result)
         checks.expect(dotnet_apps.read_lines(sb.output) == [],
                       "tail: no events", seen=dotnet_apps.read_lines(sb.output))
     finally:

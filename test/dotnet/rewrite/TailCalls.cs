@@ -1,6 +1,6 @@
 // Runs the methods of tailcalls.dll (written by ../tailgen with `tail.` prefixes, a fault
-// clause and a short branch at the edge of its range). SumTo recurses five million times:
-// without its `tail.` prefix that overflows the stack and the process dies.
+// clause, a short branch at the edge of its range and a `jmp`). SumTo recurses five million
+// times: without its `tail.` prefix that overflows the stack and the process dies.
 using System;
 using System.Reflection;
 using System.Runtime.CompilerServices;
@@ -52,5 +52,7 @@ static class TailCalls
         }
         var shortJump = Get<Func<int, int>>("ShortJump");
         Console.WriteLine($"ShortJump = {shortJump(5)}, {shortJump(-5)}");
+        var jump = Get<Func<int, int, int>>("Jump");
+        Console.WriteLine($"Jump(4, 2) = {jump(4, 2)}, Jump(4, -1) = {jump(4, -1)}");
     }
 }

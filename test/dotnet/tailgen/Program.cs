@@ -4,7 +4,10 @@
 //     `tail. callvirt`, all deep enough (SumTo: millions of frames) that the process dies of
 //     a stack overflow if a rewriter drops the prefix or separates the call from its `ret`;
 //   - a `fault` clause (C# has none);
-//   - a `br.s` over 122 bytes, which a rewriter must widen as soon as it adds anything inside.
+//   - a `br.s` over 122 bytes, which a rewriter must widen as soon as it adds anything inside;
+//   - a `jmp` (C# has none), after the method has changed one of its arguments: the target
+//     gets the arguments as they are at the jmp, so a rewriter that moved them, left a value
+//     on the stack or put the jmp in a try block changes the result or has the body rejected.
 // Usage: dotnet tailgen.dll OUTPUT.dll
 using System;
 using System.Reflection;
@@ -239,6 +242,37 @@ static class Program
             }
             il.MarkLabel(skip);
             il.Emit(OpCodes.Ret);
+        }
+
+        // static int JumpTarget(int a, int b) => a * 100 + b;
+        // static int Jump(int a, int b) { if (b < 0) return -1; a += 1; jmp JumpTarget; }
+        MethodBuilder jumpTarget = type.DefineMethod("JumpTarget", Static, typeof(int),
+                                                     new[] { typeof(int), typeof(int) });
+        {
+            ILGenerator il = jumpTarget.GetILGenerator();
+            il.Emit(OpCodes.Ldarg_0);
+            il.Emit(OpCodes.Ldc_I4_S, (sbyte)100);
+            il.Emit(OpCodes.Mul);
+            il.Emit(OpCodes.Ldarg_1);
+            il.Emit(OpCodes.Add);
+            il.Emit(OpCodes.Ret);
+        }
+        MethodBuilder jump = type.DefineMethod("Jump", Static, typeof(int),
+                                               new[] { typeof(int), typeof(int) });
+        {
+            ILGenerator il = jump.GetILGenerator();
+            Label go = il.DefineLabel();
+            il.Emit(OpCodes.Ldarg_1);
+            il.Emit(OpCodes.Ldc_I4_0);
+            il.Emit(OpCodes.Bge_S, go);
+            il.Emit(OpCodes.Ldc_I4_M1);
+            il.Emit(OpCodes.Ret);
+            il.MarkLabel(go);
+            il.Emit(OpCodes.Ldarg_0);
+            il.Emit(OpCodes.Ldc_I4_1);
+            il.Emit(OpCodes.Add);
+            il.Emit(OpCodes.Starg_S, (byte)0);
+            il.Emit(OpCodes.Jmp, jumpTarget);
         }
 
         type.CreateType();
