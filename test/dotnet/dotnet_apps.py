@@ -131,13 +131,15 @@ def announce_runtime(dotnet, out):
             return
 
 
-def build_app(dotnet, name, out_root):
+def build_app(dotnet, name, out_root, tool=False):
     """Builds test/dotnet/<name> into out_root/<name> (offline, incremental) and returns the
     path of its main assembly. With CLRIE_TEST_RUNTIME set, builds it self-contained for that
     .NET version into out_root/net<N>.0-<rid>/<name> (CLRIE_TEST_RID, or this machine's);
     with only CLRIE_TEST_RID set, self-contained for the SDK's version into out_root/<rid>/.
-    When NuGet cannot serve those packs, the script exits 77 (skipped) and says why."""
-    major = test_runtime()
+    When NuGet cannot serve those packs, the script exits 77 (skipped) and says why.
+    A tool (a generator the script runs with `dotnet`, never under the engine) is always built
+    for the SDK's framework, and its runtime is not announced."""
+    major = None if tool else test_runtime()
     out = os.path.join(out_root, name)
     obj = os.path.join(out_root, "obj", name)
     extra = []
@@ -147,7 +149,7 @@ def build_app(dotnet, name, out_root):
         obj = os.path.join(out_root, "obj-%s-%s" % (tfm, runtime_rid()), name)
         # TargetFrameworks (plural) reaches the restore, which ignores a global TargetFramework.
         extra = ["-p:TargetFrameworks=" + tfm, "-f", tfm, "-r", runtime_rid(), "--self-contained"]
-    elif os.environ.get(RID_VARIABLE):
+    elif os.environ.get(RID_VARIABLE) and not tool:
         out = os.path.join(out_root, runtime_rid(), name)
         obj = os.path.join(out_root, "obj-" + runtime_rid(), name)
         extra = ["-r", runtime_rid(), "--self-contained"]
@@ -162,7 +164,8 @@ def build_app(dotnet, name, out_root):
                 major or "(the SDK's)", runtime_rid(), result.stdout))
             sys.exit(SKIP)
         sys.exit("building %s failed:\n%s" % (name, result.stdout))
-    announce_runtime(dotnet, out)
+    if not tool:
+        announce_runtime(dotnet, out)
     return os.path.join(out, name + ".dll")
 
 

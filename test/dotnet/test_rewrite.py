@@ -66,7 +66,7 @@ def prepare(name):
     assembly = dotnet_apps.build_app(dotnet, name, args.apps_out)
     if name != "rewrite":
         return assembly, [], [name + ".dll"]
-    generator = dotnet_apps.build_app(dotnet, "tailgen", args.apps_out)
+    generator = dotnet_apps.build_app(dotnet, "tailgen", args.apps_out, tool=True)
     tailcalls = os.path.join(args.apps_out, "tailcalls", "tailcalls.dll")
     os.makedirs(os.path.dirname(tailcalls), exist_ok=True)
     result = stress_runs.run([dotnet, generator, tailcalls])

@@ -313,7 +313,7 @@ TAIL_POINTS = """<Tracing>
 
 
 def scenario_tail():
-    generator = dotnet_apps.build_app(dotnet, "tailgen", args.apps_out)
+    generator = dotnet_apps.build_app(dotnet, "tailgen", args.apps_out, tool=True)
     tailcalls = os.path.join(args.apps_out, "tailcalls", "tailcalls.dll")
     os.makedirs(os.path.dirname(tailcalls), exist_ok=True)
     made = subprocess.run([*dotnet_apps.app_command(dotnet, generator), tailcalls],
