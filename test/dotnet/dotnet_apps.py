@@ -169,6 +169,30 @@ def build_app(dotnet, name, out_root, tool=False):
     return os.path.join(out, name + ".dll")
 
 
+def build_library(dotnet, project, name, out_root, properties=()):
+    """Builds the class library `project` into out_root/<name> (offline, incremental) and returns
+    the path of <name>.dll: for the SDK's framework, or with CLRIE_TEST_RUNTIME set for that
+    .NET version, into out_root/net<N>.0/<name> (a library is never self-contained; the app
+    that loads it brings the runtime). properties: more -p: arguments."""
+    major = test_runtime()
+    out = os.path.join(out_root, name)
+    obj = os.path.join(out_root, "obj", name)
+    extra = []
+    if major:
+        tfm = "net%s.0" % major
+        out = os.path.join(out_root, tfm, name)
+        obj = os.path.join(out_root, "obj-" + tfm, name)
+        extra = ["-p:TargetFrameworks=" + tfm, "-f", tfm]
+    result = subprocess.run(
+        [dotnet, "build", project, "-c", "Release", "-o", out, "--nologo", "-v", "q",
+         "-p:BaseIntermediateOutputPath=" + obj + "/", *extra,
+         *("-p:" + p for p in properties)],
+        env=quiet_environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if result.returncode != 0:
+        sys.exit("building %s failed:\n%s" % (project, result.stdout))
+    return os.path.join(out, name + ".dll")
+
+
 def run_app(dotnet, assembly, profiler_path=None, extra_env=None, args=()):
     """Runs the app; with profiler_path, CoreCLR loads that file as the profiler."""
     env = quiet_environment()
