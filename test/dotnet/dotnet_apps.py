@@ -101,34 +101,41 @@ def shared_framework_version(dotnet, major):
     return max(versions, key=key) if versions else None
 
 
+def app_runtime(dotnet, out):
+    """The runtime the app built into folder `out` runs on, as (version, how): its own runtime
+    pack's for a self-contained app, else the newest shared framework of its major version
+    that `dotnet` has. None when the folder holds no runtimeconfig.json."""
+    import glob
+    import json
+    configs = sorted(glob.glob(os.path.join(out, "*.runtimeconfig.json")))
+    if not configs:
+        return None
+    with open(configs[0]) as f:
+        options = json.load(f).get("runtimeOptions", {})
+    for framework in options.get("includedFrameworks", []):
+        if framework.get("name") == "Microsoft.NETCore.App":
+            wrapper = os.environ.get(WRAPPER_VARIABLE)
+            return framework["version"], "self-contained %s, runtime pack from NuGet%s" % (
+                runtime_rid(), ", run through " + os.path.basename(wrapper) if wrapper else "")
+    frameworks = options.get("frameworks") or [options.get("framework", {})]
+    for framework in frameworks:
+        if framework.get("name") == "Microsoft.NETCore.App":
+            major = framework.get("version", "").split(".")[0]
+            version = shared_framework_version(dotnet, major) or framework.get("version")
+            return version, "shared framework of %s" % dotnet
+    return None
+
+
 def announce_runtime(dotnet, out):
     """Prints, once per script, which runtime the apps run on: 'runtime: .NET 8.0.31 ...'.
     test/run copies this line next to each test's result."""
     global _announced
     if _announced:
         return
-    _announced = True
-    import glob
-    import json
-    configs = sorted(glob.glob(os.path.join(out, "*.runtimeconfig.json")))
-    if not configs:
-        return
-    with open(configs[0]) as f:
-        options = json.load(f).get("runtimeOptions", {})
-    for framework in options.get("includedFrameworks", []):
-        if framework.get("name") == "Microsoft.NETCore.App":
-            wrapper = os.environ.get(WRAPPER_VARIABLE)
-            print("runtime: .NET %s (self-contained %s, runtime pack from NuGet%s)" % (
-                framework["version"], runtime_rid(),
-                ", run through " + os.path.basename(wrapper) if wrapper else ""), flush=True)
-            return
-    frameworks = options.get("frameworks") or [options.get("framework", {})]
-    for framework in frameworks:
-        if framework.get("name") == "Microsoft.NETCore.App":
-            major = framework.get("version", "").split(".")[0]
-            version = shared_framework_version(dotnet, major) or framework.get("version")
-            print("runtime: .NET %s (shared framework of %s)" % (version, dotnet), flush=True)
-            return
+    runtime = app_runtime(dotnet, out)
+    if runtime:
+        _announced = True
+        print("runtime: .NET %s (%s)" % runtime, flush=True)
 
 
 def build_app(dotnet, name, out_root, tool=False):
