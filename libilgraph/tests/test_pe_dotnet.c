@@ -117,8 +117,8 @@ int main(void)
     struct totals t = {0};
     long images = test_dotnet_each_dll(visit, &t);
     if (images < 0) {
-        printf("no .NET shared framework found: skipped\n");
-        return SKIPPED;
+        printf("no .NET assemblies to read: skipped\n");
+        return test_dotnet_missing_status();
     }
     if (images == 0) {
         printf("no managed DLLs in the shared framework: skipped\n");

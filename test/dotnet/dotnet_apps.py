@@ -167,6 +167,10 @@ def build_app(dotnet, name, out_root, tool=False):
         env=quiet_environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if result.returncode != 0:
         if (major or os.environ.get(RID_VARIABLE)) and "error NU1" in result.stdout:
+            if os.environ.get("CI", "").lower() in ("1", "true"):
+                sys.exit("cannot restore the .NET %s packs for %s from NuGet, and CI=%s: "
+                         "failed\n%s" % (major or "(the SDK's)", runtime_rid(),
+                                         os.environ["CI"], result.stdout))
             print("cannot restore the .NET %s packs for %s from NuGet: skipped\n%s" % (
                 major or "(the SDK's)", runtime_rid(), result.stdout))
             sys.exit(SKIP)

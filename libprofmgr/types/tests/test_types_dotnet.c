@@ -16,7 +16,6 @@
 
 #include "support.h"
 
-#define SKIPPED 77
 
 struct counts {
     size_t assemblies, methods, locals, callis, typespecs, refused, failures;
@@ -192,8 +191,8 @@ int main(void)
 {
     struct counts c = {0};
     if (test_dotnet_each_dll(visit, &c) < 0) {
-        printf("no .NET shared framework found: skipped\n");
-        return SKIPPED;
+        printf("no .NET assemblies to read: skipped\n");
+        return test_dotnet_missing_status();
     }
     printf("%zu assemblies: %zu method, %zu local, %zu calli signatures, %zu type specs "
            "(%zu refused by libilgraph too); %zu failures\n",
