@@ -7,6 +7,10 @@ byte-identical to the uninstrumented build, the compiler's stdout, stderr and ex
 the same, and the plugin's report must show thousands of methods instrumented and no
 failures.
 
+With CLRIE_TEST_RUNTIME (.NET 8, 9), whose runtime cannot load the SDK's csc.dll (it is built
+against the SDK's .NET), the compiler is test/dotnet/cschost instead: Roslyn from NuGet, built
+for that runtime, compiling the same command line through csc's own argument parser.
+
 The compiler's assemblies are ReadyToRun and R2R code is never jitted, so every run, the
 baseline included, sets DOTNET_ReadyToRun=0: only the engine differs between them.
 
@@ -38,8 +42,15 @@ parser.add_argument("--keep", action="store_true", help="keep each run's directo
 parser.add_argument("--verbose", action="store_true", help="print every run's report")
 args = parser.parse_args()
 dotnet, checks = dotnet_apps.start(args, ("engine", "stress"), folders=("out",))
-csc = stress_runs.find_csc(dotnet)
 references = stress_runs.reference_assemblies(dotnet)
+if dotnet_apps.test_runtime():
+    # The SDK's csc.dll is built against its own .NET's assemblies, which an older runtime
+    # cannot load: the same compiler (Roslyn, from NuGet) in test/dotnet/cschost, built for the
+    # runtime under test, compiles the same command line.
+    csc = dotnet_apps.build_app(dotnet, "cschost", args.out)
+else:
+    csc = stress_runs.find_csc(dotnet)
+    dotnet_apps.announce_runtime(dotnet, os.path.dirname(csc))
 if not csc or not references:
     print("no SDK with Roslyn/bincore/csc.dll and reference packs for %s: skipped" % dotnet)
     sys.exit(dotnet_apps.SKIP)
