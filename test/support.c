@@ -364,7 +364,8 @@ long test_dotnet_each_dll(void (*visit)(const char *path, void *ctx), void *ctx)
         int n = snprintf(dir_path, sizeof(dir_path), "%s/%s", root, version->d_name);
         if (n > 0 && (size_t)n < sizeof(dir_path)) {
             printf("runtime: .NET %s (the assemblies of the shared framework in %s, read, not "
-                   "run)\n", version->d_name, root);
+                   "run)\n",
+                   version->d_name, root);
             count += each_dll_in(dir_path, visit, ctx);
         }
     }
