@@ -138,14 +138,15 @@ def announce_runtime(dotnet, out):
         print("runtime: .NET %s (%s)" % runtime, flush=True)
 
 
-def build_app(dotnet, name, out_root, tool=False):
+def build_app(dotnet, name, out_root, tool=False, project=None):
     """Builds test/dotnet/<name> into out_root/<name> (offline, incremental) and returns the
     path of its main assembly. With CLRIE_TEST_RUNTIME set, builds it self-contained for that
     .NET version into out_root/net<N>.0-<rid>/<name> (CLRIE_TEST_RID, or this machine's);
     with only CLRIE_TEST_RID set, self-contained for the SDK's version into out_root/<rid>/.
     When NuGet cannot serve those packs, the script exits 77 (skipped) and says why.
     A tool (a generator the script runs with `dotnet`, never under the engine) is always built
-    for the SDK's framework, and its runtime is not announced."""
+    for the SDK's framework, and its runtime is not announced. project: the .csproj, when it is
+    not test/dotnet/<name>/<name>.csproj."""
     major = None if tool else test_runtime()
     out = os.path.join(out_root, name)
     obj = os.path.join(out_root, "obj", name)
@@ -160,7 +161,7 @@ def build_app(dotnet, name, out_root, tool=False):
         out = os.path.join(out_root, runtime_rid(), name)
         obj = os.path.join(out_root, "obj-" + runtime_rid(), name)
         extra = ["-r", runtime_rid(), "--self-contained"]
-    project = os.path.join(APPS, name, name + ".csproj")
+    project = project or os.path.join(APPS, name, name + ".csproj")
     result = subprocess.run(
         [dotnet, "build", project, "-c", "Release", "-o", out, "--nologo", "-v", "q",
          "-p:BaseIntermediateOutputPath=" + obj + "/", *extra],
