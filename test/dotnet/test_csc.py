@@ -2,7 +2,8 @@
 programs): csc.dll compiles test/dotnet/csc-input/*.cs deterministically (-deterministic,
 fixed -pathmap, portable PDB) once without a profiler and then with the engine and the
 stress plugin rewriting every method of the compiler's Microsoft.CodeAnalysis*.dll
-assemblies, in each mode (plain, Nops=true, Rejit=true). The DLL and the PDB must be
+assemblies, in each mode (plain, Nops=true, Rejit=true; CLRIE_TEST_STRESS_MODES or --modes
+chooses fewer). The DLL and the PDB must be
 byte-identical to the uninstrumented build, the compiler's stdout, stderr and exit code
 the same, and the plugin's report must show thousands of methods instrumented and no
 failures.
@@ -37,11 +38,13 @@ parser.add_argument("--stress", required=True, help="the stress plugin (examples
 parser.add_argument("--stress-guid", default=stress_runs.STRESS_GUID,
                     help="the stress plugin's ClassGuid")
 parser.add_argument("--out", required=True, help="a folder for the compiled outputs")
-parser.add_argument("--modes", default=",".join(stress_runs.MODES))
+parser.add_argument("--modes", help="comma-separated: plain, nops, rejit (default: "
+                    "CLRIE_TEST_STRESS_MODES, else all three)")
 parser.add_argument("--keep", action="store_true", help="keep each run's directory")
 parser.add_argument("--verbose", action="store_true", help="print every run's report")
 args = parser.parse_args()
 dotnet, checks = dotnet_apps.start(args, ("engine", "stress"), folders=("out",))
+modes = stress_runs.chosen_modes(args.modes)
 references = stress_runs.reference_assemblies(dotnet)
 if dotnet_apps.test_runtime():
     # The SDK's csc.dll is built against its own .NET's assemblies, which an older runtime
@@ -106,7 +109,7 @@ again, _ = compile_into(build, NO_R2R)
 checks.expect(read_outputs(build) == expected and again.stdout == base.stdout,
               "two compiles without a profiler are byte-identical (-deterministic)", again)
 
-for mode in [m for m in args.modes.split(",") if m]:
+for mode in modes:
     what = "csc, Modules=Microsoft.CodeAnalysis*.dll, %s" % mode
     settings = dict(stress_runs.MODES[mode], Modules=modules)
     run_dir = stress_runs.Profiled(args.engine, args.stress, args.stress_guid, settings,
