@@ -233,11 +233,18 @@ static int read_overrides(struct clrie_pm_log *log, char *const *envp)
     return 0;
 }
 
+/* The log holding the stream and the per-plugin levels. */
+static struct clrie_pm_log *shared_of(struct clrie_pm_log *log)
+{
+    return log->shared ? log->shared : log;
+}
+
 static void update_kinds(struct clrie_pm_log *log)
 {
+    const struct clrie_pm_log *shared = shared_of(log);
     unsigned kinds = atomic_load(&log->stream_kinds) | log->host.kinds;
-    for (size_t i = 0; i < log->override_count; i++)
-        kinds |= log->overrides[i].kinds;
+    for (size_t i = 0; i < shared->override_count; i++)
+        kinds |= shared->overrides[i].kinds;
     atomic_store(&log->kinds, kinds);
 }
 
@@ -249,6 +256,7 @@ int clrie_pm_log_init(struct clrie_pm_log *log, char *const *envp)
 int clrie_pm_log_init_tagged(struct clrie_pm_log *log, char *const *envp, const char *tag)
 {
     *log = (struct clrie_pm_log){.fd = -1, .tag = tag};
+    log->shared = log;
     pthread_mutex_init(&log->host_lock, NULL);
 
     bool strange_level = false, strange_file_level = false;
@@ -295,23 +303,42 @@ int clrie_pm_log_init_tagged(struct clrie_pm_log *log, char *const *envp, const 
     return r;
 }
 
+int clrie_pm_log_init_view(struct clrie_pm_log *log, struct clrie_pm_log *shared)
+{
+    shared = shared_of(shared);
+    *log = (struct clrie_pm_log){
+        .shared = shared, .fd = -1, .tag = shared->tag, .method_prefix = shared->method_prefix};
+    pthread_mutex_init(&log->host_lock, NULL);
+    atomic_init(&log->stream_kinds, atomic_load(&shared->stream_kinds));
+    update_kinds(log);
+    return 0;
+}
+
 void clrie_pm_log_finish(struct clrie_pm_log *log)
 {
     if (!log)
         return;
-    if (log->fd >= 0)
-        close(log->fd);
-    free(log->file_path);
-    free(log->overrides);
+    if (shared_of(log) == log) {
+        if (log->fd >= 0)
+            close(log->fd);
+        free(log->file_path);
+        free(log->overrides);
+    }
     pthread_mutex_destroy(&log->host_lock);
     *log = (struct clrie_pm_log){.fd = -1};
 }
 
+int clrie_pm_log_fd(struct clrie_pm_log *log)
+{
+    return shared_of(log)->fd;
+}
+
 unsigned clrie_pm_log_kinds_for(struct clrie_pm_log *log, const char *guid36)
 {
-    for (size_t i = 0; guid36 && i < log->override_count; i++)
-        if (strcasecmp(log->overrides[i].guid, guid36) == 0)
-            return log->overrides[i].kinds;
+    const struct clrie_pm_log *shared = shared_of(log);
+    for (size_t i = 0; guid36 && i < shared->override_count; i++)
+        if (strcasecmp(shared->overrides[i].guid, guid36) == 0)
+            return shared->overrides[i].kinds;
     return atomic_load(&log->stream_kinds);
 }
 
@@ -333,8 +360,9 @@ static int write_all(int fd, const char *text, size_t len)
     return 0;
 }
 
-static void line_to_stream(struct clrie_pm_log *log, const char *text, size_t len)
+static void line_to_stream(struct clrie_pm_log *view, const char *text, size_t len)
 {
+    struct clrie_pm_log *log = shared_of(view);
     if (log->fd >= 0 && !atomic_load_explicit(&log->file_failed, memory_order_acquire)) {
         int error = write_all(log->fd, text, len);
         if (error == 0)

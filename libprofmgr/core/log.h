@@ -12,6 +12,13 @@
  * "[IM:<lower-case guid>]" before the text, as CLRIE writes them; dumps have no time. A host sink
  * (IProfilerManagerLoggingHost) can be added at run time.
  *
+ * Views: several profiler managers (one per runtime) share one process, one log file and one set
+ * of variables, but each has its own host sink and its own levels (a plugin's SetLoggingHost or
+ * SetLoggingFlags concerns its runtime only). A view (clrie_pm_log_init_view) is a log of its
+ * own that writes to the stream of a shared log, the process log, and reads that log's
+ * per-plugin levels; its host and its kinds are its own. The file, its failure and the
+ * per-plugin levels stay with the shared log.
+ *
  * The engine and the proxy both log through this (the proxy links only log.o and env.o), so
  * they read the variables alike, open the same file the same way and write the same lines.
  *
@@ -57,6 +64,10 @@ struct clrie_pm_log_override {
 };
 
 struct clrie_pm_log {
+    /* The log whose stream (fd, file_failed, file_path) and per-plugin levels (overrides) this
+     * one uses: itself, or for a view the shared log, which must outlive it. NULL reads as
+     * itself. */
+    struct clrie_pm_log *shared;
     atomic_uint kinds;        /* union of what some sink takes: the fast check */
     atomic_uint stream_kinds; /* to the file, or else stderr */
     int fd;                   /* the log file, or -1 for stderr; open until finish */
@@ -83,7 +94,13 @@ int clrie_pm_log_init(struct clrie_pm_log *log, char *const *envp);
 /* The same, for a log whose lines say who wrote them: tag (a string that outlives the log, such
  * as "clrie proxy: ") is written after the "LogError[HH:MM:SS]: " prefix of every line. */
 int clrie_pm_log_init_tagged(struct clrie_pm_log *log, char *const *envp, const char *tag);
+/* A view of shared (see the top of this file): its levels start as shared's; it has no host.
+ * shared must outlive it. Returns 0. */
+int clrie_pm_log_init_view(struct clrie_pm_log *log, struct clrie_pm_log *shared);
+/* Closes the file of a log that owns one; for a view, only the view's own state goes. */
 void clrie_pm_log_finish(struct clrie_pm_log *log);
+/* The descriptor lines are written to: the shared log's file, or -1 for stderr. */
+int clrie_pm_log_fd(struct clrie_pm_log *log);
 
 static inline bool clrie_pm_log_enabled(struct clrie_pm_log *log, enum clrie_pm_log_kind kind)
 {
@@ -121,8 +138,9 @@ void clrie_pm_log_line_append_escaped(struct clrie_pm_log_line *line, const char
 /* Writes the line and frees what it held. */
 void clrie_pm_log_line_end(struct clrie_pm_log_line *line);
 
-/* The process-wide log every manager and engine object writes to, configured from environ the
- * first time it is asked for. */
+/* The process-wide log, configured from environ the first time it is asked for: the one the
+ * managers' views share (their file and per-plugin levels), and the log of what writes for no
+ * manager (the class factory, GetInstrumentationEngineLogger, surplus Releases). */
 struct clrie_pm_log *clrie_pm_process_log(void);
 
 /* Changes what the file (or stderr) receives; errors stay on. */

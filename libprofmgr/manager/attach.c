@@ -10,8 +10,6 @@
  * module already loaded, as they would have heard of them from the start, and calls
  * AttachComplete; a plugin that wants methods already compiled asks for them with
  * IModuleInfo::RequestRejit from those events. */
-#define _GNU_SOURCE /* dladdr, RTLD_NODELETE */
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +20,6 @@
 #include "env.h"
 #include "manager.h"
 #include "policy.h"
-
 
 /* ---- the log settings of the attach data ------------------------------------------------- */
 
@@ -61,8 +58,7 @@ static void apply_log_settings(struct manager *m, const struct clrie_config_atta
         for (size_t k = 0; k < LOG_SETTINGS && !replaced; k++) {
             size_t len = strlen(log_settings[k].variable);
             replaced = clrie_config_attach_setting(data, log_settings[k].setting) &&
-                       strncmp(env[i], log_settings[k].variable, len) == 0 &&
-                       env[i][len] == '=';
+                       strncmp(env[i], log_settings[k].variable, len) == 0 && env[i][len] == '=';
         }
         if (!replaced)
             envp[n++] = env[i];
@@ -175,19 +171,6 @@ static void load_methods(struct manager *m, const struct clrie_config_attach *da
     }
 }
 
-/* The runtime unloads a profiler that detached; the engine's file stays loaded instead
- * (RTLD_NODELETE), as plugins may keep threads and the crash handler points into it. */
-static const char engine_anchor;
-
-static void pin_engine(struct manager *m)
-{
-    Dl_info self;
-    if (!dladdr(&engine_anchor, &self) || !self.dli_fname ||
-        !dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE))
-        CLRIE_PM_LOG_MESSAGE(m->log, "cannot keep the engine loaded after a detach; detach is "
-                                     "still possible");
-}
-
 HRESULT clrie_pm__attach_initialize(struct manager *m, const void *client_data, UINT size)
 {
     char why[CLRIE_CONFIG_REASON_SIZE];
@@ -210,17 +193,21 @@ HRESULT clrie_pm__attach_initialize(struct manager *m, const void *client_data, 
         clrie_config_attach_free(data);
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
     }
-    CLRIE_PM_LOG_MESSAGE(m->log, "clrie engine attached to a running process (ICorProfilerInfo%d)",
-                         m->info_version);
-    pin_engine(m);
+    char runtime[48];
+    clrie_pm__manager_runtime_version(m, runtime, sizeof(runtime));
+    CLRIE_PM_LOG_MESSAGE(m->log,
+                         "clrie engine attached to a running process (ICorProfilerInfo%d), "
+                         "runtime %s",
+                         m->info_version, runtime);
+    clrie_pm__detach_pin_engine(m);
     atomic_store(&m->attached, true);
     atomic_store(&m->initializing, true);
     atomic_store(&m->attaching, true);
     load_methods(m, data);
     atomic_store(&m->attaching, false);
-    clrie_config_attach_free(data);
     size_t loaded = clrie_pm__manager_plugins(m)->count;
     if (loaded == 0) {
+        clrie_config_attach_free(data);
         atomic_store(&m->initializing, false);
         CLRIE_PM_LOG_ERROR(m->log, "no plugin could be loaded from the attach data; the engine "
                                    "declines the attach");
@@ -232,6 +219,7 @@ HRESULT clrie_pm__attach_initialize(struct manager *m, const void *client_data, 
     HRESULT hr = clrie_pm__manager_apply_event_mask(m);
     atomic_store(&m->initializing, false);
     if (FAILED(hr)) {
+        clrie_config_attach_free(data);
         CLRIE_PM_LOG_ERROR(m->log,
                            "the runtime refused the event mask (hr 0x%08X); the engine "
                            "declines the attach",
@@ -239,15 +227,19 @@ HRESULT clrie_pm__attach_initialize(struct manager *m, const void *client_data, 
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
     }
     if (atomic_load(&m->profiling_disabled)) {
+        clrie_config_attach_free(data);
         CLRIE_PM_LOG_MESSAGE(m->log, "a plugin disabled profiling; the engine declines the attach");
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
     }
+    clrie_pm__detach_arm(m, attach_or_env, data);
+    clrie_config_attach_free(data);
     return S_OK;
 }
 
 /* ---- ProfilerAttachComplete: what is loaded already ----------------------------------------- */
 
-/* The IDs already told to the plugins in this walk. */
+/* The IDs met in this walk, for its count; whether the plugins hear of one is the manager's
+ * announced sets' business (the runtime's own events may have told them already). */
 struct seen {
     UINT_PTR *ids;
     size_t count, capacity;
@@ -299,20 +291,23 @@ static void tell_module(struct manager *m, ModuleID id, struct seen *domains,
     if (first_time(domains, domain_id)) {
         IAppDomainInfo *domain = NULL;
         if (SUCCEEDED(clrie_pm_domains_appdomain_created(m->domains, domain_id, &domain))) {
-            TELL_PLUGINS(m, "OnAppDomainCreated", OnAppDomainCreated(p_->method, domain));
+            if (clrie_pm__manager_announce(m, ANNOUNCE_APPDOMAIN, domain_id))
+                TELL_PLUGINS(m, "OnAppDomainCreated", OnAppDomainCreated(p_->method, domain));
             domain->lpVtbl->Release(domain);
         }
     }
     if (first_time(assemblies, assembly_id)) {
         IAssemblyInfo *assembly = NULL;
         if (SUCCEEDED(clrie_pm_domains_assembly_loaded(m->domains, assembly_id, &assembly))) {
-            TELL_PLUGINS(m, "OnAssemblyLoaded", OnAssemblyLoaded(p_->method, assembly));
+            if (clrie_pm__manager_announce(m, ANNOUNCE_ASSEMBLY, assembly_id))
+                TELL_PLUGINS(m, "OnAssemblyLoaded", OnAssemblyLoaded(p_->method, assembly));
             assembly->lpVtbl->Release(assembly);
         }
     }
     IModuleInfo *module = NULL;
     if (clrie_pm_domains_module_attached(m->domains, id, assembly_id, &module) == S_OK) {
-        TELL_PLUGINS(m, "OnModuleLoaded", OnModuleLoaded(p_->method, module));
+        if (clrie_pm__manager_announce(m, ANNOUNCE_MODULE, id))
+            TELL_PLUGINS(m, "OnModuleLoaded", OnModuleLoaded(p_->method, module));
         module->lpVtbl->Release(module);
     }
 }

@@ -37,13 +37,16 @@ static struct manager *manager_of(ICorProfilerCallback11 *callback)
     return CLRIE_CONTAINER_OF(callback, struct manager, callback);
 }
 
-/* The raw hook's callback interface if it has this slot, else NULL. */
+/* The raw hook's callback interface if it has this slot and its own event mask asks for the
+ * callback (hook_events.c), else NULL. */
 static ICorProfilerCallback11 *hook_with_slot(struct manager *m, size_t slot)
 {
     struct raw_hook *hook = atomic_load_explicit(&m->raw_hook, memory_order_acquire);
     if (!hook || atomic_load(&m->shut_down))
         return NULL;
-    return slot < callback_slots[hook->version] ? hook->callback : NULL;
+    if (slot >= callback_slots[hook->version] || !clrie_pm__hook_hears(hook, slot))
+        return NULL;
+    return hook->callback;
 }
 
 #define TO_RAW_HOOK(ret, name, params, args)                                                       \
@@ -99,9 +102,11 @@ static HRESULT on_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfil
         return hr;
     if (!clrie_pm__attach_policy_admits(m, NULL))
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
-    clrie_pm__crash_install(m->log->fd); /* before the first plugin runs */
-    CLRIE_PM_LOG_MESSAGE(m->log, "clrie engine %s attached (ICorProfilerInfo%d)", CLRIE_VERSION,
-                         m->info_version);
+    clrie_pm__crash_install(clrie_pm_log_fd(m->log)); /* before the first plugin runs */
+    char runtime[48];
+    clrie_pm__manager_runtime_version(m, runtime, sizeof(runtime));
+    CLRIE_PM_LOG_MESSAGE(m->log, "clrie engine %s attached (ICorProfilerInfo%d) to runtime %s",
+                         CLRIE_VERSION, m->info_version, runtime);
 
     atomic_store(&m->initializing, true);
     clrie_pm__plugins_load_configured(m);
@@ -119,6 +124,8 @@ static HRESULT on_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfil
         CLRIE_PM_LOG_MESSAGE(m->log, "a plugin disabled profiling; the engine detaches");
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
     }
+    if (clrie_pm__manager_plugins(m)->count > 0)
+        clrie_pm__detach_arm(m, clrie_pm__policy_lookup_env, NULL);
     return S_OK;
 }
 
@@ -133,7 +140,7 @@ static HRESULT on_InitializeForAttach(ICorProfilerCallback11 *This, IUnknown *pC
     if (SUCCEEDED(hr))
         hr = clrie_pm__attach_initialize(m, pvClientData, cbClientData);
     if (SUCCEEDED(hr))
-        clrie_pm__crash_install(m->log->fd);
+        clrie_pm__crash_install(clrie_pm_log_fd(m->log));
     return hr;
 }
 
@@ -200,7 +207,8 @@ static HRESULT on_AppDomainCreationFinished(ICorProfilerCallback11 *This, AppDom
     IAppDomainInfo *domain = NULL;
     if (SUCCEEDED(hrStatus) && m->domains &&
         SUCCEEDED(clrie_pm_domains_appdomain_created(m->domains, appDomainId, &domain))) {
-        FOR_EACH_PLUGIN(m, "OnAppDomainCreated", OnAppDomainCreated(p_->method, domain));
+        if (clrie_pm__manager_announce(m, ANNOUNCE_APPDOMAIN, appDomainId))
+            FOR_EACH_PLUGIN(m, "OnAppDomainCreated", OnAppDomainCreated(p_->method, domain));
         domain->lpVtbl->Release(domain);
     }
     return hook_AppDomainCreationFinished(This, appDomainId, hrStatus);
@@ -214,6 +222,7 @@ static HRESULT on_AppDomainShutdownFinished(ICorProfilerCallback11 *This, AppDom
     if (m->domains &&
         clrie_pm_domains_appdomain_shutdown(m->domains, appDomainId, &domain) == S_OK) {
         FOR_EACH_PLUGIN(m, "OnAppDomainShutdown", OnAppDomainShutdown(p_->method, domain));
+        clrie_pm__manager_forget(m, ANNOUNCE_APPDOMAIN, appDomainId);
         domain->lpVtbl->Release(domain);
     }
     return hook_AppDomainShutdownFinished(This, appDomainId, hrStatus);
@@ -226,7 +235,8 @@ static HRESULT on_AssemblyLoadFinished(ICorProfilerCallback11 *This, AssemblyID 
     IAssemblyInfo *assembly = NULL;
     if (SUCCEEDED(hrStatus) && m->domains &&
         SUCCEEDED(clrie_pm_domains_assembly_loaded(m->domains, assemblyId, &assembly))) {
-        FOR_EACH_PLUGIN(m, "OnAssemblyLoaded", OnAssemblyLoaded(p_->method, assembly));
+        if (clrie_pm__manager_announce(m, ANNOUNCE_ASSEMBLY, assemblyId))
+            FOR_EACH_PLUGIN(m, "OnAssemblyLoaded", OnAssemblyLoaded(p_->method, assembly));
         assembly->lpVtbl->Release(assembly);
     }
     return hook_AssemblyLoadFinished(This, assemblyId, hrStatus);
@@ -240,6 +250,7 @@ static HRESULT on_AssemblyUnloadFinished(ICorProfilerCallback11 *This, AssemblyI
     if (m->domains &&
         clrie_pm_domains_assembly_unloaded(m->domains, assemblyId, &assembly) == S_OK) {
         FOR_EACH_PLUGIN(m, "OnAssemblyUnloaded", OnAssemblyUnloaded(p_->method, assembly));
+        clrie_pm__manager_forget(m, ANNOUNCE_ASSEMBLY, assemblyId);
         assembly->lpVtbl->Release(assembly);
     }
     return hook_AssemblyUnloadFinished(This, assemblyId, hrStatus);
@@ -252,7 +263,8 @@ static HRESULT on_ModuleAttachedToAssembly(ICorProfilerCallback11 *This, ModuleI
     IModuleInfo *module = NULL;
     if (m->domains &&
         clrie_pm_domains_module_attached(m->domains, moduleId, AssemblyId, &module) == S_OK) {
-        FOR_EACH_PLUGIN(m, "OnModuleLoaded", OnModuleLoaded(p_->method, module));
+        if (clrie_pm__manager_announce(m, ANNOUNCE_MODULE, moduleId))
+            FOR_EACH_PLUGIN(m, "OnModuleLoaded", OnModuleLoaded(p_->method, module));
         module->lpVtbl->Release(module);
     }
     return hook_ModuleAttachedToAssembly(This, moduleId, AssemblyId);
@@ -265,6 +277,7 @@ static HRESULT on_ModuleUnloadFinished(ICorProfilerCallback11 *This, ModuleID mo
     IModuleInfo *module = NULL;
     if (m->domains && clrie_pm_domains_module_unloaded(m->domains, moduleId, &module) == S_OK) {
         FOR_EACH_PLUGIN(m, "OnModuleUnloaded", OnModuleUnloaded(p_->method, module));
+        clrie_pm__manager_forget(m, ANNOUNCE_MODULE, moduleId);
         module->lpVtbl->Release(module);
     }
     return hook_ModuleUnloadFinished(This, moduleId, hrStatus);
@@ -285,27 +298,19 @@ static HRESULT on_ModuleUnloadFinished(ICorProfilerCallback11 *This, ModuleID mo
         clrie_pm__manager_plugins_leave(m);                                                        \
     } while (0)
 
-/* The engine asks for exception events for itself (CLRIE_PM_ENGINE_EVENT_MASK): the raw hook
- * gets them only when it asked too. */
-static bool hook_wants_exceptions(struct manager *m)
-{
-    struct raw_hook *hook = atomic_load_explicit(&m->raw_hook, memory_order_acquire);
-    return hook && (atomic_load(&hook->host.event_mask) & COR_PRF_MONITOR_EXCEPTIONS);
-}
-
 static HRESULT on_ExceptionThrown(ICorProfilerCallback11 *This, ObjectID thrownObjectId)
 {
     struct manager *m = manager_of(This);
     clrie_pm__jit_pipeline_exception_thrown(m, thrownObjectId);
     EXCEPTION_EVENT(m, "ExceptionThrown", ExceptionThrown(p_->exception_events, thrownObjectId));
-    return hook_wants_exceptions(m) ? hook_ExceptionThrown(This, thrownObjectId) : S_OK;
+    return hook_ExceptionThrown(This, thrownObjectId);
 }
 
 #define EXCEPTION_LEAVE(name)                                                                      \
     static HRESULT on_##name(ICorProfilerCallback11 *This)                                         \
     {                                                                                              \
         EXCEPTION_EVENT(manager_of(This), #name, name(p_->exception_events));                      \
-        return hook_wants_exceptions(manager_of(This)) ? hook_##name(This) : S_OK;                 \
+        return hook_##name(This);                                                                  \
     }
 EXCEPTION_LEAVE(ExceptionSearchFunctionLeave)
 EXCEPTION_LEAVE(ExceptionSearchFilterLeave)
@@ -336,7 +341,7 @@ static bool exception_subscribers(struct manager *m)
             EXCEPTION_EVENT(m, #name, name(p_->exception_events, method_info_iface(mi)));          \
             clrie_pm__method_info_release(mi);                                                     \
         }                                                                                          \
-        return hook_wants_exceptions(m) ? hook_##name(This, functionId) : S_OK;                    \
+        return hook_##name(This, functionId);                                                      \
     }
 EXCEPTION_ENTER(ExceptionSearchFunctionEnter)
 EXCEPTION_ENTER(ExceptionSearchFilterEnter)
@@ -357,7 +362,7 @@ static HRESULT on_ExceptionCatcherEnter(ICorProfilerCallback11 *This, FunctionID
             ExceptionCatcherEnter(p_->exception_events, method_info_iface(mi), objectId));
         clrie_pm__method_info_release(mi);
     }
-    return hook_wants_exceptions(m) ? hook_ExceptionCatcherEnter(This, functionId, objectId) : S_OK;
+    return hook_ExceptionCatcherEnter(This, functionId, objectId);
 }
 
 /* ---- JIT and ReJIT ----------------------------------------------------------------------- */
@@ -503,6 +508,10 @@ static void manager_destroy(void *object)
         free(l);
     }
     clrie_pm__jit_pipeline_free(m);
+    clrie_pm__manager_announced_free(m);
+    pthread_mutex_destroy(&m->announced_lock);
+    clrie_pm__logger_drop_host(m);
+    clrie_pm_log_finish(&m->log_view);
     pthread_mutex_destroy(&m->jit_pending_lock);
     pthread_mutex_destroy(&m->load_lock);
     pthread_mutex_destroy(&m->mask_lock);
@@ -537,7 +546,8 @@ struct manager *clrie_pm__manager_new(void)
     m->callback.lpVtbl = &callback_vtbl;
     m->init_host = clrie_pm__host_init;
     clrie_plugin_com_init(&m->com, &manager_class);
-    m->log = clrie_pm_process_log();
+    clrie_pm_log_init_view(&m->log_view, clrie_pm_process_log());
+    m->log = &m->log_view;
     pthread_mutexattr_t recursive;
     pthread_mutexattr_init(&recursive);
     pthread_mutexattr_settype(&recursive, PTHREAD_MUTEX_RECURSIVE);
@@ -545,6 +555,7 @@ struct manager *clrie_pm__manager_new(void)
     pthread_mutexattr_destroy(&recursive);
     pthread_mutex_init(&m->mask_lock, NULL);
     pthread_mutex_init(&m->jit_pending_lock, NULL);
+    pthread_mutex_init(&m->announced_lock, NULL);
     atomic_init(&m->plugins, empty);
     return m;
 }

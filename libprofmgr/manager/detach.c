@@ -6,20 +6,36 @@
  * the method's own IL: the way the runtime's documentation recommends to revert), waits until
  * the runtime asked for those bodies (at most DETACH_WAIT_MS: a method not called again keeps
  * its instrumented code until it is), and calls ICorProfilerInfo3::RequestProfilerDetach. On
- * ProfilerDetachSucceeded the plugins are released. CoreCLR (seen with .NET 10) refuses to
- * detach a profiler that changed IL, at a first JIT or through ReJIT
- * (CORPROF_E_IRREVERSIBLE_INSTRUMENTATION_PRESENT): then the methods still get their original
- * code back and the plugins are released, but the engine stays in the process, idle, and the
- * runtime takes no other profiler. The engine's shared object stays loaded
- * (attach pinned it): plugins may hold threads and the crash handler points into it. */
+ * ProfilerDetachSucceeded the plugins are released. CoreCLR refuses to detach a profiler that
+ * changed IL or ever asked for COR_PRF_ENABLE_REJIT, which the engine always asks for
+ * (CORPROF_E_IRREVERSIBLE_INSTRUMENTATION_PRESENT, from EEToProfInterfaceImpl::
+ * EnsureProfilerDetachable; seen with .NET 8 and 10): then the methods still get their
+ * original code back and the plugins are released, but the engine stays in the process, idle,
+ * and the runtime takes no other profiler. The engine's shared object stays loaded (pinned
+ * before the detach starts): plugins may hold threads and the crash handler points into it.
+ *
+ * An operator or the app can also ask, whatever the plugins do: the engine settings DetachFile
+ * (a file whose appearance triggers the detach: `touch` it, or create it from the app) and
+ * DetachAfter (seconds after the engine started), read from the attach data or the
+ * environment (MicrosoftInstrumentationEngine_DetachFile, ..._DetachAfter). A thread of the
+ * engine watches for them; the detach that follows is the one above. */
+#define _GNU_SOURCE /* dladdr, RTLD_NODELETE */
+#include <dlfcn.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "manager.h"
+#include "policy.h"
 
 #define DETACH_WAIT_MS 10000
 #define MAX_RESTORED 65536
+#define TRIGGER_POLL_MS 100
+#define DETACH_AFTER_MAX (366.0 * 24 * 3600) /* a year: past that, a mistake */
 
 static void *detach_thread(void *arg)
 {
@@ -55,15 +71,16 @@ static void *detach_thread(void *arg)
     free(tokens);
     hr = m->info->lpVtbl->RequestProfilerDetach(m->info, 1000);
     if (FAILED(hr)) {
-        /* CoreCLR refuses for good once the profiler changed IL, at a first JIT or through
-         * ReJIT (CORPROF_E_IRREVERSIBLE_INSTRUMENTATION_PRESENT): the engine stays, idle. */
+        /* CoreCLR refuses for good once the profiler enabled ReJIT or changed IL
+         * (CORPROF_E_IRREVERSIBLE_INSTRUMENTATION_PRESENT): the engine stays, idle. */
         CLRIE_PM_LOG_ERROR(m->log,
                            "detach: the runtime refused RequestProfilerDetach (hr 0x%08X%s); the "
                            "methods have their original code, the plugins are released and the "
                            "engine stays loaded, idle",
                            (unsigned)hr,
                            hr == CLRIE_HRESULT(0x80131370u)
-                               ? ": the runtime lets no profiler that changed IL detach"
+                               ? ": the runtime lets no profiler that enabled ReJIT or changed "
+                                 "IL detach"
                                : "");
         atomic_store(&m->shut_down, true);
         clrie_pm__manager_retire_plugins(m);
@@ -72,20 +89,26 @@ static void *detach_thread(void *arg)
     return NULL;
 }
 
-HRESULT clrie_pm__detach_request(struct manager *m, struct host *host)
+/* The runtime unloads a profiler that detached; the engine's file stays loaded instead
+ * (RTLD_NODELETE), as plugins may keep threads and the crash handler points into it. */
+static const char engine_anchor;
+
+void clrie_pm__detach_pin_engine(struct manager *m)
 {
-    pthread_mutex_lock(&m->load_lock);
-    struct plugin_list *list = clrie_pm__manager_plugins(m);
-    bool all = list->count > 0;
-    for (size_t i = 0; i < list->count; i++) {
-        if (&list->items[i]->host == host)
-            list->items[i]->detach_requested = true;
-        all = all && list->items[i]->detach_requested;
-    }
-    pthread_mutex_unlock(&m->load_lock);
-    if (!all || atomic_exchange(&m->detach_started, true))
+    Dl_info self;
+    if (!dladdr(&engine_anchor, &self) || !self.dli_fname ||
+        !dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE))
+        CLRIE_PM_LOG_MESSAGE(m->log, "cannot keep the engine loaded after a detach; detach is "
+                                     "still possible");
+}
+
+/* Starts the detach once, on a thread of its own; `why` ends the line that says so. */
+static HRESULT start_detach(struct manager *m, const char *why)
+{
+    if (atomic_load(&m->shut_down) || atomic_exchange(&m->detach_started, true))
         return S_OK;
-    CLRIE_PM_LOG_MESSAGE(m->log, "every plugin asked to detach; the engine detaches");
+    clrie_pm__detach_pin_engine(m); /* an engine loaded at start-up was not pinned */
+    CLRIE_PM_LOG_MESSAGE(m->log, "%s; the engine detaches", why);
     pthread_t thread;
     pthread_attr_t attr;
     pthread_attr_init(&attr);
@@ -100,6 +123,131 @@ HRESULT clrie_pm__detach_request(struct manager *m, struct host *host)
         return E_FAIL;
     }
     return S_OK;
+}
+
+HRESULT clrie_pm__detach_request(struct manager *m, struct host *host)
+{
+    pthread_mutex_lock(&m->load_lock);
+    struct plugin_list *list = clrie_pm__manager_plugins(m);
+    bool all = list->count > 0;
+    for (size_t i = 0; i < list->count; i++) {
+        if (&list->items[i]->host == host)
+            list->items[i]->detach_requested = true;
+        all = all && list->items[i]->detach_requested;
+    }
+    pthread_mutex_unlock(&m->load_lock);
+    if (!all)
+        return S_OK;
+    return start_detach(m, "every plugin asked to detach");
+}
+
+/* ---- the operator's triggers: DetachFile, DetachAfter ------------------------------------ */
+
+struct trigger {
+    struct manager *m;
+    char *file;     /* NULL when not set */
+    double after_s; /* < 0 when not set */
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void *trigger_thread(void *arg)
+{
+    struct trigger *t = arg;
+    struct manager *m = t->m;
+    double deadline = t->after_s >= 0 ? now_s() + t->after_s : 0;
+    char why[4200];
+    why[0] = '\0';
+    while (!atomic_load(&m->shut_down) && !atomic_load(&m->detach_started)) {
+        if (t->file && access(t->file, F_OK) == 0) {
+            snprintf(why, sizeof(why), "DetachFile: '%s' appeared", t->file);
+            break;
+        }
+        if (t->after_s >= 0 && now_s() >= deadline) {
+            snprintf(why, sizeof(why), "DetachAfter: %g s passed", t->after_s);
+            break;
+        }
+        nanosleep(&(struct timespec){.tv_nsec = TRIGGER_POLL_MS * 1000 * 1000}, NULL);
+    }
+    if (why[0])
+        start_detach(m, why);
+    free(t->file);
+    free(t);
+    m->callback.lpVtbl->Release(&m->callback); /* the thread's reference */
+    return NULL;
+}
+
+/* Seconds, a number from 0 to DETACH_AFTER_MAX ("90", "0.5"); -1 when it is not one. */
+static double parse_seconds(const char *text)
+{
+    char *end = NULL;
+    errno = 0;
+    double value = strtod(text, &end);
+    while (end && (*end == ' ' || *end == '\t'))
+        end++;
+    if (errno || end == text || !end || *end || !isfinite(value) || value < 0 ||
+        value > DETACH_AFTER_MAX)
+        return -1;
+    return value;
+}
+
+void clrie_pm__detach_arm(struct manager *m, policy_lookup_fn lookup, void *ctx)
+{
+    const char *file = lookup(ctx, "DetachFile");
+    const char *after = lookup(ctx, "DetachAfter");
+    double after_s = -1;
+    if (after) {
+        after_s = parse_seconds(after);
+        if (after_s < 0)
+            CLRIE_PM_LOG_ERROR(m->log,
+                               "DetachAfter='%s': expected seconds from 0 to %.0f (such as 600 "
+                               "or 0.5); no detach after a delay",
+                               after, DETACH_AFTER_MAX);
+    }
+    if (file && file[0] != '/') {
+        CLRIE_PM_LOG_ERROR(m->log,
+                           "DetachFile='%s': expected an absolute path (the process has its own "
+                           "working folder); no detach on a file",
+                           file);
+        file = NULL;
+    }
+    if (!file && after_s < 0)
+        return;
+    struct trigger *t = calloc(1, sizeof(*t));
+    if (!t || (file && !(t->file = strdup(file)))) {
+        free(t);
+        CLRIE_PM_LOG_ERROR(m->log, "out of memory arming the detach triggers");
+        return;
+    }
+    t->m = m;
+    t->after_s = after_s;
+    pthread_t thread;
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    m->callback.lpVtbl->AddRef(&m->callback);
+    int rc = pthread_create(&thread, &attr, trigger_thread, t);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        m->callback.lpVtbl->Release(&m->callback);
+        free(t->file);
+        free(t);
+        CLRIE_PM_LOG_ERROR(m->log, "detach: cannot start the thread that watches DetachFile and "
+                                   "DetachAfter");
+        return;
+    }
+    if (file && after_s >= 0)
+        CLRIE_PM_LOG_MESSAGE(m->log, "the engine detaches when '%s' appears or after %g s", file,
+                             after_s);
+    else if (file)
+        CLRIE_PM_LOG_MESSAGE(m->log, "the engine detaches when '%s' appears", file);
+    else
+        CLRIE_PM_LOG_MESSAGE(m->log, "the engine detaches after %g s", after_s);
 }
 
 bool clrie_pm__detach_rejit(struct manager *m, ModuleID module_id, mdMethodDef token,

@@ -7,6 +7,7 @@
 #include "clrie/ilgraph.h"
 #include "domains.h"
 #include "manager.h"
+#include "method_info.h"
 
 /* The mark CLRIE puts in a ReJIT's IL map (old offset 0xFEEFEE, new offset the ReJIT count):
  * no offset, so it is never looked up. */
@@ -356,22 +357,66 @@ HRESULT clrie_pm__hook_get_il_function_body(ICorProfilerInfo15 *runtime, ModuleI
     return S_OK;
 }
 
+/* A body or an IL map the hook gives the runtime itself, outside its turn on the method (in
+ * another callback, or through ICorProfilerInfo during a ReJIT, where the body of the ReJIT
+ * comes from the function control): the runtime takes it in place of what the engine gave it
+ * for the plugins, the body the next time it compiles the method's first version (a tier-up,
+ * after a revert), the map at once. Said when the plugins' last instrumentation changed the
+ * method: an error for a body (code is lost), a message for a map (only the debugger's offsets
+ * are; Microsoft's CLRIE as the hook sets its map so around a ReJIT). */
+static void log_over_plugins(struct manager *m, ModuleID module_id, mdMethodDef token,
+                             enum clrie_pm_log_kind kind, const char *what, const char *effect)
+{
+    IModuleInfo *module = NULL;
+    if (!m->domains || FAILED(clrie_pm_domains_find_module(m->domains, module_id, &module)))
+        return;
+    ULONG32 count = 0;
+    BOOL transformed = FALSE;
+    if (clrie_pm_module_il_map(module, token, 0, NULL, &count, &transformed) == S_OK &&
+        transformed && clrie_pm_log_enabled(m->log, kind)) {
+        struct method_info *mi = NULL;
+        bool named = SUCCEEDED(clrie_pm__method_info_by_token(m, module, token, &mi)) && mi;
+        clrie_pm_log_write(m->log, kind, NULL,
+                           "%s: the raw profiler hook set %s outside the engine's turn for the "
+                           "method; %s",
+                           named ? clrie_pm__method_info_full_name(mi) : "?", what, effect);
+        if (mi)
+            clrie_pm__method_info_release(mi);
+    }
+    module->lpVtbl->Release(module);
+}
+
 HRESULT clrie_pm__hook_set_il_function_body(ICorProfilerInfo15 *runtime, ModuleID module,
                                             mdMethodDef token, LPCBYTE header, struct manager *m)
 {
     struct hook_turn *turn = clrie_pm__hook_turn_on(m, module, token);
-    if (!turn || turn->runtime)
-        return runtime->lpVtbl->SetILFunctionBody(runtime, module, token, header);
-    return keep_body(turn, header, 0);
+    if (turn && !turn->runtime)
+        return keep_body(turn, header, 0);
+    HRESULT hr = runtime->lpVtbl->SetILFunctionBody(runtime, module, token, header);
+    if (SUCCEEDED(hr))
+        log_over_plugins(m, module, token, CLRIE_PM_LOG_ERRORS,
+                         "a body through ICorProfilerInfo::SetILFunctionBody",
+                         "the runtime compiles the method from it the next time, without the "
+                         "plugins' edits");
+    return hr;
 }
 
 HRESULT clrie_pm__hook_set_il_map(ICorProfilerInfo15 *runtime, FunctionID function, BOOL start,
                                   ULONG count, COR_IL_MAP map[], struct manager *m)
 {
     struct hook_turn *turn = clrie_pm__hook_turn_current(m);
-    if (!turn || !turn->function || turn->function != function)
-        return runtime->lpVtbl->SetILInstrumentedCodeMap(runtime, function, start, count, map);
-    return keep_map(turn, count, map);
+    if (turn && turn->function && turn->function == function)
+        return keep_map(turn, count, map);
+    HRESULT hr = runtime->lpVtbl->SetILInstrumentedCodeMap(runtime, function, start, count, map);
+    ClassID cls = 0;
+    ModuleID module = 0;
+    mdMethodDef token = 0;
+    if (SUCCEEDED(hr) &&
+        SUCCEEDED(m->info->lpVtbl->GetFunctionInfo(m->info, function, &cls, &module, &token)))
+        log_over_plugins(m, module, token, CLRIE_PM_LOG_MESSAGES,
+                         "an IL map through ICorProfilerInfo::SetILInstrumentedCodeMap",
+                         "it replaces the map the engine composed for the plugins' edits");
+    return hr;
 }
 
 /* ---- the hook's function control at a ReJIT --------------------------------------------- */

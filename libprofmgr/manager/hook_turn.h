@@ -13,8 +13,11 @@
  * reads the method's original IL through GetILFunctionBody, at a ReJIT too (the runtime itself
  * would answer with the body of the first JIT).
  *
- * What does not compose is logged with the method's name: a hook body without a map under the
- * plugins' edits, and code-gen flags of the hook that the plugins' replace.
+ * Code-gen flags of both sides reach the runtime at a ReJIT. What does not compose is logged
+ * with the method's name: a hook body without a map under the plugins' edits, code-gen flags
+ * of the hook and the plugins that differ, and a body or IL map the hook gives the runtime
+ * itself (through its ICorProfilerInfo, outside its turn on the method) for a method the
+ * plugins changed.
  *
  * Threads: a turn belongs to the thread that begins it. */
 #ifndef CLRIE_PM_HOOK_TURN_H

@@ -128,7 +128,7 @@ static HRESULT manager_GetLoggingInstance(IProfilerManager *This,
 static HRESULT manager_SetLoggingHost(IProfilerManager *This,
                                       IProfilerManagerLoggingHost *pLoggingHost)
 {
-    return clrie_pm__logger_set_host(pLoggingHost);
+    return clrie_pm__logger_set_host(HOST_OF(This, manager)->owner, pLoggingHost);
 }
 
 static HRESULT manager_GetAppDomainCollection(IProfilerManager *This,
@@ -337,7 +337,9 @@ static HRESULT manager4_GetGlobalLoggingInstance(IProfilerManager4 *This,
 {
     if (!ppLogging)
         return E_POINTER;
-    *ppLogging = clrie_pm__logger_global();
+    struct host *host = HOST_OF(This, manager4);
+    manager4_AddRef(This);
+    *ppLogging = &host->engine_logging.iface;
     return S_OK;
 }
 
@@ -379,7 +381,9 @@ void clrie_pm__host_init(struct host *host, struct manager *owner, const char *g
     host->manager4.lpVtbl = &manager4_vtbl;
     host->manager5.lpVtbl = &manager5_vtbl;
     host->strings.lpVtbl = &strings_vtbl;
-    clrie_pm__logger_init(&host->logging, (IUnknown *)(void *)&host->manager, guid36);
+    clrie_pm__logger_init(&host->logging, (IUnknown *)(void *)&host->manager, owner->log, guid36);
+    clrie_pm__logger_init(&host->engine_logging, (IUnknown *)(void *)&host->manager, owner->log,
+                          NULL);
     clrie_pm__attach_context_init(&host->attach, (IUnknown *)(void *)&host->manager);
     host->info.lpVtbl = &clrie_pm__host_info_vtbl;
     clrie_plugin_com_init(&host->com, &host_class);

@@ -40,15 +40,20 @@ static void encoded_finish(struct encoded *e)
 }
 
 /* When the pipeline of one method started: wall clock, and the thread's CPU time (which leaves
- * out the time the thread waited for a core, as it does on a loaded machine). */
+ * out the time the thread waited for a core, as it does on a loaded machine). Read only when
+ * the log takes Messages, where the time is written: the thread's CPU clock is a system call. */
 struct pipeline_clock {
     struct timespec wall, cpu;
+    bool read;
 };
 
-static void clock_start(struct pipeline_clock *c)
+static void clock_start(struct manager *m, struct pipeline_clock *c)
 {
-    clock_gettime(CLOCK_MONOTONIC, &c->wall);
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c->cpu);
+    c->read = clrie_pm_log_enabled(m->log, CLRIE_PM_LOG_MESSAGES);
+    if (c->read) {
+        clock_gettime(CLOCK_MONOTONIC, &c->wall);
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c->cpu);
+    }
 }
 
 static double elapsed_us(clockid_t id, const struct timespec *start)
@@ -320,7 +325,7 @@ static void complete(struct manager *m, struct method_info *mi)
 static void log_timing(struct manager *m, struct method_info *mi,
                        const struct pipeline_clock *start)
 {
-    if (clrie_pm_log_enabled(m->log, CLRIE_PM_LOG_MESSAGES))
+    if (start->read && clrie_pm_log_enabled(m->log, CLRIE_PM_LOG_MESSAGES))
         clrie_pm_log_write(
             m->log, CLRIE_PM_LOG_MESSAGES, NULL, "instrumented %s in %.1f us (thread CPU %.1f us)",
             clrie_pm__method_info_full_name(mi), elapsed_us(CLOCK_MONOTONIC, &start->wall),
@@ -606,15 +611,23 @@ static void start_from_hook(struct hook_turn *turn, struct method_info *mi)
 static HRESULT compose_with_hook(struct manager *m, struct hook_turn *turn, struct method_info *mi,
                                  struct encoded *e)
 {
-    if (!turn || !turn->body)
+    if (!turn)
         return S_OK;
     const char *name = clrie_pm__method_info_full_name(mi);
-    if (mi->is_rejit && mi->codegen_flags && turn->codegen_flags &&
-        mi->codegen_flags != turn->codegen_flags)
-        CLRIE_PM_LOG_ERROR(m->log,
-                           "%s: the plugins' code-gen flags 0x%08X replace the raw profiler "
-                           "hook's 0x%08X",
-                           name, (unsigned)mi->codegen_flags, (unsigned)turn->codegen_flags);
+    /* Code-gen flags only turn things off (inlining, optimisations): the runtime gets what both
+     * asked to turn off, and a difference is said, since one side's code then runs with less
+     * than it expected. */
+    if (mi->is_rejit && turn->codegen_flags) {
+        if (mi->codegen_flags && mi->codegen_flags != turn->codegen_flags)
+            CLRIE_PM_LOG_ERROR(m->log,
+                               "%s: the raw profiler hook's code-gen flags 0x%08X and the "
+                               "plugins' 0x%08X differ; the runtime gets both (0x%08X)",
+                               name, (unsigned)turn->codegen_flags, (unsigned)mi->codegen_flags,
+                               (unsigned)(turn->codegen_flags | mi->codegen_flags));
+        mi->codegen_flags |= turn->codegen_flags;
+    }
+    if (!turn->body)
+        return S_OK;
     COR_IL_MAP *merged = NULL;
     size_t count = 0;
     HRESULT hr = clrie_pm__hook_turn_map_for(turn, name, e->map, e->map_count, &merged, &count);
@@ -723,7 +736,7 @@ static HRESULT restore_original(struct manager *m, struct method_info *mi)
 void clrie_pm__jit_pipeline_jit(struct manager *m, FunctionID function)
 {
     struct pipeline_clock start;
-    clock_start(&start);
+    clock_start(m, &start);
     if (clrie_pm__manager_plugins(m)->count == 0)
         return; /* no plugin: nothing to count or do */
     struct method_info *mi = NULL;
@@ -772,7 +785,7 @@ HRESULT clrie_pm__jit_pipeline_rejit(struct manager *m, ModuleID module, mdMetho
                                      ICorProfilerFunctionControl *control)
 {
     struct pipeline_clock start;
-    clock_start(&start);
+    clock_start(m, &start);
     struct method_info *mi = NULL;
     HRESULT hr = clrie_pm__method_info_for_rejit(m, module, token, &mi);
     if (hr == S_FALSE) {

@@ -1,5 +1,7 @@
 /* IProfilerManagerLogging for plugins and the engine, and the IProfilerManagerLoggingHost a
- * plugin may install to receive the engine's log. */
+ * plugin may install to receive the engine's log. Both belong to the plugin's manager, that is
+ * to one runtime: a logger writes to its manager's log (a view of the process log, log.h), and
+ * a host receives the lines of that manager and its plugins, not those of another runtime's. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,10 +30,16 @@ CLRIE_PM_COM_CLASS(global_class, "the engine logger", struct global_logger, com,
 CLRIE_PM_COM_OWNED(global, IProfilerManagerLogging, struct global_logger, logger.iface, com,
                    NO_OWNER)
 
+static struct clrie_pm_log *log_of(IProfilerManagerLogging *iface)
+{
+    struct logger *logger = logger_of(iface);
+    return logger->log ? logger->log : clrie_pm_process_log();
+}
+
 static HRESULT log_utf16(IProfilerManagerLogging *This, enum clrie_pm_log_kind kind,
                          const WCHAR *text)
 {
-    struct clrie_pm_log *log = clrie_pm_process_log();
+    struct clrie_pm_log *log = log_of(This);
     if (!text)
         return E_POINTER;
     if (!clrie_pm_log_enabled(log, kind))
@@ -68,7 +76,7 @@ static HRESULT logger_GetLoggingFlags(IProfilerManagerLogging *This, LoggingFlag
 {
     if (!pLoggingFlags)
         return E_POINTER;
-    struct clrie_pm_log *log = clrie_pm_process_log();
+    struct clrie_pm_log *log = log_of(This);
     const char *guid36 = logger_of(This)->guid36;
     unsigned kinds = guid36 ? clrie_pm_log_kinds_for(log, guid36) : atomic_load(&log->kinds);
     *pLoggingFlags = (LoggingFlags)kinds;
@@ -79,7 +87,7 @@ static HRESULT logger_SetLoggingFlags(IProfilerManagerLogging *This, LoggingFlag
 {
     if ((unsigned)loggingFlags & ~(unsigned)CLRIE_LOGGING_FLAGS_ALL)
         return E_INVALIDARG;
-    clrie_pm_log_set_kinds(clrie_pm_process_log(), (unsigned)loggingFlags);
+    clrie_pm_log_set_kinds(log_of(This), (unsigned)loggingFlags);
     return S_OK;
 }
 
@@ -99,10 +107,12 @@ static const struct IProfilerManagerLoggingVtbl global_vtbl = {
     LOGGER_SLOTS,
 };
 
-void clrie_pm__logger_init(struct logger *logger, IUnknown *outer, const char *guid36)
+void clrie_pm__logger_init(struct logger *logger, IUnknown *outer, struct clrie_pm_log *log,
+                           const char *guid36)
 {
     logger->iface.lpVtbl = &logger_vtbl;
     logger->outer = outer;
+    logger->log = log;
     logger->guid36 = guid36;
 }
 
@@ -135,25 +145,29 @@ static void to_logging_host(void *context, enum clrie_pm_log_kind kind, const ch
     free(text);
 }
 
-/* The host currently installed; replaced under the log's host lock by clrie_pm_log_set_host,
- * released here after the replacement so no line is in flight to it. */
-static _Atomic(IProfilerManagerLoggingHost *) installed_host;
-
-HRESULT clrie_pm__logger_set_host(IProfilerManagerLoggingHost *host)
+/* The manager's log calls to_logging_host under its host lock; the host it held is released
+ * after the replacement, so no line is in flight to it. */
+HRESULT clrie_pm__logger_set_host(struct manager *m, IProfilerManagerLoggingHost *host)
 {
-    struct clrie_pm_log *log = clrie_pm_process_log();
+    pthread_mutex_lock(&m->load_lock); /* one replacement at a time: the log's and ours agree */
     if (host) {
         host->lpVtbl->AddRef(host);
-        clrie_pm_log_set_host(log, &(struct clrie_pm_log_host){
-                                       .write = to_logging_host,
-                                       .context = host,
-                                       .kinds = atomic_load(&log->stream_kinds),
-                                   });
+        clrie_pm_log_set_host(m->log, &(struct clrie_pm_log_host){
+                                          .write = to_logging_host,
+                                          .context = host,
+                                          .kinds = atomic_load(&m->log->stream_kinds),
+                                      });
     } else {
-        clrie_pm_log_set_host(log, NULL);
+        clrie_pm_log_set_host(m->log, NULL);
     }
-    IProfilerManagerLoggingHost *old = atomic_exchange(&installed_host, host);
+    IProfilerManagerLoggingHost *old = atomic_exchange(&m->logging_host, host);
+    pthread_mutex_unlock(&m->load_lock);
     if (old)
         old->lpVtbl->Release(old);
     return S_OK;
+}
+
+void clrie_pm__logger_drop_host(struct manager *m)
+{
+    clrie_pm__logger_set_host(m, NULL);
 }

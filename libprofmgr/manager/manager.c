@@ -3,6 +3,7 @@
  * asks the runtime for. The manager is created and destroyed by callbacks.c. */
 #include "manager.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,4 +144,77 @@ void clrie_pm__manager_release_plugins(struct manager *m, const struct plugin_li
     for (struct plugin *p = m->all_plugins; p; p = p->next_allocated)
         release_plugin(p); /* removed ones */
     pthread_mutex_unlock(&m->load_lock);
+}
+
+void clrie_pm__manager_runtime_version(struct manager *m, char *out, size_t size)
+{
+    ICorProfilerInfo3 *info = (ICorProfilerInfo3 *)(void *)m->info;
+    USHORT instance = 0, major = 0, minor = 0, build = 0, qfe = 0;
+    COR_PRF_RUNTIME_TYPE type;
+    ULONG len = 0;
+    if (info && SUCCEEDED(info->lpVtbl->GetRuntimeInformation(info, &instance, &type, &major,
+                                                              &minor, &build, &qfe, 0, &len, NULL)))
+        snprintf(out, size, "%u.%u.%u", major, minor, build);
+    else
+        snprintf(out, size, "(unknown version)");
+}
+
+/* ---- what the plugins were told of ------------------------------------------------------- */
+
+/* The index of id in the sorted set, or where it would go. */
+static size_t announced_find(const struct announced *set, UINT_PTR id)
+{
+    size_t low = 0, high = set->count;
+    while (low < high) {
+        size_t mid = low + (high - low) / 2;
+        if (set->ids[mid] < id)
+            low = mid + 1;
+        else
+            high = mid;
+    }
+    return low;
+}
+
+bool clrie_pm__manager_announce(struct manager *m, enum announce_kind kind, UINT_PTR id)
+{
+    struct announced *set = &m->announced[kind];
+    bool first = true;
+    pthread_mutex_lock(&m->announced_lock);
+    size_t at = announced_find(set, id);
+    if (at < set->count && set->ids[at] == id) {
+        first = false;
+    } else {
+        if (set->count == set->capacity) {
+            size_t capacity = set->capacity ? set->capacity * 2 : 64;
+            UINT_PTR *grown = realloc(set->ids, capacity * sizeof(*grown));
+            if (!grown)
+                goto out;
+            set->ids = grown;
+            set->capacity = capacity;
+        }
+        memmove(set->ids + at + 1, set->ids + at, (set->count - at) * sizeof(*set->ids));
+        set->ids[at] = id;
+        set->count++;
+    }
+out:
+    pthread_mutex_unlock(&m->announced_lock);
+    return first;
+}
+
+void clrie_pm__manager_forget(struct manager *m, enum announce_kind kind, UINT_PTR id)
+{
+    struct announced *set = &m->announced[kind];
+    pthread_mutex_lock(&m->announced_lock);
+    size_t at = announced_find(set, id);
+    if (at < set->count && set->ids[at] == id) {
+        memmove(set->ids + at, set->ids + at + 1, (set->count - at - 1) * sizeof(*set->ids));
+        set->count--;
+    }
+    pthread_mutex_unlock(&m->announced_lock);
+}
+
+void clrie_pm__manager_announced_free(struct manager *m)
+{
+    for (size_t i = 0; i < sizeof(m->announced) / sizeof(m->announced[0]); i++)
+        free(m->announced[i].ids);
 }

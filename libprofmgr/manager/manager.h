@@ -31,6 +31,7 @@
 #include "com.h"
 #include "domains.h"
 #include "log.h"
+#include "policy.h"
 #include "settings.h"
 
 struct manager;
@@ -57,15 +58,21 @@ struct manager;
  * engine's own (clrie_pm__logger_global) is static and never freed. */
 struct logger {
     IProfilerManagerLogging iface;
-    IUnknown *outer;    /* NULL for the engine's own */
-    const char *guid36; /* upper case, no braces; NULL for the engine itself */
+    IUnknown *outer;          /* NULL for the engine's own */
+    struct clrie_pm_log *log; /* its manager's log; NULL for the process log */
+    const char *guid36;       /* upper case, no braces; NULL for the engine itself */
 };
 
-void clrie_pm__logger_init(struct logger *logger, IUnknown *outer, const char *guid36);
-/* The process-wide engine logger (GetInstrumentationEngineLogger, GetGlobalLoggingInstance). */
+/* A logger writing to log (a manager's, which must outlive it). */
+void clrie_pm__logger_init(struct logger *logger, IUnknown *outer, struct clrie_pm_log *log,
+                           const char *guid36);
+/* The process-wide engine logger (GetInstrumentationEngineLogger), which needs no manager. */
 IProfilerManagerLogging *clrie_pm__logger_global(void);
-/* Sends the process log to a plugin's IProfilerManagerLoggingHost (NULL stops it). */
-HRESULT clrie_pm__logger_set_host(IProfilerManagerLoggingHost *host);
+/* Sends the manager's log (its lines and its plugins') to a plugin's
+ * IProfilerManagerLoggingHost, in place of the one installed before; NULL stops it. */
+HRESULT clrie_pm__logger_set_host(struct manager *m, IProfilerManagerLoggingHost *host);
+/* Stops and releases the manager's logging host (the manager's destruction). */
+void clrie_pm__logger_drop_host(struct manager *m);
 
 /* What the engine itself asks the runtime for once a plugin is loaded, as CLRIE does: app
  * domain, assembly and module loads for its process model, JIT compilation and ReJIT for
@@ -87,6 +94,7 @@ struct host {
     IProfilerManager5 manager5;
     IProfilerStringManager strings;
     struct logger logging;
+    struct logger engine_logging; /* GetGlobalLoggingInstance: the engine's lines, no prefix */
     ICorProfilerInfo15 info;      /* the wrapped ICorProfilerInfo */
     struct attach_context attach; /* its config settings (settings.h) */
     struct clrie_plugin_com com;  /* for its class: references are the owner's (com.h) */
@@ -157,10 +165,16 @@ struct manager {
     ICorProfilerInfo15 *info;
     int info_version;
     struct clrie_pm_domains *domains;
-    struct clrie_pm_log *log; /* the process-wide log */
+    /* This runtime's log: a view of the process log (log.h), with its own logging host and
+     * levels, so that a plugin's SetLoggingHost or SetLoggingFlags concerns this runtime
+     * only. log points at log_view; logging_host is the host installed, held for the view. */
+    struct clrie_pm_log *log;
+    struct clrie_pm_log log_view;
+    _Atomic(IProfilerManagerLoggingHost *) logging_host;
 
     /* Recursive (a plugin's Initialize may load another plugin): serialises loading and
-     * removing plugins and protects all_plugins, retired and writes of plugins. */
+     * removing plugins and protects all_plugins, retired and writes of plugins; also
+     * serialises replacing the logging host. */
     pthread_mutex_t load_lock;
     _Atomic(struct plugin_list *) plugins;
     _Atomic(struct plugin *) loading; /* inside its Initialize: its events count already */
@@ -213,6 +227,17 @@ struct manager {
     struct jit_pending **jit_pending;
     size_t jit_pending_capacity;
     uint64_t jit_pending_serial; /* numbers the entries in the order they were made */
+    /* The app domains, assemblies and modules the plugins were told of (OnAppDomainCreated,
+     * OnAssemblyLoaded, OnModuleLoaded) and not yet of their end: after an attach, the walk of
+     * what was loaded before (attach.c) and the runtime's own events for what loads meanwhile
+     * may name the same one, and each is told once (clrie_pm__manager_announce).
+     * announced_lock protects the three sorted arrays. */
+    pthread_mutex_t announced_lock;
+    struct announced {
+        UINT_PTR *ids;
+        size_t count, capacity;
+    } announced[3];
+
     /* Functions whose instrumented body the JIT rejected: compiled again, they get their
      * original IL. */
     atomic_size_t jit_rejected_count;
@@ -246,6 +271,23 @@ void clrie_pm__manager_plugins_leave(struct manager *m);
 void clrie_pm__manager_retire_plugins(struct manager *m);
 /* Recomputes the runtime event mask: base | every plugin's | the raw hook's. */
 HRESULT clrie_pm__manager_apply_event_mask(struct manager *m);
+/* Which announcement of clrie_pm__manager_announce. */
+enum announce_kind {
+    ANNOUNCE_APPDOMAIN,
+    ANNOUNCE_ASSEMBLY,
+    ANNOUNCE_MODULE,
+};
+/* True the first time an ID of this kind is announced (the caller then tells the plugins);
+ * false while it was announced already. Out of memory: true (told twice rather than never). */
+bool clrie_pm__manager_announce(struct manager *m, enum announce_kind kind, UINT_PTR id);
+/* Its end was told (unload, shutdown): the runtime may reuse the ID for another one. */
+void clrie_pm__manager_forget(struct manager *m, enum announce_kind kind, UINT_PTR id);
+/* Frees the sets (manager_destroy). */
+void clrie_pm__manager_announced_free(struct manager *m);
+/* The runtime's version as "10.0.12" (GetRuntimeInformation) in out, or "(unknown version)";
+ * the start-up and attach lines name it, so that a log shared by several runtimes of one
+ * process says which line is whose. */
+void clrie_pm__manager_runtime_version(struct manager *m, char *out, size_t size);
 /* Releases every plugin's interfaces (their objects may go away), those of `order` first and
  * in its order (priority order, as CLRIE releases them), then any others; the engine's
  * records of them stay until clrie_pm__plugins_free_all. Call it only when no callback is inside a
@@ -336,6 +378,13 @@ bool clrie_pm__attach_policy_admits(struct manager *m, const struct clrie_config
 /* A plugin's IProfilerManager2::DisableProfiling after attach: once every plugin asked, the
  * engine detaches on a thread of its own. */
 HRESULT clrie_pm__detach_request(struct manager *m, struct host *host);
+/* Keeps the engine's shared object loaded after a detach (RTLD_NODELETE); logs when it cannot. */
+void clrie_pm__detach_pin_engine(struct manager *m);
+/* Arms the operator's triggers, read through lookup (policy.h): DetachFile, an absolute path
+ * whose appearance starts the detach, and DetachAfter, seconds after which it starts. A value
+ * that cannot be used is logged and ignored. The watching thread ends at Shutdown or when a
+ * detach started. */
+void clrie_pm__detach_arm(struct manager *m, policy_lookup_fn lookup, void *ctx);
 /* GetReJITParameters while detaching: true when the method was given its original IL (the
  * caller then does nothing more). */
 bool clrie_pm__detach_rejit(struct manager *m, ModuleID module, mdMethodDef token,
@@ -349,5 +398,9 @@ void clrie_pm__raw_hook_load_configured(struct manager *m);
 /* Installs an already created profiler as the raw hook (IProfilerManager::AddRawProfilerHook). */
 HRESULT clrie_pm__raw_hook_install(struct manager *m, IUnknown *profiler);
 void clrie_pm__raw_hook_free(struct manager *m);
+
+/* hook_events.c: whether the raw hook's own event mask asks for the callback in this slot of
+ * ICorProfilerCallback11's vtable (callbacks no mask bit gates: always). */
+bool clrie_pm__hook_hears(const struct raw_hook *hook, size_t slot);
 
 #endif

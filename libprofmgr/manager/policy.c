@@ -119,7 +119,7 @@ int clrie_pm__policy_read(struct policy *policy, policy_lookup_fn lookup, void *
     return 0;
 }
 
-static const char *from_env(void *ctx, const char *name)
+const char *clrie_pm__policy_lookup_env(void *ctx, const char *name)
 {
     char full[96];
     snprintf(full, sizeof(full), "%s%s", CLRIE_PM__POLICY_ENV_PREFIX, name);
@@ -129,7 +129,7 @@ static const char *from_env(void *ctx, const char *name)
 
 int clrie_pm__policy_read_env(struct policy *policy, struct clrie_pm_log *log)
 {
-    return clrie_pm__policy_read(policy, from_env, NULL, log);
+    return clrie_pm__policy_read(policy, clrie_pm__policy_lookup_env, NULL, log);
 }
 
 void clrie_pm__policy_finish(struct policy *policy)

@@ -75,6 +75,9 @@ bool clrie_pm__policy_admits_version(const struct policy *policy, const unsigned
 bool clrie_pm__policy_admits(const struct policy *policy, ICorProfilerInfo3 *info,
                              struct clrie_pm_log *log);
 
+/* A policy_lookup_fn reading the environment (ctx unused): the prefixed name, NULL when unset
+ * or empty. */
+const char *clrie_pm__policy_lookup_env(void *ctx, const char *name);
 /* A policy from the environment alone (start-up). */
 int clrie_pm__policy_read_env(struct policy *policy, struct clrie_pm_log *log);
 

@@ -442,6 +442,103 @@ static HRESULT info_RequestReJITWithInliners(ICorProfilerInfo15 *This, DWORD dwR
     return S_OK;
 }
 
+/* ---- EnumModules: PF_MODULE, with a hook before it is handed out ---------------------------- */
+
+static void (*enum_hook)(void *ctx);
+static void *enum_hook_ctx;
+
+void pf_set_enum_modules_hook(void (*hook)(void *ctx), void *ctx)
+{
+    enum_hook = hook;
+    enum_hook_ctx = ctx;
+}
+
+struct module_enum {
+    ICorProfilerModuleEnum iface;
+    atomic_int refs;
+    ULONG next;
+};
+
+static const ModuleID enum_ids[] = {PF_MODULE};
+#define ENUM_IDS (sizeof(enum_ids) / sizeof(enum_ids[0]))
+
+static HRESULT me_QueryInterface(ICorProfilerModuleEnum *This, REFIID riid, void **out)
+{
+    *out = NULL;
+    return E_NOINTERFACE;
+}
+
+static ULONG me_AddRef(ICorProfilerModuleEnum *This)
+{
+    return (ULONG)atomic_fetch_add(&((struct module_enum *)(void *)This)->refs, 1) + 1;
+}
+
+static ULONG me_Release(ICorProfilerModuleEnum *This)
+{
+    struct module_enum *e = (struct module_enum *)(void *)This;
+    int left = atomic_fetch_sub(&e->refs, 1) - 1;
+    if (left == 0)
+        free(e);
+    return (ULONG)left;
+}
+
+static HRESULT me_Next(ICorProfilerModuleEnum *This, ULONG celt, ModuleID ids[], ULONG *fetched)
+{
+    struct module_enum *e = (struct module_enum *)(void *)This;
+    if (e->next == 0 && enum_hook)
+        enum_hook(enum_hook_ctx); /* what happens while the profiler walks the list */
+    ULONG n = 0;
+    while (n < celt && e->next < ENUM_IDS)
+        ids[n++] = enum_ids[e->next++];
+    if (fetched)
+        *fetched = n;
+    return n == celt ? S_OK : S_FALSE;
+}
+
+static HRESULT me_GetCount(ICorProfilerModuleEnum *This, ULONG *count)
+{
+    *count = ENUM_IDS;
+    return S_OK;
+}
+
+static HRESULT me_Skip(ICorProfilerModuleEnum *This, ULONG celt)
+{
+    return E_NOTIMPL;
+}
+
+static HRESULT me_Reset(ICorProfilerModuleEnum *This)
+{
+    ((struct module_enum *)(void *)This)->next = 0;
+    return S_OK;
+}
+
+static HRESULT me_Clone(ICorProfilerModuleEnum *This, ICorProfilerModuleEnum **out)
+{
+    return E_NOTIMPL;
+}
+
+static const struct ICorProfilerModuleEnumVtbl module_enum_vtbl = {
+    .QueryInterface = me_QueryInterface,
+    .AddRef = me_AddRef,
+    .Release = me_Release,
+    .Skip = me_Skip,
+    .Reset = me_Reset,
+    .Clone = me_Clone,
+    .GetCount = me_GetCount,
+    .Next = me_Next,
+};
+
+static HRESULT info_EnumModules(ICorProfilerInfo15 *This, ICorProfilerModuleEnum **out)
+{
+    struct module_enum *e = calloc(1, sizeof(*e));
+    if (!e)
+        return E_OUTOFMEMORY;
+    e->iface.lpVtbl = &module_enum_vtbl;
+    atomic_init(&e->refs, 1);
+    *out = &e->iface;
+    return S_OK;
+}
+
 static const struct ICorProfilerInfo15Vtbl info_vtbl = {
     CLRIE_ICORPROFILERINFO15_METHODS(SLOT_INFO, ICorProfilerInfo15 *This, This).QueryInterface =
         info_QueryInterface,
@@ -466,6 +563,7 @@ static const struct ICorProfilerInfo15Vtbl info_vtbl = {
     .GetILToNativeMapping2 = info_GetILToNativeMapping2,
     .RequestReJIT = info_RequestReJIT,
     .RequestReJITWithInliners = info_RequestReJITWithInliners,
+    .EnumModules = info_EnumModules,
 };
 
 static ICorProfilerInfo15 info = {&info_vtbl};

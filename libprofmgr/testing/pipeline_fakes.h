@@ -71,6 +71,9 @@ void pf_reset(void);
 /* The runtime's profiler info; starts with one reference (the runtime's own). */
 IUnknown *pf_info(void);
 int pf_info_refs(void);
+/* EnumModules lists PF_MODULE; hook (NULL: none) runs when the first Next is called, before
+ * any ID is handed out: a module finishing its load while the profiler walks the list. */
+void pf_set_enum_modules_hook(void (*hook)(void *ctx), void *ctx);
 int pf_metadata_live(void);
 int pf_allocators_live(void);
 DWORD pf_event_mask(void);

@@ -26,8 +26,8 @@
 
 /* The engine's settings; every other --setting goes to the plugins. */
 static const char *const engine_settings[] = {
-    "LogLevel",        "LogFileLevel",     "LogFilePath",      "Runtimes",
-    "RuntimeVersions", "IncludeProcesses", "ExcludeProcesses",
+    "LogLevel",         "LogFileLevel",     "LogFilePath", "Runtimes",    "RuntimeVersions",
+    "IncludeProcesses", "ExcludeProcesses", "DetachFile",  "DetachAfter",
 };
 
 struct options {
@@ -440,6 +440,23 @@ static const char *absolute(const char *what, const char *path)
     return real;
 }
 
+/* DetachFile=<relative path> becomes absolute against this folder (the file need not exist
+ * yet): the process has its own working folder. NULL after a line when that cannot be done. */
+static const char *absolute_detach_file(const char *setting)
+{
+    const char *value = setting + strlen("DetachFile=");
+    if (value[0] == '/' || value[0] == '\0')
+        return setting;
+    char cwd[4096];
+    char *out = NULL;
+    if (!getcwd(cwd, sizeof(cwd)) || asprintf(&out, "DetachFile=%s/%s", cwd, value) < 0) {
+        fprintf(stderr, "clrie-attach: --setting %s: cannot make it absolute: %s\n", setting,
+                strerror(errno));
+        return NULL;
+    }
+    return out;
+}
+
 /* A log file for the engine in the temporary folder, writable by the target's user. */
 static char *make_log(long pid, uid_t owner)
 {
@@ -472,6 +489,10 @@ int main(int argc, char **argv)
             return 2;
     if (!(o.engine = absolute("--engine", o.engine)))
         return 2;
+    for (size_t i = 0; i < o.setting_count; i++)
+        if (strncmp(o.settings[i], "DetachFile=", strlen("DetachFile=")) == 0 &&
+            !(o.settings[i] = absolute_detach_file(o.settings[i])))
+            return 2;
 
     char proc[64];
     struct stat proc_st;

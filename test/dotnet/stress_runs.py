@@ -215,16 +215,35 @@ def reference_assemblies(dotnet):
 CSC_INPUT = os.path.join(dotnet_apps.APPS, "csc-input")
 
 
-def csc_command(dotnet, csc, out_dir, references):
-    """A deterministic compile of test/dotnet/csc-input/*.cs into out_dir/cscinput.dll with
-    a portable PDB beside it. Run it with cwd=CSC_INPUT: the sources are named relative to
-    it, so the compiler's diagnostics are the same wherever the tree is."""
-    sources = sorted(f for f in os.listdir(CSC_INPUT) if f.endswith(".cs"))
+def csc_command(dotnet, csc, out_dir, references, sources_dir=CSC_INPUT):
+    """A deterministic compile of sources_dir/*.cs (test/dotnet/csc-input by default) into
+    out_dir/cscinput.dll with a portable PDB beside it. Run it with cwd=sources_dir: the
+    sources are named relative to it, so the compiler's diagnostics are the same wherever the
+    tree is."""
+    sources = sorted(f for f in os.listdir(sources_dir) if f.endswith(".cs"))
     return [dotnet, csc, "-nologo", "-noconfig", "-nostdlib+", "-target:library",
             "-deterministic+", "-optimize+", "-langversion:latest", "-nullable:enable",
             "-unsafe+", "-warn:4", "-debug:portable",
             # the PDB's path is written into the DLL: map the output folder too
-            "-pathmap:%s=/clrie/csc-input,%s=/clrie/out" % (CSC_INPUT, os.path.abspath(out_dir)),
+            "-pathmap:%s=/clrie/csc-input,%s=/clrie/out" % (sources_dir,
+                                                           os.path.abspath(out_dir)),
             "-out:" + os.path.join(out_dir, "cscinput.dll"),
             "-pdb:" + os.path.join(out_dir, "cscinput.pdb"),
             *("-r:" + r for r in references), *sources]
+
+
+def many_csc_sources(folder, copies):
+    """Writes copies of every test/dotnet/csc-input file into folder, copy i in namespace
+    CscInput.Copy<i>, for a compile of a few hundred files; returns how many files."""
+    os.makedirs(folder, exist_ok=True)
+    written = 0
+    for name in sorted(f for f in os.listdir(CSC_INPUT) if f.endswith(".cs")):
+        with open(os.path.join(CSC_INPUT, name)) as f:
+            text = f.read()
+        if "namespace CscInput;" not in text:
+            raise ValueError("%s has no 'namespace CscInput;' line" % name)
+        for i in range(copies):
+            with open(os.path.join(folder, "%s.%d.cs" % (name[:-3], i)), "w") as f:
+                f.write(text.replace("namespace CscInput;", "namespace CscInput.Copy%d;" % i))
+            written += 1
+    return written

@@ -6,7 +6,13 @@ attach_probe.c, which instruments Old (compiled before the attach: through ReJIT
 (compiled after: at its first JIT) so they return 42 instead of 41; Other stays 7. A second
 clrie-attach is refused with a clear message. Then the plugin asks to detach: both methods
 return 41 again and the service keeps running; the runtime keeps the engine loaded (idle),
-since CoreCLR lets no profiler that changed IL detach, and the engine's log says so.
+since CoreCLR lets no profiler that enabled ReJIT or changed IL detach, and the engine's log says
+so.
+detach-file: clrie-attach with the engine setting DetachFile; the plugin never asks to detach,
+but once an operator creates the file, Old and New run their original code again and the service
+keeps running; the log says what triggered the detach and how it ended.
+detach-after: MicrosoftInstrumentationEngine_DetachAfter=2 at start-up: Old is instrumented,
+then runs its original code; values the engine cannot use are reported and nothing is armed.
 policy-attach: attach data that excludes the service's entry assembly is declined, with the
 engine's reason printed by clrie-attach, and the service runs on unchanged.
 policy-startup: the policy variables at start-up: excluded names and entry assemblies, an
@@ -27,11 +33,13 @@ PROBE_GUID = "{6A1C0F3E-2B44-4C8D-9E1F-3A5B7C9D0E12}"
 class Service:
     """The service app, running, with its stdout read line by line."""
 
-    def __init__(self, dotnet, assembly, box):
+    def __init__(self, dotnet, assembly, box, extra_env=None):
         self.go = box.path("go")
         self.stop = box.path("stop")
+        env = dotnet_apps.quiet_environment()
+        env.update(extra_env or {})
         self.proc = subprocess.Popen([dotnet, assembly, self.go, self.stop],
-                                     env=dotnet_apps.quiet_environment(), stdout=subprocess.PIPE,
+                                     env=env, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, text=True)
         self.lines = []
 
@@ -68,16 +76,19 @@ def attach(args, pid, config, settings, extra=()):
                           text=True, timeout=60)
 
 
-def probe_config(box, args):
+def probe_config(box, args, settings=None):
+    """The probe's configuration file; settings (name: value) go in it for a start-up load."""
     box.copy(args.probe, "plugins/libattach-probe.so")
+    items = "".join('      <Setting Name="%s" Value="%s"/>\n' % item
+                    for item in (settings or {}).items())
     return box.write("attach-probe.xml", """<InstrumentationEngineConfiguration>
   <InstrumentationMethod>
     <Name>AttachProbe</Name>
     <Module>plugins/libattach-probe.so</Module>
-    <ClassGuid>%s</ClassGuid>
+    <ClassGuid>%s</ClassGuid>%s
   </InstrumentationMethod>
 </InstrumentationEngineConfiguration>
-""" % PROBE_GUID)
+""" % (PROBE_GUID, "\n    <Settings>\n%s    </Settings>" % items if items else ""))
 
 
 def scenario_attach(checks, dotnet, args, apps):
@@ -118,7 +129,7 @@ def scenario_attach(checks, dotnet, args, apps):
         code, err = service.finish()
         checks.expect(code == 0, "the service exits normally (exit %d)" % code, seen=err)
         log = "\n".join(dotnet_apps.read_lines(box.path("engine.log")))
-        checks.expect_in("the runtime lets no profiler that changed IL detach", log,
+        checks.expect_in("the runtime lets no profiler that enabled ReJIT or changed IL detach", log,
                          "the engine's log says why the runtime keeps it loaded")
         shapes = {re.sub(r"old=4[12] other=7( new=4[12])?", "X", l) for l in service.lines}
         checks.expect(shapes <= {"ready", "X"}, "the service prints nothing else",
@@ -129,6 +140,98 @@ def scenario_attach(checks, dotnet, args, apps):
                          "requestrejit Old hr=0x00000000", "instrument Old rejit=1",
                          "instrument New rejit=0", "attachcomplete", "detach hr=0x00000000"):
             checks.expect(expected in lines, "the plugin's report has %r" % expected, seen=lines)
+    finally:
+        box.close()
+
+
+def scenario_detach_file(checks, dotnet, args, apps):
+    """An operator's DetachFile at attach: the plugin never asks to detach."""
+    box = dotnet_apps.Sandbox("clrie-attach", "detachfile", args.keep)
+    try:
+        config = probe_config(box, args)
+        service = Service(dotnet, apps.app("service"), box)
+        service.wait_for(lambda l: l.startswith("old="))
+        open(service.go, "w").close()
+        trigger = box.path("detach-now")
+        first = attach(args, service.proc.pid, config,
+                       ["Module=service.dll", "Methods=Old,New", "Rejit=Old",
+                        "DetachFile=" + trigger, "LogLevel=Messages",
+                        "LogFilePath=" + box.path("engine.log")])
+        checks.expect(first.returncode == 0, "clrie-attach attaches the engine", first)
+        changed = service.wait_for(lambda l: l == "old=42 other=7 new=42")
+        checks.expect(changed is not None, "Old and New are instrumented after the attach",
+                      seen=service.lines[-5:])
+        open(trigger, "w").close()
+        back = service.wait_for(lambda l: l == "old=41 other=7 new=41", 30)
+        checks.expect(back is not None,
+                      "once the DetachFile appears, Old and New run their original code",
+                      seen=service.lines[-5:])
+        more = [service.wait_for(lambda l: True) for _ in range(5)]
+        checks.expect(more == ["old=41 other=7 new=41"] * 5,
+                      "the service keeps running its original code", seen=more)
+        code, err = service.finish()
+        checks.expect(code == 0, "the service exits normally (exit %d)" % code, seen=err)
+        log = "\n".join(dotnet_apps.read_lines(box.path("engine.log")))
+        checks.expect_in("the engine detaches when '%s' appears" % trigger, log,
+                         "the log says the DetachFile is watched")
+        checks.expect_in("DetachFile: '%s' appeared; the engine detaches" % trigger, log,
+                         "the log says the DetachFile triggered the detach")
+        checks.expect_in("detach: 2 methods back to their original code", log,
+                         "the log says both methods were put back")
+        checks.expect(re.search(r"the engine detached|the runtime lets no profiler that enabled "
+                                r"ReJIT or changed IL detach", log) is not None,
+                      "the log says how the detach ended", seen=log)
+    finally:
+        box.close()
+
+
+def scenario_detach_after(checks, dotnet, args, apps):
+    """DetachAfter at start-up (the environment), and values the engine cannot use."""
+    box = dotnet_apps.Sandbox("clrie-attach", "detachafter", args.keep)
+    try:
+        config = probe_config(box, args, {"Module": "service.dll", "Methods": "Old"})
+        env = {"CORECLR_ENABLE_PROFILING": "1", "CORECLR_PROFILER": dotnet_apps.PROFILER_CLSID,
+               "CORECLR_PROFILER_PATH": args.engine,
+               dotnet_apps.CONFIG_VAR + "Probe": config,
+               "MicrosoftInstrumentationEngine_LogLevel": "Messages",
+               "MicrosoftInstrumentationEngine_FileLogPath": box.path("engine.log"),
+               "MicrosoftInstrumentationEngine_DetachAfter": "2"}
+        service = Service(dotnet, apps.app("service"), box, env)
+        changed = service.wait_for(lambda l: l.startswith("old=42"))
+        checks.expect(changed == "old=42 other=7", "Old is instrumented from the start",
+                      seen=service.lines[-5:])
+        back = service.wait_for(lambda l: l == "old=41 other=7", 30)
+        checks.expect(back is not None, "after DetachAfter, Old runs its original code",
+                      seen=service.lines[-5:])
+        more = [service.wait_for(lambda l: True) for _ in range(5)]
+        checks.expect(more == ["old=41 other=7"] * 5, "the service keeps running", seen=more)
+        code, err = service.finish()
+        checks.expect(code == 0, "the service exits normally (exit %d)" % code, seen=err)
+        log = "\n".join(dotnet_apps.read_lines(box.path("engine.log")))
+        checks.expect_in("DetachAfter: 2 s passed; the engine detaches", log,
+                         "the log says the delay triggered the detach")
+        checks.expect_in("detach: 1 methods back to their original code", log,
+                         "the log says Old was put back")
+        checks.expect(re.search(r"the engine detached|the runtime lets no profiler that enabled "
+                                r"ReJIT or changed IL detach", log) is not None,
+                      "the log says how the detach ended", seen=log)
+
+        bad = dict(env, MicrosoftInstrumentationEngine_DetachAfter="soon",
+                   MicrosoftInstrumentationEngine_DetachFile="relative/file")
+        bad["MicrosoftInstrumentationEngine_FileLogPath"] = box.path("bad.log")
+        service = Service(dotnet, apps.app("service"), box, bad)
+        changed = service.wait_for(lambda l: l.startswith("old=42"))
+        checks.expect(changed == "old=42 other=7",
+                      "values it cannot use: the engine runs on, instrumenting",
+                      seen=service.lines[-5:])
+        code, err = service.finish()
+        checks.expect(code == 0, "the service exits normally (exit %d)" % code, seen=err)
+        log = "\n".join(dotnet_apps.read_lines(box.path("bad.log")))
+        checks.expect_in("DetachAfter='soon': expected seconds", log,
+                         "an unreadable DetachAfter is reported")
+        checks.expect_in("DetachFile='relative/file': expected an absolute path", log,
+                         "a relative DetachFile is reported")
+        checks.expect("the engine detaches" not in log, "nothing is armed", seen=log)
     finally:
         box.close()
 
@@ -148,6 +251,41 @@ def scenario_policy_attach(checks, dotnet, args, apps):
                          declined.stderr, "clrie-attach prints the engine's reason", declined)
         later = service.wait_for(lambda l: l.startswith("old="))
         checks.expect(later == "old=41 other=7", "the service runs on unchanged",
+                      seen=service.lines[-5:])
+        code, err = service.finish()
+        checks.expect(code == 0, "the service exits normally (exit %d)" % code, seen=err)
+    finally:
+        box.close()
+
+
+def scenario_not_attachable(checks, dotnet, args, apps):
+    """examples/hello implements IInstrumentationMethod only: loaded by attach data it is
+    refused with a line, as CLRIE refuses it, and the service runs on unchanged."""
+    box = dotnet_apps.Sandbox("clrie-attach", "plain", args.keep)
+    try:
+        box.copy(args.plain_plugin, "plugins/libhello.so")
+        config = box.write("hello.xml", """<InstrumentationEngineConfiguration>
+  <InstrumentationMethod>
+    <Name>Hello</Name>
+    <Module>plugins/libhello.so</Module>
+    <ClassGuid>{8E2D1C2A-5B7F-4C3E-9A61-0D4F2B3C5E71}</ClassGuid>
+  </InstrumentationMethod>
+</InstrumentationEngineConfiguration>
+""")
+        service = Service(dotnet, apps.app("service"), box)
+        service.wait_for(lambda l: l.startswith("old="))
+        result = attach(args, service.proc.pid, config,
+                        ["LogLevel=Messages", "LogFilePath=" + box.path("engine.log")])
+        print("clrie-attach: exit %d\n%s%s" % (result.returncode, result.stdout, result.stderr))
+        checks.expect(result.returncode == 1 and "refused by the engine" in result.stderr,
+                      "with no plugin it can load, the engine declines the attach", result)
+        log = "\n".join(dotnet_apps.read_lines(box.path("engine.log")))
+        checks.expect_in("plugin 'Hello' {8E2D1C2A-5B7F-4C3E-9A61-0D4F2B3C5E71}: refused at "
+                         "attach: it does not implement IInstrumentationMethodAttach", log,
+                         "the engine's log says why a plugin without the attach interface is "
+                         "refused")
+        later = [service.wait_for(lambda l: l.startswith("old=")) for _ in range(3)]
+        checks.expect(later == ["old=41 other=7"] * 3, "the service runs on unchanged",
                       seen=service.lines[-5:])
         code, err = service.finish()
         checks.expect(code == 0, "the service exits normally (exit %d)" % code, seen=err)
@@ -205,16 +343,24 @@ def main():
     parser.add_argument("--engine", required=True)
     parser.add_argument("--clrie-attach", required=True)
     parser.add_argument("--probe", required=True)
+    parser.add_argument("--plain-plugin", required=True,
+                        help="a plugin without IInstrumentationMethodAttach (examples/hello)")
     parser.add_argument("--apps-out", required=True)
     parser.add_argument("--keep", action="store_true")
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("scenarios", nargs="*")
     args = parser.parse_args()
-    dotnet, checks = dotnet_apps.start(args, ["engine", "clrie_attach", "probe"], ["apps_out"])
+    dotnet, checks = dotnet_apps.start(args, ["engine", "clrie_attach", "probe", "plain_plugin"], ["apps_out"])
     apps = dotnet_apps.Apps(dotnet, args.apps_out, verbose=args.verbose)
     scenarios = [
         ("attach", "attach to a running service, a second attach refused",
          lambda: scenario_attach(checks, dotnet, args, apps)),
+        ("detach-file", "an operator's DetachFile detaches the engine it attached",
+         lambda: scenario_detach_file(checks, dotnet, args, apps)),
+        ("detach-after", "DetachAfter at start-up, and values the engine cannot use",
+         lambda: scenario_detach_after(checks, dotnet, args, apps)),
+        ("not-attachable", "a plugin without IInstrumentationMethodAttach is refused at attach",
+         lambda: scenario_not_attachable(checks, dotnet, args, apps)),
         ("policy-attach", "the policy in attach data declines an excluded process",
          lambda: scenario_policy_attach(checks, dotnet, args, apps)),
         ("policy-startup", "the policy at start-up: names, entry assemblies, versions",

@@ -13,9 +13,13 @@ Scenarios (each in its own temporary directory, files 0644 / modules 0755):
   e  a raw profiler hook from the environment, alone and next to a plugin
   f  no config at all: the engine says so and the app is unchanged
   g  an assembly loaded into a collectible context and unloaded: load and unload events
+  h  a raw hook asking for module loads and threads only, beside a plugin asking for exceptions:
+     the hook reads back its own mask and hears nothing else (no assembly, app domain, JIT or
+     exception callbacks, though the runtime sends them for the plugin and the engine), and
+     the plugin still gets its events
 
 Usage: test_engine.py --engine SO --proxy SO --recorder SO --raw-hook SO --not-a-plugin SO
-                      --apps-out DIR [--arch-folder Instrumentation64] [--only aceg] [--keep] [--verbose]
+                      --apps-out DIR [--arch-folder Instrumentation64] [--only aceh] [--keep] [--verbose]
 Exit: 0 all passed, 1 a check failed, 77 no dotnet on this machine."""
 import argparse
 import os
@@ -42,7 +46,7 @@ parser.add_argument("--not-a-plugin", required=True, help="a module serving no c
 parser.add_argument("--apps-out", required=True, help="where the C# apps are built")
 parser.add_argument("--arch-folder", default="Instrumentation64",
                     help="the engine's folder in an install (InstrumentationARM64 on arm64)")
-parser.add_argument("--only", default="abcdefg", help="the scenarios to run, e.g. 'ac'")
+parser.add_argument("--only", default="abcdefgh", help="the scenarios to run, e.g. 'ac'")
 parser.add_argument("--keep", action="store_true", help="keep the temporary directories")
 parser.add_argument("--verbose", action="store_true", help="print every run's stderr")
 args = parser.parse_args()
@@ -421,13 +425,49 @@ def scenario_g():
         sb.close()
 
 
+def scenario_h():
+    suffix = dotnet_apps.engine_arch_suffix()
+    what = "h (a raw hook with a narrow mask beside a plugin)"
+    sb = Sandbox("h")
+    try:
+        hook = sb.copy(args.raw_hook, "hooks/libraw-hook.so")
+        raw_file = sb.path("raw.txt")
+        sb.config("recorder.config", [recorder_method(sb, RECORDER_A, "A", "Recorder",
+                                                      EXCEPTIONS="1")])
+        result = run(sb, "ilshapes", extra_env={
+            "MicrosoftInstrumentationEngine_RawProfilerHook": RAW_HOOK,
+            "MicrosoftInstrumentationEngine_RawProfilerHookPath_" + suffix: hook,
+            "CLRIE_RAW_HOOK_FILE": raw_file,
+            "CLRIE_RAW_HOOK_MASK": "204"})  # COR_PRF_MONITOR_MODULE_LOADS | _THREADS
+        expect_unchanged("ilshapes", result, what)
+        raw = dotnet_apps.read_lines(raw_file)
+        heard = sorted({line.split(" ")[1] for line in raw if " " in line})
+        checks.expect("raw GetEventMask 0x00000204" in raw,
+                      "%s: the hook reads back the mask it set" % what, result, raw[:5])
+        for event in ("ModuleLoadFinished", "ThreadCreated"):
+            checks.expect(event in heard, "%s: the hook hears %s, which it asked for" % (
+                what, event), seen=heard)
+        for event in ("AppDomainCreationFinished", "AssemblyLoadFinished",
+                      "JITCompilationStarted", "ExceptionThrown"):
+            checks.expect(event not in heard, "%s: the hook does not hear %s, which only the "
+                          "plugin and the engine asked for" % (what, event), seen=heard)
+        events = sb.events_of("A")
+        expect_load_events(events, "ilshapes", what + ", the plugin")
+        checks.expect(first_index(events, "ExceptionThrown") >= 0,
+                      "%s: the plugin still gets the exceptions it asked for" % what,
+                      seen=events[-10:])
+    finally:
+        sb.close()
+
+
 SCENARIOS = [("a", "one plugin, engine loaded directly", scenario_a),
              ("b", "one plugin through the proxy of a staged tree", scenario_b),
              ("c", "two instances, priority order, exception subscription", scenario_c),
              ("d", "failures are skipped with their reason on stderr", scenario_d),
              ("e", "raw profiler hook from the environment", scenario_e),
              ("f", "no configuration at all", scenario_f),
-             ("g", "collectible assembly load and unload", scenario_g)]
+             ("g", "collectible assembly load and unload", scenario_g),
+             ("h", "a raw hook hears only what its own mask asks for", scenario_h)]
 
 dotnet_apps.run_scenarios(checks, [(letter, "%s: %s" % (letter, title), scenario)
                                   for letter, title, scenario in SCENARIOS], args.only)

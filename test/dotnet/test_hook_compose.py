@@ -14,7 +14,9 @@ Expected, in the order the engine documents (the hook first, then the plugins on
                                   undoes ReJITs, not what was set at the first JIT)
 The IL offsets the runtime reports for each compilation of Value (taken back through the IL
 map the engine composed from the plugins' and the hook's) are instruction starts of the
-original body, and the engine logs no error.
+original body, and the engine logs no error. A second run makes the two conflict (code-gen
+flags that differ at a ReJIT, a hook body and IL map set over the plugin's after the first
+JIT): each conflict is logged with the method's name.
 
 Arguments: ENGINE_SO HOOK_SO PLUGIN_SO CLRIE_IL APPS_BUILD_DIR"""
 import os
@@ -97,5 +99,48 @@ for seen in offsets:
                   "the runtime's IL offsets for Value (%s) are instruction starts of the "
                   "original body %s: the composed IL map holds" % (seen, sorted(starts)),
                   seen=seen)
+
+# What does not compose is logged with the method's name: the hook's and the plugin's code-gen
+# flags differing at a ReJIT (the runtime gets both), and the hook setting Value's body and IL
+# map through ICorProfilerInfo once the plugin's were given (after Value's first compilation),
+# which replace the plugin's body for the method's next compilation and the composed map.
+box = dotnet_apps.Sandbox("clrie-hook-compose", "conflicts")
+try:
+    box.copy(plugin, "libcompose-plugin.so")
+    box.copy(hook, "librewriting-hook.so")
+    config = box.write("compose.config", CONFIG)
+    hook_lines = box.path("hook.txt")
+    run = dotnet_apps.run_app(dotnet, app, profiler_path=engine, args=("profiled",), extra_env={
+        "MicrosoftInstrumentationEngine_ConfigPath%s_Compose" % suffix: config,
+        "MicrosoftInstrumentationEngine_RawProfilerHook": HOOK_CLSID,
+        "MicrosoftInstrumentationEngine_RawProfilerHookPath_" + suffix:
+            box.path("librewriting-hook.so"),
+        "MicrosoftInstrumentationEngine_LogLevel": "Messages",
+        "CLRIE_REWRITING_HOOK_FILE": hook_lines,
+        "CLRIE_REWRITING_HOOK_CONFLICTS": "1",
+        "CLRIE_COMPOSE_PLUGIN_CODEGEN": "2"})
+    hook_seen = dotnet_apps.read_lines(hook_lines)
+finally:
+    box.close()
+print("\n".join(line for line in run.stderr.splitlines() if "Program.Value" in line))
+print("\n".join("hook:   " + line for line in hook_seen))
+checks.expect(run.returncode == 0, "conflicts: the app exits 0", run)
+checks.expect("Program.Value: the raw profiler hook's code-gen flags 0x00000001 and the plugins' "
+              "0x00000002 differ; the runtime gets both (0x00000003)" in run.stderr,
+              "conflicts: differing code-gen flags at a ReJIT are logged with the method's name",
+              seen=run.stderr)
+checks.expect("set body late hr=0x00000000" in hook_seen,
+              "conflicts: the runtime took the hook's late SetILFunctionBody", seen=hook_seen)
+checks.expect("Program.Value: the raw profiler hook set a body through "
+              "ICorProfilerInfo::SetILFunctionBody" in run.stderr,
+              "conflicts: a hook body that replaces the plugins' is logged with the method's name",
+              seen=run.stderr)
+checks.expect("set map late hr=0x00000000" in hook_seen,
+              "conflicts: the runtime took the hook's late SetILInstrumentedCodeMap", seen=hook_seen)
+checks.expect("LogMessage" in run.stderr and
+              "]:Program.Value: the raw profiler hook set an IL map through "
+              "ICorProfilerInfo::SetILInstrumentedCodeMap" in run.stderr,
+              "conflicts: a hook IL map that replaces the composed one is logged with the "
+              "method's name", seen=run.stderr)
 
 sys.exit(checks.finish("the raw hook and a plugin compose at the first JIT and at ReJITs"))

@@ -11,6 +11,9 @@
  *   Detach   a file: once it exists, the plugin asks to detach (IProfilerManager2::
  *            DisableProfiling after attach), from a thread of its own
  *
+ * Loaded at start-up it reads the same settings in Initialize (Detach aside), writes
+ * `initialize`, and logs `attach-probe: instruments <Methods> of <Module>` through the engine.
+ *
  * Lines: `attach settings=<n>`, `module <name>`, `requestrejit <method> hr=<hr>`,
  * `instrument <method> rejit=<0|1>`, `attachcomplete`, `detach hr=<hr>`.
  *
@@ -111,10 +114,26 @@ static const struct clrie_plugin_com_class probe_class = {
 CLRIE_PLUGIN_COM_IUNKNOWN(probe, IInstrumentationMethod, struct probe, iface, com)
 CLRIE_PLUGIN_COM_IUNKNOWN(probe_attach, IInstrumentationMethodAttach, struct probe, attach, com)
 
+static void read_settings(struct probe *p, IProfilerManager *manager)
+{
+    char report[1024];
+    if (clrie_plugin_setting(manager, "Report", report, sizeof(report)) == 0)
+        p->fd = open(report, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    clrie_plugin_setting(manager, "Module", p->module, sizeof(p->module));
+    clrie_plugin_setting(manager, "Methods", p->methods, sizeof(p->methods));
+    clrie_plugin_setting(manager, "Rejit", p->rejit, sizeof(p->rejit));
+}
+
+/* Loaded at start-up (the two-runtimes test): the same settings, no ReJIT needed. */
 static HRESULT probe_Initialize(IInstrumentationMethod *This, IProfilerManager *pProfilerManager)
 {
-    (void)This;
-    (void)pProfilerManager;
+    struct probe *p = from_iface(This);
+    read_settings(p, pProfilerManager);
+    record(p, "initialize");
+    struct clrie_plugin_host host;
+    clrie_plugin_host_init(&host, pProfilerManager, "attach-probe");
+    clrie_plugin_host_log(&host, false, "instruments %s of %s", p->methods, p->module);
+    clrie_plugin_host_finish(&host);
     return S_OK;
 }
 
@@ -246,12 +265,7 @@ static HRESULT probe_InitializeForAttach(IInstrumentationMethodAttach *This,
                                          IInstrumentationMethodAttachContext *pContext)
 {
     struct probe *p = from_attach(This);
-    char report[1024];
-    if (clrie_plugin_setting(pProfilerManager, "Report", report, sizeof(report)) == 0)
-        p->fd = open(report, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    clrie_plugin_setting(pProfilerManager, "Module", p->module, sizeof(p->module));
-    clrie_plugin_setting(pProfilerManager, "Methods", p->methods, sizeof(p->methods));
-    clrie_plugin_setting(pProfilerManager, "Rejit", p->rejit, sizeof(p->rejit));
+    read_settings(p, pProfilerManager);
     /* The context the engine passes holds the same settings. */
     unsigned count = 0;
     IEnumInstrumentationMethodSettings *settings = NULL;

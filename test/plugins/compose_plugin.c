@@ -10,6 +10,9 @@
  * (ICorProfilerInfo4::RequestRevert through the info the engine gives the plugin). Lines,
  * appended to CLRIE_COMPOSE_PLUGIN_FILE:
  *
+ * With CLRIE_COMPOSE_PLUGIN_CODEGEN=<hex> it also sets those code-gen flags on Value at every
+ * ReJIT (IMethodInfo::SetRejitCodeGenFlags).
+ *
  *   edited Value rejit=<count> with +<M>
  *   requested rejit hr=0x<hr>
  *   requested revert hr=0x<hr> status=0x<hr>
@@ -121,6 +124,9 @@ static HRESULT compose_InstrumentMethod(IInstrumentationMethod *This, IMethodInf
         mi->lpVtbl->GetRejitCount(mi, &count);
         int32_t add = 10 * (int32_t)(isRejit ? count + 1 : 1);
         hr = test_plugin_add_before_rets(mi, add);
+        const char *codegen = getenv("CLRIE_COMPOSE_PLUGIN_CODEGEN");
+        if (SUCCEEDED(hr) && isRejit && codegen && *codegen)
+            hr = mi->lpVtbl->SetRejitCodeGenFlags(mi, (DWORD)strtoul(codegen, NULL, 16));
         clrie_plugin_append_line(p->fd, "edited Value rejit=%u with +%d hr=0x%08X", (unsigned)count,
                                  add, (unsigned)hr);
         pthread_mutex_lock(&p->lock);

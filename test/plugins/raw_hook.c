@@ -9,7 +9,14 @@
  *   raw ModuleLoadFinished <module file name>
  *   raw ModuleUnloadStarted <module file name>
  *   raw AssemblyUnloadStarted <assembly name>
+ *   raw JITCompilationStarted
+ *   raw ExceptionThrown
+ *   raw ThreadCreated
+ *   raw ClassLoadFinished
  *   raw Shutdown
+ *
+ * In Initialize it sets its event mask to CLRIE_RAW_HOOK_MASK (hexadecimal; app domain,
+ * assembly and module loads when unset), reads it back and writes "raw GetEventMask 0x<mask>".
  *
  * Each line is one write() on an O_APPEND descriptor. The same module also works as the
  * process's only profiler (CORECLR_PROFILER_PATH), which lets the tests check it without
@@ -96,13 +103,21 @@ static HRESULT hook_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProf
         SUCCEEDED(pICorProfilerInfoUnk->lpVtbl->QueryInterface(
             pICorProfilerInfoUnk, &IID_ICorProfilerInfo, (void **)&hook->info)) &&
         hook->info) {
-        HRESULT hr = hook->info->lpVtbl->SetEventMask(
-            hook->info, COR_PRF_MONITOR_APPDOMAIN_LOADS | COR_PRF_MONITOR_ASSEMBLY_LOADS |
-                            COR_PRF_MONITOR_MODULE_LOADS);
+        DWORD mask = COR_PRF_MONITOR_APPDOMAIN_LOADS | COR_PRF_MONITOR_ASSEMBLY_LOADS |
+                     COR_PRF_MONITOR_MODULE_LOADS;
+        const char *asked = getenv("CLRIE_RAW_HOOK_MASK");
+        if (asked && *asked)
+            mask = (DWORD)strtoul(asked, NULL, 16);
+        HRESULT hr = hook->info->lpVtbl->SetEventMask(hook->info, mask);
+        char detail[32];
         if (FAILED(hr)) {
-            char detail[32];
             snprintf(detail, sizeof detail, "SetEventMask 0x%08X", (unsigned)hr);
             write_line(hook, "failed", detail);
+        }
+        DWORD seen = 0;
+        if (SUCCEEDED(hook->info->lpVtbl->GetEventMask(hook->info, &seen))) {
+            snprintf(detail, sizeof detail, "0x%08X", (unsigned)seen);
+            write_line(hook, "GetEventMask", detail);
         }
     }
     return S_OK;
@@ -177,6 +192,18 @@ static HRESULT hook_ModuleUnloadStarted(ICorProfilerCallback11 *This, ModuleID m
     return S_OK;
 }
 
+/* Events a test checks the hook hears only when its own mask asks for them. */
+#define RECORD(name, params)                                                                       \
+    static HRESULT record_##name params                                                            \
+    {                                                                                              \
+        write_line(from_iface(This), #name, NULL);                                                 \
+        return S_OK;                                                                               \
+    }
+RECORD(JITCompilationStarted, (ICorProfilerCallback11 * This, FunctionID f, BOOL safe))
+RECORD(ExceptionThrown, (ICorProfilerCallback11 * This, ObjectID thrown))
+RECORD(ThreadCreated, (ICorProfilerCallback11 * This, ThreadID thread))
+RECORD(ClassLoadFinished, (ICorProfilerCallback11 * This, ClassID c, HRESULT status))
+
 /* The generated S_OK slots, then the ones above in their place. */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Woverride-init"
@@ -192,6 +219,10 @@ static const struct ICorProfilerCallback11Vtbl hook_vtbl = {
     .ModuleLoadFinished = hook_ModuleLoadFinished,
     .ModuleUnloadStarted = hook_ModuleUnloadStarted,
     .AssemblyUnloadStarted = hook_AssemblyUnloadStarted,
+    .JITCompilationStarted = record_JITCompilationStarted,
+    .ExceptionThrown = record_ExceptionThrown,
+    .ThreadCreated = record_ThreadCreated,
+    .ClassLoadFinished = record_ClassLoadFinished,
 };
 // clang-format on
 #pragma GCC diagnostic pop

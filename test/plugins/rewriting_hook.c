@@ -19,6 +19,15 @@
  *   offsets Value <rejit id> <offset>,<offset>,...     (prolog/epilog/none marks left out)
  *   failed <what> 0x<hr>
  *
+ * With CLRIE_REWRITING_HOOK_CONFLICTS=1 it also does what cannot compose with a plugin: at each
+ * ReJIT of Value it sets code-gen flags 0x1 (COR_PRF_CODEGEN_DISABLE_INLINING), and when the
+ * first compilation of Value has finished it sets Value's body again through
+ * ICorProfilerInfo::SetILFunctionBody (its own +100 body over the IL the runtime now holds), and
+ * its IL map through SetILInstrumentedCodeMap:
+ *
+ *   set body late hr=0x<hr>
+ *   set map late hr=0x<hr>
+ *
  * It also works as the process's only profiler. DllGetClassObject accepts any class ID. */
 #define _GNU_SOURCE /* usleep */
 #include <fcntl.h>
@@ -247,6 +256,41 @@ static HRESULT hook_JITCompilationStarted(ICorProfilerCallback11 *This, Function
     return S_OK;
 }
 
+static bool conflicts(void)
+{
+    const char *value = getenv("CLRIE_REWRITING_HOOK_CONFLICTS");
+    return value && !strcmp(value, "1");
+}
+
+/* Sets Value's body and map through ICorProfilerInfo outside any JITCompilationStarted of it. */
+static void set_body_late(struct hook *hook, FunctionID function, ModuleID module,
+                          mdMethodDef token)
+{
+    LPCBYTE body = NULL;
+    ULONG len = 0;
+    uint8_t *rewritten = NULL;
+    size_t rewritten_len = 0;
+    IMethodMalloc *allocator = NULL;
+    void *memory = NULL;
+    HRESULT hr = hook->info->lpVtbl->GetILFunctionBody(hook->info, module, token, &body, &len);
+    if (SUCCEEDED(hr) && !prepend(body, len, 100, &rewritten, &rewritten_len))
+        hr = E_OUTOFMEMORY;
+    if (SUCCEEDED(hr))
+        hr = hook->info->lpVtbl->GetILFunctionBodyAllocator(hook->info, module, &allocator);
+    if (SUCCEEDED(hr) && !(memory = allocator->lpVtbl->Alloc(allocator, (ULONG)rewritten_len)))
+        hr = E_OUTOFMEMORY;
+    if (SUCCEEDED(hr)) {
+        memcpy(memory, rewritten, rewritten_len);
+        hr = hook->info->lpVtbl->SetILFunctionBody(hook->info, module, token, memory);
+    }
+    if (allocator)
+        allocator->lpVtbl->Release(allocator);
+    free(rewritten);
+    clrie_plugin_append_line(hook->fd, "set body late hr=0x%08X", (unsigned)hr);
+    hr = hook->info->lpVtbl->SetILInstrumentedCodeMap(hook->info, function, TRUE, 1, shift_map);
+    clrie_plugin_append_line(hook->fd, "set map late hr=0x%08X", (unsigned)hr);
+}
+
 static HRESULT hook_GetReJITParameters(ICorProfilerCallback11 *This, ModuleID moduleId,
                                        mdMethodDef methodId,
                                        ICorProfilerFunctionControl *pFunctionControl)
@@ -264,6 +308,8 @@ static HRESULT hook_GetReJITParameters(ICorProfilerCallback11 *This, ModuleID mo
         clrie_plugin_append_line(hook->fd, "failed GetILFunctionBody 0x%08X", (unsigned)hr);
         return S_OK;
     }
+    if (conflicts())
+        pFunctionControl->lpVtbl->SetCodegenFlags(pFunctionControl, 0x1);
     hr = pFunctionControl->lpVtbl->SetILFunctionBody(pFunctionControl, (ULONG)rewritten_len,
                                                      rewritten);
     if (SUCCEEDED(hr))
@@ -312,7 +358,18 @@ static void record_offsets(struct hook *hook, FunctionID functionId, ReJITID rej
 static HRESULT hook_JITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId,
                                            HRESULT hrStatus, BOOL fIsSafeToBlock)
 {
-    record_offsets(from_iface(This), functionId, 0);
+    struct hook *hook = from_iface(This);
+    record_offsets(hook, functionId, 0);
+    ClassID cls = 0;
+    ModuleID module = 0;
+    mdMethodDef token = 0;
+    static atomic_bool done;
+    if (conflicts() &&
+        SUCCEEDED(
+            hook->info->lpVtbl->GetFunctionInfo(hook->info, functionId, &cls, &module, &token)) &&
+        token == atomic_load(&hook->value_token) && module == atomic_load(&hook->value_module) &&
+        !atomic_exchange(&done, true))
+        set_body_late(hook, functionId, module, token);
     return S_OK;
 }
 

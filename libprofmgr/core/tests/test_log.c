@@ -381,6 +381,48 @@ static void a_host_receives_lines_until_removed(void **state)
     free(text);
 }
 
+/* Two views of one log, as two profiler managers have: one file, one set of per-plugin levels,
+ * a host and levels each. */
+static void views_share_the_file_and_keep_their_own_host_and_levels(void **state)
+{
+    char *tree = test_tree_new();
+    char *file = test_path(tree, "engine.log");
+    char *env[] = {env_entry("MicrosoftInstrumentationEngine_FileLogPath", file),
+                   env_entry("MicrosoftInstrumentationEngine_LogLevel_" GUID_A, "Messages"), NULL};
+    struct clrie_pm_log shared, first, second;
+    assert_int_equal(clrie_pm_log_init(&shared, env), 0);
+    assert_int_equal(clrie_pm_log_init_view(&first, &shared), 0);
+    assert_int_equal(clrie_pm_log_init_view(&second, &shared), 0);
+    assert_int_equal(clrie_pm_log_fd(&first), clrie_pm_log_fd(&shared));
+    struct host_record r1 = {0}, r2 = {0};
+    clrie_pm_log_set_host(&first, &(struct clrie_pm_log_host){record, &r1, CLRIE_PM_LOG_ALL});
+    clrie_pm_log_set_host(&second, &(struct clrie_pm_log_host){record, &r2, CLRIE_PM_LOG_ALL});
+    CLRIE_PM_LOG_ERROR(&first, "error of the first");
+    assert_int_equal(r1.calls, 1);
+    assert_non_null(strstr(r1.line, "error of the first"));
+    assert_int_equal(r2.calls, 0);
+    clrie_pm_log_set_kinds(&second, CLRIE_PM_LOG_MESSAGES);
+    CLRIE_PM_LOG_MESSAGE(&first, "message of the first");
+    CLRIE_PM_LOG_MESSAGE(&second, "message of the second");
+    clrie_pm_log_write(&first, CLRIE_PM_LOG_MESSAGES, GUID_A, "message of plugin A");
+    assert_int_equal(clrie_pm_log_kinds_for(&first, GUID_A), 3); /* the shared plugin levels */
+    assert_int_equal(clrie_pm_log_kinds_for(&first, GUID_B), 1);
+    assert_int_equal(clrie_pm_log_kinds_for(&second, GUID_B), 3);
+    clrie_pm_log_finish(&second);
+    clrie_pm_log_finish(&first);
+    clrie_pm_log_finish(&shared);
+    char *text = test_read_file(file, NULL);
+    assert_non_null(strstr(text, "]:error of the first\n"));
+    assert_null(strstr(text, "message of the first")); /* its level stayed Errors */
+    assert_non_null(strstr(text, "]:message of the second\n"));
+    assert_non_null(strstr(text, "message of plugin A\n"));
+    free(text);
+    for (char **e = env; *e; e++)
+        free(*e);
+    free(file);
+    test_tree_free(tree);
+}
+
 #define WRITERS 8
 #define LINES 500
 
@@ -757,6 +799,7 @@ int main(void)
         cmocka_unit_test(a_line_built_in_pieces_is_written_whole_and_escaped),
         cmocka_unit_test(a_tag_marks_every_line_but_dumps),
         cmocka_unit_test(a_host_receives_lines_until_removed),
+        cmocka_unit_test(views_share_the_file_and_keep_their_own_host_and_levels),
         cmocka_unit_test(concurrent_lines_never_interleave),
         cmocka_unit_test(a_fifo_is_refused_without_blocking),
         cmocka_unit_test(a_socket_a_folder_or_a_block_device_is_refused),

@@ -485,6 +485,7 @@ static HRESULT instrument(IMethodInfo *mi, enum action action)
 
 struct plugin {
     IInstrumentationMethod iface;
+    IInstrumentationMethodAttach attach;
     IInstrumentationMethodJitEvents2 jit;
     IInstrumentationMethodExceptionEvents exceptions;
     struct clrie_plugin_com com;
@@ -516,6 +517,7 @@ static const struct clrie_plugin_com_iface plugin_ifaces[] = {
     CLRIE_PLUGIN_COM_IFACE(&IID_IInstrumentationMethodJitEvents, struct plugin, jit),
     CLRIE_PLUGIN_COM_IFACE(&IID_IInstrumentationMethodJitEvents2, struct plugin, jit),
     CLRIE_PLUGIN_COM_IFACE(&IID_IInstrumentationMethodExceptionEvents, struct plugin, exceptions),
+    CLRIE_PLUGIN_COM_IFACE(&IID_IInstrumentationMethodAttach, struct plugin, attach),
 };
 
 static const struct clrie_plugin_com_class plugin_class = {
@@ -531,6 +533,7 @@ CLRIE_PLUGIN_COM_IUNKNOWN(im, IInstrumentationMethod, struct plugin, iface, com)
 CLRIE_PLUGIN_COM_IUNKNOWN(je, IInstrumentationMethodJitEvents2, struct plugin, jit, com)
 CLRIE_PLUGIN_COM_IUNKNOWN(ee, IInstrumentationMethodExceptionEvents, struct plugin, exceptions,
                           com)
+CLRIE_PLUGIN_COM_IUNKNOWN(at, IInstrumentationMethodAttach, struct plugin, attach, com)
 
 static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *manager)
 {
@@ -548,12 +551,29 @@ static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *man
     return hr;
 }
 
+static HRESULT im_OnAppDomainCreated(IInstrumentationMethod *This, IAppDomainInfo *domain)
+{
+    pthread_mutex_lock(&plugin_cfg.lock);
+    plugin_cfg.domains_created++;
+    pthread_mutex_unlock(&plugin_cfg.lock);
+    return S_OK;
+}
+
+static HRESULT im_OnAssemblyLoaded(IInstrumentationMethod *This, IAssemblyInfo *assembly)
+{
+    pthread_mutex_lock(&plugin_cfg.lock);
+    plugin_cfg.assemblies_loaded++;
+    pthread_mutex_unlock(&plugin_cfg.lock);
+    return S_OK;
+}
+
 static HRESULT im_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *module)
 {
     ModuleID id = 0;
     module->lpVtbl->GetModuleID(module, &id);
     if (id == PF_MODULE) {
         pthread_mutex_lock(&plugin_cfg.lock);
+        plugin_cfg.module_loads++;
         if (!plugin_cfg.module) {
             module->lpVtbl->AddRef(module);
             plugin_cfg.module = module;
@@ -655,7 +675,10 @@ static HRESULT im_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *inl
 static const struct IInstrumentationMethodVtbl plugin_vtbl = {
     CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(im),
     .Initialize = im_Initialize,
-    CLRIE_PLUGIN_IGNORE_DOMAIN_AND_ASSEMBLY_EVENTS,
+    .OnAppDomainCreated = im_OnAppDomainCreated,
+    .OnAppDomainShutdown = clrie_plugin_ignore_app_domain,
+    .OnAssemblyLoaded = im_OnAssemblyLoaded,
+    .OnAssemblyUnloaded = clrie_plugin_ignore_assembly,
     .OnModuleLoaded = im_OnModuleLoaded,
     .OnModuleUnloaded = clrie_plugin_ignore_module,
     .OnShutdown = clrie_plugin_ignore_shutdown,
@@ -664,6 +687,27 @@ static const struct IInstrumentationMethodVtbl plugin_vtbl = {
     .InstrumentMethod = im_InstrumentMethod,
     .OnInstrumentationComplete = im_OnInstrumentationComplete,
     .AllowInlineSite = im_AllowInlineSite,
+};
+
+/* Loaded at attach: the same plugin, with no settings to read. */
+static HRESULT at_InitializeForAttach(IInstrumentationMethodAttach *This, IProfilerManager *manager,
+                                      IInstrumentationMethodAttachContext *context)
+{
+    return S_OK;
+}
+
+static HRESULT at_AttachComplete(IInstrumentationMethodAttach *This)
+{
+    pthread_mutex_lock(&plugin_cfg.lock);
+    plugin_cfg.attach_complete_calls++;
+    pthread_mutex_unlock(&plugin_cfg.lock);
+    return S_OK;
+}
+
+static const struct IInstrumentationMethodAttachVtbl attach_vtbl = {
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(at),
+    .InitializeForAttach = at_InitializeForAttach,
+    .AttachComplete = at_AttachComplete,
 };
 
 static HRESULT je_JitComplete(IInstrumentationMethodJitEvents2 *This, FunctionID id, BOOL rejit,
@@ -762,6 +806,7 @@ static HRESULT create_instance(const CLSID *clsid, REFIID riid, void **ppv)
     if (!p)
         return E_OUTOFMEMORY;
     p->iface.lpVtbl = &plugin_vtbl;
+    p->attach.lpVtbl = &attach_vtbl;
     p->jit.lpVtbl = &jit_vtbl;
     p->exceptions.lpVtbl = &exception_vtbl;
     p->second = IsEqualIID(clsid, &second_plugin_clsid);

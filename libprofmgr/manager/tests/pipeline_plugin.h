@@ -57,6 +57,8 @@ struct pipeline_plugin_config {
     bool inside, go;
     /* records */
     int should_calls, instrument_calls, complete_calls;
+    /* OnAppDomainCreated, OnAssemblyLoaded, OnModuleLoaded for PF_MODULE, AttachComplete */
+    int domains_created, assemblies_loaded, module_loads, attach_complete_calls;
     char order[64]; /* "first " or "second " per InstrumentMethod call */
     BOOL last_rejit;
     DWORD last_rejit_count;

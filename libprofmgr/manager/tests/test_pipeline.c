@@ -164,6 +164,9 @@ static int setup(void **state)
     plugin_cfg.order[0] = '\0';
     plugin_cfg.baseline_before = plugin_cfg.baseline_late = plugin_cfg.info_only_il = E_NOTIMPL;
     plugin_cfg.should_calls = plugin_cfg.instrument_calls = plugin_cfg.complete_calls = 0;
+    plugin_cfg.domains_created = plugin_cfg.assemblies_loaded = plugin_cfg.module_loads = 0;
+    plugin_cfg.attach_complete_calls = 0;
+    pf_set_enum_modules_hook(NULL, NULL);
     plugin_cfg.exception_count = 0;
     plugin_cfg.jit_complete_seen = false;
     plugin_cfg.jit_info_hr = S_OK;
@@ -906,6 +909,57 @@ static void write_config(const char *path, const char *name, const char *clsid, 
     fclose(f);
 }
 
+/* ---- attaching to a running process ------------------------------------------------------ */
+
+/* The runtime's own events for a module that finishes loading while the engine walks the list
+ * of modules loaded before the attach (another thread, in a real runtime). */
+static void load_during_walk(void *ctx)
+{
+    ICorProfilerCallback11 *cb = ctx;
+    assert_int_equal(cb->lpVtbl->AppDomainCreationFinished(cb, PF_DOMAIN, S_OK), S_OK);
+    assert_int_equal(cb->lpVtbl->AssemblyLoadFinished(cb, PF_ASSEMBLY, S_OK), S_OK);
+    assert_int_equal(cb->lpVtbl->ModuleAttachedToAssembly(cb, PF_MODULE, PF_ASSEMBLY), S_OK);
+}
+
+static void a_module_loading_during_the_attach_walk_is_announced_once(void **state)
+{
+    struct world w;
+    IClassFactory *factory = NULL;
+    assert_int_equal(
+        clrie_pm_get_class_object(&engine_clsid, &IID_IClassFactory, (void **)&factory), S_OK);
+    assert_int_equal(
+        factory->lpVtbl->CreateInstance(factory, NULL, &IID_ICorProfilerCallback11, (void **)&w.cb),
+        S_OK);
+    factory->lpVtbl->Release(factory);
+    ICorProfilerCallback11 *cb = w.cb;
+    w.plugins_before = pipeline_plugins_live();
+    char data[1024];
+    int len = snprintf(data, sizeof(data),
+                       "<InstrumentationEngineConfiguration><InstrumentationMethods>"
+                       "<AddInstrumentationMethod ConfigPath=\"%s\"/>"
+                       "</InstrumentationMethods></InstrumentationEngineConfiguration>",
+                       config_path);
+    assert_int_equal(cb->lpVtbl->InitializeForAttach(cb, pf_info(), data, (UINT)len), S_OK);
+    assert_int_equal(pipeline_plugins_live(), w.plugins_before + 1);
+
+    pf_set_enum_modules_hook(load_during_walk, cb);
+    assert_int_equal(cb->lpVtbl->ProfilerAttachComplete(cb), S_OK);
+    pf_set_enum_modules_hook(NULL, NULL);
+
+    assert_int_equal(plugin_cfg.attach_complete_calls, 1);
+    assert_int_equal(plugin_cfg.module_loads, 1);
+    assert_int_equal(plugin_cfg.assemblies_loaded, 1);
+    assert_int_equal(plugin_cfg.domains_created, 1);
+
+    /* Unloaded, the module's ID may come back for another module: that one is announced. */
+    assert_int_equal(cb->lpVtbl->ModuleUnloadFinished(cb, PF_MODULE, S_OK), S_OK);
+    release(plugin_cfg.module);
+    plugin_cfg.module = NULL;
+    assert_int_equal(cb->lpVtbl->ModuleAttachedToAssembly(cb, PF_MODULE, PF_ASSEMBLY), S_OK);
+    assert_int_equal(plugin_cfg.module_loads, 2);
+    detach(&w);
+}
+
 static void configure(void)
 {
     const char *shim = getenv("CLRIE_PIPELINE_PLUGIN");
@@ -965,6 +1019,7 @@ int main(void)
         cmocka_unit_test_setup(methods_jitted_and_rejitted_at_once_are_all_instrumented, setup),
         cmocka_unit_test_setup(hostile_calls_fail_and_change_nothing, setup),
         cmocka_unit_test_setup(shutdown_releases_plugins_once_no_call_is_inside_one, setup),
+        cmocka_unit_test_setup(a_module_loading_during_the_attach_walk_is_announced_once, setup),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     clean_up();

@@ -1,0 +1,304 @@
+/* Logging belongs to a runtime, not to the process: two profiler managers in one process (as
+ * two runtimes would make), each loading the logging probe plugin (argv[1], logging_probe.c)
+ * from the same configuration. A plugin of each installs its own IProfilerManagerLoggingHost;
+ * each host receives the lines of its own manager (its plugins' lines and the engine's) and none
+ * of the other's, and a plugin's SetLoggingFlags changes its own runtime's levels only, while
+ * both managers still write to the one log file the variables name. */
+#define _DEFAULT_SOURCE /* realpath */
+#include <dlfcn.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <uchar.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "clrie/abi/instrumentation.h"
+#include "clrie/profmgr.h"
+#include "fake_mask_info.h"
+
+static const char *probe_path;
+static char dir[] = "/tmp/clrie-logging-hosts-XXXXXX";
+static char config_path[512], log_path[512];
+
+/* ---- a logging host that keeps what it received ------------------------------------------- */
+
+struct sink {
+    IProfilerManagerLoggingHost iface;
+    int refs;
+    char text[8192]; /* every line received, each ending in '\n' */
+};
+
+static struct sink *sink_of(IProfilerManagerLoggingHost *iface)
+{
+    return (struct sink *)(void *)iface;
+}
+
+static HRESULT sink_QueryInterface(IProfilerManagerLoggingHost *This, REFIID riid, void **out)
+{
+    if (!IsEqualIID(riid, &IID_IUnknown) && !IsEqualIID(riid, &IID_IProfilerManagerLoggingHost)) {
+        *out = NULL;
+        return E_NOINTERFACE;
+    }
+    sink_of(This)->refs++;
+    *out = This;
+    return S_OK;
+}
+
+static ULONG sink_AddRef(IProfilerManagerLoggingHost *This)
+{
+    return (ULONG)++sink_of(This)->refs;
+}
+
+static ULONG sink_Release(IProfilerManagerLoggingHost *This)
+{
+    return (ULONG)--sink_of(This)->refs;
+}
+
+static HRESULT sink_add(IProfilerManagerLoggingHost *This, const WCHAR *line)
+{
+    struct sink *s = sink_of(This);
+    size_t n = strlen(s->text);
+    for (const WCHAR *c = line; *c && n + 2 < sizeof(s->text); c++)
+        s->text[n++] = *c < 0x80 ? (char)*c : '?';
+    s->text[n++] = '\n';
+    s->text[n] = '\0';
+    return S_OK;
+}
+
+static const struct IProfilerManagerLoggingHostVtbl sink_vtbl = {
+    .QueryInterface = sink_QueryInterface,
+    .AddRef = sink_AddRef,
+    .Release = sink_Release,
+    .LogMessage = sink_add,
+    .LogError = sink_add,
+    .LogDumpMessage = sink_add,
+};
+
+static void sink_init(struct sink *s)
+{
+    *s = (struct sink){.iface = {.lpVtbl = &sink_vtbl}, .refs = 1};
+}
+
+/* ---- two managers, each with the probe ---------------------------------------------------- */
+
+static ICorProfilerCallback11 *new_manager(struct fake_mask_info *info)
+{
+    static const CLSID engine_clsid = CLRIE_CLSID_INSTRUMENTATION_ENGINE_INIT;
+    IClassFactory *factory = NULL;
+    ICorProfilerCallback11 *callback = NULL;
+    assert_int_equal(
+        clrie_pm_get_class_object(&engine_clsid, &IID_IClassFactory, (void **)&factory), S_OK);
+    assert_int_equal(factory->lpVtbl->CreateInstance(factory, NULL, &IID_ICorProfilerCallback11,
+                                                     (void **)&callback),
+                     S_OK);
+    factory->lpVtbl->Release(factory);
+    fake_mask_info_init(info, 0, 0);
+    assert_int_equal(callback->lpVtbl->Initialize(callback, (IUnknown *)(void *)info), S_OK);
+    return callback;
+}
+
+static WCHAR *wide(const char *text)
+{
+    static WCHAR buffers[4][256];
+    static int next;
+    WCHAR *out = buffers[next++ % 4];
+    size_t i = 0;
+    for (; text[i] && i + 1 < 256; i++)
+        out[i] = (WCHAR)(unsigned char)text[i];
+    out[i] = 0;
+    return out;
+}
+
+/* A BSTR of ASCII text: the length in bytes before the characters (freed with free(bstr - 2)). */
+static BSTR bstr(const char *text)
+{
+    size_t n = strlen(text);
+    uint32_t *block = calloc(1, 4 + (n + 1) * sizeof(WCHAR));
+    assert_non_null(block);
+    block[0] = (uint32_t)(n * sizeof(WCHAR));
+    WCHAR *chars = (WCHAR *)(void *)(block + 1);
+    for (size_t i = 0; i < n; i++)
+        chars[i] = (WCHAR)(unsigned char)text[i];
+    return chars;
+}
+
+static void bstr_free(BSTR text)
+{
+    free((uint32_t *)(void *)text - 1);
+}
+
+static char *read_log(void)
+{
+    static char text[65536];
+    FILE *f = fopen(log_path, "r");
+    size_t n = f ? fread(text, 1, sizeof(text) - 1, f) : 0;
+    text[n] = '\0';
+    if (f)
+        fclose(f);
+    return text;
+}
+
+static void log_error(IProfilerManager *manager, bool global, const char *text)
+{
+    IProfilerManagerLogging *logging = NULL;
+    if (global) {
+        IProfilerManager4 *manager4 = NULL;
+        assert_int_equal(
+            manager->lpVtbl->QueryInterface(manager, &IID_IProfilerManager4, (void **)&manager4),
+            S_OK);
+        assert_int_equal(manager4->lpVtbl->GetGlobalLoggingInstance(manager4, &logging), S_OK);
+        manager4->lpVtbl->Release(manager4);
+    } else {
+        assert_int_equal(manager->lpVtbl->GetLoggingInstance(manager, &logging), S_OK);
+    }
+    assert_int_equal(logging->lpVtbl->LogError(logging, wide(text)), S_OK);
+    logging->lpVtbl->Release(logging);
+}
+
+static LoggingFlags flags_of(IProfilerManager *manager)
+{
+    IProfilerManagerLogging *logging = NULL;
+    LoggingFlags flags = 0;
+    assert_int_equal(manager->lpVtbl->GetLoggingInstance(manager, &logging), S_OK);
+    assert_int_equal(logging->lpVtbl->GetLoggingFlags(logging, &flags), S_OK);
+    logging->lpVtbl->Release(logging);
+    return flags;
+}
+
+static void each_runtime_logs_to_its_own_host(void **state)
+{
+    (void)state;
+    struct fake_mask_info info_a, info_b;
+    ICorProfilerCallback11 *runtime_a = new_manager(&info_a);
+    ICorProfilerCallback11 *runtime_b = new_manager(&info_b);
+    void *probe = dlopen(probe_path, RTLD_NOW | RTLD_NOLOAD);
+    assert_non_null(probe);
+    IProfilerManager *(*manager_at)(int) = NULL;
+    void (*forget)(void) = NULL;
+    *(void **)(&manager_at) = dlsym(probe, "logging_probe_manager");
+    *(void **)(&forget) = dlsym(probe, "logging_probe_forget");
+    assert_non_null(manager_at);
+    assert_non_null(forget);
+    IProfilerManager *a = manager_at(0), *b = manager_at(1);
+    assert_non_null(a);
+    assert_non_null(b);
+
+    struct sink host_a, host_b;
+    sink_init(&host_a);
+    sink_init(&host_b);
+    assert_int_equal(a->lpVtbl->SetLoggingHost(a, &host_a.iface), S_OK);
+    assert_int_equal(b->lpVtbl->SetLoggingHost(b, &host_b.iface), S_OK);
+
+    /* A plugin's lines, and lines through the engine's logger, go to their runtime's host. */
+    log_error(a, false, "plugin line of runtime A");
+    log_error(b, false, "plugin line of runtime B");
+    log_error(a, true, "engine logger line of runtime A");
+    assert_non_null(strstr(host_a.text, "plugin line of runtime A"));
+    assert_non_null(strstr(host_a.text, "engine logger line of runtime A"));
+    assert_null(strstr(host_a.text, "runtime B"));
+    assert_non_null(strstr(host_b.text, "plugin line of runtime B"));
+    assert_null(strstr(host_b.text, "runtime A"));
+
+    /* A line the engine writes for runtime B: a plugin it cannot load. */
+    BSTR path = bstr("/nonexistent/clrie-logging-hosts/libmissing.so");
+    BSTR name = bstr("Missing"), text = bstr("missing"), module = bstr("libmissing.so");
+    BSTR guid = bstr("{0BADF00D-1111-2222-3333-444455556666}");
+    IInstrumentationMethod *method = NULL;
+    assert_true(FAILED(
+        b->lpVtbl->AddInstrumentationMethod(b, path, name, text, module, guid, 10, &method)));
+    bstr_free(path);
+    bstr_free(name);
+    bstr_free(text);
+    bstr_free(module);
+    bstr_free(guid);
+    assert_non_null(strstr(host_b.text, "libmissing.so"));
+    assert_null(strstr(host_a.text, "libmissing.so"));
+
+    /* Levels are the runtime's too: B asks for messages, A does not get them. */
+    IProfilerManagerLogging *logging_b = NULL;
+    assert_int_equal(b->lpVtbl->GetLoggingInstance(b, &logging_b), S_OK);
+    assert_int_equal(logging_b->lpVtbl->SetLoggingFlags(
+                         logging_b, (LoggingFlags)(LoggingFlags_Errors | LoggingFlags_Trace)),
+                     S_OK);
+    assert_true(flags_of(b) & LoggingFlags_Trace);
+    assert_false(flags_of(a) & LoggingFlags_Trace);
+    IProfilerManagerLogging *logging_a = NULL;
+    assert_int_equal(a->lpVtbl->GetLoggingInstance(a, &logging_a), S_OK);
+    assert_int_equal(logging_a->lpVtbl->LogMessage(logging_a, wide("message of runtime A")), S_OK);
+    assert_int_equal(logging_b->lpVtbl->LogMessage(logging_b, wide("message of runtime B")), S_OK);
+    logging_a->lpVtbl->Release(logging_a);
+    logging_b->lpVtbl->Release(logging_b);
+
+    /* One file for the process: both runtimes' lines, each once. */
+    const char *file = read_log();
+    assert_non_null(strstr(file, "plugin line of runtime A"));
+    assert_non_null(strstr(file, "plugin line of runtime B"));
+    assert_non_null(strstr(file, "libmissing.so"));
+    assert_non_null(strstr(file, "message of runtime B"));
+    assert_null(strstr(file, "message of runtime A"));
+
+    /* Removing A's host leaves B's in place, and each manager gives its host back. */
+    assert_int_equal(a->lpVtbl->SetLoggingHost(a, NULL), S_OK);
+    assert_int_equal(host_a.refs, 1);
+    log_error(b, false, "after A removed its host");
+    assert_non_null(strstr(host_b.text, "after A removed its host"));
+    assert_null(strstr(host_a.text, "after A removed its host"));
+
+    forget();
+    dlclose(probe);
+    runtime_a->lpVtbl->Shutdown(runtime_a);
+    runtime_b->lpVtbl->Shutdown(runtime_b);
+    runtime_a->lpVtbl->Release(runtime_a);
+    runtime_b->lpVtbl->Release(runtime_b);
+    assert_int_equal(host_b.refs, 1);
+}
+
+int main(int argc, char **argv)
+{
+    static char absolute[4096];
+    probe_path = argc > 1 ? realpath(argv[1], absolute) : NULL; /* meson passes it relative */
+    if (!probe_path) {
+        fprintf(stderr, "usage: test-profmgr-logging-hosts <logging-probe.so>\n");
+        return 1;
+    }
+    if (!mkdtemp(dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    snprintf(config_path, sizeof(config_path), "%s/probe.config", dir);
+    snprintf(log_path, sizeof(log_path), "%s/engine.log", dir);
+    FILE *f = fopen(config_path, "w");
+    if (!f) {
+        perror(config_path);
+        return 1;
+    }
+    fprintf(f,
+            "<InstrumentationEngineConfiguration>\n"
+            "  <InstrumentationMethod>\n"
+            "    <Name>LoggingProbe</Name><Description>probe</Description>\n"
+            "    <Module>%s</Module>\n"
+            "    <ClassGuid>{7E1A2B3C-4D5E-4F60-8172-93A4B5C6D7E8}</ClassGuid>\n"
+            "  </InstrumentationMethod>\n"
+            "</InstrumentationEngineConfiguration>\n",
+            probe_path);
+    fclose(f);
+    /* Before the first manager: the process log reads these once. */
+    setenv("MicrosoftInstrumentationEngine_ConfigPath64_LoggingProbe", config_path, 1);
+    setenv("MicrosoftInstrumentationEngine_FileLogPath", log_path, 1);
+    setenv("MicrosoftInstrumentationEngine_LogLevel", "Errors", 1);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(each_runtime_logs_to_its_own_host),
+    };
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    unlink(config_path);
+    unlink(log_path);
+    rmdir(dir);
+    return failed;
+}
