@@ -39,6 +39,7 @@ Usage: test_tracer.py --engine SO --plugin SO --library DLL --apps-out DIR
                       [--clrie-attach EXE] [--only traced,...] [--keep] [--verbose]
 Exit: 0 all passed, 1 a check failed, 77 no dotnet on this machine."""
 import argparse
+import functools
 import os
 import subprocess
 import sys
@@ -174,7 +175,10 @@ def build_factory(project, name):
                                      ["ClrieTracing=" + args.library])
 
 
+@functools.lru_cache(maxsize=None)
 def build_recorder():
+    """The recorder factory, built once: every scenario uses it, and even a build with nothing
+    to do costs seconds."""
     return build_factory(os.path.join(HERE, "recorder", "Recorder.csproj"), "Recorder")
 
 
