@@ -277,8 +277,80 @@ static long each_dll_in(const char *dir_path, void (*visit)(const char *, void *
     return count;
 }
 
+/* The major.minor.patch of a version folder name as one comparable number; -1 for other names
+ * or another major version. */
+static long long version_key(const char *name, long major)
+{
+    long a, b, c;
+    char tail;
+    if (sscanf(name, "%ld.%ld.%ld%c", &a, &b, &c, &tail) != 3 || a != major)
+        return -1;
+    return (a * 1000LL + b) * 100000LL + c;
+}
+
+/* The runtime pack of CLRIE_TEST_RUNTIME's major version in the NuGet package folder
+ * ($NUGET_PACKAGES, else ~/.nuget/packages): the newest restored patch for CLRIE_TEST_RID (or
+ * linux-x64). Visits its managed assemblies (lib/net<major>.0, and System.Private.CoreLib.dll
+ * in native/); -1 when no such pack was restored. */
+static long each_dll_of_runtime_pack(const char *major_text, void (*visit)(const char *, void *),
+                                     void *ctx)
+{
+    const char *rid = getenv("CLRIE_TEST_RID");
+    const char *packages = getenv("NUGET_PACKAGES");
+    const char *home = getenv("HOME");
+    char root[PATH_MAX];
+    int n;
+    if (!rid || !*rid)
+        rid = "linux-x64";
+    if (packages && *packages)
+        n = snprintf(root, sizeof(root), "%s/microsoft.netcore.app.runtime.%s", packages, rid);
+    else
+        n = snprintf(root, sizeof(root), "%s/.nuget/packages/microsoft.netcore.app.runtime.%s",
+                     home ? home : "", rid);
+    if (n < 0 || (size_t)n >= sizeof(root))
+        return -1;
+    long major = strtol(major_text, NULL, 10);
+    char best[256] = "";
+    long long best_key = -1;
+    DIR *versions = opendir(root);
+    struct dirent *version;
+    while (versions && (version = readdir(versions))) {
+        long long key = version_key(version->d_name, major);
+        if (key > best_key && strlen(version->d_name) < sizeof(best)) {
+            best_key = key;
+            strcpy(best, version->d_name);
+        }
+    }
+    if (versions)
+        closedir(versions);
+    if (best_key < 0) {
+        printf("runtime: .NET %s: no %s runtime pack restored in %s\n", major_text, rid, root);
+        return -1;
+    }
+    printf("runtime: .NET %s (the assemblies of the %s runtime pack from NuGet, read, not run)\n",
+           best, rid);
+    char lib[PATH_MAX + 300], native[PATH_MAX + 300];
+    snprintf(lib, sizeof(lib), "%s/%s/runtimes/%s/lib/net%ld.0", root, best, rid, major);
+    snprintf(native, sizeof(native), "%s/%s/runtimes/%s/native", root, best, rid);
+    return each_dll_in(lib, visit, ctx) + each_dll_in(native, visit, ctx);
+}
+
+int test_dotnet_missing_status(void)
+{
+    const char *major = getenv("CLRIE_TEST_RUNTIME");
+    const char *ci = getenv("CI");
+    if (major && *major && ci && (strcmp(ci, "true") == 0 || strcmp(ci, "1") == 0)) {
+        printf("CI=%s: a runtime pack that was not restored fails the test\n", ci);
+        return 1;
+    }
+    return 77;
+}
+
 long test_dotnet_each_dll(void (*visit)(const char *path, void *ctx), void *ctx)
 {
+    const char *major = getenv("CLRIE_TEST_RUNTIME");
+    if (major && *major)
+        return each_dll_of_runtime_pack(major, visit, ctx);
     char *root = test_dotnet_framework_root();
     if (!root)
         return -1;
@@ -290,8 +362,12 @@ long test_dotnet_each_dll(void (*visit)(const char *path, void *ctx), void *ctx)
             continue;
         char dir_path[PATH_MAX];
         int n = snprintf(dir_path, sizeof(dir_path), "%s/%s", root, version->d_name);
-        if (n > 0 && (size_t)n < sizeof(dir_path))
+        if (n > 0 && (size_t)n < sizeof(dir_path)) {
+            printf("runtime: .NET %s (the assemblies of the shared framework in %s, read, not "
+                   "run)\n",
+                   version->d_name, root);
             count += each_dll_in(dir_path, visit, ctx);
+        }
     }
     if (versions)
         closedir(versions);

@@ -48,7 +48,15 @@ bool test_as_ordinary_user(void (*fn)(const char *root), const char *root);
 char *test_dotnet_framework_root(void);
 
 /* Calls visit with the path of every .dll of every runtime version under that framework
- * folder. Returns how many it visited, or -1 when the machine has no .NET. */
+ * folder. Returns how many it visited, or -1 when the machine has no .NET. With
+ * CLRIE_TEST_RUNTIME=<major> (the runtime matrix of docs/testing.md) it visits instead the
+ * managed assemblies of that version's runtime pack as the real-runtime tests restored it from
+ * NuGet (the newest patch in the NuGet package folder), and -1 when none was restored. Prints
+ * which runtime's assemblies it reads, as a line "runtime: .NET <version> (...)". */
 long test_dotnet_each_dll(void (*visit)(const char *path, void *ctx), void *ctx);
+
+/* The exit code of a test that found no assemblies to read: 77 (skipped), but 1 (failed) when
+ * CLRIE_TEST_RUNTIME names a runtime and CI is true, where a missing runtime pack must fail. */
+int test_dotnet_missing_status(void);
 
 #endif

@@ -4,7 +4,8 @@
  * resolve to the metadata signature "BSJB" in both.
  *
  * The framework is found from CLRIE_DOTNET or `dotnet` on PATH; without one the test exits 77
- * (skipped). Prints "N images, M sections" on success. */
+ * (skipped). With CLRIE_TEST_RUNTIME=<major> it reads that version's runtime pack from the NuGet
+ * package folder instead (test_dotnet_each_dll). Prints "N images, M sections" on success. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,8 +118,8 @@ int main(void)
     struct totals t = {0};
     long images = test_dotnet_each_dll(visit, &t);
     if (images < 0) {
-        printf("no .NET shared framework found: skipped\n");
-        return SKIPPED;
+        printf("no .NET assemblies to read: skipped\n");
+        return test_dotnet_missing_status();
     }
     if (images == 0) {
         printf("no managed DLLs in the shared framework: skipped\n");

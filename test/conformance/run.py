@@ -108,17 +108,9 @@ class Case:
 
 
 def build_app():
-    out = os.path.join(args.apps_out, "app")
-    project = os.path.join(HERE, "app", "app.csproj")
-    result = subprocess.run(
-        [dotnet, "build", project, "-c", "Release", "-o", out, "--nologo", "-v", "q",
-         "-p:BaseIntermediateOutputPath=" + os.path.join(args.apps_out, "obj", "app") + "/"],
-        env=dotnet_apps.quiet_environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        text=True)
-    if result.returncode != 0:
-        sys.exit("building the conformance app failed:\n%s" % result.stdout)
-    dotnet_apps.announce_runtime(dotnet, out)
-    return os.path.join(out, "app.dll")
+    """The conformance app, built for the runtime under test (CLRIE_TEST_RUNTIME, or the SDK's)."""
+    return dotnet_apps.build_app(dotnet, "app", args.apps_out,
+                                 project=os.path.join(HERE, "app", "app.csproj"))
 
 
 def write_config(path, name, guid):
@@ -152,8 +144,9 @@ def run_case(app, workdir, case):
     if case.observer:
         env[dotnet_apps.CONFIG_VAR + "Observer"] = os.path.join(workdir, "observer.config")
     try:
-        result = subprocess.run([dotnet, app, *case.args], env=env, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, timeout=case.timeout)
+        result = subprocess.run([*dotnet_apps.app_command(dotnet, app), *case.args], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                timeout=case.timeout)
     except subprocess.TimeoutExpired as error:
         result = dotnet_apps.Hung(error)
     recorded = dotnet_apps.read_lines(out_file)

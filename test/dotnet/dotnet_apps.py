@@ -101,34 +101,41 @@ def shared_framework_version(dotnet, major):
     return max(versions, key=key) if versions else None
 
 
+def app_runtime(dotnet, out):
+    """The runtime the app built into folder `out` runs on, as (version, how): its own runtime
+    pack's for a self-contained app, else the newest shared framework of its major version
+    that `dotnet` has. None when the folder holds no runtimeconfig.json."""
+    import glob
+    import json
+    configs = sorted(glob.glob(os.path.join(out, "*.runtimeconfig.json")))
+    if not configs:
+        return None
+    with open(configs[0]) as f:
+        options = json.load(f).get("runtimeOptions", {})
+    for framework in options.get("includedFrameworks", []):
+        if framework.get("name") == "Microsoft.NETCore.App":
+            wrapper = os.environ.get(WRAPPER_VARIABLE)
+            return framework["version"], "self-contained %s, runtime pack from NuGet%s" % (
+                runtime_rid(), ", run through " + os.path.basename(wrapper) if wrapper else "")
+    frameworks = options.get("frameworks") or [options.get("framework", {})]
+    for framework in frameworks:
+        if framework.get("name") == "Microsoft.NETCore.App":
+            major = framework.get("version", "").split(".")[0]
+            version = shared_framework_version(dotnet, major) or framework.get("version")
+            return version, "shared framework of %s" % dotnet
+    return None
+
+
 def announce_runtime(dotnet, out):
     """Prints, once per script, which runtime the apps run on: 'runtime: .NET 8.0.31 ...'.
     test/run copies this line next to each test's result."""
     global _announced
     if _announced:
         return
-    _announced = True
-    import glob
-    import json
-    configs = sorted(glob.glob(os.path.join(out, "*.runtimeconfig.json")))
-    if not configs:
-        return
-    with open(configs[0]) as f:
-        options = json.load(f).get("runtimeOptions", {})
-    for framework in options.get("includedFrameworks", []):
-        if framework.get("name") == "Microsoft.NETCore.App":
-            wrapper = os.environ.get(WRAPPER_VARIABLE)
-            print("runtime: .NET %s (self-contained %s, runtime pack from NuGet%s)" % (
-                framework["version"], runtime_rid(),
-                ", run through " + os.path.basename(wrapper) if wrapper else ""), flush=True)
-            return
-    frameworks = options.get("frameworks") or [options.get("framework", {})]
-    for framework in frameworks:
-        if framework.get("name") == "Microsoft.NETCore.App":
-            major = framework.get("version", "").split(".")[0]
-            version = shared_framework_version(dotnet, major) or framework.get("version")
-            print("runtime: .NET %s (shared framework of %s)" % (version, dotnet), flush=True)
-            return
+    runtime = app_runtime(dotnet, out)
+    if runtime:
+        _announced = True
+        print("runtime: .NET %s (%s)" % runtime, flush=True)
 
 
 # Libraries of an app, test/dotnet/<library>, built before it into the folder beside its own:
@@ -136,15 +143,19 @@ def announce_runtime(dotnet, out):
 LIBRARIES = {"traced": ("tracedlib",)}
 
 
-def build_app(dotnet, name, out_root, library=False):
+def build_app(dotnet, name, out_root, tool=False, project=None, library=False):
     """Builds test/dotnet/<name> into out_root/<name> (offline, incremental) and returns the
     path of its main assembly. With CLRIE_TEST_RUNTIME set, builds it self-contained for that
     .NET version into out_root/net<N>.0-<rid>/<name> (CLRIE_TEST_RID, or this machine's);
     with only CLRIE_TEST_RID set, self-contained for the SDK's version into out_root/<rid>/.
-    When NuGet cannot serve those packs, the script exits 77 (skipped) and says why."""
+    When NuGet cannot serve those packs, the script exits 77 (skipped) and says why.
+    A tool (a generator the script runs with `dotnet`, never under the engine) is always built
+    for the SDK's framework, and its runtime is not announced. project: the .csproj, when it is
+    not test/dotnet/<name>/<name>.csproj. library: one of LIBRARIES, built like its app and
+    not announced."""
     for dependency in LIBRARIES.get(name, ()):
         build_app(dotnet, dependency, out_root, library=True)
-    major = test_runtime()
+    major = None if tool else test_runtime()
     out = os.path.join(out_root, name)
     obj = os.path.join(out_root, "obj", name)
     extra = []
@@ -154,23 +165,51 @@ def build_app(dotnet, name, out_root, library=False):
         obj = os.path.join(out_root, "obj-%s-%s" % (tfm, runtime_rid()), name)
         # TargetFrameworks (plural) reaches the restore, which ignores a global TargetFramework.
         extra = ["-p:TargetFrameworks=" + tfm, "-f", tfm, "-r", runtime_rid(), "--self-contained"]
-    elif os.environ.get(RID_VARIABLE):
+    elif os.environ.get(RID_VARIABLE) and not tool:
         out = os.path.join(out_root, runtime_rid(), name)
         obj = os.path.join(out_root, "obj-" + runtime_rid(), name)
         extra = ["-r", runtime_rid(), "--self-contained"]
-    project = os.path.join(APPS, name, name + ".csproj")
+    project = project or os.path.join(APPS, name, name + ".csproj")
     result = subprocess.run(
         [dotnet, "build", project, "-c", "Release", "-o", out, "--nologo", "-v", "q",
          "-p:BaseIntermediateOutputPath=" + obj + "/", *extra],
         env=quiet_environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if result.returncode != 0:
         if (major or os.environ.get(RID_VARIABLE)) and "error NU1" in result.stdout:
+            if os.environ.get("CI", "").lower() in ("1", "true"):
+                sys.exit("cannot restore the .NET %s packs for %s from NuGet, and CI=%s: "
+                         "failed\n%s" % (major or "(the SDK's)", runtime_rid(),
+                                         os.environ["CI"], result.stdout))
             print("cannot restore the .NET %s packs for %s from NuGet: skipped\n%s" % (
                 major or "(the SDK's)", runtime_rid(), result.stdout))
             sys.exit(SKIP)
         sys.exit("building %s failed:\n%s" % (name, result.stdout))
-    if not library:
+    if not tool and not library:
         announce_runtime(dotnet, out)
+    return os.path.join(out, name + ".dll")
+
+
+def build_library(dotnet, project, name, out_root, properties=()):
+    """Builds the class library `project` into out_root/<name> (offline, incremental) and returns
+    the path of <name>.dll: for the SDK's framework, or with CLRIE_TEST_RUNTIME set for that
+    .NET version, into out_root/net<N>.0/<name> (a library is never self-contained; the app
+    that loads it brings the runtime). properties: more -p: arguments."""
+    major = test_runtime()
+    out = os.path.join(out_root, name)
+    obj = os.path.join(out_root, "obj", name)
+    extra = []
+    if major:
+        tfm = "net%s.0" % major
+        out = os.path.join(out_root, tfm, name)
+        obj = os.path.join(out_root, "obj-" + tfm, name)
+        extra = ["-p:TargetFrameworks=" + tfm, "-f", tfm]
+    result = subprocess.run(
+        [dotnet, "build", project, "-c", "Release", "-o", out, "--nologo", "-v", "q",
+         "-p:BaseIntermediateOutputPath=" + obj + "/", *extra,
+         *("-p:" + p for p in properties)],
+        env=quiet_environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if result.returncode != 0:
+        sys.exit("building %s failed:\n%s" % (project, result.stdout))
     return os.path.join(out, name + ".dll")
 
 

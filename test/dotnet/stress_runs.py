@@ -24,6 +24,26 @@ MODES = {
     "nops": {"Nops": "true"},
     "rejit": {"Rejit": "true"},
 }
+# The modes test_rewrite.py and test_csc.py run when --modes is not given: all of them, or the
+# comma-separated list in CLRIE_TEST_STRESS_MODES. test/run's runtime matrix (.NET 8 and 9) sets
+# it to plain,rejit: nops changes only the shape of the rewritten IL (every branch widened),
+# which the runtime's JIT checks the same way on every version, and .NET 10 runs it.
+MODES_VARIABLE = "CLRIE_TEST_STRESS_MODES"
+
+
+def chosen_modes(given):
+    """The modes to run: --modes (given), else CLRIE_TEST_STRESS_MODES, else every mode.
+    Prints which, and exits with an error on a mode that does not exist."""
+    text = given or os.environ.get(MODES_VARIABLE) or ",".join(MODES)
+    modes = [m for m in text.split(",") if m]
+    unknown = [m for m in modes if m not in MODES]
+    if unknown or not modes:
+        raise SystemExit("unknown stress mode %s (the modes: %s)" % (
+            ", ".join(unknown) or "(none)", ", ".join(MODES)))
+    source = ("--modes" if given else MODES_VARIABLE if os.environ.get(MODES_VARIABLE)
+              else "every mode")
+    print("stress modes: %s (%s)" % (",".join(modes), source), flush=True)
+    return modes
 
 
 def xml_escape(text):

@@ -316,10 +316,17 @@ def scenario_policy_startup(checks, dotnet, args, apps):
         checks.expect_in(reason, result.stderr, label + ": the line says why", result)
         checks.expect("clrie engine" not in result.stderr,
                       label + ": the engine does not start", result)
-    # The range that holds the runtime: the engine starts.
-    version = subprocess.run([dotnet, "--list-runtimes"], stdout=subprocess.PIPE,
-                             text=True).stdout
-    major = re.search(r"Microsoft\.NETCore\.App (\d+)\.", version).group(1)
+    # The ranges that hold the runtime the app runs on (CLRIE_TEST_RUNTIME's, or the SDK's): the
+    # engine starts. The range just above it declines.
+    version = dotnet_apps.app_runtime(dotnet, os.path.dirname(apps.app("sample")))[0]
+    major = version.split(".")[0]
+    above = "%d-%d" % (int(major) + 1, int(major) + 5)
+    env = {"MicrosoftInstrumentationEngine_LogLevel": "Messages",
+           "MicrosoftInstrumentationEngine_RuntimeVersions": above}
+    result = apps.run("sample", args.engine, env, "a range above the runtime")
+    checks.same_as_baseline("a range above .NET %s" % version, result, base, stderr="contained")
+    checks.expect_in("is outside RuntimeVersions " + above, result.stderr,
+                     "a range above .NET %s declines the process" % version, result)
     for label, value in (("a version range holding the runtime", "%s-%s.99" % (major, major)),
                          ("one major version", major)):
         env = {"MicrosoftInstrumentationEngine_LogLevel": "Messages",

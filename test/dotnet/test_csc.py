@@ -2,10 +2,15 @@
 programs): csc.dll compiles test/dotnet/csc-input/*.cs deterministically (-deterministic,
 fixed -pathmap, portable PDB) once without a profiler and then with the engine and the
 stress plugin rewriting every method of the compiler's Microsoft.CodeAnalysis*.dll
-assemblies, in each mode (plain, Nops=true, Rejit=true). The DLL and the PDB must be
+assemblies, in each mode (plain, Nops=true, Rejit=true; CLRIE_TEST_STRESS_MODES or --modes
+chooses fewer). The DLL and the PDB must be
 byte-identical to the uninstrumented build, the compiler's stdout, stderr and exit code
 the same, and the plugin's report must show thousands of methods instrumented and no
 failures.
+
+With CLRIE_TEST_RUNTIME (.NET 8, 9), whose runtime cannot load the SDK's csc.dll (it is built
+against the SDK's .NET), the compiler is test/dotnet/cschost instead: Roslyn from NuGet, built
+for that runtime, compiling the same command line through csc's own argument parser.
 
 The compiler's assemblies are ReadyToRun and R2R code is never jitted, so every run, the
 baseline included, sets DOTNET_ReadyToRun=0: only the engine differs between them.
@@ -33,13 +38,22 @@ parser.add_argument("--stress", required=True, help="the stress plugin (examples
 parser.add_argument("--stress-guid", default=stress_runs.STRESS_GUID,
                     help="the stress plugin's ClassGuid")
 parser.add_argument("--out", required=True, help="a folder for the compiled outputs")
-parser.add_argument("--modes", default=",".join(stress_runs.MODES))
+parser.add_argument("--modes", help="comma-separated: plain, nops, rejit (default: "
+                    "CLRIE_TEST_STRESS_MODES, else all three)")
 parser.add_argument("--keep", action="store_true", help="keep each run's directory")
 parser.add_argument("--verbose", action="store_true", help="print every run's report")
 args = parser.parse_args()
 dotnet, checks = dotnet_apps.start(args, ("engine", "stress"), folders=("out",))
-csc = stress_runs.find_csc(dotnet)
+modes = stress_runs.chosen_modes(args.modes)
 references = stress_runs.reference_assemblies(dotnet)
+if dotnet_apps.test_runtime():
+    # The SDK's csc.dll is built against its own .NET's assemblies, which an older runtime
+    # cannot load: the same compiler (Roslyn, from NuGet) in test/dotnet/cschost, built for the
+    # runtime under test, compiles the same command line.
+    csc = dotnet_apps.build_app(dotnet, "cschost", args.out)
+else:
+    csc = stress_runs.find_csc(dotnet)
+    dotnet_apps.announce_runtime(dotnet, os.path.dirname(csc))
 if not csc or not references:
     print("no SDK with Roslyn/bincore/csc.dll and reference packs for %s: skipped" % dotnet)
     sys.exit(dotnet_apps.SKIP)
@@ -95,7 +109,7 @@ again, _ = compile_into(build, NO_R2R)
 checks.expect(read_outputs(build) == expected and again.stdout == base.stdout,
               "two compiles without a profiler are byte-identical (-deterministic)", again)
 
-for mode in [m for m in args.modes.split(",") if m]:
+for mode in modes:
     what = "csc, Modules=Microsoft.CodeAnalysis*.dll, %s" % mode
     settings = dict(stress_runs.MODES[mode], Modules=modules)
     run_dir = stress_runs.Profiled(args.engine, args.stress, args.stress_guid, settings,

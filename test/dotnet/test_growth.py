@@ -37,9 +37,12 @@ parser.add_argument("--stress", required=True)
 parser.add_argument("--apps-out", required=True)
 args = parser.parse_args()
 dotnet, checks = dotnet_apps.start(args, ("engine", "stress"), folders=("apps_out",))
+# flatgen writes the module on the SDK's framework (it needs .NET 9's PersistedAssemblyBuilder)
+# and jits it on the runtime under test (CLRIE_TEST_RUNTIME).
+writer = dotnet_apps.build_app(dotnet, "flatgen", args.apps_out, tool=True)
 flatgen = dotnet_apps.build_app(dotnet, "flatgen", args.apps_out)
 flat = os.path.join(args.apps_out, "flat.dll")
-made = stress_runs.run([dotnet, flatgen, "write", flat, str(METHODS), "shared-locals",
+made = stress_runs.run([dotnet, writer, "write", flat, str(METHODS), "shared-locals",
                         "strings=%d" % STRINGS])
 if not checks.expect(made.returncode == 0, "flatgen writes flat.dll", made):
     sys.exit(checks.finish(""))

@@ -23,7 +23,6 @@ Exit: 0 all passed, 1 a check failed, 77 no dotnet on this machine."""
 import argparse
 import os
 import re
-import subprocess
 import sys
 from xml.sax.saxutils import quoteattr
 
@@ -191,23 +190,9 @@ def scenario_tracer_everything():
 # ---- timer ------------------------------------------------------------------------------------
 
 def build_helper():
-    out = os.path.join(args.apps_out, "Clrie.Timer")
-    obj = os.path.join(args.apps_out, "obj", "Clrie.Timer")
-    extra = []
-    major = dotnet_apps.test_runtime()
-    if major:  # the helper targets the runtime the apps run on (CLRIE_TEST_RUNTIME)
-        tfm = "net%s.0" % major
-        out = os.path.join(args.apps_out, tfm, "Clrie.Timer")
-        obj = os.path.join(args.apps_out, "obj-" + tfm, "Clrie.Timer")
-        extra = ["-p:TargetFrameworks=" + tfm, "-f", tfm]
-    result = subprocess.run(
-        [dotnet, "build", os.path.abspath(HELPER_PROJECT), "-c", "Release", "-o", out,
-         "--nologo", "-v", "q", "-p:BaseIntermediateOutputPath=" + obj + "/", *extra],
-        env=dotnet_apps.quiet_environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        text=True)
-    if result.returncode != 0:
-        sys.exit("building the timer helper failed:\n%s" % result.stdout)
-    return os.path.join(out, "Clrie.Timer.dll")
+    """The timer's helper library, built for the runtime the apps run on (CLRIE_TEST_RUNTIME)."""
+    return dotnet_apps.build_library(dotnet, os.path.abspath(HELPER_PROJECT), "Clrie.Timer",
+                                     args.apps_out)
 
 
 TIMED_SAMPLE = ["Sample.Program::Sum", "Sample.Program::Classify", "Sample.Program::Classify",

@@ -6,7 +6,8 @@ without a profiler, with no InvalidProgramException, and the plugin's report mus
 methods instrumented and no failures.
 
 Each scope runs in each mode: plain (single return, fat header, probes), Nops=true (a nop
-before every instruction: short branches widened), Rejit=true (the same through ReJIT).
+before every instruction: short branches widened), Rejit=true (the same through ReJIT);
+CLRIE_TEST_STRESS_MODES or --modes chooses fewer (stress_runs.chosen_modes).
 The '*' runs set DOTNET_ReadyToRun=0, in their baseline too, so that the framework's code
 is jitted (R2R code never is) and only the engine differs between the two runs.
 
@@ -33,11 +34,13 @@ parser.add_argument("--stress-guid", default=stress_runs.STRESS_GUID,
 parser.add_argument("--apps-out", required=True, help="where the C# apps are built")
 parser.add_argument("--apps", default="rewrite,ilshapes,hello")
 parser.add_argument("--scopes", default="own,all", help="own: the app's modules; all: '*'")
-parser.add_argument("--modes", default=",".join(stress_runs.MODES))
+parser.add_argument("--modes", help="comma-separated: plain, nops, rejit (default: "
+                    "CLRIE_TEST_STRESS_MODES, else all three)")
 parser.add_argument("--keep", action="store_true", help="keep each run's directory")
 parser.add_argument("--verbose", action="store_true", help="print every run's report")
 args = parser.parse_args()
 dotnet, checks = dotnet_apps.start(args, ("engine", "stress"), folders=("apps_out",))
+modes = stress_runs.chosen_modes(args.modes)
 
 NO_R2R = {"DOTNET_ReadyToRun": "0"}
 
@@ -68,7 +71,7 @@ def prepare(name):
     assembly = dotnet_apps.build_app(dotnet, name, args.apps_out)
     if name != "rewrite":
         return assembly, [], [name + ".dll"]
-    generator = dotnet_apps.build_app(dotnet, "tailgen", args.apps_out)
+    generator = dotnet_apps.build_app(dotnet, "tailgen", args.apps_out, tool=True)
     tailcalls = os.path.join(args.apps_out, "tailcalls", "tailcalls.dll")
     os.makedirs(os.path.dirname(tailcalls), exist_ok=True)
     result = stress_runs.run([dotnet, generator, tailcalls])
@@ -125,7 +128,7 @@ for name in [a for a in args.apps.split(",") if a]:
             if not ok:
                 continue
         instrumented = {}
-        for mode in [m for m in args.modes.split(",") if m]:
+        for mode in modes:
             what = "%s, Modules=%s, %s" % (name, modules, mode)
             settings = dict(stress_runs.MODES[mode], Modules=modules)
             run_dir = stress_runs.Profiled(args.engine, args.stress, args.stress_guid, settings)

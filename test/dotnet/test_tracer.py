@@ -46,6 +46,7 @@ Usage: test_tracer.py --engine SO --plugin SO --library DLL --apps-out DIR
                       [--clrie-attach EXE] [--only traced,...] [--keep] [--verbose]
 Exit: 0 all passed, 1 a check failed, 77 no dotnet on this machine."""
 import argparse
+import functools
 import os
 import subprocess
 import sys
@@ -71,10 +72,17 @@ parser.add_argument("--keep", action="store_true", help="keep the temporary dire
 parser.add_argument("--verbose", action="store_true", help="print every run's stderr")
 args = parser.parse_args()
 dotnet, checks = dotnet_apps.start(args, ("engine", "plugin", "library"), folders=("apps_out",))
-if dotnet_apps.test_runtime() or os.environ.get(dotnet_apps.RID_VARIABLE):
-    # Clrie.Tracing.dll is built for the SDK's runtime only.
-    print("the tracer library targets the SDK's runtime: skipped")
+if os.environ.get(dotnet_apps.RID_VARIABLE):
+    print("%s=%s: the tracer test runs on this machine's architecture only: skipped" % (
+        dotnet_apps.RID_VARIABLE, os.environ[dotnet_apps.RID_VARIABLE]))
     sys.exit(dotnet_apps.SKIP)
+if dotnet_apps.test_runtime():
+    # The built Clrie.Tracing.dll targets the SDK's .NET, which an older runtime cannot load:
+    # the test builds the same sources for the runtime under test (as the factories below).
+    args.library = dotnet_apps.build_library(
+        dotnet, os.path.join(HERE, "..", "..", "plugins", "tracer", "managed",
+                             "Clrie.Tracing.csproj"), "Clrie.Tracing", args.apps_out)
+    print("Clrie.Tracing.dll built for .NET %s: %s" % (dotnet_apps.test_runtime(), args.library))
 
 apps = dotnet_apps.Apps(dotnet, args.apps_out, verbose=args.verbose)
 
@@ -186,19 +194,14 @@ BAD_POINTS = """<Tracing>
 
 def build_factory(project, name):
     """Builds a tracer factory project against the built Clrie.Tracing.dll: its assembly."""
-    out = os.path.join(args.apps_out, name)
-    obj = os.path.join(args.apps_out, "obj", name)
-    result = subprocess.run(
-        [dotnet, "build", project, "-c", "Release", "-o", out, "--nologo", "-v", "q",
-         "-p:BaseIntermediateOutputPath=" + obj + "/", "-p:ClrieTracing=" + args.library],
-        env=dotnet_apps.quiet_environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-        text=True)
-    if result.returncode != 0:
-        sys.exit("building %s failed:\n%s" % (project, result.stdout))
-    return os.path.join(out, name + ".dll")
+    return dotnet_apps.build_library(dotnet, project, name, args.apps_out,
+                                     ["ClrieTracing=" + args.library])
 
 
+@functools.lru_cache(maxsize=None)
 def build_recorder():
+    """The recorder factory, built once: every scenario uses it, and even a build with nothing
+    to do costs seconds."""
     return build_factory(os.path.join(HERE, "recorder", "Recorder.csproj"), "Recorder")
 
 
@@ -360,10 +363,10 @@ TAIL_POINTS = """<Tracing>
 
 
 def scenario_tail():
-    generator = dotnet_apps.build_app(dotnet, "tailgen", args.apps_out)
+    generator = dotnet_apps.build_app(dotnet, "tailgen", args.apps_out, tool=True)
     tailcalls = os.path.join(args.apps_out, "tailcalls", "tailcalls.dll")
     os.makedirs(os.path.dirname(tailcalls), exist_ok=True)
-    made = subprocess.run([*dotnet_apps.app_command(dotnet, generator), tailcalls],
+    made = subprocess.run([dotnet, generator, tailcalls],
                           env=dotnet_apps.quiet_environment(), stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True)
     if made.returncode != 0:

@@ -5,7 +5,9 @@
  *   Program.Main           ShouldInstrumentMethod fails
  *   Program+<>c.<Main>...  (the app's lambda) InstrumentMethod releases its first instruction
  *                          once too often, and keeps the method's IInstructionGraph
- *   the next method asked  the kept graph is edited (RemoveAll), then released
+ *   the next method asked  the kept graph is edited (RemoveAll), then released; when no
+ *   (or shutdown)          method is jitted after the lambda (.NET 8 runs the rest of the app
+ *                          from the framework's ReadyToRun code), at OnShutdown instead
  *
  * Only the ABI headers and libclrie-plugin are used, as by any third-party plugin. */
 #include <stdlib.h>
@@ -46,17 +48,28 @@ static void full_name(IMethodInfo *mi, char *out, size_t size)
     }
 }
 
+/* Edits the graph kept past its callback, if any: too late, E_UNEXPECTED and a line. */
+static void edit_kept_graph(struct misuse *p)
+{
+    IInstructionGraph *kept = __atomic_exchange_n(&p->kept, NULL, __ATOMIC_ACQ_REL);
+    if (kept) {
+        kept->lpVtbl->RemoveAll(kept);
+        kept->lpVtbl->Release(kept);
+    }
+}
+
+static HRESULT misuse_OnShutdown(IInstrumentationMethod *This)
+{
+    edit_kept_graph(of(This));
+    return S_OK;
+}
+
 static HRESULT misuse_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *mi,
                                              BOOL isRejit, BOOL *pbInstrument)
 {
-    struct misuse *p = of(This);
     char name[256];
     *pbInstrument = FALSE;
-    IInstructionGraph *kept = __atomic_exchange_n(&p->kept, NULL, __ATOMIC_ACQ_REL);
-    if (kept) {
-        kept->lpVtbl->RemoveAll(kept); /* too late: E_UNEXPECTED and a line */
-        kept->lpVtbl->Release(kept);
-    }
+    edit_kept_graph(of(This));
     full_name(mi, name, sizeof(name));
     if (strcmp(name, "Program.Main") == 0)
         return E_ACCESSDENIED;
@@ -90,7 +103,7 @@ static const struct IInstrumentationMethodVtbl misuse_vtbl = {
     CLRIE_PLUGIN_IGNORE_DOMAIN_AND_ASSEMBLY_EVENTS,
     .OnModuleLoaded = clrie_plugin_ignore_module,
     .OnModuleUnloaded = clrie_plugin_ignore_module,
-    .OnShutdown = clrie_plugin_ignore_shutdown,
+    .OnShutdown = misuse_OnShutdown,
     .ShouldInstrumentMethod = misuse_ShouldInstrumentMethod,
     .BeforeInstrumentMethod = clrie_plugin_ignore_method,
     .InstrumentMethod = misuse_InstrumentMethod,

@@ -13,6 +13,8 @@
 //   dotnet flatgen.dll jit INPUT.dll
 //       jits every method of Flat in order, M0 first (RuntimeHelpers.PrepareMethod), so that the
 //       engine instruments them in that order, and prints how many it jitted.
+// write needs PersistedAssemblyBuilder (.NET 9 and later): the tests build flatgen for the SDK's
+// framework to write the module, and for the runtime under test to jit it.
 using System;
 using System.Collections.Generic;
 using System.Reflection;
@@ -58,6 +60,15 @@ static class Program
         return 2;
     }
 
+#if !NET9_0_OR_GREATER
+    static int Write(string output, int count, bool sharedLocals, int strings, bool nestedTypes)
+    {
+        Console.Error.WriteLine("flatgen write needs .NET 9 or later (PersistedAssemblyBuilder); " +
+                                "this flatgen was built for " +
+                                System.Runtime.InteropServices.RuntimeInformation.FrameworkDescription);
+        return 2;
+    }
+#else
     static int Write(string output, int count, bool sharedLocals, int strings, bool nestedTypes)
     {
         if (count < 1 || count > 10000 || strings < 1 || strings > 100)
@@ -103,6 +114,7 @@ static class Program
         assembly.Save(output);
         return 0;
     }
+#endif
 
     static int Jit(string input)
     {
