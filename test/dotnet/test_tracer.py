@@ -258,10 +258,13 @@ def scenario(mode, expected):
                     checks.expect_in("Traced.Program::%s: not traced: a by-ref-like" % method,
                                      result.stderr, "%s: a by-ref-like parameter is left "
                                      "alone, with a line" % mode, result)
-                checks.expect_in("Traced.Program::Holds(!!0): not traced: a generic parameter "
-                                 "allows a by-ref-like type", result.stderr, "%s: a method whose "
-                                 "type parameter allows a ref struct is left alone, with a line"
-                                 % mode, result)
+                if int(dotnet_apps.test_runtime() or 10) >= 9:
+                    checks.expect_in("Traced.Program::Holds(!!0): not traced: a generic "
+                                     "parameter allows a by-ref-like type", result.stderr,
+                                     "%s: a method whose type parameter allows a ref struct is "
+                                     "left alone, with a line" % mode, result)
+                else:
+                    print("%s: no `allows ref struct` before .NET 9: the app has no Holds" % mode)
                 checks.expect_in("Traced.Program.Slot: not traced: it returns a byref",
                                  result.stderr, "%s: a method with a byref return is left "
                                  "alone, with a line" % mode, result)

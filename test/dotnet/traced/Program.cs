@@ -106,7 +106,11 @@ namespace Traced
                               Advance(new TracedLib.Cursor { At = 5 }));
             int[] slots = { 1, 2 };
             Slot(slots) = 8;
+#if NET9_0_OR_GREATER
             Console.WriteLine("slot " + slots[0] + " " + Holds(new TracedLib.Cursor { At = 2 }));
+#else
+            Console.WriteLine("slot " + slots[0] + " 1"); // no `allows ref struct` before C# 13
+#endif
             return 3;
         }
 
@@ -166,8 +170,10 @@ namespace Traced
         // a byref return: the wrapper could not keep the reference through its exit
         static ref int Slot(int[] slots) => ref slots[0];
 
-        // a type parameter that may be a ref struct (C# 13), here given one
+#if NET9_0_OR_GREATER
+        // a type parameter that may be a ref struct (C# 13, .NET 9), here given one
         static int Holds<T>(T value) where T : allows ref struct => 1;
+#endif
 
         static int Outer(int x) => Inner(x) + 1;
 
