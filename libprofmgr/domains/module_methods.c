@@ -383,23 +383,33 @@ HRESULT clrie_pm_module_request_rejit(struct clrie_pm_module *m, mdToken token)
     return hr;
 }
 
-size_t clrie_pm_domains_transformed_methods(struct clrie_pm_domains *domains, ModuleID *modules,
-                                            mdMethodDef *tokens, size_t cap)
+/* Every module known now, each held (released by the caller), so that their records can be
+ * read one module at a time without the domains' lock: the two locks are never nested.
+ * *held is how many; NULL (and 0) when out of memory. */
+static struct clrie_pm_module **hold_modules(struct clrie_pm_domains *domains, size_t *held)
 {
-    /* The modules first (held), then each one's records: the two locks are never nested. */
     pthread_mutex_lock(&domains->lock);
-    size_t count = 0, held = 0;
+    size_t count = 0;
     for (size_t i = 0; i < domains->module_map.capacity; i++)
         count += domains->module_map.slots[i].id && domains->module_map.slots[i].value;
     struct clrie_pm_module **list = calloc(count ? count : 1, sizeof(*list));
+    *held = 0;
     for (size_t i = 0; list && i < domains->module_map.capacity; i++) {
         struct clrie_pm_module *m = domains->module_map.slots[i].value;
         if (domains->module_map.slots[i].id && m) {
             clrie_plugin_com_add_ref(&m->com);
-            list[held++] = m;
+            list[(*held)++] = m;
         }
     }
     pthread_mutex_unlock(&domains->lock);
+    return list;
+}
+
+size_t clrie_pm_domains_transformed_methods(struct clrie_pm_domains *domains, ModuleID *modules,
+                                            mdMethodDef *tokens, size_t cap)
+{
+    size_t held = 0;
+    struct clrie_pm_module **list = hold_modules(domains, &held);
     size_t n = 0;
     for (size_t i = 0; i < held; i++) {
         struct clrie_pm_module *m = list[i];
@@ -425,20 +435,8 @@ void clrie_pm_domains_methods_memory(struct clrie_pm_domains *domains,
                                      struct clrie_pm_methods_memory *out)
 {
     *out = (struct clrie_pm_methods_memory){0};
-    /* The modules first (held), then each one's records: the two locks are never nested. */
-    pthread_mutex_lock(&domains->lock);
-    size_t count = 0, held = 0;
-    for (size_t i = 0; i < domains->module_map.capacity; i++)
-        count += domains->module_map.slots[i].id && domains->module_map.slots[i].value;
-    struct clrie_pm_module **list = calloc(count ? count : 1, sizeof(*list));
-    for (size_t i = 0; list && i < domains->module_map.capacity; i++) {
-        struct clrie_pm_module *m = domains->module_map.slots[i].value;
-        if (domains->module_map.slots[i].id && m) {
-            clrie_plugin_com_add_ref(&m->com);
-            list[held++] = m;
-        }
-    }
-    pthread_mutex_unlock(&domains->lock);
+    size_t held = 0;
+    struct clrie_pm_module **list = hold_modules(domains, &held);
     for (size_t i = 0; i < held; i++) {
         struct clrie_pm_module *m = list[i];
         pthread_mutex_lock(&m->methods_lock);
