@@ -28,7 +28,9 @@
  *            the methods rewritten, failed those where a step failed (the engine then leaves
  *            the method as it was); jit_compiled and jit_failed count how the JIT took the
  *            rewritten IL (IInstrumentationMethodJitEvents2: the JIT result of methods whose IL
- *            was transformed). Without Report the line goes to the engine's log.
+ *            was transformed). Without Report the line goes to the engine's log. It is
+ *            written at OnShutdown, after the methods other threads are instrumenting then;
+ *            methods the JIT compiles later are left alone and not counted.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -43,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <clrie/abi/corprof.h>
@@ -79,6 +82,10 @@ struct stress {
     atomic_ulong seen, instrumented, failed, rejit_requested, rejit_failed;
     atomic_ulong jit_compiled, jit_failed; /* JIT results of methods whose IL was rewritten */
     atomic_int next_id;
+    /* The report counts whole instrumentations: a method another thread is instrumenting when
+     * OnShutdown comes is waited for, and none starts after it (see stress_OnShutdown). */
+    atomic_int in_flight;
+    atomic_bool shutting_down;
 
     /* ReJIT mode: methods waiting for their request, handled by `worker`. */
     pthread_mutex_t lock; /* protects everything below */
@@ -344,10 +351,25 @@ static void write_report(struct stress *s)
         close(fd);
 }
 
+/* Waits, for a few seconds at most, for the instrumentations other threads are in, so that the
+ * report never counts a method as seen and not (yet) instrumented. A thread that enters
+ * ShouldInstrumentMethod later sees shutting_down (both sides use sequentially consistent
+ * atomics: either this wait sees its in_flight, or it sees shutting_down) and leaves the method
+ * alone, uncounted. */
+static void wait_for_instrumentations(struct stress *s)
+{
+    atomic_store(&s->shutting_down, true);
+    for (int i = 0; i < 500 && atomic_load(&s->in_flight) > 0; i++) {
+        struct timespec pause = {0, 10 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+    }
+}
+
 static HRESULT stress_OnShutdown(IInstrumentationMethod *This)
 {
     struct stress *s = from_method(This);
     stop_worker(s);
+    wait_for_instrumentations(s);
     write_report(s);
     return S_OK;
 }
@@ -361,11 +383,18 @@ static HRESULT stress_ShouldInstrumentMethod(IInstrumentationMethod *This, IMeth
     *pbInstrument = FALSE;
     if (!method || !method_selected(s, method))
         return S_OK;
+    atomic_fetch_add(&s->in_flight, 1);
+    if (atomic_load(&s->shutting_down)) {
+        atomic_fetch_sub(&s->in_flight, 1);
+        return S_OK;
+    }
     if (!isRejit)
         atomic_fetch_add(&s->seen, 1);
     if (s->rejit && !isRejit)
         queue_rejit(s, method);
     *pbInstrument = (isRejit != 0) == s->rejit;
+    if (!*pbInstrument)
+        atomic_fetch_sub(&s->in_flight, 1); /* else InstrumentMethod ends the instrumentation */
     return S_OK;
 }
 
@@ -377,11 +406,10 @@ static HRESULT stress_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo
     const char *step = NULL;
     int id = atomic_fetch_add(&s->next_id, 1) + 1;
     HRESULT hr = stress_rewrite(method, id, s->nops, &step);
-    if (SUCCEEDED(hr)) {
-        atomic_fetch_add(&s->instrumented, 1);
+    atomic_fetch_add(SUCCEEDED(hr) ? &s->instrumented : &s->failed, 1);
+    atomic_fetch_sub(&s->in_flight, 1);
+    if (SUCCEEDED(hr))
         return S_OK;
-    }
-    atomic_fetch_add(&s->failed, 1);
     char name[512];
     clrie_plugin_method_full_name(method, s->host.strings, name, sizeof name);
     clrie_plugin_host_log(&s->host, true, "%s%s: %s failed (hr 0x%08X)", name,
