@@ -161,7 +161,8 @@ static void a_latin1_file_is_reported_at_its_line_and_column(void **state)
 }
 
 /* libxml2 reports bytes that the declared encoding (through iconv) cannot convert without a
- * parser context: the file was refused without a word (found by fuzz/fuzz_points.c). */
+ * parser context: the file was refused without a word (found by fuzz/fuzz_points.c). It is
+ * refused with a line that names it. */
 static void an_unsupported_encoding_is_reported(void **state)
 {
     (void)state;
@@ -178,8 +179,14 @@ static void an_unsupported_encoding_is_reported(void **state)
                      -EILSEQ);
     assert_int_equal(points.count, 0);
     assert_int_equal(seen.count, 1);
-    assert_non_null(strstr(seen.lines[0], "/etc/tracing/app.xml:0:0: "));
-    assert_non_null(strstr(seen.lines[0], "conversion failed"));
+    /* glibc's iconv takes the name and fails on the bytes (no position then); a libxml2
+     * without iconv (the musl build) refuses the name where it stands. */
+    assert_non_null(strstr(seen.lines[0], "/etc/tracing/app.xml:"));
+    bool by_iconv = strstr(seen.lines[0], "/etc/tracing/app.xml:0:0: ") &&
+                    strstr(seen.lines[0], "conversion failed");
+    bool by_name = strstr(seen.lines[0], "/etc/tracing/app.xml:1:37: ") &&
+                   strstr(seen.lines[0], "Unsupported encoding utf8-");
+    assert_true(by_iconv || by_name);
 }
 
 static void a_missing_attribute_names_the_element_and_adds_nothing(void **state)
