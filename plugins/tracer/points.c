@@ -435,6 +435,8 @@ static void ignore_entity(void *ctx, const xmlChar *name, int type, const xmlCha
  * one instead. The first message is kept: the file is refused with it when the parser itself
  * found nothing to say. */
 static void on_generic_error(void *ctx, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+static void on_generic_error(void *ctx, const char *format, ...)
 {
     struct reading *r = ctx;
     if (r->generic_errors++ == 0) {
