@@ -31,6 +31,9 @@ struct encoded {
     size_t len;
     COR_IL_MAP *map;
     size_t map_count;
+    /* Every instruction where it was and no new one: the map says what the runtime assumes
+     * when it has none (plugins that change operands in place, such as a call's target). */
+    bool identity_map;
 };
 
 static void encoded_finish(struct encoded *e)
@@ -39,17 +42,32 @@ static void encoded_finish(struct encoded *e)
     free(e->map);
 }
 
-/* When the pipeline of one method started: wall clock, and the thread's CPU time (which leaves
- * out the time the thread waited for a core, as it does on a loaded machine). Read only when
- * the log takes Messages, where the time is written: the thread's CPU clock is a system call. */
+/* Where one method's time went. The whole is read from two clocks: the wall clock, and the
+ * thread's CPU time (which leaves out the time the thread waited for a core, as it does on a
+ * loaded machine). Its steps are read from the wall clock alone, which costs some 20 ns where
+ * the thread's CPU clock is a system call. Nothing is read unless the log takes Messages,
+ * where the times are written. */
+enum pipeline_step {
+    STEP_PLUGINS, /* ShouldInstrumentMethod, BeforeInstrumentMethod, InstrumentMethod */
+    STEP_LOCALS,  /* the new locals signature's token (IMetaDataEmit::GetTokenFromSig) */
+    STEP_VERIFY,  /* the verifier */
+    STEP_BODY,    /* the runtime's allocator and SetILFunctionBody */
+    STEP_MAP,     /* SetILInstrumentedCodeMap */
+    PIPELINE_STEPS
+};
+
+static const char *const step_names[PIPELINE_STEPS] = {"plugins", "locals signature", "verify",
+                                                       "body", "IL map"};
+
 struct pipeline_clock {
     struct timespec wall, cpu;
+    double step_us[PIPELINE_STEPS];
     bool read;
 };
 
 static void clock_start(struct manager *m, struct pipeline_clock *c)
 {
-    c->read = clrie_pm_log_enabled(m->log, CLRIE_PM_LOG_MESSAGES);
+    *c = (struct pipeline_clock){.read = clrie_pm_log_enabled(m->log, CLRIE_PM_LOG_MESSAGES)};
     if (c->read) {
         clock_gettime(CLOCK_MONOTONIC, &c->wall);
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c->cpu);
@@ -62,6 +80,21 @@ static double elapsed_us(clockid_t id, const struct timespec *start)
     clock_gettime(id, &now);
     return (double)(now.tv_sec - start->tv_sec) * 1e6 +
            (double)(now.tv_nsec - start->tv_nsec) / 1e3;
+}
+
+/* A step starts: the wall clock now, when the method's clock is read (c may be NULL). */
+static struct timespec step_start(const struct pipeline_clock *c)
+{
+    struct timespec t = {0};
+    if (c && c->read)
+        clock_gettime(CLOCK_MONOTONIC, &t);
+    return t;
+}
+
+static void step_end(struct pipeline_clock *c, enum pipeline_step step, const struct timespec *t)
+{
+    if (c && c->read)
+        c->step_us[step] += elapsed_us(CLOCK_MONOTONIC, t);
 }
 
 /* ---- the plugins' part ------------------------------------------------------------------ */
@@ -181,6 +214,26 @@ static bool is_sequence_point(const struct il_body_baseline *baseline, uint32_t 
     return false;
 }
 
+static bool is_identity(const COR_IL_MAP *map, size_t count)
+{
+    for (size_t i = 0; i < count; i++)
+        if (map[i].oldOffset != map[i].newOffset)
+            return false;
+    return true;
+}
+
+/* Whether the encoded code is as long as the original. */
+static bool same_code_size(struct method_info *mi, struct clrie_il_graph *g)
+{
+    struct clrie_il_header now;
+    struct clrie_il_body_layout original;
+    struct clrie_il_diag diag;
+    clrie_il_graph_header(g, &now);
+    return mi->original_body &&
+           clrie_il_body_measure(mi->original_body, mi->original_size, &original, &diag) == 0 &&
+           original.header.code_size == now.code_size;
+}
+
 /* The local-variable signature token the new body names. */
 static HRESULT final_local_sig_token(struct method_info *mi, mdSignature *token)
 {
@@ -219,7 +272,8 @@ static int verify(struct method_info *mi, struct clrie_il_graph *g, mdSignature 
 }
 
 /* Turns the edited graph into a method body the runtime accepts, or says why not. */
-static HRESULT encode(struct manager *m, struct method_info *mi, struct encoded *out)
+static HRESULT encode(struct manager *m, struct method_info *mi, struct encoded *out,
+                      struct pipeline_clock *clock)
 {
     struct clrie_il_graph *g = clrie_pm_il_body_ilgraph(mi->body);
     const char *name = clrie_pm__method_info_full_name(mi);
@@ -227,7 +281,9 @@ static HRESULT encode(struct manager *m, struct method_info *mi, struct encoded 
     uint32_t max_stack = 0;
     mdSignature locals = 0;
 
+    struct timespec t = step_start(clock);
     HRESULT hr = final_local_sig_token(mi, &locals);
+    step_end(clock, STEP_LOCALS, &t);
     if (FAILED(hr)) {
         CLRIE_PM_LOG_ERROR(m->log, "%s: cannot commit the new local variables (hr 0x%08X)", name,
                            (unsigned)hr);
@@ -240,7 +296,9 @@ static HRESULT encode(struct manager *m, struct method_info *mi, struct encoded 
         return E_FAIL;
     }
     struct problems problems = {m, mi, 0};
+    t = step_start(clock);
     int rc = verify(mi, g, locals, &problems);
+    step_end(clock, STEP_VERIFY, &t);
     if (rc != 0) {
         if (problems.count > MAX_REPORTED_PROBLEMS)
             CLRIE_PM_LOG_ERROR(m->log, "%s: %u more problems", name,
@@ -292,6 +350,10 @@ static HRESULT encode(struct manager *m, struct method_info *mi, struct encoded 
     }
     out->map_count = kept;
     free(entries);
+    /* Every instruction an original one (new code has no entry of its own), each where it
+     * was, in code as long as before. */
+    out->identity_map = !replaced && kept == clrie_il_graph_count(g) &&
+                        is_identity(out->map, kept) && same_code_size(mi, g);
 
     if (clrie_pm_log_enabled(m->log, CLRIE_PM_LOG_DUMPS)) {
         const uint8_t *sig = NULL;
@@ -305,15 +367,17 @@ static HRESULT encode(struct manager *m, struct method_info *mi, struct encoded 
 
 /* Runs the plugins and, if they changed the method, encodes it. S_FALSE: nothing to apply. */
 static HRESULT instrument(struct manager *m, struct method_info *mi, struct editors *editors,
-                          struct encoded *out)
+                          struct encoded *out, struct pipeline_clock *clock)
 {
+    struct timespec t = step_start(clock);
     HRESULT hr = run_plugins(m, mi, editors);
+    step_end(clock, STEP_PLUGINS, &t);
     if (hr != S_OK)
         return hr;
     bool changed =
         mi->body && (clrie_pm_il_body_changed(mi->body) ||
                      clrie_pm_types_locals_changed(mi->locals) || mi->local_sig_token_set);
-    return changed ? encode(m, mi, out) : S_FALSE;
+    return changed ? encode(m, mi, out, clock) : S_FALSE;
 }
 
 static void complete(struct manager *m, struct method_info *mi)
@@ -327,20 +391,33 @@ static void complete(struct manager *m, struct method_info *mi)
     }
 }
 
+/* The method's time, whole and by step (what the steps leave is method info, max stack,
+ * encoding, the IL map and OnInstrumentationComplete). */
 static void log_timing(struct manager *m, struct method_info *mi,
-                       const struct pipeline_clock *start)
+                       const struct pipeline_clock *clock)
 {
-    if (start->read && clrie_pm_log_enabled(m->log, CLRIE_PM_LOG_MESSAGES))
-        clrie_pm_log_write(
-            m->log, CLRIE_PM_LOG_MESSAGES, NULL, "instrumented %s in %.1f us (thread CPU %.1f us)",
-            clrie_pm__method_info_full_name(mi), elapsed_us(CLOCK_MONOTONIC, &start->wall),
-            elapsed_us(CLOCK_THREAD_CPUTIME_ID, &start->cpu));
+    if (!clock->read || !clrie_pm_log_enabled(m->log, CLRIE_PM_LOG_MESSAGES))
+        return;
+    char steps[160];
+    size_t used = 0;
+    for (int k = 0; k < PIPELINE_STEPS; k++) {
+        int n = snprintf(steps + used, sizeof(steps) - used, "%s%s %.1f", k ? ", " : "",
+                         step_names[k], clock->step_us[k]);
+        if (n < 0 || (size_t)n >= sizeof(steps) - used)
+            break;
+        used += (size_t)n;
+    }
+    clrie_pm_log_write(m->log, CLRIE_PM_LOG_MESSAGES, NULL,
+                       "instrumented %s in %.1f us (thread CPU %.1f us; %s us)",
+                       clrie_pm__method_info_full_name(mi),
+                       elapsed_us(CLOCK_MONOTONIC, &clock->wall),
+                       elapsed_us(CLOCK_THREAD_CPUTIME_ID, &clock->cpu), steps);
 }
 
 /* Gives the runtime an encoded body: through ICorProfilerInfo at a first JIT, through the
  * function control at a ReJIT. */
 typedef HRESULT (*apply_fn)(struct manager *m, struct method_info *mi, struct encoded *e,
-                            void *ctx);
+                            void *ctx, struct pipeline_clock *clock);
 
 /* The raw hook's turn on this method, if one is open (hook_turn.h). */
 static struct hook_turn *hook_turn_of(struct manager *m, struct method_info *mi)
@@ -385,24 +462,25 @@ static HRESULT compose_with_hook(struct manager *m, struct hook_turn *turn, stru
         free(e->map);
         e->map = merged;
         e->map_count = count;
+        e->identity_map = false; /* the hook's body came first: the runtime needs the whole map */
     }
     return hr;
 }
 
 /* The whole pipeline for one method, from the plugins to OnInstrumentationComplete. */
 static void run(struct manager *m, struct method_info *mi, apply_fn apply, void *ctx,
-                const struct pipeline_clock *start)
+                struct pipeline_clock *clock)
 {
     struct encoded e = {0};
     struct editors editors = {0};
     struct hook_turn *turn = hook_turn_of(m, mi);
     start_from_hook(turn, mi);
-    HRESULT hr = instrument(m, mi, &editors, &e);
+    HRESULT hr = instrument(m, mi, &editors, &e, clock);
     bool changed = hr == S_OK;
     if (changed) {
         hr = compose_with_hook(m, turn, mi, &e);
         if (SUCCEEDED(hr))
-            hr = apply(m, mi, &e, ctx);
+            hr = apply(m, mi, &e, ctx, clock);
         if (SUCCEEDED(hr) && turn)
             turn->applied = true;
         if (SUCCEEDED(hr))
@@ -419,7 +497,7 @@ static void run(struct manager *m, struct method_info *mi, apply_fn apply, void 
         clrie_pm_module_record_il_map(mi->module, mi->token, SUCCEEDED(hr), e.map, e.map_count);
         complete(m, mi);
         if (SUCCEEDED(hr))
-            log_timing(m, mi, start);
+            log_timing(m, mi, clock);
     } else if (mi->body || mi->is_rejit) {
         /* A ReJIT nobody instruments runs the original IL: what an earlier compilation
          * recorded no longer describes the code. */
@@ -438,9 +516,23 @@ static void run(struct manager *m, struct method_info *mi, apply_fn apply, void 
 
 /* ---- JIT ----------------------------------------------------------------------------------- */
 
-/* Gives the runtime the new body, in memory from its allocator for this module. */
-static HRESULT apply_jit(struct manager *m, struct method_info *mi, struct encoded *e, void *ctx)
+/* Whether an earlier compilation of the method gave the runtime a map, which a new one must
+ * then replace. */
+static bool mapped_before(struct method_info *mi)
 {
+    ULONG32 needed = 0;
+    BOOL transformed = FALSE;
+    return clrie_pm_module_il_map(mi->module, mi->token, 0, NULL, &needed, &transformed) == S_OK &&
+           transformed && needed > 0;
+}
+
+/* Gives the runtime the new body, in memory from its allocator for this module, and its IL map
+ * unless the map is the identity (SetILInstrumentedCodeMap costs more the more methods the
+ * runtime holds maps for: the debugger's table of methods has a fixed number of buckets). */
+static HRESULT apply_jit(struct manager *m, struct method_info *mi, struct encoded *e, void *ctx,
+                         struct pipeline_clock *clock)
+{
+    struct timespec t = step_start(clock);
     IMethodMalloc *allocator = NULL;
     HRESULT hr = m->info->lpVtbl->GetILFunctionBodyAllocator(m->info, mi->module_id, &allocator);
     if (FAILED(hr))
@@ -451,11 +543,13 @@ static HRESULT apply_jit(struct manager *m, struct method_info *mi, struct encod
         return E_OUTOFMEMORY;
     memcpy(body, e->body, e->len);
     hr = m->info->lpVtbl->SetILFunctionBody(m->info, mi->module_id, mi->token, body);
-    if (FAILED(hr))
+    step_end(clock, STEP_BODY, &t);
+    if (FAILED(hr) || !e->map_count || (e->identity_map && !mapped_before(mi)))
         return hr;
-    if (e->map_count)
-        hr = m->info->lpVtbl->SetILInstrumentedCodeMap(m->info, mi->function_id, TRUE,
-                                                       (ULONG)e->map_count, e->map);
+    t = step_start(clock);
+    hr = m->info->lpVtbl->SetILInstrumentedCodeMap(m->info, mi->function_id, TRUE,
+                                                   (ULONG)e->map_count, e->map);
+    step_end(clock, STEP_MAP, &t);
     return hr;
 }
 
@@ -469,7 +563,7 @@ static HRESULT restore_original(struct manager *m, struct method_info *mi)
     if (mi->original_body && (original.body = malloc(mi->original_size))) {
         memcpy(original.body, mi->original_body, mi->original_size);
         original.len = mi->original_size;
-        hr = apply_jit(m, mi, &original, NULL);
+        hr = apply_jit(m, mi, &original, NULL, NULL);
     }
     encoded_finish(&original);
     if (SUCCEEDED(hr)) {
@@ -491,8 +585,8 @@ static HRESULT restore_original(struct manager *m, struct method_info *mi)
 
 void clrie_pm__jit_pipeline_jit(struct manager *m, FunctionID function)
 {
-    struct pipeline_clock start;
-    clock_start(m, &start);
+    struct pipeline_clock clock;
+    clock_start(m, &clock);
     if (clrie_pm__manager_plugins(m)->count == 0)
         return; /* no plugin: nothing to count or do */
     struct method_info *mi = NULL;
@@ -505,7 +599,7 @@ void clrie_pm__jit_pipeline_jit(struct manager *m, FunctionID function)
             if (SUCCEEDED(restore_original(m, mi)) && turn)
                 turn->applied = true;
         } else
-            run(m, mi, apply_jit, NULL, &start);
+            run(m, mi, apply_jit, NULL, &clock);
         clrie_pm__method_info_release(mi);
     }
     clrie_pm__manager_plugins_leave(m);
@@ -517,10 +611,13 @@ void clrie_pm__jit_pipeline_jit(struct manager *m, FunctionID function)
  * method they see: oldOffset 0xFEEFEE, newOffset = the ReJIT count. */
 #define REJIT_MAP_MARKER 0xFEEFEEu
 
-static HRESULT apply_rejit(struct manager *m, struct method_info *mi, struct encoded *e, void *ctx)
+static HRESULT apply_rejit(struct manager *m, struct method_info *mi, struct encoded *e, void *ctx,
+                           struct pipeline_clock *clock)
 {
     ICorProfilerFunctionControl *control = ctx;
+    struct timespec t = step_start(clock);
     HRESULT hr = control->lpVtbl->SetILFunctionBody(control, (ULONG)e->len, e->body);
+    step_end(clock, STEP_BODY, &t);
     if (FAILED(hr))
         return hr;
     if (mi->codegen_flags) {
@@ -533,14 +630,17 @@ static HRESULT apply_rejit(struct manager *m, struct method_info *mi, struct enc
         return E_OUTOFMEMORY;
     e->map = map;
     map[e->map_count] = (COR_IL_MAP){REJIT_MAP_MARKER, mi->rejit_count, TRUE};
-    return control->lpVtbl->SetILInstrumentedCodeMap(control, (ULONG)e->map_count + 1, map);
+    t = step_start(clock);
+    hr = control->lpVtbl->SetILInstrumentedCodeMap(control, (ULONG)e->map_count + 1, map);
+    step_end(clock, STEP_MAP, &t);
+    return hr;
 }
 
 HRESULT clrie_pm__jit_pipeline_rejit(struct manager *m, ModuleID module, mdMethodDef token,
                                      ICorProfilerFunctionControl *control)
 {
-    struct pipeline_clock start;
-    clock_start(m, &start);
+    struct pipeline_clock clock;
+    clock_start(m, &clock);
     struct method_info *mi = NULL;
     HRESULT hr = clrie_pm__method_info_for_rejit(m, module, token, &mi);
     if (hr == S_FALSE) {
@@ -558,7 +658,7 @@ HRESULT clrie_pm__jit_pipeline_rejit(struct manager *m, ModuleID module, mdMetho
         return S_OK;
     }
     clrie_pm__manager_plugins_enter(m);
-    run(m, mi, apply_rejit, control, &start);
+    run(m, mi, apply_rejit, control, &clock);
     clrie_pm__manager_plugins_leave(m);
     clrie_pm__method_info_release(mi);
     return S_OK;

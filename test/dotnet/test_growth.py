@@ -84,7 +84,7 @@ for attempt in range(1, ATTEMPTS + 1):
     for what, expected, seen in stress_runs.report_problems(report, "plain", METHODS):
         checks.expect(False, "stress report: %s: expected %s" % (what, expected), seen=seen)
     times = {}
-    for name, _, cpu in stress_runs.instrumentation_times(run.log):
+    for name, _, cpu, _ in stress_runs.instrumentation_times(run.log):
         m = METHOD_NAME.search(name)
         if m:
             times[int(m.group(1))] = cpu

@@ -29,6 +29,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dotnet_apps  # noqa: E402
+import stress_runs  # noqa: E402
 
 PROBE = "{A1B2C3D4-0000-4000-8000-00000000FEED}"
 
@@ -140,9 +141,14 @@ rejit_jit = [l for l in probe_lines if l.startswith("jitcomplete Program.Rejitte
 checks.expect(any("transformed=1" in l for l in rejit_jit),
               "JitComplete2 after the ReJIT: transformed", seen=rejit_jit)
 
-timing = re.findall(r"instrumented Program\.Answer in ([0-9.]+) us \(thread CPU ([0-9.]+) us\)",
-                    log)
+timing = [t for t in stress_runs.instrumentation_times(engine_log) if t[0] == "Program.Answer"]
 checks.expect(timing, "the Messages log times each instrumented method", seen=log[-2000:])
+# Every step is named, and the steps are parts of the whole (each figure is rounded to 0.1).
+checks.expect(all(tuple(steps) == stress_runs.STEPS and
+                  sum(steps.values()) <= wall + 0.05 * len(steps) and steps["plugins"] > 0
+                  for _, wall, _, steps in timing),
+              "the time of each step (plugins, locals signature, verify, body, IL map), within "
+              "the whole", seen=timing)
 dump = [l for l in log.splitlines() if "] Program.Answer: " in l or
         re.search(r"^\[\S+![0-9a-f]+ 0x06[0-9A-F]{6}\]   IL_", l)]
 checks.expect(any("Program.Answer: " in l and "max stack" in l for l in dump) and

@@ -146,7 +146,7 @@ for name in [a for a in args.apps.split(",") if a]:
                     instrumented[mode] = report["instrumented"]
                 times = stress_runs.instrumentation_times(run_dir.log)
                 if mode in ("plain", "nops"):
-                    rewritten = {method for method, _, _ in times}
+                    rewritten = {t[0] for t in times}
                     missing = [m for m in MUST_BE_REWRITTEN.get(name, []) if m not in rewritten]
                     checks.expect(not missing, "%s: the engine logged these methods as "
                                   "instrumented\n    expected %s\n    missing  %s" % (

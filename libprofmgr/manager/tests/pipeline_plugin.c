@@ -228,6 +228,25 @@ static HRESULT nop_instead(struct edit *e, IInstruction *ret)
     return hr;
 }
 
+/* Multi's `brfalse.s` (IL_0001) retargeted from IL_0005 to IL_000B: an operand changed, every
+ * instruction in its place. */
+static HRESULT retarget_in_place(struct edit *e)
+{
+    IInstruction *branch = NULL, *target = NULL;
+    IBranchInstruction *b = NULL;
+    HRESULT hr = e->graph->lpVtbl->GetInstructionAtOriginalOffset(e->graph, 1, &branch);
+    if (SUCCEEDED(hr))
+        hr = e->graph->lpVtbl->GetInstructionAtOriginalOffset(e->graph, 11, &target);
+    if (SUCCEEDED(hr))
+        hr = branch->lpVtbl->QueryInterface(branch, &IID_IBranchInstruction, (void **)&b);
+    if (SUCCEEDED(hr))
+        hr = b->lpVtbl->SetBranchTarget(b, target);
+    clrie_plugin_release(b);
+    clrie_plugin_release(branch);
+    clrie_plugin_release(target);
+    return hr;
+}
+
 static HRESULT replace_rets_with_nops(struct edit *e)
 {
     return for_each_ret(e, nop_instead);
@@ -474,6 +493,9 @@ static HRESULT instrument(IMethodInfo *mi, enum action action)
             break;
         case FALL_OFF:
             hr = replace_rets_with_nops(&e);
+            break;
+        case IN_PLACE:
+            hr = retarget_in_place(&e);
             break;
         }
     }

@@ -38,6 +38,7 @@ enum action {
     FALL_OFF,    /* every ret becomes a nop: execution falls off the end */
     BLOCK,       /* InstrumentMethod sets `inside` and waits for `go` (changes nothing) */
     SHOULD_FAIL, /* ShouldInstrumentMethod fails for the target */
+    IN_PLACE,    /* Multi's first branch retargeted (every instruction stays in its place) */
 };
 
 #define MAX_SEEN 8

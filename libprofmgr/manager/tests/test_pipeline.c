@@ -233,6 +233,36 @@ static void inserted_instructions_reach_the_runtime(void **state)
     detach(&w);
 }
 
+/* An edit that leaves every instruction in its place (here a branch retargeted) needs no IL
+ * map, and the runtime is not given one (each map it holds makes the next call slower); the
+ * plugins still read the identity map through IMethodJitInfo. */
+static void an_edit_in_place_gives_the_runtime_no_map(void **state)
+{
+    struct world w;
+    plugin_cfg.target = "Multi", plugin_cfg.action = IN_PLACE;
+    attach(&w);
+    size_t mark = log_size();
+    jit(&w, PF_FN_MULTI);
+    uint8_t retargeted[64];
+    assert_true(pf_multi_body_size <= sizeof(retargeted));
+    memcpy(retargeted, pf_multi_body, pf_multi_body_size);
+    retargeted[12 + 2] = 0x08; /* brfalse.s IL_000B */
+    assert_body(PF_TOKEN_MULTI, retargeted, pf_multi_body_size);
+    assert_int_equal(pf_map_count(), 0);
+    assert_int_equal(w.cb->lpVtbl->JITCompilationFinished(w.cb, PF_FN_MULTI, S_OK, TRUE), S_OK);
+    assert_true(plugin_cfg.transformed);
+    assert_int_equal(plugin_cfg.map_count, 11);
+
+    /* New code gets the map, even when each entry keeps its offset: the nop before the ret
+     * counts as the ret's (IL_0001), and the ret moves to IL_0002. */
+    plugin_cfg.target = "Small", plugin_cfg.action = NOP;
+    jit(&w, PF_FN_SMALL);
+    static const COR_IL_MAP small_map[] = {{0, 0, TRUE}, {1, 1, TRUE}};
+    assert_map(PF_FN_SMALL, small_map, 2);
+    assert_no_error_logged(mark);
+    detach(&w);
+}
+
 static void a_baseline_replaces_the_code_and_maps_its_sequence_points(void **state)
 {
     struct world w;
@@ -995,6 +1025,7 @@ int main(void)
     configure();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(inserted_instructions_reach_the_runtime, setup),
+        cmocka_unit_test_setup(an_edit_in_place_gives_the_runtime_no_map, setup),
         cmocka_unit_test_setup(a_baseline_replaces_the_code_and_maps_its_sequence_points, setup),
         cmocka_unit_test_setup(a_new_local_gets_a_signature_token_and_a_fat_header, setup),
         cmocka_unit_test_setup(a_plugin_chosen_local_signature_is_named_by_the_body, setup),
