@@ -160,4 +160,17 @@ void clrie_pm_log_set_host(struct clrie_pm_log *log, const struct clrie_pm_log_h
             clrie_pm_log_write((log), CLRIE_PM_LOG_MESSAGES, NULL, __VA_ARGS__);                   \
     } while (0)
 
+/* A name only some lines need, made when one does (a method's full name costs metadata reads,
+ * and most methods never have a line): get(ctx) returns it, owned by ctx. */
+struct clrie_pm_log_name {
+    const char *(*get)(void *ctx);
+    void *ctx;
+};
+
+static inline const char *clrie_pm_log_name_get(const struct clrie_pm_log_name *name)
+{
+    const char *made = name->get ? name->get(name->ctx) : NULL;
+    return made ? made : "(unnamed method)";
+}
+
 #endif

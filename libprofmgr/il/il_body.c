@@ -127,7 +127,7 @@ unsigned long clrie_pm_il_body_edits(const struct il_body *body)
     return body->edits;
 }
 
-void clrie_pm_il_body_close(struct il_body *body, const char *method_name)
+void clrie_pm_il_body_close(struct il_body *body, struct clrie_pm_log_name method_name)
 {
     body->method_name = method_name;
     atomic_store_explicit(&body->closed, true, memory_order_release);

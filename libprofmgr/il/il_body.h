@@ -98,7 +98,7 @@ bool clrie_pm_il_body_changed(const struct il_body *body);
 unsigned long clrie_pm_il_body_edits(const struct il_body *body);
 /* Ends the plugins' time with the method: from now on every call that edits it, or makes code
  * for it, through any of the body's objects answers E_UNEXPECTED with an error line naming
- * method_name (borrowed; it must outlive the body) and the call. Reading stays allowed. */
-void clrie_pm_il_body_close(struct il_body *body, const char *method_name);
+ * the method (its source must outlive the body) and the call. Reading stays allowed. */
+void clrie_pm_il_body_close(struct il_body *body, struct clrie_pm_log_name method_name);
 
 #endif

@@ -142,7 +142,7 @@ struct il_body {
     /* Set once the method's instrumentation is over (clrie_pm_il_body_close): every edit then
      * answers E_UNEXPECTED. A plugin may call from any thread, so it is atomic. */
     atomic_bool closed;
-    const char *method_name; /* for the line; borrowed, set with closed */
+    struct clrie_pm_log_name method_name; /* for the line; set with closed */
 };
 
 /* Reports plugin misuse or a failure to the engine log. */

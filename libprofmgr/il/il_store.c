@@ -116,7 +116,7 @@ HRESULT clrie_pm__il_too_late(struct il_body *body, const char *call)
     IL_LOG(body,
            "%s: %s called after the method's instrumentation was over (E_UNEXPECTED); the "
            "plugin kept an IL object past its callback, and the edit cannot reach the runtime",
-           body->method_name ? body->method_name : "(unnamed method)", call);
+           clrie_pm_log_name_get(&body->method_name), call);
     return E_UNEXPECTED;
 }
 

@@ -484,9 +484,8 @@ static void run(struct manager *m, struct method_info *mi, apply_fn apply, void 
         if (SUCCEEDED(hr) && turn)
             turn->applied = true;
         if (SUCCEEDED(hr))
-            clrie_pm__jit_rejected_remember(m, clrie_pm__method_info_full_name(mi), mi->function_id,
-                                            mi->module_id, mi->token, mi->is_rejit, editors.items,
-                                            editors.count);
+            clrie_pm__jit_rejected_remember(m, mi->function_id, mi->module_id, mi->token,
+                                            mi->is_rejit, editors.items, editors.count);
         else if (mi->is_rejit)
             clrie_pm__jit_rejected_forget_rejit(m, mi->module_id, mi->token);
         if (FAILED(hr))

@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "manager.h"
+#include "method_info.h"
 #include "utf16.h"
 
 struct jit_pending {
@@ -37,7 +38,6 @@ struct jit_pending {
     uint64_t serial;    /* entries made later have larger ones */
     bool noted;         /* an exception was thrown on the thread since */
     ClassID thrown;     /* its class, 0 when unknown */
-    char *name;         /* malloc'd */
     size_t editor_count;
     struct plugin *editors[]; /* they stay allocated until the manager is freed */
 };
@@ -52,7 +52,6 @@ static const void *this_thread(void)
 
 static void pending_free(struct jit_pending *p)
 {
-    free(p->name);
     free(p);
 }
 
@@ -71,17 +70,11 @@ static bool make_room(void *items, size_t *capacity, size_t count, size_t size)
     return true;
 }
 
-static struct jit_pending *pending_new(const char *name, size_t editor_count)
+static struct jit_pending *pending_new(size_t editor_count)
 {
     struct jit_pending *p = calloc(1, sizeof(*p) + editor_count * sizeof(p->editors[0]));
-    char *copy = strdup(name);
-    if (!p || !copy) {
-        free(p);
-        free(copy);
-        return NULL;
-    }
-    p->name = copy;
-    p->editor_count = editor_count;
+    if (p)
+        p->editor_count = editor_count;
     return p;
 }
 
@@ -129,11 +122,11 @@ static void drop_rejit_body(struct manager *m, size_t i)
     atomic_store(&m->rejit_body_count, count - 1);
 }
 
-void clrie_pm__jit_rejected_remember(struct manager *m, const char *name, FunctionID function,
-                                     ModuleID module, mdMethodDef token, bool is_rejit,
+void clrie_pm__jit_rejected_remember(struct manager *m, FunctionID function, ModuleID module,
+                                     mdMethodDef token, bool is_rejit,
                                      struct plugin *const *editors, size_t editor_count)
 {
-    struct jit_pending *p = pending_new(name, editor_count);
+    struct jit_pending *p = pending_new(editor_count);
     if (!p)
         return;
     p->module = module;
@@ -189,7 +182,7 @@ void clrie_pm__jit_rejected_rejit_started(struct manager *m, FunctionID function
     size_t i = find_rejit_body(m, module, token);
     if (i < atomic_load(&m->rejit_body_count)) {
         struct jit_pending *body = m->rejit_bodies[i];
-        p = pending_new(body->name, body->editor_count);
+        p = pending_new(body->editor_count);
         if (p) {
             p->function = function;
             p->module = module;
@@ -277,6 +270,33 @@ static void add_rejected(struct manager *m, const struct jit_pending *p)
     atomic_store_explicit(&m->jit_rejected_count, count + 1, memory_order_release);
 }
 
+/* The method's full name (clrie_pm__method_info_full_name) in buf, or `method 0x06...... of
+ * module <name>` when the engine cannot read it (an invalid token, a module it does not know).
+ * Read when a line needs it: most bodies are never rejected. */
+static void method_name(struct manager *m, ModuleID module_id, mdMethodDef token, char *buf,
+                        size_t size)
+{
+    IModuleInfo *module = NULL;
+    struct method_info *mi = NULL;
+    BSTR module_name = NULL;
+    snprintf(buf, size, "method 0x%08X of module 0x%llx", (unsigned)token,
+             (unsigned long long)module_id);
+    if (!m->domains || FAILED(clrie_pm_domains_find_module(m->domains, module_id, &module)))
+        return;
+    if (SUCCEEDED(clrie_pm__method_info_by_token(m, module, token, &mi)) && mi) {
+        snprintf(buf, size, "%s", clrie_pm__method_info_full_name(mi));
+        clrie_pm__method_info_release(mi);
+    } else if (SUCCEEDED(module->lpVtbl->GetModuleName(module, &module_name)) && module_name) {
+        char *text = NULL;
+        if (clrie_pm_utf16_to_utf8(module_name, clrie_pm_bstr_len(module_name), true, &text,
+                                   NULL) == 0)
+            snprintf(buf, size, "method 0x%08X of module %s", (unsigned)token, text);
+        free(text);
+    }
+    clrie_pm_bstr_free(module_name);
+    module->lpVtbl->Release(module);
+}
+
 struct revert {
     struct manager *m; /* one reference */
     ModuleID module;
@@ -300,20 +320,20 @@ static void *revert_thread(void *arg)
     return NULL;
 }
 
-/* Reverts the method of a rejected ReJIT body, from a thread of its own: the exception event
- * that finds the rejection runs on a thread the runtime may not suspend from. */
-static void revert(struct manager *m, const struct jit_pending *p)
+/* Reverts the method `name` of a rejected ReJIT body, from a thread of its own: the exception
+ * event that finds the rejection runs on a thread the runtime may not suspend from. */
+static void revert(struct manager *m, const struct jit_pending *p, const char *name)
 {
     if (m->info_version < 4)
         return;
-    size_t len = strlen(p->name) + 1;
+    size_t len = strlen(name) + 1;
     struct revert *r = malloc(sizeof(*r) + len);
     if (!r)
         return;
     r->m = m;
     r->module = p->module;
     r->token = p->token;
-    memcpy(r->name, p->name, len);
+    memcpy(r->name, name, len);
     pthread_t thread;
     pthread_attr_t attr;
     pthread_attr_init(&attr);
@@ -332,13 +352,15 @@ static void revert(struct manager *m, const struct jit_pending *p)
  * the entry is freed. */
 static void report_rejected(struct manager *m, struct jit_pending *p, const char *why)
 {
+    char name[600];
+    method_name(m, p->module, p->token, name, sizeof name);
     if (p->is_rejit)
-        revert(m, p);
+        revert(m, p, name);
     struct clrie_pm_log_line line;
     clrie_pm_log_line_begin(&line, m->log, CLRIE_PM_LOG_ERRORS, NULL,
                             "%s: the runtime's JIT rejected the instrumented body (%s); changed "
                             "by ",
-                            p->name, why);
+                            name, why);
     for (size_t i = 0; i < p->editor_count; i++)
         clrie_pm_log_line_append(&line, "%splugin '%s' %s", i ? ", " : "", p->editors[i]->name,
                                  p->editors[i]->guid_text);
@@ -434,51 +456,6 @@ void clrie_pm__jit_rejected_free(struct manager *m)
     for (size_t i = 0; i < count; i++)
         pending_free(m->rejit_bodies[i]);
     free(m->rejit_bodies);
-}
-
-/* `Type.Method` of (module, token) in buf, or `method 0x06...... of module <name>` when the
- * engine cannot read it (an invalid token, a module it does not know). */
-static void method_name(struct manager *m, ModuleID module_id, mdMethodDef token, char *buf,
-                        size_t size)
-{
-    IModuleInfo *module = NULL;
-    IUnknown *unknown = NULL;
-    IMetaDataImport *import = NULL;
-    char16_t method[256], type[256];
-    ULONG method_len = 0, type_len = 0;
-    mdTypeDef owner = mdTokenNil;
-    char *method_text = NULL, *type_text = NULL;
-    BSTR module_name = NULL;
-    snprintf(buf, size, "method 0x%08X of module 0x%llx", (unsigned)token,
-             (unsigned long long)module_id);
-    if (!m->domains || FAILED(clrie_pm_domains_find_module(m->domains, module_id, &module)))
-        return;
-    if (SUCCEEDED(module->lpVtbl->GetMetaDataImport(module, &unknown)) &&
-        SUCCEEDED(
-            unknown->lpVtbl->QueryInterface(unknown, &IID_IMetaDataImport, (void **)&import)) &&
-        SUCCEEDED(import->lpVtbl->GetMethodProps(import, token, &owner, method, 256, &method_len,
-                                                 NULL, NULL, NULL, NULL, NULL)) &&
-        SUCCEEDED(
-            import->lpVtbl->GetTypeDefProps(import, owner, type, 256, &type_len, NULL, NULL)) &&
-        method_len > 1 && type_len > 1 &&
-        clrie_pm_utf16_to_utf8(method, method_len - 1, true, &method_text, NULL) == 0 &&
-        clrie_pm_utf16_to_utf8(type, type_len - 1, true, &type_text, NULL) == 0) {
-        snprintf(buf, size, "%s.%s", type_text, method_text);
-    } else if (SUCCEEDED(module->lpVtbl->GetModuleName(module, &module_name)) && module_name) {
-        char *text = NULL;
-        if (clrie_pm_utf16_to_utf8(module_name, clrie_pm_bstr_len(module_name), true, &text,
-                                   NULL) == 0)
-            snprintf(buf, size, "method 0x%08X of module %s", (unsigned)token, text);
-        free(text);
-    }
-    free(method_text);
-    free(type_text);
-    clrie_pm_bstr_free(module_name);
-    if (import)
-        import->lpVtbl->Release(import);
-    if (unknown)
-        unknown->lpVtbl->Release(unknown);
-    module->lpVtbl->Release(module);
 }
 
 void clrie_pm__jit_rejected_rejit_error(struct manager *m, ModuleID module, mdMethodDef token,

@@ -353,11 +353,12 @@ HRESULT clrie_pm__jit_pipeline_rejit(struct manager *m, ModuleID module, mdMetho
 
 /* jit_rejected.c: what the JIT did with a body the engine gave it. */
 
-/* The runtime was given the body of `name` changed by `editors`: at a first JIT (is_rejit
- * false), for the compilation of `function` running on this thread; at a ReJIT, the body every
- * function of (module, token) compiles from next (function unused). */
-void clrie_pm__jit_rejected_remember(struct manager *m, const char *name, FunctionID function,
-                                     ModuleID module, mdMethodDef token, bool is_rejit,
+/* The runtime was given the body of (module, token) changed by `editors`: at a first JIT
+ * (is_rejit false), for the compilation of `function` running on this thread; at a ReJIT, the
+ * body every function of (module, token) compiles from next (function unused). The method's
+ * name is read only if the JIT rejects the body. */
+void clrie_pm__jit_rejected_remember(struct manager *m, FunctionID function, ModuleID module,
+                                     mdMethodDef token, bool is_rejit,
                                      struct plugin *const *editors, size_t editor_count);
 /* A ReJIT of (module, token) gave the runtime the original IL: its ReJIT body is forgotten. */
 void clrie_pm__jit_rejected_forget_rejit(struct manager *m, ModuleID module, mdMethodDef token);

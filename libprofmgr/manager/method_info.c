@@ -359,9 +359,15 @@ unsigned long clrie_pm__method_info_edits(struct method_info *mi)
            clrie_pm_types_locals_edits(mi->locals) + mi->sig_token_sets;
 }
 
+/* The method's name for the lines of its closed IL objects, made only if one is written. */
+static const char *name_of(void *mi)
+{
+    return clrie_pm__method_info_full_name(mi);
+}
+
 void clrie_pm__method_info_close(struct method_info *mi)
 {
-    const char *name = clrie_pm__method_info_full_name(mi);
+    struct clrie_pm_log_name name = {name_of, mi};
     atomic_store_explicit(&mi->closed, true, memory_order_release);
     if (mi->body)
         clrie_pm_il_body_close(mi->body, name);

@@ -50,7 +50,7 @@ struct types_locals {
     unsigned long edits; /* AddLocal and ReplaceSignature calls that changed the signature */
     /* Set when the method's instrumentation is over: changes then answer E_UNEXPECTED. */
     atomic_bool closed;
-    const char *method_name;  /* borrowed; set with closed */
+    struct clrie_pm_log_name method_name; /* set with closed */
     struct clrie_pm_log *log; /* the runtime's, for misuse lines; set before handed out */
 };
 
@@ -71,7 +71,7 @@ static bool too_late(struct types_locals *l, const char *call)
                            "%s: ILocalVariableCollection::%s called after the method's "
                            "instrumentation was over (E_UNEXPECTED); the plugin kept an IL "
                            "object past its callback, and the edit cannot reach the runtime",
-                           l->method_name ? l->method_name : "(unnamed method)", call);
+                           clrie_pm_log_name_get(&l->method_name), call);
     return true;
 }
 
@@ -368,7 +368,7 @@ void clrie_pm_types_locals_use_log(struct types_locals *l, struct clrie_pm_log *
     l->log = log;
 }
 
-void clrie_pm_types_locals_close(struct types_locals *l, const char *method_name)
+void clrie_pm_types_locals_close(struct types_locals *l, struct clrie_pm_log_name method_name)
 {
     if (!l)
         return;

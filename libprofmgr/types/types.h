@@ -18,6 +18,7 @@
 
 #include "clrie/abi/instrumentation.h"
 #include "clrie/abi/metadata.h"
+#include "log.h"
 
 /* An empty signature builder (IProfilerManager::CreateSignatureBuilder). */
 HRESULT clrie_pm_types_signature_builder_new(ISignatureBuilder **out);
@@ -81,11 +82,10 @@ unsigned long clrie_pm_types_locals_edits(const struct types_locals *locals);
  * about the plugins' misuse of the collection: a surplus Release, a change after close. Set
  * before the collection is handed out; without it (NULL) a surplus Release goes to the process
  * log and a change after close is not logged. */
-struct clrie_pm_log;
 void clrie_pm_types_locals_use_log(struct types_locals *locals, struct clrie_pm_log *log);
 /* Ends the plugins' time with the method: AddLocal, ReplaceSignature and CommitSignature then
- * answer E_UNEXPECTED with an error line on the collection's log naming method_name (borrowed;
- * it must outlive the collection). NULL is fine. */
-void clrie_pm_types_locals_close(struct types_locals *locals, const char *method_name);
+ * answer E_UNEXPECTED with an error line on the collection's log naming the method (its source
+ * must outlive the collection). NULL locals are fine. */
+void clrie_pm_types_locals_close(struct types_locals *locals, struct clrie_pm_log_name method_name);
 
 #endif
