@@ -81,6 +81,10 @@ HRESULT clrie_pm_module_original_il(IModuleInfo *module, mdMethodDef token, LPCB
  * lives as long as the module. */
 struct clrie_pm_user_strings;
 struct clrie_pm_user_strings *clrie_pm_module_user_strings(IModuleInfo *module);
+/* What the verifier learnt of the module's tokens (token_answers.h), kept for its other
+ * methods; borrowed, it lives as long as the module. */
+struct clrie_pm_token_answers;
+struct clrie_pm_token_answers *clrie_pm_module_verify_answers(IModuleInfo *module);
 /* The module's StandAloneSig tokens by signature (types.h), through which the JIT pipeline
  * commits new locals; borrowed, it lives as long as the module. NULL without an emitter. */
 struct clrie_pm_types_sig_tokens;

@@ -29,6 +29,7 @@
 #include "enum.h"
 #include "clrie/ilgraph.h"
 #include "types.h"
+#include "token_answers.h"
 #include "user_strings.h"
 
 /* ---- containers -------------------------------------------------------------------- */
@@ -157,10 +158,11 @@ struct clrie_pm_module {
      * alone, never with the collection's lock, and never while calling the runtime. */
     pthread_mutex_t methods_lock;
     struct clrie_pm_id_map methods;
-    /* What the verifier finds once per module (user_strings.h), and the StandAloneSig tokens
-     * by blob that committing new locals uses (types.h; NULL without an emitter). Each has its
-     * own lock, taken alone. */
+    /* What the verifier finds once per module (user_strings.h, token_answers.h), and the
+     * StandAloneSig tokens by blob that committing new locals uses (types.h; NULL without an
+     * emitter). Each has its own lock, taken alone. */
     struct clrie_pm_user_strings user_strings;
+    struct clrie_pm_token_answers verify_answers;
     struct clrie_pm_types_sig_tokens *sig_tokens;
 };
 

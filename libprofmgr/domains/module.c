@@ -47,6 +47,7 @@ static void module_destroy(void *object)
     clrie_pm_data_container_finish(&m->data);
     clrie_pm_module_methods_finish(m);
     clrie_pm_user_strings_finish(&m->user_strings);
+    clrie_pm_token_answers_finish(&m->verify_answers);
     clrie_pm_types_sig_tokens_free(m->sig_tokens);
     release_unknown(m->import);
     release_unknown(m->assembly_import);
@@ -351,6 +352,11 @@ struct clrie_pm_user_strings *clrie_pm_module_user_strings(IModuleInfo *module)
     return &from_iface((IModuleInfo3 *)(void *)module)->user_strings;
 }
 
+struct clrie_pm_token_answers *clrie_pm_module_verify_answers(IModuleInfo *module)
+{
+    return &from_iface((IModuleInfo3 *)(void *)module)->verify_answers;
+}
+
 struct clrie_pm_types_sig_tokens *clrie_pm_module_sig_tokens(IModuleInfo *module)
 {
     return from_iface((IModuleInfo3 *)(void *)module)->sig_tokens;
@@ -378,6 +384,7 @@ HRESULT clrie_pm_module_new(struct clrie_pm_domains *domains, struct clrie_pm_as
     clrie_pm_data_container_init(&m->data, CLRIE_PM_UNKNOWN(m));
     pthread_mutex_init(&m->methods_lock, NULL);
     clrie_pm_user_strings_init(&m->user_strings);
+    clrie_pm_token_answers_init(&m->verify_answers);
     clrie_plugin_com_init(&m->com, &module_class);
     CLRIE_PM_ADDREF(domains);
     m->domains = domains;

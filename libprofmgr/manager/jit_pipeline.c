@@ -264,7 +264,8 @@ static int verify(struct method_info *mi, struct clrie_il_graph *g, mdSignature 
     else if (locals_token)
         c.method_sig = NULL; /* locals unknown: indices and types cannot be checked */
     struct verify_metadata vm;
-    clrie_pm_verify_metadata_init(&vm, mi->import, clrie_pm_module_user_strings(mi->module));
+    clrie_pm_verify_metadata_init(&vm, mi->import, clrie_pm_module_user_strings(mi->module),
+                                  clrie_pm_module_verify_answers(mi->module));
     c.metadata = &vm.callbacks;
     int rc = clrie_il_graph_verify_in(g, &c, report_problem, problems);
     clrie_pm_verify_metadata_finish(&vm);

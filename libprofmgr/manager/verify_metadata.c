@@ -82,7 +82,7 @@ static int field_flags(IMetaDataImport2 *md, mdFieldDef fd, DWORD *flags)
 
 /* Whether the field a FieldDef, or a MemberRef whose parent is a TypeDef of this module,
  * names is static; a MemberRef into another module is not looked up. */
-static int field_is_static(void *ctx, uint32_t token)
+static int read_field_is_static(void *ctx, uint32_t token)
 {
     struct verify_metadata *vm = ctx;
     IMetaDataImport2 *md = vm->import;
@@ -166,7 +166,7 @@ static const struct {
 /* What a valuetype is on the stack: a known System type by name; a TypeDef of this module
  * that extends System.Enum the type of its field value__, one that extends System.ValueType
  * a struct. Everything else (a TypeRef to another assembly's type) is unknown. */
-static int value_type(void *ctx, uint32_t token)
+static int read_value_type(void *ctx, uint32_t token)
 {
     struct verify_metadata *vm = ctx;
     IMetaDataImport2 *md = vm->import;
@@ -197,6 +197,29 @@ static int value_type(void *ctx, uint32_t token)
         sig[1] == CLRIE_IL_ELEMENT_TYPE_I || sig[1] == CLRIE_IL_ELEMENT_TYPE_U)
         return sig[1];
     return -ENOENT;
+}
+
+/* The answer to question about token: the one the module keeps, else read() and kept. */
+static int kept_or_read(struct verify_metadata *vm, enum clrie_pm_token_question question,
+                        uint32_t token, int (*read)(void *ctx, uint32_t token))
+{
+    int answer;
+    if (clrie_pm_token_answers_get(vm->answers, question, token, &answer))
+        return answer;
+    answer = read(vm, token);
+    if (answer != -EINVAL && answer != -ENOMEM) /* not a question about this token's kind */
+        clrie_pm_token_answers_put(vm->answers, question, token, answer);
+    return answer;
+}
+
+static int value_type(void *ctx, uint32_t token)
+{
+    return kept_or_read(ctx, CLRIE_PM_ASK_VALUE_TYPE, token, read_value_type);
+}
+
+static int field_is_static(void *ctx, uint32_t token)
+{
+    return kept_or_read(ctx, CLRIE_PM_ASK_FIELD_STATIC, token, read_field_is_static);
 }
 
 /* The TypeSpec blob of a MemberRef's parent when that parent is a TypeSpec; NULL otherwise. */
@@ -247,9 +270,11 @@ static int generic_args(void *ctx, uint32_t token, const uint8_t **type_spec, si
 }
 
 void clrie_pm_verify_metadata_init(struct verify_metadata *vm, IMetaDataImport2 *import,
-                                   struct clrie_pm_user_strings *user_strings)
+                                   struct clrie_pm_user_strings *user_strings,
+                                   struct clrie_pm_token_answers *answers)
 {
     vm->import = import;
+    vm->answers = answers;
     vm->own_user_strings = !user_strings;
     if (!user_strings) {
         clrie_pm_user_strings_init(&vm->user_strings_of_vm);

@@ -8,6 +8,7 @@
 
 #include "clrie/abi/metadata.h"
 #include "clrie/ilgraph.h"
+#include "token_answers.h"
 #include "user_strings.h"
 
 #define clrie_pm_verify_metadata_init clrie_pm__verify_metadata_init
@@ -19,14 +20,18 @@ struct verify_metadata {
     struct clrie_pm_user_strings *user_strings; /* the module's, or user_strings_of_vm */
     bool own_user_strings;
     struct clrie_pm_user_strings user_strings_of_vm;
+    struct clrie_pm_token_answers *answers; /* the module's, borrowed; or NULL */
     struct clrie_il_metadata callbacks; /* ctx is this struct */
 };
 
 /* Prepares vm for import, which must outlive it; release with clrie_pm_verify_metadata_finish.
  * user_strings: the module's #US index (clrie_pm_module_user_strings), borrowed, so that every
- * method of the module shares one walk of the heap; NULL: vm walks it on its own, once. */
+ * method of the module shares one walk of the heap; NULL: vm walks it on its own, once.
+ * answers: the module's (clrie_pm_module_verify_answers), borrowed, so that what one method's
+ * check learnt of a value type or a field serves the others; NULL: nothing is kept. */
 void clrie_pm_verify_metadata_init(struct verify_metadata *vm, IMetaDataImport2 *import,
-                                   struct clrie_pm_user_strings *user_strings);
+                                   struct clrie_pm_user_strings *user_strings,
+                                   struct clrie_pm_token_answers *answers);
 void clrie_pm_verify_metadata_finish(struct verify_metadata *vm);
 
 #endif

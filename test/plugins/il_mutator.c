@@ -511,7 +511,7 @@ static HRESULT mutator_InstrumentMethod(IInstrumentationMethod *This, IMethodInf
         skip = "no signature";
         goto out;
     }
-    clrie_pm_verify_metadata_init(&m.vm, import, NULL);
+    clrie_pm_verify_metadata_init(&m.vm, import, NULL, NULL);
     have_vm = true;
     m.sig = sig;
     m.sig_len = sig_len;
