@@ -477,7 +477,6 @@ int tool_bench(int argc, char **argv)
            "of IL code; one thread, fastest of %d passes\n",
            n, opened, body_bytes / 1e6, code_bytes / 1e6, repeat);
     printf("throughput (CPU time of the thread; wall time in brackets):\n");
-    printf("  %-34s %10s %13s %15s\n", "", "methods/s", "MB/s of code", "MB/s of bodies");
     const char *names[2 * PHASES] = {
         "opcode walk (the bound)",
         "",
