@@ -71,6 +71,7 @@ struct il_checker {
     struct il_memo *memo;
     struct il_reporter *out;
     bool reporting; /* the final pass: problems are reported */
+    bool found;     /* before it: the instruction being run has a problem */
     const struct clrie_il_instr *at;
 
     bool know_method;
@@ -82,6 +83,7 @@ struct il_checker {
     size_t *base;         /* where each instruction's entry types start in types */
     uint8_t *types;
     bool *visited, *queued;
+    bool *found_in; /* per instruction: its last run in the dataflow found a problem */
     uint32_t *work;
     size_t work_len;
     uint32_t *conflict; /* per instruction: 1 + the slot where paths met with clashing types */
@@ -97,12 +99,15 @@ struct il_checker {
     size_t type_spec_len, method_inst_len;
 };
 
-static void problem(struct il_checker *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem(struct il_checker *k, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static void problem(struct il_checker *k, const char *fmt, ...)
 {
-    if (!k->reporting)
+    if (!k->reporting) {
+        k->found = true;
         return;
+    }
     char msg[180];
     va_list ap;
     va_start(ap, fmt);
@@ -1273,15 +1278,19 @@ static void successors(struct il_checker *k, size_t i)
     }
 }
 
-/* Runs instruction i from its entry types; with k->reporting, says what is wrong. */
+/* Runs instruction i from its entry types; with k->reporting, says what is wrong, otherwise
+ * notes whether something is and passes its types on. */
 static void run(struct il_checker *k, size_t i)
 {
     size_t d = (size_t)k->depth[i];
     memcpy(k->stack, k->types + k->base[i], d);
     k->sp = d;
+    k->found = false;
     step(k, k->g->cur[i]);
-    if (!k->reporting)
+    if (!k->reporting) {
+        k->found_in[i] = k->found;
         successors(k, i);
+    }
 }
 
 static int typecheck(struct il_checker *k, uint32_t max_depth)
@@ -1291,12 +1300,13 @@ static int typecheck(struct il_checker *k, uint32_t max_depth)
     k->base = il_check_take_array(g, n, sizeof(*k->base));
     k->visited = il_check_alloc(g, n * sizeof(bool));
     k->queued = il_check_alloc(g, n * sizeof(bool));
+    k->found_in = il_check_take_array(g, n, sizeof(bool));
     k->work = il_check_take_array(g, n, sizeof(*k->work));
     k->conflict = il_check_alloc(g, n * sizeof(*k->conflict));
     k->conflict_types = il_check_take_array(g, n, 2);
     k->stack = il_check_take(g, (size_t)max_depth + 8);
-    if (!k->base || !k->visited || !k->queued || !k->work || !k->conflict || !k->conflict_types ||
-        !k->stack)
+    if (!k->base || !k->visited || !k->queued || !k->found_in || !k->work || !k->conflict ||
+        !k->conflict_types || !k->stack)
         return -ENOMEM;
     for (size_t i = 0; i < n; i++) {
         k->base[i] = total;
@@ -1322,6 +1332,9 @@ static int typecheck(struct il_checker *k, uint32_t max_depth)
         k->queued[i] = false;
         run(k, i);
     }
+    /* A change to an instruction's entry types queues it again, so its last run had its
+     * final types: what that run found is what there is to report, and an instruction
+     * whose last run found nothing is not run again. */
     k->reporting = true;
     for (size_t i = 0; i < n; i++) {
         if (!k->visited[i])
@@ -1332,7 +1345,8 @@ static int typecheck(struct il_checker *k, uint32_t max_depth)
             problem(k, "paths meet with %s and %s in stack slot %u",
                     set_name(k->conflict_types[2 * i], b1),
                     set_name(k->conflict_types[2 * i + 1], b2), k->conflict[i] - 1);
-        run(k, i);
+        if (k->found_in[i])
+            run(k, i);
     }
     return 0;
 }
