@@ -485,6 +485,13 @@ static void check_operands(struct il_checker *k, const struct clrie_il_instr *n)
 
 /* ---- stack types ---- */
 
+/* Whether the set t is one category (the usual case: the checks below then look at that one
+ * pair rather than at every choice from the two sets). */
+static bool one_category(uint8_t t)
+{
+    return t != 0 && t < VOID_ && (t & (t - 1)) == 0;
+}
+
 /* Whether a value of the single category v may be stored where d is declared (III.1.6, with
  * the native int mixes the runtime allows). */
 static bool assignable1(uint8_t v, uint8_t d)
@@ -508,6 +515,10 @@ static bool assignable(uint8_t v, uint8_t d)
 {
     if (d == VOID_)
         return false;
+    if (v & d & ANY) /* a category both may be: assignable to itself */
+        return true;
+    if (one_category(v) && one_category(d))
+        return assignable1(v, d);
     for (uint8_t a = 1; a < 128; a <<= 1)
         for (uint8_t b = 1; b < 128; b <<= 1)
             if ((v & a) && (d & b) && assignable1(a, b))
@@ -586,6 +597,8 @@ static uint8_t binary1(enum binop kind, bool float_ok, uint8_t a, uint8_t b)
 /* Every result some choice from the sets a and b gives; 0 when none is valid. */
 static uint8_t binary(enum binop kind, bool float_ok, uint8_t a, uint8_t b)
 {
+    if (one_category(a) && one_category(b))
+        return binary1(kind, float_ok, a, b);
     uint8_t r = 0;
     for (uint8_t x = 1; x < 128; x <<= 1)
         for (uint8_t y = 1; y < 128; y <<= 1)
@@ -608,6 +621,8 @@ static bool comparable1(bool equality, uint8_t a, uint8_t b)
 
 static bool comparable(bool equality, uint8_t a, uint8_t b)
 {
+    if (one_category(a) && one_category(b))
+        return comparable1(equality, a, b);
     for (uint8_t x = 1; x < 128; x <<= 1)
         for (uint8_t y = 1; y < 128; y <<= 1)
             if ((a & x) && (b & y) && comparable1(equality, x, y))
