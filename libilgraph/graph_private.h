@@ -242,9 +242,23 @@ static inline void il_check_begin(struct clrie_il_graph *g)
 {
     g->check.used = 0;
 }
+/* Takes a bigger block and size bytes of it (the slow path of il_check_take). */
+void *il_check_take_block(struct clrie_il_graph *g, size_t size);
 /* size bytes of the check's scratch, aligned for any object, valid until the next
  * il_check_begin: uninitialised (il_check_take) or zeroed (il_check_alloc); NULL on ENOMEM. */
-void *il_check_take(struct clrie_il_graph *g, size_t size);
+static inline void *il_check_take(struct clrie_il_graph *g, size_t size)
+{
+    const size_t align = alignof(max_align_t);
+    struct il_check_scratch *s = &g->check;
+    if (size > SIZE_MAX / 4)
+        return NULL;
+    size = (size + align - 1) & ~(align - 1);
+    if (s->bytes - s->used < size)
+        return il_check_take_block(g, size);
+    void *p = s->p + s->used;
+    s->used += size;
+    return p;
+}
 void *il_check_alloc(struct clrie_il_graph *g, size_t size);
 /* n * size bytes of il_check_take, checking for overflow. */
 void *il_check_take_array(struct clrie_il_graph *g, size_t n, size_t size);

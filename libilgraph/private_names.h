@@ -15,8 +15,8 @@
 #define il_check_types clrie_il__check_types
 #define il_checker_new clrie_il__checker_new
 #define il_check_alloc clrie_il__check_alloc
-#define il_check_take clrie_il__check_take
 #define il_check_take_array clrie_il__check_take_array
+#define il_check_take_block clrie_il__check_take_block
 #define il_clause_detach clrie_il__clause_detach
 #define il_collect_rets clrie_il__collect_rets
 #define il_diag clrie_il__diag

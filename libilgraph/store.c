@@ -3,7 +3,6 @@
  * the clause table. Nothing here reads offsets or the layout. First, the two ways the library
  * reports a problem, which every file uses. */
 #include <errno.h>
-#include <stdalign.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,28 +93,20 @@ void clrie_il_graph_free(struct clrie_il_graph *g)
 
 /* ---- The checkers' scratch ---- */
 
-void *il_check_take(struct clrie_il_graph *g, size_t size)
+void *il_check_take_block(struct clrie_il_graph *g, size_t size)
 {
-    const size_t align = alignof(max_align_t);
+    /* The block in use stays where it is (what it gave is still in use); the next one is at
+     * least twice as big, so the blocks left behind add up to less than it. */
     struct il_check_scratch *s = &g->check;
-    if (size > SIZE_MAX / 4)
+    size_t want = 2 * s->bytes > size ? 2 * s->bytes : size;
+    if (want < 1024)
+        want = 1024;
+    unsigned char *p = il_arena_take(&g->arena, want);
+    if (!p)
         return NULL;
-    size = (size + align - 1) & ~(align - 1);
-    if (s->bytes - s->used < size) {
-        /* The block in use stays where it is (what it gave is still in use); the next one
-         * is at least twice as big, so the blocks left behind add up to less than it. */
-        size_t want = 2 * s->bytes > size ? 2 * s->bytes : size;
-        if (want < 1024)
-            want = 1024;
-        unsigned char *p = il_arena_take(&g->arena, want);
-        if (!p)
-            return NULL;
-        s->p = p;
-        s->bytes = want;
-        s->used = 0;
-    }
-    void *p = s->p + s->used;
-    s->used += size;
+    s->p = p;
+    s->bytes = want;
+    s->used = size;
     return p;
 }
 
