@@ -252,7 +252,7 @@ static inline void *il_check_take(struct clrie_il_graph *g, size_t size)
     struct il_check_scratch *s = &g->check;
     if (size > SIZE_MAX / 4)
         return NULL;
-    size = (size + align - 1) & ~(align - 1);
+    size = size ? (size + align - 1) & ~(align - 1) : align; /* never NULL for 0 bytes */
     if (s->bytes - s->used < size)
         return il_check_take_block(g, size);
     void *p = s->p + s->used;
