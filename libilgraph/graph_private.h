@@ -120,6 +120,16 @@ struct clrie_il_graph {
         void *p;
         size_t bytes;
     } layout_shorts, layout_rank, layout_widen;
+    /* The checkers' scratch memory (stack.c, verify.c, typecheck.c, memo.c): taken from
+     * il_check_take during one check and given back at once by il_check_begin, which the
+     * entry points call first. A block is kept for the next check, so checking a graph
+     * again, or the next method decoded into it, calls no malloc; when a check needs more,
+     * a bigger block comes from the arena (the blocks before it stay valid until the check
+     * ends). */
+    struct il_check_scratch {
+        unsigned char *p;
+        size_t used, bytes;
+    } check;
     bool stale;
     unsigned layout_flags;
     uint32_t code_size; /* as of the last layout */
@@ -227,6 +237,32 @@ int il_graph_push_clause(struct clrie_il_graph *g, struct clrie_il_clause *c);
 /* Drops every reference a clause holds. */
 void il_clause_detach(struct clrie_il_clause *c);
 
+/* Starts a check: everything il_check_take gave before is free again. */
+static inline void il_check_begin(struct clrie_il_graph *g)
+{
+    g->check.used = 0;
+}
+/* Takes a bigger block and size bytes of it (the slow path of il_check_take). */
+void *il_check_take_block(struct clrie_il_graph *g, size_t size);
+/* size bytes of the check's scratch, aligned for any object, valid until the next
+ * il_check_begin: uninitialised (il_check_take) or zeroed (il_check_alloc); NULL on ENOMEM. */
+static inline void *il_check_take(struct clrie_il_graph *g, size_t size)
+{
+    const size_t align = alignof(max_align_t);
+    struct il_check_scratch *s = &g->check;
+    if (size > SIZE_MAX / 4)
+        return NULL;
+    size = size ? (size + align - 1) & ~(align - 1) : align; /* never NULL for 0 bytes */
+    if (s->bytes - s->used < size)
+        return il_check_take_block(g, size);
+    void *p = s->p + s->used;
+    s->used += size;
+    return p;
+}
+void *il_check_alloc(struct clrie_il_graph *g, size_t size);
+/* n * size bytes of il_check_take, checking for overflow. */
+void *il_check_take_array(struct clrie_il_graph *g, size_t n, size_t size);
+
 /* ---- Layout (layout.c): offsets and branch forms, above storage ---- */
 
 /* Lays out if stale (with the last flags). */
@@ -234,19 +270,94 @@ int il_layout_current(struct clrie_il_graph *g, struct clrie_il_diag *diag);
 
 /* Stack analysis over the current layout: computes entry depths (entry[i] = -1 when
  * unreachable) and the maximum; reports problems through report. Returns the number of
- * problems (>= 0) or a negative errno. entry may be NULL. */
+ * problems (>= 0) or a negative errno. entry may be NULL. Its scratch is the check's (the
+ * caller has called il_check_begin). */
 int il_stack_analyse(struct clrie_il_graph *g, clrie_il_stack_fn resolve, void *ctx,
                      clrie_il_report_fn report, void *report_ctx, int32_t *entry,
                      uint32_t *max_out);
 
-/* The checks of clrie_il_graph_verify_in beyond verify.c's (typecheck.c), each returning 0 or
- * -ENOMEM with the problems sent to out: the operands of every instruction (indices,
- * tokens), and the stack types, once the stack heights agree (depth: each instruction's entry
- * height, -1 when unreachable; max_depth the largest). */
-int il_check_operands(struct clrie_il_graph *g, const struct clrie_il_verify_context *c,
-                      struct il_reporter *out);
-int il_check_types(struct clrie_il_graph *g, const struct clrie_il_verify_context *c,
-                   struct il_reporter *out, const int32_t *depth, uint32_t max_depth);
+/* ---- What the caller's callbacks said, once per check (memo.c) ---- */
+
+/* A verify call asks the caller's callbacks about the method's tokens: the stack effect of a
+ * call or ret (stack.c, then typecheck.c on every pass over the instruction), a member's
+ * signature, whether a row exists, whether a field is static. The memo asks each question
+ * once per verify call and keeps the answer, with what typecheck.c reads from it, in the
+ * check's scratch. The callbacks are taken to give one answer to one question during a
+ * verify call (the signature bytes they lend stay valid until it returns). */
+
+/* typecheck.c's reading of a callee for one call opcode: the stack effect resolve gives and,
+ * when the callee's signature agrees with it, the categories of its parameters and result. */
+struct il_callee {
+    struct clrie_il_stack_effect eff;
+    bool typed;           /* the signature was read and agrees with eff */
+    bool this_arg;        /* typed: `this` is popped under the parameters (not for newobj) */
+    uint8_t result;       /* typed: what it pushes when eff.push is not 0 */
+    uint32_t param_count; /* typed: the parameters, in params (check scratch) */
+    const uint8_t *params;
+};
+
+/* What is known of one token; `known` says which fields hold an answer. */
+enum {
+    IL_MEMO_EFFECT = 1,     /* effect_rc, effect, for effect_op */
+    IL_MEMO_EXISTS = 2,     /* exists */
+    IL_MEMO_SIGNATURE = 4,  /* sig, sig_len */
+    IL_MEMO_STATIC = 8,     /* is_static */
+    IL_MEMO_CALLEE = 16,    /* callee, for callee_op (typecheck.c) */
+    IL_MEMO_FIELD_TYPE = 32 /* field_type (typecheck.c) */
+};
+
+struct il_memo_entry {
+    uint32_t token;
+    uint16_t effect_op, callee_op;
+    uint8_t known;
+    bool exists;
+    int8_t is_static;   /* field_is_static's answer, or its error */
+    uint8_t field_type; /* the category of a field token's value (typecheck.c) */
+    int effect_rc;
+    struct clrie_il_stack_effect effect; /* as resolve left it, from {0, 0} */
+    const uint8_t *sig;                  /* NULL: no signature to be had */
+    size_t sig_len;
+    struct il_callee callee;
+};
+
+struct il_memo {
+    clrie_il_stack_fn resolve;
+    void *resolve_ctx;
+    const struct clrie_il_metadata *md; /* NULL: no metadata */
+    uint32_t *slots;                    /* open addressing: 0 empty, else entry index + 1 */
+    uint32_t mask;
+    struct il_memo_entry *entries;
+    uint32_t count, cap;
+};
+
+/* Prepares m for a check of g (its scratch: after il_check_begin), room for every token
+ * the method's instructions name. 0 or -ENOMEM. */
+int il_memo_init(struct il_memo *m, struct clrie_il_graph *g, clrie_il_stack_fn resolve,
+                 void *resolve_ctx, const struct clrie_il_metadata *md);
+/* The entry of token, added if new; NULL when the memo is full (a token no instruction
+ * names): the caller then asks the callbacks itself. */
+struct il_memo_entry *il_memo_find(struct il_memo *m, uint32_t token);
+/* A clrie_il_stack_fn (ctx: the memo) answering as m->resolve does, asking it once per
+ * token and opcode; no resolver: -EINVAL. */
+int il_memo_resolve(void *memo, uint16_t opcode, uint32_t token, struct clrie_il_stack_effect *out);
+/* md->token_exists's answer; true without one. */
+bool il_memo_token_exists(struct il_memo *m, uint32_t token);
+/* md->signature's blob (its length in *len), or NULL when there is none or none to be had
+ * (no callback, an error, an empty blob). */
+const uint8_t *il_memo_signature(struct il_memo *m, uint32_t token, size_t *len);
+/* md->field_is_static's answer (the caller has seen that there is one). */
+int il_memo_field_is_static(struct il_memo *m, uint32_t token);
+
+/* The checks of clrie_il_graph_verify_in beyond verify.c's (typecheck.c): the operands of
+ * every instruction (indices, tokens), and the stack types, once the stack heights agree
+ * (depth: each instruction's entry height, -1 when unreachable; max_depth the largest).
+ * Problems go to out. A checker reads the method's signature and locals once, and lives in
+ * the check's scratch with everything it takes; 0 or -ENOMEM. */
+struct il_checker;
+int il_checker_new(struct clrie_il_graph *g, const struct clrie_il_verify_context *c,
+                   struct il_memo *memo, struct il_reporter *out, struct il_checker **checker);
+void il_check_operands(struct il_checker *k);
+int il_check_types(struct il_checker *k, const int32_t *depth, uint32_t max_depth);
 
 /* The node at `offset` among count nodes of one block in offset order (the original nodes,
  * or a block being decoded), by their original offsets or, with !original, their current

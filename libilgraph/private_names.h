@@ -13,6 +13,10 @@
 #define il_arena_take_array clrie_il__arena_take_array
 #define il_check_operands clrie_il__check_operands
 #define il_check_types clrie_il__check_types
+#define il_checker_new clrie_il__checker_new
+#define il_check_alloc clrie_il__check_alloc
+#define il_check_take_array clrie_il__check_take_array
+#define il_check_take_block clrie_il__check_take_block
 #define il_clause_detach clrie_il__clause_detach
 #define il_collect_rets clrie_il__collect_rets
 #define il_diag clrie_il__diag
@@ -21,6 +25,12 @@
 #define il_graph_push_clause clrie_il__graph_push_clause
 #define il_instr_alloc clrie_il__instr_alloc
 #define il_layout_current clrie_il__layout_current
+#define il_memo_field_is_static clrie_il__memo_field_is_static
+#define il_memo_find clrie_il__memo_find
+#define il_memo_init clrie_il__memo_init
+#define il_memo_resolve clrie_il__memo_resolve
+#define il_memo_signature clrie_il__memo_signature
+#define il_memo_token_exists clrie_il__memo_token_exists
 #define il_opcode_bytes clrie_il__opcode_bytes
 #define il_opcode_decode clrie_il__opcode_decode
 #define il_opcode_infos clrie_il__opcode_infos

@@ -5,8 +5,6 @@
  * (finally, fault). */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "graph_private.h"
 
@@ -70,18 +68,14 @@ int il_stack_analyse(struct clrie_il_graph *g, clrie_il_stack_fn resolve, void *
         return r;
     size_t n = g->count;
     struct walk w = {.g = g, .out = {report, report_ctx, 0}};
-    /* One allocation for the scratch arrays: entry depths (unless the caller's), the work
-     * list and the mismatch flags. */
+    /* The check's scratch: entry depths (unless the caller's), the work list and the
+     * mismatch flags. */
     size_t cap = n ? n : 1;
-    if (cap > SIZE_MAX / (2 * sizeof(int32_t) + sizeof(bool)))
+    w.work = il_check_take_array(g, cap, sizeof(*w.work));
+    w.entry = entry_out ? entry_out : il_check_take_array(g, cap, sizeof(*w.entry));
+    w.mismatch_reported = il_check_alloc(g, cap * sizeof(bool));
+    if (!w.work || !w.entry || !w.mismatch_reported)
         return -ENOMEM;
-    unsigned char *scratch = malloc(cap * (2 * sizeof(int32_t) + sizeof(bool)));
-    if (!scratch)
-        return -ENOMEM;
-    w.work = (uint32_t *)scratch;
-    w.entry = entry_out ? entry_out : (int32_t *)(scratch + cap * sizeof(uint32_t));
-    w.mismatch_reported = (bool *)(scratch + cap * 2 * sizeof(int32_t));
-    memset(w.mismatch_reported, 0, cap * sizeof(bool));
     for (size_t i = 0; i < n; i++)
         w.entry[i] = -1;
     if (n)
@@ -105,7 +99,7 @@ int il_stack_analyse(struct clrie_il_graph *g, clrie_il_stack_fn resolve, void *
         struct clrie_il_stack_effect eff;
         r = effect(&w, node, resolve, ctx, &eff);
         if (r < 0)
-            goto out;
+            return r;
         int64_t after;
         if ((int64_t)depth < (int64_t)eff.pop) {
             il_report(&w.out, node->offset, "stack underflow: %s takes %u items, the stack has %d",
@@ -159,10 +153,7 @@ int il_stack_analyse(struct clrie_il_graph *g, clrie_il_stack_fn resolve, void *
     }
     if (max_out)
         *max_out = max;
-    r = w.out.problems;
-out:
-    free(scratch);
-    return r;
+    return w.out.problems;
 }
 
 /* Keeps the first problem for a diag. */
@@ -191,6 +182,7 @@ int clrie_il_graph_max_stack(struct clrie_il_graph *g, clrie_il_stack_fn resolve
         return r;
     struct first f = {diag, false};
     uint32_t max;
+    il_check_begin(g);
     r = il_stack_analyse(g, resolve, ctx, keep_first, &f, NULL, &max);
     if (r < 0)
         return r;

@@ -91,6 +91,40 @@ void clrie_il_graph_free(struct clrie_il_graph *g)
     il_arena_finish(&arena);
 }
 
+/* ---- The checkers' scratch ---- */
+
+void *il_check_take_block(struct clrie_il_graph *g, size_t size)
+{
+    /* The block in use stays where it is (what it gave is still in use); the next one is at
+     * least twice as big, so the blocks left behind add up to less than it. */
+    struct il_check_scratch *s = &g->check;
+    size_t want = 2 * s->bytes > size ? 2 * s->bytes : size;
+    if (want < 1024)
+        want = 1024;
+    unsigned char *p = il_arena_take(&g->arena, want);
+    if (!p)
+        return NULL;
+    s->p = p;
+    s->bytes = want;
+    s->used = size;
+    return p;
+}
+
+void *il_check_alloc(struct clrie_il_graph *g, size_t size)
+{
+    void *p = il_check_take(g, size);
+    if (p)
+        memset(p, 0, size);
+    return p;
+}
+
+void *il_check_take_array(struct clrie_il_graph *g, size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / 4 / size)
+        return NULL;
+    return il_check_take(g, n * size);
+}
+
 /* ---- Nodes ---- */
 
 struct clrie_il_instr *il_instr_alloc(struct clrie_il_graph *g, uint16_t opcode)

@@ -15,7 +15,6 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "graph_private.h"
@@ -66,11 +65,13 @@ enum {
     T_USER_STRING = 0x70,
 };
 
-struct checker {
+struct il_checker {
     struct clrie_il_graph *g;
     const struct clrie_il_verify_context *c;
+    struct il_memo *memo;
     struct il_reporter *out;
     bool reporting; /* the final pass: problems are reported */
+    bool found;     /* before it: the instruction being run has a problem */
     const struct clrie_il_instr *at;
 
     bool know_method;
@@ -82,6 +83,7 @@ struct checker {
     size_t *base;         /* where each instruction's entry types start in types */
     uint8_t *types;
     bool *visited, *queued;
+    bool *found_in; /* per instruction: its last run in the dataflow found a problem */
     uint32_t *work;
     size_t work_len;
     uint32_t *conflict; /* per instruction: 1 + the slot where paths met with clashing types */
@@ -97,12 +99,15 @@ struct checker {
     size_t type_spec_len, method_inst_len;
 };
 
-static void problem(struct checker *k, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem(struct il_checker *k, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
-static void problem(struct checker *k, const char *fmt, ...)
+static void problem(struct il_checker *k, const char *fmt, ...)
 {
-    if (!k->reporting)
+    if (!k->reporting) {
+        k->found = true;
         return;
+    }
     char msg[180];
     va_list ap;
     va_start(ap, fmt);
@@ -118,12 +123,12 @@ static const char *op_name(const struct clrie_il_instr *n)
 
 /* ---- types from signatures ---- */
 
-static uint8_t type_cat(struct checker *k, const uint8_t *p, size_t len);
+static uint8_t type_cat(struct il_checker *k, const uint8_t *p, size_t len);
 
 /* A value type's category from its TypeDef or TypeRef token (p: the coded token after
  * VALUETYPE): its primitive's or enum's integer, a struct, or either when the module does not
  * say. */
-static uint8_t value_type_cat(struct checker *k, const uint8_t *p, size_t len)
+static uint8_t value_type_cat(struct il_checker *k, const uint8_t *p, size_t len)
 {
     const struct clrie_il_metadata *md = k->c->metadata;
     uint32_t token = 0;
@@ -177,7 +182,7 @@ static int generic_arg(const uint8_t *p, size_t len, bool is_type, uint32_t n, c
 
 /* The category of !n or !!n (p at VAR or MVAR) as the callee's token instantiates it; ANY when
  * it does not say. The argument's own generic parameters are the caller's: anything. */
-static uint8_t generic_param_cat(struct checker *k, const uint8_t *p, size_t len)
+static uint8_t generic_param_cat(struct il_checker *k, const uint8_t *p, size_t len)
 {
     bool is_type = p[0] == CLRIE_IL_ELEMENT_TYPE_VAR;
     const uint8_t *blob = is_type ? k->type_spec : k->method_inst;
@@ -196,7 +201,7 @@ static uint8_t generic_param_cat(struct checker *k, const uint8_t *p, size_t len
     return cat == VOID_ ? ANY : cat;
 }
 
-static uint8_t type_cat(struct checker *k, const uint8_t *p, size_t len)
+static uint8_t type_cat(struct il_checker *k, const uint8_t *p, size_t len)
 {
     size_t used = 0;
     for (int guard = 0; guard < 4; guard++) {
@@ -261,23 +266,24 @@ static uint8_t type_cat(struct checker *k, const uint8_t *p, size_t len)
     }
 }
 
-/* The categories of a method signature's parameters, after a vararg sentinel too. *cats is
- * malloc'd (count entries). */
-static int param_cats(struct checker *k, const uint8_t *sig, size_t len,
+/* The categories of a method signature's parameters, after a vararg sentinel too, in a new
+ * array of the check's scratch (count entries). -EILSEQ when the signature cannot be read;
+ * a count the signature has no room for is refused before anything is allocated. */
+static int param_cats(struct il_checker *k, const uint8_t *sig, size_t len,
                       const struct clrie_il_method_sig *m, uint8_t **cats)
 {
-    uint8_t *out = malloc(m->param_count ? m->param_count : 1);
+    size_t pos = m->ret_offset + m->ret_len;
+    if (pos > len || m->param_count > len - pos) /* each parameter takes a byte at least */
+        return -EILSEQ;
+    uint8_t *out = il_check_take(k->g, m->param_count);
     if (!out)
         return -ENOMEM;
-    size_t pos = m->ret_offset + m->ret_len;
     for (uint32_t i = 0; i < m->param_count; i++) {
         if (pos < len && sig[pos] == CLRIE_IL_ELEMENT_TYPE_SENTINEL)
             pos++;
         size_t tl = 0;
-        if (pos >= len || clrie_il_sig_type_len(sig + pos, len - pos, &tl) < 0) {
-            free(out);
+        if (pos >= len || clrie_il_sig_type_len(sig + pos, len - pos, &tl) < 0)
             return -EILSEQ;
-        }
         out[i] = type_cat(k, sig + pos, tl);
         pos += tl;
     }
@@ -285,7 +291,7 @@ static int param_cats(struct checker *k, const uint8_t *sig, size_t len,
     return 0;
 }
 
-static int load_method(struct checker *k)
+static int load_method(struct il_checker *k)
 {
     const struct clrie_il_verify_context *c = k->c;
     struct clrie_il_method_sig m;
@@ -303,16 +309,15 @@ static int load_method(struct checker *k)
         return r;
     uint32_t this_arg = m.has_this && !m.explicit_this;
     k->arg_count = m.param_count + this_arg;
-    k->args = malloc(k->arg_count ? k->arg_count : 1);
-    k->locals = malloc(locals ? locals : 1);
-    if (!k->args || !k->locals) {
-        free(params);
+    if (locals > c->local_sig_len - at) /* each local takes a byte at least */
+        return 0;
+    k->args = il_check_take(k->g, k->arg_count);
+    k->locals = il_check_take(k->g, locals);
+    if (!k->args || !k->locals)
         return -ENOMEM;
-    }
     if (this_arg)
         k->args[0] = ANY; /* O for a class, & for a value type: not known here */
     memcpy(k->args + this_arg, params, m.param_count);
-    free(params);
     for (uint32_t i = 0; i < locals; i++) {
         size_t tl = 0;
         if (at >= c->local_sig_len ||
@@ -328,13 +333,9 @@ static int load_method(struct checker *k)
 }
 
 /* The signature of a member, or NULL. */
-static const uint8_t *member_sig(struct checker *k, uint32_t token, size_t *len)
+static const uint8_t *member_sig(struct il_checker *k, uint32_t token, size_t *len)
 {
-    const struct clrie_il_metadata *md = k->c->metadata;
-    const uint8_t *sig = NULL;
-    if (!md || !md->signature || md->signature(md->ctx, token, &sig, len) < 0 || !sig || *len == 0)
-        return NULL;
-    return sig;
+    return il_memo_signature(k->memo, token, len);
 }
 
 /* ---- operands: indices and tokens ---- */
@@ -378,7 +379,7 @@ static uint64_t token_tables(uint16_t op, int *member_ref_kind)
     }
 }
 
-static void check_token(struct checker *k, const struct clrie_il_instr *n)
+static void check_token(struct il_checker *k, const struct clrie_il_instr *n)
 {
     uint32_t token = (uint32_t)n->u.i, table = token >> 24, row = token & 0xFFFFFFu;
     int member_kind;
@@ -390,7 +391,7 @@ static void check_token(struct checker *k, const struct clrie_il_instr *n)
         return;
     }
     const struct clrie_il_metadata *md = k->c->metadata;
-    if (row == 0 || (md && md->token_exists && !md->token_exists(md->ctx, token))) {
+    if (row == 0 || !il_memo_token_exists(k->memo, token)) {
         problem(k, "%s names token 0x%08X, which does not exist in the module", op_name(n), token);
         return;
     }
@@ -410,7 +411,7 @@ static void check_token(struct checker *k, const struct clrie_il_instr *n)
         }
     }
     if (member_kind == 2 && md && md->field_is_static) {
-        int is_static = md->field_is_static(md->ctx, token);
+        int is_static = il_memo_field_is_static(k->memo, token);
         bool wants_static = n->opcode == CLRIE_IL_OP_LDSFLD || n->opcode == CLRIE_IL_OP_LDSFLDA ||
                             n->opcode == CLRIE_IL_OP_STSFLD;
         if (is_static >= 0 && (is_static != 0) != wants_static)
@@ -465,7 +466,7 @@ static int64_t var_index(const struct clrie_il_instr *n, bool *is_arg)
     }
 }
 
-static void check_operands(struct checker *k, const struct clrie_il_instr *n)
+static void check_operands(struct il_checker *k, const struct clrie_il_instr *n)
 {
     k->at = n;
     if (il_opcode_infos[n->opcode].operand_kind == CLRIE_IL_OPERAND_TOKEN)
@@ -483,6 +484,13 @@ static void check_operands(struct checker *k, const struct clrie_il_instr *n)
 }
 
 /* ---- stack types ---- */
+
+/* Whether the set t is one category (the usual case: the checks below then look at that one
+ * pair rather than at every choice from the two sets). */
+static bool one_category(uint8_t t)
+{
+    return t != 0 && t < VOID_ && (t & (t - 1)) == 0;
+}
 
 /* Whether a value of the single category v may be stored where d is declared (III.1.6, with
  * the native int mixes the runtime allows). */
@@ -507,6 +515,10 @@ static bool assignable(uint8_t v, uint8_t d)
 {
     if (d == VOID_)
         return false;
+    if (v & d & ANY) /* a category both may be: assignable to itself */
+        return true;
+    if (one_category(v) && one_category(d))
+        return assignable1(v, d);
     for (uint8_t a = 1; a < 128; a <<= 1)
         for (uint8_t b = 1; b < 128; b <<= 1)
             if ((v & a) && (d & b) && assignable1(a, b))
@@ -525,25 +537,25 @@ static bool may_be(uint8_t t, uint8_t allowed)
     return (t & allowed) != 0;
 }
 
-static uint8_t pop1(struct checker *k)
+static uint8_t pop1(struct il_checker *k)
 {
     return k->sp ? k->stack[--k->sp] : (uint8_t)ANY;
 }
 
-static void push(struct checker *k, uint8_t t)
+static void push(struct il_checker *k, uint8_t t)
 {
     k->stack[k->sp++] = t == VOID_ ? ANY : t;
 }
 
 /* Reports unless the item v may be one of the categories in allowed. */
-static void expect(struct checker *k, uint8_t v, uint8_t allowed, const char *what)
+static void expect(struct il_checker *k, uint8_t v, uint8_t allowed, const char *what)
 {
     char b1[96];
     if (!may_be(v, allowed))
         problem(k, "%s needs %s, the stack has %s", op_name(k->at), what, set_name(v, b1));
 }
 
-static void expect_store(struct checker *k, uint8_t v, uint8_t d, const char *where)
+static void expect_store(struct il_checker *k, uint8_t v, uint8_t d, const char *where)
 {
     char b1[96], b2[96];
     if (!assignable(v, d))
@@ -585,6 +597,8 @@ static uint8_t binary1(enum binop kind, bool float_ok, uint8_t a, uint8_t b)
 /* Every result some choice from the sets a and b gives; 0 when none is valid. */
 static uint8_t binary(enum binop kind, bool float_ok, uint8_t a, uint8_t b)
 {
+    if (one_category(a) && one_category(b))
+        return binary1(kind, float_ok, a, b);
     uint8_t r = 0;
     for (uint8_t x = 1; x < 128; x <<= 1)
         for (uint8_t y = 1; y < 128; y <<= 1)
@@ -607,6 +621,8 @@ static bool comparable1(bool equality, uint8_t a, uint8_t b)
 
 static bool comparable(bool equality, uint8_t a, uint8_t b)
 {
+    if (one_category(a) && one_category(b))
+        return comparable1(equality, a, b);
     for (uint8_t x = 1; x < 128; x <<= 1)
         for (uint8_t y = 1; y < 128; y <<= 1)
             if ((a & x) && (b & y) && comparable1(equality, x, y))
@@ -614,7 +630,7 @@ static bool comparable(bool equality, uint8_t a, uint8_t b)
     return false;
 }
 
-static void do_binary(struct checker *k, enum binop kind, bool float_ok)
+static void do_binary(struct il_checker *k, enum binop kind, bool float_ok)
 {
     uint8_t b = pop1(k), a = pop1(k);
     uint8_t r = binary(kind, float_ok, a, b);
@@ -626,7 +642,7 @@ static void do_binary(struct checker *k, enum binop kind, bool float_ok)
     push(k, r);
 }
 
-static void do_compare(struct checker *k, bool equality, bool push_result)
+static void do_compare(struct il_checker *k, bool equality, bool push_result)
 {
     uint8_t b = pop1(k), a = pop1(k);
     char b1[96], b2[96];
@@ -637,8 +653,7 @@ static void do_compare(struct checker *k, bool equality, bool push_result)
         push(k, I4);
 }
 
-/* The value a field token gives, or ANY. */
-static uint8_t field_cat(struct checker *k, uint32_t token)
+static uint8_t read_field_cat(struct il_checker *k, uint32_t token)
 {
     size_t len = 0;
     const uint8_t *sig = member_sig(k, token, &len);
@@ -647,9 +662,22 @@ static uint8_t field_cat(struct checker *k, uint32_t token)
     return type_cat(k, sig + 1, len - 1);
 }
 
+/* The value a field token gives, or ANY; read once per check. */
+static uint8_t field_cat(struct il_checker *k, uint32_t token)
+{
+    struct il_memo_entry *e = il_memo_find(k->memo, token);
+    if (!e)
+        return read_field_cat(k, token);
+    if (!(e->known & IL_MEMO_FIELD_TYPE)) {
+        e->field_type = read_field_cat(k, token);
+        e->known |= IL_MEMO_FIELD_TYPE;
+    }
+    return e->field_type;
+}
+
 /* Takes the generic arguments a call, callvirt or newobj token supplies for the callee's
  * signature (op NOP: forgets them). */
-static void instantiate(struct checker *k, uint16_t op, uint32_t token)
+static void instantiate(struct il_checker *k, uint16_t op, uint32_t token)
 {
     const struct clrie_il_metadata *md = k->c->metadata;
     uint32_t table = token >> 24;
@@ -675,7 +703,7 @@ static void instantiate(struct checker *k, uint16_t op, uint32_t token)
 /* What newobj leaves: told by the constructor's TypeSpec parent when instantiate() found one
  * (an array, a class or an instance of a generic class is an object, an instance of a generic
  * struct a value type); otherwise a class, a struct or IntPtr's native int. */
-static uint8_t newobj_result(const struct checker *k)
+static uint8_t newobj_result(const struct il_checker *k)
 {
     if (!k->type_spec)
         return NEWOBJ_RESULT;
@@ -690,27 +718,58 @@ static uint8_t newobj_result(const struct checker *k)
                : NEWOBJ_RESULT;
 }
 
-static void do_call(struct checker *k, const struct clrie_il_instr *n)
+/* What a call, callvirt, calli or newobj of token does: resolve's stack effect and, when the
+ * callee's signature agrees with it, its parameters and result as the token instantiates
+ * them. */
+static struct il_callee read_callee(struct il_checker *k, uint16_t op, uint32_t token)
 {
-    uint16_t op = n->opcode;
-    uint32_t token = (uint32_t)n->u.i;
-    struct clrie_il_stack_effect eff = {0, 0};
-    if (k->c->resolve)
-        k->c->resolve(k->c->resolve_ctx, op, token, &eff);
+    struct il_callee callee = {.typed = false};
+    il_memo_resolve(k->memo, op, token, &callee.eff);
     size_t len = 0;
     const uint8_t *sig = member_sig(k, token, &len);
     struct clrie_il_method_sig m;
     struct clrie_il_stack_effect mine;
     uint8_t *params = NULL;
     instantiate(k, op, token);
-    if (!sig || clrie_il_sig_parse_method(sig, len, &m, NULL) != 0 ||
-        clrie_il_sig_stack_effect(&m, op, &mine) != 0 || mine.pop != eff.pop ||
-        mine.push != eff.push || param_cats(k, sig, len, &m, &params) != 0) {
-        for (uint32_t i = 0; i < eff.pop; i++)
+    if (sig && clrie_il_sig_parse_method(sig, len, &m, NULL) == 0 &&
+        clrie_il_sig_stack_effect(&m, op, &mine) == 0 && mine.pop == callee.eff.pop &&
+        mine.push == callee.eff.push && param_cats(k, sig, len, &m, &params) == 0) {
+        callee.typed = true;
+        callee.this_arg = op != CLRIE_IL_OP_NEWOBJ && m.has_this && !m.explicit_this;
+        callee.param_count = m.param_count;
+        callee.params = params;
+        if (op == CLRIE_IL_OP_NEWOBJ)
+            callee.result = newobj_result(k);
+        else if (callee.eff.push)
+            callee.result = type_cat(k, sig + m.ret_offset, m.ret_len);
+    }
+    instantiate(k, CLRIE_IL_OP_NOP, 0);
+    return callee;
+}
+
+/* read_callee's answer, read once per check for each token and opcode. */
+static struct il_callee callee_of(struct il_checker *k, uint16_t op, uint32_t token)
+{
+    struct il_memo_entry *e = il_memo_find(k->memo, token);
+    if (!e)
+        return read_callee(k, op, token);
+    if (!(e->known & IL_MEMO_CALLEE) || e->callee_op != op) {
+        e->callee = read_callee(k, op, token);
+        e->callee_op = op;
+        e->known |= IL_MEMO_CALLEE;
+    }
+    return e->callee;
+}
+
+static void do_call(struct il_checker *k, const struct clrie_il_instr *n)
+{
+    uint16_t op = n->opcode;
+    struct il_callee callee = callee_of(k, op, (uint32_t)n->u.i);
+    if (!callee.typed) {
+        for (uint32_t i = 0; i < callee.eff.pop; i++)
             pop1(k);
-        for (uint32_t i = 0; i < eff.push; i++)
+        for (uint32_t i = 0; i < callee.eff.push; i++)
             push(k, ANY);
-        instantiate(k, CLRIE_IL_OP_NOP, 0);
         return;
     }
     if (op == CLRIE_IL_OP_CALLI) {
@@ -718,30 +777,26 @@ static void do_call(struct checker *k, const struct clrie_il_instr *n)
         expect(k, fn, ADDRESS, "a function pointer (native int)");
     }
     char b1[96], b2[96];
-    for (uint32_t i = m.param_count; i-- > 0;) {
+    for (uint32_t i = callee.param_count; i-- > 0;) {
         uint8_t v = pop1(k);
-        if (!assignable(v, params[i]))
+        if (!assignable(v, callee.params[i]))
             problem(k, "%s passes %s as parameter %u of type %s", op_name(n), set_name(v, b1),
-                    i + 1, set_name(params[i], b2));
+                    i + 1, set_name(callee.params[i], b2));
     }
-    if (op != CLRIE_IL_OP_NEWOBJ && m.has_this && !m.explicit_this) {
+    if (callee.this_arg) {
         uint8_t t = pop1(k);
         expect(k, t, O | REF | NI | VT, "an object or address for this");
     }
-    free(params);
-    if (op == CLRIE_IL_OP_NEWOBJ)
-        push(k, newobj_result(k));
-    else if (eff.push)
-        push(k, type_cat(k, sig + m.ret_offset, m.ret_len));
-    instantiate(k, CLRIE_IL_OP_NOP, 0);
+    if (op == CLRIE_IL_OP_NEWOBJ || callee.eff.push)
+        push(k, callee.result);
 }
 
-static uint8_t arg_cat(struct checker *k, int64_t i)
+static uint8_t arg_cat(struct il_checker *k, int64_t i)
 {
     return k->know_method && i >= 0 && i < k->arg_count ? k->args[i] : ANY;
 }
 
-static uint8_t local_cat(struct checker *k, int64_t i)
+static uint8_t local_cat(struct il_checker *k, int64_t i)
 {
     return k->know_method && i >= 0 && i < k->local_count ? k->locals[i] : ANY;
 }
@@ -780,7 +835,7 @@ static uint8_t element_cat(uint16_t op)
 }
 
 /* Applies one instruction to k->stack. */
-static void step(struct checker *k, const struct clrie_il_instr *n)
+static void step(struct il_checker *k, const struct clrie_il_instr *n)
 {
     uint16_t op = n->opcode;
     uint8_t a, b;
@@ -1179,7 +1234,7 @@ static bool mergeable(uint8_t a, uint8_t b)
     return false;
 }
 
-static void flow_to(struct checker *k, size_t j, const uint8_t *types, size_t count)
+static void flow_to(struct il_checker *k, size_t j, const uint8_t *types, size_t count)
 {
     if (j >= k->g->count || (size_t)k->depth[j] != count)
         return; /* a height mismatch stack.c reported */
@@ -1208,7 +1263,7 @@ static void flow_to(struct checker *k, size_t j, const uint8_t *types, size_t co
     }
 }
 
-static void successors(struct checker *k, size_t i)
+static void successors(struct il_checker *k, size_t i)
 {
     const struct clrie_il_instr *n = k->g->cur[i];
     switch (il_opcode_infos[n->opcode].flow) {
@@ -1238,36 +1293,41 @@ static void successors(struct checker *k, size_t i)
     }
 }
 
-/* Runs instruction i from its entry types; with k->reporting, says what is wrong. */
-static void run(struct checker *k, size_t i)
+/* Runs instruction i from its entry types; with k->reporting, says what is wrong, otherwise
+ * notes whether something is and passes its types on. */
+static void run(struct il_checker *k, size_t i)
 {
     size_t d = (size_t)k->depth[i];
     memcpy(k->stack, k->types + k->base[i], d);
     k->sp = d;
+    k->found = false;
     step(k, k->g->cur[i]);
-    if (!k->reporting)
+    if (!k->reporting) {
+        k->found_in[i] = k->found;
         successors(k, i);
+    }
 }
 
-static int typecheck(struct checker *k, uint32_t max_depth)
+static int typecheck(struct il_checker *k, uint32_t max_depth)
 {
     struct clrie_il_graph *g = k->g;
     size_t n = g->count, total = 0;
-    k->base = malloc(n * sizeof(*k->base));
-    k->visited = calloc(n, sizeof(bool));
-    k->queued = calloc(n, sizeof(bool));
-    k->work = malloc(n * sizeof(*k->work));
-    k->conflict = calloc(n, sizeof(*k->conflict));
-    k->conflict_types = malloc(2 * n);
-    k->stack = malloc((size_t)max_depth + 8);
-    if (!k->base || !k->visited || !k->queued || !k->work || !k->conflict || !k->conflict_types ||
-        !k->stack)
+    k->base = il_check_take_array(g, n, sizeof(*k->base));
+    k->visited = il_check_alloc(g, n * sizeof(bool));
+    k->queued = il_check_alloc(g, n * sizeof(bool));
+    k->found_in = il_check_take_array(g, n, sizeof(bool));
+    k->work = il_check_take_array(g, n, sizeof(*k->work));
+    k->conflict = il_check_alloc(g, n * sizeof(*k->conflict));
+    k->conflict_types = il_check_take_array(g, n, 2);
+    k->stack = il_check_take(g, (size_t)max_depth + 8);
+    if (!k->base || !k->visited || !k->queued || !k->found_in || !k->work || !k->conflict ||
+        !k->conflict_types || !k->stack)
         return -ENOMEM;
     for (size_t i = 0; i < n; i++) {
         k->base[i] = total;
         total += k->depth[i] > 0 ? (size_t)k->depth[i] : 0;
     }
-    k->types = malloc(total ? total : 1);
+    k->types = il_check_take(g, total);
     if (!k->types)
         return -ENOMEM;
     static const uint8_t none[1] = {0}, exception[1] = {O};
@@ -1287,6 +1347,9 @@ static int typecheck(struct checker *k, uint32_t max_depth)
         k->queued[i] = false;
         run(k, i);
     }
+    /* A change to an instruction's entry types queues it again, so its last run had its
+     * final types: what that run found is what there is to report, and an instruction
+     * whose last run found nothing is not run again. */
     k->reporting = true;
     for (size_t i = 0; i < n; i++) {
         if (!k->visited[i])
@@ -1297,44 +1360,35 @@ static int typecheck(struct checker *k, uint32_t max_depth)
             problem(k, "paths meet with %s and %s in stack slot %u",
                     set_name(k->conflict_types[2 * i], b1),
                     set_name(k->conflict_types[2 * i + 1], b2), k->conflict[i] - 1);
-        run(k, i);
+        if (k->found_in[i])
+            run(k, i);
     }
     return 0;
 }
 
-static void checker_finish(struct checker *k)
+int il_checker_new(struct clrie_il_graph *g, const struct clrie_il_verify_context *c,
+                   struct il_memo *memo, struct il_reporter *out, struct il_checker **checker)
 {
-    free(k->args);
-    free(k->locals);
-    free(k->base);
-    free(k->visited);
-    free(k->queued);
-    free(k->work);
-    free(k->conflict);
-    free(k->conflict_types);
-    free(k->stack);
-    free(k->types);
-}
-
-int il_check_operands(struct clrie_il_graph *g, const struct clrie_il_verify_context *c,
-                      struct il_reporter *out)
-{
-    struct checker k = {.g = g, .c = c, .out = out, .reporting = true};
-    int r = load_method(&k);
+    struct il_checker *k = il_check_take(g, sizeof(*k));
+    if (!k)
+        return -ENOMEM;
+    *k = (struct il_checker){.g = g, .c = c, .memo = memo, .out = out};
+    int r = load_method(k);
     if (r == 0)
-        for (size_t i = 0; i < g->count; i++)
-            check_operands(&k, g->cur[i]);
-    checker_finish(&k);
+        *checker = k;
     return r;
 }
 
-int il_check_types(struct clrie_il_graph *g, const struct clrie_il_verify_context *c,
-                   struct il_reporter *out, const int32_t *depth, uint32_t max_depth)
+void il_check_operands(struct il_checker *k)
 {
-    struct checker k = {.g = g, .c = c, .out = out, .depth = depth};
-    int r = load_method(&k);
-    if (r == 0)
-        r = typecheck(&k, max_depth);
-    checker_finish(&k);
-    return r;
+    k->reporting = true;
+    for (size_t i = 0; i < k->g->count; i++)
+        check_operands(k, k->g->cur[i]);
+}
+
+int il_check_types(struct il_checker *k, const int32_t *depth, uint32_t max_depth)
+{
+    k->reporting = false;
+    k->depth = depth;
+    return typecheck(k, max_depth);
 }

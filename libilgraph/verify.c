@@ -3,7 +3,6 @@
  * first: a plugin author fixing an edit wants the whole list. */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include "graph_private.h"
 
@@ -46,7 +45,7 @@ static uint32_t end_of(const struct clrie_il_instr *n)
 static int collect_blocks(struct verifier *v, const int32_t *entry)
 {
     struct clrie_il_graph *g = v->g;
-    v->blocks = malloc((g->clause_count * 3 + 1) * sizeof(*v->blocks));
+    v->blocks = il_check_take_array(g, g->clause_count * 3 + 1, sizeof(*v->blocks));
     if (!v->blocks)
         return -ENOMEM;
     for (size_t k = 0; k < g->clause_count; k++) {
@@ -271,34 +270,34 @@ static int verify(struct clrie_il_graph *g, const struct clrie_il_verify_context
         il_report(&v.out, 0, "the method has no instructions");
         return -EILSEQ;
     }
-    int32_t *entry = malloc(g->count * sizeof(*entry));
-    if (!entry)
+    /* What the checks take, the memo's answers included, is the graph's check scratch. */
+    il_check_begin(g);
+    struct il_memo memo;
+    int32_t *entry = il_check_take_array(g, g->count, sizeof(*entry));
+    if (!entry || il_memo_init(&memo, g, resolve, ctx, c ? c->metadata : NULL) < 0)
         return -ENOMEM;
+    struct il_checker *k = NULL;
+    if (c) {
+        if ((r = il_checker_new(g, c, &memo, &v.out, &k)) < 0)
+            return r;
+        il_check_operands(k);
+    }
     uint32_t max = 0;
-    if (c && (r = il_check_operands(g, c, &v.out)) < 0)
-        goto out;
-    r = il_stack_analyse(g, resolve, ctx, forward, &v, entry, &max);
+    r = il_stack_analyse(g, il_memo_resolve, &memo, forward, &v, entry, &max);
     if (r < 0) {
         /* A resolver that cannot tell a call's effect, because its token is wrong, is one
          * more problem when the operand checks said so. */
-        if (r != -ENOMEM && v.out.problems)
-            r = -EILSEQ;
-        goto out;
+        return r != -ENOMEM && v.out.problems ? -EILSEQ : r;
     }
     bool depth_ok = r == 0;
-    r = collect_blocks(&v, entry);
-    if (r < 0)
-        goto out;
+    if ((r = collect_blocks(&v, entry)) < 0)
+        return r;
     check_nesting(&v);
     for (const struct clrie_il_instr *n = g->first; n; n = n->next)
         check_instruction(&v, n);
-    if (c && depth_ok && (r = il_check_types(g, c, &v.out, entry, max)) < 0)
-        goto out;
-    r = v.out.problems ? -EILSEQ : 0;
-out:
-    free(entry);
-    free(v.blocks);
-    return r;
+    if (k && depth_ok && (r = il_check_types(k, entry, max)) < 0)
+        return r;
+    return v.out.problems ? -EILSEQ : 0;
 }
 
 int clrie_il_graph_verify(struct clrie_il_graph *g, clrie_il_stack_fn resolve, void *ctx,

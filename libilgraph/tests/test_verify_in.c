@@ -378,6 +378,178 @@ static void newobj_results_are_told_by_their_type_spec(void **state)
     assert_int_equal(rep.count, 0);
 }
 
+/* What is reported is what the final types give: a problem that only an earlier pass over a
+ * loop saw, before another path widened an item's types, is not one. */
+static void a_problem_only_narrower_types_had_is_not_reported(void **state)
+{
+    (void)state;
+    /* ldnull; L: conv.r4 (O on the first pass, O or int32 at the end); pop; ldc.i4.0;
+     * ldarg.0; brtrue.s L; pop; ldc.i4.0; ret */
+    struct reports rep =
+        verify_code(BYTES(0x14, 0x6B, 0x26, 0x16, 0x02, 0x2D, 0xFA, 0x26, 0x16, 0x2A));
+    EXPECT(rep, 1, "paths meet with O (object) and int32 in stack slot 0");
+    assert_int_equal(rep.count, 1);
+}
+
+/* One verify call asks the module about each token once and keeps the answer: answers for
+ * one token must never be taken for another's, nor one opcode's for another's. */
+static void each_token_gets_its_own_answers(void **state)
+{
+    (void)state;
+    /* ldarg.0; call 0A000001 (void F(int32)); call 0A000003 (string G()); pop; ldarg.0;
+     * call 2B000001 (Id<int32>); call 2B000002 (Id<string>: same signature blob, another
+     * instantiation); ret */
+    struct reports rep =
+        verify_code(BYTES(0x02, 0x28, 0x01, 0, 0, 0x0A, 0x28, 0x03, 0, 0, 0x0A, 0x26, 0x02, 0x28,
+                          0x01, 0, 0, 0x2B, 0x28, 0x02, 0, 0, 0x2B, 0x2A));
+    EXPECT(rep, 18, "call passes int32 as parameter 1 of type O (object)");
+    EXPECT(rep, 23, "ret returns O (object) from a method that returns int32");
+    assert_int_equal(rep.count, 2);
+    /* ldsfld 0A000002 (float64); ldnull; ldfld 0A000005 (an enum of int32); add; ret */
+    rep = verify_code(BYTES(0x7E, 0x02, 0, 0, 0x0A, 0x14, 0x7B, 0x05, 0, 0, 0x0A, 0x58, 0x2A));
+    EXPECT(rep, 11, "add cannot combine F and int32");
+    assert_int_equal(rep.count, 1);
+}
+
+static void one_token_called_two_ways_gets_both_answers(void **state)
+{
+    (void)state;
+    /* ldloca.s 0; call 0A000009 (the struct's constructor on an address: takes it, gives
+     * nothing); newobj 0A000009 (gives the struct); call 0A000001 (F(int32)); ldc.i4.0; ret */
+    struct reports rep = verify_code(BYTES(0x12, 0x00, 0x28, 0x09, 0, 0, 0x0A, 0x73, 0x09, 0, 0,
+                                           0x0A, 0x28, 0x01, 0, 0, 0x0A, 0x16, 0x2A));
+    EXPECT(rep, 12, "passes a value type as parameter 1 of type int32");
+    assert_int_equal(rep.count, 1);
+    /* The other way round: newobj 0A000009; ldloca.s 0; call 0A000009; call 0A000001; ... */
+    rep = verify_code(BYTES(0x73, 0x09, 0, 0, 0x0A, 0x12, 0x00, 0x28, 0x09, 0, 0, 0x0A, 0x28, 0x01,
+                            0, 0, 0x0A, 0x16, 0x2A));
+    EXPECT(rep, 12, "passes a value type as parameter 1 of type int32");
+    assert_int_equal(rep.count, 1);
+}
+
+/* How often the module was asked, by callback. */
+struct asked {
+    int resolve, exists, signature, is_static;
+};
+
+static int counted_resolve(void *ctx, uint16_t opcode, uint32_t token,
+                           struct clrie_il_stack_effect *out)
+{
+    ((struct asked *)ctx)->resolve++;
+    return resolve(NULL, opcode, token, out);
+}
+
+static bool counted_token_exists(void *ctx, uint32_t token)
+{
+    ((struct asked *)ctx)->exists++;
+    return token_exists(NULL, token);
+}
+
+static int counted_signature(void *ctx, uint32_t token, const uint8_t **sig, size_t *len)
+{
+    ((struct asked *)ctx)->signature++;
+    return signature(NULL, token, sig, len);
+}
+
+static int counted_field_is_static(void *ctx, uint32_t token)
+{
+    ((struct asked *)ctx)->is_static++;
+    return field_is_static(NULL, token);
+}
+
+/* In the engine each callback is a metadata read through the runtime: a method that names a
+ * token many times, in a loop the checks pass over more than once, still asks once. */
+static void each_question_goes_to_the_module_once(void **state)
+{
+    (void)state;
+    struct asked asked = {0};
+    const struct clrie_il_metadata md = {
+        .ctx = &asked,
+        .token_exists = counted_token_exists,
+        .signature = counted_signature,
+        .field_is_static = counted_field_is_static,
+        .value_type = value_type,
+        .generic_args = generic_args,
+    };
+    const struct clrie_il_verify_context c = {
+        counted_resolve, &asked, method_sig, sizeof(method_sig), local_sig, sizeof(local_sig), &md,
+    };
+    /* L: ldarg.0; call 0A000001; ldarg.0; call 0A000001; ldarg.0; brtrue.s L;
+     * ldsfld 0A000002; pop; ldsfld 0A000002; pop; ldc.i4.0; ret */
+    struct reports rep = verify_code_in(&c, BYTES(0x02, 0x28, 0x01, 0, 0, 0x0A, 0x02, 0x28, 0x01, 0,
+                                                  0, 0x0A, 0x02, 0x2D, 0xF1, 0x7E, 0x02, 0, 0, 0x0A,
+                                                  0x26, 0x7E, 0x02, 0, 0, 0x0A, 0x26, 0x16, 0x2A));
+    if (rep.count)
+        dump_reports(&rep);
+    assert_int_equal(rep.count, 0);
+    assert_int_equal(asked.resolve, 2);   /* call 0A000001, ret */
+    assert_int_equal(asked.exists, 2);    /* 0A000001, 0A000002 */
+    assert_int_equal(asked.signature, 2); /* 0A000001, 0A000002 */
+    assert_int_equal(asked.is_static, 1); /* 0A000002 */
+}
+
+/* A method body with a fat header around code. */
+static uint8_t *fat_body(const uint8_t *code, size_t len, size_t *body_len)
+{
+    uint8_t *b = malloc(12 + len);
+    assert_non_null(b);
+    const uint8_t header[12] = {
+        0x03, 0x30, 8, 0, (uint8_t)len, (uint8_t)(len >> 8), (uint8_t)(len >> 16), 0};
+    memcpy(b, header, sizeof(header));
+    memcpy(b + 12, code, len);
+    *body_len = 12 + len;
+    return b;
+}
+
+static struct reports verify_graph(struct clrie_il_graph *g)
+{
+    struct reports rep = {0};
+    int r = clrie_il_graph_verify_in(g, &context, collect_report, &rep);
+    assert_int_equal(r, rep.count ? -EILSEQ : 0);
+    return rep;
+}
+
+/* The checks keep their memory in the graph for the next check: a graph checked again, after
+ * an edit or with another method decoded into it, is checked afresh. */
+static void a_graph_checked_again_is_checked_afresh(void **state)
+{
+    (void)state;
+    /* A big method first (the checks' memory grows while they run): 2,000 calls of
+     * F(ldarg.0), then ldc.i4.0; ret */
+    enum { CALLS = 2000 };
+    uint8_t code[CALLS * 6 + 2];
+    for (size_t i = 0; i < CALLS; i++)
+        memcpy(code + 6 * i, (const uint8_t[]){0x02, 0x28, 0x01, 0, 0, 0x0A}, 6);
+    code[CALLS * 6] = 0x16;
+    code[CALLS * 6 + 1] = 0x2A;
+    size_t len;
+    uint8_t *body = fat_body(code, sizeof(code), &len);
+    struct clrie_il_graph *g = NULL;
+    assert_int_equal(clrie_il_graph_decode(body, len, &g, NULL), 0);
+    free(body);
+    struct reports rep = verify_graph(g);
+    assert_int_equal(rep.count, 0);
+    /* ldarg.1 (F) for the first call's ldarg.0: reported, again and again */
+    struct clrie_il_instr *f = NULL;
+    assert_int_equal(clrie_il_instr_create(g, CLRIE_IL_OP_LDARG_1, &f), 0);
+    assert_int_equal(clrie_il_graph_replace(g, nth(g, 0), f), 0);
+    for (int again = 0; again < 2; again++) {
+        rep = verify_graph(g);
+        EXPECT(rep, 1, "call passes F as parameter 1 of type int32");
+        assert_int_equal(rep.count, 1);
+    }
+    /* Another method in the same graph: ldarg.1; call 0A000003; ... its own tokens only */
+    const uint8_t small[] = {0x03, 0x28, 0x01, 0, 0, 0x0A, 0x28, 0x03, 0, 0, 0x0A, 0x2A};
+    body = fat_body(small, sizeof(small), &len);
+    assert_int_equal(clrie_il_graph_decode_into(g, body, len, NULL), 0);
+    free(body);
+    rep = verify_graph(g);
+    EXPECT(rep, 1, "call passes F as parameter 1 of type int32");
+    EXPECT(rep, 11, "ret returns O (object) from a method that returns int32");
+    assert_int_equal(rep.count, 2);
+    clrie_il_graph_free(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -390,6 +562,11 @@ int main(void)
         cmocka_unit_test(paths_that_meet_with_different_types_are_reported),
         cmocka_unit_test(generic_parameters_are_substituted),
         cmocka_unit_test(newobj_results_are_told_by_their_type_spec),
+        cmocka_unit_test(a_problem_only_narrower_types_had_is_not_reported),
+        cmocka_unit_test(each_token_gets_its_own_answers),
+        cmocka_unit_test(one_token_called_two_ways_gets_both_answers),
+        cmocka_unit_test(each_question_goes_to_the_module_once),
+        cmocka_unit_test(a_graph_checked_again_is_checked_afresh),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

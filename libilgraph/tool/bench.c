@@ -6,14 +6,17 @@
  * time: the bare opcode walk (the bound every step is compared with: it finds each
  * instruction and builds nothing); decode; decode + encode with CLRIE_IL_ENCODE_PRESERVE;
  * decode + encode with the shortest branches (a layout); decode + single return + fat header
- * + encode (the shape change an instrumenting plugin asks for first). Each but the walk
- * includes freeing the output, and runs twice: with a new graph per method (freed after
- * it) and with one graph reused for every method (clrie_il_graph_decode_into). Per-method times
- * (median and worst) come from separate passes that time each step of each method. Fastest of
- * --repeat passes. `--only STEP` runs one step alone (a graph per method, --repeat passes,
- * no per-method timing), for a profiler. Nothing is asserted: the figures are for
- * docs/benchmarks.md, against its targets (MB/s of IL code): 150, and issue 18's 300, for
- * decode + encode, and 250 for decode + encode with the shortest branches. */
+ * + encode (the shape change an instrumenting plugin asks for first); decode + verify with
+ * the metadata `clrie-il check` gives the verifier (what the engine does to every method a
+ * plugin changed). Each but the walk includes freeing the output, and runs twice: with a
+ * new graph per method (freed after it) and with one graph reused for every method
+ * (clrie_il_graph_decode_into). Per-method times (median and worst) come from separate
+ * passes that time each step of each method. Fastest of --repeat passes. `--only STEP`
+ * runs one step alone (a graph per method, --repeat passes, no per-method timing), for a
+ * profiler, and prints a hash of what its first pass encoded or reported. Nothing is
+ * asserted: the figures are for docs/benchmarks.md, against its targets (MB/s of IL code):
+ * 150, and issue 18's 300, for decode + encode, and 250 for decode + encode with the
+ * shortest branches. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -27,11 +30,11 @@ struct bench_method {
     const struct asm_assembly *assembly;
     const char *path;
     struct tool_method m;
-    double decode, encode, transform; /* best seconds over the passes */
+    double decode, encode, transform, verify; /* best seconds over the passes */
 };
 
 struct bench_pass {
-    double decode, encode, transform;
+    double decode, encode, transform, verify;
 };
 
 static double now(void)
@@ -54,11 +57,12 @@ enum bench_phase {
     PHASE_DECODE_ENCODE, /* decode + encode with PRESERVE (no layout on an unedited graph) */
     PHASE_SHORTEST,      /* decode + encode with the shortest branches (a layout) */
     PHASE_TRANSFORM,     /* decode + single return + fat header + encode */
+    PHASE_VERIFY,        /* decode + verify with the assembly's metadata */
     PHASES
 };
 
-static const char *const phase_names[PHASES] = {"walk", "decode", "preserve", "shortest",
-                                                "transform"};
+static const char *const phase_names[PHASES] = {"walk",     "decode",    "preserve",
+                                                "shortest", "transform", "verify"};
 
 /* Bytes after each opcode (0x00..0xFF, then 0xFE xx at 0x100 | xx): its operand's length + 1;
  * 0 for no opcode; SWITCH_STEP for switch, whose length follows from its count. */
@@ -101,20 +105,44 @@ static size_t walk_code(const uint8_t *code, size_t len)
     return count;
 }
 
+/* FNV-1a over every byte a pass encodes, or every verdict and problem the verifier reports,
+ * printed by --only: two builds that encode (or verify) alike print the same figure. */
+static uint64_t output_hash = 0xcbf29ce484222325u;
+
+static void hash_bytes(const void *p, size_t len)
+{
+    const uint8_t *b = p;
+    uint64_t h = output_hash;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ b[i]) * 0x100000001b3u;
+    output_hash = h;
+}
+
+/* A clrie_il_report_fn: hashes where and what. */
+static void hash_report(void *ctx, uint32_t offset, const char *message)
+{
+    (void)ctx;
+    hash_bytes(&offset, sizeof(offset));
+    hash_bytes(message, strlen(message) + 1);
+}
+
+/* Verifies g as method m; a verdict of problems found (-EILSEQ) is an outcome, not a
+ * failure. With hash, the verdict and every problem go into the output hash. */
+static int verify_method(struct clrie_il_graph *g, const struct bench_method *b, bool hash)
+{
+    const struct tool_method *m = &b->m;
+    struct tool_resolver res;
+    tool_resolver_init(&res, b->assembly, m);
+    int r = tool_verify(g, b->assembly, m, &res, m->local_sig.data, m->local_sig.len,
+                        hash ? hash_report : NULL, NULL);
+    if (hash)
+        hash_bytes(&r, sizeof(r));
+    return r == -EILSEQ ? 0 : r;
+}
+
 /* One untimed-per-method pass of a phase over every body; 0 or a negative errno. reuse:
  * one graph for the whole pass (clrie_il_graph_decode_into), as an engine keeping a graph
  * per thread would; otherwise a graph per method. */
-/* FNV-1a over every byte a pass encodes, printed by --only: two builds that encode alike
- * print the same figure. */
-static uint64_t encoded_hash = 0xcbf29ce484222325u;
-
-static void hash_bytes(const uint8_t *p, size_t len)
-{
-    uint64_t h = encoded_hash;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ p[i]) * 0x100000001b3u;
-    encoded_hash = h;
-}
 
 static int run_phase(struct bench_method *ms, size_t n, enum bench_phase phase, bool reuse,
                      bool hash)
@@ -159,6 +187,8 @@ static int run_phase(struct bench_method *ms, size_t n, enum bench_phase phase, 
             if (r == 0)
                 r = clrie_il_graph_encode(g, 0, &out, &len, NULL);
         }
+        if (r == 0 && phase == PHASE_VERIFY)
+            r = verify_method(g, &ms[i], hash);
         if (!reuse)
             clrie_il_graph_free(g);
         if (hash && out)
@@ -224,19 +254,33 @@ static int run_method(struct bench_method *b, struct bench_pass *pass, bool firs
     clrie_il_graph_free(g);
     free(out);
     free(tr.local_sig);
+    g = NULL;
     if (r != 0)
         goto fail;
 
-    double d = t1 - t0, e = t2 - t1, x = t4 - t3;
+    r = clrie_il_graph_decode(body->start, body->len, &g, &diag);
+    if (r != 0)
+        goto fail;
+    double t5 = now();
+    r = verify_method(g, b, false);
+    double t6 = now();
+    clrie_il_graph_free(g);
+    if (r != 0)
+        goto fail;
+
+    double d = t1 - t0, e = t2 - t1, x = t4 - t3, v = t6 - t5;
     pass->decode += d;
     pass->encode += e;
     pass->transform += x;
+    pass->verify += v;
     if (first || d < b->decode)
         b->decode = d;
     if (first || e < b->encode)
         b->encode = e;
     if (first || x < b->transform)
         b->transform = x;
+    if (first || v < b->verify)
+        b->verify = v;
     return 0;
 fail:
     tool_error("bench: %s: method 0x%08" PRIX32 " cannot be measured: %s (offset %" PRIu32 ")",
@@ -244,19 +288,28 @@ fail:
     return -1;
 }
 
+/* A method's best time for the steps from `first` to `last` (fields of struct bench_method,
+ * from decode), summed. */
+static double method_time(const struct bench_method *b, size_t first, size_t last)
+{
+    const double *times[] = {&b->decode, &b->encode, &b->transform, &b->verify};
+    double t = 0;
+    for (size_t f = first; f <= last; f++)
+        t += *times[f];
+    return t;
+}
+
 /* Median and worst of one per-method time, with the worst method's name. */
-static void print_spread(const char *what, struct bench_method *ms, size_t n, size_t field)
+static void print_spread(const char *what, struct bench_method *ms, size_t n, size_t first,
+                         size_t last)
 {
     double *v = malloc(n * sizeof(*v));
     if (!v)
         return;
     size_t worst = 0;
     for (size_t i = 0; i < n; i++) {
-        const double *times = &ms[i].decode;
-        double t = field == 3 ? times[0] + times[1] : times[field];
-        v[i] = t;
-        const double *wt = &ms[worst].decode;
-        if (t > (field == 3 ? wt[0] + wt[1] : wt[field]))
+        v[i] = method_time(&ms[i], first, last);
+        if (v[i] > method_time(&ms[worst], first, last))
             worst = i;
     }
     qsort(v, n, sizeof(*v), cmp_double);
@@ -313,7 +366,8 @@ int tool_bench(int argc, char **argv)
                 if (strcmp(argv[i], phase_names[ph]) == 0)
                     only = ph;
             if (only < 0) {
-                tool_error("bench: --only takes walk, decode, preserve, shortest or transform");
+                tool_error("bench: --only takes walk, decode, preserve, shortest, transform or "
+                           "verify");
                 return TOOL_EXIT_USAGE;
             }
         } else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
@@ -379,9 +433,10 @@ int tool_bench(int argc, char **argv)
                 goto out;
             }
         }
-        printf("%zu method bodies, %.2f MB of IL code: %s, %d passes; what it encoded hashes "
-               "to %016" PRIx64 "\n",
-               n, code_bytes / 1e6, phase_names[only], repeat, encoded_hash);
+        printf("%zu method bodies, %.2f MB of IL code: %s, %d passes; what it %s hashes to "
+               "%016" PRIx64 "\n",
+               n, code_bytes / 1e6, phase_names[only], repeat,
+               only == PHASE_VERIFY ? "reported" : "encoded", output_hash);
         goto out;
     }
     /* Per-method passes first: they also find any body that cannot be measured. */
@@ -422,7 +477,6 @@ int tool_bench(int argc, char **argv)
            "of IL code; one thread, fastest of %d passes\n",
            n, opened, body_bytes / 1e6, code_bytes / 1e6, repeat);
     printf("throughput (CPU time of the thread; wall time in brackets):\n");
-    printf("  %-34s %10s %13s %15s\n", "", "methods/s", "MB/s of code", "MB/s of bodies");
     const char *names[2 * PHASES] = {
         "opcode walk (the bound)",
         "",
@@ -433,6 +487,8 @@ int tool_bench(int argc, char **argv)
         "decode + encode (shortest branches)",
         "  reusing one graph",
         "decode + single-ret + fat + encode",
+        "  reusing one graph",
+        "decode + verify",
         "  reusing one graph",
     };
     printf("  %-35s %10s %13s %15s %10s\n", "", "methods/s", "MB/s of code", "MB/s of bodies",
@@ -453,10 +509,11 @@ int tool_bench(int argc, char **argv)
     printf("  decode + encode (shortest) / 250 MB/s: %.2fx / %.2fx\n",
            code_bytes / cpu[6] / 1e6 / 250, code_bytes / cpu[7] / 1e6 / 250);
     printf("per method (wall time, best of %d passes each):\n", repeat);
-    print_spread("decode", ms, n, 0);
-    print_spread("encode (preserve)", ms, n, 1);
-    print_spread("decode + encode", ms, n, 3);
-    print_spread("single-ret+fat+encode", ms, n, 2);
+    print_spread("decode", ms, n, 0, 0);
+    print_spread("encode (preserve)", ms, n, 1, 1);
+    print_spread("decode + encode", ms, n, 0, 1);
+    print_spread("single-ret+fat+encode", ms, n, 2, 2);
+    print_spread("verify", ms, n, 3, 3);
 out:
     free(ms);
     for (size_t i = 0; i < opened; i++)

@@ -103,18 +103,7 @@ static bool verifies(struct clrie_il_graph *g, struct tool_resolver *res,
                      const struct check_site *s, const uint8_t *local_sig, size_t local_sig_len,
                      struct first_report *f)
 {
-    struct clrie_il_metadata md = tool_metadata_template;
-    md.ctx = (void *)s->assembly;
-    const struct clrie_il_verify_context c = {
-        .resolve = tool_resolve_stack,
-        .resolve_ctx = res,
-        .method_sig = s->method->signature.data,
-        .method_sig_len = s->method->signature.len,
-        .local_sig = local_sig,
-        .local_sig_len = local_sig_len,
-        .metadata = &md,
-    };
-    int r = clrie_il_graph_verify_in(g, &c, keep_first, f);
+    int r = tool_verify(g, s->assembly, s->method, res, local_sig, local_sig_len, keep_first, f);
     if (r != 0 && !f->seen) {
         f->seen = true;
         f->offset = 0;

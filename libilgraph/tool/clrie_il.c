@@ -23,10 +23,11 @@ static const char usage[] =
     "         try/finally wrap + fat header then verify; exit 1 on unreadable bodies,\n"
     "         round-trip failures or transformed bodies that do not verify\n"
     "         (--strict: also original-verify failures and too small declared max stack)\n"
-    "  bench  decode, encode and transform throughput over every method body\n"
+    "  bench  decode, encode, transform and verify throughput over every method body\n"
     "         (methods/s, MB/s of IL, each step against the bare opcode walk, median and\n"
     "         worst per-method time; --repeat N passes; --only walk|decode|preserve|\n"
-    "         shortest|transform: that step alone, for a profiler, with a hash of its output)\n"
+    "         shortest|transform|verify: that step alone, for a profiler, with a hash of\n"
+    "         its output)\n"
     "\n"
     "exit status: 0 ok, 1 failures found or bad input, 2 usage\n";
 

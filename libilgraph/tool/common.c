@@ -1,5 +1,6 @@
-/* What the clrie-il subcommands share: opening assemblies, loading method bodies, and the
- * stack resolver that tells libilgraph what a call or ret does to the stack. */
+/* What the clrie-il subcommands share: opening assemblies, loading method bodies, the
+ * stack resolver that tells libilgraph what a call or ret does to the stack, and the
+ * metadata the verifier asks of an assembly. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -193,3 +194,21 @@ const struct clrie_il_metadata tool_metadata_template = {
     .signature = tool_signature,
     .generic_args = tool_generic_args,
 };
+
+int tool_verify(struct clrie_il_graph *g, const struct asm_assembly *a, const struct tool_method *m,
+                struct tool_resolver *res, const uint8_t *local_sig, size_t local_sig_len,
+                clrie_il_report_fn report, void *report_ctx)
+{
+    struct clrie_il_metadata md = tool_metadata_template;
+    md.ctx = (void *)a;
+    const struct clrie_il_verify_context c = {
+        .resolve = tool_resolve_stack,
+        .resolve_ctx = res,
+        .method_sig = m->signature.data,
+        .method_sig_len = m->signature.len,
+        .local_sig = local_sig,
+        .local_sig_len = local_sig_len,
+        .metadata = &md,
+    };
+    return clrie_il_graph_verify_in(g, &c, report, report_ctx);
+}

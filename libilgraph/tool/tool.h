@@ -60,6 +60,13 @@ extern const struct clrie_il_metadata tool_metadata_template;
 bool tool_token_exists(void *ctx, uint32_t token);
 int tool_signature(void *ctx, uint32_t token, const uint8_t **sig, size_t *len);
 
+/* clrie_il_graph_verify_in on g as method m of assembly a: res (tool_resolver_init'ed for m)
+ * resolves calls, the assembly answers the metadata, and local_sig (m's own, or the one a
+ * transform made) gives the locals. Returns what clrie_il_graph_verify_in returns. */
+int tool_verify(struct clrie_il_graph *g, const struct asm_assembly *a, const struct tool_method *m,
+                struct tool_resolver *res, const uint8_t *local_sig, size_t local_sig_len,
+                clrie_il_report_fn report, void *report_ctx);
+
 /* Prints "clrie-il: " and the formatted message to stderr. */
 void tool_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

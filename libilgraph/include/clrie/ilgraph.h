@@ -684,12 +684,16 @@ int clrie_il_graph_max_stack(struct clrie_il_graph *g, clrie_il_stack_fn resolve
  * illegally (branching into or out of a block, leave out of a handler, falling into a
  * handler, ret inside a block, endfinally/endfilter/rethrow outside their blocks). Returns 0
  * when nothing was found, -EILSEQ when something was (report may be NULL to just ask),
- * another negative errno when it could not check. */
+ * another negative errno when it could not check. Its working memory (and max_stack's)
+ * comes from the graph's arena, kept for the next check of the graph or of the next method
+ * decoded into it, and freed with the graph. */
 int clrie_il_graph_verify(struct clrie_il_graph *g, clrie_il_stack_fn resolve, void *ctx,
                           clrie_il_report_fn report, void *report_ctx);
 
 /* What the verifier may ask of the method's module: plain C callbacks that the engine answers
- * from the runtime's metadata and clrie-il from the assembly's tables. */
+ * from the runtime's metadata and clrie-il from the assembly's tables. One verify call asks
+ * each callback about a token once (resolve: once per token and opcode) and keeps the
+ * answer for the rest of the call, so an answer must not change while the call runs. */
 struct clrie_il_metadata {
     void *ctx;
     /* Whether the row a token names exists in its table; for a user-string token
