@@ -251,9 +251,10 @@ static void check_instruction(struct verifier *v, const struct clrie_il_instr *n
     }
 }
 
-/* Both entry points: c NULL is the structural check alone. */
+/* Every entry point: c NULL is the structural check alone; max_stack may be NULL. */
 static int verify(struct clrie_il_graph *g, const struct clrie_il_verify_context *c,
-                  clrie_il_stack_fn resolve, void *ctx, clrie_il_report_fn report, void *report_ctx)
+                  clrie_il_stack_fn resolve, void *ctx, clrie_il_report_fn report, void *report_ctx,
+                  uint32_t *max_stack)
 {
     if (!g)
         return -EINVAL;
@@ -290,6 +291,8 @@ static int verify(struct clrie_il_graph *g, const struct clrie_il_verify_context
         return r != -ENOMEM && v.out.problems ? -EILSEQ : r;
     }
     bool depth_ok = r == 0;
+    if (depth_ok && max_stack)
+        *max_stack = max;
     if ((r = collect_blocks(&v, entry)) < 0)
         return r;
     check_nesting(&v);
@@ -303,7 +306,7 @@ static int verify(struct clrie_il_graph *g, const struct clrie_il_verify_context
 int clrie_il_graph_verify(struct clrie_il_graph *g, clrie_il_stack_fn resolve, void *ctx,
                           clrie_il_report_fn report, void *report_ctx)
 {
-    return verify(g, NULL, resolve, ctx, report, report_ctx);
+    return verify(g, NULL, resolve, ctx, report, report_ctx, NULL);
 }
 
 int clrie_il_graph_verify_in(struct clrie_il_graph *g, const struct clrie_il_verify_context *c,
@@ -311,5 +314,15 @@ int clrie_il_graph_verify_in(struct clrie_il_graph *g, const struct clrie_il_ver
 {
     if (!c)
         return -EINVAL;
-    return verify(g, c, c->resolve, c->resolve_ctx, report, report_ctx);
+    return verify(g, c, c->resolve, c->resolve_ctx, report, report_ctx, NULL);
+}
+
+int clrie_il_graph_verify_in_max_stack(struct clrie_il_graph *g,
+                                       const struct clrie_il_verify_context *c,
+                                       clrie_il_report_fn report, void *report_ctx,
+                                       uint32_t *max_stack)
+{
+    if (!c || !max_stack)
+        return -EINVAL;
+    return verify(g, c, c->resolve, c->resolve_ctx, report, report_ctx, max_stack);
 }

@@ -488,6 +488,45 @@ static void each_question_goes_to_the_module_once(void **state)
     assert_int_equal(asked.is_static, 1); /* 0A000002 */
 }
 
+/* Asked for the max stack too, the check gives the same verdict and the depth
+ * clrie_il_graph_max_stack computes, whenever the heights check out. */
+static void the_check_gives_the_max_stack(void **state)
+{
+    (void)state;
+    static const struct {
+        uint8_t code[16];
+        size_t len;
+        int verdict;
+        uint32_t max_stack; /* UINT32_MAX: the heights do not check out */
+    } cases[] = {
+        /* ldarg.0; ldloc.0; add; ret */
+        {{0x02, 0x06, 0x58, 0x2A}, 4, 0, 2},
+        /* ldarg.0; dup; dup; pop; pop; call 0A000001; ldc.i4.0; ret */
+        {{0x02, 0x25, 0x25, 0x26, 0x26, 0x28, 0x01, 0, 0, 0x0A, 0x16, 0x2A}, 12, 0, 3},
+        /* L: ldc.i4.0; brtrue.s L; ldc.i4.1; ret */
+        {{0x16, 0x2D, 0xFD, 0x17, 0x2A}, 5, 0, 1},
+        /* pop; ldc.i4.0; ret: underflow */
+        {{0x26, 0x16, 0x2A}, 3, -EILSEQ, UINT32_MAX},
+        /* ldarg.0; ldc.r8 0.0 ... add; ret: the types, not the heights, are wrong */
+        {{0x02, 0x23, 0, 0, 0, 0, 0, 0, 0, 0, 0x58, 0x2A}, 12, -EILSEQ, 2},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct clrie_il_graph *g = decode_code(cases[i].code, cases[i].len);
+        uint32_t with_check = UINT32_MAX, alone = 0;
+        struct clrie_il_diag diag;
+        assert_int_equal(clrie_il_graph_verify_in_max_stack(g, &context, NULL, NULL, &with_check),
+                         cases[i].verdict);
+        assert_int_equal(with_check, cases[i].max_stack);
+        if (cases[i].max_stack != UINT32_MAX) {
+            assert_int_equal(clrie_il_graph_max_stack(g, resolve, NULL, &alone, &diag), 0);
+            assert_int_equal(alone, with_check);
+        }
+        assert_int_equal(clrie_il_graph_verify_in_max_stack(g, &context, NULL, NULL, NULL),
+                         -EINVAL);
+        clrie_il_graph_free(g);
+    }
+}
+
 /* A method body with a fat header around code. */
 static uint8_t *fat_body(const uint8_t *code, size_t len, size_t *body_len)
 {
@@ -554,6 +593,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(valid_code_passes),
+        cmocka_unit_test(the_check_gives_the_max_stack),
         cmocka_unit_test(local_and_argument_indices_are_checked),
         cmocka_unit_test(tokens_are_checked_for_table_and_row),
         cmocka_unit_test(stack_types_are_checked),

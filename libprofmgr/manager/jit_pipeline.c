@@ -246,7 +246,7 @@ static HRESULT final_local_sig_token(struct method_info *mi, mdSignature *token)
 /* Verifies the graph as the method it is: its signature, its final locals (locals_token) and
  * the module's metadata, so that IL the JIT would refuse never reaches it. */
 static int verify(struct method_info *mi, struct clrie_il_graph *g, mdSignature locals_token,
-                  struct problems *problems)
+                  struct problems *problems, uint32_t *max_stack)
 {
     struct clrie_il_verify_context c = {
         .resolve = clrie_pm__method_info_stack_effect,
@@ -267,7 +267,7 @@ static int verify(struct method_info *mi, struct clrie_il_graph *g, mdSignature 
     clrie_pm_verify_metadata_init(&vm, mi->import, clrie_pm_module_user_strings(mi->module),
                                   clrie_pm_module_verify_answers(mi->module));
     c.metadata = &vm.callbacks;
-    int rc = clrie_il_graph_verify_in(g, &c, report_problem, problems);
+    int rc = clrie_il_graph_verify_in_max_stack(g, &c, report_problem, problems, max_stack);
     clrie_pm_verify_metadata_finish(&vm);
     return rc;
 }
@@ -290,15 +290,10 @@ static HRESULT encode(struct manager *m, struct method_info *mi, struct encoded 
                            (unsigned)hr);
         return hr;
     }
-    if (clrie_il_graph_max_stack(g, clrie_pm__method_info_stack_effect, mi, &max_stack, &diag) !=
-        0) {
-        CLRIE_PM_LOG_ERROR(m->log, "%s: instrumented IL is invalid at IL_%04X: %s", name,
-                           (unsigned)diag.offset, diag.message);
-        return E_FAIL;
-    }
+    /* The verifier's stack analysis also gives the max stack. */
     struct problems problems = {m, mi, 0};
     t = step_start(clock);
-    int rc = verify(mi, g, locals, &problems);
+    int rc = verify(mi, g, locals, &problems, &max_stack);
     step_end(clock, STEP_VERIFY, &t);
     if (rc != 0) {
         if (problems.count > MAX_REPORTED_PROBLEMS)

@@ -760,6 +760,12 @@ struct clrie_il_verify_context {
  * type cannot be told (a generic parameter otherwise, a value type) is accepted everywhere. */
 int clrie_il_graph_verify_in(struct clrie_il_graph *g, const struct clrie_il_verify_context *c,
                              clrie_il_report_fn report, void *report_ctx);
+/* clrie_il_graph_verify_in that also sets *max_stack, when the stack heights check out, to the
+ * maximum stack depth clrie_il_graph_max_stack would compute: one analysis instead of two. */
+int clrie_il_graph_verify_in_max_stack(struct clrie_il_graph *g,
+                                       const struct clrie_il_verify_context *c,
+                                       clrie_il_report_fn report, void *report_ctx,
+                                       uint32_t *max_stack);
 
 /* ---- ECMA-335 encodings: signatures (II.23.2) ------------------------------------------- */
 /* The one reader and writer of signature blobs in clrie: compressed integers, coded tokens,
