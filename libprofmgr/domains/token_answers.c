@@ -31,8 +31,8 @@ static uint64_t key_of(enum clrie_pm_token_question question, uint32_t token)
 }
 
 /* The slot of key, or the empty slot where it would go (capacity > 0, under the lock). */
-static struct clrie_pm__token_answer *slot_of(struct clrie_pm__token_answer *slots,
-                                              size_t capacity, uint64_t key)
+static struct clrie_pm__token_answer *slot_of(struct clrie_pm__token_answer *slots, size_t capacity,
+                                              uint64_t key)
 {
     uint64_t h = key * 0x9E3779B97F4A7C15ull;
     for (size_t i = (size_t)(h >> 32) & (capacity - 1);; i = (i + 1) & (capacity - 1))
@@ -41,16 +41,15 @@ static struct clrie_pm__token_answer *slot_of(struct clrie_pm__token_answer *slo
 }
 
 bool clrie_pm_token_answers_get(struct clrie_pm_token_answers *a,
-                                enum clrie_pm_token_question question, uint32_t token,
-                                int *answer)
+                                enum clrie_pm_token_question question, uint32_t token, int *answer)
 {
     if (!a)
         return false;
     bool found = false;
     pthread_mutex_lock(&a->lock);
     if (a->capacity) {
-        const struct clrie_pm__token_answer *s = slot_of(a->slots, a->capacity,
-                                                         key_of(question, token));
+        const struct clrie_pm__token_answer *s =
+            slot_of(a->slots, a->capacity, key_of(question, token));
         if (s->key) {
             *answer = s->answer;
             found = true;

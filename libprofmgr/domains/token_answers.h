@@ -38,8 +38,7 @@ void clrie_pm_token_answers_finish(struct clrie_pm_token_answers *a);
 /* The answer kept for (question, token): true and *answer, or false. a may be NULL (nothing is
  * kept). */
 bool clrie_pm_token_answers_get(struct clrie_pm_token_answers *a,
-                                enum clrie_pm_token_question question, uint32_t token,
-                                int *answer);
+                                enum clrie_pm_token_question question, uint32_t token, int *answer);
 /* Keeps answer for (question, token); out of memory, it is simply not kept. a may be NULL. */
 void clrie_pm_token_answers_put(struct clrie_pm_token_answers *a,
                                 enum clrie_pm_token_question question, uint32_t token, int answer);

@@ -120,7 +120,7 @@ struct il_body {
 
     struct clrie_il_graph *graph;          /* current: the decoded body, or the baseline */
     struct clrie_il_graph *uninstrumented; /* the decoded body once a baseline replaced it */
-    unsigned long edits; /* edits that reached the graph since it was decoded */
+    unsigned long edits;                   /* edits that reached the graph since it was decoded */
     bool allow_baseline;
     bool baseline_set;
     COR_IL_MAP *baseline_map;

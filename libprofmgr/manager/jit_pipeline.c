@@ -277,7 +277,6 @@ static HRESULT encode(struct manager *m, struct method_info *mi, struct encoded 
                       struct pipeline_clock *clock)
 {
     struct clrie_il_graph *g = clrie_pm_il_body_ilgraph(mi->body);
-    const char *name = clrie_pm__method_info_full_name(mi);
     struct clrie_il_diag diag = {0};
     uint32_t max_stack = 0;
     mdSignature locals = 0;
@@ -286,8 +285,8 @@ static HRESULT encode(struct manager *m, struct method_info *mi, struct encoded 
     HRESULT hr = final_local_sig_token(mi, &locals);
     step_end(clock, STEP_LOCALS, &t);
     if (FAILED(hr)) {
-        CLRIE_PM_LOG_ERROR(m->log, "%s: cannot commit the new local variables (hr 0x%08X)", name,
-                           (unsigned)hr);
+        CLRIE_PM_LOG_ERROR(m->log, "%s: cannot commit the new local variables (hr 0x%08X)",
+                           clrie_pm__method_info_full_name(mi), (unsigned)hr);
         return hr;
     }
     /* The verifier's stack analysis also gives the max stack. */
@@ -297,10 +296,11 @@ static HRESULT encode(struct manager *m, struct method_info *mi, struct encoded 
     step_end(clock, STEP_VERIFY, &t);
     if (rc != 0) {
         if (problems.count > MAX_REPORTED_PROBLEMS)
-            CLRIE_PM_LOG_ERROR(m->log, "%s: %u more problems", name,
+            CLRIE_PM_LOG_ERROR(m->log, "%s: %u more problems", clrie_pm__method_info_full_name(mi),
                                problems.count - MAX_REPORTED_PROBLEMS);
         else if (problems.count == 0)
-            CLRIE_PM_LOG_ERROR(m->log, "%s: the instrumented IL cannot be checked (%d)", name, rc);
+            CLRIE_PM_LOG_ERROR(m->log, "%s: the instrumented IL cannot be checked (%d)",
+                               clrie_pm__method_info_full_name(mi), rc);
         return E_FAIL;
     }
 
@@ -310,8 +310,8 @@ static HRESULT encode(struct manager *m, struct method_info *mi, struct encoded 
         /* A tiny body has no locals, so locals added to it must start zeroed. */
         uint16_t flags = header.fat ? header.flags : CLRIE_IL_HEADER_INIT_LOCALS;
         if (max_stack > UINT16_MAX) {
-            CLRIE_PM_LOG_ERROR(m->log, "%s: the instrumented IL needs %u stack slots", name,
-                               (unsigned)max_stack);
+            CLRIE_PM_LOG_ERROR(m->log, "%s: the instrumented IL needs %u stack slots",
+                               clrie_pm__method_info_full_name(mi), (unsigned)max_stack);
             return E_FAIL;
         }
         clrie_il_graph_set_fat_header(g, flags, (uint16_t)max_stack, locals);
@@ -319,8 +319,9 @@ static HRESULT encode(struct manager *m, struct method_info *mi, struct encoded 
     /* The shortest encoding: every branch in its shortest form that reaches (branches a
      * plugin expanded stay long). */
     if (clrie_il_graph_encode(g, 0, &out->body, &out->len, &diag) != 0) {
-        CLRIE_PM_LOG_ERROR(m->log, "%s: cannot encode the instrumented IL at IL_%04X: %s", name,
-                           (unsigned)diag.offset, diag.message);
+        CLRIE_PM_LOG_ERROR(m->log, "%s: cannot encode the instrumented IL at IL_%04X: %s",
+                           clrie_pm__method_info_full_name(mi), (unsigned)diag.offset,
+                           diag.message);
         return E_FAIL;
     }
 
@@ -336,8 +337,8 @@ static HRESULT encode(struct manager *m, struct method_info *mi, struct encoded 
      * baseline without sequence points keeps the whole map, as CLRIE 18.11 does (conformance
      * case baseline-with-il-map). */
     struct il_body_baseline baseline;
-    bool replaced = clrie_pm_il_body_baseline(mi->body, &baseline) &&
-                    baseline.sequence_point_count > 0;
+    bool replaced =
+        clrie_pm_il_body_baseline(mi->body, &baseline) && baseline.sequence_point_count > 0;
     size_t kept = 0;
     for (size_t i = 0; i < count; i++) {
         if (replaced && !is_sequence_point(&baseline, entries[i].old_offset))
@@ -412,8 +413,8 @@ static void log_timing(struct manager *m, struct method_info *mi,
 
 /* Gives the runtime an encoded body: through ICorProfilerInfo at a first JIT, through the
  * function control at a ReJIT. */
-typedef HRESULT (*apply_fn)(struct manager *m, struct method_info *mi, struct encoded *e,
-                            void *ctx, struct pipeline_clock *clock);
+typedef HRESULT (*apply_fn)(struct manager *m, struct method_info *mi, struct encoded *e, void *ctx,
+                            struct pipeline_clock *clock);
 
 /* The raw hook's turn on this method, if one is open (hook_turn.h). */
 static struct hook_turn *hook_turn_of(struct manager *m, struct method_info *mi)

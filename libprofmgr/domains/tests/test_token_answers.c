@@ -53,7 +53,8 @@ static void every_answer_survives_the_table_growing(void **state)
     assert_int_equal(a.count, 10000);
     for (uint32_t row = 1; row <= 5000; row++) {
         int answer = -1;
-        assert_true(clrie_pm_token_answers_get(&a, CLRIE_PM_ASK_VALUE_TYPE, TYPE_REF(row), &answer));
+        assert_true(
+            clrie_pm_token_answers_get(&a, CLRIE_PM_ASK_VALUE_TYPE, TYPE_REF(row), &answer));
         assert_int_equal(answer, (int)(row % 7));
         assert_true(clrie_pm_token_answers_get(&a, CLRIE_PM_ASK_FIELD_STATIC, FIELD(row), &answer));
         assert_int_equal(answer, (int)(row & 1));

@@ -448,7 +448,7 @@ static HRESULT instrument(IMethodInfo *mi, enum action action)
         switch (action) {
         case DO_NOTHING:
         case SHOULD_FAIL: /* never asked to instrument */
-        case BLOCK: /* im_InstrumentMethod waits, then changes nothing */
+        case BLOCK:       /* im_InstrumentMethod waits, then changes nothing */
             break;
         case INSERT_CALL:
             hr = for_each_ret(&e, call_and_add);
@@ -553,8 +553,7 @@ static const struct clrie_plugin_com_class plugin_class = {
 
 CLRIE_PLUGIN_COM_IUNKNOWN(im, IInstrumentationMethod, struct plugin, iface, com)
 CLRIE_PLUGIN_COM_IUNKNOWN(je, IInstrumentationMethodJitEvents2, struct plugin, jit, com)
-CLRIE_PLUGIN_COM_IUNKNOWN(ee, IInstrumentationMethodExceptionEvents, struct plugin, exceptions,
-                          com)
+CLRIE_PLUGIN_COM_IUNKNOWN(ee, IInstrumentationMethodExceptionEvents, struct plugin, exceptions, com)
 CLRIE_PLUGIN_COM_IUNKNOWN(at, IInstrumentationMethodAttach, struct plugin, attach, com)
 
 static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *manager)
