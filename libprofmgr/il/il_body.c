@@ -61,14 +61,14 @@ void clrie_pm_il_body_free(struct il_body *body)
     if (!body)
         return;
     for (size_t i = 0; i < body->instructions.capacity; i++) {
-        struct il_instruction *obj = body->instructions.values[i];
-        if (body->instructions.keys[i])
+        struct il_instruction *obj = body->instructions.slots[i].value;
+        if (body->instructions.slots[i].key)
             clrie_pm_data_container_finish(&obj->data);
     }
     for (size_t i = 0; i < body->clauses.capacity; i++) {
-        struct il_clause *obj = body->clauses.values[i];
+        struct il_clause *obj = body->clauses.slots[i].value;
         /* A clause removed and added again is listed under both of its libilgraph clauses. */
-        if (body->clauses.keys[i] && obj->clause == body->clauses.keys[i])
+        if (body->clauses.slots[i].key && obj->clause == body->clauses.slots[i].key)
             clrie_pm_data_container_finish(&obj->data);
     }
     while (body->fragments) {

@@ -454,12 +454,9 @@ static HRESULT branch_SetBranchTarget(IBranchInstruction *This, IInstruction *pT
 }
 
 static const struct IBranchInstructionVtbl branch_vtbl = {
-    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(branch),
-    .IsShortBranch = branch_IsShortBranch,
-    .ExpandBranch = branch_ExpandBranch,
-    .GetBranchTarget = branch_GetBranchTarget,
-    .GetTargetOffset = branch_GetTargetOffset,
-    .SetBranchTarget = branch_SetBranchTarget,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(branch),   .IsShortBranch = branch_IsShortBranch,
+    .ExpandBranch = branch_ExpandBranch,       .GetBranchTarget = branch_GetBranchTarget,
+    .GetTargetOffset = branch_GetTargetOffset, .SetBranchTarget = branch_SetBranchTarget,
 };
 
 /* ---- ISwitchInstruction ---- */
@@ -586,14 +583,10 @@ static HRESULT sw_GetBranchOffset(ISwitchInstruction *This, DWORD index, DWORD *
 }
 
 static const struct ISwitchInstructionVtbl switch_vtbl = {
-    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(sw),
-    .GetBranchTarget = sw_GetBranchTarget,
-    .SetBranchTarget = sw_SetBranchTarget,
-    .RemoveBranchTargetAt = sw_RemoveBranchTargetAt,
-    .RemoveBranchTarget = sw_RemoveBranchTarget,
-    .ReplaceBranchTarget = sw_ReplaceBranchTarget,
-    .GetBranchCount = sw_GetBranchCount,
-    .GetBranchOffset = sw_GetBranchOffset,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(sw),         .GetBranchTarget = sw_GetBranchTarget,
+    .SetBranchTarget = sw_SetBranchTarget,       .RemoveBranchTargetAt = sw_RemoveBranchTargetAt,
+    .RemoveBranchTarget = sw_RemoveBranchTarget, .ReplaceBranchTarget = sw_ReplaceBranchTarget,
+    .GetBranchCount = sw_GetBranchCount,         .GetBranchOffset = sw_GetBranchOffset,
 };
 
 _Static_assert(CLRIE_ABI_SLOT_COUNT(CLRIE_IINSTRUCTION_METHODS) == 25, "IInstruction");
@@ -646,6 +639,9 @@ struct il_instruction *clrie_pm__il_instruction_of(struct il_body *body,
     struct il_instruction *obj = clrie_pm__il_ptr_map_get(&body->instructions, node);
     if (obj)
         return obj;
+    /* A plugin that asks for one instruction object usually walks them all. */
+    if (!body->instructions.capacity)
+        clrie_pm__il_ptr_map_reserve(&body->instructions, clrie_il_graph_count(graph) + 8);
     obj = clrie_pm__il_alloc(body, sizeof(*obj));
     if (!obj || clrie_pm__il_ptr_map_put(&body->instructions, node, obj) < 0)
         return NULL; /* the chunk memory goes with the body */

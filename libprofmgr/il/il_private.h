@@ -21,15 +21,21 @@
 #define IL_LOG_OF(obj) ((obj)->body->log)
 
 /* Pointer -> pointer table (open addressing). Objects are never removed from it. */
+struct il_ptr_slot {
+    void *key; /* NULL: empty */
+    void *value;
+};
+
 struct il_ptr_map {
-    void **keys;
-    void **values;
+    struct il_ptr_slot *slots;
     size_t capacity; /* 0 or a power of two */
     size_t count;
 };
 
 void *clrie_pm__il_ptr_map_get(const struct il_ptr_map *map, const void *key);
 int clrie_pm__il_ptr_map_put(struct il_ptr_map *map, void *key, void *value); /* 0 or -ENOMEM */
+/* Room for count entries in all, so that filling the map does not grow it step by step. */
+int clrie_pm__il_ptr_map_reserve(struct il_ptr_map *map, size_t count); /* 0 or -ENOMEM */
 void clrie_pm__il_ptr_map_finish(struct il_ptr_map *map);
 
 struct il_fragment;

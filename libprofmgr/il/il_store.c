@@ -21,51 +21,53 @@ void *clrie_pm__il_ptr_map_get(const struct il_ptr_map *map, const void *key)
     if (!map->capacity)
         return NULL;
     for (size_t i = slot_of(key, map->capacity);; i = (i + 1) & (map->capacity - 1)) {
-        if (map->keys[i] == key)
-            return map->values[i];
-        if (!map->keys[i])
+        if (map->slots[i].key == key)
+            return map->slots[i].value;
+        if (!map->slots[i].key)
             return NULL;
     }
 }
 
-static void put_slot(void **keys, void **values, size_t capacity, void *key, void *value)
+static void put_slot(struct il_ptr_slot *slots, size_t capacity, void *key, void *value)
 {
     size_t i = slot_of(key, capacity);
-    while (keys[i] && keys[i] != key)
+    while (slots[i].key && slots[i].key != key)
         i = (i + 1) & (capacity - 1);
-    keys[i] = key;
-    values[i] = value;
+    slots[i] = (struct il_ptr_slot){key, value};
+}
+
+int clrie_pm__il_ptr_map_reserve(struct il_ptr_map *map, size_t count)
+{
+    /* Load factor at most 1/2 keeps probes short and guarantees an empty slot. */
+    if (count * 2 <= map->capacity)
+        return 0;
+    size_t capacity = map->capacity ? map->capacity : 16;
+    while (capacity < count * 2)
+        capacity *= 2;
+    struct il_ptr_slot *slots = calloc(capacity, sizeof(*slots));
+    if (!slots)
+        return -ENOMEM;
+    for (size_t i = 0; i < map->capacity; i++)
+        if (map->slots[i].key)
+            put_slot(slots, capacity, map->slots[i].key, map->slots[i].value);
+    free(map->slots);
+    map->slots = slots;
+    map->capacity = capacity;
+    return 0;
 }
 
 int clrie_pm__il_ptr_map_put(struct il_ptr_map *map, void *key, void *value)
 {
-    if ((map->count + 1) * 2 > map->capacity) {
-        size_t capacity = map->capacity ? map->capacity * 2 : 16;
-        void **keys = calloc(capacity, sizeof(*keys));
-        void **values = calloc(capacity, sizeof(*values));
-        if (!keys || !values) {
-            free(keys);
-            free(values);
-            return -ENOMEM;
-        }
-        for (size_t i = 0; i < map->capacity; i++)
-            if (map->keys[i])
-                put_slot(keys, values, capacity, map->keys[i], map->values[i]);
-        free(map->keys);
-        free(map->values);
-        map->keys = keys;
-        map->values = values;
-        map->capacity = capacity;
-    }
-    put_slot(map->keys, map->values, map->capacity, key, value);
+    if (clrie_pm__il_ptr_map_reserve(map, map->count + 1) < 0)
+        return -ENOMEM;
+    put_slot(map->slots, map->capacity, key, value);
     map->count++;
     return 0;
 }
 
 void clrie_pm__il_ptr_map_finish(struct il_ptr_map *map)
 {
-    free(map->keys);
-    free(map->values);
+    free(map->slots);
     memset(map, 0, sizeof(*map));
 }
 

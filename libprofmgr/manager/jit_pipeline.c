@@ -395,6 +395,9 @@ static void log_timing(struct manager *m, struct method_info *mi,
 {
     if (!clock->read || !clrie_pm_log_enabled(m->log, CLRIE_PM_LOG_MESSAGES))
         return;
+    /* Read before the name, which is the line's and not the method's time. */
+    double wall = elapsed_us(CLOCK_MONOTONIC, &clock->wall);
+    double cpu = elapsed_us(CLOCK_THREAD_CPUTIME_ID, &clock->cpu);
     char steps[160];
     size_t used = 0;
     for (int k = 0; k < PIPELINE_STEPS; k++) {
@@ -406,9 +409,7 @@ static void log_timing(struct manager *m, struct method_info *mi,
     }
     clrie_pm_log_write(m->log, CLRIE_PM_LOG_MESSAGES, NULL,
                        "instrumented %s in %.1f us (thread CPU %.1f us; %s us)",
-                       clrie_pm__method_info_full_name(mi),
-                       elapsed_us(CLOCK_MONOTONIC, &clock->wall),
-                       elapsed_us(CLOCK_THREAD_CPUTIME_ID, &clock->cpu), steps);
+                       clrie_pm__method_info_full_name(mi), wall, cpu, steps);
 }
 
 /* Gives the runtime an encoded body: through ICorProfilerInfo at a first JIT, through the
