@@ -63,6 +63,9 @@ static void *module_metadata(IModuleInfo *module, bool emit, const IID *iid)
  * both engines. */
 static HRESULT append_generic_arity(struct method_info *mi)
 {
+    /* Only a generic method's signature starts with the GENERIC calling convention bit. */
+    if (!mi->sig || mi->sig_len == 0 || !(mi->sig[0] & CLRIE_IL_CALLCONV_GENERIC))
+        return S_OK;
     struct clrie_il_method_sig parsed;
     if (clrie_il_sig_parse_method(mi->sig, mi->sig_len, &parsed, NULL) != 0 ||
         parsed.generic_count == 0)
