@@ -81,6 +81,10 @@ HRESULT clrie_pm_module_original_il(IModuleInfo *module, mdMethodDef token, LPCB
  * lives as long as the module. */
 struct clrie_pm_user_strings;
 struct clrie_pm_user_strings *clrie_pm_module_user_strings(IModuleInfo *module);
+/* The module's metadata as the engine opened it when the module loaded: its importer, and its
+ * emitter (NULL when the runtime refused one). Borrowed: they live as long as the module. */
+IMetaDataImport2 *clrie_pm_module_import(IModuleInfo *module);
+IMetaDataEmit2 *clrie_pm_module_emit(IModuleInfo *module);
 /* What the verifier learnt of the module's tokens (token_answers.h), kept for its other
  * methods; borrowed, it lives as long as the module. */
 struct clrie_pm_token_answers;

@@ -352,6 +352,16 @@ struct clrie_pm_user_strings *clrie_pm_module_user_strings(IModuleInfo *module)
     return &from_iface((IModuleInfo3 *)(void *)module)->user_strings;
 }
 
+IMetaDataImport2 *clrie_pm_module_import(IModuleInfo *module)
+{
+    return (IMetaDataImport2 *)(void *)from_iface((IModuleInfo3 *)(void *)module)->import;
+}
+
+IMetaDataEmit2 *clrie_pm_module_emit(IModuleInfo *module)
+{
+    return (IMetaDataEmit2 *)(void *)from_iface((IModuleInfo3 *)(void *)module)->emit;
+}
+
 struct clrie_pm_token_answers *clrie_pm_module_verify_answers(IModuleInfo *module)
 {
     return &from_iface((IModuleInfo3 *)(void *)module)->verify_answers;

@@ -44,20 +44,6 @@ static const struct IMethodInfo2Vtbl method_info_vtbl;
 static const struct clrie_plugin_com_class method_info_class;
 
 /* Asks the module for one of its metadata interfaces as iid; NULL when it has none. */
-static void *module_metadata(IModuleInfo *module, bool emit, const IID *iid)
-{
-    IUnknown *unknown = NULL;
-    void *wanted = NULL;
-    HRESULT hr = emit ? module->lpVtbl->GetMetaDataEmit(module, &unknown)
-                      : module->lpVtbl->GetMetaDataImport(module, &unknown);
-    if (SUCCEEDED(hr) && unknown) {
-        if (FAILED(unknown->lpVtbl->QueryInterface(unknown, iid, &wanted)))
-            wanted = NULL;
-        unknown->lpVtbl->Release(unknown);
-    }
-    return wanted;
-}
-
 /* A generic method's name carries its type parameters as CLRIE writes them: `Max<!!0>`,
  * `Zip<!!0,!!1>`. Plugins match on GetName and GetFullName, so they must read the same in
  * both engines. */
@@ -131,8 +117,8 @@ static HRESULT create(struct manager *m, IModuleInfo *module, mdMethodDef token,
 
     HRESULT hr = module->lpVtbl->GetModuleID(module, &mi->module_id);
     if (SUCCEEDED(hr)) {
-        mi->import = module_metadata(module, false, &IID_IMetaDataImport2);
-        mi->emit = module_metadata(module, true, &IID_IMetaDataEmit);
+        mi->import = clrie_pm_module_import(module);
+        mi->emit = (IMetaDataEmit *)(void *)clrie_pm_module_emit(module);
         hr = mi->import ? read_method_props(mi) : E_NOINTERFACE;
     }
     if (FAILED(hr)) {
@@ -248,8 +234,6 @@ static void destroy(void *object)
     clrie_pm_types_locals_free(mi->locals);
     clrie_pm_types_locals_free(mi->original_locals);
     release_unknown(mi->types);
-    release_unknown(mi->import);
-    release_unknown(mi->emit);
     release_unknown(mi->module);
     clrie_pm_data_container_finish(&mi->data);
     free(mi->name);

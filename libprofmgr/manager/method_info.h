@@ -43,8 +43,8 @@ struct method_info {
     DWORD codegen_flags; /* IMethodInfo::SetRejitCodeGenFlags */
 
     /* From the metadata, at creation. sig points into the module's metadata. */
-    IMetaDataImport2 *import; /* strong */
-    IMetaDataEmit *emit;      /* strong; NULL when the runtime refused an emitter */
+    IMetaDataImport2 *import; /* the module's, borrowed (the method info holds the module) */
+    IMetaDataEmit *emit;      /* the module's, borrowed; NULL when the runtime refused one */
     mdTypeDef declaring_type;
     DWORD attributes;
     DWORD impl_flags;
