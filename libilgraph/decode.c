@@ -206,31 +206,26 @@ static int read_switch(struct clrie_il_graph *g, struct clrie_il_instr *n, uint3
     return 0;
 }
 
-/* Code of at most this many bytes (most methods) is decoded from a zero-padded copy. */
-#define SMALL_CODE 56
-
 /* What decoding carries from one instruction to the next. */
 struct decoder {
     struct clrie_il_graph *g;
-    const uint8_t *code;
+    const uint8_t *code; /* a copy, IL_READ_SLACK zero bytes after it */
     size_t len, base;
     size_t pos, count; /* the next instruction's offset and node */
     struct node_block b;
     struct clrie_il_instr *prev; /* the node before it in the list (whole methods) */
     struct pending *pending;     /* apart, so that taking its address leaves the rest in
                                   * registers */
+    size_t long_branches;
     struct clrie_il_diag *diag;
 };
 
 /* Decodes the instruction at d->pos into node d->count, which the block has. Operands are
- * read as the 8 bytes at them: at ops + position, where ops is the code itself when those
- * bytes lie inside it, or a zero-padded copy; or, when `tail` is given, from the code
- * until its last 8 bytes and from tail (a zero-padded copy of them, from tail_at) after.
- * `checked`: whether the instruction may run past the end of the code; one that starts 10
- * bytes or more before it cannot (2 opcode bytes, 8 operand bytes at most). */
+ * read as the 8 bytes at them, which the copy's zero bytes after the code allow anywhere in
+ * it. `checked`: whether the instruction may run past the end of the code; one that starts
+ * 10 bytes or more before it cannot (2 opcode bytes, 8 operand bytes at most). */
 static inline __attribute__((always_inline)) int decode_one(struct decoder *d, bool fragment,
-                                                            bool checked, const uint8_t *ops,
-                                                            const uint8_t *tail, size_t tail_at)
+                                                            bool checked)
 {
     const uint8_t *code = d->code;
     size_t len = d->len, start = d->pos, pos = start;
@@ -256,10 +251,7 @@ static inline __attribute__((always_inline)) int decode_one(struct decoder *d, b
                        "%s at IL offset %zu needs a %zu-byte operand but only %zu bytes remain",
                        il_opcode_infos[op].name, start, operand, len - pos);
     uint64_t raw;
-    if (tail)
-        memcpy(&raw, pos < tail_at ? code + pos : tail + (pos - tail_at), 8);
-    else
-        memcpy(&raw, ops + pos, 8);
+    memcpy(&raw, code + pos, 8);
     int64_t value = il_operand_value(dc, raw);
     /* A whole graph's nodes are linked as they are read, each to the next slot of the block
      * (the last one's next is cleared at the end); a fragment's stay detached. Field by
@@ -295,6 +287,7 @@ static inline __attribute__((always_inline)) int decode_one(struct decoder *d, b
             *ref = (struct il_ref){.kind = IL_REF_BRANCH};
             n->u.branch = ref;
             pending_add(d->pending, ref, (uint32_t)target);
+            d->long_branches += operand == 4;
         } else {
             uint32_t count = (uint32_t)value;
             int r =
@@ -311,24 +304,39 @@ static inline __attribute__((always_inline)) int decode_one(struct decoder *d, b
     return 0;
 }
 
-/* Decodes code[0..len) into one block of nodes (*nodes_out, count in *count_out), in
- * decoded order. Inlined into its callers so each gets a copy with `fragment` and `small`
- * (len <= SMALL_CODE) constant. A whole method's nodes are linked into g's list as they are
- * read, and leave it laid out as PRESERVE would lay it out: the decoded offsets, forms and
- * order. A fragment's nodes are new and detached. */
+/* What decode_nodes gives: the nodes, one block in decoded order, the copy of the code they
+ * were read from and the number of long branches among them. */
+struct decoded {
+    struct clrie_il_instr *nodes;
+    size_t count;
+    const uint8_t *code;
+    size_t long_branches;
+};
+
+/* Decodes code[0..len) into out. Inlined into its callers so each gets a copy with
+ * `fragment` constant. A whole method's nodes are linked into g's list as they are read, and
+ * leave it laid out as PRESERVE would lay it out: the decoded offsets, forms and order. A
+ * fragment's nodes are new and detached. */
 static inline __attribute__((always_inline)) int
 decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t slots, size_t base,
-             bool fragment, bool small, struct clrie_il_instr **nodes_out, size_t *count_out,
-             struct clrie_il_diag *diag)
+             bool fragment, struct decoded *out, struct clrie_il_diag *diag)
 {
     if (len > UINT32_MAX - 16)
         return il_diag(diag, -EILSEQ, (uint32_t)base, "code of %zu bytes is too long", len);
-    /* The nodes come as one block, each written once: one allocation, and list order is
-     * memory order for the walks of layout and encode. */
+    /* The code is read from a copy with zero bytes after it, so no operand read passes its
+     * end; the copy stays with the graph for encoding an unedited graph. The nodes come as
+     * one block, each written once: one allocation, and list order is memory order for the
+     * walks of layout and encode. */
+    uint8_t *copy = il_arena_take(&g->arena, len + IL_READ_SLACK);
+    if (!copy)
+        return -ENOMEM;
+    if (len)
+        memcpy(copy, code, len);
+    memset(copy + len, 0, IL_READ_SLACK);
     struct pending pending = {0};
     struct decoder d = {
         .g = g,
-        .code = code,
+        .code = copy,
         .len = len,
         .base = base,
         .b = {.cap = slots},
@@ -339,27 +347,9 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
     d.b.nodes = il_arena_take_array(&g->arena, d.b.cap, sizeof(*d.b.nodes));
     if (!d.b.nodes)
         return -ENOMEM;
-    /* No operand read may pass code[len - 1]. Small code is read from a zero-padded copy.
-     * Other code is read in place while an instruction starts 10 bytes or more before the
-     * end (an opcode of two bytes, then 8), and the last few through a zero-padded copy of
-     * the last 8 bytes. Only those last few are checked for running past the end. */
-    uint8_t padded[SMALL_CODE + 8];
-    uint8_t tail[16] = {0};
-    size_t tail_at = 0, in_place; /* instructions before in_place need no end checks */
-    if (small) {
-        /* The whole copy is cleared first: 64 bytes cost nothing, and gcc cannot prove
-         * that clearing only the 8 bytes after len stays inside it. */
-        memset(padded, 0, sizeof(padded));
-        memcpy(padded, code, len);
-    } else {
-        tail_at = len < 8 ? 0 : len - 8;
-        if (len >= 8)
-            memcpy(tail, code + tail_at, 8);
-        else
-            for (size_t k = 0; k < len; k++)
-                tail[k] = code[k];
-    }
-    in_place = len < 10 ? 0 : len - 9;
+    /* Only instructions that start less than 10 bytes before the end are checked for running
+     * past it. */
+    size_t in_place = len < 10 ? 0 : len - 9; /* instructions before it need no end checks */
     int r;
     while (d.pos < len) {
         /* A run that needs no check of the block's room: every instruction takes a byte or
@@ -367,22 +357,21 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
         size_t room = d.b.cap - d.count;
         size_t end = d.pos >= in_place ? d.pos : in_place - d.pos < room ? in_place : d.pos + room;
         while (d.pos < end) {
-            r = decode_one(&d, fragment, false, small ? padded : code, NULL, 0);
+            r = decode_one(&d, fragment, false);
             if (r < 0)
                 return r;
         }
         if (d.pos >= len)
             break;
         if (d.count == d.b.cap) {
-            d.b = grow_block(g, d.b, d.count, code, len, d.pos, fragment);
+            d.b = grow_block(g, d.b, d.count, copy, len, d.pos, fragment);
             if (!d.b.nodes)
                 return -ENOMEM;
             if (!fragment && d.count)
                 d.prev = &d.b.nodes[d.count - 1];
         }
         if (d.pos >= in_place) {
-            r = small ? decode_one(&d, fragment, true, padded, NULL, 0)
-                      : decode_one(&d, fragment, true, NULL, tail, tail_at);
+            r = decode_one(&d, fragment, true);
             if (r < 0)
                 return r;
         }
@@ -403,8 +392,8 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
         g->count += count;
         g->stale = true;
     }
-    *nodes_out = d.b.nodes;
-    *count_out = count;
+    *out = (struct decoded){
+        .nodes = d.b.nodes, .count = count, .code = copy, .long_branches = d.long_branches};
     return 0;
 }
 
@@ -540,12 +529,13 @@ static size_t round_up(size_t n)
 
 static struct clrie_il_graph *graph_for_code(size_t len, size_t slots)
 {
-    /* The graph, the node block, the references of about one branch in eight instructions
-     * and, for code long enough to use one, the offset table, each rounded up; a layout
-     * after edits takes a chunk of its own. */
-    size_t need =
-        round_up(sizeof(struct clrie_il_graph)) + round_up(slots * sizeof(struct clrie_il_instr)) +
-        (slots / 8 + 1) * round_up(sizeof(struct il_ref)) + (len >= 64 ? round_up(4 * len) : 0);
+    /* The graph, the copy of the code, the node block, the references of about one branch
+     * in eight instructions and, for code long enough to use one, the offset table, each
+     * rounded up; a layout after edits takes a chunk of its own. */
+    size_t need = round_up(sizeof(struct clrie_il_graph)) + round_up(len + IL_READ_SLACK) +
+                  round_up(slots * sizeof(struct clrie_il_instr)) +
+                  (slots / 8 + 1) * round_up(sizeof(struct il_ref)) +
+                  (len >= 64 ? round_up(4 * len) : 0);
     return il_graph_alloc(need);
 }
 
@@ -556,12 +546,15 @@ static int finish_code(struct clrie_il_graph *g, const uint8_t *code, size_t len
                        size_t base, struct clrie_il_diag *diag)
 {
     g->code_size = (uint32_t)len;
-    int r =
-        len <= SMALL_CODE
-            ? decode_nodes(g, code, len, slots, base, false, true, &g->orig, &g->orig_count, diag)
-            : decode_nodes(g, code, len, slots, base, false, false, &g->orig, &g->orig_count, diag);
+    struct decoded out = {0};
+    int r = decode_nodes(g, code, len, slots, base, false, &out, diag);
     if (r < 0)
         return r;
+    g->orig = out.nodes;
+    g->orig_count = out.count;
+    g->orig_code = out.code;
+    g->orig_code_size = (uint32_t)len;
+    g->orig_long_branches = (uint32_t)out.long_branches;
     g->cur_valid = false; /* il_layout_current makes the node order when it is needed */
     g->layout_flags = CLRIE_IL_ENCODE_PRESERVE;
     g->stale = false;
@@ -650,11 +643,12 @@ int clrie_il_graph_decode_fragment(struct clrie_il_graph *g, const uint8_t *code
 {
     if (!g || (!code && len) || !nodes || !count)
         return -EINVAL;
-    struct clrie_il_instr *block = NULL;
-    size_t n = 0;
-    int r = decode_nodes(g, code, len, node_slots(code, len), 0, true, false, &block, &n, diag);
+    struct decoded out = {0};
+    int r = decode_nodes(g, code, len, node_slots(code, len), 0, true, &out, diag);
     if (r < 0)
         return r;
+    struct clrie_il_instr *block = out.nodes;
+    size_t n = out.count;
     struct clrie_il_instr **ptrs = malloc((n ? n : 1) * sizeof(*ptrs));
     if (!ptrs)
         return -ENOMEM;

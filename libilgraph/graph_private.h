@@ -134,6 +134,16 @@ struct clrie_il_graph {
     unsigned layout_flags;
     uint32_t code_size; /* as of the last layout */
 
+    /* The decoded code (arena, IL_READ_SLACK zero bytes after it; NULL when the graph was
+     * not decoded) and how many of its branches are long. Until an edit (il_graph_edited, or
+     * an operand set) nothing but a layout can change what the graph encodes to, and a layout
+     * only shortens long branches: so an unedited graph with no long branch is laid out as
+     * decoded in every mode, and one whose code kept its size encodes to these bytes. */
+    const uint8_t *orig_code;
+    uint32_t orig_code_size;
+    uint32_t orig_long_branches;
+    bool edited;
+
     bool fat;
     bool orig_fat;
     uint16_t flags;
@@ -201,6 +211,9 @@ static inline int64_t il_operand_value(uint8_t d, uint64_t raw)
 /* Bytes an encoder must have writable past the end of the code: write_code stores every
  * operand as a full 8-byte word. */
 #define IL_WRITE_SLACK 8u
+/* Zero bytes after a decoded copy of code: decoding reads every operand as a full 8-byte
+ * word. */
+#define IL_READ_SLACK 8u
 
 /* Size in bytes of a node as currently encoded. */
 static inline uint32_t il_instr_size(const struct clrie_il_instr *n)
@@ -236,6 +249,19 @@ void il_refs_move(struct clrie_il_instr *from, struct clrie_il_instr *to, unsign
 int il_graph_push_clause(struct clrie_il_graph *g, struct clrie_il_clause *c);
 /* Drops every reference a clause holds. */
 void il_clause_detach(struct clrie_il_clause *c);
+
+/* Marks g edited: its layout is stale and its code no longer the decoded code. */
+static inline void il_graph_edited(struct clrie_il_graph *g)
+{
+    g->stale = true;
+    g->edited = true;
+}
+
+/* True if g's current layout encodes to its decoded code, byte for byte (see orig_code). */
+static inline bool il_code_as_decoded(const struct clrie_il_graph *g)
+{
+    return g->orig_code && !g->edited && g->code_size == g->orig_code_size;
+}
 
 /* Starts a check: everything il_check_take gave before is free again. */
 static inline void il_check_begin(struct clrie_il_graph *g)

@@ -183,6 +183,12 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
 {
     if (!g)
         return -EINVAL;
+    if (g->orig_code && !g->edited && g->orig_long_branches == 0) {
+        /* Every layout of it is the decoded one, which it has (see orig_code). */
+        g->layout_flags = flags;
+        g->stale = false;
+        return 0;
+    }
     struct short_at stack[STACK_SHORTS];
     struct short_at *sh = stack;
     uint32_t stack_rank[STACK_NODES];

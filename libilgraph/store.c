@@ -169,7 +169,7 @@ void il_graph_append(struct clrie_il_graph *g, struct clrie_il_instr *n)
     g->last = n;
     n->attached = true;
     g->count++;
-    g->stale = true;
+    il_graph_edited(g);
 }
 
 /* ---- References ---- */
