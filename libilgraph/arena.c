@@ -1,11 +1,22 @@
 /* Arena allocation for instruction graphs: nodes are never freed one by one, so a method's
  * whole graph goes with one walk over a few chunks. */
 #include <stdalign.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "arena.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#define POISON(p, n) ASAN_POISON_MEMORY_REGION(p, n)
+#define UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define POISON(p, n) ((void)(p), (void)(n))
+#define UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
 
 struct il_arena_chunk {
     struct il_arena_chunk *prev;
@@ -15,6 +26,46 @@ struct il_arena_chunk {
 
 #define FIRST_CHUNK 4096u
 #define MAX_CHUNK (1u << 20)
+
+/* The process keeps one chunk of a finished arena, of at most KEPT_CHUNK bytes, for the first
+ * chunk of the next arena: decoding one method after another, with a new graph for each (the
+ * engine), then takes memory from malloc only when a method needs more than the biggest one
+ * before it. The slot is only ever swapped atomically, so each chunk has one owner; threads
+ * that meet there fall back to malloc. Under AddressSanitizer the kept chunk is poisoned, so
+ * a graph used after its free is still caught. */
+#define KEPT_CHUNK (64u << 10)
+static _Atomic(struct il_arena_chunk *) kept_chunk;
+
+/* The kept chunk if it holds size bytes (one too small is freed: the chunk taken instead is
+ * bigger, and is kept in its place later); NULL otherwise. */
+static struct il_arena_chunk *take_kept(size_t size)
+{
+    if (!atomic_load_explicit(&kept_chunk, memory_order_relaxed))
+        return NULL;
+    struct il_arena_chunk *c = atomic_exchange_explicit(&kept_chunk, NULL, memory_order_acquire);
+    if (c && c->size < size) {
+        free(c);
+        return NULL;
+    }
+    if (c)
+        UNPOISON(c->data, c->size);
+    return c;
+}
+
+/* Keeps c if it is no bigger than KEPT_CHUNK, in place of a smaller kept one; frees what it
+ * does not keep. */
+static void keep(struct il_arena_chunk *c)
+{
+    if (c->size > KEPT_CHUNK) {
+        free(c);
+        return;
+    }
+    POISON(c->data, c->size);
+    struct il_arena_chunk *old = atomic_exchange_explicit(&kept_chunk, c, memory_order_acq_rel);
+    if (old && old->size > c->size) /* put the bigger one back */
+        old = atomic_exchange_explicit(&kept_chunk, old, memory_order_acq_rel);
+    free(old);
+}
 
 void il_arena_init(struct il_arena *a, size_t first_chunk)
 {
@@ -35,8 +86,33 @@ static void free_chunks(struct il_arena_chunk *c)
     }
 }
 
+/* Takes the biggest chunk of at most limit bytes out of the list at *list; NULL if there is
+ * none. */
+static struct il_arena_chunk *unlink_biggest(struct il_arena_chunk **list, size_t limit)
+{
+    struct il_arena_chunk **best = NULL;
+    for (struct il_arena_chunk **p = list; *p; p = &(*p)->prev)
+        if ((*p)->size <= limit && (!best || (*p)->size > (*best)->size))
+            best = p;
+    if (!best)
+        return NULL;
+    struct il_arena_chunk *c = *best;
+    *best = c->prev;
+    return c;
+}
+
 void il_arena_finish(struct il_arena *a)
 {
+    struct il_arena_chunk *c = unlink_biggest(&a->head, KEPT_CHUNK);
+    struct il_arena_chunk *s = unlink_biggest(&a->spare, KEPT_CHUNK);
+    if (c && s && s->size > c->size) {
+        struct il_arena_chunk *t = c;
+        c = s;
+        s = t;
+    }
+    free(s);
+    if (c)
+        keep(c);
     free_chunks(a->head);
     free_chunks(a->spare);
     il_arena_init(a, 0);
@@ -64,15 +140,8 @@ void il_arena_reset(struct il_arena *a, size_t keep)
  * the chunk taken instead will be bigger. NULL if there is none to use. */
 static struct il_arena_chunk *take_spare(struct il_arena *a, size_t size)
 {
-    struct il_arena_chunk **best = NULL;
-    for (struct il_arena_chunk **p = &a->spare; *p; p = &(*p)->prev)
-        if (!best || (*p)->size > (*best)->size)
-            best = p;
-    if (!best)
-        return NULL;
-    struct il_arena_chunk *c = *best;
-    *best = c->prev;
-    if (c->size < size) {
+    struct il_arena_chunk *c = unlink_biggest(&a->spare, SIZE_MAX);
+    if (c && c->size < size) {
         free(c);
         return NULL;
     }
@@ -83,7 +152,13 @@ void *il_arena_alloc_chunk(struct il_arena *a, size_t size)
 {
     /* size is already rounded by il_arena_alloc. A big request gets a chunk of its own
      * size, so it does not waste the rest of a geometric chunk. */
+    bool first = !a->head && !a->spare;
     struct il_arena_chunk *c = take_spare(a, size);
+    if (!c && first) {
+        c = take_kept(a->next_size > size ? a->next_size : size);
+        if (c)
+            a->next_size = FIRST_CHUNK; /* as after a first chunk from malloc */
+    }
     if (!c) {
         size_t cap = a->next_size;
         if (cap < size)
@@ -94,7 +169,7 @@ void *il_arena_alloc_chunk(struct il_arena *a, size_t size)
         c->size = cap;
         /* After a first chunk sized for its content (a decoded method), more is wanted
          * for edits: start small again, then grow geometrically. */
-        if (!a->head && a->spare == NULL)
+        if (first)
             a->next_size = FIRST_CHUNK;
         else if (a->next_size < MAX_CHUNK)
             a->next_size *= 2;

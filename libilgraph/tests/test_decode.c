@@ -1,5 +1,7 @@
 /* Decoding: every opcode and operand kind, both header kinds, EH sections, and each class of
  * malformed input rejected with its byte offset. */
+#include <pthread.h>
+
 #include "helpers.h"
 
 /* Builds "<opcode><operand> nop" for one opcode; returns the byte count. */
@@ -432,6 +434,52 @@ static uint8_t *dense_body(size_t n, size_t *len)
     return b;
 }
 
+/* Graphs decoded and freed on several threads at once (their memory passes from one graph to
+ * the next) each encode back to their own body. */
+struct decoding_thread {
+    const uint8_t *body;
+    size_t len;
+    int failures;
+};
+
+static void *decode_in_turn(void *arg)
+{
+    struct decoding_thread *t = arg;
+    for (int i = 0; i < 2000; i++) {
+        struct clrie_il_graph *g = NULL;
+        uint8_t *out = NULL;
+        size_t len = 0;
+        if (clrie_il_graph_decode(t->body, t->len, &g, NULL) != 0 ||
+            clrie_il_graph_encode(g, CLRIE_IL_ENCODE_PRESERVE | CLRIE_IL_ENCODE_REWRITE, &out, &len,
+                                  NULL) != 0 ||
+            len != t->len || memcmp(out, t->body, len) != 0)
+            t->failures++;
+        free(out);
+        clrie_il_graph_free(g);
+    }
+    return NULL;
+}
+
+static void graphs_decoded_on_many_threads_stay_apart(void **state)
+{
+    size_t big_len;
+    uint8_t *big = dense_body(300, &big_len);
+    struct decoding_thread t[4] = {
+        {try_catch, sizeof(try_catch), 0},
+        {big, big_len, 0},
+        {two_sections, sizeof(two_sections), 0},
+        {BYTES(0x12, 0x18, 0x19, 0x58, 0x2A), 0},
+    };
+    pthread_t id[4];
+    for (int k = 0; k < 4; k++)
+        assert_int_equal(pthread_create(&id[k], NULL, decode_in_turn, &t[k]), 0);
+    for (int k = 0; k < 4; k++) {
+        assert_int_equal(pthread_join(id[k], NULL), 0);
+        assert_int_equal(t[k].failures, 0);
+    }
+    free(big);
+}
+
 static void one_graph_decodes_many_bodies_in_turn(void **state)
 {
     struct clrie_il_graph *g = NULL;
@@ -535,6 +583,7 @@ int main(void)
         cmocka_unit_test(malformed_eh_sections_are_rejected),
         cmocka_unit_test(bare_streams_and_fragments_decode),
         cmocka_unit_test(one_graph_decodes_many_bodies_in_turn),
+        cmocka_unit_test(graphs_decoded_on_many_threads_stay_apart),
         cmocka_unit_test(a_reset_graph_is_a_new_graph),
         cmocka_unit_test(dense_code_decodes_whole_and_as_a_fragment),
     };

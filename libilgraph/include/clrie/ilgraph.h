@@ -18,8 +18,9 @@
  * and belong to the caller (release them with free()).
  *
  * Threads: a graph and everything in it is used by one thread at a time; different graphs
- * may be used on different threads concurrently. Nothing here has global mutable state,
- * prints, or reads the environment.
+ * may be used on different threads concurrently. The one global state is a slot where the
+ * memory of a freed graph (at most 64 KiB) waits for the next graph, swapped atomically.
+ * Nothing here prints or reads the environment.
  *
  * Errors: fallible functions return 0 or a negative errno: -EILSEQ for malformed input,
  * -EINVAL for a bad argument (NULL, a node of another graph, a wrong operand kind), -ERANGE
