@@ -43,7 +43,6 @@ static size_t count_instructions(const uint8_t *code, size_t len)
  * nodes once every instruction start is known. */
 struct pending {
     struct il_ref *head, *last;
-    size_t count;
 };
 
 static void pending_add(struct pending *p, struct il_ref *ref, uint32_t target)
@@ -55,7 +54,6 @@ static void pending_add(struct pending *p, struct il_ref *ref, uint32_t target)
     else
         p->head = ref;
     p->last = ref;
-    p->count++;
 }
 
 /* The decoded nodes: one block, in decode order, with room for cap of them. */
@@ -102,21 +100,17 @@ static __attribute__((noinline)) struct node_block grow_block(struct clrie_il_gr
     return b;
 }
 
-/* Where branch targets are looked up: a table from offset to node index + 1 (0: no
- * instruction starts there), one direct lookup per target, which keeps big methods
- * linear; or, when targets are few for the number of nodes (most methods), a binary
- * search of the nodes, which are in offset order, saving the table's zeroing and filling. */
-struct starts {
-    const uint32_t *table; /* NULL: search */
-    struct clrie_il_instr *nodes;
-    size_t count;
-};
-
-static struct clrie_il_instr *node_at(const struct starts *s, uint64_t offset)
+/* Where branch targets and clause boundaries are looked up: for each offset of code[0..len),
+ * the index + 1 of the node among count (in offset order) that starts there, 0 where none
+ * does (arena); one direct lookup per target. NULL on ENOMEM. */
+static uint32_t *start_table(struct clrie_il_graph *g, const struct clrie_il_instr *nodes,
+                             size_t count, size_t len)
 {
-    if (s->table)
-        return s->table[offset] ? &s->nodes[s->table[offset] - 1] : NULL;
-    return il_nodes_at(s->nodes, s->count, offset, false);
+    uint32_t *table = il_arena_array(&g->arena, len ? len : 1, sizeof(*table));
+    if (table)
+        for (size_t k = 0; k < count; k++)
+            table[nodes[k].offset] = (uint32_t)k + 1;
+    return table;
 }
 
 /* The diagnostic for a reference aimed inside an instruction. Rare, so its owner is
@@ -144,31 +138,18 @@ static __attribute__((noinline)) int bad_target(const struct clrie_il_instr *nod
                    "a target at IL offset %u is inside an instruction", ref->decoded);
 }
 
-/* Binds the pending references to the nodes they name. */
-static int resolve_targets(struct clrie_il_graph *g, struct clrie_il_instr *nodes, size_t count,
-                           const struct pending *pending, size_t len, size_t base,
-                           struct clrie_il_diag *diag)
+/* Binds the pending references to the nodes they name, found through table (start_table). */
+static int resolve_targets(struct clrie_il_instr *nodes, size_t count, const uint32_t *table,
+                           const struct pending *pending, size_t base, struct clrie_il_diag *diag)
 {
-    /* Targets were range-checked while reading. A search takes about log2(count) probes
-     * per target; the table about one step per node and one per byte of code. Small
-     * methods always search: their table would cost a chunk of its own. */
-    struct starts s = {.nodes = nodes, .count = count};
-    size_t probes = 64 - (size_t)__builtin_clzll((unsigned long long)count | 1);
-    if (count >= 64 && pending->count * probes > count) {
-        uint32_t *table = il_arena_array(&g->arena, len, sizeof(*table));
-        if (!table)
-            return -ENOMEM;
-        for (size_t k = 0; k < count; k++)
-            table[nodes[k].offset] = (uint32_t)k + 1;
-        s.table = table;
-    }
     struct il_ref *next;
     for (struct il_ref *ref = pending->head; ref; ref = next) {
         next = ref->next;
-        struct clrie_il_instr *to = node_at(&s, ref->decoded);
-        if (!to)
+        uint32_t at = table[ref->decoded]; /* targets were range-checked while reading */
+        if (!at)
             return bad_target(nodes, count, ref, base, diag);
         /* The reference is new: link it first in its target's list (il_ref_set). */
+        struct clrie_il_instr *to = &nodes[at - 1];
         ref->target = to;
         ref->prev = NULL;
         ref->next = to->refs;
@@ -305,11 +286,13 @@ static inline __attribute__((always_inline)) int decode_one(struct decoder *d, b
 }
 
 /* What decode_nodes gives: the nodes, one block in decoded order, the copy of the code they
- * were read from and the number of long branches among them. */
+ * were read from, their start_table if branches needed one (else NULL) and the number of
+ * long branches among them. */
 struct decoded {
     struct clrie_il_instr *nodes;
     size_t count;
     const uint8_t *code;
+    const uint32_t *starts;
     size_t long_branches;
 };
 
@@ -376,8 +359,12 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
                 return r;
         }
     }
+    const uint32_t *starts = NULL;
     if (pending.head) {
-        r = resolve_targets(g, d.b.nodes, d.count, &pending, len, base, diag);
+        starts = start_table(g, d.b.nodes, d.count, len);
+        if (!starts)
+            return -ENOMEM;
+        r = resolve_targets(d.b.nodes, d.count, starts, &pending, base, diag);
         if (r < 0)
             return r;
     }
@@ -392,8 +379,11 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
         g->count += count;
         g->stale = true;
     }
-    *out = (struct decoded){
-        .nodes = d.b.nodes, .count = count, .code = copy, .long_branches = d.long_branches};
+    *out = (struct decoded){.nodes = d.b.nodes,
+                            .count = count,
+                            .code = copy,
+                            .starts = starts,
+                            .long_branches = d.long_branches};
     return 0;
 }
 
@@ -412,7 +402,7 @@ static int bind_block(struct clrie_il_graph *g, uint32_t start, uint32_t length,
         return il_diag(diag, -EILSEQ, (uint32_t)clause_pos,
                        "%s block IL %u..%llu ends past the code (%u bytes)", what, start,
                        (unsigned long long)end, g->code_size);
-    struct clrie_il_instr *f = il_nodes_at(g->orig, g->orig_count, start, true);
+    struct clrie_il_instr *f = il_original_at(g, start);
     if (!f)
         return il_diag(diag, -EILSEQ, (uint32_t)clause_pos,
                        "%s block starts at IL offset %u, inside an instruction", what, start);
@@ -420,7 +410,7 @@ static int bind_block(struct clrie_il_graph *g, uint32_t start, uint32_t length,
     if (end == g->code_size) {
         l = &g->orig[g->orig_count - 1];
     } else {
-        struct clrie_il_instr *after = il_nodes_at(g->orig, g->orig_count, end, true);
+        struct clrie_il_instr *after = il_original_at(g, (uint32_t)end);
         if (!after)
             return il_diag(diag, -EILSEQ, (uint32_t)clause_pos,
                            "%s block ends at IL offset %llu, inside an instruction", what,
@@ -456,7 +446,7 @@ static int read_clause(struct clrie_il_graph *g, const uint8_t *p, bool fat, siz
         r = bind_block(g, raw.handler_offset, raw.handler_length, &c->handler_first,
                        &c->handler_last, "handler", pos, diag);
     if (r == 0 && kind == CLRIE_IL_EH_FILTER) {
-        struct clrie_il_instr *f = il_nodes_at(g->orig, g->orig_count, extra, true);
+        struct clrie_il_instr *f = il_original_at(g, extra);
         if (!f)
             r = il_diag(diag, -EILSEQ, (uint32_t)pos,
                         "filter starts at IL offset %u, which is not an instruction start", extra);
@@ -482,6 +472,11 @@ static int read_sections(struct clrie_il_graph *g, const uint8_t *body,
                          const struct clrie_il_body_layout *layout, struct clrie_il_diag *diag)
 {
     size_t cap = 0, pos = layout->sections_offset;
+    if (layout->section_count && !g->orig_starts) {
+        g->orig_starts = start_table(g, g->orig, g->orig_count, g->code_size);
+        if (!g->orig_starts)
+            return -ENOMEM;
+    }
     for (uint32_t s = 0; s < layout->section_count; s++) {
         uint8_t kind = body[pos];
         if (!(kind & CLRIE_IL_SECTION_EH_TABLE) || (kind & CLRIE_IL_SECTION_OPT_IL_TABLE))
@@ -553,6 +548,7 @@ static int finish_code(struct clrie_il_graph *g, const uint8_t *code, size_t len
     g->orig = out.nodes;
     g->orig_count = out.count;
     g->orig_code = out.code;
+    g->orig_starts = out.starts;
     g->orig_code_size = (uint32_t)len;
     g->orig_long_branches = (uint32_t)out.long_branches;
     g->cur_valid = false; /* il_layout_current makes the node order when it is needed */

@@ -55,7 +55,7 @@ size_t clrie_il_graph_count(const struct clrie_il_graph *g)
 struct clrie_il_instr *clrie_il_graph_at_original_offset(const struct clrie_il_graph *g,
                                                          uint32_t offset)
 {
-    return il_nodes_at(g->orig, g->orig_count, offset, true);
+    return il_original_at(g, offset);
 }
 
 /* ---- Edits ---- */

@@ -140,6 +140,10 @@ struct clrie_il_graph {
      * only shortens long branches: so an unedited graph with no long branch is laid out as
      * decoded in every mode, and one whose code kept its size encodes to these bytes. */
     const uint8_t *orig_code;
+    /* For each offset of the decoded code, the index + 1 of the original node starting there,
+     * 0 where none does (arena); made while decoding for branch targets and clause
+     * boundaries, NULL in a method with neither. */
+    const uint32_t *orig_starts;
     uint32_t orig_code_size;
     uint32_t orig_long_branches;
     bool edited;
@@ -385,18 +389,21 @@ int il_checker_new(struct clrie_il_graph *g, const struct clrie_il_verify_contex
 void il_check_operands(struct il_checker *k);
 int il_check_types(struct il_checker *k, const int32_t *depth, uint32_t max_depth);
 
-/* The node at `offset` among count nodes of one block in offset order (the original nodes,
- * or a block being decoded), by their original offsets or, with !original, their current
- * ones; NULL if no node starts there. */
-static inline struct clrie_il_instr *il_nodes_at(struct clrie_il_instr *nodes, size_t count,
-                                                 uint64_t offset, bool original)
+/* The original node at `offset`, or NULL if none starts there: a lookup in the start table
+ * when decoding made one, else a binary search of the original nodes (offset order). */
+static inline struct clrie_il_instr *il_original_at(const struct clrie_il_graph *g, uint64_t offset)
 {
-    size_t lo = 0, hi = count;
+    if (g->orig_starts) {
+        if (offset >= g->orig_code_size || !g->orig_starts[offset])
+            return NULL;
+        return &g->orig[g->orig_starts[offset] - 1];
+    }
+    size_t lo = 0, hi = g->orig_count;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        uint32_t at = original ? nodes[mid].orig_offset : nodes[mid].offset;
+        uint32_t at = g->orig[mid].orig_offset;
         if (at == offset)
-            return &nodes[mid];
+            return &g->orig[mid];
         if (at < offset)
             lo = mid + 1;
         else

@@ -434,6 +434,33 @@ static uint8_t *dense_body(size_t n, size_t *len)
     return b;
 }
 
+/* Original offsets are found alike in code with branches (decoding keeps a table of
+ * instruction starts for them) and in code without: every start, and nothing inside an
+ * instruction or past the end. */
+static void original_offsets_are_found_with_and_without_branches(void **state)
+{
+    static const uint8_t plain[] = {0x20, 0x01, 0x00, 0x00, 0x00, 0x26, 0x14, 0x2A};
+    static const uint8_t branchy[] = {0x20, 0x01, 0x00, 0x00, 0x00, 0x2B, 0x00, 0x14, 0x2A};
+    static const uint32_t plain_starts[] = {0, 5, 6, 7}, branchy_starts[] = {0, 5, 7, 8};
+    for (int b = 0; b < 2; b++) {
+        const uint8_t *code = b ? branchy : plain;
+        size_t len = b ? sizeof(branchy) : sizeof(plain);
+        const uint32_t *starts = b ? branchy_starts : plain_starts;
+        struct clrie_il_graph *g = decode_code(code, len);
+        size_t k = 0;
+        for (uint32_t offset = 0; offset <= len + 1; offset++) {
+            struct clrie_il_instr *n = clrie_il_graph_at_original_offset(g, offset);
+            if (k < 4 && offset == starts[k]) {
+                assert_ptr_equal(n, nth(g, k));
+                k++;
+            } else {
+                assert_null(n);
+            }
+        }
+        clrie_il_graph_free(g);
+    }
+}
+
 /* Graphs decoded and freed on several threads at once (their memory passes from one graph to
  * the next) each encode back to their own body. */
 struct decoding_thread {
@@ -583,6 +610,7 @@ int main(void)
         cmocka_unit_test(malformed_eh_sections_are_rejected),
         cmocka_unit_test(bare_streams_and_fragments_decode),
         cmocka_unit_test(one_graph_decodes_many_bodies_in_turn),
+        cmocka_unit_test(original_offsets_are_found_with_and_without_branches),
         cmocka_unit_test(graphs_decoded_on_many_threads_stay_apart),
         cmocka_unit_test(a_reset_graph_is_a_new_graph),
         cmocka_unit_test(dense_code_decodes_whole_and_as_a_fragment),
