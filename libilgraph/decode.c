@@ -39,10 +39,12 @@ static size_t count_instructions(const uint8_t *code, size_t len)
 }
 
 /* The references of the branches and switches decoded so far, chained through their
- * `next` in decoded order, each with the IL offset it names in `decoded`: they are bound to
- * nodes once every instruction start is known. */
+ * `next` in decoded order, each with the IL offset it names in `decoded` (and a branch's
+ * with its node in `from`): they are bound to nodes once every instruction start is
+ * known. */
 struct pending {
     struct il_ref *head, *last;
+    size_t branches, long_branches;
 };
 
 static void pending_add(struct pending *p, struct il_ref *ref, uint32_t target)
@@ -138,9 +140,11 @@ static __attribute__((noinline)) int bad_target(const struct clrie_il_instr *nod
                    "a target at IL offset %u is inside an instruction", ref->decoded);
 }
 
-/* Binds the pending references to the nodes they name, found through table (start_table). */
+/* Binds the pending references to the nodes they name, found through table (start_table).
+ * branches (NULL: not wanted) receives every branch, in order. */
 static int resolve_targets(struct clrie_il_instr *nodes, size_t count, const uint32_t *table,
-                           const struct pending *pending, size_t base, struct clrie_il_diag *diag)
+                           const struct pending *pending, struct il_branch_at *branches,
+                           size_t base, struct clrie_il_diag *diag)
 {
     struct il_ref *next;
     for (struct il_ref *ref = pending->head; ref; ref = next) {
@@ -148,6 +152,8 @@ static int resolve_targets(struct clrie_il_instr *nodes, size_t count, const uin
         uint32_t at = table[ref->decoded]; /* targets were range-checked while reading */
         if (!at)
             return bad_target(nodes, count, ref, base, diag);
+        if (branches && ref->from)
+            *branches++ = (struct il_branch_at){(uint32_t)(ref->from - 1), at - 1};
         /* The reference is new: link it first in its target's list (il_ref_set). */
         struct clrie_il_instr *to = &nodes[at - 1];
         ref->target = to;
@@ -197,7 +203,6 @@ struct decoder {
     struct clrie_il_instr *prev; /* the node before it in the list (whole methods) */
     struct pending *pending;     /* apart, so that taking its address leaves the rest in
                                   * registers */
-    size_t long_branches;
     struct clrie_il_diag *diag;
 };
 
@@ -265,10 +270,11 @@ static inline __attribute__((always_inline)) int decode_one(struct decoder *d, b
             struct il_ref *ref = il_arena_take(&d->g->arena, sizeof(*ref));
             if (!ref)
                 return -ENOMEM;
-            *ref = (struct il_ref){.kind = IL_REF_BRANCH};
+            *ref = (struct il_ref){.from = d->count + 1, .kind = IL_REF_BRANCH};
             n->u.branch = ref;
             pending_add(d->pending, ref, (uint32_t)target);
-            d->long_branches += operand == 4;
+            d->pending->branches++;
+            d->pending->long_branches += operand == 4;
         } else {
             uint32_t count = (uint32_t)value;
             int r =
@@ -286,14 +292,16 @@ static inline __attribute__((always_inline)) int decode_one(struct decoder *d, b
 }
 
 /* What decode_nodes gives: the nodes, one block in decoded order, the copy of the code they
- * were read from, their start_table if branches needed one (else NULL) and the number of
- * long branches among them. */
+ * were read from, their start_table if branches needed one (else NULL), the number of long
+ * branches among them and, when there are some in a whole method, every branch. */
 struct decoded {
     struct clrie_il_instr *nodes;
     size_t count;
     const uint8_t *code;
     const uint32_t *starts;
     size_t long_branches;
+    struct il_branch_at *branches;
+    size_t branch_count;
 };
 
 /* Decodes code[0..len) into out. Inlined into its callers so each gets a copy with
@@ -360,11 +368,14 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
         }
     }
     const uint32_t *starts = NULL;
+    struct il_branch_at *branches = NULL;
     if (pending.head) {
         starts = start_table(g, d.b.nodes, d.count, len);
-        if (!starts)
+        if (!fragment && pending.long_branches)
+            branches = il_arena_take_array(&g->arena, pending.branches, sizeof(*branches));
+        if (!starts || (!fragment && pending.long_branches && !branches))
             return -ENOMEM;
-        r = resolve_targets(d.b.nodes, d.count, starts, &pending, base, diag);
+        r = resolve_targets(d.b.nodes, d.count, starts, &pending, branches, base, diag);
         if (r < 0)
             return r;
     }
@@ -383,7 +394,9 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
                             .count = count,
                             .code = copy,
                             .starts = starts,
-                            .long_branches = d.long_branches};
+                            .long_branches = pending.long_branches,
+                            .branches = branches,
+                            .branch_count = branches ? pending.branches : 0};
     return 0;
 }
 
@@ -551,6 +564,9 @@ static int finish_code(struct clrie_il_graph *g, const uint8_t *code, size_t len
     g->orig_starts = out.starts;
     g->orig_code_size = (uint32_t)len;
     g->orig_long_branches = (uint32_t)out.long_branches;
+    g->orig_branches = out.branches;
+    g->orig_branch_count = (uint32_t)out.branch_count;
+    g->orig_shortest = out.long_branches ? -1 : 1;
     g->cur_valid = false; /* il_layout_current makes the node order when it is needed */
     g->layout_flags = CLRIE_IL_ENCODE_PRESERVE;
     g->stale = false;

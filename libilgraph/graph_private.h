@@ -25,10 +25,18 @@ enum il_ref_kind {
 };
 
 struct il_ref {
-    struct clrie_il_instr *target;
+    union {
+        struct clrie_il_instr *target;
+        size_t from; /* while decoding: a branch's node index + 1 (0 for a switch target) */
+    };
     struct il_ref *prev, *next; /* in target->refs */
     uint8_t kind;               /* enum il_ref_kind */
     uint32_t decoded;           /* while decoding: the IL offset a branch or switch names */
+};
+
+/* An original branch: the indices of its node and of its target among the original nodes. */
+struct il_branch_at {
+    uint32_t at, to;
 };
 
 enum il_state {
@@ -137,9 +145,15 @@ struct clrie_il_graph {
     /* The decoded code (arena, IL_READ_SLACK zero bytes after it; NULL when the graph was
      * not decoded) and how many of its branches are long. Until an edit (il_graph_edited, or
      * an operand set) nothing but a layout can change what the graph encodes to, and a layout
-     * only shortens long branches: so an unedited graph with no long branch is laid out as
-     * decoded in every mode, and one whose code kept its size encodes to these bytes. */
+     * only shortens long branches: so an unedited graph whose code kept its size is laid out
+     * as decoded and encodes to these bytes, and is laid out so in every mode when no long
+     * branch can shrink (none at all, or the widening fixpoint run over its branches alone
+     * keeps them all long: layout.c). */
     const uint8_t *orig_code;
+    /* With long branches: every original branch, in order (arena). */
+    const struct il_branch_at *orig_branches;
+    uint32_t orig_branch_count;
+    int8_t orig_shortest; /* the decoded layout is the shortest: 1, it is not: 0, unknown: -1 */
     /* For each offset of the decoded code, the index + 1 of the original node starting there,
      * 0 where none does (arena); made while decoding for branch targets and clause
      * boundaries, NULL in a method with neither. */

@@ -221,10 +221,9 @@ int clrie_il_instr_expand_branch(struct clrie_il_instr *n)
     if (!n || !il_is_branch(n->opcode))
         return -EINVAL;
     n->keep_long = true;
-    if (il_is_short_branch(n->opcode)) {
+    if (il_is_short_branch(n->opcode))
         n->opcode = il_long_form(n->opcode);
-        il_graph_edited(n->graph);
-    }
+    il_graph_edited(n->graph); /* a long one too: the shortest layout may no longer shrink it */
     return 0;
 }
 

@@ -210,7 +210,8 @@ static void reference_forms(size_t n, const uint32_t *sizes, const long *target,
 
 /* Random methods whose branches straddle the reach of the short form, forward and back,
  * nested and chained: the encoder picks the same long branches as the reference, and every
- * node's offset is where the encoded code puts it, however often the method is laid out. */
+ * node's offset is where the encoded code puts it, however often the method is laid out,
+ * built or decoded. */
 static void branch_forms_match_a_reference_fixpoint(void **state)
 {
     uint64_t rng = 0x2545F4914F6CDD1Du;
@@ -284,6 +285,20 @@ static void branch_forms_match_a_reference_fixpoint(void **state)
             assert_memory_equal(out2, out, len);
             free(out2);
         }
+        /* Decoded, the shortest code is its own shortest layout (which the fixpoint over its
+         * branches alone finds), and the same code with every branch long shrinks to it. */
+        clrie_il_graph_expand_branches(g);
+        uint8_t *wide;
+        size_t wide_len;
+        assert_int_equal(
+            clrie_il_graph_encode_code(g, CLRIE_IL_ENCODE_PRESERVE, &wide, &wide_len, NULL), 0);
+        for (int k = 0; k < 2; k++) {
+            struct clrie_il_graph *h = decode_code(k ? wide : out, k ? wide_len : len);
+            expect_code(h, 0, out, len);
+            expect_code(h, CLRIE_IL_ENCODE_PRESERVE, k ? wide : out, k ? wide_len : len);
+            clrie_il_graph_free(h);
+        }
+        free(wide);
         free(out);
         free(nodes);
         free(sizes);
