@@ -102,19 +102,6 @@ static __attribute__((noinline)) struct node_block grow_block(struct clrie_il_gr
     return b;
 }
 
-/* Where branch targets and clause boundaries are looked up: for each offset of code[0..len),
- * the index + 1 of the node among count (in offset order) that starts there, 0 where none
- * does (arena); one direct lookup per target. NULL on ENOMEM. */
-static uint32_t *start_table(struct clrie_il_graph *g, const struct clrie_il_instr *nodes,
-                             size_t count, size_t len)
-{
-    uint32_t *table = il_arena_array(&g->arena, len ? len : 1, sizeof(*table));
-    if (table)
-        for (size_t k = 0; k < count; k++)
-            table[nodes[k].offset] = (uint32_t)k + 1;
-    return table;
-}
-
 /* The diagnostic for a reference aimed inside an instruction. Rare, so its owner is
  * found by a walk of the nodes rather than recorded for every reference. */
 static __attribute__((noinline)) int bad_target(const struct clrie_il_instr *nodes, size_t count,
@@ -140,8 +127,9 @@ static __attribute__((noinline)) int bad_target(const struct clrie_il_instr *nod
                    "a target at IL offset %u is inside an instruction", ref->decoded);
 }
 
-/* Binds the pending references to the nodes they name, found through table (start_table).
- * branches (NULL: not wanted) receives every branch, in order. */
+/* Binds the pending references to the nodes they name, found through table (for each offset,
+ * the index + 1 of the node starting there, 0 where none does). branches (NULL: not wanted)
+ * receives every branch, in order. */
 static int resolve_targets(struct clrie_il_instr *nodes, size_t count, const uint32_t *table,
                            const struct pending *pending, struct il_branch_at *branches,
                            size_t base, struct clrie_il_diag *diag)
@@ -203,6 +191,7 @@ struct decoder {
     struct clrie_il_instr *prev; /* the node before it in the list (whole methods) */
     struct pending *pending;     /* apart, so that taking its address leaves the rest in
                                   * registers */
+    uint32_t *starts; /* for each offset, the index + 1 of the node starting there, or 0 */
     struct clrie_il_diag *diag;
 };
 
@@ -243,6 +232,7 @@ static inline __attribute__((always_inline)) int decode_one(struct decoder *d, b
      * (the last one's next is cleared at the end); a fragment's stay detached. Field by
      * field: a compound literal would zero the node first, then store the fields. */
     struct clrie_il_instr *n = &d->b.nodes[d->count];
+    d->starts[start] = (uint32_t)d->count + 1;
     n->next = fragment ? NULL : n + 1;
     n->prev = d->prev;
     n->graph = d->g;
@@ -292,8 +282,8 @@ static inline __attribute__((always_inline)) int decode_one(struct decoder *d, b
 }
 
 /* What decode_nodes gives: the nodes, one block in decoded order, the copy of the code they
- * were read from, their start_table if branches needed one (else NULL), the number of long
- * branches among them and, when there are some in a whole method, every branch. */
+ * were read from, the table of their starts (decoder.starts), the number of long branches
+ * among them and, when there are some in a whole method, every branch. */
 struct decoded {
     struct clrie_il_instr *nodes;
     size_t count;
@@ -319,7 +309,8 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
      * one block, each written once: one allocation, and list order is memory order for the
      * walks of layout and encode. */
     uint8_t *copy = il_arena_take(&g->arena, len + IL_READ_SLACK);
-    if (!copy)
+    uint32_t *starts = il_arena_array(&g->arena, len + 1, sizeof(*starts));
+    if (!copy || !starts)
         return -ENOMEM;
     if (len)
         memcpy(copy, code, len);
@@ -333,6 +324,7 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
         .b = {.cap = slots},
         .prev = fragment ? NULL : g->last,
         .pending = &pending,
+        .starts = starts,
         .diag = diag,
     };
     d.b.nodes = il_arena_take_array(&g->arena, d.b.cap, sizeof(*d.b.nodes));
@@ -367,14 +359,13 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
                 return r;
         }
     }
-    const uint32_t *starts = NULL;
     struct il_branch_at *branches = NULL;
     if (pending.head) {
-        starts = start_table(g, d.b.nodes, d.count, len);
-        if (!fragment && pending.long_branches)
+        if (!fragment && pending.long_branches) {
             branches = il_arena_take_array(&g->arena, pending.branches, sizeof(*branches));
-        if (!starts || (!fragment && pending.long_branches && !branches))
-            return -ENOMEM;
+            if (!branches)
+                return -ENOMEM;
+        }
         r = resolve_targets(d.b.nodes, d.count, starts, &pending, branches, base, diag);
         if (r < 0)
             return r;
@@ -485,11 +476,6 @@ static int read_sections(struct clrie_il_graph *g, const uint8_t *body,
                          const struct clrie_il_body_layout *layout, struct clrie_il_diag *diag)
 {
     size_t cap = 0, pos = layout->sections_offset;
-    if (layout->section_count && !g->orig_starts) {
-        g->orig_starts = start_table(g, g->orig, g->orig_count, g->code_size);
-        if (!g->orig_starts)
-            return -ENOMEM;
-    }
     for (uint32_t s = 0; s < layout->section_count; s++) {
         uint8_t kind = body[pos];
         if (!(kind & CLRIE_IL_SECTION_EH_TABLE) || (kind & CLRIE_IL_SECTION_OPT_IL_TABLE))

@@ -155,8 +155,8 @@ struct clrie_il_graph {
     uint32_t orig_branch_count;
     int8_t orig_shortest; /* the decoded layout is the shortest: 1, it is not: 0, unknown: -1 */
     /* For each offset of the decoded code, the index + 1 of the original node starting there,
-     * 0 where none does (arena); made while decoding for branch targets and clause
-     * boundaries, NULL in a method with neither. */
+     * 0 where none does (arena; NULL when the graph was not decoded): made while decoding, for
+     * branch targets, clause boundaries and lookups by original offset. */
     const uint32_t *orig_starts;
     uint32_t orig_code_size;
     uint32_t orig_long_branches;
@@ -403,27 +403,12 @@ int il_checker_new(struct clrie_il_graph *g, const struct clrie_il_verify_contex
 void il_check_operands(struct il_checker *k);
 int il_check_types(struct il_checker *k, const int32_t *depth, uint32_t max_depth);
 
-/* The original node at `offset`, or NULL if none starts there: a lookup in the start table
- * when decoding made one, else a binary search of the original nodes (offset order). */
+/* The original node at `offset`, or NULL if none starts there. */
 static inline struct clrie_il_instr *il_original_at(const struct clrie_il_graph *g, uint64_t offset)
 {
-    if (g->orig_starts) {
-        if (offset >= g->orig_code_size || !g->orig_starts[offset])
-            return NULL;
-        return &g->orig[g->orig_starts[offset] - 1];
-    }
-    size_t lo = 0, hi = g->orig_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        uint32_t at = g->orig[mid].orig_offset;
-        if (at == offset)
-            return &g->orig[mid];
-        if (at < offset)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
+    if (!g->orig_starts || offset >= g->orig_code_size || !g->orig_starts[offset])
+        return NULL;
+    return &g->orig[g->orig_starts[offset] - 1];
 }
 
 /* The node that stands for n now: n, or for a replaced node the replacement (followed while
