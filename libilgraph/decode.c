@@ -64,19 +64,14 @@ struct node_block {
     size_t cap;
 };
 
-/* Node slots for decoding code[0..len). Short code gets a guess: real IL averages about
- * 2.5 bytes per instruction (in CoreLib 3 % of methods beat the guess; those move their
- * nodes once, in grow_block), and a tight guess keeps a small method's first chunk small,
- * which malloc serves faster. Long code is counted: its block is big enough that a guess
- * twice too large (code of long instructions) would cost more memory than counting costs
- * time. */
-static size_t node_slots(const uint8_t *code, size_t len)
+/* Node slots for decoding code[0..len): a guess, since counting first would cost a walk of
+ * the code. Real IL averages about 2.5 bytes per instruction (in CoreLib 3 % of methods beat
+ * the guess; those move their nodes once, in grow_block), and a tight guess keeps a small
+ * method's first chunk small. Code of long instructions leaves slots unused, which are
+ * never touched. */
+static size_t node_slots(size_t len)
 {
-    if (len < 64)
-        return len / 2 + 2;
-    if (len < 1024)
-        return len / 2 + 32;
-    return count_instructions(code, len) + 1;
+    return len < 64 ? len / 2 + 2 : len / 2 + 32;
 }
 
 /* More room when the guess was short: the rest of the code is counted exactly, the count
@@ -588,7 +583,7 @@ int clrie_il_graph_decode(const uint8_t *body, size_t len, struct clrie_il_graph
     int r = clrie_il_body_measure(body, len, &layout, diag);
     if (r < 0)
         return r;
-    size_t slots = node_slots(body + layout.code_offset, layout.header.code_size);
+    size_t slots = node_slots(layout.header.code_size);
     struct clrie_il_graph *g = graph_for_code(layout.header.code_size, slots);
     if (!g)
         return -ENOMEM;
@@ -610,8 +605,7 @@ int clrie_il_graph_decode_into(struct clrie_il_graph *g, const uint8_t *body, si
     struct clrie_il_body_layout layout;
     int r = clrie_il_body_measure(body, len, &layout, diag);
     if (r == 0)
-        r = decode_body(g, body, &layout,
-                        node_slots(body + layout.code_offset, layout.header.code_size), diag);
+        r = decode_body(g, body, &layout, node_slots(layout.header.code_size), diag);
     if (r < 0)
         clrie_il_graph_reset(g);
     return r;
@@ -622,7 +616,7 @@ int clrie_il_graph_decode_code(const uint8_t *code, size_t len, struct clrie_il_
 {
     if ((!code && len) || !out)
         return -EINVAL;
-    size_t slots = node_slots(code, len);
+    size_t slots = node_slots(len);
     struct clrie_il_graph *g = graph_for_code(len, slots);
     if (!g)
         return -ENOMEM;
@@ -642,7 +636,7 @@ int clrie_il_graph_decode_fragment(struct clrie_il_graph *g, const uint8_t *code
     if (!g || (!code && len) || !nodes || !count)
         return -EINVAL;
     struct decoded out = {0};
-    int r = decode_nodes(g, code, len, node_slots(code, len), 0, true, &out, diag);
+    int r = decode_nodes(g, code, len, node_slots(len), 0, true, &out, diag);
     if (r < 0)
         return r;
     struct clrie_il_instr *block = out.nodes;
