@@ -2,7 +2,6 @@
  * whole graph goes with one walk over a few chunks. */
 #include <stdalign.h>
 #include <stdatomic.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,14 +66,42 @@ static void keep(struct il_arena_chunk *c)
     free(old);
 }
 
-void il_arena_init(struct il_arena *a, size_t first_chunk)
+/* A new chunk of cap bytes; NULL on ENOMEM. */
+static struct il_arena_chunk *new_chunk(size_t cap)
 {
-    a->head = NULL;
-    a->base = NULL;
-    a->used = 0;
-    a->size = 0;
-    a->next_size = first_chunk == 0 ? FIRST_CHUNK : first_chunk;
+    struct il_arena_chunk *c = malloc(sizeof(*c) + cap);
+    if (c)
+        c->size = cap;
+    return c;
+}
+
+void *il_arena_new_within(size_t first_chunk, size_t size, size_t arena_at)
+{
+    const size_t align = alignof(max_align_t);
+    if (size > SIZE_MAX / 2)
+        return NULL;
+    size = (size + align - 1) & ~(align - 1);
+    size_t cap = first_chunk == 0 ? FIRST_CHUNK : first_chunk;
+    if (cap < size)
+        cap = size;
+    struct il_arena_chunk *c = take_kept(cap);
+    if (!c)
+        c = new_chunk(cap);
+    if (!c)
+        return NULL;
+    c->prev = NULL;
+    /* Written where it lives, field by field: an arena built elsewhere and copied in would
+     * be read back, in 16-byte loads, from the 8-byte stores that just wrote it, which the
+     * processor cannot forward. After a first chunk sized for its content (a decoded
+     * method), more is wanted for edits: later chunks start small, then grow. */
+    struct il_arena *a = (struct il_arena *)(void *)(c->data + arena_at);
+    a->head = c;
+    a->base = c->data;
+    a->used = size;
+    a->size = c->size;
+    a->next_size = FIRST_CHUNK;
     a->spare = NULL;
+    return c->data;
 }
 
 static void free_chunks(struct il_arena_chunk *c)
@@ -115,7 +142,7 @@ void il_arena_finish(struct il_arena *a)
         keep(c);
     free_chunks(a->head);
     free_chunks(a->spare);
-    il_arena_init(a, 0);
+    *a = (struct il_arena){.next_size = FIRST_CHUNK};
 }
 
 void il_arena_reset(struct il_arena *a, size_t keep)
@@ -152,26 +179,12 @@ void *il_arena_alloc_chunk(struct il_arena *a, size_t size)
 {
     /* size is already rounded by il_arena_alloc. A big request gets a chunk of its own
      * size, so it does not waste the rest of a geometric chunk. */
-    bool first = !a->head && !a->spare;
     struct il_arena_chunk *c = take_spare(a, size);
-    if (!c && first) {
-        c = take_kept(a->next_size > size ? a->next_size : size);
-        if (c)
-            a->next_size = FIRST_CHUNK; /* as after a first chunk from malloc */
-    }
     if (!c) {
-        size_t cap = a->next_size;
-        if (cap < size)
-            cap = size;
-        c = malloc(sizeof(*c) + cap);
+        c = new_chunk(a->next_size > size ? a->next_size : size);
         if (!c)
             return NULL;
-        c->size = cap;
-        /* After a first chunk sized for its content (a decoded method), more is wanted
-         * for edits: start small again, then grow geometrically. */
-        if (first)
-            a->next_size = FIRST_CHUNK;
-        else if (a->next_size < MAX_CHUNK)
+        if (a->next_size < MAX_CHUNK)
             a->next_size *= 2;
     }
     c->prev = a->head;

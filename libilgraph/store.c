@@ -38,18 +38,19 @@ void il_report(struct il_reporter *r, uint32_t offset, const char *fmt, ...)
 
 /* ---- Graph lifetime ---- */
 
-/* Makes g an empty graph using arena, whose first chunk holds g, and the clause table's
- * storage (NULL, 0 for none). g is cleared 64 bytes at a time, which gcc writes as vector
- * stores: a clear of the whole struct at once is a `rep stos`, whose start-up took 4 % of
- * decoding a new graph per method on the build machine. */
-static void graph_init(struct clrie_il_graph *g, struct il_arena arena,
-                       struct clrie_il_clause **clauses, size_t clause_cap)
+/* Makes g an empty graph, but for its arena (its first member, set up by the caller) and the
+ * clause table's storage (NULL, 0 for none). The rest of g is cleared 64 bytes at a time,
+ * which gcc writes as vector stores: a clear of the whole struct at once is a `rep stos`,
+ * whose start-up took 4 % of decoding a new graph per method on the build machine. */
+_Static_assert(offsetof(struct clrie_il_graph, arena) == 0, "a graph starts with its arena");
+static void graph_init(struct clrie_il_graph *g, struct clrie_il_clause **clauses,
+                       size_t clause_cap)
 {
     unsigned char *b = (unsigned char *)g;
-    for (size_t at = 0; at + 64 <= sizeof(*g); at += 64)
+    size_t at = sizeof(g->arena);
+    for (; at + 64 <= sizeof(*g); at += 64)
         memset(b + at, 0, 64);
-    memset(b + (sizeof(*g) & ~(size_t)63), 0, sizeof(*g) & 63);
-    g->arena = arena;
+    memset(b + at, 0, sizeof(*g) - at);
     g->clauses = clauses;
     g->clause_cap = clause_cap;
     g->max_stack = 8;
@@ -60,12 +61,11 @@ static void graph_init(struct clrie_il_graph *g, struct il_arena arena,
 struct clrie_il_graph *il_graph_alloc(size_t first_chunk)
 {
     /* The graph lives at the start of its own arena: one allocation for a small method. */
-    struct il_arena arena;
-    il_arena_init(&arena, first_chunk);
-    struct clrie_il_graph *g = il_arena_take(&arena, sizeof(*g));
+    struct clrie_il_graph *g =
+        il_arena_new_within(first_chunk, sizeof(*g), offsetof(struct clrie_il_graph, arena));
     if (!g)
         return NULL;
-    graph_init(g, arena, NULL, 0);
+    graph_init(g, NULL, 0);
     return g;
 }
 
@@ -73,9 +73,8 @@ void clrie_il_graph_reset(struct clrie_il_graph *g)
 {
     if (!g)
         return;
-    struct il_arena arena = g->arena;
-    il_arena_reset(&arena, sizeof(*g));              /* g stays where it is, at the arena's start */
-    graph_init(g, arena, g->clauses, g->clause_cap); /* the table's storage is kept too */
+    il_arena_reset(&g->arena, sizeof(*g));    /* g stays where it is, at the arena's start */
+    graph_init(g, g->clauses, g->clause_cap); /* the table's storage is kept too */
 }
 
 int clrie_il_graph_new(struct clrie_il_graph **out)
