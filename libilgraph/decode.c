@@ -183,7 +183,7 @@ struct decoder {
     size_t len, base;
     size_t pos, count; /* the next instruction's offset and node */
     struct node_block b;
-    struct clrie_il_instr *prev; /* the node before it in the list (whole methods) */
+    struct clrie_il_instr *next; /* the next instruction's node: &b.nodes[count] */
     struct pending *pending;     /* apart, so that taking its address leaves the rest in
                                   * registers */
     uint32_t *starts; /* for each offset, the index + 1 of the node starting there, or 0 */
@@ -226,10 +226,10 @@ static inline __attribute__((always_inline)) int decode_one(struct decoder *d, b
     /* A whole graph's nodes are linked as they are read, each to the next slot of the block
      * (the last one's next is cleared at the end); a fragment's stay detached. Field by
      * field: a compound literal would zero the node first, then store the fields. */
-    struct clrie_il_instr *n = &d->b.nodes[d->count];
+    struct clrie_il_instr *n = d->next;
     d->starts[start] = (uint32_t)d->count + 1;
     n->next = fragment ? NULL : n + 1;
-    n->prev = d->prev;
+    n->prev = fragment ? NULL : n - 1; /* the first node's is set at the end */
     n->graph = d->g;
     n->refs = NULL;
     n->offset = (uint32_t)start;
@@ -269,8 +269,7 @@ static inline __attribute__((always_inline)) int decode_one(struct decoder *d, b
             pos += 4 * (size_t)count;
         }
     }
-    if (!fragment)
-        d->prev = n;
+    d->next = n + 1;
     d->pos = pos;
     d->count++;
     return 0;
@@ -317,7 +316,6 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
         .len = len,
         .base = base,
         .b = {.cap = slots},
-        .prev = fragment ? NULL : g->last,
         .pending = &pending,
         .starts = starts,
         .diag = diag,
@@ -325,6 +323,7 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
     d.b.nodes = il_arena_take_array(&g->arena, d.b.cap, sizeof(*d.b.nodes));
     if (!d.b.nodes)
         return -ENOMEM;
+    d.next = d.b.nodes;
     /* Only instructions that start less than 10 bytes before the end are checked for running
      * past it. */
     size_t in_place = len < 10 ? 0 : len - 9; /* instructions before it need no end checks */
@@ -345,8 +344,7 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
             d.b = grow_block(g, d.b, d.count, copy, len, d.pos, fragment);
             if (!d.b.nodes)
                 return -ENOMEM;
-            if (!fragment && d.count)
-                d.prev = &d.b.nodes[d.count - 1];
+            d.next = &d.b.nodes[d.count];
         }
         if (d.pos >= in_place) {
             r = decode_one(&d, fragment, true);
@@ -367,6 +365,7 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
     }
     size_t count = d.count;
     if (!fragment && count) {
+        d.b.nodes[0].prev = g->last;
         d.b.nodes[count - 1].next = NULL;
         if (g->last)
             g->last->next = &d.b.nodes[0];
