@@ -16,9 +16,14 @@ struct il_arena {
     struct il_arena_chunk *spare; /* chunks emptied by il_arena_reset, for reuse */
 };
 
-/* first_chunk: capacity of the first chunk (0: a default), so a caller that knows roughly
- * what it will allocate gets it in one malloc. Later chunks grow geometrically. */
-void il_arena_init(struct il_arena *a, size_t first_chunk);
+/* Makes an arena that lives in its own first allocation, for an object that owns the arena
+ * it is allocated from (a graph): takes a first chunk of first_chunk bytes or more (0: a
+ * default; a caller that knows roughly what it will allocate gets it in one chunk), and
+ * returns its first size bytes, in which the arena is set up at offset arena_at; the rest of
+ * those bytes is the caller's to write. NULL on ENOMEM. Later chunks grow geometrically. */
+void *il_arena_new_within(size_t first_chunk, size_t size, size_t arena_at);
+/* Frees every chunk, the one holding a included (callers copy a out first); a is left an
+ * empty arena. */
 void il_arena_finish(struct il_arena *a);
 /* Frees everything allocated except the first keep bytes of the first chunk, keeping the
  * chunks for the next allocations: an arena reused for many graphs stops calling malloc

@@ -66,7 +66,7 @@ int clrie_il_clause_set(struct clrie_il_graph *g, struct clrie_il_clause *c,
         return -EINVAL;
     clause_assign(c, &now);
     g->clauses_edited = true;
-    g->stale = true;
+    il_graph_edited(g);
     return 0;
 }
 
@@ -98,7 +98,7 @@ static int insert_clause(struct clrie_il_graph *g, const struct clrie_il_clause_
     g->clauses[at] = c;
     clause_assign(c, info);
     g->clauses_edited = true;
-    g->stale = true;
+    il_graph_edited(g);
     if (out)
         *out = c;
     return 0;
@@ -145,7 +145,7 @@ int clrie_il_graph_remove_clause(struct clrie_il_graph *g, struct clrie_il_claus
                     (g->clause_count - i - 1) * sizeof(*g->clauses));
             g->clause_count--;
             g->clauses_edited = true;
-            g->stale = true;
+            il_graph_edited(g);
             return 0;
         }
     }

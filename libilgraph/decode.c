@@ -39,11 +39,12 @@ static size_t count_instructions(const uint8_t *code, size_t len)
 }
 
 /* The references of the branches and switches decoded so far, chained through their
- * `next` in decoded order, each with the IL offset it names in `decoded`: they are bound to
- * nodes once every instruction start is known. */
+ * `next` in decoded order, each with the IL offset it names in `decoded` (and a branch's
+ * with its node in `from`): they are bound to nodes once every instruction start is
+ * known. */
 struct pending {
     struct il_ref *head, *last;
-    size_t count;
+    size_t branches, long_branches;
 };
 
 static void pending_add(struct pending *p, struct il_ref *ref, uint32_t target)
@@ -55,7 +56,6 @@ static void pending_add(struct pending *p, struct il_ref *ref, uint32_t target)
     else
         p->head = ref;
     p->last = ref;
-    p->count++;
 }
 
 /* The decoded nodes: one block, in decode order, with room for cap of them. */
@@ -64,19 +64,14 @@ struct node_block {
     size_t cap;
 };
 
-/* Node slots for decoding code[0..len). Short code gets a guess: real IL averages about
- * 2.5 bytes per instruction (in CoreLib 3 % of methods beat the guess; those move their
- * nodes once, in grow_block), and a tight guess keeps a small method's first chunk small,
- * which malloc serves faster. Long code is counted: its block is big enough that a guess
- * twice too large (code of long instructions) would cost more memory than counting costs
- * time. */
-static size_t node_slots(const uint8_t *code, size_t len)
+/* Node slots for decoding code[0..len): a guess, since counting first would cost a walk of
+ * the code. Real IL averages about 2.5 bytes per instruction (in CoreLib 3 % of methods beat
+ * the guess; those move their nodes once, in grow_block), and a tight guess keeps a small
+ * method's first chunk small. Code of long instructions leaves slots unused, which are
+ * never touched. */
+static size_t node_slots(size_t len)
 {
-    if (len < 64)
-        return len / 2 + 2;
-    if (len < 1024)
-        return len / 2 + 32;
-    return count_instructions(code, len) + 1;
+    return len < 64 ? len / 2 + 2 : len / 2 + 32;
 }
 
 /* More room when the guess was short: the rest of the code is counted exactly, the count
@@ -100,23 +95,6 @@ static __attribute__((noinline)) struct node_block grow_block(struct clrie_il_gr
         }
     }
     return b;
-}
-
-/* Where branch targets are looked up: a table from offset to node index + 1 (0: no
- * instruction starts there), one direct lookup per target, which keeps big methods
- * linear; or, when targets are few for the number of nodes (most methods), a binary
- * search of the nodes, which are in offset order, saving the table's zeroing and filling. */
-struct starts {
-    const uint32_t *table; /* NULL: search */
-    struct clrie_il_instr *nodes;
-    size_t count;
-};
-
-static struct clrie_il_instr *node_at(const struct starts *s, uint64_t offset)
-{
-    if (s->table)
-        return s->table[offset] ? &s->nodes[s->table[offset] - 1] : NULL;
-    return il_nodes_at(s->nodes, s->count, offset, false);
 }
 
 /* The diagnostic for a reference aimed inside an instruction. Rare, so its owner is
@@ -144,31 +122,23 @@ static __attribute__((noinline)) int bad_target(const struct clrie_il_instr *nod
                    "a target at IL offset %u is inside an instruction", ref->decoded);
 }
 
-/* Binds the pending references to the nodes they name. */
-static int resolve_targets(struct clrie_il_graph *g, struct clrie_il_instr *nodes, size_t count,
-                           const struct pending *pending, size_t len, size_t base,
-                           struct clrie_il_diag *diag)
+/* Binds the pending references to the nodes they name, found through table (for each offset,
+ * the index + 1 of the node starting there, 0 where none does). branches (NULL: not wanted)
+ * receives every branch, in order. */
+static int resolve_targets(struct clrie_il_instr *nodes, size_t count, const uint32_t *table,
+                           const struct pending *pending, struct il_branch_at *branches,
+                           size_t base, struct clrie_il_diag *diag)
 {
-    /* Targets were range-checked while reading. A search takes about log2(count) probes
-     * per target; the table about one step per node and one per byte of code. Small
-     * methods always search: their table would cost a chunk of its own. */
-    struct starts s = {.nodes = nodes, .count = count};
-    size_t probes = 64 - (size_t)__builtin_clzll((unsigned long long)count | 1);
-    if (count >= 64 && pending->count * probes > count) {
-        uint32_t *table = il_arena_array(&g->arena, len, sizeof(*table));
-        if (!table)
-            return -ENOMEM;
-        for (size_t k = 0; k < count; k++)
-            table[nodes[k].offset] = (uint32_t)k + 1;
-        s.table = table;
-    }
     struct il_ref *next;
     for (struct il_ref *ref = pending->head; ref; ref = next) {
         next = ref->next;
-        struct clrie_il_instr *to = node_at(&s, ref->decoded);
-        if (!to)
+        uint32_t at = table[ref->decoded]; /* targets were range-checked while reading */
+        if (!at)
             return bad_target(nodes, count, ref, base, diag);
+        if (branches && ref->from)
+            *branches++ = (struct il_branch_at){(uint32_t)(ref->from - 1), at - 1};
         /* The reference is new: link it first in its target's list (il_ref_set). */
+        struct clrie_il_instr *to = &nodes[at - 1];
         ref->target = to;
         ref->prev = NULL;
         ref->next = to->refs;
@@ -206,31 +176,26 @@ static int read_switch(struct clrie_il_graph *g, struct clrie_il_instr *n, uint3
     return 0;
 }
 
-/* Code of at most this many bytes (most methods) is decoded from a zero-padded copy. */
-#define SMALL_CODE 56
-
 /* What decoding carries from one instruction to the next. */
 struct decoder {
     struct clrie_il_graph *g;
-    const uint8_t *code;
+    const uint8_t *code; /* a copy, IL_READ_SLACK zero bytes after it */
     size_t len, base;
     size_t pos, count; /* the next instruction's offset and node */
     struct node_block b;
-    struct clrie_il_instr *prev; /* the node before it in the list (whole methods) */
+    struct clrie_il_instr *next; /* the next instruction's node: &b.nodes[count] */
     struct pending *pending;     /* apart, so that taking its address leaves the rest in
                                   * registers */
+    uint32_t *starts; /* for each offset, the index + 1 of the node starting there, or 0 */
     struct clrie_il_diag *diag;
 };
 
 /* Decodes the instruction at d->pos into node d->count, which the block has. Operands are
- * read as the 8 bytes at them: at ops + position, where ops is the code itself when those
- * bytes lie inside it, or a zero-padded copy; or, when `tail` is given, from the code
- * until its last 8 bytes and from tail (a zero-padded copy of them, from tail_at) after.
- * `checked`: whether the instruction may run past the end of the code; one that starts 10
- * bytes or more before it cannot (2 opcode bytes, 8 operand bytes at most). */
+ * read as the 8 bytes at them, which the copy's zero bytes after the code allow anywhere in
+ * it. `checked`: whether the instruction may run past the end of the code; one that starts
+ * 10 bytes or more before it cannot (2 opcode bytes, 8 operand bytes at most). */
 static inline __attribute__((always_inline)) int decode_one(struct decoder *d, bool fragment,
-                                                            bool checked, const uint8_t *ops,
-                                                            const uint8_t *tail, size_t tail_at)
+                                                            bool checked)
 {
     const uint8_t *code = d->code;
     size_t len = d->len, start = d->pos, pos = start;
@@ -256,17 +221,15 @@ static inline __attribute__((always_inline)) int decode_one(struct decoder *d, b
                        "%s at IL offset %zu needs a %zu-byte operand but only %zu bytes remain",
                        il_opcode_infos[op].name, start, operand, len - pos);
     uint64_t raw;
-    if (tail)
-        memcpy(&raw, pos < tail_at ? code + pos : tail + (pos - tail_at), 8);
-    else
-        memcpy(&raw, ops + pos, 8);
+    memcpy(&raw, code + pos, 8);
     int64_t value = il_operand_value(dc, raw);
     /* A whole graph's nodes are linked as they are read, each to the next slot of the block
      * (the last one's next is cleared at the end); a fragment's stay detached. Field by
      * field: a compound literal would zero the node first, then store the fields. */
-    struct clrie_il_instr *n = &d->b.nodes[d->count];
+    struct clrie_il_instr *n = d->next;
+    d->starts[start] = (uint32_t)d->count + 1;
     n->next = fragment ? NULL : n + 1;
-    n->prev = d->prev;
+    n->prev = fragment ? NULL : n - 1; /* the first node's is set at the end */
     n->graph = d->g;
     n->refs = NULL;
     n->offset = (uint32_t)start;
@@ -292,9 +255,11 @@ static inline __attribute__((always_inline)) int decode_one(struct decoder *d, b
             struct il_ref *ref = il_arena_take(&d->g->arena, sizeof(*ref));
             if (!ref)
                 return -ENOMEM;
-            *ref = (struct il_ref){.kind = IL_REF_BRANCH};
+            *ref = (struct il_ref){.from = d->count + 1, .kind = IL_REF_BRANCH};
             n->u.branch = ref;
             pending_add(d->pending, ref, (uint32_t)target);
+            d->pending->branches++;
+            d->pending->long_branches += operand == 4;
         } else {
             uint32_t count = (uint32_t)value;
             int r =
@@ -304,62 +269,64 @@ static inline __attribute__((always_inline)) int decode_one(struct decoder *d, b
             pos += 4 * (size_t)count;
         }
     }
-    if (!fragment)
-        d->prev = n;
+    d->next = n + 1;
     d->pos = pos;
     d->count++;
     return 0;
 }
 
-/* Decodes code[0..len) into one block of nodes (*nodes_out, count in *count_out), in
- * decoded order. Inlined into its callers so each gets a copy with `fragment` and `small`
- * (len <= SMALL_CODE) constant. A whole method's nodes are linked into g's list as they are
- * read, and leave it laid out as PRESERVE would lay it out: the decoded offsets, forms and
- * order. A fragment's nodes are new and detached. */
+/* What decode_nodes gives: the nodes, one block in decoded order, the copy of the code they
+ * were read from, the table of their starts (decoder.starts), the number of long branches
+ * among them and, when there are some in a whole method, every branch. */
+struct decoded {
+    struct clrie_il_instr *nodes;
+    size_t count;
+    const uint8_t *code;
+    const uint32_t *starts;
+    size_t long_branches;
+    struct il_branch_at *branches;
+    size_t branch_count;
+};
+
+/* Decodes code[0..len) into out. Inlined into its callers so each gets a copy with
+ * `fragment` constant. A whole method's nodes are linked into g's list as they are read, and
+ * leave it laid out as PRESERVE would lay it out: the decoded offsets, forms and order. A
+ * fragment's nodes are new and detached. */
 static inline __attribute__((always_inline)) int
 decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t slots, size_t base,
-             bool fragment, bool small, struct clrie_il_instr **nodes_out, size_t *count_out,
-             struct clrie_il_diag *diag)
+             bool fragment, struct decoded *out, struct clrie_il_diag *diag)
 {
     if (len > UINT32_MAX - 16)
         return il_diag(diag, -EILSEQ, (uint32_t)base, "code of %zu bytes is too long", len);
-    /* The nodes come as one block, each written once: one allocation, and list order is
-     * memory order for the walks of layout and encode. */
+    /* The code is read from a copy with zero bytes after it, so no operand read passes its
+     * end; the copy stays with the graph for encoding an unedited graph. The nodes come as
+     * one block, each written once: one allocation, and list order is memory order for the
+     * walks of layout and encode. */
+    uint8_t *copy = il_arena_take(&g->arena, len + IL_READ_SLACK);
+    uint32_t *starts = il_arena_array(&g->arena, len + 1, sizeof(*starts));
+    if (!copy || !starts)
+        return -ENOMEM;
+    if (len)
+        memcpy(copy, code, len);
+    memset(copy + len, 0, IL_READ_SLACK);
     struct pending pending = {0};
     struct decoder d = {
         .g = g,
-        .code = code,
+        .code = copy,
         .len = len,
         .base = base,
         .b = {.cap = slots},
-        .prev = fragment ? NULL : g->last,
         .pending = &pending,
+        .starts = starts,
         .diag = diag,
     };
     d.b.nodes = il_arena_take_array(&g->arena, d.b.cap, sizeof(*d.b.nodes));
     if (!d.b.nodes)
         return -ENOMEM;
-    /* No operand read may pass code[len - 1]. Small code is read from a zero-padded copy.
-     * Other code is read in place while an instruction starts 10 bytes or more before the
-     * end (an opcode of two bytes, then 8), and the last few through a zero-padded copy of
-     * the last 8 bytes. Only those last few are checked for running past the end. */
-    uint8_t padded[SMALL_CODE + 8];
-    uint8_t tail[16] = {0};
-    size_t tail_at = 0, in_place; /* instructions before in_place need no end checks */
-    if (small) {
-        /* The whole copy is cleared first: 64 bytes cost nothing, and gcc cannot prove
-         * that clearing only the 8 bytes after len stays inside it. */
-        memset(padded, 0, sizeof(padded));
-        memcpy(padded, code, len);
-    } else {
-        tail_at = len < 8 ? 0 : len - 8;
-        if (len >= 8)
-            memcpy(tail, code + tail_at, 8);
-        else
-            for (size_t k = 0; k < len; k++)
-                tail[k] = code[k];
-    }
-    in_place = len < 10 ? 0 : len - 9;
+    d.next = d.b.nodes;
+    /* Only instructions that start less than 10 bytes before the end are checked for running
+     * past it. */
+    size_t in_place = len < 10 ? 0 : len - 9; /* instructions before it need no end checks */
     int r;
     while (d.pos < len) {
         /* A run that needs no check of the block's room: every instruction takes a byte or
@@ -367,33 +334,38 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
         size_t room = d.b.cap - d.count;
         size_t end = d.pos >= in_place ? d.pos : in_place - d.pos < room ? in_place : d.pos + room;
         while (d.pos < end) {
-            r = decode_one(&d, fragment, false, small ? padded : code, NULL, 0);
+            r = decode_one(&d, fragment, false);
             if (r < 0)
                 return r;
         }
         if (d.pos >= len)
             break;
         if (d.count == d.b.cap) {
-            d.b = grow_block(g, d.b, d.count, code, len, d.pos, fragment);
+            d.b = grow_block(g, d.b, d.count, copy, len, d.pos, fragment);
             if (!d.b.nodes)
                 return -ENOMEM;
-            if (!fragment && d.count)
-                d.prev = &d.b.nodes[d.count - 1];
+            d.next = &d.b.nodes[d.count];
         }
         if (d.pos >= in_place) {
-            r = small ? decode_one(&d, fragment, true, padded, NULL, 0)
-                      : decode_one(&d, fragment, true, NULL, tail, tail_at);
+            r = decode_one(&d, fragment, true);
             if (r < 0)
                 return r;
         }
     }
+    struct il_branch_at *branches = NULL;
     if (pending.head) {
-        r = resolve_targets(g, d.b.nodes, d.count, &pending, len, base, diag);
+        if (!fragment && pending.long_branches) {
+            branches = il_arena_take_array(&g->arena, pending.branches, sizeof(*branches));
+            if (!branches)
+                return -ENOMEM;
+        }
+        r = resolve_targets(d.b.nodes, d.count, starts, &pending, branches, base, diag);
         if (r < 0)
             return r;
     }
     size_t count = d.count;
     if (!fragment && count) {
+        d.b.nodes[0].prev = g->last;
         d.b.nodes[count - 1].next = NULL;
         if (g->last)
             g->last->next = &d.b.nodes[0];
@@ -403,8 +375,13 @@ decode_nodes(struct clrie_il_graph *g, const uint8_t *code, size_t len, size_t s
         g->count += count;
         g->stale = true;
     }
-    *nodes_out = d.b.nodes;
-    *count_out = count;
+    *out = (struct decoded){.nodes = d.b.nodes,
+                            .count = count,
+                            .code = copy,
+                            .starts = starts,
+                            .long_branches = pending.long_branches,
+                            .branches = branches,
+                            .branch_count = branches ? pending.branches : 0};
     return 0;
 }
 
@@ -423,7 +400,7 @@ static int bind_block(struct clrie_il_graph *g, uint32_t start, uint32_t length,
         return il_diag(diag, -EILSEQ, (uint32_t)clause_pos,
                        "%s block IL %u..%llu ends past the code (%u bytes)", what, start,
                        (unsigned long long)end, g->code_size);
-    struct clrie_il_instr *f = il_nodes_at(g->orig, g->orig_count, start, true);
+    struct clrie_il_instr *f = il_original_at(g, start);
     if (!f)
         return il_diag(diag, -EILSEQ, (uint32_t)clause_pos,
                        "%s block starts at IL offset %u, inside an instruction", what, start);
@@ -431,7 +408,7 @@ static int bind_block(struct clrie_il_graph *g, uint32_t start, uint32_t length,
     if (end == g->code_size) {
         l = &g->orig[g->orig_count - 1];
     } else {
-        struct clrie_il_instr *after = il_nodes_at(g->orig, g->orig_count, end, true);
+        struct clrie_il_instr *after = il_original_at(g, (uint32_t)end);
         if (!after)
             return il_diag(diag, -EILSEQ, (uint32_t)clause_pos,
                            "%s block ends at IL offset %llu, inside an instruction", what,
@@ -467,7 +444,7 @@ static int read_clause(struct clrie_il_graph *g, const uint8_t *p, bool fat, siz
         r = bind_block(g, raw.handler_offset, raw.handler_length, &c->handler_first,
                        &c->handler_last, "handler", pos, diag);
     if (r == 0 && kind == CLRIE_IL_EH_FILTER) {
-        struct clrie_il_instr *f = il_nodes_at(g->orig, g->orig_count, extra, true);
+        struct clrie_il_instr *f = il_original_at(g, extra);
         if (!f)
             r = il_diag(diag, -EILSEQ, (uint32_t)pos,
                         "filter starts at IL offset %u, which is not an instruction start", extra);
@@ -540,12 +517,13 @@ static size_t round_up(size_t n)
 
 static struct clrie_il_graph *graph_for_code(size_t len, size_t slots)
 {
-    /* The graph, the node block, the references of about one branch in eight instructions
-     * and, for code long enough to use one, the offset table, each rounded up; a layout
-     * after edits takes a chunk of its own. */
-    size_t need =
-        round_up(sizeof(struct clrie_il_graph)) + round_up(slots * sizeof(struct clrie_il_instr)) +
-        (slots / 8 + 1) * round_up(sizeof(struct il_ref)) + (len >= 64 ? round_up(4 * len) : 0);
+    /* The graph, the copy of the code, the node block, the references of about one branch
+     * in eight instructions and, for code long enough to use one, the offset table, each
+     * rounded up; a layout after edits takes a chunk of its own. */
+    size_t need = round_up(sizeof(struct clrie_il_graph)) + round_up(len + IL_READ_SLACK) +
+                  round_up(slots * sizeof(struct clrie_il_instr)) +
+                  (slots / 8 + 1) * round_up(sizeof(struct il_ref)) +
+                  (len >= 64 ? round_up(4 * len) : 0);
     return il_graph_alloc(need);
 }
 
@@ -556,12 +534,19 @@ static int finish_code(struct clrie_il_graph *g, const uint8_t *code, size_t len
                        size_t base, struct clrie_il_diag *diag)
 {
     g->code_size = (uint32_t)len;
-    int r =
-        len <= SMALL_CODE
-            ? decode_nodes(g, code, len, slots, base, false, true, &g->orig, &g->orig_count, diag)
-            : decode_nodes(g, code, len, slots, base, false, false, &g->orig, &g->orig_count, diag);
+    struct decoded out = {0};
+    int r = decode_nodes(g, code, len, slots, base, false, &out, diag);
     if (r < 0)
         return r;
+    g->orig = out.nodes;
+    g->orig_count = out.count;
+    g->orig_code = out.code;
+    g->orig_starts = out.starts;
+    g->orig_code_size = (uint32_t)len;
+    g->orig_long_branches = (uint32_t)out.long_branches;
+    g->orig_branches = out.branches;
+    g->orig_branch_count = (uint32_t)out.branch_count;
+    g->orig_shortest = out.long_branches ? -1 : 1;
     g->cur_valid = false; /* il_layout_current makes the node order when it is needed */
     g->layout_flags = CLRIE_IL_ENCODE_PRESERVE;
     g->stale = false;
@@ -597,7 +582,7 @@ int clrie_il_graph_decode(const uint8_t *body, size_t len, struct clrie_il_graph
     int r = clrie_il_body_measure(body, len, &layout, diag);
     if (r < 0)
         return r;
-    size_t slots = node_slots(body + layout.code_offset, layout.header.code_size);
+    size_t slots = node_slots(layout.header.code_size);
     struct clrie_il_graph *g = graph_for_code(layout.header.code_size, slots);
     if (!g)
         return -ENOMEM;
@@ -619,8 +604,7 @@ int clrie_il_graph_decode_into(struct clrie_il_graph *g, const uint8_t *body, si
     struct clrie_il_body_layout layout;
     int r = clrie_il_body_measure(body, len, &layout, diag);
     if (r == 0)
-        r = decode_body(g, body, &layout,
-                        node_slots(body + layout.code_offset, layout.header.code_size), diag);
+        r = decode_body(g, body, &layout, node_slots(layout.header.code_size), diag);
     if (r < 0)
         clrie_il_graph_reset(g);
     return r;
@@ -631,7 +615,7 @@ int clrie_il_graph_decode_code(const uint8_t *code, size_t len, struct clrie_il_
 {
     if ((!code && len) || !out)
         return -EINVAL;
-    size_t slots = node_slots(code, len);
+    size_t slots = node_slots(len);
     struct clrie_il_graph *g = graph_for_code(len, slots);
     if (!g)
         return -ENOMEM;
@@ -650,11 +634,12 @@ int clrie_il_graph_decode_fragment(struct clrie_il_graph *g, const uint8_t *code
 {
     if (!g || (!code && len) || !nodes || !count)
         return -EINVAL;
-    struct clrie_il_instr *block = NULL;
-    size_t n = 0;
-    int r = decode_nodes(g, code, len, node_slots(code, len), 0, true, false, &block, &n, diag);
+    struct decoded out = {0};
+    int r = decode_nodes(g, code, len, node_slots(len), 0, true, &out, diag);
     if (r < 0)
         return r;
+    struct clrie_il_instr *block = out.nodes;
+    size_t n = out.count;
     struct clrie_il_instr **ptrs = malloc((n ? n : 1) * sizeof(*ptrs));
     if (!ptrs)
         return -ENOMEM;

@@ -31,11 +31,16 @@ static int layout_for_encode(struct clrie_il_graph *g, unsigned flags, struct cl
     return clrie_il_graph_layout(g, flags, diag);
 }
 
-/* Writes the code at out, which has IL_WRITE_SLACK writable bytes past the code: each
- * instruction is written as its opcode and its operand word, whole, at its offset; the
- * bytes past the operand are overwritten by the next instruction (or fall in the slack). */
-static void write_code(const struct clrie_il_graph *g, uint8_t *out)
+/* Writes the code at out, which has IL_WRITE_SLACK writable bytes past the code: a copy of
+ * the decoded code while the graph encodes to it (unless flags ask for REWRITE), else each
+ * instruction as its opcode and its operand word, whole, at its offset; the bytes past the
+ * operand are overwritten by the next instruction (or fall in the slack). */
+static void write_code(const struct clrie_il_graph *g, unsigned flags, uint8_t *out)
 {
+    if (!(flags & CLRIE_IL_ENCODE_REWRITE) && il_code_as_decoded(g)) {
+        memcpy(out, g->orig_code, g->code_size);
+        return;
+    }
     for (const struct clrie_il_instr *n = g->first; n; n = n->next) {
         uint16_t op = n->opcode;
         uint8_t d = il_opcode_decode[op];
@@ -119,7 +124,7 @@ int clrie_il_graph_encode_code(struct clrie_il_graph *g, unsigned flags, uint8_t
     uint8_t *buf = malloc(g->code_size + IL_WRITE_SLACK);
     if (!buf)
         return -ENOMEM;
-    write_code(g, buf);
+    write_code(g, flags, buf);
     *code = buf;
     *len = g->code_size;
     return 0;
@@ -205,7 +210,7 @@ int clrie_il_graph_encode(struct clrie_il_graph *g, unsigned flags, uint8_t **bo
         put32(buf + 4, g->code_size);
         put32(buf + 8, g->local_sig_token);
     }
-    write_code(g, buf + header);
+    write_code(g, flags, buf + header);
     if (nclauses)
         memset(buf + header + g->code_size, 0, eh_at - (header + g->code_size));
     size_t pos = eh_at;

@@ -55,7 +55,7 @@ size_t clrie_il_graph_count(const struct clrie_il_graph *g)
 struct clrie_il_instr *clrie_il_graph_at_original_offset(const struct clrie_il_graph *g,
                                                          uint32_t offset)
 {
-    return il_nodes_at(g->orig, g->orig_count, offset, true);
+    return il_original_at(g, offset);
 }
 
 /* ---- Edits ---- */
@@ -77,7 +77,7 @@ static void link_before(struct clrie_il_graph *g, struct clrie_il_instr *anchor,
     anchor->prev = n;
     n->attached = true;
     g->count++;
-    g->stale = true;
+    il_graph_edited(g);
 }
 
 static void link_after(struct clrie_il_graph *g, struct clrie_il_instr *anchor,
@@ -100,7 +100,7 @@ static void link_after(struct clrie_il_graph *g, struct clrie_il_instr *anchor,
     anchor->next = n;
     n->attached = true;
     g->count++;
-    g->stale = true;
+    il_graph_edited(g);
 }
 
 static void unlink_node(struct clrie_il_graph *g, struct clrie_il_instr *n)
@@ -117,7 +117,7 @@ static void unlink_node(struct clrie_il_graph *g, struct clrie_il_instr *n)
     n->attached = false;
     n->removed = IL_REMOVED;
     g->count--;
-    g->stale = true;
+    il_graph_edited(g);
 }
 
 #define KIND(k) (1u << (k))

@@ -25,10 +25,18 @@ enum il_ref_kind {
 };
 
 struct il_ref {
-    struct clrie_il_instr *target;
+    union {
+        struct clrie_il_instr *target;
+        size_t from; /* while decoding: a branch's node index + 1 (0 for a switch target) */
+    };
     struct il_ref *prev, *next; /* in target->refs */
     uint8_t kind;               /* enum il_ref_kind */
     uint32_t decoded;           /* while decoding: the IL offset a branch or switch names */
+};
+
+/* An original branch: the indices of its node and of its target among the original nodes. */
+struct il_branch_at {
+    uint32_t at, to;
 };
 
 enum il_state {
@@ -134,6 +142,26 @@ struct clrie_il_graph {
     unsigned layout_flags;
     uint32_t code_size; /* as of the last layout */
 
+    /* The decoded code (arena, IL_READ_SLACK zero bytes after it; NULL when the graph was
+     * not decoded) and how many of its branches are long. Until an edit (il_graph_edited, or
+     * an operand set) nothing but a layout can change what the graph encodes to, and a layout
+     * only shortens long branches: so an unedited graph whose code kept its size is laid out
+     * as decoded and encodes to these bytes, and is laid out so in every mode when no long
+     * branch can shrink (none at all, or the widening fixpoint run over its branches alone
+     * keeps them all long: layout.c). */
+    const uint8_t *orig_code;
+    /* With long branches: every original branch, in order (arena). */
+    const struct il_branch_at *orig_branches;
+    uint32_t orig_branch_count;
+    int8_t orig_shortest; /* the decoded layout is the shortest: 1, it is not: 0, unknown: -1 */
+    /* For each offset of the decoded code, the index + 1 of the original node starting there,
+     * 0 where none does (arena; NULL when the graph was not decoded): made while decoding, for
+     * branch targets, clause boundaries and lookups by original offset. */
+    const uint32_t *orig_starts;
+    uint32_t orig_code_size;
+    uint32_t orig_long_branches;
+    bool edited;
+
     bool fat;
     bool orig_fat;
     uint16_t flags;
@@ -201,6 +229,9 @@ static inline int64_t il_operand_value(uint8_t d, uint64_t raw)
 /* Bytes an encoder must have writable past the end of the code: write_code stores every
  * operand as a full 8-byte word. */
 #define IL_WRITE_SLACK 8u
+/* Zero bytes after a decoded copy of code: decoding reads every operand as a full 8-byte
+ * word. */
+#define IL_READ_SLACK 8u
 
 /* Size in bytes of a node as currently encoded. */
 static inline uint32_t il_instr_size(const struct clrie_il_instr *n)
@@ -236,6 +267,19 @@ void il_refs_move(struct clrie_il_instr *from, struct clrie_il_instr *to, unsign
 int il_graph_push_clause(struct clrie_il_graph *g, struct clrie_il_clause *c);
 /* Drops every reference a clause holds. */
 void il_clause_detach(struct clrie_il_clause *c);
+
+/* Marks g edited: its layout is stale and its code no longer the decoded code. */
+static inline void il_graph_edited(struct clrie_il_graph *g)
+{
+    g->stale = true;
+    g->edited = true;
+}
+
+/* True if g's current layout encodes to its decoded code, byte for byte (see orig_code). */
+static inline bool il_code_as_decoded(const struct clrie_il_graph *g)
+{
+    return g->orig_code && !g->edited && g->code_size == g->orig_code_size;
+}
 
 /* Starts a check: everything il_check_take gave before is free again. */
 static inline void il_check_begin(struct clrie_il_graph *g)
@@ -359,24 +403,12 @@ int il_checker_new(struct clrie_il_graph *g, const struct clrie_il_verify_contex
 void il_check_operands(struct il_checker *k);
 int il_check_types(struct il_checker *k, const int32_t *depth, uint32_t max_depth);
 
-/* The node at `offset` among count nodes of one block in offset order (the original nodes,
- * or a block being decoded), by their original offsets or, with !original, their current
- * ones; NULL if no node starts there. */
-static inline struct clrie_il_instr *il_nodes_at(struct clrie_il_instr *nodes, size_t count,
-                                                 uint64_t offset, bool original)
+/* The original node at `offset`, or NULL if none starts there. */
+static inline struct clrie_il_instr *il_original_at(const struct clrie_il_graph *g, uint64_t offset)
 {
-    size_t lo = 0, hi = count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        uint32_t at = original ? nodes[mid].orig_offset : nodes[mid].offset;
-        if (at == offset)
-            return &nodes[mid];
-        if (at < offset)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return NULL;
+    if (!g->orig_starts || offset >= g->orig_code_size || !g->orig_starts[offset])
+        return NULL;
+    return &g->orig[g->orig_starts[offset] - 1];
 }
 
 /* The node that stands for n now: n, or for a replaced node the replacement (followed while

@@ -118,6 +118,7 @@ int clrie_il_instr_set_operand_int(struct clrie_il_instr *n, int64_t value)
     if (!int_fits(kind_of(n), value))
         return -ERANGE;
     n->u.i = value;
+    n->graph->edited = true; /* the code changed, its layout did not */
     return 0;
 }
 
@@ -192,6 +193,7 @@ int clrie_il_instr_set_operand_bytes(struct clrie_il_instr *n, const uint8_t *bu
         n->u.i = (int64_t)bits;
         break;
     }
+    n->graph->edited = true; /* the code changed, its layout did not */
     return 0;
 }
 
@@ -210,7 +212,7 @@ int clrie_il_instr_set_branch_target(struct clrie_il_instr *n, struct clrie_il_i
     if (!n || !il_is_branch(n->opcode) || !same_graph(n, target))
         return -EINVAL;
     il_ref_set(n->u.branch, target);
-    n->graph->stale = true;
+    il_graph_edited(n->graph);
     return 0;
 }
 
@@ -219,10 +221,9 @@ int clrie_il_instr_expand_branch(struct clrie_il_instr *n)
     if (!n || !il_is_branch(n->opcode))
         return -EINVAL;
     n->keep_long = true;
-    if (il_is_short_branch(n->opcode)) {
+    if (il_is_short_branch(n->opcode))
         n->opcode = il_long_form(n->opcode);
-        n->graph->stale = true;
-    }
+    il_graph_edited(n->graph); /* a long one too: the shortest layout may no longer shrink it */
     return 0;
 }
 
@@ -244,7 +245,7 @@ int clrie_il_instr_set_switch_target(struct clrie_il_instr *n, uint32_t i,
     if (!n || n->opcode != CLRIE_IL_OP_SWITCH || i >= n->u.sw->count || !same_graph(n, target))
         return -EINVAL;
     il_ref_set(&n->u.sw->targets[i], target);
-    n->graph->stale = true;
+    il_graph_edited(n->graph);
     return 0;
 }
 
@@ -261,7 +262,7 @@ int clrie_il_instr_remove_switch_target(struct clrie_il_instr *n, uint32_t i)
             il_ref_set(&refs[k - 1], t);
     }
     n->u.sw->count--;
-    n->graph->stale = true;
+    il_graph_edited(n->graph);
     return 0;
 }
 

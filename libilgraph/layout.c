@@ -175,6 +175,50 @@ static int64_t widen(struct clrie_il_graph *g, const struct short_at *sh, size_t
     return 3 * (int64_t)widened;
 }
 
+/* Whether the shortest layout of the unedited graph g is its decoded layout: whether the
+ * widening fixpoint, run over the original branches alone from every one short, widens every
+ * long one (it widens no other: the decoded layout has them short, and reaching). The answer
+ * is kept. On ENOMEM it is no, and the layout's walk finds out. */
+static bool decoded_is_shortest(struct clrie_il_graph *g)
+{
+    if (g->orig_shortest >= 0)
+        return g->orig_shortest;
+    const struct il_branch_at *b = g->orig_branches;
+    size_t count = g->orig_branch_count;
+    struct short_branch stack[STACK_SHORTS + 1];
+    uint32_t stack_longs[STACK_SHORTS + 1];
+    struct short_branch *br = stack;
+    uint32_t *longs = stack_longs; /* long branches before each branch, and in all */
+    if (count > STACK_SHORTS) {
+        br = scratch(g, &g->layout_widen, (count + 1) * sizeof(*br));
+        longs = scratch(g, &g->layout_rank, (count + 1) * sizeof(*longs));
+        if (!br || !longs)
+            return false;
+    }
+    /* Offsets with every branch short: 3 bytes less for each long branch before. */
+    longs[0] = 0;
+    for (size_t k = 0; k < count; k++) {
+        const struct clrie_il_instr *at = &g->orig[b[k].at];
+        br[k] = (struct short_branch){.at = at->orig_offset - 3 * longs[k]};
+        longs[k + 1] = longs[k] + !il_is_short_branch(at->orig_opcode);
+    }
+    for (size_t k = 0; k < count; k++) {
+        /* The target's rank: the branches before it (they are in offset order). */
+        size_t lo = 0, hi = count;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (b[mid].at < b[k].to)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        br[k].target_rank = (uint32_t)lo;
+        br[k].target = g->orig[b[k].to].orig_offset - 3 * longs[lo];
+    }
+    g->orig_shortest = widen_branches(br, count) == longs[count];
+    return g->orig_shortest;
+}
+
 /* One walk gives every node its index, its form and its offset with every short branch
  * short; then only the short branches are looked at. If each reaches (most methods), the
  * offsets are final; otherwise the fixpoint runs over the short branches alone and a last
@@ -183,6 +227,13 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
 {
     if (!g)
         return -EINVAL;
+    if (g->orig_code && !g->edited && g->code_size == g->orig_code_size &&
+        ((flags & CLRIE_IL_ENCODE_PRESERVE) || decoded_is_shortest(g))) {
+        /* It has the decoded layout, which is the one asked for (see orig_code). */
+        g->layout_flags = flags;
+        g->stale = false;
+        return 0;
+    }
     struct short_at stack[STACK_SHORTS];
     struct short_at *sh = stack;
     uint32_t stack_rank[STACK_NODES];

@@ -8,7 +8,7 @@
 #define il_arena_alloc_chunk clrie_il__arena_alloc_chunk
 #define il_arena_array clrie_il__arena_array
 #define il_arena_finish clrie_il__arena_finish
-#define il_arena_init clrie_il__arena_init
+#define il_arena_new_within clrie_il__arena_new_within
 #define il_arena_reset clrie_il__arena_reset
 #define il_arena_take_array clrie_il__arena_take_array
 #define il_check_operands clrie_il__check_operands

@@ -1,7 +1,8 @@
 /* libFuzzer target: decode any bytes as a method body and as a bare IL stream; whatever
  * decodes must verify without crashing, compute a max stack or a reason, and survive an
  * encode -> decode -> encode round trip unchanged. An unedited body encoded in PRESERVE mode
- * must come back as the bytes it was decoded from, up to the end of what was used, and a
+ * must come back as the bytes it was decoded from, up to the end of what was used, whether
+ * its code is copied or written from the nodes (CLRIE_IL_ENCODE_REWRITE), and a
  * graph reused across inputs must decode each as a new graph does. */
 #include <errno.h>
 #include <stdint.h>
@@ -62,18 +63,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (r == 0) {
         /* Preserve mode gives back the input's code and header fields when nothing changed
          * (MoreSects follows the clauses actually present; section slack is not kept). */
-        uint8_t *body;
-        size_t len;
-        if (clrie_il_graph_encode(g, CLRIE_IL_ENCODE_PRESERVE, &body, &len, &d) != 0)
-            abort();
-        struct clrie_il_header h;
-        clrie_il_graph_header(g, &h);
-        size_t header = h.fat ? 12 : 1, code_end = header + h.code_size;
-        if (len < code_end || code_end > size ||
-            memcmp(body + header, data + header, h.code_size) != 0 ||
-            (h.fat && memcmp(body + 2, data + 2, 10) != 0) || (!h.fat && body[0] != data[0]))
-            abort();
-        free(body);
+        for (unsigned rewrite = 0; rewrite <= CLRIE_IL_ENCODE_REWRITE;
+             rewrite += CLRIE_IL_ENCODE_REWRITE) {
+            uint8_t *body;
+            size_t len;
+            if (clrie_il_graph_encode(g, CLRIE_IL_ENCODE_PRESERVE | rewrite, &body, &len, &d) != 0)
+                abort();
+            struct clrie_il_header h;
+            clrie_il_graph_header(g, &h);
+            size_t header = h.fat ? 12 : 1, code_end = header + h.code_size;
+            if (len < code_end || code_end > size ||
+                memcmp(body + header, data + header, h.code_size) != 0 ||
+                (h.fat && memcmp(body + 2, data + 2, 10) != 0) || (!h.fat && body[0] != data[0]))
+                abort();
+            free(body);
+        }
         exercise(g, size & 1);
         clrie_il_graph_free(g);
     } else if (r != -EILSEQ || d.offset > size || !memchr(d.message, '\0', sizeof(d.message))) {
@@ -82,12 +86,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     g = NULL;
     r = clrie_il_graph_decode_code(data, size, &g, &d);
     if (r == 0) {
-        uint8_t *code;
-        size_t len;
-        if (clrie_il_graph_encode_code(g, CLRIE_IL_ENCODE_PRESERVE, &code, &len, &d) != 0 ||
-            len != size || (size && memcmp(code, data, size) != 0))
-            abort();
-        free(code);
+        for (unsigned rewrite = 0; rewrite <= CLRIE_IL_ENCODE_REWRITE;
+             rewrite += CLRIE_IL_ENCODE_REWRITE) {
+            uint8_t *code;
+            size_t len;
+            if (clrie_il_graph_encode_code(g, CLRIE_IL_ENCODE_PRESERVE | rewrite, &code, &len,
+                                           &d) != 0 ||
+                len != size || (size && memcmp(code, data, size) != 0))
+                abort();
+            free(code);
+        }
         exercise(g, 0);
         clrie_il_graph_free(g);
     } else if (r != -EILSEQ || d.offset > size) {

@@ -1,5 +1,7 @@
 /* Decoding: every opcode and operand kind, both header kinds, EH sections, and each class of
  * malformed input rejected with its byte offset. */
+#include <pthread.h>
+
 #include "helpers.h"
 
 /* Builds "<opcode><operand> nop" for one opcode; returns the byte count. */
@@ -432,6 +434,79 @@ static uint8_t *dense_body(size_t n, size_t *len)
     return b;
 }
 
+/* Original offsets are found alike in code with branches (decoding keeps a table of
+ * instruction starts for them) and in code without: every start, and nothing inside an
+ * instruction or past the end. */
+static void original_offsets_are_found_with_and_without_branches(void **state)
+{
+    static const uint8_t plain[] = {0x20, 0x01, 0x00, 0x00, 0x00, 0x26, 0x14, 0x2A};
+    static const uint8_t branchy[] = {0x20, 0x01, 0x00, 0x00, 0x00, 0x2B, 0x00, 0x14, 0x2A};
+    static const uint32_t plain_starts[] = {0, 5, 6, 7}, branchy_starts[] = {0, 5, 7, 8};
+    for (int b = 0; b < 2; b++) {
+        const uint8_t *code = b ? branchy : plain;
+        size_t len = b ? sizeof(branchy) : sizeof(plain);
+        const uint32_t *starts = b ? branchy_starts : plain_starts;
+        struct clrie_il_graph *g = decode_code(code, len);
+        size_t k = 0;
+        for (uint32_t offset = 0; offset <= len + 1; offset++) {
+            struct clrie_il_instr *n = clrie_il_graph_at_original_offset(g, offset);
+            if (k < 4 && offset == starts[k]) {
+                assert_ptr_equal(n, nth(g, k));
+                k++;
+            } else {
+                assert_null(n);
+            }
+        }
+        clrie_il_graph_free(g);
+    }
+}
+
+/* Graphs decoded and freed on several threads at once (their memory passes from one graph to
+ * the next) each encode back to their own body. */
+struct decoding_thread {
+    const uint8_t *body;
+    size_t len;
+    int failures;
+};
+
+static void *decode_in_turn(void *arg)
+{
+    struct decoding_thread *t = arg;
+    for (int i = 0; i < 2000; i++) {
+        struct clrie_il_graph *g = NULL;
+        uint8_t *out = NULL;
+        size_t len = 0;
+        if (clrie_il_graph_decode(t->body, t->len, &g, NULL) != 0 ||
+            clrie_il_graph_encode(g, CLRIE_IL_ENCODE_PRESERVE | CLRIE_IL_ENCODE_REWRITE, &out, &len,
+                                  NULL) != 0 ||
+            len != t->len || memcmp(out, t->body, len) != 0)
+            t->failures++;
+        free(out);
+        clrie_il_graph_free(g);
+    }
+    return NULL;
+}
+
+static void graphs_decoded_on_many_threads_stay_apart(void **state)
+{
+    size_t big_len;
+    uint8_t *big = dense_body(300, &big_len);
+    struct decoding_thread t[4] = {
+        {try_catch, sizeof(try_catch), 0},
+        {big, big_len, 0},
+        {two_sections, sizeof(two_sections), 0},
+        {BYTES(0x12, 0x18, 0x19, 0x58, 0x2A), 0},
+    };
+    pthread_t id[4];
+    for (int k = 0; k < 4; k++)
+        assert_int_equal(pthread_create(&id[k], NULL, decode_in_turn, &t[k]), 0);
+    for (int k = 0; k < 4; k++) {
+        assert_int_equal(pthread_join(id[k], NULL), 0);
+        assert_int_equal(t[k].failures, 0);
+    }
+    free(big);
+}
+
 static void one_graph_decodes_many_bodies_in_turn(void **state)
 {
     struct clrie_il_graph *g = NULL;
@@ -535,6 +610,8 @@ int main(void)
         cmocka_unit_test(malformed_eh_sections_are_rejected),
         cmocka_unit_test(bare_streams_and_fragments_decode),
         cmocka_unit_test(one_graph_decodes_many_bodies_in_turn),
+        cmocka_unit_test(original_offsets_are_found_with_and_without_branches),
+        cmocka_unit_test(graphs_decoded_on_many_threads_stay_apart),
         cmocka_unit_test(a_reset_graph_is_a_new_graph),
         cmocka_unit_test(dense_code_decodes_whole_and_as_a_fragment),
     };

@@ -14,6 +14,81 @@ static void shortest_mode_shrinks_and_preserve_keeps_long_branches(void **state)
     clrie_il_graph_free(g);
 }
 
+/* ldc.i4 0x11223344; ldarg.s 7; switch (to the nop); br.s (to the second br.s); nop; br.s
+ * (to the nop); ret */
+static const uint8_t edited_code[] = {0x20, 0x44, 0x33, 0x22, 0x11, 0x0E, 0x07, 0x45,
+                                      0x01, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,
+                                      0x2B, 0x01, 0x00, 0x2B, 0xFD, 0x2A};
+
+/* An unedited graph encodes to the bytes it was decoded from, copied or written; every kind
+ * of edit, a layout-neutral operand change included, is written from the nodes. */
+static void every_edit_is_encoded_and_unedited_code_is_copied(void **state)
+{
+    for (int edit = 0; edit <= 6; edit++) {
+        struct clrie_il_graph *g = decode_code(edited_code, sizeof(edited_code));
+        struct clrie_il_instr *ldc = nth(g, 0), *ldarg = nth(g, 1), *sw = nth(g, 2);
+        struct clrie_il_instr *br = nth(g, 3), *ret = nth(g, 6);
+        switch (edit) {
+        case 0: /* none */
+            break;
+        case 1:
+            assert_int_equal(clrie_il_instr_set_operand_int(ldc, 5), 0);
+            break;
+        case 2:
+            assert_int_equal(clrie_il_instr_set_operand_bytes(ldarg, BYTES(9)), 0);
+            break;
+        case 3:
+            assert_int_equal(clrie_il_instr_set_branch_target(br, ret), 0);
+            break;
+        case 4:
+            assert_int_equal(clrie_il_instr_set_switch_target(sw, 0, ret), 0);
+            break;
+        case 5:
+            assert_int_equal(clrie_il_instr_remove_switch_target(sw, 0), 0);
+            break;
+        case 6:
+            assert_int_equal(clrie_il_instr_expand_branch(br), 0);
+            break;
+        }
+        uint8_t *copied, *written;
+        size_t copied_len, written_len;
+        assert_int_equal(
+            clrie_il_graph_encode_code(g, CLRIE_IL_ENCODE_PRESERVE, &copied, &copied_len, NULL), 0);
+        assert_int_equal(
+            clrie_il_graph_encode_code(g, CLRIE_IL_ENCODE_PRESERVE | CLRIE_IL_ENCODE_REWRITE,
+                                       &written, &written_len, NULL),
+            0);
+        assert_bytes(copied, copied_len, written, written_len);
+        if (edit == 0)
+            assert_bytes(copied, copied_len, edited_code, sizeof(edited_code));
+        else
+            assert_true(copied_len != sizeof(edited_code) ||
+                        memcmp(copied, edited_code, copied_len) != 0);
+        free(copied);
+        free(written);
+        clrie_il_graph_free(g);
+    }
+}
+
+/* With no long branch to shorten, the shortest layout of an unedited graph is the decoded
+ * one; with one, its code is written shorter, then copied again under PRESERVE. */
+static void unedited_graphs_lay_out_as_decoded_unless_a_branch_shrinks(void **state)
+{
+    struct clrie_il_graph *g = decode_code(edited_code, sizeof(edited_code));
+    expect_code(g, 0, edited_code, sizeof(edited_code));
+    expect_code(g, CLRIE_IL_ENCODE_PRESERVE, edited_code, sizeof(edited_code));
+    assert_int_equal(clrie_il_instr_offset(nth(g, 6)), sizeof(edited_code) - 1);
+    clrie_il_graph_free(g);
+
+    static const uint8_t wide[] = {0x00, 0x38, 0x01, 0x00, 0x00, 0x00, 0x00, 0x2A};
+    g = decode_code(wide, sizeof(wide));
+    expect_code(g, 0, BYTES(0x00, 0x2B, 0x01, 0x00, 0x2A));
+    assert_int_equal(clrie_il_instr_offset(nth(g, 3)), 4);
+    expect_code(g, CLRIE_IL_ENCODE_PRESERVE, wide, sizeof(wide));
+    assert_int_equal(clrie_il_instr_offset(nth(g, 3)), 7);
+    clrie_il_graph_free(g);
+}
+
 /* Appends count nops before `before` (or at the end when NULL). */
 static void nops(struct clrie_il_graph *g, struct clrie_il_instr *before, int count)
 {
@@ -135,7 +210,8 @@ static void reference_forms(size_t n, const uint32_t *sizes, const long *target,
 
 /* Random methods whose branches straddle the reach of the short form, forward and back,
  * nested and chained: the encoder picks the same long branches as the reference, and every
- * node's offset is where the encoded code puts it, however often the method is laid out. */
+ * node's offset is where the encoded code puts it, however often the method is laid out,
+ * built or decoded. */
 static void branch_forms_match_a_reference_fixpoint(void **state)
 {
     uint64_t rng = 0x2545F4914F6CDD1Du;
@@ -209,6 +285,20 @@ static void branch_forms_match_a_reference_fixpoint(void **state)
             assert_memory_equal(out2, out, len);
             free(out2);
         }
+        /* Decoded, the shortest code is its own shortest layout (which the fixpoint over its
+         * branches alone finds), and the same code with every branch long shrinks to it. */
+        clrie_il_graph_expand_branches(g);
+        uint8_t *wide;
+        size_t wide_len;
+        assert_int_equal(
+            clrie_il_graph_encode_code(g, CLRIE_IL_ENCODE_PRESERVE, &wide, &wide_len, NULL), 0);
+        for (int k = 0; k < 2; k++) {
+            struct clrie_il_graph *h = decode_code(k ? wide : out, k ? wide_len : len);
+            expect_code(h, 0, out, len);
+            expect_code(h, CLRIE_IL_ENCODE_PRESERVE, k ? wide : out, k ? wide_len : len);
+            clrie_il_graph_free(h);
+        }
+        free(wide);
         free(out);
         free(nodes);
         free(sizes);
@@ -361,6 +451,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(shortest_mode_shrinks_and_preserve_keeps_long_branches),
+        cmocka_unit_test(every_edit_is_encoded_and_unedited_code_is_copied),
+        cmocka_unit_test(unedited_graphs_lay_out_as_decoded_unless_a_branch_shrinks),
         cmocka_unit_test(short_branches_widen_when_the_target_moves_out_of_reach),
         cmocka_unit_test(backward_branches_reach_exactly_minus_128),
         cmocka_unit_test(widening_cascades_to_a_fixpoint),

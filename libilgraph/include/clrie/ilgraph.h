@@ -18,8 +18,9 @@
  * and belong to the caller (release them with free()).
  *
  * Threads: a graph and everything in it is used by one thread at a time; different graphs
- * may be used on different threads concurrently. Nothing here has global mutable state,
- * prints, or reads the environment.
+ * may be used on different threads concurrently. The one global state is a slot where the
+ * memory of a freed graph (at most 64 KiB) waits for the next graph, swapped atomically.
+ * Nothing here prints or reads the environment.
  *
  * Errors: fallible functions return 0 or a negative errno: -EILSEQ for malformed input,
  * -EINVAL for a bad argument (NULL, a node of another graph, a wrong operand kind), -ERANGE
@@ -632,6 +633,10 @@ int clrie_il_graph_remove_clause(struct clrie_il_graph *g, struct clrie_il_claus
 #define CLRIE_IL_ENCODE_PRESERVE 0x1u
 #define CLRIE_IL_ENCODE_FAT_HEADER 0x2u /* write a fat header even if a tiny one would do */
 #define CLRIE_IL_ENCODE_FAT_EH 0x4u     /* write one fat EH section */
+/* Write every instruction from its node. Without it the code of a graph that is laid out as
+ * decoded and has not been edited (no edit, no operand set) is copied from the decoded
+ * bytes, which the nodes would write again; with it the writer itself can be checked. */
+#define CLRIE_IL_ENCODE_REWRITE 0x8u
 
 /* Lays out the current list (offsets and branch forms) with the given flags, as encoding
  * would. Edits make the layout stale; offset lookups redo it with the last flags used. */
