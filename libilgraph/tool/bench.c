@@ -5,7 +5,9 @@
  * thread's CPU time (what one core delivers, whatever else the machine runs) and wall
  * time: the bare opcode walk (the bound every step is compared with: it finds each
  * instruction and builds nothing); decode; decode + encode with CLRIE_IL_ENCODE_PRESERVE;
- * decode + encode with the shortest branches (a layout); decode + single return + fat header
+ * decode + encode with the shortest branches (a layout), both of which copy an unedited graph's
+ * code; the same two after an edit that changes nothing (what the engine encodes: a graph laid
+ * out and written from its nodes); decode + single return + fat header
  * + encode (the shape change an instrumenting plugin asks for first); decode + verify with
  * the metadata `clrie-il check` gives the verifier (what the engine does to every method a
  * plugin changed). Each but the walk includes freeing the output, and runs twice: with a
@@ -52,17 +54,19 @@ static double cpu_now(void)
 }
 
 enum bench_phase {
-    PHASE_WALK,          /* the bound: a walk of the opcodes, nothing built */
-    PHASE_DECODE,        /* decode */
-    PHASE_DECODE_ENCODE, /* decode + encode with PRESERVE (no layout on an unedited graph) */
-    PHASE_SHORTEST,      /* decode + encode with the shortest branches (a layout) */
-    PHASE_TRANSFORM,     /* decode + single return + fat header + encode */
-    PHASE_VERIFY,        /* decode + verify with the assembly's metadata */
+    PHASE_WALK,            /* the bound: a walk of the opcodes, nothing built */
+    PHASE_DECODE,          /* decode */
+    PHASE_DECODE_ENCODE,   /* decode + encode with PRESERVE (no layout on an unedited graph) */
+    PHASE_SHORTEST,        /* decode + encode with the shortest branches (a layout) */
+    PHASE_EDITED,          /* decode + an edit + encode with PRESERVE: written from the nodes */
+    PHASE_EDITED_SHORTEST, /* decode + an edit + encode with the shortest branches */
+    PHASE_TRANSFORM,       /* decode + single return + fat header + encode */
+    PHASE_VERIFY,          /* decode + verify with the assembly's metadata */
     PHASES
 };
 
-static const char *const phase_names[PHASES] = {"walk",     "decode",    "preserve",
-                                                "shortest", "transform", "verify"};
+static const char *const phase_names[PHASES] = {
+    "walk", "decode", "preserve", "shortest", "edited", "edited-shortest", "transform", "verify"};
 
 /* Bytes after each opcode (0x00..0xFF, then 0xFE xx at 0x100 | xx): its operand's length + 1;
  * 0 for no opcode; SWITCH_STEP for switch, whose length follows from its count. */
@@ -140,6 +144,20 @@ static int verify_method(struct clrie_il_graph *g, const struct bench_method *b,
     return r == -EILSEQ ? 0 : r;
 }
 
+/* The smallest edit, which leaves the code as it was: a nop inserted first and removed. An edited
+ * graph is what the engine encodes (it gives the runtime only bodies a plugin changed): laid
+ * out and written from its nodes, where an unedited one is copied from the decoded bytes. */
+static int edit_nothing(struct clrie_il_graph *g)
+{
+    struct clrie_il_instr *nop = NULL;
+    int r = clrie_il_instr_create(g, CLRIE_IL_OP_NOP, &nop);
+    if (r == 0)
+        r = clrie_il_graph_insert_before(g, clrie_il_graph_first(g), nop);
+    if (r == 0)
+        r = clrie_il_graph_remove(g, nop);
+    return r;
+}
+
 /* One untimed-per-method pass of a phase over every body; 0 or a negative errno. reuse:
  * one graph for the whole pass (clrie_il_graph_decode_into), as an engine keeping a graph
  * per thread would; otherwise a graph per method. */
@@ -171,6 +189,12 @@ static int run_phase(struct bench_method *ms, size_t n, enum bench_phase phase, 
         if (r == 0 && phase == PHASE_DECODE_ENCODE)
             r = clrie_il_graph_encode(g, CLRIE_IL_ENCODE_PRESERVE, &out, &len, NULL);
         if (r == 0 && phase == PHASE_SHORTEST)
+            r = clrie_il_graph_encode(g, 0, &out, &len, NULL);
+        if (r == 0 && (phase == PHASE_EDITED || phase == PHASE_EDITED_SHORTEST))
+            r = edit_nothing(g);
+        if (r == 0 && phase == PHASE_EDITED)
+            r = clrie_il_graph_encode(g, CLRIE_IL_ENCODE_PRESERVE, &out, &len, NULL);
+        if (r == 0 && phase == PHASE_EDITED_SHORTEST)
             r = clrie_il_graph_encode(g, 0, &out, &len, NULL);
         if (r == 0 && phase == PHASE_TRANSFORM) {
             struct tool_resolver res;
@@ -366,8 +390,8 @@ int tool_bench(int argc, char **argv)
                 if (strcmp(argv[i], phase_names[ph]) == 0)
                     only = ph;
             if (only < 0) {
-                tool_error("bench: --only takes walk, decode, preserve, shortest, transform or "
-                           "verify");
+                tool_error("bench: --only takes walk, decode, preserve, shortest, edited, "
+                           "edited-shortest, transform or verify");
                 return TOOL_EXIT_USAGE;
             }
         } else if (strcmp(argv[i], "--repeat") == 0 && i + 1 < argc) {
@@ -486,6 +510,10 @@ int tool_bench(int argc, char **argv)
         "  reusing one graph",
         "decode + encode (shortest branches)",
         "  reusing one graph",
+        "decode + edit + encode (preserve)",
+        "  reusing one graph",
+        "decode + edit + encode (shortest)",
+        "  reusing one graph",
         "decode + single-ret + fat + encode",
         "  reusing one graph",
         "decode + verify",
@@ -508,6 +536,11 @@ int tool_bench(int argc, char **argv)
            code_bytes / cpu[4] / 1e6 / 150, code_bytes / cpu[5] / 1e6 / 150);
     printf("  decode + encode (shortest) / 250 MB/s: %.2fx / %.2fx\n",
            code_bytes / cpu[6] / 1e6 / 250, code_bytes / cpu[7] / 1e6 / 250);
+    /* An edited graph (what the engine encodes) is laid out and written from its nodes. */
+    printf("  edited, decode + edit + encode (preserve) / 300 MB/s: %.2fx / %.2fx\n",
+           code_bytes / cpu[8] / 1e6 / 300, code_bytes / cpu[9] / 1e6 / 300);
+    printf("  edited, decode + edit + encode (shortest) / 250 MB/s: %.2fx / %.2fx\n",
+           code_bytes / cpu[10] / 1e6 / 250, code_bytes / cpu[11] / 1e6 / 250);
     printf("per method (wall time, best of %d passes each):\n", repeat);
     print_spread("decode", ms, n, 0, 0);
     print_spread("encode (preserve)", ms, n, 1, 1);

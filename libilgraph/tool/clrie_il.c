@@ -26,8 +26,8 @@ static const char usage[] =
     "  bench  decode, encode, transform and verify throughput over every method body\n"
     "         (methods/s, MB/s of IL, each step against the bare opcode walk, median and\n"
     "         worst per-method time; --repeat N passes; --only walk|decode|preserve|\n"
-    "         shortest|transform|verify: that step alone, for a profiler, with a hash of\n"
-    "         its output)\n"
+    "         shortest|edited|edited-shortest|transform|verify: that step alone, for a\n"
+    "         profiler, with a hash of its output)\n"
     "\n"
     "exit status: 0 ok, 1 failures found or bad input, 2 usage\n";
 

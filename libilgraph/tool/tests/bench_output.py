@@ -12,11 +12,13 @@ NUMBER = r"[0-9.]+"
 ROW = r"^  %s\s+\d+\s+" + NUMBER + r" \[\s*" + NUMBER + r"\]\s+" + NUMBER + r" \[\s*" + NUMBER + \
     r"\]\s+" + NUMBER + r"x$"
 STEPS = ["opcode walk (the bound)", "decode", "decode + encode (preserve)",
-         "decode + encode (shortest branches)", "decode + single-ret + fat + encode",
+         "decode + encode (shortest branches)", "decode + edit + encode (preserve)",
+         "decode + edit + encode (shortest)", "decode + single-ret + fat + encode",
          "decode + verify"]
 SPREADS = ["decode", "encode (preserve)", "decode + encode", "single-ret+fat+encode", "verify"]
 ONLY = {"walk": "encoded", "decode": "encoded", "preserve": "encoded", "shortest": "encoded",
-        "transform": "encoded", "verify": "reported"}
+        "edited": "encoded", "edited-shortest": "encoded", "transform": "encoded",
+        "verify": "reported"}
 
 
 def run(tool, args):
