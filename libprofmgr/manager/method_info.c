@@ -43,7 +43,6 @@ static void release_unknown(void *object)
 static const struct IMethodInfo2Vtbl method_info_vtbl;
 static const struct clrie_plugin_com_class method_info_class;
 
-/* Asks the module for one of its metadata interfaces as iid; NULL when it has none. */
 /* A generic method's name carries its type parameters as CLRIE writes them: `Max<!!0>`,
  * `Zip<!!0,!!1>`. Plugins match on GetName and GetFullName, so they must read the same in
  * both engines. */
