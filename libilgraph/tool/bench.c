@@ -541,6 +541,21 @@ int tool_bench(int argc, char **argv)
            code_bytes / cpu[8] / 1e6 / 300, code_bytes / cpu[9] / 1e6 / 300);
     printf("  edited, decode + edit + encode (shortest) / 250 MB/s: %.2fx / %.2fx\n",
            code_bytes / cpu[10] / 1e6 / 250, code_bytes / cpu[11] / 1e6 / 250);
+    /* What an edited graph's targets leave to the edit and the encoder once decoding has
+     * taken its share: the budget per instruction against what they take now. */
+    size_t instructions = 0;
+    for (size_t i = 0; i < n; i++)
+        instructions += walk_code(ms[i].m.body.code, ms[i].m.body.code_size);
+    const double target_mbs[2] = {300, 250};
+    const int edited_phase[2] = {8, 10};
+    for (int t = 0; t < 2; t++) {
+        double budget = code_bytes / (target_mbs[t] * 1e6);
+        double ns = 1e9 / (double)(instructions ? instructions : 1);
+        printf("    at %.0f MB/s: decode takes %.0f %% of the budget; edit + encode may take "
+               "%.1f ns an instruction, take %.1f (%zu instructions)\n",
+               target_mbs[t], 100 * cpu[2] / budget, (budget - cpu[2]) * ns,
+               (cpu[edited_phase[t]] - cpu[2]) * ns, instructions);
+    }
     printf("per method (wall time, best of %d passes each):\n", repeat);
     print_spread("decode", ms, n, 0, 0);
     print_spread("encode (preserve)", ms, n, 1, 1);
