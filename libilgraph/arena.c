@@ -52,16 +52,18 @@ static struct il_arena_chunk *take_kept(size_t size)
 }
 
 /* Keeps c if it is no bigger than KEPT_CHUNK, in place of a smaller kept one; frees what it
- * does not keep. */
+ * does not keep. Once c is in the slot it belongs to whichever thread takes it next (which
+ * may free it at once), so nothing of c is read after the swap. */
 static void keep(struct il_arena_chunk *c)
 {
-    if (c->size > KEPT_CHUNK) {
+    size_t size = c->size;
+    if (size > KEPT_CHUNK) {
         free(c);
         return;
     }
-    POISON(c->data, c->size);
+    POISON(c->data, size);
     struct il_arena_chunk *old = atomic_exchange_explicit(&kept_chunk, c, memory_order_acq_rel);
-    if (old && old->size > c->size) /* put the bigger one back */
+    if (old && old->size > size) /* put the bigger one back */
         old = atomic_exchange_explicit(&kept_chunk, old, memory_order_acq_rel);
     free(old);
 }

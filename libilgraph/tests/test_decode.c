@@ -472,7 +472,7 @@ struct decoding_thread {
 static void *decode_in_turn(void *arg)
 {
     struct decoding_thread *t = arg;
-    for (int i = 0; i < 2000; i++) {
+    for (int i = 0; i < 10000; i++) {
         struct clrie_il_graph *g = NULL;
         uint8_t *out = NULL;
         size_t len = 0;
