@@ -517,13 +517,13 @@ static size_t round_up(size_t n)
 
 static struct clrie_il_graph *graph_for_code(size_t len, size_t slots)
 {
-    /* The graph, the copy of the code, the node block, the references of about one branch
-     * in eight instructions and, for code long enough to use one, the offset table, each
-     * rounded up; a layout after edits takes a chunk of its own. */
+    /* The graph, the copy of the code, the table of instruction starts, the node block and
+     * the references of about one branch in eight instructions, each rounded up; a layout
+     * after edits takes a chunk of its own. */
     size_t need = round_up(sizeof(struct clrie_il_graph)) + round_up(len + IL_READ_SLACK) +
+                  round_up((len + 1) * sizeof(uint32_t)) +
                   round_up(slots * sizeof(struct clrie_il_instr)) +
-                  (slots / 8 + 1) * round_up(sizeof(struct il_ref)) +
-                  (len >= 64 ? round_up(4 * len) : 0);
+                  (slots / 8 + 1) * round_up(sizeof(struct il_ref));
     return il_graph_alloc(need);
 }
 
@@ -543,7 +543,6 @@ static int finish_code(struct clrie_il_graph *g, const uint8_t *code, size_t len
     g->orig_code = out.code;
     g->orig_starts = out.starts;
     g->orig_code_size = (uint32_t)len;
-    g->orig_long_branches = (uint32_t)out.long_branches;
     g->orig_branches = out.branches;
     g->orig_branch_count = (uint32_t)out.branch_count;
     g->orig_shortest = out.long_branches ? -1 : 1;

@@ -143,7 +143,7 @@ struct clrie_il_graph {
     uint32_t code_size; /* as of the last layout */
 
     /* The decoded code (arena, IL_READ_SLACK zero bytes after it; NULL when the graph was
-     * not decoded) and how many of its branches are long. Until an edit (il_graph_edited, or
+     * not decoded). Until an edit (il_graph_edited, or
      * an operand set) nothing but a layout can change what the graph encodes to, and a layout
      * only shortens long branches: so an unedited graph whose code kept its size is laid out
      * as decoded and encodes to these bytes, and is laid out so in every mode when no long
@@ -159,7 +159,6 @@ struct clrie_il_graph {
      * branch targets, clause boundaries and lookups by original offset. */
     const uint32_t *orig_starts;
     uint32_t orig_code_size;
-    uint32_t orig_long_branches;
     bool edited;
 
     bool fat;

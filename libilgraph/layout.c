@@ -227,8 +227,7 @@ int clrie_il_graph_layout(struct clrie_il_graph *g, unsigned flags, struct clrie
 {
     if (!g)
         return -EINVAL;
-    if (g->orig_code && !g->edited && g->code_size == g->orig_code_size &&
-        ((flags & CLRIE_IL_ENCODE_PRESERVE) || decoded_is_shortest(g))) {
+    if (il_code_as_decoded(g) && ((flags & CLRIE_IL_ENCODE_PRESERVE) || decoded_is_shortest(g))) {
         /* It has the decoded layout, which is the one asked for (see orig_code). */
         g->layout_flags = flags;
         g->stale = false;

@@ -453,11 +453,16 @@ static HRESULT branch_SetBranchTarget(IBranchInstruction *This, IInstruction *pT
     return hr;
 }
 
+/* clang-format off */
 static const struct IBranchInstructionVtbl branch_vtbl = {
-    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(branch),   .IsShortBranch = branch_IsShortBranch,
-    .ExpandBranch = branch_ExpandBranch,       .GetBranchTarget = branch_GetBranchTarget,
-    .GetTargetOffset = branch_GetTargetOffset, .SetBranchTarget = branch_SetBranchTarget,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(branch),
+    .IsShortBranch = branch_IsShortBranch,
+    .ExpandBranch = branch_ExpandBranch,
+    .GetBranchTarget = branch_GetBranchTarget,
+    .GetTargetOffset = branch_GetTargetOffset,
+    .SetBranchTarget = branch_SetBranchTarget,
 };
+/* clang-format on */
 
 /* ---- ISwitchInstruction ---- */
 
@@ -582,12 +587,18 @@ static HRESULT sw_GetBranchOffset(ISwitchInstruction *This, DWORD index, DWORD *
     return S_OK;
 }
 
+/* clang-format off */
 static const struct ISwitchInstructionVtbl switch_vtbl = {
-    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(sw),         .GetBranchTarget = sw_GetBranchTarget,
-    .SetBranchTarget = sw_SetBranchTarget,       .RemoveBranchTargetAt = sw_RemoveBranchTargetAt,
-    .RemoveBranchTarget = sw_RemoveBranchTarget, .ReplaceBranchTarget = sw_ReplaceBranchTarget,
-    .GetBranchCount = sw_GetBranchCount,         .GetBranchOffset = sw_GetBranchOffset,
+    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(sw),
+    .GetBranchTarget = sw_GetBranchTarget,
+    .SetBranchTarget = sw_SetBranchTarget,
+    .RemoveBranchTargetAt = sw_RemoveBranchTargetAt,
+    .RemoveBranchTarget = sw_RemoveBranchTarget,
+    .ReplaceBranchTarget = sw_ReplaceBranchTarget,
+    .GetBranchCount = sw_GetBranchCount,
+    .GetBranchOffset = sw_GetBranchOffset,
 };
+/* clang-format on */
 
 _Static_assert(CLRIE_ABI_SLOT_COUNT(CLRIE_IINSTRUCTION_METHODS) == 25, "IInstruction");
 _Static_assert(CLRIE_ABI_SLOT_COUNT(CLRIE_IOPERANDINSTRUCTION_METHODS) == 6, "IOperand");
