@@ -380,10 +380,19 @@ static void chain(int sig, siginfo_t *info, void *context, const struct sigactio
         prev->sa_handler(sig);
 }
 
-static void on_fatal_signal(int sig, siginfo_t *info, void *context)
+/* May the fault be a plugin's? What describe() decides on, without building the line. */
+static bool maybe_plugins(uintptr_t pc)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    return current.name != NULL || (pc && module_at(pc, NULL) != NULL);
+}
+
+/* The rare path, with the line's buffer in a frame of its own so that the common path's frame
+ * stays a few words deep. */
+__attribute__((noinline)) static void report_and_chain(int sig, siginfo_t *info, void *context,
+                                                       const struct sigaction *prev)
 {
     int saved_errno = errno;
-    const struct sigaction *prev = previous_of(sig);
     char line[512];
     struct text t = {.buf = line, .size = sizeof(line)};
     bool in_code = false;
@@ -403,6 +412,18 @@ static void on_fatal_signal(int sig, siginfo_t *info, void *context)
     errno = saved_errno;
 }
 
+/* A signal that is no plugin's (the runtime's own: a null dereference, a division by zero in
+ * managed code) goes straight to the runtime's handler with the kernel's siginfo and context,
+ * on the stack the kernel chose by the runtime's own flags, touching nothing on the way. */
+static void on_fatal_signal(int sig, siginfo_t *info, void *context)
+{
+    const struct sigaction *prev = previous_of(sig);
+    if (maybe_plugins(pc_of(context)))
+        report_and_chain(sig, info, context, prev);
+    else
+        chain(sig, info, context, prev);
+}
+
 void clrie_pm__crash_install(int log_fd)
 {
     if (atomic_exchange(&installed, true))
@@ -415,11 +436,15 @@ void clrie_pm__crash_install(int log_fd)
     for (size_t i = 0; i < SIGNAL_COUNT; i++) {
         if (sigaction(handled_signals[i], NULL, &previous[i]) != 0)
             continue;
-        /* The runtime's mask and flags, so that its handler runs as the kernel would run it;
-         * on the alternate stack, where the runtime detects stack overflows. */
+        /* The runtime's mask and flags, so that the kernel runs this handler, and through it
+         * the runtime's, as it would run the runtime's: on the alternate stack only where the
+         * runtime asked for it (SIGSEGV, to catch stack overflows). The runtime handles SIGFPE
+         * on the faulting thread's own stack and never returns from there into managed code;
+         * on the small alternate stack that overflows it (a caught DivideByZeroException
+         * killed the process as a stack overflow). */
         struct sigaction action = {.sa_sigaction = on_fatal_signal,
                                    .sa_mask = previous[i].sa_mask,
-                                   .sa_flags = previous[i].sa_flags | SA_SIGINFO | SA_ONSTACK};
+                                   .sa_flags = previous[i].sa_flags | SA_SIGINFO};
         sigaction(handled_signals[i], &action, NULL);
     }
 }

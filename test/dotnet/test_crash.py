@@ -3,7 +3,9 @@ the test plugin test/plugins/crash_plugin.c crashes where CLRIE_TEST_CRASH_AT sa
 run must die by the signal (the crash is real) and leave one line naming the plugin, its GUID
 and the call, on stderr and in the log file. A control run, with the engine's handler in front
 of the runtime's, has the runtime still turning real null dereferences in managed code
-(test/dotnet/nullref) into NullReferenceExceptions the app catches, output unchanged.
+(test/dotnet/nullref) into NullReferenceExceptions, and integer divisions by zero and
+int.MinValue / -1 (SIGFPE) into DivideByZeroExceptions and OverflowExceptions, which the app
+catches, output unchanged.
 
 Arguments: --engine ENGINE_SO --crash CRASH_PLUGIN_SO --apps-out DIR"""
 import argparse
@@ -44,8 +46,10 @@ args = parser.parse_args()
 dotnet, checks = dotnet_apps.start(args, files=("engine", "crash"), folders=("apps_out",))
 app = dotnet_apps.build_app(dotnet, "nullref", args.apps_out)
 baseline = dotnet_apps.run_app(dotnet, app)
-checks.expect(baseline.returncode == 5 and "caught 300 NullReferenceExceptions" in baseline.stdout,
-              "without a profiler the app catches its 300 NullReferenceExceptions", baseline)
+checks.expect(baseline.returncode == 5 and "caught 300 NullReferenceExceptions" in baseline.stdout
+              and "caught 200 DivideByZeroExceptions, 100 OverflowExceptions" in baseline.stdout,
+              "without a profiler the app catches its 300 NullReferenceExceptions, 200 "
+              "DivideByZeroExceptions and 100 OverflowExceptions", baseline)
 
 box = dotnet_apps.Sandbox("clrie-crash", "plugin")
 try:
@@ -59,7 +63,8 @@ try:
         env.update(extra or {})
         return dotnet_apps.run_app(dotnet, app, profiler_path=args.engine, extra_env=env)
 
-    print("== control: no crash, the runtime's NullReferenceExceptions intact", flush=True)
+    print("== control: no crash, the runtime's exceptions from processor faults intact",
+          flush=True)
     control = run("")
     checks.same_as_baseline("control", control, baseline, stderr="equal")
     checks.expect(WHO not in control.stderr, "control: no crash line", control)
@@ -92,4 +97,4 @@ finally:
     box.close()
 
 sys.exit(checks.finish("a crashing plugin is named with its call; managed null dereferences "
-                       "still become NullReferenceExceptions"))
+                       "and divisions by zero still become exceptions the app catches"))

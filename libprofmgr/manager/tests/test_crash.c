@@ -1,12 +1,15 @@
-/* The fatal-signal handler (crash.c) in front of a fake runtime handler installed before it, as
- * CoreCLR's is: faults that are no plugin's reach the runtime untouched, a fault the runtime
- * recovers from leaves no line, and a crash inside a plugin call or in a plugin's code leaves
- * one line naming the plugin and the call. The crashes are real: they happen in forked
+/* The fatal-signal handler (crash.c) in front of fake runtime handlers installed before it, as
+ * CoreCLR's are: faults that are no plugin's reach the runtime untouched (on the stack and with
+ * the mask the runtime's own flags ask for), a fault the runtime recovers from leaves no line,
+ * and a crash inside a plugin call or in a plugin's code leaves one line naming the plugin and
+ * the call. The crashes are real: they happen in forked
  * children, and the parent checks how each died and what it wrote to the log file. */
 #define _GNU_SOURCE /* REG_RIP */
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,8 +24,8 @@
 
 #define GUID "{11111111-2222-3333-4444-555555555555}"
 
-static FILE *log_file;               /* what the handler writes besides stderr */
-static struct sigaction engine_segv; /* the engine's handler, in front of the fake runtime's */
+static FILE *log_file;                           /* what the handler writes besides stderr */
+static struct sigaction engine_segv, engine_fpe; /* the engine's, in front of the runtime's */
 
 /* ---- the fake runtime -------------------------------------------------------------------- */
 
@@ -30,7 +33,22 @@ enum runtime_mode { RECOVER, GIVE_UP, EXIT, ABORT };
 static volatile sig_atomic_t runtime_mode;
 static volatile sig_atomic_t runtime_calls;
 static void *volatile runtime_address;
+static volatile sig_atomic_t runtime_on_alternate_stack;
+static sigset_t runtime_blocked; /* the signal mask while the runtime's handler ran */
 static sigjmp_buf recover_to;
+
+static bool on_alternate_stack(void)
+{
+    stack_t stack;
+    return sigaltstack(NULL, &stack) == 0 && (stack.ss_flags & SS_ONSTACK);
+}
+
+static void record_how_the_runtime_runs(void)
+{
+    runtime_calls++;
+    runtime_on_alternate_stack = on_alternate_stack();
+    pthread_sigmask(SIG_SETMASK, NULL, &runtime_blocked);
+}
 
 /* Recovers as CoreCLR does from a managed fault (never returning), gives up as it does on a
  * native crash (default action back, return, the fault happens again), or ends the process
@@ -38,7 +56,7 @@ static sigjmp_buf recover_to;
 static void fake_runtime(int sig, siginfo_t *info, void *context)
 {
     (void)context;
-    runtime_calls++;
+    record_how_the_runtime_runs();
     runtime_address = info->si_addr;
     if (runtime_mode == RECOVER)
         siglongjmp(recover_to, 1);
@@ -47,6 +65,14 @@ static void fake_runtime(int sig, siginfo_t *info, void *context)
     if (runtime_mode == ABORT)
         abort();
     signal(sig, SIG_DFL);
+}
+
+/* CoreCLR's SIGFPE handler: on the faulting thread's own stack (no SA_ONSTACK), SIGINT blocked
+ * besides SIGFPE itself. */
+static void fake_runtime_fpe(int sig, siginfo_t *info, void *context)
+{
+    (void)sig, (void)info, (void)context;
+    record_how_the_runtime_runs();
 }
 
 static int *volatile nowhere;
@@ -60,20 +86,31 @@ __attribute__((noinline)) static void plugin_code_crashes(void)
 static int setup(void **state)
 {
     (void)state;
-    struct sigaction runtime = {.sa_sigaction = fake_runtime, .sa_flags = SA_SIGINFO};
+    /* As CoreCLR: SIGSEGV on the alternate stack (where a stack overflow can be handled),
+     * SIGFPE on the thread's own. */
+    struct sigaction runtime = {.sa_sigaction = fake_runtime, .sa_flags = SA_SIGINFO | SA_ONSTACK};
     sigemptyset(&runtime.sa_mask);
     sigaction(SIGSEGV, &runtime, NULL);
+    struct sigaction runtime_fpe = {.sa_sigaction = fake_runtime_fpe, .sa_flags = SA_SIGINFO};
+    sigemptyset(&runtime_fpe.sa_mask);
+    sigaddset(&runtime_fpe.sa_mask, SIGINT);
+    sigaction(SIGFPE, &runtime_fpe, NULL);
+    static char alternate[64 * 1024];
+    stack_t stack = {.ss_sp = alternate, .ss_size = sizeof(alternate)};
+    sigaltstack(&stack, NULL);
     log_file = tmpfile();
     clrie_pm__crash_install(fileno(log_file));
     sigaction(SIGSEGV, NULL, &engine_segv);
+    sigaction(SIGFPE, NULL, &engine_fpe);
     return log_file ? 0 : -1;
 }
 
-/* cmocka puts a handler of its own in place for each test (and the previous one back after):
+/* cmocka puts handlers of its own in place for each test (and the previous ones back after):
  * each test that faults puts the engine's back first. */
 static void use_engine_handler(void)
 {
     sigaction(SIGSEGV, &engine_segv, NULL);
+    sigaction(SIGFPE, &engine_fpe, NULL);
 }
 
 static char *log_text(void)
@@ -135,6 +172,33 @@ static void a_fault_the_runtime_recovers_from_in_a_plugin_call_leaves_no_line(vo
         *nowhere = 1;
     clrie_pm__crash_leave(&saved);
     assert_int_equal(runtime_calls, 1);
+    assert_string_equal(log_text(), "");
+}
+
+/* A SIGFPE handled on the alternate stack, which the runtime did not ask for, overflowed it:
+ * a caught DivideByZeroException killed every app as a stack overflow. */
+static void the_runtime_runs_on_the_stack_and_with_the_mask_its_own_flags_ask_for(void **state)
+{
+    (void)state;
+    use_engine_handler();
+    clear_log();
+
+    runtime_calls = 0;
+    raise(SIGFPE);
+    assert_int_equal(runtime_calls, 1);
+    assert_false(runtime_on_alternate_stack);
+    assert_true(sigismember(&runtime_blocked, SIGFPE));
+    assert_true(sigismember(&runtime_blocked, SIGINT));
+    assert_false(sigismember(&runtime_blocked, SIGSEGV));
+
+    runtime_mode = RECOVER;
+    runtime_calls = 0;
+    if (sigsetjmp(recover_to, 1) == 0)
+        *nowhere = 1;
+    assert_int_equal(runtime_calls, 1);
+    assert_true(runtime_on_alternate_stack);
+    assert_true(sigismember(&runtime_blocked, SIGSEGV));
+    assert_false(sigismember(&runtime_blocked, SIGINT));
     assert_string_equal(log_text(), "");
 }
 
@@ -267,6 +331,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_fault_outside_plugins_reaches_the_runtime_untouched),
         cmocka_unit_test(a_fault_the_runtime_recovers_from_in_a_plugin_call_leaves_no_line),
+        cmocka_unit_test(the_runtime_runs_on_the_stack_and_with_the_mask_its_own_flags_ask_for),
         cmocka_unit_test(a_crash_in_a_plugin_call_names_the_plugin_and_the_call),
         cmocka_unit_test(a_crash_in_plugin_code_is_named_before_the_runtime_handles_it),
         cmocka_unit_test(a_runtime_that_aborts_after_a_crash_adds_no_second_line),

@@ -1,6 +1,7 @@
-// Real null dereferences, caught: the runtime turns each processor fault into a
-// NullReferenceException. Its output must not change with the engine's crash handler in front
-// of the runtime's.
+// Real processor faults, caught: the runtime turns each null dereference (SIGSEGV) into a
+// NullReferenceException, each integer division by zero into a DivideByZeroException and
+// int.MinValue / -1 into an OverflowException (both SIGFPE on x64). Its output must not change
+// with the engine's crash handler in front of the runtime's.
 using System;
 using System.Runtime.CompilerServices;
 
@@ -21,6 +22,12 @@ static class Program
     [MethodImpl(MethodImplOptions.NoInlining)]
     static int ReadElement(int[]? array) => array![0];
 
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static int Divide(int a, int b) => a / b;
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static long Remainder(long a, long b) => a % b;
+
     static int Main()
     {
         int caught = 0;
@@ -31,6 +38,14 @@ static class Program
             try { ReadElement(null); } catch (NullReferenceException) { caught++; }
         }
         Console.WriteLine("caught " + caught + " NullReferenceExceptions");
+        int divisions = 0, overflows = 0;
+        for (int i = 0; i < 100; i++) {
+            try { Divide(i, 0); } catch (DivideByZeroException) { divisions++; }
+            try { Remainder(i, 0); } catch (DivideByZeroException) { divisions++; }
+            try { Divide(int.MinValue, -1); } catch (OverflowException) { overflows++; }
+        }
+        Console.WriteLine("caught " + divisions + " DivideByZeroExceptions, " + overflows +
+                          " OverflowExceptions");
         try {
             ReadField(null);
         } catch (NullReferenceException e) {
