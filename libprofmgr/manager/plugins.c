@@ -17,7 +17,6 @@
 #include "env.h"
 #include "manager.h"
 
-
 /* libconfig's GUIDs are converted by copying: the layouts must be the same. */
 _Static_assert(sizeof(struct clrie_config_guid) == sizeof(GUID) &&
                    offsetof(struct clrie_config_guid, data2) == offsetof(GUID, Data2) &&
@@ -69,11 +68,13 @@ unsigned clrie_pm__plugins_module_checks(struct manager *m)
         const char *disable =
             clrie_pm_env_lookup(clrie_pm_env_engine(), CLRIE_CONFIG_ENV_DISABLE_TRUST);
         int wanted = disable && !strcmp(disable, "1") ? 2 : 1;
+        /* A message, not an error: it is set on purpose (Microsoft's coverage collector sets
+         * it in every process it profiles), and CLRIE says nothing at all. */
         if (atomic_compare_exchange_strong(&m->trust_rule, &state, wanted) && wanted == 2)
-            CLRIE_PM_LOG_ERROR(m->log, CLRIE_CONFIG_ENV_DISABLE_TRUST
-                               "=1: the trust check is off; "
-                               "configuration files, plugins and the raw profiler hook "
-                               "load whoever can write them or the folders above them");
+            CLRIE_PM_LOG_MESSAGE(m->log, CLRIE_CONFIG_ENV_DISABLE_TRUST
+                                 "=1: the trust check is off; "
+                                 "configuration files, plugins and the raw profiler hook "
+                                 "load whoever can write them or the folders above them");
         state = atomic_load(&m->trust_rule);
     }
     return CLRIE_CONFIG_CHECK_ELF | (state == 2 ? 0u : (unsigned)CLRIE_CONFIG_CHECK_TRUST);

@@ -161,10 +161,10 @@ static HRESULT check_engine(const char *path, char **canonical)
     const char *disable =
         clrie_pm_env_lookup(clrie_pm_env_engine(), CLRIE_CONFIG_ENV_DISABLE_TRUST);
     unsigned checks = CLRIE_CONFIG_CHECK_ELF;
-    if (disable && strcmp(disable, "1") == 0)
-        CLRIE_PM_LOG_ERROR(proxy_log(), CLRIE_CONFIG_ENV_DISABLE_TRUST
-                           "=1: the trust check is off; the "
-                           "engine loads whoever can write it or the folders above it");
+    if (disable && strcmp(disable, "1") == 0) /* set on purpose: a message, as the engine's */
+        CLRIE_PM_LOG_MESSAGE(proxy_log(), CLRIE_CONFIG_ENV_DISABLE_TRUST
+                             "=1: the trust check is off; the "
+                             "engine loads whoever can write it or the folders above it");
     else
         checks |= CLRIE_CONFIG_CHECK_TRUST;
     char why[CLRIE_CONFIG_REASON_SIZE];

@@ -10,7 +10,7 @@ Scenarios (each in its own temporary directory, files 0644 / modules 0755 unless
   c  the trust rule: a plugin module in a world-writable folder that is not sticky, a raw
      profiler hook writable by others, an engine writable by others under the proxy: each
      refused with a line; with MicrosoftInstrumentationEngine_DisableCodeSignatureValidation=1
-     each loads and one line says the check is off
+     each loads, silently, and at LogLevel Messages one message line says the check is off
 
 Usage: test_loading.py --engine SO --proxy SO --recorder SO --raw-hook SO --self-adder SO
                        --apps-out DIR [--arch-folder Instrumentation64] [--only abc] [--keep]
@@ -169,21 +169,31 @@ def scenario_b():
 
 
 def trust_pair(name, what, prepare, refusal, loaded):
-    """Runs the scenario prepare() sets up twice: checked (refused with a line naming it) and
-    with the check turned off (loads, and one line says the check is off)."""
-    for disabled in (False, True):
+    """Runs the scenario prepare() sets up three times: checked (refused with a line naming
+    it), with the check turned off (loads, and stderr says nothing of it: the check is turned
+    off on purpose, as Microsoft's coverage collector does in every process), and turned off
+    with LogLevel=Messages (one message line from each of engine and proxy says so)."""
+    for disabled, level in ((False, None), (True, None), (True, "Messages")):
         sb = Sandbox(name)
         label = "%s%s" % (what, ", check off" if disabled else "")
+        label += ", LogLevel %s" % level if level else ""
         try:
             profiler, env = prepare(sb)
             if disabled:
                 env[DISABLE] = "1"
+            if level:
+                env["MicrosoftInstrumentationEngine_LogLevel"] = level
             result = run(sb, profiler=profiler, extra_env=env)
             expect_unchanged(result, label)
             if disabled:
-                checks.expect(not any(r in result.stderr for r in refusal),
+                errors = [l for l in result.stderr.splitlines() if l.startswith("LogError[")]
+                checks.expect(not any(r in l for r in refusal for l in errors),
                               "%s: not refused" % label, result)
-                expect_lines_containing(result, TRUST_OFF, 1 if profiler is None else 2, label)
+                said = 0 if level is None else 1 if profiler is None else 2
+                expect_lines_containing(result, TRUST_OFF, said, label)
+                checks.expect(all(line.startswith("LogMessage[")
+                                  for line in result.stderr.splitlines() if TRUST_OFF in line),
+                              "%s: the line is a message, not an error" % label, result)
                 loaded(sb, result, label)
             else:
                 expect_stderr(result, refusal, label)
