@@ -50,7 +50,8 @@ SIGNALS = {
     "cancel-key-press": [signal.SIGINT, signal.SIGQUIT, signal.SIGINT],
 }
 # How a case without a profiler must end, or the comparison would prove little: a case that
-# ends by a signal or an exit code of its own says so here; every other one exits 0.
+# ends by a signal or an exit code of its own says so here (a tuple: the runtime's versions
+# differ); every other one exits 0.
 EXPECTED_ENDING = {
     "access-violation": -signal.SIGABRT,
     "native-abort": -signal.SIGABRT,
@@ -62,7 +63,7 @@ EXPECTED_ENDING = {
     "exit-from-finalizer": 7,
     "exit-from-thread": 9,
     "process-exit": 3,
-    "sigterm-default": -signal.SIGTERM,
+    "sigterm-default": (-signal.SIGTERM, 143),  # .NET 10; 8 and 9 exit 143
     "cancel-key-press": -signal.SIGINT,
 }
 # The delivery probe's class ID (any: the module serves every class ID) and the mask it asks
@@ -79,6 +80,15 @@ VARIANTS = {
     "stress-rejit": {"baseline": "bare-jitted", "stress": {"Modules": "*", "Rejit": "true"}},
 }
 BASELINES = {"bare": {}, "bare-jitted": NO_R2R}
+# Variants left out on a runtime that cannot run them, and why (printed with each run there).
+RUNTIME_DEFECTS = {
+    "8": {"stress-rejit": "on .NET 8 the runtime crashes (SIGSEGV) or deadlocks in about one "
+                          "run in four of dynamic-code when a method with a ReJIT pending is "
+                          "inlined (CEEInfo::reportInliningDecision requests a ReJIT with a "
+                          "wrong module ID, under its code-versioning lock: dotnet/runtime "
+                          "issues 95653 and 97771, fixed in .NET 9); any profiler that requests "
+                          "ReJITs while the app compiles methods meets it there"},
+}
 # Differences the runtime itself makes when a profiler rewrites methods: (case, variant) ->
 # (the lines of stdout that may differ, why). The other lines must still match, and the
 # lines that may differ must be as many.
@@ -106,6 +116,10 @@ variants = [v for v in args.variants.split(",") if v]
 unknown = [v for v in variants if v not in VARIANTS]
 if unknown:
     sys.exit("unknown variant %s (the variants: %s)" % (", ".join(unknown), ", ".join(VARIANTS)))
+for variant, why in RUNTIME_DEFECTS.get(dotnet_apps.test_runtime() or "", {}).items():
+    if variant in variants:
+        variants.remove(variant)
+        print("variant %s left out: %s" % (variant, why), flush=True)
 
 app = dotnet_apps.build_app(dotnet, "asbare", args.apps_out,
                             project=os.path.join(HERE, "cases", "asbare.csproj"))
@@ -165,7 +179,7 @@ def run_case(case, env):
 # A stack overflow prints its repeated frames once with a count, which depends on the size of
 # each frame; a temporary file's name holds a random part.
 NORMALISE = [
-    (re.compile(r"Repeated \d+ times:"), "Repeated N times:"),
+    (re.compile(r"Repeat(ed)? \d+ times:"), "Repeated N times:"),
     (re.compile(r"asbare-copy-[0-9a-f]{32}"), "asbare-copy-X"),
 ]
 
@@ -248,10 +262,11 @@ try:
     for case in cases:
         bare = results[(case, "bare")]
         expected = EXPECTED_ENDING.get(case, 0)
-        checks.expect(bare.returncode == expected,
+        expected = expected if isinstance(expected, tuple) else (expected,)
+        checks.expect(bare.returncode in expected,
                       "%s: without a profiler it ends with %s (expected %s)" % (
-                          case, describe_ending(bare.returncode), describe_ending(expected)),
-                      bare)
+                          case, describe_ending(bare.returncode),
+                          " or ".join(describe_ending(e) for e in expected)), bare)
         if args.show:
             print("---- %s, without a profiler: %s\n%s---- stderr\n%s" % (
                 case, describe_ending(bare.returncode), bare.stdout, bare.stderr))

@@ -278,6 +278,33 @@ static class Exceptions
         return 0;
     }
 
+    // Every exception the runtime raises, first chance, in order: the app's own throws, the
+    // faults turned into exceptions, and the ones the framework throws and catches itself.
+    public static int FirstChance(string[] args)
+    {
+        var seen = new List<string>();
+        AppDomain.CurrentDomain.FirstChanceException += (sender, e) => {
+            lock (seen)
+                seen.Add(e.Exception.GetType().Name);
+        };
+        int zero = args.Length;
+        object? nothing = null;
+        try { Console.WriteLine(1 / zero); } catch (DivideByZeroException) { }
+        try { Console.WriteLine(nothing!.ToString()); } catch (NullReferenceException) { }
+        try { Console.WriteLine(checked(int.MaxValue + (zero + 1))); } catch (OverflowException) { }
+        try { Throw("thrown"); } catch (InvalidOperationException) when (zero == 0) { }
+        try { int.Parse("not a number"); } catch (FormatException) { }
+        try { _ = new Dictionary<int, int>()[zero]; } catch (KeyNotFoundException) { }
+        try {
+            try { Throw("inner"); } finally { seen.Add("(finally)"); }
+        } catch (InvalidOperationException) {
+        }
+        try { Task.Run(() => Throw("in a task")).Wait(); } catch (AggregateException) { }
+        lock (seen)
+            Console.WriteLine(string.Join(" ", seen));
+        return 0;
+    }
+
     static string Frames(StackTrace trace)
     {
         var text = new StringBuilder();

@@ -1,7 +1,7 @@
 // Code the runtime makes or loads while the app runs: dynamic methods, expression trees,
 // compiled regular expressions, a dynamic assembly, an assembly in a collectible load context
-// that is unloaded again, reflection over method bodies (the metadata's, not the rewritten
-// ones), and native code calling back into managed code.
+// that is unloaded again, methods compiled again at tier 1 and on stack replacement,
+// reflection over method bodies, and native code calling back into managed code.
 using System;
 using System.IO;
 using System.Linq;
@@ -13,6 +13,7 @@ using System.Runtime.InteropServices;
 using System.Runtime.Loader;
 using System.Security.Cryptography;
 using System.Text.RegularExpressions;
+using System.Threading;
 
 static class Loading
 {
@@ -98,6 +99,48 @@ static class Loading
             Console.WriteLine("the context is gone: " + !weak.IsAlive);
         } finally {
             File.Delete(copy);
+        }
+        return 0;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static long LongLoop(int n)
+    {
+        long total = 0;
+        for (int i = 0; i < n; i++)
+            total += i % 7 == 0 ? i : 1;
+        return total;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    static int Hot(int x, bool fail)
+    {
+        int total = 0;
+        for (int i = 0; i < x; i++)
+            total += i ^ x;
+        if (fail)
+            throw new InvalidOperationException("thrown from code compiled again at tier 1");
+        return total;
+    }
+
+    // A loop long enough for on-stack replacement, and a method called often enough to be
+    // compiled again at tier 1 in the background; then the hot method throws, and its frame
+    // must still name the right source line.
+    public static int TierUp(string[] args)
+    {
+        long sum = LongLoop(30_000_000 + args.Length);
+        for (int round = 0; round < 4; round++) {
+            for (int i = 0; i < 50_000; i++)
+                sum += Hot(10, false);
+            Thread.Sleep(150);
+        }
+        Console.WriteLine("sum " + sum);
+        try {
+            Hot(10, true);
+        } catch (InvalidOperationException e) {
+            var frame = new System.Diagnostics.StackTrace(e, true).GetFrame(0)!;
+            Console.WriteLine(e.Message + " at " + frame.GetMethod()!.Name + " line " +
+                              frame.GetFileLineNumber());
         }
         return 0;
     }

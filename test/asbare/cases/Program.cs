@@ -45,6 +45,7 @@ static class Program
         ["filters"] = Exceptions.Filters,
         ["iterator-dispose"] = Exceptions.IteratorDispose,
         ["rethrow"] = Exceptions.Rethrow,
+        ["first-chance"] = Exceptions.FirstChance,
         ["async-exceptions"] = Exceptions.AsyncExceptions,
         ["stack-trace-lines"] = Exceptions.StackTraceLines,
         ["stack-trace-lambda"] = Exceptions.StackTraceFromLambda,
@@ -58,6 +59,7 @@ static class Program
         // code the runtime makes or loads while running (Loading.cs)
         ["dynamic-code"] = Loading.DynamicCode,
         ["collectible-context"] = Loading.CollectibleContext,
+        ["tier-up"] = Loading.TierUp,
         ["reflection"] = Loading.ReflectionOverBodies,
         ["native-callbacks"] = Loading.NativeCallbacks,
     };
