@@ -123,6 +123,12 @@ static class Loading
         return total;
     }
 
+    static int At(int[] items, int i) => items[i];
+
+    // Compiled optimized at its first call (not by the timing of tiering), with At inlined.
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
+    static int Warm(int[] items, int i) => At(items, i) + 1;
+
     // A loop long enough for on-stack replacement, and a method called often enough to be
     // compiled again at tier 1 in the background; then the hot method throws, and its frame
     // must still name the right source line.
@@ -134,7 +140,17 @@ static class Loading
                 sum += Hot(10, false);
             Thread.Sleep(150);
         }
+        var items = new int[4];
+        for (int i = 0; i < 1000; i++)
+            sum += Warm(items, i & 3);
         Console.WriteLine("sum " + sum);
+        try {
+            Warm(items, 4);
+        } catch (IndexOutOfRangeException e) {
+            // At is inlined into Warm's optimized code, so it has no frame of its own.
+            Console.WriteLine("frames: " + string.Join(" ", new System.Diagnostics.StackTrace(e, false)
+                                                             .GetFrames().Select(f => f.GetMethod()!.Name)));
+        }
         try {
             Hot(10, true);
         } catch (InvalidOperationException e) {
