@@ -10,11 +10,12 @@ and the stress plugin (examples/stress, Modules=*) attached to every one of thos
   nops     a nop before every instruction; the compiler server compiles (its own pipe name,
            shut down at the end, under the engine too)
 
-Each starts from a fresh copy of the sources, restored without a profiler. Checks: the build's
-warnings, errors and outputs as without a profiler; every built file byte-identical (the build
-is deterministic: the paths are mapped to /src/); the same tests with the same results; in
-each process the engine logged no error and the stress plugin's report says no method failed;
-no process of the run left alive.
+Each starts from a fresh copy of the sources. The run without a profiler restores it first;
+under the engine the build restores it, from the package folder that run filled. Checks: the
+build's warnings, errors and outputs as without a profiler; every built file byte-identical
+(the build is deterministic: the paths are mapped to /src/); the same tests with the same
+results; in each process the engine logged no error and the stress plugin's report says no
+method failed; no process of the run left alive.
 
 Runs on the SDK's runtime only (it is the SDK that runs): skipped with CLRIE_TEST_RUNTIME set.
 
@@ -98,8 +99,9 @@ def run(what, command, env):
     return output
 
 
-def fresh_tree():
-    """A copy of the sources, restored without a profiler."""
+def fresh_tree(restore):
+    """A copy of the sources; restored without a profiler if restore (which fills the package
+    folder the later runs restore from under the engine)."""
     shutil.rmtree(work, ignore_errors=True)
     shutil.copytree(SOURCES, tree)
     os.makedirs(temp)
@@ -109,6 +111,8 @@ def fresh_tree():
         f.write('<?xml version="1.0" encoding="utf-8"?>\n<configuration>\n  <packageSources>\n'
                 '    %s\n  </packageSources>\n</configuration>\n' % "\n    ".join(
                     sources + ['<add key="nuget.org" value="https://api.nuget.org/v3/index.json" />']))
+    if not restore:
+        return
     result = subprocess.run([dotnet, "restore", "Real.slnx"], cwd=tree, env=environment(),
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if result.returncode != 0:
@@ -166,13 +170,16 @@ def leftovers():
 
 
 def build_and_test(name, env, server):
-    """Builds and tests a fresh tree; returns (messages, outputs, test results)."""
-    fresh_tree()
+    """Builds and tests a fresh tree; returns (messages, outputs, test results). The run
+    without a profiler restores first on its own; under the engine the build restores, from
+    the package folder that run filled."""
+    fresh_tree(restore=name == "bare")
     compile_options = ["-p:UseSharedCompilation=false"]
     server_name = "clrie-test-%s" % uuid.uuid4().hex[:12]
     if server:
         compile_options = ["-p:UseSharedCompilation=true", "-p:SharedCompilationId=" + server_name]
-    built = run("%s: dotnet build" % name, [dotnet, "build", "Real.slnx", "--no-restore", "-m",
+    restore = ["--no-restore"] if name == "bare" else []
+    built = run("%s: dotnet build" % name, [dotnet, "build", "Real.slnx", *restore, "-m",
                                              "-nr:false", *compile_options], env)
     if server:
         compiler = glob.glob(os.path.join(sdk_folder(), "Roslyn", "bincore", "VBCSCompiler.dll"))
