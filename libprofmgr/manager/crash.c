@@ -291,6 +291,12 @@ size_t clrie_pm__crash_describe(char *buf, size_t size, int sig, int code, const
 
 /* ---- the handler ------------------------------------------------------------------------ */
 
+/* For the frames that are live when the runtime's handler is called: the runtime often never
+ * returns to them (it resumes managed code at the catch), and a sanitizer that had poisoned
+ * red zones around their locals would find that poison later in the frames of whatever code
+ * reuses that stack, and report an overflow that is none. */
+#define LEFT_BY_THE_RUNTIME __attribute__((no_sanitize_address))
+
 static uintptr_t pc_of(const void *context)
 {
     const ucontext_t *uc = context;
@@ -358,7 +364,8 @@ static bool is_default(const struct sigaction *action)
 }
 
 /* Does what the kernel would have done had this handler not been installed. */
-static void chain(int sig, siginfo_t *info, void *context, const struct sigaction *prev)
+LEFT_BY_THE_RUNTIME static void chain(int sig, siginfo_t *info, void *context,
+                                      const struct sigaction *prev)
 {
     bool sent = info->si_code <= 0 || sig == SIGABRT;
     if (prev->sa_handler == SIG_IGN && sent)
@@ -389,8 +396,8 @@ static bool maybe_plugins(uintptr_t pc)
 
 /* The rare path, with the line's buffer in a frame of its own so that the common path's frame
  * stays a few words deep. */
-__attribute__((noinline)) static void report_and_chain(int sig, siginfo_t *info, void *context,
-                                                       const struct sigaction *prev)
+__attribute__((noinline)) LEFT_BY_THE_RUNTIME static void
+report_and_chain(int sig, siginfo_t *info, void *context, const struct sigaction *prev)
 {
     int saved_errno = errno;
     char line[512];
@@ -415,7 +422,7 @@ __attribute__((noinline)) static void report_and_chain(int sig, siginfo_t *info,
 /* A signal that is no plugin's (the runtime's own: a null dereference, a division by zero in
  * managed code) goes straight to the runtime's handler with the kernel's siginfo and context,
  * on the stack the kernel chose by the runtime's own flags, touching nothing on the way. */
-static void on_fatal_signal(int sig, siginfo_t *info, void *context)
+LEFT_BY_THE_RUNTIME static void on_fatal_signal(int sig, siginfo_t *info, void *context)
 {
     const struct sigaction *prev = previous_of(sig);
     if (maybe_plugins(pc_of(context)))
