@@ -19,7 +19,8 @@ method failed; no process of the run left alive.
 
 Runs on the SDK's runtime only (it is the SDK that runs): skipped with CLRIE_TEST_RUNTIME set.
 
-Usage: test_solution.py --engine SO --stress SO --out DIR [--modes plain,nops] [--keep]
+Usage: test_solution.py --engine SO --stress SO --out DIR [--modes plain,nops] [--ready-to-run]
+                        [--keep]
 Exit: 0 passed, 1 a check failed, 77 skipped."""
 import argparse
 import glob
@@ -52,12 +53,17 @@ parser.add_argument("--stress", required=True, help="the stress plugin (examples
 parser.add_argument("--out", required=True, help="a folder for the runs")
 parser.add_argument("--modes", default=",".join(MODES))
 parser.add_argument("--keep", action="store_true", help="keep the last run's tree")
+parser.add_argument("--ready-to-run", action="store_true",
+                    help="mode plain keeps the framework's ReadyToRun code (fewer methods "
+                         "compiled and rewritten: for slow, sanitized builds)")
 args = parser.parse_args()
 dotnet, checks = dotnet_apps.start(args, ("engine", "stress"), folders=("out",))
 if dotnet_apps.test_runtime():
     print("skipped: the build and the test run are the SDK's, on its own runtime; %s=%s asks "
           "for another" % (dotnet_apps.RUNTIME_VARIABLE, dotnet_apps.test_runtime()))
     sys.exit(dotnet_apps.SKIP)
+if args.ready_to_run:
+    MODES["plain"]["env"] = {}
 modes = [m for m in args.modes.split(",") if m]
 if any(m not in MODES for m in modes):
     sys.exit("unknown mode in %s (the modes: %s)" % (args.modes, ", ".join(MODES)))
