@@ -23,6 +23,7 @@ Where the runtime itself makes a profiler's rewriting visible, KNOWN names the l
 
 Usage: asbare.py --engine SO --probe SO --stress SO --apps-out DIR [--cases a,b]
                  [--variants engine,declining,stress,stress-rejit] [--jobs N] [--show]
+--variants defaults to CLRIE_TEST_ASBARE_VARIANTS, else every variant.
 --show prints each case's output without a profiler. Exit: 0 every case as bare, 1 a case
 differed, 77 no dotnet on this machine."""
 import argparse
@@ -100,6 +101,8 @@ KNOWN = {
         "there, CLRIE included; a method rewritten through ReJIT keeps its metadata body"),
 }
 RUN_TIMEOUT = 240
+# test/run's runtime matrix and sanitized builds run fewer variants (the time of the whole run).
+VARIANTS_VARIABLE = "CLRIE_TEST_ASBARE_VARIANTS"
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--engine", required=True, help="the built libInstrumentationEngine.so")
@@ -107,7 +110,9 @@ parser.add_argument("--probe", required=True, help="test/plugins' delivery probe
 parser.add_argument("--stress", required=True, help="the stress plugin (examples/stress)")
 parser.add_argument("--apps-out", required=True, help="where the corpus is built")
 parser.add_argument("--cases", help="comma-separated case names (default: all)")
-parser.add_argument("--variants", default=",".join(VARIANTS))
+parser.add_argument("--variants",
+                    default=os.environ.get(VARIANTS_VARIABLE) or ",".join(VARIANTS),
+                    help="the variants to run (default: %s, else all)" % VARIANTS_VARIABLE)
 parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
 parser.add_argument("--show", action="store_true", help="print each case's bare output")
 args = parser.parse_args()

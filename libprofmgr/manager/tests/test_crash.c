@@ -175,6 +175,17 @@ static void a_fault_the_runtime_recovers_from_in_a_plugin_call_leaves_no_line(vo
     assert_string_equal(log_text(), "");
 }
 
+/* Whether sig was blocked while the runtime's handler ran. ThreadSanitizer runs every handler
+ * from a handler of its own, under a mask of its own: there only the stack is checked. */
+static void expect_blocked(int sig, bool blocked)
+{
+#if defined(__SANITIZE_THREAD__)
+    (void)sig, (void)blocked;
+#else
+    assert_int_equal(sigismember(&runtime_blocked, sig), blocked);
+#endif
+}
+
 /* A SIGFPE handled on the alternate stack, which the runtime did not ask for, overflowed it:
  * a caught DivideByZeroException killed every app as a stack overflow. */
 static void the_runtime_runs_on_the_stack_and_with_the_mask_its_own_flags_ask_for(void **state)
@@ -187,9 +198,9 @@ static void the_runtime_runs_on_the_stack_and_with_the_mask_its_own_flags_ask_fo
     raise(SIGFPE);
     assert_int_equal(runtime_calls, 1);
     assert_false(runtime_on_alternate_stack);
-    assert_true(sigismember(&runtime_blocked, SIGFPE));
-    assert_true(sigismember(&runtime_blocked, SIGINT));
-    assert_false(sigismember(&runtime_blocked, SIGSEGV));
+    expect_blocked(SIGFPE, true);
+    expect_blocked(SIGINT, true);
+    expect_blocked(SIGSEGV, false);
 
     runtime_mode = RECOVER;
     runtime_calls = 0;
@@ -197,8 +208,8 @@ static void the_runtime_runs_on_the_stack_and_with_the_mask_its_own_flags_ask_fo
         *nowhere = 1;
     assert_int_equal(runtime_calls, 1);
     assert_true(runtime_on_alternate_stack);
-    assert_true(sigismember(&runtime_blocked, SIGSEGV));
-    assert_false(sigismember(&runtime_blocked, SIGINT));
+    expect_blocked(SIGSEGV, true);
+    expect_blocked(SIGINT, false);
     assert_string_equal(log_text(), "");
 }
 
