@@ -192,6 +192,14 @@ static struct reports verify_code(const uint8_t *code, size_t len)
         }                                                                                          \
     } while (0)
 
+/* No report at all; the reports there are printed first. */
+#define EXPECT_NONE(rep)                                                                           \
+    do {                                                                                           \
+        if ((rep).count)                                                                           \
+            dump_reports(&(rep));                                                                  \
+        assert_int_equal((rep).count, 0);                                                          \
+    } while (0)
+
 static void valid_code_passes(void **state)
 {
     (void)state;
@@ -200,9 +208,7 @@ static void valid_code_passes(void **state)
     struct reports rep =
         verify_code(BYTES(0x02, 0x06, 0x58, 0x03, 0x69, 0x58, 0x7E, 0x02, 0, 0, 0x0A, 0x69, 0x58,
                           0x72, 0x01, 0, 0, 0x70, 0x0B, 0x25, 0x28, 0x01, 0, 0, 0x0A, 0x2A));
-    if (rep.count)
-        dump_reports(&rep);
-    assert_int_equal(rep.count, 0);
+    EXPECT_NONE(rep);
 }
 
 static void local_and_argument_indices_are_checked(void **state)
@@ -256,9 +262,7 @@ static void enums_are_told_from_structs(void **state)
     (void)state;
     /* ldnull; ldfld 0A000005 (an enum of int32); ldc.i4.1; add; ret */
     struct reports rep = verify_code(BYTES(0x14, 0x7B, 0x05, 0, 0, 0x0A, 0x17, 0x58, 0x2A));
-    if (rep.count)
-        dump_reports(&rep);
-    assert_int_equal(rep.count, 0);
+    EXPECT_NONE(rep);
     /* ldnull; ldfld 0A000004 (a struct); ldc.i4.1; add; ret */
     rep = verify_code(BYTES(0x14, 0x7B, 0x04, 0, 0, 0x0A, 0x17, 0x58, 0x2A));
     EXPECT(rep, 7, "add cannot combine a value type and int32");
@@ -301,9 +305,7 @@ static void an_int64_is_an_address(void **state)
     /* ldc.i8 0x7f0000001000; ldc.i4.1; stind.i1; ldc.i8 0x7f0000001000; ldind.u1; ret */
     struct reports rep = verify_code(BYTES(0x21, 0x00, 0x10, 0, 0, 0, 0x7F, 0, 0, 0x17, 0x52, 0x21,
                                            0x00, 0x10, 0, 0, 0, 0x7F, 0, 0, 0x47, 0x2A));
-    if (rep.count)
-        dump_reports(&rep);
-    assert_int_equal(rep.count, 0);
+    EXPECT_NONE(rep);
     /* ldc.r8 1.0; ldc.i4.1; stind.i1; ldc.i4.0; ret: a float still is not */
     rep = verify_code(BYTES(0x23, 0, 0, 0, 0, 0, 0, 0xF0, 0x3F, 0x17, 0x52, 0x16, 0x2A));
     EXPECT(rep, 10, "stind.i1 needs an address");
@@ -327,9 +329,7 @@ static void generic_parameters_are_substituted(void **state)
     (void)state;
     /* ldnull; ldarg.0; callvirt 0A000006 (List<int32>.Add(!0)); ldc.i4.0; ret */
     struct reports rep = verify_code(BYTES(0x14, 0x02, 0x6F, 0x06, 0, 0, 0x0A, 0x16, 0x2A));
-    if (rep.count)
-        dump_reports(&rep);
-    assert_int_equal(rep.count, 0);
+    EXPECT_NONE(rep);
     /* ldnull; ldarg.1 (F); callvirt 0A000006; ldc.i4.0; ret */
     rep = verify_code(BYTES(0x14, 0x03, 0x6F, 0x06, 0, 0, 0x0A, 0x16, 0x2A));
     EXPECT(rep, 2, "passes F as parameter 1 of type int32");
@@ -342,9 +342,7 @@ static void generic_parameters_are_substituted(void **state)
     assert_int_equal(rep.count, 0);
     /* ldarg.0; call 2B000001 (Id<int32>(!!0)); ret */
     rep = verify_code(BYTES(0x02, 0x28, 0x01, 0, 0, 0x2B, 0x2A));
-    if (rep.count)
-        dump_reports(&rep);
-    assert_int_equal(rep.count, 0);
+    EXPECT_NONE(rep);
     /* ldarg.1; call 2B000001; ret */
     rep = verify_code(BYTES(0x03, 0x28, 0x01, 0, 0, 0x2B, 0x2A));
     EXPECT(rep, 1, "passes F as parameter 1 of type int32");
@@ -369,9 +367,7 @@ static void newobj_results_are_told_by_their_type_spec(void **state)
     EXPECT(rep, 5, "passes a value type as parameter 1 of type int32");
     /* newobj 0A000008 then stloc.1 (string): an object, as far as stack types go */
     rep = verify_code(BYTES(0x18, 0x19, 0x73, 0x08, 0, 0, 0x0A, 0x0B, 0x16, 0x2A));
-    if (rep.count)
-        dump_reports(&rep);
-    assert_int_equal(rep.count, 0);
+    EXPECT_NONE(rep);
     /* Without the instantiation a newobj result may be IntPtr's native int: no report. */
     rep = verify_code_in(&context_without_generics, BYTES(0x18, 0x19, 0x73, 0x08, 0, 0, 0x0A, 0x28,
                                                           0x01, 0, 0, 0x0A, 0x16, 0x2A));
@@ -479,9 +475,7 @@ static void each_question_goes_to_the_module_once(void **state)
     struct reports rep = verify_code_in(&c, BYTES(0x02, 0x28, 0x01, 0, 0, 0x0A, 0x02, 0x28, 0x01, 0,
                                                   0, 0x0A, 0x02, 0x2D, 0xF1, 0x7E, 0x02, 0, 0, 0x0A,
                                                   0x26, 0x7E, 0x02, 0, 0, 0x0A, 0x26, 0x16, 0x2A));
-    if (rep.count)
-        dump_reports(&rep);
-    assert_int_equal(rep.count, 0);
+    EXPECT_NONE(rep);
     assert_int_equal(asked.resolve, 2);   /* call 0A000001, ret */
     assert_int_equal(asked.exists, 2);    /* 0A000001, 0A000002 */
     assert_int_equal(asked.signature, 2); /* 0A000001, 0A000002 */
