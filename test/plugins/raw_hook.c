@@ -21,26 +21,14 @@
  * Each line is one write() on an O_APPEND descriptor. The same module also works as the
  * process's only profiler (CORECLR_PROFILER_PATH), which lets the tests check it without
  * the engine. DllGetClassObject accepts any class ID (libclrie-plugin's class factory). */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "clrie/abi/corprof.h"
 #include "clrie/plugin.h"
 
-struct hook {
-    ICorProfilerCallback11 iface;
-    struct clrie_plugin_com com;
-    int fd;
-    ICorProfilerInfo *info;
-};
-
-static struct hook *from_iface(ICorProfilerCallback11 *iface)
-{
-    return CLRIE_CONTAINER_OF(iface, struct hook, iface);
-}
+#include "hook_common.h"
 
 /* ASCII-only narrowing is enough for assembly and module names in a test log. */
 static void narrow(const WCHAR *text, ULONG len, char *out, size_t size)
@@ -51,53 +39,18 @@ static void narrow(const WCHAR *text, ULONG len, char *out, size_t size)
     out[n] = '\0';
 }
 
-static void write_line(struct hook *hook, const char *event, const char *detail)
+static void write_line(struct test_hook *hook, const char *event, const char *detail)
 {
-    clrie_plugin_append_line(hook->fd, "raw %s%s%s", event, detail ? " " : "", detail ? detail : "");
+    clrie_plugin_append_line(hook->fd, "raw %s%s%s", event, detail ? " " : "",
+                             detail ? detail : "");
 }
-
-/* ---- every slot: S_OK -------------------------------------------------------------------- */
-
-#define STUB(ret, name, params, args)                                                              \
-    static ret stub_##name params                                                                  \
-    {                                                                                              \
-        (void)This;                                                                                \
-        return (ret)S_OK;                                                                          \
-    }
-CLRIE_ICORPROFILERCALLBACK11_METHODS(STUB, ICorProfilerCallback11 *This, This)
 
 /* ---- the slots that do something --------------------------------------------------------- */
 
-static void hook_destroy(void *object)
-{
-    struct hook *hook = object;
-    if (hook->fd >= 0)
-        close(hook->fd);
-    clrie_plugin_release(hook->info);
-    free(hook);
-}
-
-static const struct clrie_plugin_com_iface hook_ifaces[] = {
-    CLRIE_PLUGIN_COM_PROFILER_CALLBACK_IFACES(struct hook, iface),
-};
-
-static const struct clrie_plugin_com_class hook_class = {
-    .name = "raw-hook",
-    .ifaces = hook_ifaces,
-    .iface_count = CLRIE_PLUGIN_COM_COUNT(hook_ifaces),
-    .com_offset = offsetof(struct hook, com),
-    .destroy = hook_destroy,
-    .module_ref = true,
-};
-
-CLRIE_PLUGIN_COM_IUNKNOWN(hook, ICorProfilerCallback11, struct hook, iface, com)
-
 static HRESULT hook_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfilerInfoUnk)
 {
-    struct hook *hook = from_iface(This);
-    const char *path = getenv("CLRIE_RAW_HOOK_FILE");
-    if (path && *path && hook->fd < 0)
-        hook->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    struct test_hook *hook = test_hook_from_iface(This);
+    test_hook_open_file(hook, "CLRIE_RAW_HOOK_FILE");
     write_line(hook, "Initialize", NULL);
     if (pICorProfilerInfoUnk && !hook->info &&
         SUCCEEDED(pICorProfilerInfoUnk->lpVtbl->QueryInterface(
@@ -125,18 +78,18 @@ static HRESULT hook_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProf
 
 static HRESULT hook_Shutdown(ICorProfilerCallback11 *This)
 {
-    write_line(from_iface(This), "Shutdown", NULL);
+    write_line(test_hook_from_iface(This), "Shutdown", NULL);
     return S_OK;
 }
 
 static HRESULT hook_AppDomainCreationFinished(ICorProfilerCallback11 *This, AppDomainID appDomainId,
                                               HRESULT hrStatus)
 {
-    write_line(from_iface(This), "AppDomainCreationFinished", NULL);
+    write_line(test_hook_from_iface(This), "AppDomainCreationFinished", NULL);
     return S_OK;
 }
 
-static void write_assembly_line(struct hook *hook, const char *event, AssemblyID assemblyId)
+static void write_assembly_line(struct test_hook *hook, const char *event, AssemblyID assemblyId)
 {
     char name[256] = "?";
     WCHAR wide[256];
@@ -152,17 +105,17 @@ static void write_assembly_line(struct hook *hook, const char *event, AssemblyID
 static HRESULT hook_AssemblyLoadFinished(ICorProfilerCallback11 *This, AssemblyID assemblyId,
                                          HRESULT hrStatus)
 {
-    write_assembly_line(from_iface(This), "AssemblyLoadFinished", assemblyId);
+    write_assembly_line(test_hook_from_iface(This), "AssemblyLoadFinished", assemblyId);
     return S_OK;
 }
 
 static HRESULT hook_AssemblyUnloadStarted(ICorProfilerCallback11 *This, AssemblyID assemblyId)
 {
-    write_assembly_line(from_iface(This), "AssemblyUnloadStarted", assemblyId);
+    write_assembly_line(test_hook_from_iface(This), "AssemblyUnloadStarted", assemblyId);
     return S_OK;
 }
 
-static void write_module_line(struct hook *hook, const char *event, ModuleID moduleId)
+static void write_module_line(struct test_hook *hook, const char *event, ModuleID moduleId)
 {
     char name[512] = "?";
     WCHAR wide[512];
@@ -182,13 +135,13 @@ static void write_module_line(struct hook *hook, const char *event, ModuleID mod
 static HRESULT hook_ModuleLoadFinished(ICorProfilerCallback11 *This, ModuleID moduleId,
                                        HRESULT hrStatus)
 {
-    write_module_line(from_iface(This), "ModuleLoadFinished", moduleId);
+    write_module_line(test_hook_from_iface(This), "ModuleLoadFinished", moduleId);
     return S_OK;
 }
 
 static HRESULT hook_ModuleUnloadStarted(ICorProfilerCallback11 *This, ModuleID moduleId)
 {
-    write_module_line(from_iface(This), "ModuleUnloadStarted", moduleId);
+    write_module_line(test_hook_from_iface(This), "ModuleUnloadStarted", moduleId);
     return S_OK;
 }
 
@@ -196,7 +149,7 @@ static HRESULT hook_ModuleUnloadStarted(ICorProfilerCallback11 *This, ModuleID m
 #define RECORD(name, params)                                                                       \
     static HRESULT record_##name params                                                            \
     {                                                                                              \
-        write_line(from_iface(This), #name, NULL);                                                 \
+        write_line(test_hook_from_iface(This), #name, NULL);                                       \
         return S_OK;                                                                               \
     }
 RECORD(JITCompilationStarted, (ICorProfilerCallback11 * This, FunctionID f, BOOL safe))
@@ -208,10 +161,8 @@ RECORD(ClassLoadFinished, (ICorProfilerCallback11 * This, ClassID c, HRESULT sta
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Woverride-init"
 // clang-format off
-#define INIT_STUB(ret, name, params, args) .name = stub_##name,
 static const struct ICorProfilerCallback11Vtbl hook_vtbl = {
-    CLRIE_ICORPROFILERCALLBACK11_METHODS(INIT_STUB, ICorProfilerCallback11 *This, This)
-    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(hook),
+    TEST_HOOK_SLOTS,
     .Initialize = hook_Initialize,
     .Shutdown = hook_Shutdown,
     .AppDomainCreationFinished = hook_AppDomainCreationFinished,
@@ -232,13 +183,7 @@ static const struct ICorProfilerCallback11Vtbl hook_vtbl = {
 static HRESULT create_hook(const CLSID *clsid, REFIID riid, void **out)
 {
     (void)clsid;
-    struct hook *hook = calloc(1, sizeof *hook);
-    if (!hook)
-        return E_OUTOFMEMORY;
-    hook->iface.lpVtbl = &hook_vtbl;
-    hook->fd = -1;
-    clrie_plugin_com_init(&hook->com, &hook_class);
-    return clrie_plugin_com_give(&hook->com, riid, out);
+    return test_hook_create(sizeof(struct test_hook), &hook_vtbl, riid, out);
 }
 
 CLRIE_PLUGIN_EXPORT_CLASS_FACTORY(create_hook)

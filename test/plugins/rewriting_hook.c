@@ -30,7 +30,6 @@
  *
  * It also works as the process's only profiler. DllGetClassObject accepts any class ID. */
 #define _GNU_SOURCE /* usleep */
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -41,11 +40,10 @@
 #include "clrie/abi/corprof.h"
 #include "clrie/plugin.h"
 
+#include "hook_common.h"
+
 struct hook {
-    ICorProfilerCallback11 iface;
-    struct clrie_plugin_com com;
-    int fd;
-    ICorProfilerInfo4 *info;
+    struct test_hook base;         /* info4: the runtime's ICorProfilerInfo4 */
     _Atomic ModuleID value_module; /* Program.Value, once seen */
     _Atomic mdMethodDef value_token;
     atomic_int rejits; /* GetReJITParameters calls for Value */
@@ -53,55 +51,21 @@ struct hook {
 
 static struct hook *from_iface(ICorProfilerCallback11 *iface)
 {
-    return CLRIE_CONTAINER_OF(iface, struct hook, iface);
+    return CLRIE_CONTAINER_OF(iface, struct hook, base.iface);
 }
-
-#define STUB(ret, name, params, args)                                                              \
-    static ret stub_##name params                                                                  \
-    {                                                                                              \
-        (void)This;                                                                                \
-        return (ret)S_OK;                                                                          \
-    }
-CLRIE_ICORPROFILERCALLBACK11_METHODS(STUB, ICorProfilerCallback11 *This, This)
-
-static void hook_destroy(void *object)
-{
-    struct hook *hook = object;
-    if (hook->fd >= 0)
-        close(hook->fd);
-    clrie_plugin_release(hook->info);
-    free(hook);
-}
-
-static const struct clrie_plugin_com_iface hook_ifaces[] = {
-    CLRIE_PLUGIN_COM_PROFILER_CALLBACK_IFACES(struct hook, iface),
-};
-
-static const struct clrie_plugin_com_class hook_class = {
-    .name = "rewriting-hook",
-    .ifaces = hook_ifaces,
-    .iface_count = CLRIE_PLUGIN_COM_COUNT(hook_ifaces),
-    .com_offset = offsetof(struct hook, com),
-    .destroy = hook_destroy,
-    .module_ref = true,
-};
-
-CLRIE_PLUGIN_COM_IUNKNOWN(hook, ICorProfilerCallback11, struct hook, iface, com)
 
 static HRESULT hook_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfilerInfoUnk)
 {
     struct hook *hook = from_iface(This);
-    const char *path = getenv("CLRIE_REWRITING_HOOK_FILE");
-    if (path && *path && hook->fd < 0)
-        hook->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    test_hook_open_file(&hook->base, "CLRIE_REWRITING_HOOK_FILE");
     if (!pICorProfilerInfoUnk ||
         FAILED(pICorProfilerInfoUnk->lpVtbl->QueryInterface(
-            pICorProfilerInfoUnk, &IID_ICorProfilerInfo4, (void **)&hook->info)))
+            pICorProfilerInfoUnk, &IID_ICorProfilerInfo4, (void **)&hook->base.info4)))
         return E_FAIL;
-    HRESULT hr = hook->info->lpVtbl->SetEventMask(hook->info, COR_PRF_MONITOR_JIT_COMPILATION |
-                                                                  COR_PRF_ENABLE_REJIT);
+    HRESULT hr = hook->base.info4->lpVtbl->SetEventMask(
+        hook->base.info4, COR_PRF_MONITOR_JIT_COMPILATION | COR_PRF_ENABLE_REJIT);
     if (FAILED(hr))
-        clrie_plugin_append_line(hook->fd, "failed SetEventMask 0x%08X", (unsigned)hr);
+        clrie_plugin_append_line(hook->base.fd, "failed SetEventMask 0x%08X", (unsigned)hr);
     return S_OK;
 }
 
@@ -113,8 +77,8 @@ static void method_name(struct hook *hook, ModuleID module, mdMethodDef token, c
     WCHAR wide[128];
     ULONG len = 0;
     out[0] = '\0';
-    if (FAILED(hook->info->lpVtbl->GetModuleMetaData(hook->info, module, 0, &IID_IMetaDataImport,
-                                                     (IUnknown **)(void *)&import)))
+    if (FAILED(hook->base.info4->lpVtbl->GetModuleMetaData(
+            hook->base.info4, module, 0, &IID_IMetaDataImport, (IUnknown **)(void *)&import)))
         return;
     mdTypeDef type = 0;
     if (SUCCEEDED(import->lpVtbl->GetMethodProps(import, token, &type, wide, 128, &len, NULL, NULL,
@@ -185,13 +149,14 @@ static void *request_rejit(void *arg)
     usleep(50 * 1000);
     if (r->revert) {
         HRESULT status = E_FAIL;
-        HRESULT hr =
-            r->hook->info->lpVtbl->RequestRevert(r->hook->info, 1, &r->module, &r->token, &status);
-        clrie_plugin_append_line(r->hook->fd, "requested revert hr=0x%08X status=0x%08X",
+        HRESULT hr = r->hook->base.info4->lpVtbl->RequestRevert(r->hook->base.info4, 1, &r->module,
+                                                                &r->token, &status);
+        clrie_plugin_append_line(r->hook->base.fd, "requested revert hr=0x%08X status=0x%08X",
                                  (unsigned)hr, (unsigned)status);
     } else {
-        HRESULT hr = r->hook->info->lpVtbl->RequestReJIT(r->hook->info, 1, &r->module, &r->token);
-        clrie_plugin_append_line(r->hook->fd, "requested rejit hr=0x%08X", (unsigned)hr);
+        HRESULT hr = r->hook->base.info4->lpVtbl->RequestReJIT(r->hook->base.info4, 1, &r->module,
+                                                               &r->token);
+        clrie_plugin_append_line(r->hook->base.fd, "requested rejit hr=0x%08X", (unsigned)hr);
     }
     free(r);
     return NULL;
@@ -205,7 +170,8 @@ static HRESULT hook_JITCompilationStarted(ICorProfilerCallback11 *This, Function
     ModuleID module = 0;
     mdMethodDef token = 0;
     char name[128];
-    if (FAILED(hook->info->lpVtbl->GetFunctionInfo(hook->info, functionId, &cls, &module, &token)))
+    if (FAILED(hook->base.info4->lpVtbl->GetFunctionInfo(hook->base.info4, functionId, &cls,
+                                                         &module, &token)))
         return S_OK;
     method_name(hook, module, token, name, sizeof name);
     bool revert = !strcmp(name, "RevertByHook");
@@ -230,28 +196,29 @@ static HRESULT hook_JITCompilationStarted(ICorProfilerCallback11 *This, Function
     ULONG len = 0;
     uint8_t *rewritten = NULL;
     size_t rewritten_len = 0;
-    HRESULT hr = hook->info->lpVtbl->GetILFunctionBody(hook->info, module, token, &body, &len);
+    HRESULT hr =
+        hook->base.info4->lpVtbl->GetILFunctionBody(hook->base.info4, module, token, &body, &len);
     if (FAILED(hr) || !prepend(body, len, 100, &rewritten, &rewritten_len)) {
-        clrie_plugin_append_line(hook->fd, "failed GetILFunctionBody 0x%08X", (unsigned)hr);
+        clrie_plugin_append_line(hook->base.fd, "failed GetILFunctionBody 0x%08X", (unsigned)hr);
         return S_OK;
     }
     IMethodMalloc *allocator = NULL;
-    hr = hook->info->lpVtbl->GetILFunctionBodyAllocator(hook->info, module, &allocator);
+    hr = hook->base.info4->lpVtbl->GetILFunctionBodyAllocator(hook->base.info4, module, &allocator);
     void *memory = SUCCEEDED(hr) ? allocator->lpVtbl->Alloc(allocator, (ULONG)rewritten_len) : NULL;
     if (memory) {
         memcpy(memory, rewritten, rewritten_len);
-        hr = hook->info->lpVtbl->SetILFunctionBody(hook->info, module, token, memory);
+        hr = hook->base.info4->lpVtbl->SetILFunctionBody(hook->base.info4, module, token, memory);
         if (SUCCEEDED(hr))
-            hr = hook->info->lpVtbl->SetILInstrumentedCodeMap(hook->info, functionId, TRUE, 1,
-                                                              shift_map);
+            hr = hook->base.info4->lpVtbl->SetILInstrumentedCodeMap(hook->base.info4, functionId,
+                                                                    TRUE, 1, shift_map);
     }
     if (allocator)
         allocator->lpVtbl->Release(allocator);
     free(rewritten);
     if (FAILED(hr) || !memory)
-        clrie_plugin_append_line(hook->fd, "failed SetILFunctionBody 0x%08X", (unsigned)hr);
+        clrie_plugin_append_line(hook->base.fd, "failed SetILFunctionBody 0x%08X", (unsigned)hr);
     else
-        clrie_plugin_append_line(hook->fd, "rewrote Value at jit with +100 (body %u bytes in)",
+        clrie_plugin_append_line(hook->base.fd, "rewrote Value at jit with +100 (body %u bytes in)",
                                  (unsigned)len);
     return S_OK;
 }
@@ -272,23 +239,26 @@ static void set_body_late(struct hook *hook, FunctionID function, ModuleID modul
     size_t rewritten_len = 0;
     IMethodMalloc *allocator = NULL;
     void *memory = NULL;
-    HRESULT hr = hook->info->lpVtbl->GetILFunctionBody(hook->info, module, token, &body, &len);
+    HRESULT hr =
+        hook->base.info4->lpVtbl->GetILFunctionBody(hook->base.info4, module, token, &body, &len);
     if (SUCCEEDED(hr) && !prepend(body, len, 100, &rewritten, &rewritten_len))
         hr = E_OUTOFMEMORY;
     if (SUCCEEDED(hr))
-        hr = hook->info->lpVtbl->GetILFunctionBodyAllocator(hook->info, module, &allocator);
+        hr = hook->base.info4->lpVtbl->GetILFunctionBodyAllocator(hook->base.info4, module,
+                                                                  &allocator);
     if (SUCCEEDED(hr) && !(memory = allocator->lpVtbl->Alloc(allocator, (ULONG)rewritten_len)))
         hr = E_OUTOFMEMORY;
     if (SUCCEEDED(hr)) {
         memcpy(memory, rewritten, rewritten_len);
-        hr = hook->info->lpVtbl->SetILFunctionBody(hook->info, module, token, memory);
+        hr = hook->base.info4->lpVtbl->SetILFunctionBody(hook->base.info4, module, token, memory);
     }
     if (allocator)
         allocator->lpVtbl->Release(allocator);
     free(rewritten);
-    clrie_plugin_append_line(hook->fd, "set body late hr=0x%08X", (unsigned)hr);
-    hr = hook->info->lpVtbl->SetILInstrumentedCodeMap(hook->info, function, TRUE, 1, shift_map);
-    clrie_plugin_append_line(hook->fd, "set map late hr=0x%08X", (unsigned)hr);
+    clrie_plugin_append_line(hook->base.fd, "set body late hr=0x%08X", (unsigned)hr);
+    hr = hook->base.info4->lpVtbl->SetILInstrumentedCodeMap(hook->base.info4, function, TRUE, 1,
+                                                            shift_map);
+    clrie_plugin_append_line(hook->base.fd, "set map late hr=0x%08X", (unsigned)hr);
 }
 
 static HRESULT hook_GetReJITParameters(ICorProfilerCallback11 *This, ModuleID moduleId,
@@ -303,9 +273,10 @@ static HRESULT hook_GetReJITParameters(ICorProfilerCallback11 *This, ModuleID mo
     ULONG len = 0;
     uint8_t *rewritten = NULL;
     size_t rewritten_len = 0;
-    HRESULT hr = hook->info->lpVtbl->GetILFunctionBody(hook->info, moduleId, methodId, &body, &len);
+    HRESULT hr = hook->base.info4->lpVtbl->GetILFunctionBody(hook->base.info4, moduleId, methodId,
+                                                             &body, &len);
     if (FAILED(hr) || !prepend(body, len, 100 * (k + 1), &rewritten, &rewritten_len)) {
-        clrie_plugin_append_line(hook->fd, "failed GetILFunctionBody 0x%08X", (unsigned)hr);
+        clrie_plugin_append_line(hook->base.fd, "failed GetILFunctionBody 0x%08X", (unsigned)hr);
         return S_OK;
     }
     if (conflicts())
@@ -316,10 +287,11 @@ static HRESULT hook_GetReJITParameters(ICorProfilerCallback11 *This, ModuleID mo
         hr = pFunctionControl->lpVtbl->SetILInstrumentedCodeMap(pFunctionControl, 1, shift_map);
     free(rewritten);
     if (FAILED(hr))
-        clrie_plugin_append_line(hook->fd, "failed control 0x%08X", (unsigned)hr);
+        clrie_plugin_append_line(hook->base.fd, "failed control 0x%08X", (unsigned)hr);
     else
-        clrie_plugin_append_line(hook->fd, "rewrote Value at rejit %d with +%d (body %u bytes in)",
-                                 k, 100 * (k + 1), (unsigned)len);
+        clrie_plugin_append_line(hook->base.fd,
+                                 "rewrote Value at rejit %d with +%d (body %u bytes in)", k,
+                                 100 * (k + 1), (unsigned)len);
     return S_OK;
 }
 
@@ -329,18 +301,19 @@ static void record_offsets(struct hook *hook, FunctionID functionId, ReJITID rej
     ClassID cls = 0;
     ModuleID module = 0;
     mdMethodDef token = 0;
-    if (FAILED(
-            hook->info->lpVtbl->GetFunctionInfo(hook->info, functionId, &cls, &module, &token)) ||
+    if (FAILED(hook->base.info4->lpVtbl->GetFunctionInfo(hook->base.info4, functionId, &cls,
+                                                         &module, &token)) ||
         token != atomic_load(&hook->value_token) || module != atomic_load(&hook->value_module))
         return;
     COR_DEBUG_IL_TO_NATIVE_MAP map[64];
     ULONG32 count = 0;
-    HRESULT hr =
-        rejit ? hook->info->lpVtbl->GetILToNativeMapping2(hook->info, functionId, rejit, 64, &count,
-                                                          map)
-              : hook->info->lpVtbl->GetILToNativeMapping(hook->info, functionId, 64, &count, map);
+    HRESULT hr = rejit
+                     ? hook->base.info4->lpVtbl->GetILToNativeMapping2(hook->base.info4, functionId,
+                                                                       rejit, 64, &count, map)
+                     : hook->base.info4->lpVtbl->GetILToNativeMapping(hook->base.info4, functionId,
+                                                                      64, &count, map);
     if (FAILED(hr)) {
-        clrie_plugin_append_line(hook->fd, "failed GetILToNativeMapping 0x%08X", (unsigned)hr);
+        clrie_plugin_append_line(hook->base.fd, "failed GetILToNativeMapping 0x%08X", (unsigned)hr);
         return;
     }
     char text[512];
@@ -352,7 +325,8 @@ static void record_offsets(struct hook *hook, FunctionID functionId, ReJITID rej
         used += (size_t)snprintf(text + used, sizeof text - used, "%s%u", used ? "," : "",
                                  (unsigned)map[i].ilOffset);
     }
-    clrie_plugin_append_line(hook->fd, "offsets Value %llu %s", (unsigned long long)rejit, text);
+    clrie_plugin_append_line(hook->base.fd, "offsets Value %llu %s", (unsigned long long)rejit,
+                             text);
 }
 
 static HRESULT hook_JITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId,
@@ -365,8 +339,8 @@ static HRESULT hook_JITCompilationFinished(ICorProfilerCallback11 *This, Functio
     mdMethodDef token = 0;
     static atomic_bool done;
     if (conflicts() &&
-        SUCCEEDED(
-            hook->info->lpVtbl->GetFunctionInfo(hook->info, functionId, &cls, &module, &token)) &&
+        SUCCEEDED(hook->base.info4->lpVtbl->GetFunctionInfo(hook->base.info4, functionId, &cls,
+                                                            &module, &token)) &&
         token == atomic_load(&hook->value_token) && module == atomic_load(&hook->value_module) &&
         !atomic_exchange(&done, true))
         set_body_late(hook, functionId, module, token);
@@ -383,10 +357,8 @@ static HRESULT hook_ReJITCompilationFinished(ICorProfilerCallback11 *This, Funct
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Woverride-init"
 // clang-format off
-#define INIT_STUB(ret, name, params, args) .name = stub_##name,
 static const struct ICorProfilerCallback11Vtbl hook_vtbl = {
-    CLRIE_ICORPROFILERCALLBACK11_METHODS(INIT_STUB, ICorProfilerCallback11 *This, This)
-    CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(hook),
+    TEST_HOOK_SLOTS,
     .Initialize = hook_Initialize,
     .JITCompilationStarted = hook_JITCompilationStarted,
     .JITCompilationFinished = hook_JITCompilationFinished,
@@ -399,13 +371,7 @@ static const struct ICorProfilerCallback11Vtbl hook_vtbl = {
 static HRESULT create_hook(const CLSID *clsid, REFIID riid, void **out)
 {
     (void)clsid;
-    struct hook *hook = calloc(1, sizeof *hook);
-    if (!hook)
-        return E_OUTOFMEMORY;
-    hook->iface.lpVtbl = &hook_vtbl;
-    hook->fd = -1;
-    clrie_plugin_com_init(&hook->com, &hook_class);
-    return clrie_plugin_com_give(&hook->com, riid, out);
+    return test_hook_create(sizeof(struct hook), &hook_vtbl, riid, out);
 }
 
 CLRIE_PLUGIN_EXPORT_CLASS_FACTORY(create_hook)
