@@ -75,12 +75,18 @@ def build_pack_service(dotnet, out_root, major):
     return os.path.dirname(assembly)
 
 
-def probe_config(box, args, n, methods):
-    report = box.path("report-%d.txt" % n)
-    if os.path.exists(report):
-        os.remove(report)
-    path = box.write("probe-%d.xml" % n, """<InstrumentationEngineConfiguration>
-  <InstrumentationMethod>
+def fresh_path(box, name):
+    """The path of name in the box, with what an earlier run left there removed."""
+    path = box.path(name)
+    if os.path.exists(path):
+        os.remove(path)
+    return path
+
+
+def probe_method(n, report, methods):
+    """Runtime n's probe (test/plugins/attach_probe.c) as an <InstrumentationMethod>: it appends
+    to report and adds one to the methods of service.dll that methods names."""
+    return """  <InstrumentationMethod>
     <Name>Probe%d</Name>
     <Module>plugins/libattach-probe.so</Module>
     <ClassGuid>%s</ClassGuid>
@@ -90,8 +96,13 @@ def probe_config(box, args, n, methods):
       <Setting Name="Methods" Value="%s"/>
     </Settings>
   </InstrumentationMethod>
-</InstrumentationEngineConfiguration>
-""" % (n, GUIDS[n - 1], report, methods))
+""" % (n, GUIDS[n - 1], report, methods)
+
+
+def probe_config(box, args, n, methods):
+    report = fresh_path(box, "report-%d.txt" % n)
+    path = box.write("probe-%d.xml" % n, "<InstrumentationEngineConfiguration>\n" +
+                     probe_method(n, report, methods) + "</InstrumentationEngineConfiguration>\n")
     return path, report
 
 
@@ -139,9 +150,7 @@ def scenario_attach(checks, args, host, box):
   </InstrumentationMethod>
 </InstrumentationEngineConfiguration>
 """ % GUIDS[0])
-    stop2 = box.path("stop-2")
-    if os.path.exists(stop2):
-        os.remove(stop2)
+    stop2 = fresh_path(box, "stop-2")
     command = [args.host]
     for i, (_, folder, app_folder) in enumerate(host.runtimes):
         command += ["--runtime", folder, "--app", os.path.join(app_folder, "service.dll"),
@@ -242,11 +251,8 @@ def tag_of(guid):
 
 def log_host_config(box, n, method):
     """Runtime n's configuration: its logging host plugin, then the probe changing method."""
-    paths = []
-    for name in ("host-%d.txt" % n, "report-%d.txt" % n):
-        paths.append(box.path(name))
-        if os.path.exists(paths[-1]):
-            os.remove(paths[-1])
+    host_file = fresh_path(box, "host-%d.txt" % n)
+    report = fresh_path(box, "report-%d.txt" % n)
     config = box.write("log-hosts-%d.xml" % n, """<InstrumentationEngineConfiguration>
   <InstrumentationMethod>
     <Name>LogHost%d</Name>
@@ -254,19 +260,9 @@ def log_host_config(box, n, method):
     <ClassGuid>%s</ClassGuid>
     <Settings><Setting Name="LogHost" Value="%s"/></Settings>
   </InstrumentationMethod>
-  <InstrumentationMethod>
-    <Name>Probe%d</Name>
-    <Module>plugins/libattach-probe.so</Module>
-    <ClassGuid>%s</ClassGuid>
-    <Settings>
-      <Setting Name="Report" Value="%s"/>
-      <Setting Name="Module" Value="service.dll"/>
-      <Setting Name="Methods" Value="%s"/>
-    </Settings>
-  </InstrumentationMethod>
-</InstrumentationEngineConfiguration>
-""" % (n, HOST_GUIDS[n - 1], paths[0], n, GUIDS[n - 1], paths[1], method))
-    return config, paths[0]
+""" % (n, HOST_GUIDS[n - 1], host_file) + probe_method(n, report, method) +
+        "</InstrumentationEngineConfiguration>\n")
+    return config, host_file
 
 
 def scenario_log_hosts(checks, args, host, box):
@@ -274,9 +270,7 @@ def scenario_log_hosts(checks, args, host, box):
     methods = ("Old", "New")
     config1, host_file1 = log_host_config(box, 1, methods[0])
     config2, host_file2 = log_host_config(box, 2, methods[1])
-    log_file = box.path("engine.log")
-    if os.path.exists(log_file):
-        os.remove(log_file)
+    log_file = fresh_path(box, "engine.log")
     env = engine_env(args)
     env["MicrosoftInstrumentationEngine_FileLogPath"] = log_file
     outputs, result = host.run(env, [{dotnet_apps.CONFIG_VAR + "Two": config1},
