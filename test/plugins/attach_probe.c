@@ -195,12 +195,6 @@ static HRESULT probe_ShouldInstrumentMethod(IInstrumentationMethod *This, IMetho
     return S_OK;
 }
 
-static HRESULT probe_BeforeInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
-                                            BOOL isRejit)
-{
-    return S_OK;
-}
-
 static HRESULT probe_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
                                       BOOL isRejit)
 {
@@ -211,19 +205,6 @@ static HRESULT probe_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo 
     return test_plugin_add_before_rets(pMethodInfo, 1);
 }
 
-static HRESULT probe_OnInstrumentationComplete(IInstrumentationMethod *This,
-                                               IMethodInfo *pMethodInfo, BOOL isRejit)
-{
-    return S_OK;
-}
-
-static HRESULT probe_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *pMethodInfoInlinee,
-                                     IMethodInfo *pMethodInfoCaller, BOOL *pbAllowInline)
-{
-    *pbAllowInline = TRUE;
-    return S_OK;
-}
-
 static const struct IInstrumentationMethodVtbl method_vtbl = {
     CLRIE_PLUGIN_COM_IUNKNOWN_SLOTS(probe),
     .Initialize = probe_Initialize,
@@ -232,10 +213,10 @@ static const struct IInstrumentationMethodVtbl method_vtbl = {
     .OnModuleUnloaded = clrie_plugin_ignore_module,
     .OnShutdown = clrie_plugin_ignore_shutdown,
     .ShouldInstrumentMethod = probe_ShouldInstrumentMethod,
-    .BeforeInstrumentMethod = probe_BeforeInstrumentMethod,
+    .BeforeInstrumentMethod = clrie_plugin_ignore_method,
     .InstrumentMethod = probe_InstrumentMethod,
-    .OnInstrumentationComplete = probe_OnInstrumentationComplete,
-    .AllowInlineSite = probe_AllowInlineSite,
+    .OnInstrumentationComplete = clrie_plugin_ignore_method,
+    .AllowInlineSite = clrie_plugin_allow_every_inline,
 };
 
 /* ---- IInstrumentationMethodAttach -------------------------------------------------------------
