@@ -32,25 +32,23 @@ static class Program
         // static long SumTo(long n, long acc) => n == 0 ? acc : tail. SumTo(n - 1, acc + n);
         MethodBuilder sumTo = type.DefineMethod("SumTo", Static, typeof(long),
                                                 new[] { typeof(long), typeof(long) });
-        {
-            ILGenerator il = sumTo.GetILGenerator();
-            Label recurse = il.DefineLabel();
-            il.Emit(OpCodes.Ldarg_0);
-            il.Emit(OpCodes.Brtrue_S, recurse);
-            il.Emit(OpCodes.Ldarg_1);
-            il.Emit(OpCodes.Ret);
-            il.MarkLabel(recurse);
-            il.Emit(OpCodes.Ldarg_0);
-            il.Emit(OpCodes.Ldc_I4_1);
-            il.Emit(OpCodes.Conv_I8);
-            il.Emit(OpCodes.Sub);
-            il.Emit(OpCodes.Ldarg_1);
-            il.Emit(OpCodes.Ldarg_0);
-            il.Emit(OpCodes.Add);
-            il.Emit(OpCodes.Tailcall);
-            il.Emit(OpCodes.Call, sumTo);
-            il.Emit(OpCodes.Ret);
-        }
+        EmitCountdown(sumTo.GetILGenerator(), OpCodes.Ldarg_0,
+                      il =>
+                      {
+                          il.Emit(OpCodes.Ldarg_1);
+                          il.Emit(OpCodes.Ret);
+                      },
+                      il =>
+                      {
+                          il.Emit(OpCodes.Ldarg_0);
+                          il.Emit(OpCodes.Ldc_I4_1);
+                          il.Emit(OpCodes.Conv_I8);
+                          il.Emit(OpCodes.Sub);
+                          il.Emit(OpCodes.Ldarg_1);
+                          il.Emit(OpCodes.Ldarg_0);
+                          il.Emit(OpCodes.Add);
+                      },
+                      OpCodes.Call, sumTo);
 
         // IsEven(n) => n == 0 || tail. IsOdd(n - 1); IsOdd(n) => n != 0 && tail. IsEven(n - 1)
         MethodBuilder isEven = type.DefineMethod("IsEven", Static, typeof(bool),
@@ -58,21 +56,13 @@ static class Program
         MethodBuilder isOdd = type.DefineMethod("IsOdd", Static, typeof(bool),
                                                 new[] { typeof(int) });
         foreach (var (method, other, atZero) in new[] { (isEven, isOdd, 1), (isOdd, isEven, 0) })
-        {
-            ILGenerator il = method.GetILGenerator();
-            Label recurse = il.DefineLabel();
-            il.Emit(OpCodes.Ldarg_0);
-            il.Emit(OpCodes.Brtrue_S, recurse);
-            il.Emit(atZero == 1 ? OpCodes.Ldc_I4_1 : OpCodes.Ldc_I4_0);
-            il.Emit(OpCodes.Ret);
-            il.MarkLabel(recurse);
-            il.Emit(OpCodes.Ldarg_0);
-            il.Emit(OpCodes.Ldc_I4_1);
-            il.Emit(OpCodes.Sub);
-            il.Emit(OpCodes.Tailcall);
-            il.Emit(OpCodes.Call, other);
-            il.Emit(OpCodes.Ret);
-        }
+            EmitCountdown(method.GetILGenerator(), OpCodes.Ldarg_0,
+                          il =>
+                          {
+                              il.Emit(atZero == 1 ? OpCodes.Ldc_I4_1 : OpCodes.Ldc_I4_0);
+                              il.Emit(OpCodes.Ret);
+                          },
+                          EmitDecrementArgument0, OpCodes.Call, other);
 
         // Few(n, acc) tail-calls Many(n, acc, 1..8), which tail-calls Few(n - 1, acc + sum):
         // the callee needs more argument stack than the caller has, so the runtime cannot
@@ -84,25 +74,23 @@ static class Program
         MethodBuilder few = type.DefineMethod("Few", Static, typeof(long),
                                               new[] { typeof(int), typeof(long) });
         MethodBuilder many = type.DefineMethod("Many", Static, typeof(long), manyParameters);
-        {
-            ILGenerator il = few.GetILGenerator();
-            Label recurse = il.DefineLabel();
-            il.Emit(OpCodes.Ldarg_0);
-            il.Emit(OpCodes.Brtrue_S, recurse);
-            il.Emit(OpCodes.Ldarg_1);
-            il.Emit(OpCodes.Ret);
-            il.MarkLabel(recurse);
-            il.Emit(OpCodes.Ldarg_0);
-            il.Emit(OpCodes.Ldarg_1);
-            for (int i = 1; i <= 8; i++)
-            {
-                il.Emit(OpCodes.Ldc_I4, i);
-                il.Emit(OpCodes.Conv_I8);
-            }
-            il.Emit(OpCodes.Tailcall);
-            il.Emit(OpCodes.Call, many);
-            il.Emit(OpCodes.Ret);
-        }
+        EmitCountdown(few.GetILGenerator(), OpCodes.Ldarg_0,
+                      il =>
+                      {
+                          il.Emit(OpCodes.Ldarg_1);
+                          il.Emit(OpCodes.Ret);
+                      },
+                      il =>
+                      {
+                          il.Emit(OpCodes.Ldarg_0);
+                          il.Emit(OpCodes.Ldarg_1);
+                          for (int i = 1; i <= 8; i++)
+                          {
+                              il.Emit(OpCodes.Ldc_I4, i);
+                              il.Emit(OpCodes.Conv_I8);
+                          }
+                      },
+                      OpCodes.Call, many);
         {
             ILGenerator il = many.GetILGenerator();
             il.Emit(OpCodes.Ldarg_0);
@@ -114,9 +102,7 @@ static class Program
                 il.Emit(OpCodes.Ldarg_S, (byte)i);
                 il.Emit(OpCodes.Add);
             }
-            il.Emit(OpCodes.Tailcall);
-            il.Emit(OpCodes.Call, few);
-            il.Emit(OpCodes.Ret);
+            EmitTailCall(il, OpCodes.Call, few);
         }
 
         // A class with a virtual Step(n, acc) that tail-calls itself through callvirt.
@@ -127,26 +113,24 @@ static class Program
                                                   MethodAttributes.HideBySig |
                                                   MethodAttributes.NewSlot,
                                                   typeof(long), new[] { typeof(int), typeof(long) });
-        {
-            ILGenerator il = step.GetILGenerator();
-            Label recurse = il.DefineLabel();
-            il.Emit(OpCodes.Ldarg_1);
-            il.Emit(OpCodes.Brtrue_S, recurse);
-            il.Emit(OpCodes.Ldarg_2);
-            il.Emit(OpCodes.Ret);
-            il.MarkLabel(recurse);
-            il.Emit(OpCodes.Ldarg_0);
-            il.Emit(OpCodes.Ldarg_1);
-            il.Emit(OpCodes.Ldc_I4_1);
-            il.Emit(OpCodes.Sub);
-            il.Emit(OpCodes.Ldarg_2);
-            il.Emit(OpCodes.Ldc_I4_3);
-            il.Emit(OpCodes.Conv_I8);
-            il.Emit(OpCodes.Add);
-            il.Emit(OpCodes.Tailcall);
-            il.Emit(OpCodes.Callvirt, step);
-            il.Emit(OpCodes.Ret);
-        }
+        EmitCountdown(step.GetILGenerator(), OpCodes.Ldarg_1,
+                      il =>
+                      {
+                          il.Emit(OpCodes.Ldarg_2);
+                          il.Emit(OpCodes.Ret);
+                      },
+                      il =>
+                      {
+                          il.Emit(OpCodes.Ldarg_0);
+                          il.Emit(OpCodes.Ldarg_1);
+                          il.Emit(OpCodes.Ldc_I4_1);
+                          il.Emit(OpCodes.Sub);
+                          il.Emit(OpCodes.Ldarg_2);
+                          il.Emit(OpCodes.Ldc_I4_3);
+                          il.Emit(OpCodes.Conv_I8);
+                          il.Emit(OpCodes.Add);
+                      },
+                      OpCodes.Callvirt, step);
         counter.CreateType();
 
         // static long VirtualSteps(int n) => tail. new Counter().Step(n, 0);
@@ -158,32 +142,22 @@ static class Program
             il.Emit(OpCodes.Ldarg_0);
             il.Emit(OpCodes.Ldc_I4_0);
             il.Emit(OpCodes.Conv_I8);
-            il.Emit(OpCodes.Tailcall);
-            il.Emit(OpCodes.Callvirt, step);
-            il.Emit(OpCodes.Ret);
+            EmitTailCall(il, OpCodes.Callvirt, step);
         }
 
         // static int ThrowAfter(int n): tail-calls itself n times, then throws; the exception
         // leaves through frames the tail calls replaced.
         MethodBuilder throwAfter = type.DefineMethod("ThrowAfter", Static, typeof(int),
                                                      new[] { typeof(int) });
-        {
-            ILGenerator il = throwAfter.GetILGenerator();
-            Label recurse = il.DefineLabel();
-            il.Emit(OpCodes.Ldarg_0);
-            il.Emit(OpCodes.Brtrue_S, recurse);
-            il.Emit(OpCodes.Ldstr, "thrown at the bottom of the tail calls");
-            il.Emit(OpCodes.Newobj, typeof(InvalidOperationException).GetConstructor(
-                new[] { typeof(string) })!);
-            il.Emit(OpCodes.Throw);
-            il.MarkLabel(recurse);
-            il.Emit(OpCodes.Ldarg_0);
-            il.Emit(OpCodes.Ldc_I4_1);
-            il.Emit(OpCodes.Sub);
-            il.Emit(OpCodes.Tailcall);
-            il.Emit(OpCodes.Call, throwAfter);
-            il.Emit(OpCodes.Ret);
-        }
+        EmitCountdown(throwAfter.GetILGenerator(), OpCodes.Ldarg_0,
+                      il =>
+                      {
+                          il.Emit(OpCodes.Ldstr, "thrown at the bottom of the tail calls");
+                          il.Emit(OpCodes.Newobj, typeof(InvalidOperationException).GetConstructor(
+                              new[] { typeof(string) })!);
+                          il.Emit(OpCodes.Throw);
+                      },
+                      EmitDecrementArgument0, OpCodes.Call, throwAfter);
 
         // static string Fault(int mode, StringBuilder log): try { log 'a'; if (mode != 0)
         // throw; log 'b' } fault { log 'F' }, the fault run only when an exception leaves.
@@ -279,5 +253,36 @@ static class Program
         assembly.Save(args[0]);
         Console.WriteLine("wrote " + args[0]);
         return 0;
+    }
+
+    // The shape of the recursive methods: `if (counter != 0) { arguments; tail. call target }
+    // else atZero`, with `loadCounter` loading the counter argument and `atZero` ending its
+    // branch (ret or throw).
+    static void EmitCountdown(ILGenerator il, OpCode loadCounter, Action<ILGenerator> atZero,
+                              Action<ILGenerator> arguments, OpCode call, MethodInfo target)
+    {
+        Label recurse = il.DefineLabel();
+        il.Emit(loadCounter);
+        il.Emit(OpCodes.Brtrue_S, recurse);
+        atZero(il);
+        il.MarkLabel(recurse);
+        arguments(il);
+        EmitTailCall(il, call, target);
+    }
+
+    // The arguments `n - 1` of a method that takes only the counter n (argument 0, an int).
+    static void EmitDecrementArgument0(ILGenerator il)
+    {
+        il.Emit(OpCodes.Ldarg_0);
+        il.Emit(OpCodes.Ldc_I4_1);
+        il.Emit(OpCodes.Sub);
+    }
+
+    // `tail. call target; ret` (or callvirt): the arguments are on the stack.
+    static void EmitTailCall(ILGenerator il, OpCode call, MethodInfo target)
+    {
+        il.Emit(OpCodes.Tailcall);
+        il.Emit(call, target);
+        il.Emit(OpCodes.Ret);
     }
 }
