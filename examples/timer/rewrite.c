@@ -48,11 +48,7 @@ static bool can_wrap(IMethodInfo *method, IInstructionGraph *graph)
     bool tail = false;
     while (at && !tail) {
         tail = clrie_plugin_opcode(at) == Cee_Tailcall;
-        IInstruction *next = NULL;
-        if (FAILED(at->lpVtbl->GetNextInstruction(at, &next)))
-            next = NULL;
-        clrie_plugin_release(at);
-        at = next;
+        clrie_plugin_next_instruction(&at);
     }
     clrie_plugin_release(at);
     return !tail;

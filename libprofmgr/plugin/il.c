@@ -1,5 +1,5 @@
-/* COM and IL (clrie/plugin.h): releasing any interface, the IL lookups a rewrite starts with,
- * and what a rewrite with a single exit holds. */
+/* COM and IL (clrie/plugin.h): releasing any interface, walking a graph, the IL lookups a
+ * rewrite starts with, and what a rewrite with a single exit holds. */
 #include "clrie/plugin.h"
 
 void clrie_plugin_release(void *object)
@@ -62,6 +62,17 @@ IInstruction *clrie_plugin_last_plain_ret(IInstructionGraph *graph)
         at = previous;
     }
     return NULL;
+}
+
+void clrie_plugin_next_instruction(IInstruction **at)
+{
+    IInstruction *next = NULL;
+    if (!*at)
+        return;
+    if (FAILED((*at)->lpVtbl->GetNextInstruction(*at, &next)))
+        next = NULL;
+    clrie_plugin_release(*at);
+    *at = next;
 }
 
 HRESULT clrie_plugin_rewrite_init(struct clrie_plugin_rewrite *rw, IMethodInfo *method)

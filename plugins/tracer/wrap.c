@@ -254,11 +254,7 @@ static HRESULT find_returns(IInstructionGraph *graph, IInstruction ***rets, size
             at->lpVtbl->AddRef(at);
             (*rets)[(*count)++] = at;
         }
-        IInstruction *next = NULL;
-        if (FAILED(at->lpVtbl->GetNextInstruction(at, &next)))
-            next = NULL;
-        clrie_plugin_release(at);
-        at = next;
+        clrie_plugin_next_instruction(&at);
     }
     clrie_plugin_release(at);
     return hr;

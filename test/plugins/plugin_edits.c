@@ -12,7 +12,6 @@ HRESULT test_plugin_add_before_rets(IMethodInfo *mi, int32_t value)
     if (SUCCEEDED(hr))
         hr = graph->lpVtbl->GetFirstInstruction(graph, &at);
     while (SUCCEEDED(hr) && at) {
-        IInstruction *next = NULL;
         if (clrie_plugin_opcode(at) == Cee_Ret) {
             IInstruction *load = NULL, *add = NULL;
             hr = factory->lpVtbl->CreateLoadConstInstruction(factory, value, &load);
@@ -25,10 +24,8 @@ HRESULT test_plugin_add_before_rets(IMethodInfo *mi, int32_t value)
             clrie_plugin_release(load);
             clrie_plugin_release(add);
         }
-        if (SUCCEEDED(hr) && at->lpVtbl->GetNextInstruction(at, &next) != S_OK)
-            next = NULL;
-        clrie_plugin_release(at);
-        at = next;
+        if (SUCCEEDED(hr))
+            clrie_plugin_next_instruction(&at);
     }
     clrie_plugin_release(at);
     clrie_plugin_release(factory);

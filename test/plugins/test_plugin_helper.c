@@ -1,7 +1,7 @@
 /* libclrie-plugin as a plugin uses it: text from the engine's BSTRs, the config entry's
  * settings read through a fake IProfilerManager, pattern lists and flags, the shared
- * framework's modules, the class factory's exports with the module count, and what a rewrite
- * with a single exit holds, on a fake IMethodInfo. */
+ * framework's modules, the class factory's exports with the module count, what a rewrite with a
+ * single exit holds, on a fake IMethodInfo, and a walk over fake instructions. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -499,6 +499,59 @@ static void a_rewrite_whose_single_ret_fails_holds_nothing(void **state)
     assert_int_equal(rw_fake.graph_refs + rw_fake.factory_refs + rw_fake.single_refs, 0);
 }
 
+/* ---- a walk over fake instructions ---------------------------------------------------------- */
+
+/* Three instructions in a row, each counting its references; the last has no next. */
+static struct walk_fake {
+    IInstruction items[3];
+    int refs[3];
+} walk;
+
+static ULONG instruction_AddRef(IInstruction *This)
+{
+    return (ULONG)++walk.refs[This - walk.items];
+}
+
+static ULONG instruction_Release(IInstruction *This)
+{
+    assert_true(walk.refs[This - walk.items] > 0);
+    return (ULONG)--walk.refs[This - walk.items];
+}
+
+static HRESULT instruction_GetNext(IInstruction *This, IInstruction **out)
+{
+    *out = NULL;
+    if (This == &walk.items[2])
+        return E_FAIL; /* as the engine answers after the last instruction */
+    *out = This + 1;
+    instruction_AddRef(*out);
+    return S_OK;
+}
+
+static const struct IInstructionVtbl instruction_vtbl = {
+    .AddRef = instruction_AddRef,
+    .Release = instruction_Release,
+    .GetNextInstruction = instruction_GetNext,
+};
+
+static void a_walk_holds_only_the_instruction_it_is_at_and_none_after_the_last(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 3; i++)
+        walk.items[i].lpVtbl = &instruction_vtbl;
+    IInstruction *at = &walk.items[0];
+    walk.refs[0] = 1; /* as GetFirstInstruction hands it out */
+    for (int i = 0; i < 3; i++) {
+        assert_ptr_equal(at, &walk.items[i]);
+        assert_int_equal(walk.refs[0] + walk.refs[1] + walk.refs[2], 1);
+        clrie_plugin_next_instruction(&at);
+        assert_int_equal(walk.refs[i], 0);
+    }
+    assert_null(at);
+    clrie_plugin_next_instruction(&at);
+    assert_null(at);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -517,6 +570,7 @@ int main(void)
         cmocka_unit_test(
             a_rewrite_applies_single_ret_to_the_methods_graph_and_finish_gives_all_back),
         cmocka_unit_test(a_rewrite_whose_single_ret_fails_holds_nothing),
+        cmocka_unit_test(a_walk_holds_only_the_instruction_it_is_at_and_none_after_the_last),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -85,7 +85,8 @@
  * COM and IL
  *   clrie_plugin_release(object) releases any interface pointer, NULL allowed.
  *   clrie_plugin_opcode(instruction) is the instruction's opcode, Cee_Invalid for NULL or on
- *   failure. clrie_plugin_single_ret_exit(single) is the shared exit that
+ *   failure. clrie_plugin_next_instruction(&at) moves a walk on to the next instruction,
+ *   releasing the one it leaves. clrie_plugin_single_ret_exit(single) is the shared exit that
  *   ISingleRetDefaultInstrumentation2 made (after ApplySingleRetDefaultInstrumentation), and
  *   clrie_plugin_last_plain_ret(graph) the last `ret` not ending `tail. call X; [pop;] ret`;
  *   both return an AddRef'd instruction or NULL. struct clrie_plugin_rewrite holds what a
@@ -464,6 +465,13 @@ ILOrdinalOpcode clrie_plugin_opcode(IInstruction *instruction);
 IInstruction *clrie_plugin_single_ret_exit(ISingleRetDefaultInstrumentation *single);
 /* The last `ret` that does not end a tail call (AddRef'd), or NULL: a method that only throws. */
 IInstruction *clrie_plugin_last_plain_ret(IInstructionGraph *graph);
+/* Moves *at on to the instruction after it (AddRef'd) and releases the one it held: NULL after
+ * the last instruction or when GetNextInstruction fails (a NULL *at stays NULL). A walk:
+ *     IInstruction *at = NULL;
+ *     graph->lpVtbl->GetFirstInstruction(graph, &at);
+ *     while (at) { ...; clrie_plugin_next_instruction(&at); }
+ * (a walk left early releases `at` itself). */
+void clrie_plugin_next_instruction(IInstruction **at);
 
 /* A rewrite of one method with every return gathered into one exit: the method's instruction
  * graph and factory, and single-ret initialised on the graph and applied. Each member is one
@@ -487,7 +495,8 @@ IInstruction *clrie_plugin_rewrite_exit(const struct clrie_plugin_rewrite *rw);
 /* The IType of a primitive or object element type (ELEMENT_TYPE_I8, ELEMENT_TYPE_OBJECT, ...)
  * in the method's module, a new reference in *out. */
 HRESULT clrie_plugin_element_type(IMethodInfo *method, CorElementType element, IType **out);
-/* Adds a local of `type` to the method (ILocalVariableCollection::AddLocal), its index in *index. */
+/* Adds a local of `type` to the method (ILocalVariableCollection::AddLocal), its index in
+ * *index. */
 HRESULT clrie_plugin_add_local(IMethodInfo *method, IType *type, DWORD *index);
 
 /* ---- events a plugin ignores ----------------------------------------------------------------- */
