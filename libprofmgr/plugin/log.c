@@ -1,6 +1,6 @@
 /* The log and the engine's services (clrie/plugin.h): lines through the engine's
- * IProfilerManagerLogging, the references a plugin takes in Initialize, and one-write lines to
- * a file. */
+ * IProfilerManagerLogging, the references a plugin takes in Initialize (the runtime's
+ * ICorProfilerInfo among them), and one-write lines to a file. */
 #include "clrie/plugin.h"
 
 #include <errno.h>
@@ -63,6 +63,25 @@ void clrie_plugin_host_log(const struct clrie_plugin_host *host, bool error, con
 char *clrie_plugin_host_take_utf8(const struct clrie_plugin_host *host, HRESULT hr, BSTR *text)
 {
     return clrie_plugin_take_utf8(host->strings, hr, text);
+}
+
+HRESULT clrie_plugin_profiler_info(IProfilerManager *manager, REFIID riid, void **out)
+{
+    if (!out)
+        return E_POINTER;
+    *out = NULL;
+    if (!manager)
+        return E_POINTER;
+    IUnknown *unknown = NULL;
+    HRESULT hr = manager->lpVtbl->GetCorProfilerInfo(manager, &unknown);
+    if (SUCCEEDED(hr) && !unknown)
+        hr = E_NOINTERFACE;
+    if (SUCCEEDED(hr))
+        hr = unknown->lpVtbl->QueryInterface(unknown, riid, out);
+    if (FAILED(hr))
+        *out = NULL;
+    clrie_plugin_release(unknown);
+    return hr;
 }
 
 int clrie_plugin_append_line(int fd, const char *format, ...)

@@ -114,17 +114,13 @@ static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *man
 
     clrie_plugin_host_read_settings_for(&p->host, manager, &p->clsid, record_setting, p);
 
-    IUnknown *unknown = NULL;
     ICorProfilerInfo *info = NULL;
-    if (SUCCEEDED(manager->lpVtbl->GetCorProfilerInfo(manager, &unknown)) && unknown &&
-        SUCCEEDED(
-            unknown->lpVtbl->QueryInterface(unknown, &IID_ICorProfilerInfo, (void **)&info))) {
+    if (SUCCEEDED(clrie_plugin_profiler_info(manager, &IID_ICorProfilerInfo, (void **)&info))) {
         DWORD mask = 0;
         info->lpVtbl->GetEventMask(info, &mask);
         info->lpVtbl->SetEventMask(info, mask | COR_PRF_MONITOR_EXCEPTIONS);
     }
     clrie_plugin_release(info);
-    clrie_plugin_release(unknown);
     return S_OK;
 }
 

@@ -169,15 +169,11 @@ static HRESULT probe_Initialize(IInstrumentationMethod *This, IProfilerManager *
         p->strings = NULL;
     if (!mask)
         return S_OK;
-    IUnknown *unknown = NULL;
     ICorProfilerInfo *info = NULL;
-    HRESULT hr = manager->lpVtbl->GetCorProfilerInfo(manager, &unknown);
-    if (SUCCEEDED(hr))
-        hr = unknown->lpVtbl->QueryInterface(unknown, &IID_ICorProfilerInfo, (void **)&info);
+    HRESULT hr = clrie_plugin_profiler_info(manager, &IID_ICorProfilerInfo, (void **)&info);
     if (SUCCEEDED(hr))
         hr = info->lpVtbl->SetEventMask(info, (DWORD)strtoul(mask, NULL, 16));
     clrie_plugin_release(info);
-    clrie_plugin_release(unknown);
     return hr;
 }
 

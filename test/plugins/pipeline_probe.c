@@ -132,11 +132,7 @@ static HRESULT probe_Initialize(IInstrumentationMethod *This, IProfilerManager *
     const char *path = getenv("CLRIE_PIPELINE_PROBE_FILE");
     if (path)
         p->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    IUnknown *info = NULL;
-    if (SUCCEEDED(pProfilerManager->lpVtbl->GetCorProfilerInfo(pProfilerManager, &info))) {
-        info->lpVtbl->QueryInterface(info, &IID_ICorProfilerInfo4, (void **)&p->info);
-        clrie_plugin_release(info);
-    }
+    clrie_plugin_profiler_info(pProfilerManager, &IID_ICorProfilerInfo4, (void **)&p->info);
     record(p, "initialize");
     static atomic_bool pushed;
     const char *push = getenv("CLRIE_PIPELINE_PROBE_PUSH");
@@ -160,7 +156,7 @@ static HRESULT probe_Initialize(IInstrumentationMethod *This, IProfilerManager *
 }
 
 static HRESULT probe_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
-                                         BOOL isRejit, BOOL *pbInstrument)
+                                            BOOL isRejit, BOOL *pbInstrument)
 {
     char name[256], full[512];
     method_names(pMethodInfo, name, sizeof name, full, sizeof full);
@@ -187,7 +183,7 @@ static HRESULT replace_code(IMethodInfo *mi)
 }
 
 static HRESULT probe_BeforeInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
-                                         BOOL isRejit)
+                                            BOOL isRejit)
 {
     struct probe *p = from_iface(This);
     char name[256], full[512];
@@ -221,7 +217,7 @@ static HRESULT pop_first(IMethodInfo *mi)
 }
 
 static HRESULT probe_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
-                                   BOOL isRejit)
+                                      BOOL isRejit)
 {
     struct probe *p = from_iface(This);
     char name[256], full[512];
@@ -246,8 +242,8 @@ static HRESULT probe_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo 
     return test_plugin_add_before_rets(pMethodInfo, 1);
 }
 
-static HRESULT probe_OnInstrumentationComplete(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
-                                            BOOL isRejit)
+static HRESULT probe_OnInstrumentationComplete(IInstrumentationMethod *This,
+                                               IMethodInfo *pMethodInfo, BOOL isRejit)
 {
     char name[256], full[512];
     method_names(pMethodInfo, name, sizeof name, full, sizeof full);
@@ -257,7 +253,7 @@ static HRESULT probe_OnInstrumentationComplete(IInstrumentationMethod *This, IMe
 }
 
 static HRESULT probe_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *pMethodInfoInlinee,
-                                  IMethodInfo *pMethodInfoCaller, BOOL *pbAllowInline)
+                                     IMethodInfo *pMethodInfoCaller, BOOL *pbAllowInline)
 {
     char name[256], full[512], caller_name[256], caller_full[512];
     method_names(pMethodInfoInlinee, name, sizeof name, full, sizeof full);

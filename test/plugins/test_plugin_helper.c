@@ -1,7 +1,8 @@
 /* libclrie-plugin as a plugin uses it: text from the engine's BSTRs, the config entry's
- * settings read through a fake IProfilerManager, pattern lists and flags, the shared
- * framework's modules, the class factory's exports with the module count, what a rewrite with a
- * single exit holds, on a fake IMethodInfo, and a walk over fake instructions. */
+ * settings and the runtime's ICorProfilerInfo read through a fake IProfilerManager, pattern
+ * lists and flags, the shared framework's modules, the class factory's exports with the module
+ * count, what a rewrite with a single exit holds, on a fake IMethodInfo, and a walk over fake
+ * instructions. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -117,6 +118,52 @@ static const struct IProfilerStringManagerVtbl strings_vtbl = {
 };
 static IProfilerStringManager strings = {&strings_vtbl};
 
+/* The runtime's info behind the manager: it answers ICorProfilerInfo and ICorProfilerInfo4,
+ * and counts its references. */
+static int info_refs;
+static bool engine_has_info = true;
+
+static ULONG info_AddRef(ICorProfilerInfo4 *This)
+{
+    (void)This;
+    return (ULONG)++info_refs;
+}
+
+static ULONG info_Release(ICorProfilerInfo4 *This)
+{
+    (void)This;
+    assert_true(info_refs > 0);
+    return (ULONG)--info_refs;
+}
+
+static HRESULT info_QueryInterface(ICorProfilerInfo4 *This, REFIID riid, void **out)
+{
+    *out = NULL;
+    if (!IsEqualIID(riid, &IID_ICorProfilerInfo) && !IsEqualIID(riid, &IID_ICorProfilerInfo4))
+        return E_NOINTERFACE;
+    info_AddRef(This);
+    *out = This;
+    return S_OK;
+}
+
+static const struct ICorProfilerInfo4Vtbl info_vtbl = {
+    .QueryInterface = info_QueryInterface,
+    .AddRef = info_AddRef,
+    .Release = info_Release,
+};
+static ICorProfilerInfo4 runtime_info = {&info_vtbl};
+
+static HRESULT manager_GetCorProfilerInfo(IProfilerManager *This, IUnknown **out)
+{
+    (void)This;
+    *out = NULL;
+    if (engine_has_info) {
+        info_AddRef(&runtime_info);
+        *out = (IUnknown *)(void *)&runtime_info;
+    }
+    return S_OK;
+}
+
 static HRESULT manager_QueryInterface(IProfilerManager *This, REFIID riid, void **out)
 {
     (void)This;
@@ -130,6 +177,7 @@ static HRESULT manager_QueryInterface(IProfilerManager *This, REFIID riid, void 
 
 static const struct IProfilerManagerVtbl manager_vtbl = {
     .QueryInterface = manager_QueryInterface,
+    .GetCorProfilerInfo = manager_GetCorProfilerInfo,
 };
 static IProfilerManager manager = {&manager_vtbl};
 
@@ -173,6 +221,32 @@ static void an_engine_without_attach_context_says_so(void **state)
     has_context = false;
     assert_int_equal(clrie_plugin_setting(&manager, "Pattern", value, sizeof value), -ENOSYS);
     has_context = true;
+}
+
+static void the_runtimes_info_comes_in_the_version_asked_and_nothing_else_is_held(void **state)
+{
+    (void)state;
+    ICorProfilerInfo4 *info = NULL;
+    assert_int_equal(clrie_plugin_profiler_info(&manager, &IID_ICorProfilerInfo4, (void **)&info),
+                     S_OK);
+    assert_ptr_equal(info, &runtime_info);
+    assert_int_equal(info_refs, 1);
+    clrie_plugin_release(info);
+    assert_int_equal(info_refs, 0);
+
+    void *other = &other;
+    assert_int_equal(clrie_plugin_profiler_info(&manager, &IID_ICorProfilerInfo15, &other),
+                     E_NOINTERFACE);
+    assert_null(other);
+    assert_int_equal(info_refs, 0);
+
+    engine_has_info = false;
+    other = &other;
+    assert_int_equal(clrie_plugin_profiler_info(&manager, &IID_ICorProfilerInfo, &other),
+                     E_NOINTERFACE);
+    assert_null(other);
+    engine_has_info = true;
+    assert_int_equal(clrie_plugin_profiler_info(NULL, &IID_ICorProfilerInfo, &other), E_POINTER);
 }
 
 static void utf16_becomes_utf8_with_pairs_joined_and_lone_surrogates_replaced(void **state)
@@ -558,6 +632,7 @@ int main(void)
         cmocka_unit_test(settings_come_in_config_order_and_their_strings_are_freed),
         cmocka_unit_test(one_setting_is_found_by_name_in_any_case),
         cmocka_unit_test(an_engine_without_attach_context_says_so),
+        cmocka_unit_test(the_runtimes_info_comes_in_the_version_asked_and_nothing_else_is_held),
         cmocka_unit_test(utf16_becomes_utf8_with_pairs_joined_and_lone_surrogates_replaced),
         cmocka_unit_test(a_buffer_is_cut_before_a_character_that_does_not_fit),
         cmocka_unit_test(utf8_appends_to_utf16_with_bad_bytes_replaced),

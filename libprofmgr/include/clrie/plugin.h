@@ -35,7 +35,8 @@
  *   ...) logs a line starting with `name: `; clrie_plugin_host_take_utf8 is
  *   clrie_plugin_take_utf8 with the host's string manager; clrie_plugin_host_read_settings reads
  *   the config entry's settings and logs when the engine has none. clrie_plugin_append_line
- *   appends one line to a file with a single write().
+ *   appends one line to a file with a single write(). clrie_plugin_profiler_info(manager, riid,
+ *   out) is the runtime's ICorProfilerInfo behind the engine, queried for riid.
  *
  * Engine strings
  *   clrie_plugin_free_bstr(strings, text) frees a BSTR the engine handed out: through the
@@ -294,6 +295,13 @@ void clrie_plugin_host_finish(struct clrie_plugin_host *host);
 void clrie_plugin_host_log(const struct clrie_plugin_host *host, bool error, const char *format,
                            ...) __attribute__((format(printf, 3, 4)));
 char *clrie_plugin_host_take_utf8(const struct clrie_plugin_host *host, HRESULT hr, BSTR *text);
+
+/* The runtime's ICorProfilerInfo behind the engine (IProfilerManager::GetCorProfilerInfo),
+ * queried for riid (IID_ICorProfilerInfo, IID_ICorProfilerInfo4, ...): what a plugin calls
+ * SetEventMask or RequestRevert on. S_OK with a new reference in *out; else *out is NULL and the
+ * failing call's HRESULT is returned (E_NOINTERFACE when the engine gave no object, E_POINTER
+ * for a NULL manager or out). */
+HRESULT clrie_plugin_profiler_info(IProfilerManager *manager, REFIID riid, void **out);
 
 /* Appends the formatted text and a newline to fd with a single write() (retried on EINTR),
  * cut at 4095 bytes: lines of several writers sharing an O_APPEND file never interleave.

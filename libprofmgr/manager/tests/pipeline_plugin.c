@@ -560,15 +560,11 @@ static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *man
 {
     if (!plugin_cfg.exceptions)
         return S_OK;
-    IUnknown *unknown = NULL;
     ICorProfilerInfo *info = NULL;
-    HRESULT hr = manager->lpVtbl->GetCorProfilerInfo(manager, &unknown);
-    if (SUCCEEDED(hr))
-        hr = unknown->lpVtbl->QueryInterface(unknown, &IID_ICorProfilerInfo, (void **)&info);
+    HRESULT hr = clrie_plugin_profiler_info(manager, &IID_ICorProfilerInfo, (void **)&info);
     if (SUCCEEDED(hr))
         hr = info->lpVtbl->SetEventMask(info, COR_PRF_MONITOR_EXCEPTIONS);
     clrie_plugin_release(info);
-    clrie_plugin_release(unknown);
     return hr;
 }
 
