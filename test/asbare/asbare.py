@@ -126,6 +126,14 @@ for variant, why in RUNTIME_DEFECTS.get(dotnet_apps.test_runtime() or "", {}).it
         variants.remove(variant)
         print("variant %s left out: %s" % (variant, why), flush=True)
 
+# The cases run as from a terminal: a signal this script inherited as ignored (a background
+# job of a shell ignores SIGINT and SIGQUIT) would be ignored by every case too, and the
+# runtime leaves an ignored signal ignored. A disposition other than "ignore" is reset at exec.
+signal.signal(signal.SIGINT, signal.default_int_handler)
+for ignored in (signal.SIGQUIT, signal.SIGHUP, signal.SIGTERM):
+    if signal.getsignal(ignored) == signal.SIG_IGN:
+        signal.signal(ignored, signal.SIG_DFL)
+
 app = dotnet_apps.build_app(dotnet, "asbare", args.apps_out,
                             project=os.path.join(HERE, "cases", "asbare.csproj"))
 listed = dotnet_apps.run_app(dotnet, app, args=["list"])
