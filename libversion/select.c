@@ -1,12 +1,12 @@
 /* Choosing the newest eligible engine among the version folders of an install root. */
 #include "clrie/version.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+
+#include "clrie/os/fs.h"
 
 const char *clrie_version_verdict_string(enum clrie_version_verdict verdict)
 {
@@ -37,7 +37,8 @@ const char *clrie_version_verdict_string(enum clrie_version_verdict verdict)
     return "unknown verdict";
 }
 
-/* Joins the NULL-terminated list of parts with '/'. Returns a new string or NULL. */
+/* Joins the NULL-terminated list of parts with the system's separator. Returns a new string
+ * or NULL. */
 static char *path_join(const char *first, ...)
 {
     size_t total = 0;
@@ -54,7 +55,7 @@ static char *path_join(const char *first, ...)
     va_start(ap, first);
     for (const char *p = first; p; p = va_arg(ap, const char *)) {
         if (end != path)
-            *end++ = '/';
+            *end++ = CLRIE_OS_SEPARATOR;
         size_t n = strlen(p);
         memcpy(end, p, n);
         end += n;
@@ -93,23 +94,20 @@ static int examine(const struct clrie_version_select_options *opts,
 
     char *folder = path_join(opts->root, name, NULL);
     char *engine = path_join(opts->root, name, opts->arch_folder, opts->engine_file, NULL);
-    int ret = 0;
-    struct stat st;
+    int ret = 0, r;
+    enum clrie_os_kind kind;
     if (!folder || !engine) {
         ret = -ENOMEM;
-    } else if (stat(folder, &st) != 0) {
-        candidate->error = errno == ENOENT ? 0 : errno;
-        candidate->verdict =
-            errno == ENOENT ? CLRIE_VERSION_NO_SUCH_FOLDER : CLRIE_VERSION_UNREADABLE;
-    } else if (!S_ISDIR(st.st_mode)) {
+    } else if ((r = clrie_os_path_kind(folder, &kind)) != 0) {
+        candidate->error = r == -ENOENT ? 0 : -r;
+        candidate->verdict = r == -ENOENT ? CLRIE_VERSION_NO_SUCH_FOLDER : CLRIE_VERSION_UNREADABLE;
+    } else if (kind != CLRIE_OS_DIRECTORY) {
         candidate->verdict = CLRIE_VERSION_NOT_A_DIRECTORY;
-    } else if (stat(engine, &st) != 0) {
-        candidate->error = errno;
-        bool absent = errno == ENOENT || errno == ENOTDIR;
+    } else if ((r = clrie_os_path_kind(engine, &kind)) != 0) {
+        bool absent = r == -ENOENT || r == -ENOTDIR;
+        candidate->error = absent ? 0 : -r;
         candidate->verdict = absent ? CLRIE_VERSION_ENGINE_MISSING : CLRIE_VERSION_UNREADABLE;
-        if (absent)
-            candidate->error = 0;
-    } else if (!S_ISREG(st.st_mode)) {
+    } else if (kind != CLRIE_OS_FILE) {
         candidate->verdict = CLRIE_VERSION_ENGINE_NOT_A_FILE;
     } else {
         candidate->verdict = CLRIE_VERSION_CHOSEN;
@@ -148,45 +146,48 @@ static int list_root(const struct clrie_version_select_options *opts,
                      struct clrie_version_selection *out)
 {
     size_t capacity = 0;
-    struct stat st;
-
-    if (stat(opts->root, &st) != 0) {
-        out->root_error = errno;
+    enum clrie_os_kind kind;
+    int r = clrie_os_path_kind(opts->root, &kind);
+    if (r != 0) {
+        out->root_error = -r;
         return -ENOENT;
     }
-    if (!S_ISDIR(st.st_mode)) {
+    if (kind != CLRIE_OS_DIRECTORY) {
         out->root_error = ENOTDIR;
         return -ENOENT;
     }
     if (opts->specific_version)
         return add_candidate(out, &capacity, opts->specific_version);
 
-    DIR *dir = opendir(opts->root);
-    if (!dir) {
-        out->root_error = errno;
+    struct clrie_os_dir *dir = NULL;
+    r = clrie_os_dir_open(opts->root, &dir);
+    if (r != 0) {
+        out->root_error = -r;
         return -ENOENT;
     }
     int ret = 0;
-    for (;;) {
-        errno = 0;
-        struct dirent *entry = readdir(dir);
-        if (!entry) {
-            if (errno != 0) {
-                out->root_error = errno;
-                ret = -ENOENT;
-            }
-            break;
-        }
-        if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0)
-            continue;
-        ret = add_candidate(out, &capacity, entry->d_name);
+    const char *name;
+    while ((r = clrie_os_dir_next(dir, &name)) == 1) {
+        ret = add_candidate(out, &capacity, name);
         if (ret != 0)
             break;
     }
-    closedir(dir);
+    if (r < 0 && ret == 0) {
+        out->root_error = -r;
+        ret = -ENOENT;
+    }
+    clrie_os_dir_close(dir);
     if (out->count > 1)
         qsort(out->candidates, out->count, sizeof(*out->candidates), by_name);
     return ret;
+}
+
+static bool has_separator(const char *name)
+{
+    for (; *name; name++)
+        if (clrie_os_is_separator(*name))
+            return true;
+    return false;
 }
 
 int clrie_version_select(const struct clrie_version_select_options *opts,
@@ -197,7 +198,7 @@ int clrie_version_select(const struct clrie_version_select_options *opts,
     *out = (struct clrie_version_selection){0};
     if (!opts || !opts->root || !opts->arch_folder || !opts->engine_file)
         return -EINVAL;
-    if (opts->specific_version && strchr(opts->specific_version, '/'))
+    if (opts->specific_version && has_separator(opts->specific_version))
         return -EINVAL;
 
     struct clrie_version *versions = NULL;
