@@ -12,8 +12,12 @@
 #include "private_names.h"
 
 /* Tables read in the hot loops: hidden, so position-independent code reaches them
- * directly rather than through the GOT. */
+ * directly rather than through the GOT (ELF's; a PE image has none). */
+#if defined(__ELF__)
 #define IL_INTERNAL __attribute__((visibility("hidden")))
+#else
+#define IL_INTERNAL
+#endif
 
 /* A reference to a node: a branch or switch target or a clause boundary. Every reference
  * aimed at a node sits in that node's `refs` list, so moving all references from one node to

@@ -2,6 +2,7 @@
 #include "clrie/version.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -114,10 +115,10 @@ int clrie_version_number_compare(const struct clrie_version_number *a,
     return (r > 0) - (r < 0);
 }
 
-bool clrie_version_number_equals(const struct clrie_version_number *n, unsigned long value)
+bool clrie_version_number_equals(const struct clrie_version_number *n, uint64_t value)
 {
     char buf[3 * sizeof(value) + 1];
-    int len = value == 0 ? 0 : snprintf(buf, sizeof(buf), "%lu", value);
+    int len = value == 0 ? 0 : snprintf(buf, sizeof(buf), "%" PRIu64, value);
     return n->len == (size_t)len && memcmp(n->digits, buf, n->len) == 0;
 }
 

@@ -1,15 +1,13 @@
 /* Replays a libFuzzer seed corpus through a target's LLVMFuzzerTestOneInput, so every build
  * runs the corpus as an ordinary test. Arguments are files or folders of files. A replay that
  * finds no input fails: a test that runs nothing must not pass. */
-#define _DEFAULT_SOURCE /* DT_DIR */
-#include <dirent.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "clrie/os/fs.h"
 #include "support.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -33,29 +31,50 @@ static size_t replay_file(const char *path)
     return 1;
 }
 
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 static size_t replay(const char *path)
 {
-    struct stat st;
-    if (stat(path, &st) != 0) {
+    enum clrie_os_kind kind;
+    if (clrie_os_path_kind(path, &kind) != 0) {
         fprintf(stderr, "fuzz replay: no such input %s\n", path);
         exit(1);
     }
-    if (!S_ISDIR(st.st_mode))
+    if (kind != CLRIE_OS_DIRECTORY)
         return replay_file(path);
 
-    struct dirent **names;
-    int n = scandir(path, &names, NULL, alphasort);
-    if (n < 0) {
+    /* Every entry but hidden ones, in name order, so that a failure names the same input on
+     * every system. */
+    struct clrie_os_dir *dir = NULL;
+    char **names = NULL;
+    size_t n = 0, capacity = 0;
+    const char *name;
+    int r = clrie_os_dir_open(path, &dir);
+    while (r == 0 && (r = clrie_os_dir_next(dir, &name)) == 1) {
+        r = 0;
+        if (name[0] == '.')
+            continue;
+        if (n == capacity) {
+            capacity = capacity ? capacity * 2 : 64;
+            names = realloc(names, capacity * sizeof(*names));
+        }
+        if (!names || !(names[n++] = strdup(name)))
+            abort();
+    }
+    clrie_os_dir_close(dir);
+    if (r < 0) {
         fprintf(stderr, "fuzz replay: cannot list %s\n", path);
         exit(1);
     }
+    qsort(names, n, sizeof(*names), by_name);
     size_t count = 0;
-    for (int i = 0; i < n; i++) {
-        if (names[i]->d_name[0] != '.') {
-            char *child = test_path(path, names[i]->d_name);
-            count += replay(child);
-            free(child);
-        }
+    for (size_t i = 0; i < n; i++) {
+        char *child = test_path(path, names[i]);
+        count += replay(child);
+        free(child);
         free(names[i]);
     }
     free(names);

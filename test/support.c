@@ -167,6 +167,11 @@ void test_tree_copy(const char *root, const char *relative, const char *source)
     free(data);
 }
 
+bool test_posix_files(void)
+{
+    return true;
+}
+
 void test_tree_symlink(const char *root, const char *relative, const char *target)
 {
     char *p = test_path(root, relative);

@@ -21,6 +21,10 @@ void test_tree_write(const char *root, const char *relative, const void *data, s
 /* Copies the file at source to root/relative, keeping its mode. */
 void test_tree_copy(const char *root, const char *relative, const char *source);
 
+/* Whether this system has POSIX files: symbolic links, permission bits, other users (not on
+ * Windows, where test_tree_symlink, test_tree_chmod and test_as_ordinary_user cannot run). */
+bool test_posix_files(void);
+
 /* Makes a symbolic link root/relative pointing at target. */
 void test_tree_symlink(const char *root, const char *relative, const char *target);
 

@@ -87,7 +87,7 @@ static inline void assert_bytes(const uint8_t *got, size_t got_len, const uint8_
     if (got_len != want_len || memcmp(got, want, want_len) != 0) {
         print_hex("got ", got, got_len);
         print_hex("want", want, want_len);
-        fail_msg("bytes differ");
+        fail_msg("%s", "bytes differ");
     }
 }
 

@@ -2,12 +2,12 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -196,7 +196,7 @@ static void breaks_ties_by_the_shorter_then_greater_name(void **state)
     assert_true(total("1.10.0", "1.9.0") > 0); /* rank still comes first */
 }
 
-static bool major_equals(const char *text, unsigned long value)
+static bool major_equals(const char *text, uint64_t value)
 {
     struct clrie_version v = parse_ok(text);
     return clrie_version_number_equals(&v.major, value);
@@ -208,8 +208,8 @@ static void compares_numbers_to_plain_integers(void **state)
     assert_true(major_equals("0.0.0", 0));
     assert_false(major_equals("10.0.0", 1));
     assert_false(major_equals("1.0.0", 10));
-    assert_true(major_equals("18446744073709551615.0.0", 18446744073709551615UL));
-    assert_false(major_equals("18446744073709551616.0.0", 18446744073709551615UL));
+    assert_true(major_equals("18446744073709551615.0.0", UINT64_MAX));
+    assert_false(major_equals("18446744073709551616.0.0", UINT64_MAX));
 }
 
 /* --- selection ------------------------------------------------------------------------ */
@@ -265,8 +265,11 @@ static void chooses_the_newest_and_says_why_each_other_entry_lost(void **state)
     test_tree_write(root, "1.70.0", "file", 4);
     test_tree_mkdir(root, "1.80.0/Instrumentation64");
     test_tree_mkdir(root, "1.90.0/" ENGINE);
-    test_tree_symlink(root, "1.95.0", "1.95.0");
-    test_tree_symlink(root, "1.98.0", "nowhere");
+    bool links = test_posix_files(); /* a link to itself, a dangling link */
+    if (links) {
+        test_tree_symlink(root, "1.95.0", "1.95.0");
+        test_tree_symlink(root, "1.98.0", "nowhere");
+    }
     test_tree_write(root, "1.96.0/Instrumentation64", "file", 4);
     add_engine(root, "1.97.0/InstrumentationARM64");
 
@@ -278,7 +281,7 @@ static void chooses_the_newest_and_says_why_each_other_entry_lost(void **state)
     assert_string_equal(s.path, expected);
     free(expected);
 
-    assert_int_equal(s.count, 14);
+    assert_int_equal(s.count, links ? 14 : 12);
     for (size_t i = 1; i < s.count; i++)
         assert_true(strcmp(s.candidates[i - 1].name, s.candidates[i].name) < 0);
     assert_verdict(&s, "1.10.0", CLRIE_VERSION_CHOSEN);
@@ -292,10 +295,12 @@ static void chooses_the_newest_and_says_why_each_other_entry_lost(void **state)
     assert_verdict(&s, "1.70.0", CLRIE_VERSION_NOT_A_DIRECTORY);
     assert_verdict(&s, "1.80.0", CLRIE_VERSION_ENGINE_MISSING);
     assert_verdict(&s, "1.90.0", CLRIE_VERSION_ENGINE_NOT_A_FILE);
-    assert_verdict(&s, "1.95.0", CLRIE_VERSION_UNREADABLE);
-    assert_int_equal(find(&s, "1.95.0")->error, ELOOP);
+    if (links) {
+        assert_verdict(&s, "1.95.0", CLRIE_VERSION_UNREADABLE);
+        assert_int_equal(find(&s, "1.95.0")->error, ELOOP);
+        assert_verdict(&s, "1.98.0", CLRIE_VERSION_NO_SUCH_FOLDER);
+    }
     assert_verdict(&s, "1.96.0", CLRIE_VERSION_ENGINE_MISSING);
-    assert_verdict(&s, "1.98.0", CLRIE_VERSION_NO_SUCH_FOLDER);
     assert_verdict(&s, "1.97.0", CLRIE_VERSION_ENGINE_MISSING);
     clrie_version_selection_finish(&s);
     test_tree_free(root);
@@ -463,6 +468,8 @@ static void check_unreadable(const char *root)
 
 static void unreadable_folders_are_reported_not_chosen(void **state)
 {
+    if (!test_posix_files())
+        skip(); /* permission bits and another user */
     char *root = test_tree_new();
     add_engine(root, "1.0.0");
     add_engine(root, "1.1.0");

@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -57,7 +58,7 @@ int clrie_version_number_compare(const struct clrie_version_number *a,
                                  const struct clrie_version_number *b);
 
 /* True if the number equals value. */
-bool clrie_version_number_equals(const struct clrie_version_number *n, unsigned long value);
+bool clrie_version_number_equals(const struct clrie_version_number *n, uint64_t value);
 
 /* Rank order: MAJOR, MINOR, PATCH by value; a preview is older than the release of the same
  * three numbers; previews of one release order by build number. Debug and release builds of
@@ -91,7 +92,7 @@ const char *clrie_version_verdict_string(enum clrie_version_verdict verdict);
 
 struct clrie_version_select_options {
     const char *root;        /* folder holding one sub-folder per installed version */
-    unsigned long major;     /* only this major version is eligible */
+    uint64_t major;          /* only this major version is eligible */
     const char *arch_folder; /* e.g. "Instrumentation64" */
     const char *engine_file; /* e.g. "libInstrumentationEngine.so" */
     bool use_debug;          /* only debug builds are eligible (otherwise only release) */

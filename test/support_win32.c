@@ -1,0 +1,246 @@
+/* The test helpers of support.h on Windows: temporary trees, files and paths, in UTF-8 with
+ * UTF-16 at every call into the system. What needs POSIX (links, permission bits, another
+ * user) says it cannot run here: test_posix_files() is false, and a test checks it first. */
+#include "support.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+#include <windows.h>
+
+#include "clrie/os/fs.h"
+
+static void die(const char *what, const char *path)
+{
+    fprintf(stderr, "test support: %s %s: Windows error %lu\n", what, path,
+            (unsigned long)GetLastError());
+    abort();
+}
+
+static wchar_t *wide(const char *text)
+{
+    int units = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, text, -1, NULL, 0);
+    wchar_t *w = units > 0 ? malloc((size_t)units * sizeof(*w)) : NULL;
+    if (!w || MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, text, -1, w, units) != units)
+        abort();
+    return w;
+}
+
+static char *narrow(const wchar_t *text)
+{
+    int bytes = WideCharToMultiByte(CP_UTF8, 0, text, -1, NULL, 0, NULL, NULL);
+    char *n = bytes > 0 ? malloc((size_t)bytes) : NULL;
+    if (!n || WideCharToMultiByte(CP_UTF8, 0, text, -1, n, bytes, NULL, NULL) != bytes)
+        abort();
+    return n;
+}
+
+char *test_path(const char *root, const char *relative)
+{
+    size_t n = strlen(root) + strlen(relative) + 2;
+    char *p = malloc(n);
+    if (!p)
+        abort();
+    snprintf(p, n, "%s\\%s", root, relative);
+    for (char *c = p; *c; c++)
+        if (*c == '/')
+            *c = '\\';
+    return p;
+}
+
+char *test_tree_new(void)
+{
+    wchar_t temp[MAX_PATH + 1];
+    DWORD n = GetTempPathW(MAX_PATH + 1, temp);
+    if (n == 0 || n > MAX_PATH)
+        die("GetTempPathW", "");
+    char *base = narrow(temp);
+    for (unsigned attempt = 0;; attempt++) {
+        char name[64];
+        snprintf(name, sizeof(name), "clrie-test-%lu-%lu-%u", (unsigned long)GetCurrentProcessId(),
+                 (unsigned long)GetTickCount(), attempt);
+        char *path = test_path(base, name);
+        wchar_t *w = wide(path);
+        BOOL made = CreateDirectoryW(w, NULL);
+        DWORD error = GetLastError();
+        free(w);
+        if (made) {
+            free(base);
+            return path;
+        }
+        free(path);
+        if (error != ERROR_ALREADY_EXISTS || attempt > 1000)
+            die("CreateDirectoryW", name);
+    }
+}
+
+static void remove_tree(const char *path)
+{
+    enum clrie_os_kind kind;
+    if (clrie_os_path_kind(path, &kind) != 0)
+        return;
+    wchar_t *w = wide(path);
+    if (kind == CLRIE_OS_DIRECTORY) {
+        struct clrie_os_dir *dir = NULL;
+        const char *name;
+        if (clrie_os_dir_open(path, &dir) == 0) {
+            while (clrie_os_dir_next(dir, &name) == 1) {
+                char *child = test_path(path, name);
+                remove_tree(child);
+                free(child);
+            }
+            clrie_os_dir_close(dir);
+        }
+        RemoveDirectoryW(w);
+    } else {
+        SetFileAttributesW(w, FILE_ATTRIBUTE_NORMAL);
+        DeleteFileW(w);
+    }
+    free(w);
+}
+
+void test_tree_free(char *path)
+{
+    if (!path)
+        return;
+    remove_tree(path);
+    free(path);
+}
+
+static void mkdir_p(char *path)
+{
+    for (char *c = path + 1; *c; c++) {
+        if (*c != '\\' || c[-1] == ':')
+            continue;
+        *c = '\0';
+        wchar_t *w = wide(path);
+        if (!CreateDirectoryW(w, NULL) && GetLastError() != ERROR_ALREADY_EXISTS)
+            die("CreateDirectoryW", path);
+        free(w);
+        *c = '\\';
+    }
+    wchar_t *w = wide(path);
+    if (!CreateDirectoryW(w, NULL) && GetLastError() != ERROR_ALREADY_EXISTS)
+        die("CreateDirectoryW", path);
+    free(w);
+}
+
+void test_tree_mkdir(const char *root, const char *relative)
+{
+    char *path = test_path(root, relative);
+    mkdir_p(path);
+    free(path);
+}
+
+static void make_parent(const char *path)
+{
+    char *copy = strdup(path);
+    char *slash = copy ? strrchr(copy, '\\') : NULL;
+    if (!copy)
+        abort();
+    if (slash) {
+        *slash = '\0';
+        mkdir_p(copy);
+    }
+    free(copy);
+}
+
+void test_tree_write(const char *root, const char *relative, const void *data, size_t len)
+{
+    char *path = test_path(root, relative);
+    make_parent(path);
+    wchar_t *w = wide(path);
+    HANDLE h = CreateFileW(w, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
+    free(w);
+    DWORD written = 0;
+    if (h == INVALID_HANDLE_VALUE ||
+        (len > 0 && (!WriteFile(h, data, (DWORD)len, &written, NULL) || written != len)))
+        die("write", path);
+    CloseHandle(h);
+    free(path);
+}
+
+char *test_read_file(const char *path, size_t *len)
+{
+    wchar_t *w = wide(path);
+    HANDLE h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING,
+                           FILE_ATTRIBUTE_NORMAL, NULL);
+    free(w);
+    if (h == INVALID_HANDLE_VALUE)
+        return NULL;
+    LARGE_INTEGER size;
+    char *data = NULL;
+    DWORD got = 0;
+    if (GetFileSizeEx(h, &size) && size.QuadPart < 0x7fffffff &&
+        (data = malloc((size_t)size.QuadPart + 1)) &&
+        (size.QuadPart == 0 || ReadFile(h, data, (DWORD)size.QuadPart, &got, NULL)) &&
+        got == (DWORD)size.QuadPart) {
+        data[got] = '\0';
+        if (len)
+            *len = got;
+    } else {
+        free(data);
+        data = NULL;
+    }
+    CloseHandle(h);
+    return data;
+}
+
+void test_tree_copy(const char *root, const char *relative, const char *source)
+{
+    char *path = test_path(root, relative);
+    make_parent(path);
+    wchar_t *from = wide(source), *to = wide(path);
+    if (!CopyFileW(from, to, FALSE))
+        die("CopyFileW", path);
+    free(from);
+    free(to);
+    free(path);
+}
+
+bool test_posix_files(void)
+{
+    return false;
+}
+
+void test_tree_symlink(const char *root, const char *relative, const char *target)
+{
+    (void)target;
+    fprintf(stderr, "test support: no symbolic links on Windows (%s\\%s)\n", root, relative);
+    abort();
+}
+
+void test_tree_chmod(const char *root, const char *relative, unsigned mode)
+{
+    (void)mode;
+    fprintf(stderr, "test support: no permission bits on Windows (%s\\%s)\n", root, relative);
+    abort();
+}
+
+bool test_drop_root(void)
+{
+    return false;
+}
+
+bool test_as_ordinary_user(void (*fn)(const char *root), const char *root)
+{
+    (void)fn, (void)root;
+    return false;
+}
+
+char *test_dotnet_framework_root(void)
+{
+    return NULL;
+}
+
+long test_dotnet_each_dll(void (*visit)(const char *path, void *ctx), void *ctx)
+{
+    (void)visit, (void)ctx;
+    return -1;
+}
+
+int test_dotnet_missing_status(void)
+{
+    return 77;
+}
