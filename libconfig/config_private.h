@@ -6,6 +6,8 @@
 
 #include <stdarg.h>
 
+#include "clrie/os/error.h"
+
 /* A method being built while its file is parsed; owns its strings until committed. */
 struct method_draft {
     struct clrie_config_method m;
@@ -51,20 +53,17 @@ void clrie_config__parse_document(struct file_result *r, const char *data, size_
 /* Appended to a refusal by the trust rule: how to switch the rule off. */
 #define TRUST_HINT "; refused unless " CLRIE_CONFIG_ENV_DISABLE_TRUST "=1"
 
-/* The trust rule (trust.c) for a file already examined: st describes it, canonical_path is
- * where it is. As clrie_config_trust_check. */
-struct stat;
-int clrie_config__trust_stat(const struct stat *st, const char *canonical_path, char *why,
+/* The trust rule (trust_posix.c, trust_win32.c) for a file already open, whose canonical path
+ * is canonical_path. As clrie_config_trust_check. */
+struct clrie_os_file;
+int clrie_config__trust_file(struct clrie_os_file *file, const char *canonical_path, char *why,
                              size_t why_len);
 
 /* snprintf into why when why is not NULL and why_len not 0. */
 void clrie_config__why(char *why, size_t why_len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* fstat(fd), or -errno with "cannot examine the file: <reason>" in why. */
-int clrie_config__fstat(int fd, struct stat *st, char *why, size_t why_len);
-
-/* dir and name joined by one '/', malloc'd; NULL when out of memory. */
+/* dir and name joined by one separator, malloc'd; NULL when out of memory. */
 char *clrie_config__path_join(const char *dir, const char *name);
 
 /* Checks that a path names an existing regular file we may trust, and canonicalises it.
@@ -86,8 +85,5 @@ int clrie_config__report(struct clrie_config *config, enum clrie_config_severity
 /* Values of elements (values.c). */
 int clrie_config__parse_priority(const char *text, uint32_t *out);
 bool clrie_config__is_xml_space(char c);
-
-/* strerror without the thread-safety trap. */
-const char *clrie_config__strerror(int err, char *buf, size_t len);
 
 #endif

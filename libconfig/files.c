@@ -1,18 +1,25 @@
 /* Getting configuration from the file system: reading a file safely (size cap, regular file,
- * the trust rule of trust.c on the very descriptor read), folders, and the environment. Each
+ * the trust rule of trust.c on the very file read), folders, and the environment. Each
  * document read goes through parse.c and joins the collection (config.c). */
-#define _DEFAULT_SOURCE /* realpath, readlink */
 #include "config_private.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+
+#include "clrie/os/env.h"
+#include "clrie/os/file.h"
+#include "clrie/os/fs.h"
+
+/* The prefix read when no variable has the architecture's own: CLRIE's Linux name on aarch64,
+ * as CLRIE does; elsewhere the architecture's own again (ConfigPath32_ on x86 never falls back
+ * to the 64-bit variables, which name 64-bit plugins). */
+#if defined(__aarch64__) || defined(_M_ARM64)
+#define ENV_PREFIX_FALLBACK CLRIE_CONFIG_ENV_PREFIX_64
+#else
+#define ENV_PREFIX_FALLBACK CLRIE_CONFIG_ENV_PREFIX
+#endif
 
 static const struct clrie_config_options default_options = {.trust_check = true};
 
@@ -41,42 +48,31 @@ int clrie_config_load_memory(struct clrie_config *config, const void *data, size
                          opts ? opts : &default_options);
 }
 
-/* The canonical path of the file open on fd (malloc'd), or NULL. */
-static char *canonical_of(int fd, const char *path)
-{
-    char link[64], target[PATH_MAX];
-    snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
-    ssize_t n = readlink(link, target, sizeof(target) - 1);
-    if (n > 0 && target[0] == '/') {
-        target[n] = '\0';
-        return strdup(target);
-    }
-    return realpath(path, NULL);
-}
-
-/* The folder part of a canonical path, in place. */
+/* The folder part of a canonical path, in place; a root ("/", "C:\\") keeps its separator. */
 static void cut_to_folder(char *canonical)
 {
-    char *slash = strrchr(canonical, '/');
-    if (slash == canonical)
-        slash[1] = '\0';
-    else if (slash)
-        *slash = '\0';
+    char *last = NULL;
+    for (char *p = canonical; *p; p++)
+        if (clrie_os_is_separator(*p))
+            last = p;
+    if (!last)
+        return;
+    bool root = last == canonical || (last == canonical + 2 && canonical[1] == ':');
+    last[root ? 1 : 0] = '\0';
 }
 
 /* Reads at most limit + 1 bytes, so a file that grew past the limit is noticed. */
-static int read_capped(int fd, char *buf, size_t limit, size_t *len)
+static int read_capped(struct clrie_os_file *file, char *buf, size_t limit, size_t *len)
 {
     size_t n = 0;
     while (n <= limit) {
-        ssize_t got = read(fd, buf + n, limit + 1 - n);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got < 0)
-            return -errno;
+        size_t got = 0;
+        int r = clrie_os_file_read(file, buf + n, limit + 1 - n, &got);
+        if (r != 0)
+            return r;
         if (got == 0)
             break;
-        n += (size_t)got;
+        n += got;
     }
     *len = n;
     return 0;
@@ -89,43 +85,43 @@ static int load_file_from(struct clrie_config *config, const char *path,
     char why[CLRIE_CONFIG_REASON_SIZE + 128], buf[128];
     char *data = NULL, *folder = NULL;
     int ret = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        ret = -errno;
-        snprintf(why, sizeof(why), "cannot open: %s",
-                 clrie_config__strerror(-ret, buf, sizeof(buf)));
+    struct clrie_os_file *file = NULL;
+    struct clrie_os_file_info info;
+    ret = clrie_os_file_open(path, 0, &file);
+    if (ret == 0)
+        ret = clrie_os_file_info(file, &info);
+    if (ret != 0) {
+        snprintf(why, sizeof(why), "cannot open: %s", clrie_os_strerror(-ret, buf, sizeof(buf)));
         goto refuse;
     }
-    if (S_ISDIR(st.st_mode)) {
+    if (info.kind == CLRIE_OS_DIRECTORY) {
         ret = -EISDIR;
         snprintf(why, sizeof(why), "is a folder, not a configuration file");
         goto refuse;
     }
-    if (!S_ISREG(st.st_mode)) {
+    if (info.kind != CLRIE_OS_FILE) {
         ret = -EINVAL;
         snprintf(why, sizeof(why), "not a regular file");
         goto refuse;
     }
-    folder = canonical_of(fd, path);
-    if (!folder) {
-        ret = errno ? -errno : -ENOMEM;
-        if (ret == -ENOMEM)
-            goto out;
+    ret = clrie_os_file_path(file, &folder);
+    if (ret == -ENOMEM)
+        goto out;
+    if (ret != 0) {
         snprintf(why, sizeof(why), "cannot tell where the file is: %s",
-                 clrie_config__strerror(-ret, buf, sizeof(buf)));
+                 clrie_os_strerror(-ret, buf, sizeof(buf)));
         goto refuse;
     }
     if (opts->trust_check) {
         char reason[CLRIE_CONFIG_REASON_SIZE];
-        ret = clrie_config__trust_stat(&st, folder, reason, sizeof(reason));
+        ret = clrie_config__trust_file(file, folder, reason, sizeof(reason));
         if (ret != 0) {
             snprintf(why, sizeof(why), "%s" TRUST_HINT, reason);
             goto refuse;
         }
     }
     cut_to_folder(folder);
-    if (st.st_size > CLRIE_CONFIG_MAX_FILE_SIZE) {
+    if (info.size > CLRIE_CONFIG_MAX_FILE_SIZE) {
         ret = -EFBIG;
         snprintf(why, sizeof(why), "the file is larger than %d bytes", CLRIE_CONFIG_MAX_FILE_SIZE);
         goto refuse;
@@ -136,10 +132,9 @@ static int load_file_from(struct clrie_config *config, const char *path,
         goto out;
     }
     size_t len = 0;
-    ret = read_capped(fd, data, CLRIE_CONFIG_MAX_FILE_SIZE, &len);
+    ret = read_capped(file, data, CLRIE_CONFIG_MAX_FILE_SIZE, &len);
     if (ret != 0) {
-        snprintf(why, sizeof(why), "cannot read: %s",
-                 clrie_config__strerror(-ret, buf, sizeof(buf)));
+        snprintf(why, sizeof(why), "cannot read: %s", clrie_os_strerror(-ret, buf, sizeof(buf)));
         goto refuse;
     }
     ret = load_document(config, data, len, path, folder, opts);
@@ -151,8 +146,7 @@ refuse:
                              origin ? ")" : "") != 0)
         ret = -ENOMEM;
 out:
-    if (fd >= 0)
-        close(fd);
+    clrie_os_file_close(file);
     free(data);
     free(folder);
     return ret;
@@ -184,22 +178,22 @@ static int load_folder(struct clrie_config *config, const char *path,
                        const struct clrie_config_options *opts, const char *origin)
 {
     char buf[128];
-    DIR *dir = opendir(path);
-    if (!dir) {
-        int err = errno;
+    struct clrie_os_dir *dir = NULL;
+    int err = clrie_os_dir_open(path, &dir);
+    if (err != 0) {
         if (clrie_config__report(
                 config, CLRIE_CONFIG_ERROR, path, "cannot read the folder: %s%s%s%s",
-                clrie_config__strerror(err, buf, sizeof(buf)), origin ? " (listed in " : "",
+                clrie_os_strerror(-err, buf, sizeof(buf)), origin ? " (listed in " : "",
                 origin ? origin : "", origin ? ")" : "") != 0)
             return -ENOMEM;
-        return -err;
+        return err;
     }
     char **names = NULL;
     size_t count = 0, capacity = 0;
     int ret = 0;
-    struct dirent *e;
-    while ((e = readdir(dir)) != NULL) {
-        if (!is_config_name(e->d_name))
+    const char *name;
+    while ((err = clrie_os_dir_next(dir, &name)) == 1) {
+        if (!is_config_name(name))
             continue;
         if (count == capacity) {
             size_t wanted = capacity ? capacity * 2 : 16;
@@ -211,13 +205,15 @@ static int load_folder(struct clrie_config *config, const char *path,
             names = bigger;
             capacity = wanted;
         }
-        if (!(names[count] = strdup(e->d_name))) {
+        if (!(names[count] = strdup(name))) {
             ret = -ENOMEM;
             break;
         }
         count++;
     }
-    closedir(dir);
+    if (ret == 0 && err < 0)
+        ret = err == -ENOMEM ? err : 0; /* a listing cut short loads what it gave */
+    clrie_os_dir_close(dir);
     if (ret == 0 && count == 0 &&
         clrie_config__report(
             config, CLRIE_CONFIG_WARNING, path, "the folder has no *.config or *.xml file%s%s%s",
@@ -241,8 +237,8 @@ static int load_folder(struct clrie_config *config, const char *path,
 static int load_path_from(struct clrie_config *config, const char *path,
                           const struct clrie_config_options *opts, const char *origin)
 {
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+    enum clrie_os_kind kind;
+    if (clrie_os_path_kind(path, &kind) == 0 && kind == CLRIE_OS_DIRECTORY)
         return load_folder(config, path, opts, origin);
     return load_file_from(config, path, opts, origin);
 }
@@ -265,6 +261,17 @@ static const char *lookup(char *const *envp, const char *name)
     return NULL;
 }
 
+/* The first n bytes of text as a new string (strndup, which Windows lacks). */
+static char *copy_prefix(const char *text, size_t n)
+{
+    char *copy = malloc(n + 1);
+    if (copy) {
+        memcpy(copy, text, n);
+        copy[n] = '\0';
+    }
+    return copy;
+}
+
 static bool has_prefix(const char *entry, const char *prefix)
 {
     return strncmp(entry, prefix, strlen(prefix)) == 0;
@@ -284,8 +291,8 @@ const char *clrie_config_env_prefix(char *const *envp)
         return NULL;
     if (some_variable_has_prefix(envp, CLRIE_CONFIG_ENV_PREFIX))
         return CLRIE_CONFIG_ENV_PREFIX;
-    if (some_variable_has_prefix(envp, CLRIE_CONFIG_ENV_PREFIX_64))
-        return CLRIE_CONFIG_ENV_PREFIX_64;
+    if (some_variable_has_prefix(envp, ENV_PREFIX_FALLBACK))
+        return ENV_PREFIX_FALLBACK;
     return NULL;
 }
 
@@ -293,13 +300,13 @@ const char *clrie_config_env_prefix(char *const *envp)
  * variable, which is then ignored. */
 static int report_ignored(struct clrie_config *config, char *const *envp, const char *prefix)
 {
-    if (strcmp(prefix, CLRIE_CONFIG_ENV_PREFIX_64) == 0)
+    if (strcmp(prefix, ENV_PREFIX_FALLBACK) == 0)
         return 0;
     for (char *const *e = envp; *e; e++) {
         const char *equals = strchr(*e, '=');
-        if (!has_prefix(*e, CLRIE_CONFIG_ENV_PREFIX_64) || !equals)
+        if (!has_prefix(*e, ENV_PREFIX_FALLBACK) || !equals)
             continue;
-        char *variable = strndup(*e, (size_t)(equals - *e));
+        char *variable = copy_prefix(*e, (size_t)(equals - *e));
         if (!variable)
             return -ENOMEM;
         int r = clrie_config__report(config, CLRIE_CONFIG_WARNING, variable,
@@ -329,7 +336,7 @@ int clrie_config_load_env(struct clrie_config *config, char *const *envp)
         const char *equals = strchr(*e + prefix_len, '=');
         if (!equals)
             continue; /* not a variable at all: environ entries always have '=' */
-        char *variable = strndup(*e, (size_t)(equals - *e));
+        char *variable = copy_prefix(*e, (size_t)(equals - *e));
         char *list = strdup(equals + 1);
         if (!variable || !list) {
             free(variable);
@@ -338,7 +345,7 @@ int clrie_config_load_env(struct clrie_config *config, char *const *envp)
         }
         char *part = list;
         for (;;) {
-            char *colon = strchr(part, ':');
+            char *colon = strchr(part, CLRIE_OS_PATH_LIST_SEPARATOR);
             if (colon)
                 *colon = '\0';
             int r;

@@ -1,15 +1,15 @@
 /* Files on disk a configuration may name: joining a folder and a name, and resolving a
  * method's Module to a canonical file that passes the trust rule (trust.c). files.c reads
  * configuration files under the same rule. */
-#define _DEFAULT_SOURCE /* realpath */
 #include "config_private.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
+
+#include "clrie/os/file.h"
+#include "clrie/os/fs.h"
 
 char *clrie_config__path_join(const char *dir, const char *name)
 {
@@ -19,8 +19,8 @@ char *clrie_config__path_join(const char *dir, const char *name)
         return NULL;
     memcpy(path, dir, a);
     size_t n = a;
-    if (n == 0 || path[n - 1] != '/')
-        path[n++] = '/';
+    if (n == 0 || !clrie_os_is_separator(path[n - 1]))
+        path[n++] = CLRIE_OS_SEPARATOR;
     memcpy(path + n, name, b + 1);
     return path;
 }
@@ -31,7 +31,7 @@ char *clrie_config__resolve_module(struct file_result *r, const char *module, co
 {
     char buf[CLRIE_CONFIG_REASON_SIZE + 128];
     char *candidate;
-    if (module[0] == '/') {
+    if (clrie_os_path_is_absolute(module)) {
         candidate = strdup(module);
     } else if (!base_dir) {
         clrie_config__file_result_report(
@@ -45,34 +45,37 @@ char *clrie_config__resolve_module(struct file_result *r, const char *module, co
         r->out_of_memory = true;
         return NULL;
     }
-    char *resolved = realpath(candidate, NULL);
-    if (!resolved) {
-        int err = errno;
-        if (err == ENOMEM)
-            r->out_of_memory = true;
-        else
-            clrie_config__file_result_report(r, CLRIE_CONFIG_ERROR, line, column,
-                                             "<Module> '%s' (%s): %s", module, candidate,
-                                             clrie_config__strerror(err, buf, sizeof(buf)));
-        free(candidate);
-        return NULL;
-    }
-    free(candidate);
-    struct stat st;
+    /* Everything is asked of the one open file: a file swapped meanwhile cannot pass the
+     * checks in place of the one that will be loaded from the same path. */
+    struct clrie_os_file *file = NULL;
+    struct clrie_os_file_info info;
+    char *resolved = NULL;
     const char *problem = NULL;
     char reason[CLRIE_CONFIG_REASON_SIZE];
-    if (stat(resolved, &st) != 0) {
-        problem = clrie_config__strerror(errno, buf, sizeof(buf));
-    } else if (!S_ISREG(st.st_mode)) {
+    int err = clrie_os_file_open(candidate, 0, &file);
+    if (err == 0)
+        err = clrie_os_file_info(file, &info);
+    if (err == 0)
+        err = clrie_os_file_path(file, &resolved);
+    if (err == -ENOMEM) {
+        r->out_of_memory = true;
+    } else if (err != 0) {
+        clrie_config__file_result_report(r, CLRIE_CONFIG_ERROR, line, column,
+                                         "<Module> '%s' (%s): %s", module, candidate,
+                                         clrie_os_strerror(-err, buf, sizeof(buf)));
+    } else if (info.kind != CLRIE_OS_FILE) {
         problem = "not a regular file";
     } else if (opts->trust_check &&
-               clrie_config__trust_stat(&st, resolved, reason, sizeof(reason)) != 0) {
+               clrie_config__trust_file(file, resolved, reason, sizeof(reason)) != 0) {
         snprintf(buf, sizeof(buf), "%s" TRUST_HINT, reason);
         problem = buf;
     }
-    if (problem) {
+    if (problem)
         clrie_config__file_result_report(r, CLRIE_CONFIG_ERROR, line, column,
                                          "<Module> '%s' (%s): %s", module, resolved, problem);
+    clrie_os_file_close(file);
+    free(candidate);
+    if (err != 0 || problem) {
         free(resolved);
         return NULL;
     }

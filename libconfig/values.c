@@ -91,11 +91,3 @@ int clrie_config__parse_priority(const char *text, uint32_t *out)
     *out = (uint32_t)v;
     return 0;
 }
-
-const char *clrie_config__strerror(int err, char *buf, size_t len)
-{
-    /* The XSI strerror_r (what _POSIX_C_SOURCE selects) fills buf and returns an int. */
-    if (strerror_r(err, buf, len) != 0)
-        snprintf(buf, len, "error %d", err);
-    return buf;
-}

@@ -55,6 +55,8 @@ char *test_tree_new(void)
     DWORD n = GetTempPathW(MAX_PATH + 1, temp);
     if (n == 0 || n > MAX_PATH)
         die("GetTempPathW", "");
+    if (n > 0 && temp[n - 1] == L'\\')
+        temp[n - 1] = L'\0'; /* test_path adds the separator */
     char *base = narrow(temp);
     for (unsigned attempt = 0;; attempt++) {
         char name[64];

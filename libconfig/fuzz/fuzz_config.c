@@ -1,5 +1,6 @@
 /* libFuzzer target for the configuration parser. Input: a configuration document. Relative
- * Modules resolve against "/", so a seed can name a real file (bin/sh) and reach the
+ * Modules resolve against "/" (on Windows the root of the current drive, Wine's Z:), so a seed
+ * can name a real file (bin/sh) and reach the
  * accepted path. Checks the invariants every result must keep. */
 #include <errno.h>
 #include <stdint.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 
 #include "clrie/config.h"
+#include "clrie/os/fs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -43,8 +45,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint64_t last = 0;
     for (size_t i = 0; i < methods; i++) {
         const struct clrie_config_method *m = clrie_config_method_at(config, i);
-        if (!m->name[0] || !m->module[0] || m->module_path[0] != '/' || !m->description ||
-            strlen(m->class_guid_text) != CLRIE_CONFIG_GUID_TEXT_LEN)
+        if (!m->name[0] || !m->module[0] || !clrie_os_path_is_absolute(m->module_path) ||
+            !m->description || strlen(m->class_guid_text) != CLRIE_CONFIG_GUID_TEXT_LEN)
             abort();
         uint64_t key = m->has_priority ? m->priority : (uint64_t)UINT32_MAX + 1;
         if (key < last)

@@ -1,4 +1,5 @@
 /* Files and folders on POSIX systems (clrie/os/fs.h). */
+#define _DEFAULT_SOURCE /* realpath */
 #include "clrie/os/fs.h"
 
 #include <dirent.h>
@@ -10,6 +11,20 @@
 int clrie_os_is_separator(char c)
 {
     return c == '/';
+}
+
+int clrie_os_path_is_absolute(const char *path)
+{
+    return path[0] == '/';
+}
+
+int clrie_os_path_canonical(const char *path, char **out)
+{
+    char *resolved = realpath(path, NULL);
+    if (!resolved)
+        return -errno;
+    *out = resolved;
+    return 0;
 }
 
 int clrie_os_path_kind(const char *path, enum clrie_os_kind *kind)

@@ -14,6 +14,30 @@ int clrie_os_is_separator(char c)
     return c == '/' || c == '\\';
 }
 
+int clrie_os_path_is_absolute(const char *path)
+{
+    if (clrie_os_is_separator(path[0]))
+        return clrie_os_is_separator(path[1]); /* \\server\share; "\x" is relative to a drive */
+    return ((path[0] >= 'A' && path[0] <= 'Z') || (path[0] >= 'a' && path[0] <= 'z')) &&
+           path[1] == ':' && clrie_os_is_separator(path[2]);
+}
+
+int clrie_os_path_canonical(const char *path, char **out)
+{
+    wchar_t *wide = NULL;
+    int r = clrie_os__utf16(path, &wide);
+    if (r != 0)
+        return r;
+    HANDLE h = CreateFileW(wide, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                           OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+    free(wide);
+    if (h == INVALID_HANDLE_VALUE)
+        return clrie_os__error(GetLastError());
+    r = clrie_os__final_path(h, out);
+    CloseHandle(h);
+    return r;
+}
+
 int clrie_os_path_kind(const char *path, enum clrie_os_kind *kind)
 {
     wchar_t *wide = NULL;

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <wchar.h>
 
 int clrie_os__utf16(const char *text, wchar_t **out)
 {
@@ -65,4 +66,32 @@ int clrie_os__error(DWORD code)
     default:
         return -EIO;
     }
+}
+
+int clrie_os__final_path(HANDLE h, char **out)
+{
+    DWORD flags = FILE_NAME_NORMALIZED | VOLUME_NAME_DOS;
+    DWORD units = GetFinalPathNameByHandleW(h, NULL, 0, flags);
+    if (units == 0)
+        return clrie_os__error(GetLastError());
+    wchar_t *wide = malloc(((size_t)units + 1) * sizeof(*wide));
+    if (!wide)
+        return -ENOMEM;
+    DWORD got = GetFinalPathNameByHandleW(h, wide, units + 1, flags);
+    if (got == 0 || got > units) {
+        int r = got == 0 ? clrie_os__error(GetLastError()) : -EIO;
+        free(wide);
+        return r;
+    }
+    /* \\?\C:\x becomes C:\x; \\?\UNC\server\share becomes \\server\share. */
+    wchar_t *path = wide;
+    if (wcsncmp(path, L"\\\\?\\UNC\\", 8) == 0) {
+        path += 6;
+        path[0] = L'\\';
+    } else if (wcsncmp(path, L"\\\\?\\", 4) == 0) {
+        path += 4;
+    }
+    int r = clrie_os__utf8(path, out);
+    free(wide);
+    return r;
 }

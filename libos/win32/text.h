@@ -17,4 +17,8 @@ int clrie_os__utf8(const wchar_t *text, char **out);
 /* A Win32 error code as a negative errno value. */
 int clrie_os__error(DWORD code);
 
+/* The canonical path of the file or folder open on h, as UTF-8 without the \\?\ prefix
+ * (a UNC path keeps its two leading separators), in *out (free it). */
+int clrie_os__final_path(HANDLE h, char **out);
+
 #endif

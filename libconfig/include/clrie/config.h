@@ -46,15 +46,17 @@ extern "C" {
 #endif
 
 /* The environment variables clrie_config_load_env() reads: every variable whose name starts
- * with the prefix in effect (case-sensitive, any suffix, also none) holds a ':'-separated
- * list of configuration files or folders. The prefix is CLRIE_CONFIG_ENV_PREFIX, the
- * architecture's own. On aarch64 it is the ARM64 name, and CLRIE's Linux name,
- * CLRIE_CONFIG_ENV_PREFIX_64, is read too, as CLRIE does on any Linux: when both kinds are set,
- * the ARM64 variables win and the others are ignored (with a warning each). On x86_64 the two
- * names are the same. */
+ * with the prefix in effect (case-sensitive, any suffix, also none) holds a list of
+ * configuration files or folders, separated by ':' (';' on Windows, whose paths have ':').
+ * The prefix is CLRIE_CONFIG_ENV_PREFIX, the architecture's own: ConfigPath64_ on x86_64,
+ * ConfigPath32_ on x86 (a 32-bit engine), ConfigPathARM64_ on aarch64. On aarch64, CLRIE's
+ * Linux name, CLRIE_CONFIG_ENV_PREFIX_64, is read too, as CLRIE does on any Linux: when both
+ * kinds are set, the ARM64 variables win and the others are ignored (with a warning each). */
 #define CLRIE_CONFIG_ENV_PREFIX_64 "MicrosoftInstrumentationEngine_ConfigPath64_"
-#if defined(__aarch64__)
+#if defined(__aarch64__) || defined(_M_ARM64)
 #define CLRIE_CONFIG_ENV_PREFIX "MicrosoftInstrumentationEngine_ConfigPathARM64_"
+#elif defined(__i386__) || defined(_M_IX86)
+#define CLRIE_CONFIG_ENV_PREFIX "MicrosoftInstrumentationEngine_ConfigPath32_"
 #else
 #define CLRIE_CONFIG_ENV_PREFIX CLRIE_CONFIG_ENV_PREFIX_64
 #endif
@@ -175,18 +177,18 @@ int clrie_config_load_memory(struct clrie_config *config, const void *data, size
                              const struct clrie_config_options *opts);
 
 /* Discovers configuration from envp, a NULL-terminated array of "NAME=VALUE" strings in
- * environment order (pass environ for the real one). Each variable whose name starts with
- * the prefix in effect (clrie_config_env_prefix) is split on ':' and each part loaded with
- * clrie_config_load_path,
- * in variable order then list order; a missing or unreadable part is an error for that part
- * only, an empty part a warning. The trust check is on unless envp sets
- * CLRIE_CONFIG_ENV_DISABLE_TRUST=1. Returns 0 when no error was found, -ENOMEM, -EINVAL for
- * NULL arguments, or the first failing part's code. */
+ * environment order (pass environ for the real one; on Windows a UTF-8 copy,
+ * clrie_os_env_block of clrie/os/env.h). Each variable whose name starts with
+ * the prefix in effect (clrie_config_env_prefix) is split on ':' (';' on Windows) and each
+ * part loaded with clrie_config_load_path, in variable order then list order; a missing or
+ * unreadable part is an error for that part only, an empty part a warning. The trust check is on
+ * unless envp sets CLRIE_CONFIG_ENV_DISABLE_TRUST=1. Returns 0 when no error was found, -ENOMEM,
+ * -EINVAL for NULL arguments, or the first failing part's code. */
 int clrie_config_load_env(struct clrie_config *config, char *const *envp);
 
 /* The prefix whose variables clrie_config_load_env reads in envp: CLRIE_CONFIG_ENV_PREFIX if a
- * variable starts with it, else CLRIE_CONFIG_ENV_PREFIX_64 if one starts with that (the same
- * name except on aarch64), else NULL: envp names no configuration. A static string. */
+ * variable starts with it, else, on aarch64, CLRIE_CONFIG_ENV_PREFIX_64 if one starts with
+ * that, else NULL: envp names no configuration. A static string. */
 const char *clrie_config_env_prefix(char *const *envp);
 
 /* The methods in load order. index must be below the count (else NULL). A returned pointer
@@ -211,21 +213,28 @@ const char *clrie_config_severity_string(enum clrie_config_severity severity);
  *
  * Every file the engine or the proxy reads to decide which code to load (configuration files,
  * plugin modules, the raw profiler hook, the engine under the proxy) passes one trust rule,
- * and every module passes the ELF check before it is handed to dlopen. Both write a one-line
- * English reason (NUL-terminated, cut to why_len) when they refuse; why may be NULL. */
+ * and every module passes the image check (ELF on Linux, PE on Windows) before it is loaded. Both
+ * write a one-line English reason (NUL-terminated, cut to why_len) when they refuse; why may be
+ * NULL. */
 
 /* Space enough for any reason these functions give. */
 #define CLRIE_CONFIG_REASON_SIZE 512
 
-/* The trust rule, for the file open on fd whose canonical path (no symbolic link, as realpath
- * gives it) is canonical_path:
+/* The trust rule, for the file open on fd (a C runtime descriptor: open(), or _open() on
+ * Windows) whose canonical path (no symbolic link, as realpath gives it) is canonical_path.
+ * On POSIX systems:
  *   - the file must not be writable by group or others, and must be owned by the effective
  *     user or root;
  *   - every folder above it, up to '/', must be owned by the effective user or root, and must
  *     not be writable by group or others, unless it is sticky (as /tmp) and the file is owned
  *     by the effective user or root (as OpenSSH's StrictModes).
- * Returns 0 when the file may be trusted; -EACCES (the file or a folder is writable by group
- * or others), -EPERM (owned by another user), or the negative errno of a folder that cannot be
+ * On Windows: neither the file nor any folder above it, up to the drive's root, may grant
+ * write access (writing or appending data, changing its permissions or owner, deleting, or
+ * the generic rights that include them) to anyone but Administrators, SYSTEM,
+ * TrustedInstaller, the object's owner (CREATOR OWNER) and the current user; a NULL access
+ * list, which grants everyone everything, is refused.
+ * Returns 0 when the file may be trusted; -EACCES (the file or a folder is writable by
+ * others), -EPERM (owned by another user), or the negative errno of a folder that cannot be
  * examined; -EINVAL for a NULL path or one that is not absolute. */
 int clrie_config_trust_check(int fd, const char *canonical_path, char *why, size_t why_len);
 
@@ -233,27 +242,36 @@ int clrie_config_trust_check(int fd, const char *canonical_path, char *why, size
  * ELF header of the current version for this architecture (EM_X86_64 or EM_AARCH64), of type
  * ET_DYN, whose program headers, every PT_LOAD segment's bytes in the file, and section
  * header table lie within the file. A file cut short (half-written during an upgrade) would
- * otherwise make dlopen's mappings fault with SIGBUS. Reads with pread only.
+ * otherwise make dlopen's mappings fault with SIGBUS. Reads at offsets only.
  * Returns 0, -ENOEXEC when the file is refused, or the negative errno of a failed read. */
 int clrie_config_elf_check_fd(int fd, char *why, size_t why_len);
 
 /* The same check of a file held in memory: data holds the whole file of size bytes. */
 int clrie_config_elf_check_memory(const void *data, size_t size, char *why, size_t why_len);
 
+/* Whether a module is a complete DLL of this machine: MZ and PE headers, the machine of this
+ * build (x64, x86 or ARM64) with the matching optional header (PE32+ or PE32), the DLL flag,
+ * and headers and every section's raw bytes within the file. Returns as the ELF check. */
+int clrie_config_pe_check_memory(const void *data, size_t size, char *why, size_t why_len);
+
+/* The check of this system's module format: the ELF check on Linux, the PE check on Windows. */
+int clrie_config_image_check_fd(int fd, char *why, size_t why_len);
+
 /* What clrie_config_module_check checks. */
 enum clrie_config_module_checks {
-    CLRIE_CONFIG_CHECK_TRUST = 1 << 0, /* clrie_config_trust_check */
-    CLRIE_CONFIG_CHECK_ELF = 1 << 1,   /* clrie_config_elf_check_fd */
+    CLRIE_CONFIG_CHECK_TRUST = 1 << 0,                 /* clrie_config_trust_check */
+    CLRIE_CONFIG_CHECK_IMAGE = 1 << 1,                 /* clrie_config_image_check_fd */
+    CLRIE_CONFIG_CHECK_ELF = CLRIE_CONFIG_CHECK_IMAGE, /* its name before Windows */
 };
 
 /* Checks the module at path before it is loaded: resolves it to its canonical path (symbolic
  * links are followed: the file they lead to and the folders above it are what is checked),
- * opens it (O_NOFOLLOW, so a link put in its place since is refused), requires a regular file,
- * and applies the checks `checks` names (a mask of enum clrie_config_module_checks). On
- * success returns 0 and, when canonical is not NULL, the canonical path (malloc'd; load that
- * path). Returns -ENOENT and the other errors of realpath and open, -EINVAL (not a regular
- * file, or a NULL path), the codes of clrie_config_trust_check and clrie_config_elf_check_fd,
- * or -ENOMEM. */
+ * opens it (refusing a link put in its place since, where the system has them), requires a
+ * regular file, and applies the checks `checks` names (a mask of enum
+ * clrie_config_module_checks). On success returns 0 and, when canonical is not NULL, the
+ * canonical path (malloc'd, UTF-8; load that path). Returns -ENOENT and the other errors of
+ * resolving and opening, -EINVAL (not a regular file, or a NULL path), the codes of
+ * clrie_config_trust_check and clrie_config_image_check_fd, or -ENOMEM. */
 int clrie_config_module_check(const char *path, unsigned checks, char **canonical, char *why,
                               size_t why_len);
 

@@ -27,6 +27,14 @@ extern "C" {
 /* Is c a separator of folders on this system ('/', and on Windows '\' too)? */
 int clrie_os_is_separator(char c);
 
+/* Is path absolute ("/..." on POSIX; "C:\\...", "C:/..." or a UNC path "\\\\server\\share" on
+ * Windows)? */
+int clrie_os_path_is_absolute(const char *path);
+
+/* The canonical form of path (absolute, links resolved, as realpath), malloc'd in *out: 0,
+ * -ENOENT when nothing is there, ... */
+int clrie_os_path_canonical(const char *path, char **out);
+
 enum clrie_os_kind {
     CLRIE_OS_FILE = 1, /* a regular file */
     CLRIE_OS_DIRECTORY,

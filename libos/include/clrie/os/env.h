@@ -1,0 +1,34 @@
+/* clrie/os/env.h: the process environment, as UTF-8 on every system (Windows keeps it in
+ * UTF-16; the C runtime's narrow copy there is in the ANSI code page, which loses characters).
+ *
+ * Threads: reading the environment while another thread changes it is the caller's race, as
+ * with getenv. */
+#ifndef CLRIE_OS_ENV_H
+#define CLRIE_OS_ENV_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The separator of a list of paths in one variable (PATH's). */
+#ifdef _WIN32
+#define CLRIE_OS_PATH_LIST_SEPARATOR ';'
+#else
+#define CLRIE_OS_PATH_LIST_SEPARATOR ':'
+#endif
+
+/* The value of the variable name, malloc'd in *value: 0, -ENOENT when it is not set,
+ * -ENOMEM, -EILSEQ. */
+int clrie_os_env_get(const char *name, char **value);
+
+/* A copy of the whole environment: a malloc'd array of "NAME=VALUE" strings ending with NULL,
+ * in *out, to be freed with clrie_os_env_block_free. */
+int clrie_os_env_block(char ***out);
+
+void clrie_os_env_block_free(char **block);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

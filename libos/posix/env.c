@@ -1,0 +1,48 @@
+/* The environment on POSIX systems (clrie/os/env.h): environ is already the bytes the process
+ * was given. */
+#include "clrie/os/env.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern char **environ;
+
+int clrie_os_env_get(const char *name, char **value)
+{
+    const char *v = getenv(name);
+    if (!v)
+        return -ENOENT;
+    char *copy = strdup(v);
+    if (!copy)
+        return -ENOMEM;
+    *value = copy;
+    return 0;
+}
+
+int clrie_os_env_block(char ***out)
+{
+    size_t count = 0;
+    while (environ && environ[count])
+        count++;
+    char **block = calloc(count + 1, sizeof(*block));
+    if (!block)
+        return -ENOMEM;
+    for (size_t i = 0; i < count; i++) {
+        if (!(block[i] = strdup(environ[i]))) {
+            clrie_os_env_block_free(block);
+            return -ENOMEM;
+        }
+    }
+    *out = block;
+    return 0;
+}
+
+void clrie_os_env_block_free(char **block)
+{
+    if (!block)
+        return;
+    for (char **e = block; *e; e++)
+        free(*e);
+    free(block);
+}
