@@ -22,13 +22,18 @@
 
 #include <clrie/abi/instrumentation.h>
 
-/* The COM calling convention; base.h defines it once ported (it is empty on x64). */
-#ifndef STDMETHODCALLTYPE
-#ifdef _WIN32
-#define STDMETHODCALLTYPE __stdcall
+/* The Windows calling conventions of COM methods and of the exports, __stdcall on x86 and
+ * empty on x64, for ABI headers from before base.h defined them. */
+#if defined(_WIN32) && defined(__i386__)
+#define WINE_PROBE_STDCALL __stdcall
 #else
-#define STDMETHODCALLTYPE
+#define WINE_PROBE_STDCALL
 #endif
+#ifndef STDMETHODCALLTYPE
+#define STDMETHODCALLTYPE WINE_PROBE_STDCALL
+#endif
+#ifndef STDAPICALLTYPE
+#define STDAPICALLTYPE WINE_PROBE_STDCALL
 #endif
 
 /* {6B1E5C0A-3F7D-4C2B-9E41-8A2D5F0C7B13}: the class ID the test's configuration names. */
@@ -40,7 +45,7 @@ static const CLSID probe_clsid =
 CLRIE_BASE_IIDS(DEFINE_IID)
 CLRIE_INSTRUMENTATION_IIDS(DEFINE_IID)
 
-__declspec(dllimport) void STDMETHODCALLTYPE SysFreeString(BSTR text);
+__declspec(dllimport) void STDAPICALLTYPE SysFreeString(BSTR text);
 
 struct probe {
     IInstrumentationMethod method;
@@ -335,7 +340,7 @@ static const struct IClassFactoryVtbl factory_vtbl = {
 
 static IClassFactory factory = {&factory_vtbl};
 
-__declspec(dllexport) HRESULT STDMETHODCALLTYPE
+__declspec(dllexport) HRESULT STDAPICALLTYPE
     DllGetClassObject(REFCLSID clsid, REFIID riid, void **out)
 {
     if (!out)
@@ -347,7 +352,7 @@ __declspec(dllexport) HRESULT STDMETHODCALLTYPE
 }
 
 /* The probe never asks to be unloaded: an engine may call it after OnShutdown. */
-__declspec(dllexport) HRESULT STDMETHODCALLTYPE DllCanUnloadNow(void)
+__declspec(dllexport) HRESULT STDAPICALLTYPE DllCanUnloadNow(void)
 {
     return S_FALSE;
 }
