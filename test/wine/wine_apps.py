@@ -99,14 +99,19 @@ class Prefix:
         return env
 
     def ensure(self):
-        """Makes the prefix unless it is ready; returns self."""
+        """Makes the prefix unless it is ready (made here before, or by Wine itself: it has a
+        registry); returns self."""
         ready = os.path.join(self.path, ".clrie-ready")
-        if os.path.exists(ready):
+
+        def made():
+            return os.path.exists(ready) or os.path.exists(os.path.join(self.path, "system.reg"))
+
+        if made():
             return self
         os.makedirs(os.path.dirname(self.path), exist_ok=True)
         with open(self.path + ".lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
-            if os.path.exists(ready):
+            if made():
                 return self
             started = time.monotonic()
             # Without Wine's .NET Framework and browser (mscoree, mshtml), wineboot does not
