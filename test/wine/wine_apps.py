@@ -139,6 +139,9 @@ class Prefix:
         run of the server starts them, they inherit its stdout and stderr, and reading those
         to the end waits until the server has gone, some seconds after the program ended."""
         started = time.monotonic()
+        # A server still running for programs before ours (the Windows unit tests in the same
+        # prefix) would ignore the linger asked for here and quit between our programs.
+        self.wait_for_server(timeout=30)
         quiet = dict(stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                      stderr=subprocess.DEVNULL, env=self.environment())
         if self.wineserver:
@@ -146,12 +149,15 @@ class Prefix:
         subprocess.run([self.wine64, "cmd", "/c", "exit"], timeout=120, **quiet)
         return time.monotonic() - started
 
-    def wait_for_server(self):
+    def wait_for_server(self, timeout=120):
         """Waits until the prefix's wineserver has ended (a few seconds after its last
-        program)."""
+        program), or timeout seconds."""
         if self.wineserver:
-            subprocess.run([self.wineserver, "-w"], env=self.environment(),
-                           stdin=subprocess.DEVNULL, timeout=120)
+            try:
+                subprocess.run([self.wineserver, "-w"], env=self.environment(),
+                               stdin=subprocess.DEVNULL, timeout=timeout)
+            except subprocess.TimeoutExpired:
+                pass
 
     def run(self, program, args=(), env=None, timeout=120):
         """Runs the Windows program (a Linux path) under wine64 with the environment extra
