@@ -14,12 +14,12 @@ class Missing(Exception):
     """The package could not be restored; the text says why (the restore's output)."""
 
 
-def restore(dotnet, out_root, name="libInstrumentationEngine.so"):
-    """The path of the package's file `name` for Linux x64 (CLRIE itself by default),
-    restored from NuGet into out_root when not there yet; raises Missing otherwise."""
+def restore(dotnet, out_root, name="libInstrumentationEngine.so", folder=("ubuntu", "x64")):
+    """The path of the package's file `name` in build/<tfm>/<folder> (Linux x64 by default,
+    ("x64",) for Windows x64; CLRIE itself by default), restored from NuGet into out_root when
+    not there yet; raises Missing otherwise."""
     packages = os.path.join(out_root, "nuget-packages")
-    pattern = os.path.join(packages, PACKAGE.lower(), VERSION, "build", "*", "ubuntu", "x64",
-                           name)
+    pattern = os.path.join(packages, PACKAGE.lower(), VERSION, "build", "*", *folder, name)
     found = glob.glob(pattern)
     if found:
         return found[0]
