@@ -1,0 +1,42 @@
+/* clrie/os/process.h: who this process is, and its clocks.
+ *
+ * Threads: every function may be called from any thread. */
+#ifndef CLRIE_OS_PROCESS_H
+#define CLRIE_OS_PROCESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The process's id. */
+unsigned long clrie_os_process_id(void);
+
+/* The path of the program the process runs (the dotnet host, an app's own launcher),
+ * malloc'd in *out: 0 or a negative errno value. */
+int clrie_os_process_program(char **out);
+
+/* The command line as the program received it, split into arguments: a malloc'd array of
+ * *count malloc'd UTF-8 strings ending with NULL, in *out (free with
+ * clrie_os_process_arguments_free): 0 or a negative errno value. */
+int clrie_os_process_arguments(char ***out, size_t *count);
+
+void clrie_os_process_arguments_free(char **arguments);
+
+/* Nanoseconds of a clock that only goes forward (not the wall clock), from an unspecified
+ * start. */
+uint64_t clrie_os_monotonic_ns(void);
+
+/* Nanoseconds of processor time the calling thread has used. */
+uint64_t clrie_os_thread_cpu_ns(void);
+
+/* The wall clock: seconds and nanoseconds since 1970-01-01 UTC. */
+void clrie_os_wall_clock(int64_t *seconds, uint32_t *nanoseconds);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
