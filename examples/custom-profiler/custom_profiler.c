@@ -56,7 +56,7 @@ CLRIE_PLUGIN_COM_IUNKNOWN(custom, ICorProfilerCallback11, struct custom_profiler
 /* One forwarder per slot of the table; the IUnknown slots and Initialize are this object's own
  * (below), so their forwarders go unused. */
 #define FORWARD(ret, name, params, args)                                                           \
-    __attribute__((unused)) static ret forward_##name params                                       \
+    __attribute__((unused)) static ret STDMETHODCALLTYPE forward_##name params                     \
     {                                                                                              \
         ICorProfilerCallback11 *manager =                                                          \
             CLRIE_CONTAINER_OF(This, struct custom_profiler, callback)->manager;                   \
@@ -65,7 +65,8 @@ CLRIE_PLUGIN_COM_IUNKNOWN(custom, ICorProfilerCallback11, struct custom_profiler
 CLRIE_ICORPROFILERCALLBACK11_METHODS(FORWARD, ICorProfilerCallback11 *This, manager)
 
 /* The one thing this profiler does itself: say that it attached, then let clrie attach. */
-static HRESULT custom_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfilerInfoUnk)
+static HRESULT STDMETHODCALLTYPE custom_Initialize(ICorProfilerCallback11 *This,
+                                                   IUnknown *pICorProfilerInfoUnk)
 {
     fprintf(stderr, "custom-profiler: attached, forwarding to clrie %s\n", clrie_pm_version());
     return forward_Initialize(This, pICorProfilerInfoUnk);
@@ -110,11 +111,12 @@ static HRESULT custom_create(const CLSID *clsid, REFIID riid, void **out)
     return clrie_plugin_com_give(&p->com, riid, out); /* *out holds it now, or nothing does */
 }
 
-__attribute__((visibility("default"))) HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid,
-                                                                 void **ppv);
-__attribute__((visibility("default"))) HRESULT DllCanUnloadNow(void);
+__attribute__((visibility("default"))) HRESULT STDAPICALLTYPE DllGetClassObject(REFCLSID rclsid,
+                                                                                REFIID riid,
+                                                                                void **ppv);
+__attribute__((visibility("default"))) HRESULT STDAPICALLTYPE DllCanUnloadNow(void);
 
-HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv)
+HRESULT STDAPICALLTYPE DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv)
 {
     if (!ppv)
         return E_POINTER;
@@ -125,7 +127,7 @@ HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv)
 }
 
 /* Unloadable only while neither this module nor clrie has handed out an object. */
-HRESULT DllCanUnloadNow(void)
+HRESULT STDAPICALLTYPE DllCanUnloadNow(void)
 {
     bool in_use = clrie_plugin_module_can_unload_now() != S_OK || clrie_pm_can_unload_now() != S_OK;
     return in_use ? S_FALSE : S_OK;

@@ -194,7 +194,8 @@ static HRESULT attach_to_manager(struct recorder *rec, IProfilerManager *manager
     return S_OK;
 }
 
-static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *pProfilerManager)
+static HRESULT STDMETHODCALLTYPE im_Initialize(IInstrumentationMethod *This,
+                                               IProfilerManager *pProfilerManager)
 {
     struct recorder *rec = from_method(This);
     if (!pProfilerManager)
@@ -261,7 +262,8 @@ static void record_appdomain(struct recorder *rec, const char *event, IAppDomain
     record(rec, event, name);
 }
 
-static HRESULT im_OnAppDomainCreated(IInstrumentationMethod *This, IAppDomainInfo *pAppDomainInfo)
+static HRESULT STDMETHODCALLTYPE im_OnAppDomainCreated(IInstrumentationMethod *This,
+                                                       IAppDomainInfo *pAppDomainInfo)
 {
     if (!pAppDomainInfo)
         return E_POINTER;
@@ -269,7 +271,8 @@ static HRESULT im_OnAppDomainCreated(IInstrumentationMethod *This, IAppDomainInf
     return S_OK;
 }
 
-static HRESULT im_OnAppDomainShutdown(IInstrumentationMethod *This, IAppDomainInfo *pAppDomainInfo)
+static HRESULT STDMETHODCALLTYPE im_OnAppDomainShutdown(IInstrumentationMethod *This,
+                                                        IAppDomainInfo *pAppDomainInfo)
 {
     if (!pAppDomainInfo)
         return E_POINTER;
@@ -286,7 +289,8 @@ static void record_assembly(struct recorder *rec, const char *event, IAssemblyIn
     record(rec, event, name);
 }
 
-static HRESULT im_OnAssemblyLoaded(IInstrumentationMethod *This, IAssemblyInfo *pAssemblyInfo)
+static HRESULT STDMETHODCALLTYPE im_OnAssemblyLoaded(IInstrumentationMethod *This,
+                                                     IAssemblyInfo *pAssemblyInfo)
 {
     if (!pAssemblyInfo)
         return E_POINTER;
@@ -294,7 +298,8 @@ static HRESULT im_OnAssemblyLoaded(IInstrumentationMethod *This, IAssemblyInfo *
     return S_OK;
 }
 
-static HRESULT im_OnAssemblyUnloaded(IInstrumentationMethod *This, IAssemblyInfo *pAssemblyInfo)
+static HRESULT STDMETHODCALLTYPE im_OnAssemblyUnloaded(IInstrumentationMethod *This,
+                                                       IAssemblyInfo *pAssemblyInfo)
 {
     if (!pAssemblyInfo)
         return E_POINTER;
@@ -311,7 +316,8 @@ static void record_module(struct recorder *rec, const char *event, IModuleInfo *
     record(rec, event, name);
 }
 
-static HRESULT im_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *pModuleInfo)
+static HRESULT STDMETHODCALLTYPE im_OnModuleLoaded(IInstrumentationMethod *This,
+                                                   IModuleInfo *pModuleInfo)
 {
     if (!pModuleInfo)
         return E_POINTER;
@@ -319,7 +325,8 @@ static HRESULT im_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *pMod
     return S_OK;
 }
 
-static HRESULT im_OnModuleUnloaded(IInstrumentationMethod *This, IModuleInfo *pModuleInfo)
+static HRESULT STDMETHODCALLTYPE im_OnModuleUnloaded(IInstrumentationMethod *This,
+                                                     IModuleInfo *pModuleInfo)
 {
     if (!pModuleInfo)
         return E_POINTER;
@@ -327,7 +334,7 @@ static HRESULT im_OnModuleUnloaded(IInstrumentationMethod *This, IModuleInfo *pM
     return S_OK;
 }
 
-static HRESULT im_OnShutdown(IInstrumentationMethod *This)
+static HRESULT STDMETHODCALLTYPE im_OnShutdown(IInstrumentationMethod *This)
 {
     record(from_method(This), "OnShutdown", NULL);
     return S_OK;
@@ -378,8 +385,8 @@ static void exception_class_name(struct recorder *rec, UINT_PTR object, char *ou
     clrie_plugin_release(import);
 }
 
-static HRESULT ex_ExceptionThrown(IInstrumentationMethodExceptionEvents *This,
-                                  UINT_PTR thrownObjectId)
+static HRESULT STDMETHODCALLTYPE ex_ExceptionThrown(IInstrumentationMethodExceptionEvents *This,
+                                                    UINT_PTR thrownObjectId)
 {
     struct recorder *rec = from_exceptions(This);
     char name[NAME_MAX_UNITS];
@@ -388,8 +395,8 @@ static HRESULT ex_ExceptionThrown(IInstrumentationMethodExceptionEvents *This,
     return S_OK;
 }
 
-static HRESULT ex_ExceptionCatcherEnter(IInstrumentationMethodExceptionEvents *This,
-                                        IMethodInfo *pMethodInfo, UINT_PTR objectId)
+static HRESULT STDMETHODCALLTYPE ex_ExceptionCatcherEnter(
+    IInstrumentationMethodExceptionEvents *This, IMethodInfo *pMethodInfo, UINT_PTR objectId)
 {
     (void)objectId;
     struct recorder *rec = from_exceptions(This);

@@ -10,13 +10,15 @@ struct hello {
     struct clrie_plugin_host host; /* the engine's logging and string services */
 };
 
-static HRESULT hello_Initialize(IInstrumentationMethod *This, IProfilerManager *manager)
+static HRESULT STDMETHODCALLTYPE hello_Initialize(IInstrumentationMethod *This,
+                                                  IProfilerManager *manager)
 {
     clrie_plugin_host_init(&CLRIE_CONTAINER_OF(This, struct hello, method)->host, manager, "hello");
     return S_OK;
 }
 
-static HRESULT hello_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *module)
+static HRESULT STDMETHODCALLTYPE hello_OnModuleLoaded(IInstrumentationMethod *This,
+                                                      IModuleInfo *module)
 {
     const struct clrie_plugin_host *host = &CLRIE_CONTAINER_OF(This, struct hello, method)->host;
     BSTR name = NULL;

@@ -312,7 +312,8 @@ CLRIE_PLUGIN_COM_IUNKNOWN(stress, IInstrumentationMethod, struct stress, method,
 CLRIE_PLUGIN_COM_IUNKNOWN(stress_jit, IInstrumentationMethodJitEvents2, struct stress, jit_events,
                           com)
 
-static HRESULT stress_Initialize(IInstrumentationMethod *This, IProfilerManager *manager)
+static HRESULT STDMETHODCALLTYPE stress_Initialize(IInstrumentationMethod *This,
+                                                   IProfilerManager *manager)
 {
     struct stress *s = from_method(This);
     if (!manager)
@@ -365,7 +366,7 @@ static void wait_for_instrumentations(struct stress *s)
     }
 }
 
-static HRESULT stress_OnShutdown(IInstrumentationMethod *This)
+static HRESULT STDMETHODCALLTYPE stress_OnShutdown(IInstrumentationMethod *This)
 {
     struct stress *s = from_method(This);
     stop_worker(s);
@@ -374,8 +375,9 @@ static HRESULT stress_OnShutdown(IInstrumentationMethod *This)
     return S_OK;
 }
 
-static HRESULT stress_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *method,
-                                         BOOL isRejit, BOOL *pbInstrument)
+static HRESULT STDMETHODCALLTYPE stress_ShouldInstrumentMethod(IInstrumentationMethod *This,
+                                                               IMethodInfo *method, BOOL isRejit,
+                                                               BOOL *pbInstrument)
 {
     struct stress *s = from_method(This);
     if (!pbInstrument)
@@ -398,7 +400,8 @@ static HRESULT stress_ShouldInstrumentMethod(IInstrumentationMethod *This, IMeth
     return S_OK;
 }
 
-static HRESULT stress_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *method, BOOL isRejit)
+static HRESULT STDMETHODCALLTYPE stress_InstrumentMethod(IInstrumentationMethod *This,
+                                                         IMethodInfo *method, BOOL isRejit)
 {
     struct stress *s = from_method(This);
     if (!method)
@@ -417,8 +420,9 @@ static HRESULT stress_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo
     return hr;
 }
 
-static HRESULT stress_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *inlinee,
-                                  IMethodInfo *caller, BOOL *pbAllowInline)
+static HRESULT STDMETHODCALLTYPE stress_AllowInlineSite(IInstrumentationMethod *This,
+                                                        IMethodInfo *inlinee, IMethodInfo *caller,
+                                                        BOOL *pbAllowInline)
 {
     (void)This, (void)inlinee, (void)caller;
     if (!pbAllowInline)
@@ -450,7 +454,8 @@ static struct stress *from_jit_events(IInstrumentationMethodJitEvents2 *iface)
 
 /* The v1 JitComplete: an engine that only knows v1 tells no transformation status; not
  * counted. */
-static HRESULT stress_JitComplete2(IInstrumentationMethodJitEvents2 *This, IMethodJitInfo *info)
+static HRESULT STDMETHODCALLTYPE stress_JitComplete2(IInstrumentationMethodJitEvents2 *This,
+                                                     IMethodJitInfo *info)
 {
     struct stress *s = from_jit_events(This);
     BOOL transformed = FALSE;

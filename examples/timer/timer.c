@@ -165,7 +165,8 @@ static const struct clrie_plugin_com_class timer_class = {
 
 CLRIE_PLUGIN_COM_IUNKNOWN(timer, IInstrumentationMethod, struct timer, method, com)
 
-static HRESULT timer_Initialize(IInstrumentationMethod *This, IProfilerManager *manager)
+static HRESULT STDMETHODCALLTYPE timer_Initialize(IInstrumentationMethod *This,
+                                                  IProfilerManager *manager)
 {
     struct timer *s = from_method(This);
     if (!manager)
@@ -203,7 +204,8 @@ static bool module_timeable(struct timer *s, IModuleInfo *module)
     return timeable;
 }
 
-static HRESULT timer_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *module)
+static HRESULT STDMETHODCALLTYPE timer_OnModuleLoaded(IInstrumentationMethod *This,
+                                                      IModuleInfo *module)
 {
     struct timer *s = from_method(This);
     if (!module)
@@ -224,15 +226,16 @@ static HRESULT timer_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *m
     return S_OK;
 }
 
-static HRESULT timer_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *method,
-                                        BOOL isRejit, BOOL *pbInstrument)
+static HRESULT STDMETHODCALLTYPE timer_ShouldInstrumentMethod(IInstrumentationMethod *This,
+                                                              IMethodInfo *method, BOOL isRejit,
+                                                              BOOL *pbInstrument)
 {
     (void)isRejit;
     return clrie_plugin_plans_should_instrument(&from_method(This)->plans, method, pbInstrument);
 }
 
-static HRESULT timer_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *method,
-                                      BOOL isRejit)
+static HRESULT STDMETHODCALLTYPE timer_InstrumentMethod(IInstrumentationMethod *This,
+                                                        IMethodInfo *method, BOOL isRejit)
 {
     struct timer *s = from_method(This);
     (void)isRejit;
@@ -255,8 +258,9 @@ static HRESULT timer_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo 
     return hr;
 }
 
-static HRESULT timer_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *inlinee,
-                                 IMethodInfo *caller, BOOL *pbAllowInline)
+static HRESULT STDMETHODCALLTYPE timer_AllowInlineSite(IInstrumentationMethod *This,
+                                                       IMethodInfo *inlinee, IMethodInfo *caller,
+                                                       BOOL *pbAllowInline)
 {
     (void)caller; /* a timed method must stay a call, wherever it is called from */
     return clrie_plugin_plans_allow_inline(&from_method(This)->plans, inlinee, pbAllowInline);

@@ -212,7 +212,8 @@ static const struct clrie_plugin_com_class tracer_class = {
 
 CLRIE_PLUGIN_COM_IUNKNOWN(tracer, IInstrumentationMethod, struct tracer, method, com)
 
-static HRESULT tracer_Initialize(IInstrumentationMethod *This, IProfilerManager *manager)
+static HRESULT STDMETHODCALLTYPE tracer_Initialize(IInstrumentationMethod *This,
+                                                   IProfilerManager *manager)
 {
     struct tracer *s = from_method(This);
     if (!manager)
@@ -237,7 +238,8 @@ static bool module_traceable(struct tracer *s, IModuleInfo *module)
     return traceable;
 }
 
-static HRESULT tracer_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *module)
+static HRESULT STDMETHODCALLTYPE tracer_OnModuleLoaded(IInstrumentationMethod *This,
+                                                       IModuleInfo *module)
 {
     struct tracer *s = from_method(This);
     if (!module)
@@ -258,15 +260,16 @@ static HRESULT tracer_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *
     return hr == E_OUTOFMEMORY ? hr : S_OK;
 }
 
-static HRESULT tracer_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *method,
-                                             BOOL isRejit, BOOL *pbInstrument)
+static HRESULT STDMETHODCALLTYPE tracer_ShouldInstrumentMethod(IInstrumentationMethod *This,
+                                                               IMethodInfo *method, BOOL isRejit,
+                                                               BOOL *pbInstrument)
 {
     (void)isRejit;
     return clrie_plugin_plans_should_instrument(&from_method(This)->plans, method, pbInstrument);
 }
 
-static HRESULT tracer_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *method,
-                                       BOOL isRejit)
+static HRESULT STDMETHODCALLTYPE tracer_InstrumentMethod(IInstrumentationMethod *This,
+                                                         IMethodInfo *method, BOOL isRejit)
 {
     struct tracer *s = from_method(This);
     (void)isRejit;
@@ -283,8 +286,9 @@ static HRESULT tracer_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo
     return hr;
 }
 
-static HRESULT tracer_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *inlinee,
-                                      IMethodInfo *caller, BOOL *pbAllowInline)
+static HRESULT STDMETHODCALLTYPE tracer_AllowInlineSite(IInstrumentationMethod *This,
+                                                        IMethodInfo *inlinee, IMethodInfo *caller,
+                                                        BOOL *pbAllowInline)
 {
     (void)caller; /* a traced method must stay a call, wherever it is called from */
     return clrie_plugin_plans_allow_inline(&from_method(This)->plans, inlinee, pbAllowInline);

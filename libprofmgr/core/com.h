@@ -54,17 +54,17 @@ void clrie_pm__com_surplus_release(struct clrie_pm_log *log, const char *name);
 
 /* IUnknown of an aggregated part: member outer_member of `type` (an IUnknown *) does it all. */
 #define CLRIE_PM_COM_AGGREGATED(prefix, Iface, type, iface_member, outer_member)                   \
-    static HRESULT prefix##_QueryInterface(Iface *This, REFIID riid, void **out)                   \
+    static HRESULT STDMETHODCALLTYPE prefix##_QueryInterface(Iface *This, REFIID riid, void **out) \
     {                                                                                              \
         IUnknown *outer = CLRIE_CONTAINER_OF(This, type, iface_member)->outer_member;              \
         return outer->lpVtbl->QueryInterface(outer, riid, out);                                    \
     }                                                                                              \
-    static ULONG prefix##_AddRef(Iface *This)                                                      \
+    static ULONG STDMETHODCALLTYPE prefix##_AddRef(Iface *This)                                    \
     {                                                                                              \
         IUnknown *outer = CLRIE_CONTAINER_OF(This, type, iface_member)->outer_member;              \
         return outer->lpVtbl->AddRef(outer);                                                       \
     }                                                                                              \
-    static ULONG prefix##_Release(Iface *This)                                                     \
+    static ULONG STDMETHODCALLTYPE prefix##_Release(Iface *This)                                   \
     {                                                                                              \
         IUnknown *outer = CLRIE_CONTAINER_OF(This, type, iface_member)->outer_member;              \
         return outer->lpVtbl->Release(outer);                                                      \
@@ -85,17 +85,17 @@ ULONG clrie_pm__com_release_owned(struct clrie_plugin_com *com, IUnknown *owner)
 /* IUnknown of an owned object of `type` (count com_member, owner `owner_expr(object)`, an
  * IUnknown * or NULL). */
 #define CLRIE_PM_COM_OWNED(prefix, Iface, type, iface_member, com_member, owner_of)                \
-    static HRESULT prefix##_QueryInterface(Iface *This, REFIID riid, void **out)                   \
+    static HRESULT STDMETHODCALLTYPE prefix##_QueryInterface(Iface *This, REFIID riid, void **out) \
     {                                                                                              \
         type *object = CLRIE_CONTAINER_OF(This, type, iface_member);                               \
         return clrie_pm__com_query_owned(&object->com_member, owner_of(object), riid, out);        \
     }                                                                                              \
-    static ULONG prefix##_AddRef(Iface *This)                                                      \
+    static ULONG STDMETHODCALLTYPE prefix##_AddRef(Iface *This)                                    \
     {                                                                                              \
         type *object = CLRIE_CONTAINER_OF(This, type, iface_member);                               \
         return clrie_pm__com_add_ref_owned(&object->com_member, owner_of(object));                 \
     }                                                                                              \
-    static ULONG prefix##_Release(Iface *This)                                                     \
+    static ULONG STDMETHODCALLTYPE prefix##_Release(Iface *This)                                   \
     {                                                                                              \
         type *object = CLRIE_CONTAINER_OF(This, type, iface_member);                               \
         return clrie_pm__com_release_owned(&object->com_member, owner_of(object));                 \

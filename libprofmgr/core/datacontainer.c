@@ -33,8 +33,9 @@ static size_t find_item(const struct clrie_pm_data_container *c, const GUID *com
     return c->count;
 }
 
-static HRESULT container_SetDataItem(IDataContainer *This, const GUID *componentId,
-                                     const GUID *objectGuid, IUnknown *pDataItem)
+static HRESULT STDMETHODCALLTYPE container_SetDataItem(IDataContainer *This,
+                                                       const GUID *componentId,
+                                                       const GUID *objectGuid, IUnknown *pDataItem)
 {
     struct clrie_pm_data_container *c = from_iface(This);
     IUnknown *old = NULL;
@@ -78,8 +79,10 @@ unlock:
     return hr;
 }
 
-static HRESULT container_GetDataItem(IDataContainer *This, const GUID *componentId,
-                                     const GUID *objectGuid, IUnknown **ppDataItem)
+static HRESULT STDMETHODCALLTYPE container_GetDataItem(IDataContainer *This,
+                                                       const GUID *componentId,
+                                                       const GUID *objectGuid,
+                                                       IUnknown **ppDataItem)
 {
     struct clrie_pm_data_container *c = from_iface(This);
     HRESULT hr = E_FAIL;

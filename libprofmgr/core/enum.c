@@ -156,19 +156,20 @@ static HRESULT enum_get_count(struct clrie_pm_enum *e, DWORD *length)
                          member##_ifaces, 1);                                                      \
     CLRIE_PM_COM_CLASS_N(member##_with_data, #IEnum, struct clrie_pm_enum, com, enum_destroy,      \
                          member##_ifaces, 2);                                                      \
-    static HRESULT member##_Next(IEnum *This, ULONG celt, Item **rgelt, ULONG *pceltFetched)       \
+    static HRESULT STDMETHODCALLTYPE member##_Next(IEnum *This, ULONG celt, Item **rgelt,          \
+                                                   ULONG *pceltFetched)                            \
     {                                                                                              \
         return enum_next(from(This), celt, rgelt, pceltFetched);                                   \
     }                                                                                              \
-    static HRESULT member##_Skip(IEnum *This, ULONG celt)                                          \
+    static HRESULT STDMETHODCALLTYPE member##_Skip(IEnum *This, ULONG celt)                        \
     {                                                                                              \
         return enum_skip(from(This), celt);                                                        \
     }                                                                                              \
-    static HRESULT member##_Reset(IEnum *This)                                                     \
+    static HRESULT STDMETHODCALLTYPE member##_Reset(IEnum *This)                                   \
     {                                                                                              \
         return enum_reset(from(This));                                                             \
     }                                                                                              \
-    static HRESULT member##_Clone(IEnum *This, IEnum **ppenum)                                     \
+    static HRESULT STDMETHODCALLTYPE member##_Clone(IEnum *This, IEnum **ppenum)                   \
     {                                                                                              \
         void *copy = NULL;                                                                         \
         HRESULT hr = enum_clone(from(This), ppenum ? &copy : NULL);                                \
@@ -176,7 +177,7 @@ static HRESULT enum_get_count(struct clrie_pm_enum *e, DWORD *length)
             *ppenum = copy;                                                                        \
         return hr;                                                                                 \
     }                                                                                              \
-    static HRESULT member##_GetCount(IEnum *This, DWORD *pLength)                                  \
+    static HRESULT STDMETHODCALLTYPE member##_GetCount(IEnum *This, DWORD *pLength)                \
     {                                                                                              \
         return enum_get_count(from(This), pLength);                                                \
     }                                                                                              \

@@ -32,7 +32,8 @@ CLRIE_PM_COM_CLASS(appdomain_class, "IAppDomainInfo", struct clrie_pm_appdomain,
                    appdomain_destroy, appdomain_ifaces);
 CLRIE_PLUGIN_COM_IUNKNOWN(appdomain, IAppDomainInfo, struct clrie_pm_appdomain, iface, com)
 
-static HRESULT appdomain_GetAppDomainId(IAppDomainInfo *This, AppDomainID *pAppDomainId)
+static HRESULT STDMETHODCALLTYPE appdomain_GetAppDomainId(IAppDomainInfo *This,
+                                                          AppDomainID *pAppDomainId)
 {
     if (!pAppDomainId)
         return E_POINTER;
@@ -52,22 +53,22 @@ static HRESULT flag(IAppDomainInfo *This, const bool *field, BOOL *pbValue)
     return S_OK;
 }
 
-static HRESULT appdomain_GetIsSystemDomain(IAppDomainInfo *This, BOOL *pbValue)
+static HRESULT STDMETHODCALLTYPE appdomain_GetIsSystemDomain(IAppDomainInfo *This, BOOL *pbValue)
 {
     return flag(This, &from_iface(This)->is_system, pbValue);
 }
 
-static HRESULT appdomain_GetIsSharedDomain(IAppDomainInfo *This, BOOL *pbValue)
+static HRESULT STDMETHODCALLTYPE appdomain_GetIsSharedDomain(IAppDomainInfo *This, BOOL *pbValue)
 {
     return flag(This, &from_iface(This)->is_shared, pbValue);
 }
 
-static HRESULT appdomain_GetIsDefaultDomain(IAppDomainInfo *This, BOOL *pbValue)
+static HRESULT STDMETHODCALLTYPE appdomain_GetIsDefaultDomain(IAppDomainInfo *This, BOOL *pbValue)
 {
     return flag(This, &from_iface(This)->is_default, pbValue);
 }
 
-static HRESULT appdomain_GetName(IAppDomainInfo *This, BSTR *pbstrName)
+static HRESULT STDMETHODCALLTYPE appdomain_GetName(IAppDomainInfo *This, BSTR *pbstrName)
 {
     struct clrie_pm_appdomain *d = from_iface(This);
     if (!pbstrName)
@@ -78,22 +79,25 @@ static HRESULT appdomain_GetName(IAppDomainInfo *This, BSTR *pbstrName)
     return hr;
 }
 
-static HRESULT appdomain_GetAssemblies(IAppDomainInfo *This, IEnumAssemblyInfo **ppAssemblyInfos)
+static HRESULT STDMETHODCALLTYPE appdomain_GetAssemblies(IAppDomainInfo *This,
+                                                         IEnumAssemblyInfo **ppAssemblyInfos)
 {
     struct clrie_pm_appdomain *d = from_iface(This);
     return clrie_pm_enum_from_list(d->domains, &IID_IEnumAssemblyInfo, &d->assemblies, NULL, NULL,
                                    (void **)ppAssemblyInfos);
 }
 
-static HRESULT appdomain_GetModules(IAppDomainInfo *This, IEnumModuleInfo **ppModuleInfos)
+static HRESULT STDMETHODCALLTYPE appdomain_GetModules(IAppDomainInfo *This,
+                                                      IEnumModuleInfo **ppModuleInfos)
 {
     struct clrie_pm_appdomain *d = from_iface(This);
     return clrie_pm_enum_from_list(d->domains, &IID_IEnumModuleInfo, &d->modules, NULL, NULL,
                                    (void **)ppModuleInfos);
 }
 
-static HRESULT appdomain_GetAssemblyInfoById(IAppDomainInfo *This, AssemblyID assemblyID,
-                                             IAssemblyInfo **ppAssemblyInfo)
+static HRESULT STDMETHODCALLTYPE appdomain_GetAssemblyInfoById(IAppDomainInfo *This,
+                                                               AssemblyID assemblyID,
+                                                               IAssemblyInfo **ppAssemblyInfo)
 {
     struct clrie_pm_appdomain *d = from_iface(This);
     if (!ppAssemblyInfo)
@@ -109,8 +113,8 @@ static HRESULT appdomain_GetAssemblyInfoById(IAppDomainInfo *This, AssemblyID as
     return a ? S_OK : E_FAIL;
 }
 
-static HRESULT appdomain_GetAssemblyInfosByName(IAppDomainInfo *This, BSTR pszAssemblyName,
-                                                IEnumAssemblyInfo **ppAssemblyInfos)
+static HRESULT STDMETHODCALLTYPE appdomain_GetAssemblyInfosByName(
+    IAppDomainInfo *This, BSTR pszAssemblyName, IEnumAssemblyInfo **ppAssemblyInfos)
 {
     struct clrie_pm_appdomain *d = from_iface(This);
     if (!pszAssemblyName) {
@@ -123,7 +127,8 @@ static HRESULT appdomain_GetAssemblyInfosByName(IAppDomainInfo *This, BSTR pszAs
                                    (void **)ppAssemblyInfos);
 }
 
-static HRESULT appdomain_GetModuleCount(IAppDomainInfo *This, ULONG *pcModuleInfos)
+static HRESULT STDMETHODCALLTYPE appdomain_GetModuleCount(IAppDomainInfo *This,
+                                                          ULONG *pcModuleInfos)
 {
     struct clrie_pm_appdomain *d = from_iface(This);
     if (!pcModuleInfos)
@@ -134,8 +139,9 @@ static HRESULT appdomain_GetModuleCount(IAppDomainInfo *This, ULONG *pcModuleInf
     return S_OK;
 }
 
-static HRESULT appdomain_GetModuleInfoById(IAppDomainInfo *This, ModuleID moduleId,
-                                           IModuleInfo **ppModuleInfo)
+static HRESULT STDMETHODCALLTYPE appdomain_GetModuleInfoById(IAppDomainInfo *This,
+                                                             ModuleID moduleId,
+                                                             IModuleInfo **ppModuleInfo)
 {
     struct clrie_pm_appdomain *d = from_iface(This);
     if (!ppModuleInfo)
@@ -151,16 +157,17 @@ static HRESULT appdomain_GetModuleInfoById(IAppDomainInfo *This, ModuleID module
     return m ? S_OK : E_FAIL;
 }
 
-static HRESULT appdomain_GetModuleInfosByMvid(IAppDomainInfo *This, GUID mvid,
-                                              IEnumModuleInfo **ppModuleInfo)
+static HRESULT STDMETHODCALLTYPE appdomain_GetModuleInfosByMvid(IAppDomainInfo *This, GUID mvid,
+                                                                IEnumModuleInfo **ppModuleInfo)
 {
     struct clrie_pm_appdomain *d = from_iface(This);
     return clrie_pm_enum_from_list(d->domains, &IID_IEnumModuleInfo, &d->modules,
                                    clrie_pm_module_has_mvid, &mvid, (void **)ppModuleInfo);
 }
 
-static HRESULT appdomain_GetModuleInfosByName(IAppDomainInfo *This, BSTR pszModuleName,
-                                              IEnumModuleInfo **ppModuleInfo)
+static HRESULT STDMETHODCALLTYPE appdomain_GetModuleInfosByName(IAppDomainInfo *This,
+                                                                BSTR pszModuleName,
+                                                                IEnumModuleInfo **ppModuleInfo)
 {
     struct clrie_pm_appdomain *d = from_iface(This);
     if (!pszModuleName) {

@@ -51,7 +51,8 @@ CLRIE_PM_COM_CLASS(assembly_class, "IAssemblyInfo", struct clrie_pm_assembly, co
                    assembly_destroy, assembly_ifaces);
 CLRIE_PLUGIN_COM_IUNKNOWN(assembly, IAssemblyInfo, struct clrie_pm_assembly, iface, com)
 
-static HRESULT assembly_GetAppDomainInfo(IAssemblyInfo *This, IAppDomainInfo **ppAppDomainInfo)
+static HRESULT STDMETHODCALLTYPE assembly_GetAppDomainInfo(IAssemblyInfo *This,
+                                                           IAppDomainInfo **ppAppDomainInfo)
 {
     struct clrie_pm_assembly *a = from_iface(This);
     if (!ppAppDomainInfo)
@@ -61,7 +62,7 @@ static HRESULT assembly_GetAppDomainInfo(IAssemblyInfo *This, IAppDomainInfo **p
     return S_OK;
 }
 
-static HRESULT assembly_GetModuleCount(IAssemblyInfo *This, ULONG *pcModuleInfos)
+static HRESULT STDMETHODCALLTYPE assembly_GetModuleCount(IAssemblyInfo *This, ULONG *pcModuleInfos)
 {
     struct clrie_pm_assembly *a = from_iface(This);
     if (!pcModuleInfos)
@@ -73,16 +74,16 @@ static HRESULT assembly_GetModuleCount(IAssemblyInfo *This, ULONG *pcModuleInfos
 }
 
 /* cModuleInfos is unused, as in CLRIE: the enumerator holds every module. */
-static HRESULT assembly_GetModules(IAssemblyInfo *This, ULONG cModuleInfos,
-                                   IEnumModuleInfo **pModuleInfos)
+static HRESULT STDMETHODCALLTYPE assembly_GetModules(IAssemblyInfo *This, ULONG cModuleInfos,
+                                                     IEnumModuleInfo **pModuleInfos)
 {
     struct clrie_pm_assembly *a = from_iface(This);
     return clrie_pm_enum_from_list(a->domains, &IID_IEnumModuleInfo, &a->modules, NULL, NULL,
                                    (void **)pModuleInfos);
 }
 
-static HRESULT assembly_GetModuleById(IAssemblyInfo *This, ModuleID moduleId,
-                                      IModuleInfo **ppModuleInfo)
+static HRESULT STDMETHODCALLTYPE assembly_GetModuleById(IAssemblyInfo *This, ModuleID moduleId,
+                                                        IModuleInfo **ppModuleInfo)
 {
     struct clrie_pm_assembly *a = from_iface(This);
     if (!ppModuleInfo)
@@ -98,8 +99,8 @@ static HRESULT assembly_GetModuleById(IAssemblyInfo *This, ModuleID moduleId,
     return m ? S_OK : E_FAIL;
 }
 
-static HRESULT assembly_GetModuleByMvid(IAssemblyInfo *This, GUID *pMvid,
-                                        IModuleInfo **ppModuleInfo)
+static HRESULT STDMETHODCALLTYPE assembly_GetModuleByMvid(IAssemblyInfo *This, GUID *pMvid,
+                                                          IModuleInfo **ppModuleInfo)
 {
     struct clrie_pm_assembly *a = from_iface(This);
     if (!ppModuleInfo)
@@ -121,8 +122,8 @@ static HRESULT assembly_GetModuleByMvid(IAssemblyInfo *This, GUID *pMvid,
     return S_OK;
 }
 
-static HRESULT assembly_GetModulesByName(IAssemblyInfo *This, BSTR pszModuleName,
-                                         IEnumModuleInfo **ppModuleInfo)
+static HRESULT STDMETHODCALLTYPE assembly_GetModulesByName(IAssemblyInfo *This, BSTR pszModuleName,
+                                                           IEnumModuleInfo **ppModuleInfo)
 {
     struct clrie_pm_assembly *a = from_iface(This);
     if (!pszModuleName) {
@@ -145,7 +146,8 @@ static struct clrie_pm_module *manifest_of(struct clrie_pm_assembly *a)
     return m;
 }
 
-static HRESULT assembly_GetManifestModule(IAssemblyInfo *This, IModuleInfo **ppModuleInfo)
+static HRESULT STDMETHODCALLTYPE assembly_GetManifestModule(IAssemblyInfo *This,
+                                                            IModuleInfo **ppModuleInfo)
 {
     if (!ppModuleInfo)
         return E_POINTER;
@@ -155,16 +157,17 @@ static HRESULT assembly_GetManifestModule(IAssemblyInfo *This, IModuleInfo **ppM
 }
 
 /* Every method of a CoreCLR assembly is in its only module. */
-static HRESULT assembly_GetModuleForMethod(IAssemblyInfo *This, mdToken token,
-                                           IModuleInfo **ppModuleInfo)
+static HRESULT STDMETHODCALLTYPE assembly_GetModuleForMethod(IAssemblyInfo *This, mdToken token,
+                                                             IModuleInfo **ppModuleInfo)
 {
     return assembly_GetManifestModule(This, ppModuleInfo);
 }
 
 /* The TypeDef named pszTypeName (namespace-qualified) in the manifest module; nested in
  * tkResolutionScope when that is a TypeDef. */
-static HRESULT assembly_GetModuleForType(IAssemblyInfo *This, BSTR pszTypeName,
-                                         mdToken tkResolutionScope, mdToken *pTkTypeDef)
+static HRESULT STDMETHODCALLTYPE assembly_GetModuleForType(IAssemblyInfo *This, BSTR pszTypeName,
+                                                           mdToken tkResolutionScope,
+                                                           mdToken *pTkTypeDef)
 {
     if (!pTkTypeDef)
         return E_POINTER;
@@ -182,7 +185,8 @@ static HRESULT assembly_GetModuleForType(IAssemblyInfo *This, BSTR pszTypeName,
     return hr;
 }
 
-static HRESULT assembly_GetPublicKey(IAssemblyInfo *This, ULONG cbBytes, BYTE *pbBytes)
+static HRESULT STDMETHODCALLTYPE assembly_GetPublicKey(IAssemblyInfo *This, ULONG cbBytes,
+                                                       BYTE *pbBytes)
 {
     struct clrie_pm_assembly *a = from_iface(This);
     if (!pbBytes)
@@ -197,7 +201,7 @@ static HRESULT assembly_GetPublicKey(IAssemblyInfo *This, ULONG cbBytes, BYTE *p
     return hr;
 }
 
-static HRESULT assembly_GetPublicKeySize(IAssemblyInfo *This, ULONG *pcbBytes)
+static HRESULT STDMETHODCALLTYPE assembly_GetPublicKeySize(IAssemblyInfo *This, ULONG *pcbBytes)
 {
     struct clrie_pm_assembly *a = from_iface(This);
     if (!pcbBytes)
@@ -208,7 +212,8 @@ static HRESULT assembly_GetPublicKeySize(IAssemblyInfo *This, ULONG *pcbBytes)
     return S_OK;
 }
 
-static HRESULT assembly_GetPublicKeyToken(IAssemblyInfo *This, BSTR *pbstrPublicKeyToken)
+static HRESULT STDMETHODCALLTYPE assembly_GetPublicKeyToken(IAssemblyInfo *This,
+                                                            BSTR *pbstrPublicKeyToken)
 {
     struct clrie_pm_assembly *a = from_iface(This);
     if (!pbstrPublicKeyToken)
@@ -241,7 +246,7 @@ static HRESULT assembly_GetPublicKeyToken(IAssemblyInfo *This, BSTR *pbstrPublic
     return clrie_pm_text_to_bstr(text, 16, pbstrPublicKeyToken);
 }
 
-static HRESULT assembly_GetID(IAssemblyInfo *This, AssemblyID *pAssemblyId)
+static HRESULT STDMETHODCALLTYPE assembly_GetID(IAssemblyInfo *This, AssemblyID *pAssemblyId)
 {
     if (!pAssemblyId)
         return E_POINTER;
@@ -249,7 +254,7 @@ static HRESULT assembly_GetID(IAssemblyInfo *This, AssemblyID *pAssemblyId)
     return S_OK;
 }
 
-static HRESULT assembly_GetName(IAssemblyInfo *This, BSTR *pbstrName)
+static HRESULT STDMETHODCALLTYPE assembly_GetName(IAssemblyInfo *This, BSTR *pbstrName)
 {
     struct clrie_pm_assembly *a = from_iface(This);
     if (!pbstrName)
@@ -260,7 +265,7 @@ static HRESULT assembly_GetName(IAssemblyInfo *This, BSTR *pbstrName)
     return hr;
 }
 
-static HRESULT assembly_GetMetaDataToken(IAssemblyInfo *This, DWORD *pdwToken)
+static HRESULT STDMETHODCALLTYPE assembly_GetMetaDataToken(IAssemblyInfo *This, DWORD *pdwToken)
 {
     struct clrie_pm_assembly *a = from_iface(This);
     if (!pdwToken)

@@ -37,7 +37,8 @@ CLRIE_PM_COM_CLASS(collection_class, "IAppDomainCollection", struct clrie_pm_dom
                    collection_destroy, collection_ifaces);
 CLRIE_PLUGIN_COM_IUNKNOWN(collection, IAppDomainCollection, struct clrie_pm_domains, iface, com)
 
-static HRESULT collection_GetAppDomainCount(IAppDomainCollection *This, DWORD *pdwCount)
+static HRESULT STDMETHODCALLTYPE collection_GetAppDomainCount(IAppDomainCollection *This,
+                                                              DWORD *pdwCount)
 {
     struct clrie_pm_domains *d = from_iface(This);
     if (!pdwCount)
@@ -48,8 +49,9 @@ static HRESULT collection_GetAppDomainCount(IAppDomainCollection *This, DWORD *p
     return S_OK;
 }
 
-static HRESULT collection_GetAppDomainById(IAppDomainCollection *This, AppDomainID appDomainId,
-                                           IAppDomainInfo **ppAppDomainInfo)
+static HRESULT STDMETHODCALLTYPE collection_GetAppDomainById(IAppDomainCollection *This,
+                                                             AppDomainID appDomainId,
+                                                             IAppDomainInfo **ppAppDomainInfo)
 {
     struct clrie_pm_domains *d = from_iface(This);
     if (!ppAppDomainInfo)
@@ -59,8 +61,9 @@ static HRESULT collection_GetAppDomainById(IAppDomainCollection *This, AppDomain
     return dom ? S_OK : E_FAIL;
 }
 
-static HRESULT collection_GetAppDomainIDs(IAppDomainCollection *This, DWORD cAppDomains,
-                                          DWORD *pcActual, AppDomainID *AppDomainIDs)
+static HRESULT STDMETHODCALLTYPE collection_GetAppDomainIDs(IAppDomainCollection *This,
+                                                            DWORD cAppDomains, DWORD *pcActual,
+                                                            AppDomainID *AppDomainIDs)
 {
     struct clrie_pm_domains *d = from_iface(This);
     if (!pcActual || (!AppDomainIDs && cAppDomains))
@@ -74,16 +77,17 @@ static HRESULT collection_GetAppDomainIDs(IAppDomainCollection *This, DWORD cApp
     return (!AppDomainIDs || count <= cAppDomains) ? S_OK : E_NOT_SUFFICIENT_BUFFER;
 }
 
-static HRESULT collection_GetAppDomains(IAppDomainCollection *This,
-                                        IEnumAppDomainInfo **ppEnumAppDomains)
+static HRESULT STDMETHODCALLTYPE collection_GetAppDomains(IAppDomainCollection *This,
+                                                          IEnumAppDomainInfo **ppEnumAppDomains)
 {
     struct clrie_pm_domains *d = from_iface(This);
     return clrie_pm_enum_from_list(d, &IID_IEnumAppDomainInfo, &d->domain_list, NULL, NULL,
                                    (void **)ppEnumAppDomains);
 }
 
-static HRESULT collection_GetAssemblyInfoById(IAppDomainCollection *This, AssemblyID assemblyID,
-                                              IAssemblyInfo **ppAssemblyInfo)
+static HRESULT STDMETHODCALLTYPE collection_GetAssemblyInfoById(IAppDomainCollection *This,
+                                                                AssemblyID assemblyID,
+                                                                IAssemblyInfo **ppAssemblyInfo)
 {
     struct clrie_pm_domains *d = from_iface(This);
     if (!ppAssemblyInfo)
@@ -93,14 +97,16 @@ static HRESULT collection_GetAssemblyInfoById(IAppDomainCollection *This, Assemb
     return a ? S_OK : E_FAIL;
 }
 
-static HRESULT collection_GetModuleInfoById(IAppDomainCollection *This, ModuleID moduleID,
-                                            IModuleInfo **ppModuleInfo)
+static HRESULT STDMETHODCALLTYPE collection_GetModuleInfoById(IAppDomainCollection *This,
+                                                              ModuleID moduleID,
+                                                              IModuleInfo **ppModuleInfo)
 {
     return clrie_pm_domains_find_module(from_iface(This), moduleID, ppModuleInfo);
 }
 
-static HRESULT collection_GetModuleInfosByMvid(IAppDomainCollection *This, GUID mvid,
-                                               IEnumModuleInfo **ppEnum)
+static HRESULT STDMETHODCALLTYPE collection_GetModuleInfosByMvid(IAppDomainCollection *This,
+                                                                 GUID mvid,
+                                                                 IEnumModuleInfo **ppEnum)
 {
     struct clrie_pm_domains *d = from_iface(This);
     if (!ppEnum)
@@ -121,8 +127,9 @@ static HRESULT collection_GetModuleInfosByMvid(IAppDomainCollection *This, GUID 
     return S_OK;
 }
 
-static HRESULT collection_GetMethodInfoById(IAppDomainCollection *This, FunctionID functionID,
-                                            IMethodInfo **ppMethodInfo)
+static HRESULT STDMETHODCALLTYPE collection_GetMethodInfoById(IAppDomainCollection *This,
+                                                              FunctionID functionID,
+                                                              IMethodInfo **ppMethodInfo)
 {
     struct clrie_pm_domains *d = CLRIE_CONTAINER_OF(This, struct clrie_pm_domains, iface);
     if (!ppMethodInfo)

@@ -71,20 +71,21 @@ CLRIE_PM_COM_CLASS(module_class, "IModuleInfo", struct clrie_pm_module, com, mod
                    module_ifaces);
 CLRIE_PLUGIN_COM_IUNKNOWN(module, IModuleInfo3, struct clrie_pm_module, iface, com)
 
-static HRESULT module_GetModuleName(IModuleInfo3 *This, BSTR *pbstrModuleName)
+static HRESULT STDMETHODCALLTYPE module_GetModuleName(IModuleInfo3 *This, BSTR *pbstrModuleName)
 {
     struct clrie_pm_module *m = from_iface(This);
     return clrie_pm_text_to_bstr(m->path.text + m->name_offset, m->path.len - m->name_offset,
                                  pbstrModuleName);
 }
 
-static HRESULT module_GetFullPath(IModuleInfo3 *This, BSTR *pbstrFullPath)
+static HRESULT STDMETHODCALLTYPE module_GetFullPath(IModuleInfo3 *This, BSTR *pbstrFullPath)
 {
     struct clrie_pm_module *m = from_iface(This);
     return clrie_pm_text_to_bstr(m->path.text, m->path.len, pbstrFullPath);
 }
 
-static HRESULT module_GetAssemblyInfo(IModuleInfo3 *This, IAssemblyInfo **ppAssemblyInfo)
+static HRESULT STDMETHODCALLTYPE module_GetAssemblyInfo(IModuleInfo3 *This,
+                                                        IAssemblyInfo **ppAssemblyInfo)
 {
     struct clrie_pm_module *m = from_iface(This);
     if (!ppAssemblyInfo)
@@ -94,7 +95,8 @@ static HRESULT module_GetAssemblyInfo(IModuleInfo3 *This, IAssemblyInfo **ppAsse
     return S_OK;
 }
 
-static HRESULT module_GetAppDomainInfo(IModuleInfo3 *This, IAppDomainInfo **ppAppDomainInfo)
+static HRESULT STDMETHODCALLTYPE module_GetAppDomainInfo(IModuleInfo3 *This,
+                                                         IAppDomainInfo **ppAppDomainInfo)
 {
     struct clrie_pm_module *m = from_iface(This);
     if (!ppAppDomainInfo)
@@ -116,28 +118,31 @@ static HRESULT copy_metadata(IUnknown *cached, IUnknown **out)
     return S_OK;
 }
 
-static HRESULT module_GetMetaDataImport(IModuleInfo3 *This, IUnknown **ppMetaDataImport)
+static HRESULT STDMETHODCALLTYPE module_GetMetaDataImport(IModuleInfo3 *This,
+                                                          IUnknown **ppMetaDataImport)
 {
     return copy_metadata(from_iface(This)->import, ppMetaDataImport);
 }
 
-static HRESULT module_GetMetaDataAssemblyImport(IModuleInfo3 *This,
-                                                IUnknown **ppMetaDataAssemblyImport)
+static HRESULT STDMETHODCALLTYPE
+module_GetMetaDataAssemblyImport(IModuleInfo3 *This, IUnknown **ppMetaDataAssemblyImport)
 {
     return copy_metadata(from_iface(This)->assembly_import, ppMetaDataAssemblyImport);
 }
 
-static HRESULT module_GetMetaDataEmit(IModuleInfo3 *This, IUnknown **ppMetaDataEmit)
+static HRESULT STDMETHODCALLTYPE module_GetMetaDataEmit(IModuleInfo3 *This,
+                                                        IUnknown **ppMetaDataEmit)
 {
     return copy_metadata(from_iface(This)->emit, ppMetaDataEmit);
 }
 
-static HRESULT module_GetMetaDataAssemblyEmit(IModuleInfo3 *This, IUnknown **ppMetaDataAssemblyEmit)
+static HRESULT STDMETHODCALLTYPE module_GetMetaDataAssemblyEmit(IModuleInfo3 *This,
+                                                                IUnknown **ppMetaDataAssemblyEmit)
 {
     return copy_metadata(from_iface(This)->assembly_emit, ppMetaDataAssemblyEmit);
 }
 
-static HRESULT module_GetModuleID(IModuleInfo3 *This, ModuleID *pModuleId)
+static HRESULT STDMETHODCALLTYPE module_GetModuleID(IModuleInfo3 *This, ModuleID *pModuleId)
 {
     if (!pModuleId)
         return E_POINTER;
@@ -145,7 +150,7 @@ static HRESULT module_GetModuleID(IModuleInfo3 *This, ModuleID *pModuleId)
     return S_OK;
 }
 
-static HRESULT module_GetMVID(IModuleInfo3 *This, GUID *pguidMvid)
+static HRESULT STDMETHODCALLTYPE module_GetMVID(IModuleInfo3 *This, GUID *pguidMvid)
 {
     if (!pguidMvid)
         return E_POINTER;
@@ -161,41 +166,41 @@ static HRESULT answer(BOOL *out, bool value)
     return S_OK;
 }
 
-static HRESULT module_GetIsILOnly(IModuleInfo3 *This, BOOL *pbValue)
+static HRESULT STDMETHODCALLTYPE module_GetIsILOnly(IModuleInfo3 *This, BOOL *pbValue)
 {
     struct clrie_pm_module *m = from_iface(This);
     return answer(pbValue, m->have_image && m->image.has_cli_header &&
                                (m->image.cli_flags & CLRIE_IL_COMIMAGE_FLAGS_ILONLY));
 }
 
-static HRESULT module_GetIsMscorlib(IModuleInfo3 *This, BOOL *pbValue)
+static HRESULT STDMETHODCALLTYPE module_GetIsMscorlib(IModuleInfo3 *This, BOOL *pbValue)
 {
     return answer(pbValue, clrie_pm_module_has_name(from_iface(This), u"mscorlib.dll"));
 }
 
-static HRESULT module_GetIsDynamic(IModuleInfo3 *This, BOOL *pbValue)
+static HRESULT STDMETHODCALLTYPE module_GetIsDynamic(IModuleInfo3 *This, BOOL *pbValue)
 {
     struct clrie_pm_module *m = from_iface(This);
     return answer(pbValue, (m->flags & COR_PRF_MODULE_DYNAMIC) || m->base == NULL);
 }
 
-static HRESULT module_GetIsNgen(IModuleInfo3 *This, BOOL *pbValue)
+static HRESULT STDMETHODCALLTYPE module_GetIsNgen(IModuleInfo3 *This, BOOL *pbValue)
 {
     return answer(pbValue, from_iface(This)->flags & COR_PRF_MODULE_NGEN);
 }
 
-static HRESULT module_GetIsWinRT(IModuleInfo3 *This, BOOL *pbValue)
+static HRESULT STDMETHODCALLTYPE module_GetIsWinRT(IModuleInfo3 *This, BOOL *pbValue)
 {
     return answer(pbValue, from_iface(This)->flags & COR_PRF_MODULE_WINDOWS_RUNTIME);
 }
 
-static HRESULT module_GetIs64bit(IModuleInfo3 *This, BOOL *pbValue)
+static HRESULT STDMETHODCALLTYPE module_GetIs64bit(IModuleInfo3 *This, BOOL *pbValue)
 {
     struct clrie_pm_module *m = from_iface(This);
     return answer(pbValue, m->have_image && m->image.pe32_plus);
 }
 
-static HRESULT module_GetImageBase(IModuleInfo3 *This, LPCBYTE *pbValue)
+static HRESULT STDMETHODCALLTYPE module_GetImageBase(IModuleInfo3 *This, LPCBYTE *pbValue)
 {
     if (!pbValue)
         return E_POINTER;
@@ -204,7 +209,8 @@ static HRESULT module_GetImageBase(IModuleInfo3 *This, LPCBYTE *pbValue)
 }
 
 /* Copies up to cbValue bytes of the IMAGE_COR20_HEADER (72 bytes); E_FAIL without one. */
-static HRESULT module_GetCorHeader(IModuleInfo3 *This, DWORD cbValue, BYTE *pbValue)
+static HRESULT STDMETHODCALLTYPE module_GetCorHeader(IModuleInfo3 *This, DWORD cbValue,
+                                                     BYTE *pbValue)
 {
     struct clrie_pm_module *m = from_iface(This);
     if (!pbValue)
@@ -217,7 +223,8 @@ static HRESULT module_GetCorHeader(IModuleInfo3 *This, DWORD cbValue, BYTE *pbVa
 }
 
 /* E_FAIL when the module has no entry point (as CLRIE), e.g. a library. */
-static HRESULT module_GetEntrypointToken(IModuleInfo3 *This, DWORD *pdwEntrypointToken)
+static HRESULT STDMETHODCALLTYPE module_GetEntrypointToken(IModuleInfo3 *This,
+                                                           DWORD *pdwEntrypointToken)
 {
     struct clrie_pm_module *m = from_iface(This);
     if (!pdwEntrypointToken)
@@ -226,18 +233,20 @@ static HRESULT module_GetEntrypointToken(IModuleInfo3 *This, DWORD *pdwEntrypoin
     return *pdwEntrypointToken != mdTokenNil ? S_OK : E_FAIL;
 }
 
-static HRESULT module_GetModuleVersion(IModuleInfo3 *This, DWORD cbValue, BYTE *pbValue)
+static HRESULT STDMETHODCALLTYPE module_GetModuleVersion(IModuleInfo3 *This, DWORD cbValue,
+                                                         BYTE *pbValue)
 {
     return pbValue ? E_NOTIMPL : E_POINTER;
 }
 
-static HRESULT module_RequestRejit(IModuleInfo3 *This, mdToken methodToken)
+static HRESULT STDMETHODCALLTYPE module_RequestRejit(IModuleInfo3 *This, mdToken methodToken)
 {
     return clrie_pm_module_request_rejit(from_iface(This), methodToken);
 }
 
 /* A new factory each call, as CLRIE; it holds the module and its metadata import. */
-static HRESULT module_CreateTypeFactory(IModuleInfo3 *This, ITypeCreator **ppTypeFactory)
+static HRESULT STDMETHODCALLTYPE module_CreateTypeFactory(IModuleInfo3 *This,
+                                                          ITypeCreator **ppTypeFactory)
 {
     struct clrie_pm_module *m = from_iface(This);
     return clrie_pm_types_creator_new((IModuleInfo *)This, (IMetaDataImport *)(void *)m->import,
@@ -245,8 +254,8 @@ static HRESULT module_CreateTypeFactory(IModuleInfo3 *This, ITypeCreator **ppTyp
 }
 
 /* Info-only method infos (no IL), made by the manager's method factory. */
-static HRESULT module_GetMethodInfoById(IModuleInfo3 *This, FunctionID functionID,
-                                        IMethodInfo **ppMethodInfo)
+static HRESULT STDMETHODCALLTYPE module_GetMethodInfoById(IModuleInfo3 *This, FunctionID functionID,
+                                                          IMethodInfo **ppMethodInfo)
 {
     struct clrie_pm_domains *d = from_iface(This)->domains;
     if (!ppMethodInfo)
@@ -257,8 +266,8 @@ static HRESULT module_GetMethodInfoById(IModuleInfo3 *This, FunctionID functionI
     return d->method_factory.by_function(d->method_factory.ctx, functionID, ppMethodInfo);
 }
 
-static HRESULT module_GetMethodInfoByToken(IModuleInfo3 *This, mdToken token,
-                                           IMethodInfo **ppMethodInfo)
+static HRESULT STDMETHODCALLTYPE module_GetMethodInfoByToken(IModuleInfo3 *This, mdToken token,
+                                                             IMethodInfo **ppMethodInfo)
 {
     struct clrie_pm_domains *d = from_iface(This)->domains;
     if (!ppMethodInfo)
@@ -272,13 +281,14 @@ static HRESULT module_GetMethodInfoByToken(IModuleInfo3 *This, mdToken token,
                                       ppMethodInfo);
 }
 
-static HRESULT module_ImportModule(IModuleInfo3 *This, IUnknown *pSourceModuleMetadataImport,
-                                   LPCBYTE *pSourceImage)
+static HRESULT STDMETHODCALLTYPE module_ImportModule(IModuleInfo3 *This,
+                                                     IUnknown *pSourceModuleMetadataImport,
+                                                     LPCBYTE *pSourceImage)
 {
     return E_NOTIMPL;
 }
 
-static HRESULT module_GetIsFlatLayout(IModuleInfo3 *This, BOOL *pbValue)
+static HRESULT STDMETHODCALLTYPE module_GetIsFlatLayout(IModuleInfo3 *This, BOOL *pbValue)
 {
     return answer(pbValue, from_iface(This)->flags & COR_PRF_MODULE_FLAT_LAYOUT);
 }
@@ -286,7 +296,8 @@ static HRESULT module_GetIsFlatLayout(IModuleInfo3 *This, BOOL *pbValue)
 /* The address of an RVA in the loaded image: base + rva when mapped, through the section table
  * when flat. E_NOTIMPL for a module without an image (dynamic, as CLRIE), E_INVALIDARG for an
  * RVA outside the image. */
-static HRESULT module_ResolveRva(IModuleInfo3 *This, DWORD rva, LPCBYTE *ppbResolvedAddress)
+static HRESULT STDMETHODCALLTYPE module_ResolveRva(IModuleInfo3 *This, DWORD rva,
+                                                   LPCBYTE *ppbResolvedAddress)
 {
     struct clrie_pm_module *m = from_iface(This);
     if (!ppbResolvedAddress)
@@ -298,7 +309,7 @@ static HRESULT module_ResolveRva(IModuleInfo3 *This, DWORD rva, LPCBYTE *ppbReso
     return *ppbResolvedAddress ? S_OK : E_INVALIDARG;
 }
 
-static HRESULT module_GetIsLoadedFromDisk(IModuleInfo3 *This, BOOL *pbValue)
+static HRESULT STDMETHODCALLTYPE module_GetIsLoadedFromDisk(IModuleInfo3 *This, BOOL *pbValue)
 {
     return answer(pbValue, from_iface(This)->flags & COR_PRF_MODULE_DISK);
 }

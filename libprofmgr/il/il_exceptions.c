@@ -77,7 +77,8 @@ CLRIE_PM_COM_CLASS_LOGGED(section_class, "IExceptionSection", struct il_exceptio
                           section_ifaces, IL_LOG_OF);
 CLRIE_PM_COM_OWNED(section, IExceptionSection, struct il_exceptions, iface, com, IL_OWNER)
 
-static HRESULT section_GetMethodInfo(IExceptionSection *This, IMethodInfo **ppMethodInfo)
+static HRESULT STDMETHODCALLTYPE section_GetMethodInfo(IExceptionSection *This,
+                                                       IMethodInfo **ppMethodInfo)
 {
     if (!ppMethodInfo)
         return E_POINTER;
@@ -88,7 +89,8 @@ static HRESULT section_GetMethodInfo(IExceptionSection *This, IMethodInfo **ppMe
     return S_OK;
 }
 
-static HRESULT section_GetExceptionClauses(IExceptionSection *This, IEnumExceptionClauses **ppEnum)
+static HRESULT STDMETHODCALLTYPE section_GetExceptionClauses(IExceptionSection *This,
+                                                             IEnumExceptionClauses **ppEnum)
 {
     struct il_body *body = of_section(This)->body;
     if (!ppEnum)
@@ -154,7 +156,8 @@ done:
     return hr;
 }
 
-static HRESULT section_AddExceptionClause(IExceptionSection *This, IExceptionClause *pClause)
+static HRESULT STDMETHODCALLTYPE section_AddExceptionClause(IExceptionSection *This,
+                                                            IExceptionClause *pClause)
 {
     IL_EDIT(of_section(This)->body, "IExceptionSection::AddExceptionClause");
     struct il_body *body = of_section(This)->body;
@@ -199,7 +202,8 @@ static HRESULT section_AddExceptionClause(IExceptionSection *This, IExceptionCla
     return S_OK;
 }
 
-static HRESULT section_RemoveExceptionClause(IExceptionSection *This, IExceptionClause *pClause)
+static HRESULT STDMETHODCALLTYPE section_RemoveExceptionClause(IExceptionSection *This,
+                                                               IExceptionClause *pClause)
 {
     IL_EDIT(of_section(This)->body, "IExceptionSection::RemoveExceptionClause");
     struct il_body *body = of_section(This)->body;
@@ -217,7 +221,7 @@ static HRESULT section_RemoveExceptionClause(IExceptionSection *This, IException
     return hr;
 }
 
-static HRESULT section_RemoveAllExceptionClauses(IExceptionSection *This)
+static HRESULT STDMETHODCALLTYPE section_RemoveAllExceptionClauses(IExceptionSection *This)
 {
     IL_EDIT(of_section(This)->body, "IExceptionSection::RemoveAllExceptionClauses");
     struct il_body *body = of_section(This)->body;
@@ -234,11 +238,10 @@ static HRESULT section_RemoveAllExceptionClauses(IExceptionSection *This)
     return S_OK;
 }
 
-static HRESULT section_AddNewExceptionClause(IExceptionSection *This, DWORD flags,
-                                             IInstruction *pTryFirst, IInstruction *pTryLast,
-                                             IInstruction *pHandlerFirst,
-                                             IInstruction *pHandlerLast, IInstruction *pFilterFirst,
-                                             mdToken handlerTypeToken, IExceptionClause **ppClause)
+static HRESULT STDMETHODCALLTYPE section_AddNewExceptionClause(
+    IExceptionSection *This, DWORD flags, IInstruction *pTryFirst, IInstruction *pTryLast,
+    IInstruction *pHandlerFirst, IInstruction *pHandlerLast, IInstruction *pFilterFirst,
+    mdToken handlerTypeToken, IExceptionClause **ppClause)
 {
     IL_EDIT(of_section(This)->body, "IExceptionSection::AddNewExceptionClause");
     struct il_body *body = of_section(This)->body;
@@ -299,7 +302,7 @@ static void current_info(struct il_clause *obj, struct clrie_il_clause_info *inf
         clrie_il_clause_get(obj->clause, info);
 }
 
-static HRESULT clause_GetFlags(IExceptionClause *This, DWORD *pFlags)
+static HRESULT STDMETHODCALLTYPE clause_GetFlags(IExceptionClause *This, DWORD *pFlags)
 {
     if (!pFlags)
         return E_POINTER;
@@ -338,32 +341,38 @@ static HRESULT get_part(IExceptionClause *This, enum part p, IInstruction **out)
     return clrie_pm__il_instruction_give(obj->body, obj->graph, n, S_OK, out);
 }
 
-static HRESULT clause_GetTryFirstInstruction(IExceptionClause *This, IInstruction **pp)
+static HRESULT STDMETHODCALLTYPE clause_GetTryFirstInstruction(IExceptionClause *This,
+                                                               IInstruction **pp)
 {
     return get_part(This, TRY_FIRST, pp);
 }
 
-static HRESULT clause_GetTryLastInstruction(IExceptionClause *This, IInstruction **pp)
+static HRESULT STDMETHODCALLTYPE clause_GetTryLastInstruction(IExceptionClause *This,
+                                                              IInstruction **pp)
 {
     return get_part(This, TRY_LAST, pp);
 }
 
-static HRESULT clause_GetHandlerFirstInstruction(IExceptionClause *This, IInstruction **pp)
+static HRESULT STDMETHODCALLTYPE clause_GetHandlerFirstInstruction(IExceptionClause *This,
+                                                                   IInstruction **pp)
 {
     return get_part(This, HANDLER_FIRST, pp);
 }
 
-static HRESULT clause_GetHandlerLastInstruction(IExceptionClause *This, IInstruction **pp)
+static HRESULT STDMETHODCALLTYPE clause_GetHandlerLastInstruction(IExceptionClause *This,
+                                                                  IInstruction **pp)
 {
     return get_part(This, HANDLER_LAST, pp);
 }
 
-static HRESULT clause_GetFilterFirstInstruction(IExceptionClause *This, IInstruction **pp)
+static HRESULT STDMETHODCALLTYPE clause_GetFilterFirstInstruction(IExceptionClause *This,
+                                                                  IInstruction **pp)
 {
     return get_part(This, FILTER_FIRST, pp);
 }
 
-static HRESULT clause_GetExceptionHandlerType(IExceptionClause *This, mdToken *pToken)
+static HRESULT STDMETHODCALLTYPE clause_GetExceptionHandlerType(IExceptionClause *This,
+                                                                mdToken *pToken)
 {
     if (!pToken)
         return E_POINTER;
@@ -397,7 +406,7 @@ static HRESULT editable(struct il_clause *obj, const char *what, struct clrie_il
     return S_OK;
 }
 
-static HRESULT clause_SetFlags(IExceptionClause *This, DWORD flags)
+static HRESULT STDMETHODCALLTYPE clause_SetFlags(IExceptionClause *This, DWORD flags)
 {
     IL_EDIT(of_clause(This)->body, "IExceptionClause::SetFlags");
     struct il_clause *obj = of_clause(This);
@@ -445,37 +454,43 @@ static HRESULT set_part(IExceptionClause *This, enum part p, IInstruction *instr
     return apply(obj, &info, what);
 }
 
-static HRESULT clause_SetTryFirstInstruction(IExceptionClause *This, IInstruction *p)
+static HRESULT STDMETHODCALLTYPE clause_SetTryFirstInstruction(IExceptionClause *This,
+                                                               IInstruction *p)
 {
     IL_EDIT(of_clause(This)->body, "IExceptionClause::SetTryFirstInstruction");
     return set_part(This, TRY_FIRST, p, "IExceptionClause::SetTryFirstInstruction");
 }
 
-static HRESULT clause_SetTryLastInstruction(IExceptionClause *This, IInstruction *p)
+static HRESULT STDMETHODCALLTYPE clause_SetTryLastInstruction(IExceptionClause *This,
+                                                              IInstruction *p)
 {
     IL_EDIT(of_clause(This)->body, "IExceptionClause::SetTryLastInstruction");
     return set_part(This, TRY_LAST, p, "IExceptionClause::SetTryLastInstruction");
 }
 
-static HRESULT clause_SetHandlerFirstInstruction(IExceptionClause *This, IInstruction *p)
+static HRESULT STDMETHODCALLTYPE clause_SetHandlerFirstInstruction(IExceptionClause *This,
+                                                                   IInstruction *p)
 {
     IL_EDIT(of_clause(This)->body, "IExceptionClause::SetHandlerFirstInstruction");
     return set_part(This, HANDLER_FIRST, p, "IExceptionClause::SetHandlerFirstInstruction");
 }
 
-static HRESULT clause_SetHandlerLastInstruction(IExceptionClause *This, IInstruction *p)
+static HRESULT STDMETHODCALLTYPE clause_SetHandlerLastInstruction(IExceptionClause *This,
+                                                                  IInstruction *p)
 {
     IL_EDIT(of_clause(This)->body, "IExceptionClause::SetHandlerLastInstruction");
     return set_part(This, HANDLER_LAST, p, "IExceptionClause::SetHandlerLastInstruction");
 }
 
-static HRESULT clause_SetFilterFirstInstruction(IExceptionClause *This, IInstruction *p)
+static HRESULT STDMETHODCALLTYPE clause_SetFilterFirstInstruction(IExceptionClause *This,
+                                                                  IInstruction *p)
 {
     IL_EDIT(of_clause(This)->body, "IExceptionClause::SetFilterFirstInstruction");
     return set_part(This, FILTER_FIRST, p, "IExceptionClause::SetFilterFirstInstruction");
 }
 
-static HRESULT clause_SetExceptionHandlerType(IExceptionClause *This, mdToken token)
+static HRESULT STDMETHODCALLTYPE clause_SetExceptionHandlerType(IExceptionClause *This,
+                                                                mdToken token)
 {
     IL_EDIT(of_clause(This)->body, "IExceptionClause::SetExceptionHandlerType");
     struct il_clause *obj = of_clause(This);

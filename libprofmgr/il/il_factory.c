@@ -36,8 +36,9 @@ static HRESULT made(struct il_factory *f, int r, struct clrie_il_instr *n, const
     return clrie_pm__il_instruction_give(f->body, f->body->graph, n, E_FAIL, out);
 }
 
-static HRESULT factory_CreateInstruction(IInstructionFactory *This, ILOrdinalOpcode opcode,
-                                         IInstruction **ppInstruction)
+static HRESULT STDMETHODCALLTYPE factory_CreateInstruction(IInstructionFactory *This,
+                                                           ILOrdinalOpcode opcode,
+                                                           IInstruction **ppInstruction)
 {
     IL_EDIT(of_factory(This)->body, "IInstructionFactory::CreateInstruction");
     struct il_factory *f = of_factory(This);
@@ -100,63 +101,70 @@ static HRESULT create_operand(IInstructionFactory *This, const char *what, ILOrd
 
 #define KIND(k) (1u << CLRIE_IL_OPERAND_##k)
 
-static HRESULT factory_CreateByteOperandInstruction(IInstructionFactory *This,
-                                                    ILOrdinalOpcode opcode, BYTE operand,
-                                                    IInstruction **pp)
+static HRESULT STDMETHODCALLTYPE factory_CreateByteOperandInstruction(IInstructionFactory *This,
+                                                                      ILOrdinalOpcode opcode,
+                                                                      BYTE operand,
+                                                                      IInstruction **pp)
 {
     IL_EDIT(of_factory(This)->body, "IInstructionFactory::CreateByteOperandInstruction");
     return create_operand(This, "IInstructionFactory::CreateByteOperandInstruction", opcode,
                           KIND(INT8) | KIND(UINT8), &operand, sizeof(operand), pp);
 }
 
-static HRESULT factory_CreateUShortOperandInstruction(IInstructionFactory *This,
-                                                      ILOrdinalOpcode opcode, USHORT operand,
-                                                      IInstruction **pp)
+static HRESULT STDMETHODCALLTYPE factory_CreateUShortOperandInstruction(IInstructionFactory *This,
+                                                                        ILOrdinalOpcode opcode,
+                                                                        USHORT operand,
+                                                                        IInstruction **pp)
 {
     IL_EDIT(of_factory(This)->body, "IInstructionFactory::CreateUShortOperandInstruction");
     return create_operand(This, "IInstructionFactory::CreateUShortOperandInstruction", opcode,
                           KIND(UINT16), &operand, sizeof(operand), pp);
 }
 
-static HRESULT factory_CreateIntOperandInstruction(IInstructionFactory *This,
-                                                   ILOrdinalOpcode opcode, INT32 operand,
-                                                   IInstruction **pp)
+static HRESULT STDMETHODCALLTYPE factory_CreateIntOperandInstruction(IInstructionFactory *This,
+                                                                     ILOrdinalOpcode opcode,
+                                                                     INT32 operand,
+                                                                     IInstruction **pp)
 {
     IL_EDIT(of_factory(This)->body, "IInstructionFactory::CreateIntOperandInstruction");
     return create_operand(This, "IInstructionFactory::CreateIntOperandInstruction", opcode,
                           KIND(INT32) | KIND(TOKEN), &operand, sizeof(operand), pp);
 }
 
-static HRESULT factory_CreateLongOperandInstruction(IInstructionFactory *This,
-                                                    ILOrdinalOpcode opcode, INT64 operand,
-                                                    IInstruction **pp)
+static HRESULT STDMETHODCALLTYPE factory_CreateLongOperandInstruction(IInstructionFactory *This,
+                                                                      ILOrdinalOpcode opcode,
+                                                                      INT64 operand,
+                                                                      IInstruction **pp)
 {
     IL_EDIT(of_factory(This)->body, "IInstructionFactory::CreateLongOperandInstruction");
     return create_operand(This, "IInstructionFactory::CreateLongOperandInstruction", opcode,
                           KIND(INT64), &operand, sizeof(operand), pp);
 }
 
-static HRESULT factory_CreateFloatOperandInstruction(IInstructionFactory *This,
-                                                     ILOrdinalOpcode opcode, float operand,
-                                                     IInstruction **pp)
+static HRESULT STDMETHODCALLTYPE factory_CreateFloatOperandInstruction(IInstructionFactory *This,
+                                                                       ILOrdinalOpcode opcode,
+                                                                       float operand,
+                                                                       IInstruction **pp)
 {
     IL_EDIT(of_factory(This)->body, "IInstructionFactory::CreateFloatOperandInstruction");
     return create_operand(This, "IInstructionFactory::CreateFloatOperandInstruction", opcode,
                           KIND(FLOAT32), &operand, sizeof(operand), pp);
 }
 
-static HRESULT factory_CreateDoubleOperandInstruction(IInstructionFactory *This,
-                                                      ILOrdinalOpcode opcode, double operand,
-                                                      IInstruction **pp)
+static HRESULT STDMETHODCALLTYPE factory_CreateDoubleOperandInstruction(IInstructionFactory *This,
+                                                                        ILOrdinalOpcode opcode,
+                                                                        double operand,
+                                                                        IInstruction **pp)
 {
     IL_EDIT(of_factory(This)->body, "IInstructionFactory::CreateDoubleOperandInstruction");
     return create_operand(This, "IInstructionFactory::CreateDoubleOperandInstruction", opcode,
                           KIND(FLOAT64), &operand, sizeof(operand), pp);
 }
 
-static HRESULT factory_CreateTokenOperandInstruction(IInstructionFactory *This,
-                                                     ILOrdinalOpcode opcode, mdToken operand,
-                                                     IInstruction **pp)
+static HRESULT STDMETHODCALLTYPE factory_CreateTokenOperandInstruction(IInstructionFactory *This,
+                                                                       ILOrdinalOpcode opcode,
+                                                                       mdToken operand,
+                                                                       IInstruction **pp)
 {
     IL_EDIT(of_factory(This)->body, "IInstructionFactory::CreateTokenOperandInstruction");
     return create_operand(This, "IInstructionFactory::CreateTokenOperandInstruction", opcode,
@@ -183,8 +191,10 @@ static bool target_ok(struct il_factory *f, IInstruction *target, const char *wh
     return true;
 }
 
-static HRESULT factory_CreateBranchInstruction(IInstructionFactory *This, ILOrdinalOpcode opcode,
-                                               IInstruction *pBranchTarget, IInstruction **pp)
+static HRESULT STDMETHODCALLTYPE factory_CreateBranchInstruction(IInstructionFactory *This,
+                                                                 ILOrdinalOpcode opcode,
+                                                                 IInstruction *pBranchTarget,
+                                                                 IInstruction **pp)
 {
     IL_EDIT(of_factory(This)->body, "IInstructionFactory::CreateBranchInstruction");
     struct il_factory *f = of_factory(This);
@@ -201,9 +211,11 @@ static HRESULT factory_CreateBranchInstruction(IInstructionFactory *This, ILOrdi
     return made(f, r, n, what, opcode, pp);
 }
 
-static HRESULT factory_CreateSwitchInstruction(IInstructionFactory *This, ILOrdinalOpcode opcode,
-                                               DWORD cBranchTargets, IInstruction **ppBranchTargets,
-                                               IInstruction **pp)
+static HRESULT STDMETHODCALLTYPE factory_CreateSwitchInstruction(IInstructionFactory *This,
+                                                                 ILOrdinalOpcode opcode,
+                                                                 DWORD cBranchTargets,
+                                                                 IInstruction **ppBranchTargets,
+                                                                 IInstruction **pp)
 {
     IL_EDIT(of_factory(This)->body, "IInstructionFactory::CreateSwitchInstruction");
     struct il_factory *f = of_factory(This);
@@ -229,8 +241,8 @@ static HRESULT factory_CreateSwitchInstruction(IInstructionFactory *This, ILOrdi
     return made(f, r, n, what, opcode, pp);
 }
 
-static HRESULT factory_CreateLoadConstInstruction(IInstructionFactory *This, int value,
-                                                  IInstruction **pp)
+static HRESULT STDMETHODCALLTYPE factory_CreateLoadConstInstruction(IInstructionFactory *This,
+                                                                    int value, IInstruction **pp)
 {
     IL_EDIT(of_factory(This)->body, "IInstructionFactory::CreateLoadConstInstruction");
     struct il_factory *f = of_factory(This);
@@ -255,49 +267,51 @@ static HRESULT create_indexed(IInstructionFactory *This, indexed_fn fn, USHORT i
     return made(f, r, n, what, long_form, pp);
 }
 
-static HRESULT factory_CreateLoadLocalInstruction(IInstructionFactory *This, USHORT index,
-                                                  IInstruction **pp)
+static HRESULT STDMETHODCALLTYPE factory_CreateLoadLocalInstruction(IInstructionFactory *This,
+                                                                    USHORT index, IInstruction **pp)
 {
     IL_EDIT(of_factory(This)->body, "IInstructionFactory::CreateLoadLocalInstruction");
     return create_indexed(This, clrie_il_instr_create_ldloc, index,
                           "IInstructionFactory::CreateLoadLocalInstruction", Cee_Ldloc, pp);
 }
 
-static HRESULT factory_CreateLoadLocalAddressInstruction(IInstructionFactory *This, USHORT index,
-                                                         IInstruction **pp)
+static HRESULT STDMETHODCALLTYPE factory_CreateLoadLocalAddressInstruction(
+    IInstructionFactory *This, USHORT index, IInstruction **pp)
 {
     IL_EDIT(of_factory(This)->body, "IInstructionFactory::CreateLoadLocalAddressInstruction");
     return create_indexed(This, clrie_il_instr_create_ldloca, index,
                           "IInstructionFactory::CreateLoadLocalAddressInstruction", Cee_Ldloca, pp);
 }
 
-static HRESULT factory_CreateStoreLocalInstruction(IInstructionFactory *This, USHORT index,
-                                                   IInstruction **pp)
+static HRESULT STDMETHODCALLTYPE factory_CreateStoreLocalInstruction(IInstructionFactory *This,
+                                                                     USHORT index,
+                                                                     IInstruction **pp)
 {
     IL_EDIT(of_factory(This)->body, "IInstructionFactory::CreateStoreLocalInstruction");
     return create_indexed(This, clrie_il_instr_create_stloc, index,
                           "IInstructionFactory::CreateStoreLocalInstruction", Cee_Stloc, pp);
 }
 
-static HRESULT factory_CreateLoadArgInstruction(IInstructionFactory *This, USHORT index,
-                                                IInstruction **pp)
+static HRESULT STDMETHODCALLTYPE factory_CreateLoadArgInstruction(IInstructionFactory *This,
+                                                                  USHORT index, IInstruction **pp)
 {
     IL_EDIT(of_factory(This)->body, "IInstructionFactory::CreateLoadArgInstruction");
     return create_indexed(This, clrie_il_instr_create_ldarg, index,
                           "IInstructionFactory::CreateLoadArgInstruction", Cee_Ldarg, pp);
 }
 
-static HRESULT factory_CreateLoadArgAddressInstruction(IInstructionFactory *This, USHORT index,
-                                                       IInstruction **pp)
+static HRESULT STDMETHODCALLTYPE factory_CreateLoadArgAddressInstruction(IInstructionFactory *This,
+                                                                         USHORT index,
+                                                                         IInstruction **pp)
 {
     IL_EDIT(of_factory(This)->body, "IInstructionFactory::CreateLoadArgAddressInstruction");
     return create_indexed(This, clrie_il_instr_create_ldarga, index,
                           "IInstructionFactory::CreateLoadArgAddressInstruction", Cee_Ldarga, pp);
 }
 
-static HRESULT factory_DecodeInstructionByteStream(IInstructionFactory *This, DWORD cbMethod,
-                                                   LPCBYTE instructionBytes,
-                                                   IInstructionGraph **ppInstructionGraph)
+static HRESULT STDMETHODCALLTYPE factory_DecodeInstructionByteStream(
+    IInstructionFactory *This, DWORD cbMethod, LPCBYTE instructionBytes,
+    IInstructionGraph **ppInstructionGraph)
 {
     IL_EDIT(of_factory(This)->body, "IInstructionFactory::DecodeInstructionByteStream");
     struct il_factory *f = of_factory(This);

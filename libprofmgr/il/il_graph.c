@@ -19,7 +19,8 @@ CLRIE_PM_COM_CLASS_LOGGED(view_class, "IInstructionGraph", struct il_graph_view,
                           view_ifaces, IL_LOG_OF);
 CLRIE_PM_COM_OWNED(view, IInstructionGraph, struct il_graph_view, iface, com, IL_OWNER)
 
-static HRESULT view_GetMethodInfo(IInstructionGraph *This, IMethodInfo **ppMethodInfo)
+static HRESULT STDMETHODCALLTYPE view_GetMethodInfo(IInstructionGraph *This,
+                                                    IMethodInfo **ppMethodInfo)
 {
     struct il_graph_view *view = of_view(This);
     if (!ppMethodInfo)
@@ -45,7 +46,8 @@ static HRESULT give(struct il_graph_view *view, struct clrie_il_graph *g, struct
     return clrie_pm__il_instruction_give(view->body, g, n, missing, out);
 }
 
-static HRESULT view_GetFirstInstruction(IInstructionGraph *This, IInstruction **pp)
+static HRESULT STDMETHODCALLTYPE view_GetFirstInstruction(IInstructionGraph *This,
+                                                          IInstruction **pp)
 {
     struct il_graph_view *v = of_view(This);
     struct clrie_il_graph *g = v->body->graph;
@@ -53,7 +55,7 @@ static HRESULT view_GetFirstInstruction(IInstructionGraph *This, IInstruction **
                 S_OK, pp);
 }
 
-static HRESULT view_GetLastInstruction(IInstructionGraph *This, IInstruction **pp)
+static HRESULT STDMETHODCALLTYPE view_GetLastInstruction(IInstructionGraph *This, IInstruction **pp)
 {
     struct il_graph_view *v = of_view(This);
     struct clrie_il_graph *g = v->body->graph;
@@ -61,7 +63,8 @@ static HRESULT view_GetLastInstruction(IInstructionGraph *This, IInstruction **p
                 pp);
 }
 
-static HRESULT view_GetOriginalFirstInstruction(IInstructionGraph *This, IInstruction **pp)
+static HRESULT STDMETHODCALLTYPE view_GetOriginalFirstInstruction(IInstructionGraph *This,
+                                                                  IInstruction **pp)
 {
     struct il_graph_view *v = of_view(This);
     struct clrie_il_graph *g = v->body->graph;
@@ -70,7 +73,8 @@ static HRESULT view_GetOriginalFirstInstruction(IInstructionGraph *This, IInstru
                 S_OK, pp);
 }
 
-static HRESULT view_GetOriginalLastInstruction(IInstructionGraph *This, IInstruction **pp)
+static HRESULT STDMETHODCALLTYPE view_GetOriginalLastInstruction(IInstructionGraph *This,
+                                                                 IInstruction **pp)
 {
     struct il_graph_view *v = of_view(This);
     struct clrie_il_graph *g = v->body->graph;
@@ -94,17 +98,20 @@ static HRESULT uninstrumented_end(IInstructionGraph *This, bool last, IInstructi
                 S_FALSE, pp);
 }
 
-static HRESULT view_GetUninstrumentedFirstInstruction(IInstructionGraph *This, IInstruction **pp)
+static HRESULT STDMETHODCALLTYPE view_GetUninstrumentedFirstInstruction(IInstructionGraph *This,
+                                                                        IInstruction **pp)
 {
     return uninstrumented_end(This, false, pp);
 }
 
-static HRESULT view_GetUninstrumentedLastInstruction(IInstructionGraph *This, IInstruction **pp)
+static HRESULT STDMETHODCALLTYPE view_GetUninstrumentedLastInstruction(IInstructionGraph *This,
+                                                                       IInstruction **pp)
 {
     return uninstrumented_end(This, true, pp);
 }
 
-static HRESULT view_GetInstructionAtOffset(IInstructionGraph *This, DWORD offset, IInstruction **pp)
+static HRESULT STDMETHODCALLTYPE view_GetInstructionAtOffset(IInstructionGraph *This, DWORD offset,
+                                                             IInstruction **pp)
 {
     struct il_graph_view *v = of_view(This);
     struct clrie_il_graph *g = v->body->graph;
@@ -120,8 +127,9 @@ static HRESULT view_GetInstructionAtOffset(IInstructionGraph *This, DWORD offset
     return give(v, g, NULL, E_FAIL, pp);
 }
 
-static HRESULT view_GetInstructionAtOriginalOffset(IInstructionGraph *This, DWORD offset,
-                                                   IInstruction **pp)
+static HRESULT STDMETHODCALLTYPE view_GetInstructionAtOriginalOffset(IInstructionGraph *This,
+                                                                     DWORD offset,
+                                                                     IInstruction **pp)
 {
     struct il_graph_view *v = of_view(This);
     struct clrie_il_graph *g = v->body->graph;
@@ -129,8 +137,9 @@ static HRESULT view_GetInstructionAtOriginalOffset(IInstructionGraph *This, DWOR
                 pp);
 }
 
-static HRESULT view_GetInstructionAtUninstrumentedOffset(IInstructionGraph *This, DWORD offset,
-                                                         IInstruction **pp)
+static HRESULT STDMETHODCALLTYPE view_GetInstructionAtUninstrumentedOffset(IInstructionGraph *This,
+                                                                           DWORD offset,
+                                                                           IInstruction **pp)
 {
     struct il_graph_view *v = of_view(This);
     struct il_body *body = v->body;
@@ -240,32 +249,36 @@ static HRESULT edit(IInstructionGraph *This, enum edit kind, IInstruction *pOrig
     return S_OK;
 }
 
-static HRESULT view_InsertBefore(IInstructionGraph *This, IInstruction *pOrig, IInstruction *pNew)
+static HRESULT STDMETHODCALLTYPE view_InsertBefore(IInstructionGraph *This, IInstruction *pOrig,
+                                                   IInstruction *pNew)
 {
     IL_EDIT(of_view(This)->body, "IInstructionGraph::InsertBefore");
     return edit(This, EDIT_INSERT_BEFORE, pOrig, pNew);
 }
 
-static HRESULT view_InsertAfter(IInstructionGraph *This, IInstruction *pOrig, IInstruction *pNew)
+static HRESULT STDMETHODCALLTYPE view_InsertAfter(IInstructionGraph *This, IInstruction *pOrig,
+                                                  IInstruction *pNew)
 {
     IL_EDIT(of_view(This)->body, "IInstructionGraph::InsertAfter");
     return edit(This, EDIT_INSERT_AFTER, pOrig, pNew);
 }
 
-static HRESULT view_InsertBeforeAndRetargetOffsets(IInstructionGraph *This, IInstruction *pOrig,
-                                                   IInstruction *pNew)
+static HRESULT STDMETHODCALLTYPE view_InsertBeforeAndRetargetOffsets(IInstructionGraph *This,
+                                                                     IInstruction *pOrig,
+                                                                     IInstruction *pNew)
 {
     IL_EDIT(of_view(This)->body, "IInstructionGraph::InsertBeforeAndRetargetOffsets");
     return edit(This, EDIT_INSERT_BEFORE_RETARGET, pOrig, pNew);
 }
 
-static HRESULT view_Replace(IInstructionGraph *This, IInstruction *pOrig, IInstruction *pNew)
+static HRESULT STDMETHODCALLTYPE view_Replace(IInstructionGraph *This, IInstruction *pOrig,
+                                              IInstruction *pNew)
 {
     IL_EDIT(of_view(This)->body, "IInstructionGraph::Replace");
     return edit(This, EDIT_REPLACE, pOrig, pNew);
 }
 
-static HRESULT view_Remove(IInstructionGraph *This, IInstruction *pInstruction)
+static HRESULT STDMETHODCALLTYPE view_Remove(IInstructionGraph *This, IInstruction *pInstruction)
 {
     IL_EDIT(of_view(This)->body, "IInstructionGraph::Remove");
     struct il_graph_view *v = of_view(This);
@@ -297,7 +310,7 @@ static HRESULT view_Remove(IInstructionGraph *This, IInstruction *pInstruction)
     return S_OK;
 }
 
-static HRESULT view_RemoveAll(IInstructionGraph *This)
+static HRESULT STDMETHODCALLTYPE view_RemoveAll(IInstructionGraph *This)
 {
     IL_EDIT(of_view(This)->body, "IInstructionGraph::RemoveAll");
     struct il_graph_view *v = of_view(This);
@@ -310,8 +323,9 @@ static HRESULT view_RemoveAll(IInstructionGraph *This)
 
 /* ---- baseline ---- */
 
-static HRESULT view_CreateBaseline(IInstructionGraph *This, LPCBYTE pCodeBase, LPCBYTE pEndOfCode,
-                                   DWORD mapSize, COR_IL_MAP map[], DWORD seqSize, DWORD seq[])
+static HRESULT STDMETHODCALLTYPE view_CreateBaseline(IInstructionGraph *This, LPCBYTE pCodeBase,
+                                                     LPCBYTE pEndOfCode, DWORD mapSize,
+                                                     COR_IL_MAP map[], DWORD seqSize, DWORD seq[])
 {
     IL_EDIT(of_view(This)->body, "IInstructionGraph::CreateBaseline");
     struct il_graph_view *v = of_view(This);
@@ -373,7 +387,7 @@ static HRESULT view_CreateBaseline(IInstructionGraph *This, LPCBYTE pCodeBase, L
     return S_OK;
 }
 
-static HRESULT view_HasBaselineBeenSet(IInstructionGraph *This, BOOL *pSet)
+static HRESULT STDMETHODCALLTYPE view_HasBaselineBeenSet(IInstructionGraph *This, BOOL *pSet)
 {
     struct il_graph_view *v = of_view(This);
     if (!pSet)
@@ -382,7 +396,7 @@ static HRESULT view_HasBaselineBeenSet(IInstructionGraph *This, BOOL *pSet)
     return S_OK;
 }
 
-static HRESULT view_ExpandBranches(IInstructionGraph *This)
+static HRESULT STDMETHODCALLTYPE view_ExpandBranches(IInstructionGraph *This)
 {
     IL_EDIT(of_view(This)->body, "IInstructionGraph::ExpandBranches");
     struct il_graph_view *v = of_view(This);

@@ -89,7 +89,7 @@ CLRIE_PM_COM_OWNED(sw, ISwitchInstruction, struct il_instruction, sw, com, IL_OW
 
 /* ---- IInstruction ---- */
 
-static HRESULT instr_GetOffset(IInstruction *This, DWORD *pdwOffset)
+static HRESULT STDMETHODCALLTYPE instr_GetOffset(IInstruction *This, DWORD *pdwOffset)
 {
     if (!pdwOffset)
         return E_POINTER;
@@ -97,7 +97,7 @@ static HRESULT instr_GetOffset(IInstruction *This, DWORD *pdwOffset)
     return S_OK;
 }
 
-static HRESULT instr_GetOriginalOffset(IInstruction *This, DWORD *pdwOffset)
+static HRESULT STDMETHODCALLTYPE instr_GetOriginalOffset(IInstruction *This, DWORD *pdwOffset)
 {
     if (!pdwOffset)
         return E_POINTER;
@@ -106,7 +106,7 @@ static HRESULT instr_GetOriginalOffset(IInstruction *This, DWORD *pdwOffset)
     return S_OK;
 }
 
-static HRESULT instr_GetOpCodeName(IInstruction *This, BSTR *pbstrName)
+static HRESULT STDMETHODCALLTYPE instr_GetOpCodeName(IInstruction *This, BSTR *pbstrName)
 {
     if (!pbstrName)
         return E_POINTER;
@@ -116,7 +116,7 @@ static HRESULT instr_GetOpCodeName(IInstruction *This, BSTR *pbstrName)
     return *pbstrName ? S_OK : E_OUTOFMEMORY;
 }
 
-static HRESULT instr_GetOpCode(IInstruction *This, ILOrdinalOpcode *pOpCode)
+static HRESULT STDMETHODCALLTYPE instr_GetOpCode(IInstruction *This, ILOrdinalOpcode *pOpCode)
 {
     if (!pOpCode)
         return E_POINTER;
@@ -126,7 +126,8 @@ static HRESULT instr_GetOpCode(IInstruction *This, ILOrdinalOpcode *pOpCode)
     return S_OK;
 }
 
-static HRESULT instr_GetAlternateOrdinalOpcode(IInstruction *This, ILOrdinalOpcode *pOpCode)
+static HRESULT STDMETHODCALLTYPE instr_GetAlternateOrdinalOpcode(IInstruction *This,
+                                                                 ILOrdinalOpcode *pOpCode)
 {
     if (!pOpCode)
         return E_POINTER;
@@ -136,7 +137,7 @@ static HRESULT instr_GetAlternateOrdinalOpcode(IInstruction *This, ILOrdinalOpco
     return S_OK;
 }
 
-static HRESULT instr_GetInstructionLength(IInstruction *This, DWORD *pdwLength)
+static HRESULT STDMETHODCALLTYPE instr_GetInstructionLength(IInstruction *This, DWORD *pdwLength)
 {
     if (!pdwLength)
         return E_POINTER;
@@ -146,7 +147,7 @@ static HRESULT instr_GetInstructionLength(IInstruction *This, DWORD *pdwLength)
     return S_OK;
 }
 
-static HRESULT instr_GetOpcodeFlags(IInstruction *This, ILOpcodeFlags *pFlags)
+static HRESULT STDMETHODCALLTYPE instr_GetOpcodeFlags(IInstruction *This, ILOpcodeFlags *pFlags)
 {
     if (!pFlags)
         return E_POINTER;
@@ -154,7 +155,7 @@ static HRESULT instr_GetOpcodeFlags(IInstruction *This, ILOpcodeFlags *pFlags)
     return S_OK;
 }
 
-static HRESULT instr_GetOpcodeLength(IInstruction *This, DWORD *pdwLength)
+static HRESULT STDMETHODCALLTYPE instr_GetOpcodeLength(IInstruction *This, DWORD *pdwLength)
 {
     if (!pdwLength)
         return E_POINTER;
@@ -162,7 +163,7 @@ static HRESULT instr_GetOpcodeLength(IInstruction *This, DWORD *pdwLength)
     return S_OK;
 }
 
-static HRESULT instr_GetOperandType(IInstruction *This, ILOperandType *pType)
+static HRESULT STDMETHODCALLTYPE instr_GetOperandType(IInstruction *This, ILOperandType *pType)
 {
     if (!pType)
         return E_POINTER;
@@ -172,7 +173,7 @@ static HRESULT instr_GetOperandType(IInstruction *This, ILOperandType *pType)
     return S_OK;
 }
 
-static HRESULT instr_GetOperandLength(IInstruction *This, DWORD *pdwLength)
+static HRESULT STDMETHODCALLTYPE instr_GetOperandLength(IInstruction *This, DWORD *pdwLength)
 {
     if (!pdwLength)
         return E_POINTER;
@@ -182,7 +183,7 @@ static HRESULT instr_GetOperandLength(IInstruction *This, DWORD *pdwLength)
     return S_OK;
 }
 
-static HRESULT instr_GetIsNew(IInstruction *This, BOOL *pbValue)
+static HRESULT STDMETHODCALLTYPE instr_GetIsNew(IInstruction *This, BOOL *pbValue)
 {
     if (!pbValue)
         return E_POINTER;
@@ -190,7 +191,7 @@ static HRESULT instr_GetIsNew(IInstruction *This, BOOL *pbValue)
     return S_OK;
 }
 
-static HRESULT instr_GetIsRemoved(IInstruction *This, BOOL *pbValue)
+static HRESULT STDMETHODCALLTYPE instr_GetIsRemoved(IInstruction *This, BOOL *pbValue)
 {
     if (!pbValue)
         return E_POINTER;
@@ -198,7 +199,7 @@ static HRESULT instr_GetIsRemoved(IInstruction *This, BOOL *pbValue)
     return S_OK;
 }
 
-static HRESULT instr_GetIsBranch(IInstruction *This, BOOL *pbValue)
+static HRESULT STDMETHODCALLTYPE instr_GetIsBranch(IInstruction *This, BOOL *pbValue)
 {
     if (!pbValue)
         return E_POINTER;
@@ -206,7 +207,7 @@ static HRESULT instr_GetIsBranch(IInstruction *This, BOOL *pbValue)
     return S_OK;
 }
 
-static HRESULT instr_GetIsSwitch(IInstruction *This, BOOL *pbValue)
+static HRESULT STDMETHODCALLTYPE instr_GetIsSwitch(IInstruction *This, BOOL *pbValue)
 {
     if (!pbValue)
         return E_POINTER;
@@ -214,7 +215,7 @@ static HRESULT instr_GetIsSwitch(IInstruction *This, BOOL *pbValue)
     return S_OK;
 }
 
-static HRESULT instr_GetIsCallInstruction(IInstruction *This, BOOL *pbValue)
+static HRESULT STDMETHODCALLTYPE instr_GetIsCallInstruction(IInstruction *This, BOOL *pbValue)
 {
     if (!pbValue)
         return E_POINTER;
@@ -223,7 +224,8 @@ static HRESULT instr_GetIsCallInstruction(IInstruction *This, BOOL *pbValue)
     return S_OK;
 }
 
-static HRESULT instr_GetTerminationType(IInstruction *This, InstructionTerminationType *pType)
+static HRESULT STDMETHODCALLTYPE instr_GetTerminationType(IInstruction *This,
+                                                          InstructionTerminationType *pType)
 {
     if (!pType)
         return E_POINTER;
@@ -231,7 +233,7 @@ static HRESULT instr_GetTerminationType(IInstruction *This, InstructionTerminati
     return S_OK;
 }
 
-static HRESULT instr_GetIsFallThrough(IInstruction *This, BOOL *pbIsFallThrough)
+static HRESULT STDMETHODCALLTYPE instr_GetIsFallThrough(IInstruction *This, BOOL *pbIsFallThrough)
 {
     if (!pbIsFallThrough)
         return E_POINTER;
@@ -261,27 +263,31 @@ static HRESULT neighbour(struct il_instruction *obj, bool next, bool original, I
     return clrie_pm__il_instruction_give(obj->body, obj->graph, n, E_FAIL, out);
 }
 
-static HRESULT instr_GetNextInstruction(IInstruction *This, IInstruction **ppNext)
+static HRESULT STDMETHODCALLTYPE instr_GetNextInstruction(IInstruction *This, IInstruction **ppNext)
 {
     return neighbour(of_instr(This), true, false, ppNext);
 }
 
-static HRESULT instr_GetPreviousInstruction(IInstruction *This, IInstruction **ppPrev)
+static HRESULT STDMETHODCALLTYPE instr_GetPreviousInstruction(IInstruction *This,
+                                                              IInstruction **ppPrev)
 {
     return neighbour(of_instr(This), false, false, ppPrev);
 }
 
-static HRESULT instr_GetOriginalNextInstruction(IInstruction *This, IInstruction **ppNext)
+static HRESULT STDMETHODCALLTYPE instr_GetOriginalNextInstruction(IInstruction *This,
+                                                                  IInstruction **ppNext)
 {
     return neighbour(of_instr(This), true, true, ppNext);
 }
 
-static HRESULT instr_GetOriginalPreviousInstruction(IInstruction *This, IInstruction **ppPrev)
+static HRESULT STDMETHODCALLTYPE instr_GetOriginalPreviousInstruction(IInstruction *This,
+                                                                      IInstruction **ppPrev)
 {
     return neighbour(of_instr(This), false, true, ppPrev);
 }
 
-static HRESULT instr_GetInstructionGeneration(IInstruction *This, InstructionGeneration *pGen)
+static HRESULT STDMETHODCALLTYPE instr_GetInstructionGeneration(IInstruction *This,
+                                                                InstructionGeneration *pGen)
 {
     if (!pGen)
         return E_POINTER;
@@ -323,12 +329,14 @@ static const struct IInstructionVtbl instruction_vtbl = {
 
 /* ---- IOperandInstruction ---- */
 
-static HRESULT operand_GetOperandType(IOperandInstruction *This, ILOperandType *pType)
+static HRESULT STDMETHODCALLTYPE operand_GetOperandType(IOperandInstruction *This,
+                                                        ILOperandType *pType)
 {
     return instr_GetOperandType(&of_operand(This)->iface, pType);
 }
 
-static HRESULT operand_GetOperandValue(IOperandInstruction *This, DWORD dwSize, BYTE *pBytes)
+static HRESULT STDMETHODCALLTYPE operand_GetOperandValue(IOperandInstruction *This, DWORD dwSize,
+                                                         BYTE *pBytes)
 {
     struct il_instruction *obj = of_operand(This);
     if (!pBytes)
@@ -348,7 +356,8 @@ static HRESULT operand_GetOperandValue(IOperandInstruction *This, DWORD dwSize, 
     return S_OK;
 }
 
-static HRESULT operand_SetOperandValue(IOperandInstruction *This, DWORD dwSize, BYTE *pBytes)
+static HRESULT STDMETHODCALLTYPE operand_SetOperandValue(IOperandInstruction *This, DWORD dwSize,
+                                                         BYTE *pBytes)
 {
     IL_EDIT(of_operand(This)->body, "IOperandInstruction::SetOperandValue");
     struct il_instruction *obj = of_operand(This);
@@ -401,7 +410,7 @@ static struct clrie_il_instr *target_of(struct il_instruction *obj, IInstruction
     return node;
 }
 
-static HRESULT branch_IsShortBranch(IBranchInstruction *This, BOOL *pbValue)
+static HRESULT STDMETHODCALLTYPE branch_IsShortBranch(IBranchInstruction *This, BOOL *pbValue)
 {
     if (!pbValue)
         return E_POINTER;
@@ -411,7 +420,7 @@ static HRESULT branch_IsShortBranch(IBranchInstruction *This, BOOL *pbValue)
     return S_OK;
 }
 
-static HRESULT branch_ExpandBranch(IBranchInstruction *This)
+static HRESULT STDMETHODCALLTYPE branch_ExpandBranch(IBranchInstruction *This)
 {
     IL_EDIT(of_branch(This)->body, "IBranchInstruction::ExpandBranch");
     struct il_instruction *obj = of_branch(This);
@@ -421,14 +430,15 @@ static HRESULT branch_ExpandBranch(IBranchInstruction *This)
     return hr;
 }
 
-static HRESULT branch_GetBranchTarget(IBranchInstruction *This, IInstruction **ppTarget)
+static HRESULT STDMETHODCALLTYPE branch_GetBranchTarget(IBranchInstruction *This,
+                                                        IInstruction **ppTarget)
 {
     struct il_instruction *obj = of_branch(This);
     return clrie_pm__il_instruction_give(obj->body, obj->graph,
                                          clrie_il_instr_branch_target(obj->node), E_FAIL, ppTarget);
 }
 
-static HRESULT branch_GetTargetOffset(IBranchInstruction *This, DWORD *pOffset)
+static HRESULT STDMETHODCALLTYPE branch_GetTargetOffset(IBranchInstruction *This, DWORD *pOffset)
 {
     if (!pOffset)
         return E_POINTER;
@@ -439,7 +449,8 @@ static HRESULT branch_GetTargetOffset(IBranchInstruction *This, DWORD *pOffset)
     return S_OK;
 }
 
-static HRESULT branch_SetBranchTarget(IBranchInstruction *This, IInstruction *pTarget)
+static HRESULT STDMETHODCALLTYPE branch_SetBranchTarget(IBranchInstruction *This,
+                                                        IInstruction *pTarget)
 {
     IL_EDIT(of_branch(This)->body, "IBranchInstruction::SetBranchTarget");
     struct il_instruction *obj = of_branch(This);
@@ -475,7 +486,8 @@ static bool index_ok(struct il_instruction *obj, DWORD index, const char *what)
     return false;
 }
 
-static HRESULT sw_GetBranchTarget(ISwitchInstruction *This, DWORD index, IInstruction **ppTarget)
+static HRESULT STDMETHODCALLTYPE sw_GetBranchTarget(ISwitchInstruction *This, DWORD index,
+                                                    IInstruction **ppTarget)
 {
     struct il_instruction *obj = of_switch(This);
     if (!ppTarget)
@@ -487,7 +499,8 @@ static HRESULT sw_GetBranchTarget(ISwitchInstruction *This, DWORD index, IInstru
         obj->body, obj->graph, clrie_il_instr_switch_target(obj->node, index), E_FAIL, ppTarget);
 }
 
-static HRESULT sw_SetBranchTarget(ISwitchInstruction *This, DWORD index, IInstruction *pTarget)
+static HRESULT STDMETHODCALLTYPE sw_SetBranchTarget(ISwitchInstruction *This, DWORD index,
+                                                    IInstruction *pTarget)
 {
     IL_EDIT(of_switch(This)->body, "ISwitchInstruction::SetBranchTarget");
     struct il_instruction *obj = of_switch(This);
@@ -503,7 +516,7 @@ static HRESULT sw_SetBranchTarget(ISwitchInstruction *This, DWORD index, IInstru
     return hr;
 }
 
-static HRESULT sw_RemoveBranchTargetAt(ISwitchInstruction *This, DWORD index)
+static HRESULT STDMETHODCALLTYPE sw_RemoveBranchTargetAt(ISwitchInstruction *This, DWORD index)
 {
     IL_EDIT(of_switch(This)->body, "ISwitchInstruction::RemoveBranchTargetAt");
     struct il_instruction *obj = of_switch(This);
@@ -522,7 +535,8 @@ static struct clrie_il_instr *named_node(struct il_instruction *obj, IInstructio
     return t && t->body == obj->body ? t->node : NULL;
 }
 
-static HRESULT sw_RemoveBranchTarget(ISwitchInstruction *This, IInstruction *pTarget)
+static HRESULT STDMETHODCALLTYPE sw_RemoveBranchTarget(ISwitchInstruction *This,
+                                                       IInstruction *pTarget)
 {
     IL_EDIT(of_switch(This)->body, "ISwitchInstruction::RemoveBranchTarget");
     struct il_instruction *obj = of_switch(This);
@@ -540,8 +554,8 @@ static HRESULT sw_RemoveBranchTarget(ISwitchInstruction *This, IInstruction *pTa
     return hr;
 }
 
-static HRESULT sw_ReplaceBranchTarget(ISwitchInstruction *This, IInstruction *pOriginal,
-                                      IInstruction *pNew)
+static HRESULT STDMETHODCALLTYPE sw_ReplaceBranchTarget(ISwitchInstruction *This,
+                                                        IInstruction *pOriginal, IInstruction *pNew)
 {
     IL_EDIT(of_switch(This)->body, "ISwitchInstruction::ReplaceBranchTarget");
     struct il_instruction *obj = of_switch(This);
@@ -565,7 +579,7 @@ static HRESULT sw_ReplaceBranchTarget(ISwitchInstruction *This, IInstruction *pO
     return hr;
 }
 
-static HRESULT sw_GetBranchCount(ISwitchInstruction *This, DWORD *pBranchCount)
+static HRESULT STDMETHODCALLTYPE sw_GetBranchCount(ISwitchInstruction *This, DWORD *pBranchCount)
 {
     if (!pBranchCount)
         return E_POINTER;
@@ -573,7 +587,8 @@ static HRESULT sw_GetBranchCount(ISwitchInstruction *This, DWORD *pBranchCount)
     return S_OK;
 }
 
-static HRESULT sw_GetBranchOffset(ISwitchInstruction *This, DWORD index, DWORD *pdwOffset)
+static HRESULT STDMETHODCALLTYPE sw_GetBranchOffset(ISwitchInstruction *This, DWORD index,
+                                                    DWORD *pdwOffset)
 {
     struct il_instruction *obj = of_switch(This);
     if (!pdwOffset)

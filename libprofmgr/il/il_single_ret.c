@@ -21,7 +21,8 @@ CLRIE_PM_COM_CLASS_LOGGED(single_ret_class, "ISingleRetDefaultInstrumentation",
 CLRIE_PM_COM_OWNED(sr, ISingleRetDefaultInstrumentation2, struct il_single_ret, iface, com,
                    IL_OWNER)
 
-static HRESULT sr_Initialize(ISingleRetDefaultInstrumentation2 *This, IInstructionGraph *pGraph)
+static HRESULT STDMETHODCALLTYPE sr_Initialize(ISingleRetDefaultInstrumentation2 *This,
+                                               IInstructionGraph *pGraph)
 {
     IL_EDIT(of_single_ret(This)->body, "ISingleRetDefaultInstrumentation::Initialize");
     struct il_single_ret *sr = of_single_ret(This);
@@ -37,7 +38,7 @@ static HRESULT sr_Initialize(ISingleRetDefaultInstrumentation2 *This, IInstructi
     return S_OK;
 }
 
-static HRESULT sr_Apply(ISingleRetDefaultInstrumentation2 *This)
+static HRESULT STDMETHODCALLTYPE sr_Apply(ISingleRetDefaultInstrumentation2 *This)
 {
     IL_EDIT(of_single_ret(This)->body, "ISingleRetDefaultInstrumentation::ApplySingleRetDefaultInstrumentation");
     struct il_single_ret *sr = of_single_ret(This);
@@ -83,8 +84,8 @@ static HRESULT sr_Apply(ISingleRetDefaultInstrumentation2 *This)
     return hr;
 }
 
-static HRESULT sr_GetBranchTargetInstruction(ISingleRetDefaultInstrumentation2 *This,
-                                             IInstruction **ppInstruction)
+static HRESULT STDMETHODCALLTYPE
+sr_GetBranchTargetInstruction(ISingleRetDefaultInstrumentation2 *This, IInstruction **ppInstruction)
 {
     struct il_single_ret *sr = of_single_ret(This);
     HRESULT hr =

@@ -50,7 +50,7 @@ static ICorProfilerCallback11 *hook_with_slot(struct manager *m, size_t slot)
 }
 
 #define TO_RAW_HOOK(ret, name, params, args)                                                       \
-    __attribute__((unused)) static ret hook_##name params                                          \
+    __attribute__((unused)) static ret STDMETHODCALLTYPE hook_##name params                        \
     {                                                                                              \
         ICorProfilerCallback11 *inner = hook_with_slot(manager_of(This), SLOT_OF(name));           \
         return inner ? inner->lpVtbl->name args : (ret)S_OK;                                       \
@@ -92,7 +92,8 @@ static HRESULT start(struct manager *m, IUnknown *pICorProfilerInfoUnk)
     return S_OK;
 }
 
-static HRESULT on_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfilerInfoUnk)
+static HRESULT STDMETHODCALLTYPE on_Initialize(ICorProfilerCallback11 *This,
+                                               IUnknown *pICorProfilerInfoUnk)
 {
     struct manager *m = manager_of(This);
     if (!pICorProfilerInfoUnk)
@@ -130,8 +131,9 @@ static HRESULT on_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfil
 }
 
 /* Attach (attach.c): the client data names the plugins; the raw hook is a start-up feature. */
-static HRESULT on_InitializeForAttach(ICorProfilerCallback11 *This, IUnknown *pCorProfilerInfoUnk,
-                                      void *pvClientData, UINT cbClientData)
+static HRESULT STDMETHODCALLTYPE on_InitializeForAttach(ICorProfilerCallback11 *This,
+                                                        IUnknown *pCorProfilerInfoUnk,
+                                                        void *pvClientData, UINT cbClientData)
 {
     struct manager *m = manager_of(This);
     if (!pCorProfilerInfoUnk)
@@ -144,20 +146,21 @@ static HRESULT on_InitializeForAttach(ICorProfilerCallback11 *This, IUnknown *pC
     return hr;
 }
 
-static HRESULT on_ProfilerAttachComplete(ICorProfilerCallback11 *This)
+static HRESULT STDMETHODCALLTYPE on_ProfilerAttachComplete(ICorProfilerCallback11 *This)
 {
     clrie_pm__attach_complete(manager_of(This));
     return hook_ProfilerAttachComplete(This);
 }
 
-static HRESULT on_ProfilerDetachSucceeded(ICorProfilerCallback11 *This)
+static HRESULT STDMETHODCALLTYPE on_ProfilerDetachSucceeded(ICorProfilerCallback11 *This)
 {
     HRESULT hr = hook_ProfilerDetachSucceeded(This);
     clrie_pm__detach_succeeded(manager_of(This));
     return hr;
 }
 
-static HRESULT on_LoadAsNotificationOnly(ICorProfilerCallback11 *This, BOOL *pbNotificationOnly)
+static HRESULT STDMETHODCALLTYPE on_LoadAsNotificationOnly(ICorProfilerCallback11 *This,
+                                                           BOOL *pbNotificationOnly)
 {
     /* The engine rewrites IL, which notification-only profilers may not do. */
     if (!pbNotificationOnly)
@@ -184,7 +187,7 @@ static void log_methods_memory(struct manager *m)
 
 /* After Shutdown no plugin is called again, and the plugins are released as soon as no
  * other thread is inside one (the runtime never releases the engine). */
-static HRESULT on_Shutdown(ICorProfilerCallback11 *This)
+static HRESULT STDMETHODCALLTYPE on_Shutdown(ICorProfilerCallback11 *This)
 {
     struct manager *m = manager_of(This);
     log_methods_memory(m);
@@ -217,8 +220,9 @@ static HRESULT on_Shutdown(ICorProfilerCallback11 *This)
         clrie_pm__manager_plugins_leave(m);                                                        \
     } while (0)
 
-static HRESULT on_AppDomainCreationFinished(ICorProfilerCallback11 *This, AppDomainID appDomainId,
-                                            HRESULT hrStatus)
+static HRESULT STDMETHODCALLTYPE on_AppDomainCreationFinished(ICorProfilerCallback11 *This,
+                                                              AppDomainID appDomainId,
+                                                              HRESULT hrStatus)
 {
     struct manager *m = manager_of(This);
     IAppDomainInfo *domain = NULL;
@@ -231,8 +235,9 @@ static HRESULT on_AppDomainCreationFinished(ICorProfilerCallback11 *This, AppDom
     return hook_AppDomainCreationFinished(This, appDomainId, hrStatus);
 }
 
-static HRESULT on_AppDomainShutdownFinished(ICorProfilerCallback11 *This, AppDomainID appDomainId,
-                                            HRESULT hrStatus)
+static HRESULT STDMETHODCALLTYPE on_AppDomainShutdownFinished(ICorProfilerCallback11 *This,
+                                                              AppDomainID appDomainId,
+                                                              HRESULT hrStatus)
 {
     struct manager *m = manager_of(This);
     IAppDomainInfo *domain = NULL;
@@ -245,8 +250,8 @@ static HRESULT on_AppDomainShutdownFinished(ICorProfilerCallback11 *This, AppDom
     return hook_AppDomainShutdownFinished(This, appDomainId, hrStatus);
 }
 
-static HRESULT on_AssemblyLoadFinished(ICorProfilerCallback11 *This, AssemblyID assemblyId,
-                                       HRESULT hrStatus)
+static HRESULT STDMETHODCALLTYPE on_AssemblyLoadFinished(ICorProfilerCallback11 *This,
+                                                         AssemblyID assemblyId, HRESULT hrStatus)
 {
     struct manager *m = manager_of(This);
     IAssemblyInfo *assembly = NULL;
@@ -259,8 +264,8 @@ static HRESULT on_AssemblyLoadFinished(ICorProfilerCallback11 *This, AssemblyID 
     return hook_AssemblyLoadFinished(This, assemblyId, hrStatus);
 }
 
-static HRESULT on_AssemblyUnloadFinished(ICorProfilerCallback11 *This, AssemblyID assemblyId,
-                                         HRESULT hrStatus)
+static HRESULT STDMETHODCALLTYPE on_AssemblyUnloadFinished(ICorProfilerCallback11 *This,
+                                                           AssemblyID assemblyId, HRESULT hrStatus)
 {
     struct manager *m = manager_of(This);
     IAssemblyInfo *assembly = NULL;
@@ -273,8 +278,9 @@ static HRESULT on_AssemblyUnloadFinished(ICorProfilerCallback11 *This, AssemblyI
     return hook_AssemblyUnloadFinished(This, assemblyId, hrStatus);
 }
 
-static HRESULT on_ModuleAttachedToAssembly(ICorProfilerCallback11 *This, ModuleID moduleId,
-                                           AssemblyID AssemblyId)
+static HRESULT STDMETHODCALLTYPE on_ModuleAttachedToAssembly(ICorProfilerCallback11 *This,
+                                                             ModuleID moduleId,
+                                                             AssemblyID AssemblyId)
 {
     struct manager *m = manager_of(This);
     IModuleInfo *module = NULL;
@@ -287,8 +293,8 @@ static HRESULT on_ModuleAttachedToAssembly(ICorProfilerCallback11 *This, ModuleI
     return hook_ModuleAttachedToAssembly(This, moduleId, AssemblyId);
 }
 
-static HRESULT on_ModuleUnloadFinished(ICorProfilerCallback11 *This, ModuleID moduleId,
-                                       HRESULT hrStatus)
+static HRESULT STDMETHODCALLTYPE on_ModuleUnloadFinished(ICorProfilerCallback11 *This,
+                                                         ModuleID moduleId, HRESULT hrStatus)
 {
     struct manager *m = manager_of(This);
     IModuleInfo *module = NULL;
@@ -315,7 +321,8 @@ static HRESULT on_ModuleUnloadFinished(ICorProfilerCallback11 *This, ModuleID mo
         clrie_pm__manager_plugins_leave(m);                                                        \
     } while (0)
 
-static HRESULT on_ExceptionThrown(ICorProfilerCallback11 *This, ObjectID thrownObjectId)
+static HRESULT STDMETHODCALLTYPE on_ExceptionThrown(ICorProfilerCallback11 *This,
+                                                    ObjectID thrownObjectId)
 {
     struct manager *m = manager_of(This);
     clrie_pm__jit_rejected_exception_thrown(m, thrownObjectId);
@@ -324,7 +331,7 @@ static HRESULT on_ExceptionThrown(ICorProfilerCallback11 *This, ObjectID thrownO
 }
 
 #define EXCEPTION_LEAVE(name)                                                                      \
-    static HRESULT on_##name(ICorProfilerCallback11 *This)                                         \
+    static HRESULT STDMETHODCALLTYPE on_##name(ICorProfilerCallback11 *This)                       \
     {                                                                                              \
         EXCEPTION_EVENT(manager_of(This), #name, name(p_->exception_events));                      \
         return hook_##name(This);                                                                  \
@@ -348,7 +355,8 @@ static bool exception_subscribers(struct manager *m)
 
 /* Each names a managed frame: an exception noted while a JIT was running has left it. */
 #define EXCEPTION_ENTER(name)                                                                      \
-    static HRESULT on_##name(ICorProfilerCallback11 *This, FunctionID functionId)                  \
+    static HRESULT STDMETHODCALLTYPE on_##name(ICorProfilerCallback11 *This,                       \
+                                               FunctionID functionId)                              \
     {                                                                                              \
         struct manager *m = manager_of(This);                                                      \
         struct method_info *mi = NULL;                                                             \
@@ -366,8 +374,8 @@ EXCEPTION_ENTER(ExceptionSearchCatcherFound)
 EXCEPTION_ENTER(ExceptionUnwindFunctionEnter)
 EXCEPTION_ENTER(ExceptionUnwindFinallyEnter)
 
-static HRESULT on_ExceptionCatcherEnter(ICorProfilerCallback11 *This, FunctionID functionId,
-                                        ObjectID objectId)
+static HRESULT STDMETHODCALLTYPE on_ExceptionCatcherEnter(ICorProfilerCallback11 *This,
+                                                          FunctionID functionId, ObjectID objectId)
 {
     struct manager *m = manager_of(This);
     struct method_info *mi = NULL;
@@ -384,8 +392,9 @@ static HRESULT on_ExceptionCatcherEnter(ICorProfilerCallback11 *This, FunctionID
 
 /* ---- JIT and ReJIT ----------------------------------------------------------------------- */
 
-static HRESULT on_JITCompilationStarted(ICorProfilerCallback11 *This, FunctionID functionId,
-                                        BOOL fIsSafeToBlock)
+static HRESULT STDMETHODCALLTYPE on_JITCompilationStarted(ICorProfilerCallback11 *This,
+                                                          FunctionID functionId,
+                                                          BOOL fIsSafeToBlock)
 {
     struct manager *m = manager_of(This);
     clrie_pm__jit_events_started(m, functionId, false);
@@ -402,25 +411,27 @@ static HRESULT on_JITCompilationStarted(ICorProfilerCallback11 *This, FunctionID
     return hr;
 }
 
-static HRESULT on_JITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId,
-                                         HRESULT hrStatus, BOOL fIsSafeToBlock)
+static HRESULT STDMETHODCALLTYPE on_JITCompilationFinished(ICorProfilerCallback11 *This,
+                                                           FunctionID functionId, HRESULT hrStatus,
+                                                           BOOL fIsSafeToBlock)
 {
     clrie_pm__jit_rejected_finished(manager_of(This), functionId, hrStatus);
     clrie_pm__jit_events_finished(manager_of(This), functionId, 0, false, hrStatus);
     return hook_JITCompilationFinished(This, functionId, hrStatus, fIsSafeToBlock);
 }
 
-static HRESULT on_ReJITCompilationStarted(ICorProfilerCallback11 *This, FunctionID functionId,
-                                          ReJITID rejitId, BOOL fIsSafeToBlock)
+static HRESULT STDMETHODCALLTYPE on_ReJITCompilationStarted(ICorProfilerCallback11 *This,
+                                                            FunctionID functionId, ReJITID rejitId,
+                                                            BOOL fIsSafeToBlock)
 {
     clrie_pm__jit_rejected_rejit_started(manager_of(This), functionId);
     clrie_pm__jit_events_started(manager_of(This), functionId, true);
     return hook_ReJITCompilationStarted(This, functionId, rejitId, fIsSafeToBlock);
 }
 
-static HRESULT on_GetReJITParameters(ICorProfilerCallback11 *This, ModuleID moduleId,
-                                     mdMethodDef methodId,
-                                     ICorProfilerFunctionControl *pFunctionControl)
+static HRESULT STDMETHODCALLTYPE
+on_GetReJITParameters(ICorProfilerCallback11 *This, ModuleID moduleId, mdMethodDef methodId,
+                      ICorProfilerFunctionControl *pFunctionControl)
 {
     struct manager *m = manager_of(This);
     if (clrie_pm__detach_rejit(m, moduleId, methodId, pFunctionControl))
@@ -442,24 +453,26 @@ static HRESULT on_GetReJITParameters(ICorProfilerCallback11 *This, ModuleID modu
     return hr;
 }
 
-static HRESULT on_ReJITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId,
-                                           ReJITID rejitId, HRESULT hrStatus, BOOL fIsSafeToBlock)
+static HRESULT STDMETHODCALLTYPE on_ReJITCompilationFinished(ICorProfilerCallback11 *This,
+                                                             FunctionID functionId, ReJITID rejitId,
+                                                             HRESULT hrStatus, BOOL fIsSafeToBlock)
 {
     clrie_pm__jit_rejected_finished(manager_of(This), functionId, hrStatus);
     clrie_pm__jit_events_finished(manager_of(This), functionId, rejitId, true, hrStatus);
     return hook_ReJITCompilationFinished(This, functionId, rejitId, hrStatus, fIsSafeToBlock);
 }
 
-static HRESULT on_ReJITError(ICorProfilerCallback11 *This, ModuleID moduleId, mdMethodDef methodId,
-                             FunctionID functionId, HRESULT hrStatus)
+static HRESULT STDMETHODCALLTYPE on_ReJITError(ICorProfilerCallback11 *This, ModuleID moduleId,
+                                               mdMethodDef methodId, FunctionID functionId,
+                                               HRESULT hrStatus)
 {
     clrie_pm__jit_rejected_rejit_error(manager_of(This), moduleId, methodId, hrStatus);
     return hook_ReJITError(This, moduleId, methodId, functionId, hrStatus);
 }
 
 /* Plugins first, in order, the first "no" wins; the raw hook is asked only if they all agree. */
-static HRESULT on_JITInlining(ICorProfilerCallback11 *This, FunctionID callerId,
-                              FunctionID calleeId, BOOL *pfShouldInline)
+static HRESULT STDMETHODCALLTYPE on_JITInlining(ICorProfilerCallback11 *This, FunctionID callerId,
+                                                FunctionID calleeId, BOOL *pfShouldInline)
 {
     if (!pfShouldInline)
         return E_POINTER;

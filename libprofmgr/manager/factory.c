@@ -21,8 +21,8 @@ CLRIE_PM_COM_CLASS(factory_class, "IClassFactory", struct factory, com, NULL, fa
 #define NO_OWNER(factory) ((void)(factory), (IUnknown *)NULL)
 CLRIE_PM_COM_OWNED(factory, IClassFactory, struct factory, iface, com, NO_OWNER)
 
-static HRESULT factory_CreateInstance(IClassFactory *This, IUnknown *pUnkOuter, REFIID riid,
-                                      void **ppvObject)
+static HRESULT STDMETHODCALLTYPE factory_CreateInstance(IClassFactory *This, IUnknown *pUnkOuter,
+                                                        REFIID riid, void **ppvObject)
 {
     if (!ppvObject)
         return E_POINTER;
@@ -32,7 +32,7 @@ static HRESULT factory_CreateInstance(IClassFactory *This, IUnknown *pUnkOuter, 
     return clrie_pm_profiler_create(riid, ppvObject);
 }
 
-static HRESULT factory_LockServer(IClassFactory *This, BOOL fLock)
+static HRESULT STDMETHODCALLTYPE factory_LockServer(IClassFactory *This, BOOL fLock)
 {
     return S_OK;
 }

@@ -428,7 +428,8 @@ static struct hook_turn *turn_of(ICorProfilerFunctionControl *This)
 
 /* It lives as long as the turn, like the runtime's own, which is valid only during the
  * callback: references are not counted. */
-static HRESULT control_QueryInterface(ICorProfilerFunctionControl *This, REFIID riid, void **out)
+static HRESULT STDMETHODCALLTYPE control_QueryInterface(ICorProfilerFunctionControl *This,
+                                                        REFIID riid, void **out)
 {
     if (!out)
         return E_POINTER;
@@ -441,31 +442,32 @@ static HRESULT control_QueryInterface(ICorProfilerFunctionControl *This, REFIID 
     return S_OK;
 }
 
-static ULONG control_AddRef(ICorProfilerFunctionControl *This)
+static ULONG STDMETHODCALLTYPE control_AddRef(ICorProfilerFunctionControl *This)
 {
     return 1;
 }
 
-static ULONG control_Release(ICorProfilerFunctionControl *This)
+static ULONG STDMETHODCALLTYPE control_Release(ICorProfilerFunctionControl *This)
 {
     return 1;
 }
 
-static HRESULT control_SetCodegenFlags(ICorProfilerFunctionControl *This, DWORD flags)
+static HRESULT STDMETHODCALLTYPE control_SetCodegenFlags(ICorProfilerFunctionControl *This,
+                                                         DWORD flags)
 {
     struct hook_turn *turn = turn_of(This);
     turn->codegen_flags = flags;
     return turn->runtime->lpVtbl->SetCodegenFlags(turn->runtime, flags);
 }
 
-static HRESULT control_SetILFunctionBody(ICorProfilerFunctionControl *This, ULONG size,
-                                         LPCBYTE header)
+static HRESULT STDMETHODCALLTYPE control_SetILFunctionBody(ICorProfilerFunctionControl *This,
+                                                           ULONG size, LPCBYTE header)
 {
     return keep_body(turn_of(This), header, size);
 }
 
-static HRESULT control_SetILInstrumentedCodeMap(ICorProfilerFunctionControl *This, ULONG count,
-                                                COR_IL_MAP map[])
+static HRESULT STDMETHODCALLTYPE control_SetILInstrumentedCodeMap(ICorProfilerFunctionControl *This,
+                                                                  ULONG count, COR_IL_MAP map[])
 {
     return keep_map(turn_of(This), count, map);
 }

@@ -44,8 +44,9 @@ HOST_IUNKNOWN(IProfilerStringManager, strings)
  * environment's configuration is loaded at start. A ClassGuid already loaded or being loaded
  * (a plugin naming itself from its own Initialize) is refused: see clrie_pm__plugins_load_paths
  * for what it returns. */
-static HRESULT manager_SetupProfilingEnvironment(IProfilerManager *This, BSTR bstrConfigPath[],
-                                                 UINT numConfigPaths)
+static HRESULT STDMETHODCALLTYPE manager_SetupProfilingEnvironment(IProfilerManager *This,
+                                                                   BSTR bstrConfigPath[],
+                                                                   UINT numConfigPaths)
 {
     struct manager *m = HOST_OF(This, manager)->owner;
     if (numConfigPaths && !bstrConfigPath)
@@ -72,7 +73,8 @@ static HRESULT manager_SetupProfilingEnvironment(IProfilerManager *This, BSTR bs
     return hr;
 }
 
-static HRESULT manager_AddRawProfilerHook(IProfilerManager *This, IUnknown *pUnkProfilerCallback)
+static HRESULT STDMETHODCALLTYPE manager_AddRawProfilerHook(IProfilerManager *This,
+                                                            IUnknown *pUnkProfilerCallback)
 {
     struct manager *m = HOST_OF(This, manager)->owner;
     if (!pUnkProfilerCallback)
@@ -85,7 +87,7 @@ static HRESULT manager_AddRawProfilerHook(IProfilerManager *This, IUnknown *pUnk
     return clrie_pm__raw_hook_install(m, pUnkProfilerCallback);
 }
 
-static HRESULT manager_RemoveRawProfilerHook(IProfilerManager *This)
+static HRESULT STDMETHODCALLTYPE manager_RemoveRawProfilerHook(IProfilerManager *This)
 {
     struct manager *m = HOST_OF(This, manager)->owner;
     pthread_mutex_lock(&m->load_lock);
@@ -98,7 +100,8 @@ static HRESULT manager_RemoveRawProfilerHook(IProfilerManager *This)
     return old ? clrie_pm__manager_apply_event_mask(m) : S_FALSE;
 }
 
-static HRESULT manager_GetCorProfilerInfo(IProfilerManager *This, IUnknown **ppCorProfiler)
+static HRESULT STDMETHODCALLTYPE manager_GetCorProfilerInfo(IProfilerManager *This,
+                                                            IUnknown **ppCorProfiler)
 {
     struct host *host = HOST_OF(This, manager);
     if (!ppCorProfiler)
@@ -108,16 +111,16 @@ static HRESULT manager_GetCorProfilerInfo(IProfilerManager *This, IUnknown **ppC
     return S_OK;
 }
 
-static HRESULT manager_GetProfilerHost(IProfilerManager *This,
-                                       IProfilerManagerHost **ppProfilerManagerHost)
+static HRESULT STDMETHODCALLTYPE
+manager_GetProfilerHost(IProfilerManager *This, IProfilerManagerHost **ppProfilerManagerHost)
 {
     if (ppProfilerManagerHost)
         *ppProfilerManagerHost = NULL;
     return E_NOTIMPL; /* deprecated in CLRIE too */
 }
 
-static HRESULT manager_GetLoggingInstance(IProfilerManager *This,
-                                          IProfilerManagerLogging **ppLogging)
+static HRESULT STDMETHODCALLTYPE manager_GetLoggingInstance(IProfilerManager *This,
+                                                            IProfilerManagerLogging **ppLogging)
 {
     struct host *host = HOST_OF(This, manager);
     if (!ppLogging)
@@ -127,14 +130,14 @@ static HRESULT manager_GetLoggingInstance(IProfilerManager *This,
     return S_OK;
 }
 
-static HRESULT manager_SetLoggingHost(IProfilerManager *This,
-                                      IProfilerManagerLoggingHost *pLoggingHost)
+static HRESULT STDMETHODCALLTYPE manager_SetLoggingHost(IProfilerManager *This,
+                                                        IProfilerManagerLoggingHost *pLoggingHost)
 {
     return clrie_pm__logger_set_host(HOST_OF(This, manager)->owner, pLoggingHost);
 }
 
-static HRESULT manager_GetAppDomainCollection(IProfilerManager *This,
-                                              IAppDomainCollection **ppAppDomainCollection)
+static HRESULT STDMETHODCALLTYPE
+manager_GetAppDomainCollection(IProfilerManager *This, IAppDomainCollection **ppAppDomainCollection)
 {
     struct manager *m = HOST_OF(This, manager)->owner;
     if (!ppAppDomainCollection)
@@ -149,8 +152,8 @@ static HRESULT manager_GetAppDomainCollection(IProfilerManager *This,
     return S_OK;
 }
 
-static HRESULT manager_CreateSignatureBuilder(IProfilerManager *This,
-                                              ISignatureBuilder **ppSignatureBuilder)
+static HRESULT STDMETHODCALLTYPE
+manager_CreateSignatureBuilder(IProfilerManager *This, ISignatureBuilder **ppSignatureBuilder)
 {
     return clrie_pm_types_signature_builder_new(ppSignatureBuilder);
 }
@@ -167,8 +170,9 @@ static struct plugin *find_plugin(struct manager *m, const GUID *clsid,
     return NULL;
 }
 
-static HRESULT manager_GetInstrumentationMethod(IProfilerManager *This, REFGUID cslid,
-                                                IUnknown **ppUnknown)
+static HRESULT STDMETHODCALLTYPE manager_GetInstrumentationMethod(IProfilerManager *This,
+                                                                  REFGUID cslid,
+                                                                  IUnknown **ppUnknown)
 {
     if (!cslid || !ppUnknown)
         return E_POINTER;
@@ -183,8 +187,8 @@ static HRESULT manager_GetInstrumentationMethod(IProfilerManager *This, REFGUID 
     return hr;
 }
 
-static HRESULT manager_RemoveInstrumentationMethod(IProfilerManager *This,
-                                                   IInstrumentationMethod *pInstrumentationMethod)
+static HRESULT STDMETHODCALLTYPE manager_RemoveInstrumentationMethod(
+    IProfilerManager *This, IInstrumentationMethod *pInstrumentationMethod)
 {
     struct manager *m = HOST_OF(This, manager)->owner;
     if (!pInstrumentationMethod)
@@ -216,11 +220,10 @@ static char *utf8_of(BSTR text)
  * loaded (a plugin adding itself from its own Initialize), 0x800700C1 when the module is not a
  * complete ELF shared object of this machine, and E_ACCESSDENIED when the trust rule refuses
  * it; each with an error line. */
-static HRESULT manager_AddInstrumentationMethod(IProfilerManager *This, BSTR bstrModulePath,
-                                                BSTR bstrName, BSTR bstrDescription,
-                                                BSTR bstrModule, BSTR bstrClassGuid,
-                                                DWORD dwPriority,
-                                                IInstrumentationMethod **pInstrumentationMethod)
+static HRESULT STDMETHODCALLTYPE
+manager_AddInstrumentationMethod(IProfilerManager *This, BSTR bstrModulePath, BSTR bstrName,
+                                 BSTR bstrDescription, BSTR bstrModule, BSTR bstrClassGuid,
+                                 DWORD dwPriority, IInstrumentationMethod **pInstrumentationMethod)
 {
     struct manager *m = HOST_OF(This, manager)->owner;
     char *folder = utf8_of(bstrModulePath), *name = utf8_of(bstrName);
@@ -257,7 +260,8 @@ out:
     return hr;
 }
 
-static HRESULT manager_GetRuntimeType(IProfilerManager *This, COR_PRF_RUNTIME_TYPE *pRuntimeType)
+static HRESULT STDMETHODCALLTYPE manager_GetRuntimeType(IProfilerManager *This,
+                                                        COR_PRF_RUNTIME_TYPE *pRuntimeType)
 {
     struct manager *m = HOST_OF(This, manager)->owner;
     if (!pRuntimeType)
@@ -289,7 +293,7 @@ static const struct IProfilerManagerVtbl manager_vtbl = {
 
 /* ---- IProfilerManager2..5 ---------------------------------------------------------------- */
 
-static HRESULT manager2_DisableProfiling(IProfilerManager2 *This)
+static HRESULT STDMETHODCALLTYPE manager2_DisableProfiling(IProfilerManager2 *This)
 {
     struct manager *m = HOST_OF(This, manager2)->owner;
     if (!atomic_load(&m->initializing) && atomic_load(&m->attached))
@@ -300,7 +304,8 @@ static HRESULT manager2_DisableProfiling(IProfilerManager2 *This)
     return S_OK;
 }
 
-static HRESULT manager2_ApplyMetadata(IProfilerManager2 *This, IModuleInfo *pMethodInfo)
+static HRESULT STDMETHODCALLTYPE manager2_ApplyMetadata(IProfilerManager2 *This,
+                                                        IModuleInfo *pMethodInfo)
 {
     struct manager *m = HOST_OF(This, manager2)->owner;
     ModuleID module;
@@ -321,7 +326,7 @@ static const struct IProfilerManager2Vtbl manager2_vtbl = {
     .ApplyMetadata = manager2_ApplyMetadata,
 };
 
-static HRESULT manager3_GetApiVersion(IProfilerManager3 *This, DWORD *pApiVer)
+static HRESULT STDMETHODCALLTYPE manager3_GetApiVersion(IProfilerManager3 *This, DWORD *pApiVer)
 {
     if (!pApiVer)
         return E_POINTER;
@@ -334,8 +339,8 @@ static const struct IProfilerManager3Vtbl manager3_vtbl = {
     .GetApiVersion = manager3_GetApiVersion,
 };
 
-static HRESULT manager4_GetGlobalLoggingInstance(IProfilerManager4 *This,
-                                                 IProfilerManagerLogging **ppLogging)
+static HRESULT STDMETHODCALLTYPE
+manager4_GetGlobalLoggingInstance(IProfilerManager4 *This, IProfilerManagerLogging **ppLogging)
 {
     if (!ppLogging)
         return E_POINTER;
@@ -350,8 +355,9 @@ static const struct IProfilerManager4Vtbl manager4_vtbl = {
     .GetGlobalLoggingInstance = manager4_GetGlobalLoggingInstance,
 };
 
-static HRESULT manager5_IsInstrumentationMethodRegistered(IProfilerManager5 *This, REFGUID cslid,
-                                                          BOOL *pfRegistered)
+static HRESULT STDMETHODCALLTYPE manager5_IsInstrumentationMethodRegistered(IProfilerManager5 *This,
+                                                                            REFGUID cslid,
+                                                                            BOOL *pfRegistered)
 {
     if (!cslid || !pfRegistered)
         return E_POINTER;
@@ -364,7 +370,7 @@ static const struct IProfilerManager5Vtbl manager5_vtbl = {
     .IsInstrumentationMethodRegistered = manager5_IsInstrumentationMethodRegistered,
 };
 
-static HRESULT strings_FreeString(IProfilerStringManager *This, BSTR bstr)
+static HRESULT STDMETHODCALLTYPE strings_FreeString(IProfilerStringManager *This, BSTR bstr)
 {
     clrie_pm_bstr_free(bstr);
     return S_OK;

@@ -75,7 +75,7 @@ static void return_type(const struct method_info *mi, uint8_t *type, uint32_t *t
         *token = 0;
 }
 
-static BOOL ask(HRESULT (*query)(IMethodInfo *, BOOL *), IMethodInfo *method)
+static BOOL ask(HRESULT(STDMETHODCALLTYPE *query)(IMethodInfo *, BOOL *), IMethodInfo *method)
 {
     BOOL value = FALSE;
     return SUCCEEDED(query(method, &value)) && value;

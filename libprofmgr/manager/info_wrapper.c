@@ -40,7 +40,7 @@ static ICorProfilerInfo15 *runtime_with_slot(ICorProfilerInfo15 *This, size_t sl
 }
 
 #define FORWARD(ret, name, params, args)                                                           \
-    __attribute__((unused)) static ret fwd_##name params                                           \
+    __attribute__((unused)) static ret STDMETHODCALLTYPE fwd_##name params                         \
     {                                                                                              \
         ICorProfilerInfo15 *inner = runtime_with_slot(This, SLOT_OF(name));                        \
         return inner ? inner->lpVtbl->name args : (ret)E_NOTIMPL;                                  \
@@ -49,7 +49,8 @@ CLRIE_ICORPROFILERINFO15_METHODS(FORWARD, ICorProfilerInfo15 *This, inner)
 
 /* Special: not a class, since what it answers depends on the runtime's version; like its
  * host's interfaces, it counts its references on the host (com.h's owned objects). */
-static HRESULT on_QueryInterface(ICorProfilerInfo15 *This, REFIID riid, void **ppvObject)
+static HRESULT STDMETHODCALLTYPE on_QueryInterface(ICorProfilerInfo15 *This, REFIID riid,
+                                                   void **ppvObject)
 {
     struct manager *m = host_of(This)->owner;
     if (!ppvObject)
@@ -68,13 +69,13 @@ static HRESULT on_QueryInterface(ICorProfilerInfo15 *This, REFIID riid, void **p
     return E_NOINTERFACE;
 }
 
-static ULONG on_AddRef(ICorProfilerInfo15 *This)
+static ULONG STDMETHODCALLTYPE on_AddRef(ICorProfilerInfo15 *This)
 {
     struct host *host = host_of(This);
     return clrie_pm__com_add_ref_owned(&host->com, manager_unknown(host->owner));
 }
 
-static ULONG on_Release(ICorProfilerInfo15 *This)
+static ULONG STDMETHODCALLTYPE on_Release(ICorProfilerInfo15 *This)
 {
     struct host *host = host_of(This);
     return clrie_pm__com_release_owned(&host->com, manager_unknown(host->owner));
@@ -101,12 +102,13 @@ static HRESULT set_mask(struct host *host, DWORD low, DWORD high, bool with_high
     return hr;
 }
 
-static HRESULT on_SetEventMask(ICorProfilerInfo15 *This, DWORD dwEvents)
+static HRESULT STDMETHODCALLTYPE on_SetEventMask(ICorProfilerInfo15 *This, DWORD dwEvents)
 {
     return set_mask(host_of(This), dwEvents, 0, false);
 }
 
-static HRESULT on_SetEventMask2(ICorProfilerInfo15 *This, DWORD dwEventsLow, DWORD dwEventsHigh)
+static HRESULT STDMETHODCALLTYPE on_SetEventMask2(ICorProfilerInfo15 *This, DWORD dwEventsLow,
+                                                  DWORD dwEventsHigh)
 {
     if (host_of(This)->owner->info_version < 5)
         return E_NOTIMPL;
@@ -114,7 +116,7 @@ static HRESULT on_SetEventMask2(ICorProfilerInfo15 *This, DWORD dwEventsLow, DWO
 }
 
 /* A plugin reads back its own mask, so `get, add a flag, set` keeps meaning "mine". */
-static HRESULT on_GetEventMask(ICorProfilerInfo15 *This, DWORD *pdwEvents)
+static HRESULT STDMETHODCALLTYPE on_GetEventMask(ICorProfilerInfo15 *This, DWORD *pdwEvents)
 {
     if (!pdwEvents)
         return E_POINTER;
@@ -122,7 +124,8 @@ static HRESULT on_GetEventMask(ICorProfilerInfo15 *This, DWORD *pdwEvents)
     return S_OK;
 }
 
-static HRESULT on_GetEventMask2(ICorProfilerInfo15 *This, DWORD *pdwEventsLow, DWORD *pdwEventsHigh)
+static HRESULT STDMETHODCALLTYPE on_GetEventMask2(ICorProfilerInfo15 *This, DWORD *pdwEventsLow,
+                                                  DWORD *pdwEventsHigh)
 {
     if (!pdwEventsLow || !pdwEventsHigh)
         return E_POINTER;
@@ -134,22 +137,22 @@ static HRESULT on_GetEventMask2(ICorProfilerInfo15 *This, DWORD *pdwEventsLow, D
 /* ReJIT requests and reverts, recorded per party (hook_turn.h): a plugin's here, the raw
  * hook's below. */
 #define REJIT_SLOTS(prefix, party)                                                                 \
-    static HRESULT prefix##RequestReJIT(ICorProfilerInfo15 *This, ULONG cFunctions,                \
-                                        ModuleID moduleIds[], mdMethodDef methodIds[])             \
+    static HRESULT STDMETHODCALLTYPE prefix##RequestReJIT(                                         \
+        ICorProfilerInfo15 *This, ULONG cFunctions, ModuleID moduleIds[], mdMethodDef methodIds[]) \
     {                                                                                              \
         return clrie_pm__rejit_request(host_of(This)->owner, party, false, 0, cFunctions,          \
                                        moduleIds, methodIds);                                      \
     }                                                                                              \
-    static HRESULT prefix##RequestReJITWithInliners(ICorProfilerInfo15 *This, DWORD dwRejitFlags,  \
-                                                    ULONG cFunctions, ModuleID moduleIds[],        \
-                                                    mdMethodDef methodIds[])                       \
+    static HRESULT STDMETHODCALLTYPE prefix##RequestReJITWithInliners(                             \
+        ICorProfilerInfo15 *This, DWORD dwRejitFlags, ULONG cFunctions, ModuleID moduleIds[],      \
+        mdMethodDef methodIds[])                                                                   \
     {                                                                                              \
         return clrie_pm__rejit_request(host_of(This)->owner, party, true, dwRejitFlags,            \
                                        cFunctions, moduleIds, methodIds);                          \
     }                                                                                              \
-    static HRESULT prefix##RequestRevert(ICorProfilerInfo15 *This, ULONG cFunctions,               \
-                                         ModuleID moduleIds[], mdMethodDef methodIds[],            \
-                                         HRESULT status[])                                         \
+    static HRESULT STDMETHODCALLTYPE prefix##RequestRevert(                                        \
+        ICorProfilerInfo15 *This, ULONG cFunctions, ModuleID moduleIds[], mdMethodDef methodIds[], \
+        HRESULT status[])                                                                          \
     {                                                                                              \
         return clrie_pm__rejit_revert(host_of(This)->owner, party, cFunctions, moduleIds,          \
                                       methodIds, status);                                          \
@@ -176,9 +179,10 @@ const struct ICorProfilerInfo15Vtbl clrie_pm__host_info_vtbl = {
 VTABLE_OVERRIDES_END
 
 /* The raw hook's: during its turn on a method it sees the plugins' work (hook_turn.h). */
-static HRESULT hook_GetILFunctionBody(ICorProfilerInfo15 *This, ModuleID moduleId,
-                                      mdMethodDef methodId, LPCBYTE *ppMethodHeader,
-                                      ULONG *pcbMethodSize)
+static HRESULT STDMETHODCALLTYPE hook_GetILFunctionBody(ICorProfilerInfo15 *This, ModuleID moduleId,
+                                                        mdMethodDef methodId,
+                                                        LPCBYTE *ppMethodHeader,
+                                                        ULONG *pcbMethodSize)
 {
     struct manager *m = host_of(This)->owner;
     if (!m->info)
@@ -187,8 +191,9 @@ static HRESULT hook_GetILFunctionBody(ICorProfilerInfo15 *This, ModuleID moduleI
                                                pcbMethodSize, m);
 }
 
-static HRESULT hook_SetILFunctionBody(ICorProfilerInfo15 *This, ModuleID moduleId,
-                                      mdMethodDef methodid, LPCBYTE pbNewILMethodHeader)
+static HRESULT STDMETHODCALLTYPE hook_SetILFunctionBody(ICorProfilerInfo15 *This, ModuleID moduleId,
+                                                        mdMethodDef methodid,
+                                                        LPCBYTE pbNewILMethodHeader)
 {
     struct manager *m = host_of(This)->owner;
     if (!m->info)
@@ -196,9 +201,10 @@ static HRESULT hook_SetILFunctionBody(ICorProfilerInfo15 *This, ModuleID moduleI
     return clrie_pm__hook_set_il_function_body(m->info, moduleId, methodid, pbNewILMethodHeader, m);
 }
 
-static HRESULT hook_SetILInstrumentedCodeMap(ICorProfilerInfo15 *This, FunctionID functionId,
-                                             BOOL fStartJit, ULONG cILMapEntries,
-                                             COR_IL_MAP rgILMapEntries[])
+static HRESULT STDMETHODCALLTYPE hook_SetILInstrumentedCodeMap(ICorProfilerInfo15 *This,
+                                                               FunctionID functionId,
+                                                               BOOL fStartJit, ULONG cILMapEntries,
+                                                               COR_IL_MAP rgILMapEntries[])
 {
     struct manager *m = host_of(This)->owner;
     if (!m->info)

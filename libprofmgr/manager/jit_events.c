@@ -46,7 +46,7 @@ CLRIE_PM_COM_CLASS(jit_info_class, "IMethodJitInfo", struct jit_info, com, jit_i
                    jit_info_ifaces);
 CLRIE_PLUGIN_COM_IUNKNOWN(ji, IMethodJitInfo2, struct jit_info, iface, com)
 
-static HRESULT ji_GetFunctionID(IMethodJitInfo2 *This, FunctionID *pFunctionId)
+static HRESULT STDMETHODCALLTYPE ji_GetFunctionID(IMethodJitInfo2 *This, FunctionID *pFunctionId)
 {
     if (!pFunctionId)
         return E_POINTER;
@@ -54,7 +54,7 @@ static HRESULT ji_GetFunctionID(IMethodJitInfo2 *This, FunctionID *pFunctionId)
     return S_OK;
 }
 
-static HRESULT ji_GetIsRejit(IMethodJitInfo2 *This, BOOL *pIsRejit)
+static HRESULT STDMETHODCALLTYPE ji_GetIsRejit(IMethodJitInfo2 *This, BOOL *pIsRejit)
 {
     if (!pIsRejit)
         return E_POINTER;
@@ -62,7 +62,7 @@ static HRESULT ji_GetIsRejit(IMethodJitInfo2 *This, BOOL *pIsRejit)
     return S_OK;
 }
 
-static HRESULT ji_GetRejitId(IMethodJitInfo2 *This, ReJITID *pRejitId)
+static HRESULT STDMETHODCALLTYPE ji_GetRejitId(IMethodJitInfo2 *This, ReJITID *pRejitId)
 {
     if (!pRejitId)
         return E_POINTER;
@@ -70,7 +70,7 @@ static HRESULT ji_GetRejitId(IMethodJitInfo2 *This, ReJITID *pRejitId)
     return S_OK;
 }
 
-static HRESULT ji_GetJitHR(IMethodJitInfo2 *This, HRESULT *pHResult)
+static HRESULT STDMETHODCALLTYPE ji_GetJitHR(IMethodJitInfo2 *This, HRESULT *pHResult)
 {
     if (!pHResult)
         return E_POINTER;
@@ -78,7 +78,8 @@ static HRESULT ji_GetJitHR(IMethodJitInfo2 *This, HRESULT *pHResult)
     return S_OK;
 }
 
-static HRESULT ji_GetILTransformationStatus(IMethodJitInfo2 *This, BOOL *pIsTranformed)
+static HRESULT STDMETHODCALLTYPE ji_GetILTransformationStatus(IMethodJitInfo2 *This,
+                                                              BOOL *pIsTranformed)
 {
     struct jit_info *ji = jit_info_of(This);
     ULONG32 needed = 0;
@@ -90,7 +91,7 @@ static HRESULT ji_GetILTransformationStatus(IMethodJitInfo2 *This, BOOL *pIsTran
     return S_OK;
 }
 
-static HRESULT ji_GetModuleInfo(IMethodJitInfo2 *This, IModuleInfo **ppModuleInfo)
+static HRESULT STDMETHODCALLTYPE ji_GetModuleInfo(IMethodJitInfo2 *This, IModuleInfo **ppModuleInfo)
 {
     struct jit_info *ji = jit_info_of(This);
     if (!ppModuleInfo)
@@ -102,8 +103,9 @@ static HRESULT ji_GetModuleInfo(IMethodJitInfo2 *This, IModuleInfo **ppModuleInf
     return S_OK;
 }
 
-static HRESULT ji_GetILNativeMapping(IMethodJitInfo2 *This, ULONG32 cMaps,
-                                     COR_DEBUG_IL_TO_NATIVE_MAP pMap[], ULONG32 *pcNeeded)
+static HRESULT STDMETHODCALLTYPE ji_GetILNativeMapping(IMethodJitInfo2 *This, ULONG32 cMaps,
+                                                       COR_DEBUG_IL_TO_NATIVE_MAP pMap[],
+                                                       ULONG32 *pcNeeded)
 {
     struct jit_info *ji = jit_info_of(This);
     ICorProfilerInfo15 *info = ji->owner->info;
@@ -115,8 +117,8 @@ static HRESULT ji_GetILNativeMapping(IMethodJitInfo2 *This, ULONG32 cMaps,
     return info->lpVtbl->GetILToNativeMapping(info, ji->function, cMaps, pcNeeded, pMap);
 }
 
-static HRESULT ji_GetILInstrumentationMap(IMethodJitInfo2 *This, ULONG32 cMaps, COR_IL_MAP pMap[],
-                                          ULONG32 *pcNeeded)
+static HRESULT STDMETHODCALLTYPE ji_GetILInstrumentationMap(IMethodJitInfo2 *This, ULONG32 cMaps,
+                                                            COR_IL_MAP pMap[], ULONG32 *pcNeeded)
 {
     struct jit_info *ji = jit_info_of(This);
     BOOL transformed = FALSE;
@@ -129,7 +131,7 @@ static HRESULT ji_GetILInstrumentationMap(IMethodJitInfo2 *This, ULONG32 cMaps, 
     return FAILED(hr) ? hr : S_OK;
 }
 
-static HRESULT ji_GetMethodToken(IMethodJitInfo2 *This, mdMethodDef *pToken)
+static HRESULT STDMETHODCALLTYPE ji_GetMethodToken(IMethodJitInfo2 *This, mdMethodDef *pToken)
 {
     if (!pToken)
         return E_POINTER;
@@ -137,7 +139,8 @@ static HRESULT ji_GetMethodToken(IMethodJitInfo2 *This, mdMethodDef *pToken)
     return S_OK;
 }
 
-static HRESULT ji_GetNativeCodeAddress(IMethodJitInfo2 *This, UINT_PTR *pCodeAddress)
+static HRESULT STDMETHODCALLTYPE ji_GetNativeCodeAddress(IMethodJitInfo2 *This,
+                                                         UINT_PTR *pCodeAddress)
 {
     struct jit_info *ji = jit_info_of(This);
     ICorProfilerInfo15 *info = ji->owner->info;

@@ -52,27 +52,32 @@ static HRESULT log_utf16(IProfilerManagerLogging *This, enum clrie_pm_log_kind k
     return S_OK;
 }
 
-static HRESULT logger_LogMessage(IProfilerManagerLogging *This, const WCHAR *wszMessage)
+static HRESULT STDMETHODCALLTYPE logger_LogMessage(IProfilerManagerLogging *This,
+                                                   const WCHAR *wszMessage)
 {
     return log_utf16(This, CLRIE_PM_LOG_MESSAGES, wszMessage);
 }
 
-static HRESULT logger_LogError(IProfilerManagerLogging *This, const WCHAR *wszError)
+static HRESULT STDMETHODCALLTYPE logger_LogError(IProfilerManagerLogging *This,
+                                                 const WCHAR *wszError)
 {
     return log_utf16(This, CLRIE_PM_LOG_ERRORS, wszError);
 }
 
-static HRESULT logger_LogDumpMessage(IProfilerManagerLogging *This, const WCHAR *wszMessage)
+static HRESULT STDMETHODCALLTYPE logger_LogDumpMessage(IProfilerManagerLogging *This,
+                                                       const WCHAR *wszMessage)
 {
     return log_utf16(This, CLRIE_PM_LOG_DUMPS, wszMessage);
 }
 
-static HRESULT logger_EnableDiagnosticLogToDebugPort(IProfilerManagerLogging *This, BOOL enable)
+static HRESULT STDMETHODCALLTYPE
+logger_EnableDiagnosticLogToDebugPort(IProfilerManagerLogging *This, BOOL enable)
 {
     return S_OK; /* Windows' debug port has no Linux counterpart; stderr is the default sink */
 }
 
-static HRESULT logger_GetLoggingFlags(IProfilerManagerLogging *This, LoggingFlags *pLoggingFlags)
+static HRESULT STDMETHODCALLTYPE logger_GetLoggingFlags(IProfilerManagerLogging *This,
+                                                        LoggingFlags *pLoggingFlags)
 {
     if (!pLoggingFlags)
         return E_POINTER;
@@ -83,7 +88,8 @@ static HRESULT logger_GetLoggingFlags(IProfilerManagerLogging *This, LoggingFlag
     return S_OK;
 }
 
-static HRESULT logger_SetLoggingFlags(IProfilerManagerLogging *This, LoggingFlags loggingFlags)
+static HRESULT STDMETHODCALLTYPE logger_SetLoggingFlags(IProfilerManagerLogging *This,
+                                                        LoggingFlags loggingFlags)
 {
     if ((unsigned)loggingFlags & ~(unsigned)CLRIE_LOGGING_FLAGS_ALL)
         return E_INVALIDARG;

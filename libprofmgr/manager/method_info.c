@@ -520,7 +520,7 @@ static HRESULT answer_bool(BOOL *out, bool value)
     return S_OK;
 }
 
-static HRESULT mi_GetModuleInfo(IMethodInfo2 *This, IModuleInfo **ppModuleInfo)
+static HRESULT STDMETHODCALLTYPE mi_GetModuleInfo(IMethodInfo2 *This, IModuleInfo **ppModuleInfo)
 {
     struct method_info *mi = from_iface(This);
     if (!ppModuleInfo)
@@ -530,7 +530,7 @@ static HRESULT mi_GetModuleInfo(IMethodInfo2 *This, IModuleInfo **ppModuleInfo)
     return S_OK;
 }
 
-static HRESULT mi_GetName(IMethodInfo2 *This, BSTR *pbstrName)
+static HRESULT STDMETHODCALLTYPE mi_GetName(IMethodInfo2 *This, BSTR *pbstrName)
 {
     struct method_info *mi = from_iface(This);
     if (!pbstrName)
@@ -539,7 +539,7 @@ static HRESULT mi_GetName(IMethodInfo2 *This, BSTR *pbstrName)
     return *pbstrName ? S_OK : E_OUTOFMEMORY;
 }
 
-static HRESULT mi_GetFullName(IMethodInfo2 *This, BSTR *pbstrFullName)
+static HRESULT STDMETHODCALLTYPE mi_GetFullName(IMethodInfo2 *This, BSTR *pbstrFullName)
 {
     char16_t buf[1024];
     if (!pbstrFullName)
@@ -549,7 +549,7 @@ static HRESULT mi_GetFullName(IMethodInfo2 *This, BSTR *pbstrFullName)
     return *pbstrFullName ? S_OK : E_OUTOFMEMORY;
 }
 
-static HRESULT mi_GetClassId(IMethodInfo2 *This, ClassID *pClassId)
+static HRESULT STDMETHODCALLTYPE mi_GetClassId(IMethodInfo2 *This, ClassID *pClassId)
 {
     if (!pClassId)
         return E_POINTER;
@@ -557,7 +557,7 @@ static HRESULT mi_GetClassId(IMethodInfo2 *This, ClassID *pClassId)
     return S_OK;
 }
 
-static HRESULT mi_GetFunctionId(IMethodInfo2 *This, FunctionID *pFunctionID)
+static HRESULT STDMETHODCALLTYPE mi_GetFunctionId(IMethodInfo2 *This, FunctionID *pFunctionID)
 {
     if (!pFunctionID)
         return E_POINTER;
@@ -565,7 +565,7 @@ static HRESULT mi_GetFunctionId(IMethodInfo2 *This, FunctionID *pFunctionID)
     return S_OK;
 }
 
-static HRESULT mi_GetMethodToken(IMethodInfo2 *This, mdToken *pToken)
+static HRESULT STDMETHODCALLTYPE mi_GetMethodToken(IMethodInfo2 *This, mdToken *pToken)
 {
     if (!pToken)
         return E_POINTER;
@@ -573,7 +573,7 @@ static HRESULT mi_GetMethodToken(IMethodInfo2 *This, mdToken *pToken)
     return S_OK;
 }
 
-static HRESULT mi_GetGenericParameterCount(IMethodInfo2 *This, DWORD *pCount)
+static HRESULT STDMETHODCALLTYPE mi_GetGenericParameterCount(IMethodInfo2 *This, DWORD *pCount)
 {
     struct method_info *mi = from_iface(This);
     struct clrie_il_method_sig parsed;
@@ -601,46 +601,46 @@ static bool name_is(const struct method_info *mi, const char *ascii)
     return mi->name_len == strlen(ascii) && name_starts(mi, ascii);
 }
 
-static HRESULT mi_GetIsStatic(IMethodInfo2 *This, BOOL *pbValue)
+static HRESULT STDMETHODCALLTYPE mi_GetIsStatic(IMethodInfo2 *This, BOOL *pbValue)
 {
     return answer_bool(pbValue, from_iface(This)->attributes & MD_STATIC);
 }
 
-static HRESULT mi_GetIsPublic(IMethodInfo2 *This, BOOL *pbValue)
+static HRESULT STDMETHODCALLTYPE mi_GetIsPublic(IMethodInfo2 *This, BOOL *pbValue)
 {
     return answer_bool(pbValue, (from_iface(This)->attributes & MD_ACCESS_MASK) == MD_PUBLIC);
 }
 
-static HRESULT mi_GetIsPrivate(IMethodInfo2 *This, BOOL *pbValue)
+static HRESULT STDMETHODCALLTYPE mi_GetIsPrivate(IMethodInfo2 *This, BOOL *pbValue)
 {
     return answer_bool(pbValue, (from_iface(This)->attributes & MD_ACCESS_MASK) == MD_PRIVATE);
 }
 
-static HRESULT mi_GetIsPropertyGetter(IMethodInfo2 *This, BOOL *pbValue)
+static HRESULT STDMETHODCALLTYPE mi_GetIsPropertyGetter(IMethodInfo2 *This, BOOL *pbValue)
 {
     struct method_info *mi = from_iface(This);
     return answer_bool(pbValue, (mi->attributes & MD_SPECIAL_NAME) && name_starts(mi, "get_"));
 }
 
-static HRESULT mi_GetIsPropertySetter(IMethodInfo2 *This, BOOL *pbValue)
+static HRESULT STDMETHODCALLTYPE mi_GetIsPropertySetter(IMethodInfo2 *This, BOOL *pbValue)
 {
     struct method_info *mi = from_iface(This);
     return answer_bool(pbValue, (mi->attributes & MD_SPECIAL_NAME) && name_starts(mi, "set_"));
 }
 
-static HRESULT mi_GetIsFinalizer(IMethodInfo2 *This, BOOL *pbValue)
+static HRESULT STDMETHODCALLTYPE mi_GetIsFinalizer(IMethodInfo2 *This, BOOL *pbValue)
 {
     struct method_info *mi = from_iface(This);
     return answer_bool(pbValue, name_is(mi, "Finalize") && (mi->attributes & MD_VIRTUAL) &&
                                     !(mi->attributes & MD_STATIC));
 }
 
-static HRESULT mi_GetIsConstructor(IMethodInfo2 *This, BOOL *pbValue)
+static HRESULT STDMETHODCALLTYPE mi_GetIsConstructor(IMethodInfo2 *This, BOOL *pbValue)
 {
     return answer_bool(pbValue, name_is(from_iface(This), ".ctor"));
 }
 
-static HRESULT mi_GetIsStaticConstructor(IMethodInfo2 *This, BOOL *pbValue)
+static HRESULT STDMETHODCALLTYPE mi_GetIsStaticConstructor(IMethodInfo2 *This, BOOL *pbValue)
 {
     return answer_bool(pbValue, name_is(from_iface(This), ".cctor"));
 }
@@ -655,7 +655,8 @@ static HRESULT start_type_query(struct method_info *mi, void *out, ITypeCreator 
     return types_of(mi, types);
 }
 
-static HRESULT mi_GetParameters(IMethodInfo2 *This, IEnumMethodParameters **pMethodArgs)
+static HRESULT STDMETHODCALLTYPE mi_GetParameters(IMethodInfo2 *This,
+                                                  IEnumMethodParameters **pMethodArgs)
 {
     struct method_info *mi = from_iface(This);
     ITypeCreator *types = NULL;
@@ -664,7 +665,7 @@ static HRESULT mi_GetParameters(IMethodInfo2 *This, IEnumMethodParameters **pMet
                       : clrie_pm_types_method_parameters(types, mi->sig, mi->sig_len, pMethodArgs);
 }
 
-static HRESULT mi_GetDeclaringType(IMethodInfo2 *This, IType **ppType)
+static HRESULT STDMETHODCALLTYPE mi_GetDeclaringType(IMethodInfo2 *This, IType **ppType)
 {
     struct method_info *mi = from_iface(This);
     ITypeCreator *types = NULL;
@@ -672,7 +673,7 @@ static HRESULT mi_GetDeclaringType(IMethodInfo2 *This, IType **ppType)
     return FAILED(hr) ? hr : clrie_pm_types_declaring_type(types, mi->declaring_type, ppType);
 }
 
-static HRESULT mi_GetReturnType(IMethodInfo2 *This, IType **ppType)
+static HRESULT STDMETHODCALLTYPE mi_GetReturnType(IMethodInfo2 *This, IType **ppType)
 {
     struct method_info *mi = from_iface(This);
     ITypeCreator *types = NULL;
@@ -681,8 +682,8 @@ static HRESULT mi_GetReturnType(IMethodInfo2 *This, IType **ppType)
 }
 
 /* NULL buffer: size query. A buffer too small gets E_NOT_SUFFICIENT_BUFFER with the size. */
-static HRESULT mi_GetCorSignature(IMethodInfo2 *This, DWORD cbBuffer, BYTE *pCorSignature,
-                                  DWORD *pcbSignature)
+static HRESULT STDMETHODCALLTYPE mi_GetCorSignature(IMethodInfo2 *This, DWORD cbBuffer,
+                                                    BYTE *pCorSignature, DWORD *pcbSignature)
 {
     struct method_info *mi = from_iface(This);
     if (!pcbSignature)
@@ -696,7 +697,7 @@ static HRESULT mi_GetCorSignature(IMethodInfo2 *This, DWORD cbBuffer, BYTE *pCor
     return S_OK;
 }
 
-static HRESULT mi_GetLocalVarSigToken(IMethodInfo2 *This, mdToken *pToken)
+static HRESULT STDMETHODCALLTYPE mi_GetLocalVarSigToken(IMethodInfo2 *This, mdToken *pToken)
 {
     struct method_info *mi = from_iface(This);
     if (!pToken)
@@ -719,7 +720,7 @@ static HRESULT mi_GetLocalVarSigToken(IMethodInfo2 *This, mdToken *pToken)
     return S_OK;
 }
 
-static HRESULT mi_SetLocalVarSigToken(IMethodInfo2 *This, mdToken token)
+static HRESULT STDMETHODCALLTYPE mi_SetLocalVarSigToken(IMethodInfo2 *This, mdToken token)
 {
     struct method_info *mi = from_iface(This);
     if (token && (token & 0xFF000000u) != mdtSignature)
@@ -740,7 +741,7 @@ static HRESULT mi_SetLocalVarSigToken(IMethodInfo2 *This, mdToken token)
     return S_OK;
 }
 
-static HRESULT mi_GetAttributes(IMethodInfo2 *This, DWORD *pCorMethodAttr)
+static HRESULT STDMETHODCALLTYPE mi_GetAttributes(IMethodInfo2 *This, DWORD *pCorMethodAttr)
 {
     if (!pCorMethodAttr)
         return E_POINTER;
@@ -748,7 +749,7 @@ static HRESULT mi_GetAttributes(IMethodInfo2 *This, DWORD *pCorMethodAttr)
     return S_OK;
 }
 
-static HRESULT mi_GetRejitCodeGenFlags(IMethodInfo2 *This, DWORD *pRefitFlags)
+static HRESULT STDMETHODCALLTYPE mi_GetRejitCodeGenFlags(IMethodInfo2 *This, DWORD *pRefitFlags)
 {
     if (!pRefitFlags)
         return E_POINTER;
@@ -756,7 +757,7 @@ static HRESULT mi_GetRejitCodeGenFlags(IMethodInfo2 *This, DWORD *pRefitFlags)
     return S_OK;
 }
 
-static HRESULT mi_GetCodeRva(IMethodInfo2 *This, DWORD *pRva)
+static HRESULT STDMETHODCALLTYPE mi_GetCodeRva(IMethodInfo2 *This, DWORD *pRva)
 {
     if (!pRva)
         return E_POINTER;
@@ -764,7 +765,7 @@ static HRESULT mi_GetCodeRva(IMethodInfo2 *This, DWORD *pRva)
     return S_OK;
 }
 
-static HRESULT mi_MethodImplFlags(IMethodInfo2 *This, UINT *pCorMethodImpl)
+static HRESULT STDMETHODCALLTYPE mi_MethodImplFlags(IMethodInfo2 *This, UINT *pCorMethodImpl)
 {
     if (!pCorMethodImpl)
         return E_POINTER;
@@ -772,13 +773,13 @@ static HRESULT mi_MethodImplFlags(IMethodInfo2 *This, UINT *pCorMethodImpl)
     return S_OK;
 }
 
-static HRESULT mi_SetRejitCodeGenFlags(IMethodInfo2 *This, DWORD dwFlags)
+static HRESULT STDMETHODCALLTYPE mi_SetRejitCodeGenFlags(IMethodInfo2 *This, DWORD dwFlags)
 {
     from_iface(This)->codegen_flags = dwFlags;
     return S_OK;
 }
 
-static HRESULT mi_GetRejitCount(IMethodInfo2 *This, DWORD *pdwRejitCount)
+static HRESULT STDMETHODCALLTYPE mi_GetRejitCount(IMethodInfo2 *This, DWORD *pdwRejitCount)
 {
     if (!pdwRejitCount)
         return E_POINTER;
@@ -800,7 +801,7 @@ static HRESULT begin_il_getter(struct method_info *mi, void **out)
 
 /* Hands out one of the body's borrowed interfaces, AddRef'd. */
 #define IL_GETTER(name, type, accessor)                                                            \
-    static HRESULT mi_##name(IMethodInfo2 *This, type **out)                                       \
+    static HRESULT STDMETHODCALLTYPE mi_##name(IMethodInfo2 *This, type **out)                     \
     {                                                                                              \
         struct method_info *mi = from_iface(This);                                                 \
         HRESULT hr = begin_il_getter(mi, (void **)out);                                            \
@@ -817,7 +818,8 @@ IL_GETTER(GetInstructionFactory, IInstructionFactory, clrie_pm_il_body_factory)
 IL_GETTER(GetSingleRetDefaultInstrumentation, ISingleRetDefaultInstrumentation,
           clrie_pm_il_body_single_ret)
 
-static HRESULT mi_GetLocalVariables(IMethodInfo2 *This, ILocalVariableCollection **out)
+static HRESULT STDMETHODCALLTYPE mi_GetLocalVariables(IMethodInfo2 *This,
+                                                      ILocalVariableCollection **out)
 {
     struct method_info *mi = from_iface(This);
     HRESULT hr = begin_il_getter(mi, (void **)out);
@@ -829,7 +831,8 @@ static HRESULT mi_GetLocalVariables(IMethodInfo2 *This, ILocalVariableCollection
     return S_OK;
 }
 
-static HRESULT mi_GetOriginalLocalVariables(IMethodInfo2 *This, ILocalVariableCollection **out)
+static HRESULT STDMETHODCALLTYPE mi_GetOriginalLocalVariables(IMethodInfo2 *This,
+                                                              ILocalVariableCollection **out)
 {
     struct method_info *mi = from_iface(This);
     HRESULT hr = begin_il_getter(mi, (void **)out);
@@ -853,7 +856,7 @@ static HRESULT mi_GetOriginalLocalVariables(IMethodInfo2 *This, ILocalVariableCo
     return S_OK;
 }
 
-static HRESULT mi_GetMaxStack(IMethodInfo2 *This, DWORD *pMaxStack)
+static HRESULT STDMETHODCALLTYPE mi_GetMaxStack(IMethodInfo2 *This, DWORD *pMaxStack)
 {
     struct method_info *mi = from_iface(This);
     if (!pMaxStack)

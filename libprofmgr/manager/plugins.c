@@ -24,7 +24,7 @@ _Static_assert(sizeof(struct clrie_config_guid) == sizeof(GUID) &&
                    offsetof(struct clrie_config_guid, data4) == offsetof(GUID, Data4),
                "libconfig's GUID layout is the ABI's");
 
-typedef HRESULT (*get_class_object_fn)(REFCLSID clsid, REFIID iid, void **out);
+typedef LPFNGETCLASSOBJECT get_class_object_fn;
 
 /* dlsym returns an object pointer; ISO C converts it to a function pointer only this way. */
 union symbol {

@@ -21,7 +21,7 @@
 #define HOOK_PATH_VARIABLE HOOK_VARIABLE "Path_64"
 #endif
 
-typedef HRESULT (*get_class_object_fn)(REFCLSID clsid, REFIID iid, void **out);
+typedef LPFNGETCLASSOBJECT get_class_object_fn;
 
 union symbol {
     void *object;

@@ -115,13 +115,15 @@ static HRESULT copy_bstr(BSTR text, BSTR *out)
     return *out ? S_OK : E_OUTOFMEMORY;
 }
 
-static HRESULT setting_GetName(IInstrumentationMethodSetting *This, BSTR *pbstrName)
+static HRESULT STDMETHODCALLTYPE setting_GetName(IInstrumentationMethodSetting *This,
+                                                 BSTR *pbstrName)
 {
     struct setting *s = setting_of(This);
     return copy_bstr(s->settings->items[s->index].name, pbstrName);
 }
 
-static HRESULT setting_GetValue(IInstrumentationMethodSetting *This, BSTR *pbstrValue)
+static HRESULT STDMETHODCALLTYPE setting_GetValue(IInstrumentationMethodSetting *This,
+                                                  BSTR *pbstrValue)
 {
     struct setting *s = setting_of(This);
     return copy_bstr(s->settings->items[s->index].value, pbstrValue);
@@ -186,8 +188,8 @@ static struct attach_context *context_of(IInstrumentationMethodAttachContext *if
 CLRIE_PM_COM_AGGREGATED(context, IInstrumentationMethodAttachContext, struct attach_context, iface,
                         outer)
 
-static HRESULT context_EnumSettings(IInstrumentationMethodAttachContext *This,
-                                    IEnumInstrumentationMethodSettings **ppEnum)
+static HRESULT STDMETHODCALLTYPE context_EnumSettings(IInstrumentationMethodAttachContext *This,
+                                                      IEnumInstrumentationMethodSettings **ppEnum)
 {
     struct attach_context *context = context_of(This);
     if (!ppEnum)

@@ -31,8 +31,8 @@ static const struct clrie_plugin_com_class factory_class = {
 
 CLRIE_PLUGIN_COM_IUNKNOWN(factory, IClassFactory, struct factory, iface, com)
 
-static HRESULT factory_CreateInstance(IClassFactory *This, IUnknown *outer, REFIID riid,
-                                      void **out)
+static HRESULT STDMETHODCALLTYPE factory_CreateInstance(IClassFactory *This, IUnknown *outer,
+                                                        REFIID riid, void **out)
 {
     if (!out)
         return E_POINTER;
@@ -43,7 +43,7 @@ static HRESULT factory_CreateInstance(IClassFactory *This, IUnknown *outer, REFI
     return factory->create(&factory->clsid, riid, out);
 }
 
-static HRESULT factory_LockServer(IClassFactory *This, BOOL lock)
+static HRESULT STDMETHODCALLTYPE factory_LockServer(IClassFactory *This, BOOL lock)
 {
     (void)This;
     if (lock)

@@ -1,39 +1,43 @@
 /* Events a plugin ignores (clrie/plugin.h): vtable slots that do nothing and return S_OK. */
 #include "clrie/plugin.h"
 
-HRESULT clrie_plugin_ignore_app_domain(IInstrumentationMethod *This, IAppDomainInfo *info)
+HRESULT STDMETHODCALLTYPE clrie_plugin_ignore_app_domain(IInstrumentationMethod *This,
+                                                         IAppDomainInfo *info)
 {
     (void)This, (void)info;
     return S_OK;
 }
 
-HRESULT clrie_plugin_ignore_assembly(IInstrumentationMethod *This, IAssemblyInfo *info)
+HRESULT STDMETHODCALLTYPE clrie_plugin_ignore_assembly(IInstrumentationMethod *This,
+                                                       IAssemblyInfo *info)
 {
     (void)This, (void)info;
     return S_OK;
 }
 
-HRESULT clrie_plugin_ignore_module(IInstrumentationMethod *This, IModuleInfo *info)
+HRESULT STDMETHODCALLTYPE clrie_plugin_ignore_module(IInstrumentationMethod *This,
+                                                     IModuleInfo *info)
 {
     (void)This, (void)info;
     return S_OK;
 }
 
-HRESULT clrie_plugin_ignore_shutdown(IInstrumentationMethod *This)
+HRESULT STDMETHODCALLTYPE clrie_plugin_ignore_shutdown(IInstrumentationMethod *This)
 {
     (void)This;
     return S_OK;
 }
 
-HRESULT clrie_plugin_ignore_method(IInstrumentationMethod *This, IMethodInfo *method,
-                                   BOOL isRejit)
+HRESULT STDMETHODCALLTYPE clrie_plugin_ignore_method(IInstrumentationMethod *This,
+                                                     IMethodInfo *method, BOOL isRejit)
 {
     (void)This, (void)method, (void)isRejit;
     return S_OK;
 }
 
-HRESULT clrie_plugin_instrument_nothing(IInstrumentationMethod *This, IMethodInfo *method,
-                                        BOOL isRejit, BOOL *instrument)
+HRESULT STDMETHODCALLTYPE clrie_plugin_instrument_nothing(IInstrumentationMethod *This,
+                                                          IMethodInfo *method, BOOL isRejit,
+                                                          BOOL *instrument)
 {
     (void)This, (void)method, (void)isRejit;
     if (!instrument)
@@ -42,8 +46,9 @@ HRESULT clrie_plugin_instrument_nothing(IInstrumentationMethod *This, IMethodInf
     return S_OK;
 }
 
-HRESULT clrie_plugin_allow_every_inline(IInstrumentationMethod *This, IMethodInfo *inlinee,
-                                        IMethodInfo *caller, BOOL *allow)
+HRESULT STDMETHODCALLTYPE clrie_plugin_allow_every_inline(IInstrumentationMethod *This,
+                                                          IMethodInfo *inlinee, IMethodInfo *caller,
+                                                          BOOL *allow)
 {
     (void)This, (void)inlinee, (void)caller;
     if (!allow)
@@ -52,28 +57,30 @@ HRESULT clrie_plugin_allow_every_inline(IInstrumentationMethod *This, IMethodInf
     return S_OK;
 }
 
-HRESULT clrie_plugin_ignore_jit_started(IInstrumentationMethodJitEvents2 *This,
-                                        FunctionID functionID, BOOL isRejit)
+HRESULT STDMETHODCALLTYPE clrie_plugin_ignore_jit_started(IInstrumentationMethodJitEvents2 *This,
+                                                          FunctionID functionID, BOOL isRejit)
 {
     (void)This, (void)functionID, (void)isRejit;
     return S_OK;
 }
 
-HRESULT clrie_plugin_ignore_jit_complete(IInstrumentationMethodJitEvents2 *This,
-                                         FunctionID functionID, BOOL isRejit, HRESULT jitResult)
+HRESULT STDMETHODCALLTYPE clrie_plugin_ignore_jit_complete(IInstrumentationMethodJitEvents2 *This,
+                                                           FunctionID functionID, BOOL isRejit,
+                                                           HRESULT jitResult)
 {
     (void)This, (void)functionID, (void)isRejit, (void)jitResult;
     return S_OK;
 }
 
-HRESULT clrie_plugin_ignore_exception_method(IInstrumentationMethodExceptionEvents *This,
-                                             IMethodInfo *method)
+HRESULT STDMETHODCALLTYPE clrie_plugin_ignore_exception_method(
+    IInstrumentationMethodExceptionEvents *This, IMethodInfo *method)
 {
     (void)This, (void)method;
     return S_OK;
 }
 
-HRESULT clrie_plugin_ignore_exception_event(IInstrumentationMethodExceptionEvents *This)
+HRESULT STDMETHODCALLTYPE
+clrie_plugin_ignore_exception_event(IInstrumentationMethodExceptionEvents *This)
 {
     (void)This;
     return S_OK;

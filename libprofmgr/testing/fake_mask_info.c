@@ -4,13 +4,13 @@
 #include <stddef.h>
 
 #define NOT_IMPLEMENTED(ret, name, params, args)                                                   \
-    __attribute__((unused)) static ret fake_##name params                                          \
+    __attribute__((unused)) static ret STDMETHODCALLTYPE fake_##name params                        \
     {                                                                                              \
         return (ret)E_NOTIMPL;                                                                     \
     }
 CLRIE_ICORPROFILERINFO15_METHODS(NOT_IMPLEMENTED, ICorProfilerInfo15 *This, This)
 
-static HRESULT fake_query(ICorProfilerInfo15 *This, REFIID riid, void **ppv)
+static HRESULT STDMETHODCALLTYPE fake_query(ICorProfilerInfo15 *This, REFIID riid, void **ppv)
 {
     static const IID *const known[] = {&IID_IUnknown, &IID_ICorProfilerInfo3,
                                        &IID_ICorProfilerInfo5, &IID_ICorProfilerInfo15};
@@ -24,12 +24,12 @@ static HRESULT fake_query(ICorProfilerInfo15 *This, REFIID riid, void **ppv)
     return E_NOINTERFACE;
 }
 
-static ULONG fake_ref(ICorProfilerInfo15 *This)
+static ULONG STDMETHODCALLTYPE fake_ref(ICorProfilerInfo15 *This)
 {
     return 1;
 }
 
-static HRESULT fake_set_mask2(ICorProfilerInfo15 *This, DWORD low, DWORD high)
+static HRESULT STDMETHODCALLTYPE fake_set_mask2(ICorProfilerInfo15 *This, DWORD low, DWORD high)
 {
     struct fake_mask_info *f = CLRIE_CONTAINER_OF(This, struct fake_mask_info, iface);
     f->low = low;

@@ -174,15 +174,15 @@ static ULONG md_release(void *This)
 }
 
 #define MD_UNKNOWN(prefix, Iface)                                                                  \
-    static HRESULT prefix##_qi(Iface *This, REFIID riid, void **ppv)                               \
+    static HRESULT STDMETHODCALLTYPE prefix##_qi(Iface *This, REFIID riid, void **ppv)             \
     {                                                                                              \
         return md_query_interface(This, riid, ppv);                                                \
     }                                                                                              \
-    static ULONG prefix##_addref(Iface *This)                                                      \
+    static ULONG STDMETHODCALLTYPE prefix##_addref(Iface *This)                                    \
     {                                                                                              \
         return md_add_ref(This);                                                                   \
     }                                                                                              \
-    static ULONG prefix##_release(Iface *This)                                                     \
+    static ULONG STDMETHODCALLTYPE prefix##_release(Iface *This)                                   \
     {                                                                                              \
         return md_release(This);                                                                   \
     }
@@ -193,8 +193,8 @@ MD_UNKNOWN(mdae, IMetaDataAssemblyEmit)
 
 #define CLDB_E_RECORD_NOTFOUND CLRIE_HRESULT(0x80131130u)
 
-static HRESULT mdi_GetScopeProps(IMetaDataImport2 *This, LPWSTR szName, ULONG cchName,
-                                 ULONG *pchName, GUID *pmvid)
+static HRESULT STDMETHODCALLTYPE mdi_GetScopeProps(IMetaDataImport2 *This, LPWSTR szName,
+                                                   ULONG cchName, ULONG *pchName, GUID *pmvid)
 {
     struct fake_module m = {0};
     assert_true(get_module(md(This)->module, &m));
@@ -204,8 +204,8 @@ static HRESULT mdi_GetScopeProps(IMetaDataImport2 *This, LPWSTR szName, ULONG cc
     return S_OK;
 }
 
-static HRESULT mdi_FindTypeDefByName(IMetaDataImport2 *This, LPCWSTR szTypeDef,
-                                     mdToken tkEnclosingClass, mdTypeDef *ptd)
+static HRESULT STDMETHODCALLTYPE mdi_FindTypeDefByName(IMetaDataImport2 *This, LPCWSTR szTypeDef,
+                                                       mdToken tkEnclosingClass, mdTypeDef *ptd)
 {
     char *name;
     size_t len;
@@ -217,7 +217,8 @@ static HRESULT mdi_FindTypeDefByName(IMetaDataImport2 *This, LPCWSTR szTypeDef,
     return found ? S_OK : CLDB_E_RECORD_NOTFOUND;
 }
 
-HRESULT fake_GetAssemblyFromScope(IMetaDataAssemblyImport *This, mdAssembly *ptkAssembly)
+HRESULT STDMETHODCALLTYPE fake_GetAssemblyFromScope(IMetaDataAssemblyImport *This,
+                                                    mdAssembly *ptkAssembly)
 {
     *ptkAssembly = FAKE_ASSEMBLY_TOKEN;
     return S_OK;
@@ -241,11 +242,12 @@ HRESULT fake_assembly_props(const struct fake_assembly *a, const void **ppbPubli
     return S_OK;
 }
 
-static HRESULT mda_GetAssemblyProps(IMetaDataAssemblyImport *This, mdAssembly mda,
-                                    const void **ppbPublicKey, ULONG *pcbPublicKey,
-                                    ULONG *pulHashAlgId, LPWSTR szName, ULONG cchName,
-                                    ULONG *pchName, ASSEMBLYMETADATA *pMetaData,
-                                    DWORD *pdwAssemblyFlags)
+static HRESULT STDMETHODCALLTYPE mda_GetAssemblyProps(IMetaDataAssemblyImport *This, mdAssembly mda,
+                                                      const void **ppbPublicKey,
+                                                      ULONG *pcbPublicKey, ULONG *pulHashAlgId,
+                                                      LPWSTR szName, ULONG cchName, ULONG *pchName,
+                                                      ASSEMBLYMETADATA *pMetaData,
+                                                      DWORD *pdwAssemblyFlags)
 {
     struct fake_module m = {0};
     struct fake_assembly a = {0};
@@ -272,25 +274,27 @@ static struct IMetaDataAssemblyEmitVtbl md_assembly_emit_vtbl;
 
 /* ---- fake ICorProfilerInfo3 ------------------------------------------------------------ */
 
-static HRESULT info_QueryInterface(ICorProfilerInfo3 *This, REFIID riid, void **ppv)
+static HRESULT STDMETHODCALLTYPE info_QueryInterface(ICorProfilerInfo3 *This, REFIID riid,
+                                                     void **ppv)
 {
     *ppv = NULL;
     return E_NOINTERFACE;
 }
 
-static ULONG info_AddRef(ICorProfilerInfo3 *This)
+static ULONG STDMETHODCALLTYPE info_AddRef(ICorProfilerInfo3 *This)
 {
     return (ULONG)atomic_fetch_add(&fake.info_refs, 1) + 1;
 }
 
-static ULONG info_Release(ICorProfilerInfo3 *This)
+static ULONG STDMETHODCALLTYPE info_Release(ICorProfilerInfo3 *This)
 {
     return (ULONG)atomic_fetch_sub(&fake.info_refs, 1) - 1;
 }
 
-static HRESULT info_GetAppDomainInfo(ICorProfilerInfo3 *This, AppDomainID appDomainId,
-                                     ULONG cchName, ULONG *pcchName, WCHAR szName[],
-                                     ProcessID *pProcessId)
+static HRESULT STDMETHODCALLTYPE info_GetAppDomainInfo(ICorProfilerInfo3 *This,
+                                                       AppDomainID appDomainId, ULONG cchName,
+                                                       ULONG *pcchName, WCHAR szName[],
+                                                       ProcessID *pProcessId)
 {
     struct fake_domain d;
     if (!get_domain(appDomainId, &d))
@@ -303,9 +307,11 @@ static HRESULT info_GetAppDomainInfo(ICorProfilerInfo3 *This, AppDomainID appDom
     return S_OK;
 }
 
-static HRESULT info_GetAssemblyInfo(ICorProfilerInfo3 *This, AssemblyID assemblyId, ULONG cchName,
-                                    ULONG *pcchName, WCHAR szName[], AppDomainID *pAppDomainId,
-                                    ModuleID *pModuleId)
+static HRESULT STDMETHODCALLTYPE info_GetAssemblyInfo(ICorProfilerInfo3 *This,
+                                                      AssemblyID assemblyId, ULONG cchName,
+                                                      ULONG *pcchName, WCHAR szName[],
+                                                      AppDomainID *pAppDomainId,
+                                                      ModuleID *pModuleId)
 {
     struct fake_assembly a = {0};
     if (!get_assembly(assemblyId, &a))
@@ -318,9 +324,10 @@ static HRESULT info_GetAssemblyInfo(ICorProfilerInfo3 *This, AssemblyID assembly
     return S_OK;
 }
 
-static HRESULT info_GetModuleInfo2(ICorProfilerInfo3 *This, ModuleID moduleId,
-                                   LPCBYTE *ppBaseLoadAddress, ULONG cchName, ULONG *pcchName,
-                                   WCHAR szName[], AssemblyID *pAssemblyId, DWORD *pdwModuleFlags)
+static HRESULT STDMETHODCALLTYPE info_GetModuleInfo2(ICorProfilerInfo3 *This, ModuleID moduleId,
+                                                     LPCBYTE *ppBaseLoadAddress, ULONG cchName,
+                                                     ULONG *pcchName, WCHAR szName[],
+                                                     AssemblyID *pAssemblyId, DWORD *pdwModuleFlags)
 {
     struct fake_module m = {0};
     if (!get_module(moduleId, &m))
@@ -335,16 +342,18 @@ static HRESULT info_GetModuleInfo2(ICorProfilerInfo3 *This, ModuleID moduleId,
     return S_OK;
 }
 
-static HRESULT info_GetModuleInfo(ICorProfilerInfo3 *This, ModuleID moduleId,
-                                  LPCBYTE *ppBaseLoadAddress, ULONG cchName, ULONG *pcchName,
-                                  WCHAR szName[], AssemblyID *pAssemblyId)
+static HRESULT STDMETHODCALLTYPE info_GetModuleInfo(ICorProfilerInfo3 *This, ModuleID moduleId,
+                                                    LPCBYTE *ppBaseLoadAddress, ULONG cchName,
+                                                    ULONG *pcchName, WCHAR szName[],
+                                                    AssemblyID *pAssemblyId)
 {
     return info_GetModuleInfo2(This, moduleId, ppBaseLoadAddress, cchName, pcchName, szName,
                                pAssemblyId, NULL);
 }
 
-static HRESULT info_GetModuleMetaData(ICorProfilerInfo3 *This, ModuleID moduleId, DWORD dwOpenFlags,
-                                      REFIID riid, IUnknown **ppOut)
+static HRESULT STDMETHODCALLTYPE info_GetModuleMetaData(ICorProfilerInfo3 *This, ModuleID moduleId,
+                                                        DWORD dwOpenFlags, REFIID riid,
+                                                        IUnknown **ppOut)
 {
     struct fake_module m = {0};
     *ppOut = NULL;

@@ -67,7 +67,8 @@ void fake_give_string(const char *utf8, ULONG cch, ULONG *pcch, WCHAR *buffer);
 /* The one Assembly row of every fake module's metadata, and the IMetaDataAssemblyImport slot
  * that names it. */
 #define FAKE_ASSEMBLY_TOKEN 0x20000001u
-HRESULT fake_GetAssemblyFromScope(IMetaDataAssemblyImport *This, mdAssembly *ptkAssembly);
+HRESULT STDMETHODCALLTYPE fake_GetAssemblyFromScope(IMetaDataAssemblyImport *This,
+                                                    mdAssembly *ptkAssembly);
 /* GetAssemblyProps's answer for `a`: its public key, name and flags, hash SHA-1, version 0. The
  * fakes' GetAssemblyProps slots call it with the assembly they stand for. */
 HRESULT fake_assembly_props(const struct fake_assembly *a, const void **ppbPublicKey,

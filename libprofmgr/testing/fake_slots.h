@@ -21,7 +21,7 @@
 /* `static ret prefix_ni_name params`, answering E_NOTIMPL (0, FALSE or NULL for the slots
  * that return those, nothing for void). */
 #define FAKE_NOT_IMPLEMENTED(prefix, ret, name, params)                                            \
-    __attribute__((unused)) static ret prefix##_ni_##name params                                   \
+    __attribute__((unused)) static ret STDMETHODCALLTYPE prefix##_ni_##name params                 \
     {                                                                                              \
         FAKE_NOTIMPL_BODY_##ret                                                                    \
     }

@@ -104,18 +104,18 @@ struct allocator {
     atomic_int refs;
 };
 
-static HRESULT malloc_QueryInterface(IMethodMalloc *This, REFIID riid, void **ppv)
+static HRESULT STDMETHODCALLTYPE malloc_QueryInterface(IMethodMalloc *This, REFIID riid, void **ppv)
 {
     *ppv = NULL;
     return E_NOINTERFACE;
 }
 
-static ULONG malloc_AddRef(IMethodMalloc *This)
+static ULONG STDMETHODCALLTYPE malloc_AddRef(IMethodMalloc *This)
 {
     return (ULONG)atomic_fetch_add(&((struct allocator *)(void *)This)->refs, 1) + 1;
 }
 
-static ULONG malloc_Release(IMethodMalloc *This)
+static ULONG STDMETHODCALLTYPE malloc_Release(IMethodMalloc *This)
 {
     struct allocator *a = (struct allocator *)(void *)This;
     int left = atomic_fetch_sub(&a->refs, 1) - 1;
@@ -126,7 +126,7 @@ static ULONG malloc_Release(IMethodMalloc *This)
     return (ULONG)left;
 }
 
-static PVOID malloc_Alloc(IMethodMalloc *This, ULONG cb)
+static PVOID STDMETHODCALLTYPE malloc_Alloc(IMethodMalloc *This, ULONG cb)
 {
     struct allocation *a = calloc(1, sizeof(*a) + cb);
     if (!a)
@@ -150,7 +150,8 @@ static const struct IMethodMallocVtbl malloc_vtbl = {
 
 static ICorProfilerInfo15 info;
 
-static HRESULT info_QueryInterface(ICorProfilerInfo15 *This, REFIID riid, void **ppv)
+static HRESULT STDMETHODCALLTYPE info_QueryInterface(ICorProfilerInfo15 *This, REFIID riid,
+                                                     void **ppv)
 {
     for (int v = 0; clrie_pm__info_iid(v); v++) {
         if (IsEqualIID(riid, clrie_pm__info_iid(v))) {
@@ -163,19 +164,19 @@ static HRESULT info_QueryInterface(ICorProfilerInfo15 *This, REFIID riid, void *
     return E_NOINTERFACE;
 }
 
-static ULONG info_AddRef(ICorProfilerInfo15 *This)
+static ULONG STDMETHODCALLTYPE info_AddRef(ICorProfilerInfo15 *This)
 {
     return (ULONG)atomic_fetch_add(&pf.info_refs, 1) + 1;
 }
 
-static ULONG info_Release(ICorProfilerInfo15 *This)
+static ULONG STDMETHODCALLTYPE info_Release(ICorProfilerInfo15 *This)
 {
     int left = atomic_fetch_sub(&pf.info_refs, 1) - 1;
     assert_true(left >= 0);
     return (ULONG)left;
 }
 
-static HRESULT info_SetEventMask(ICorProfilerInfo15 *This, DWORD dwEvents)
+static HRESULT STDMETHODCALLTYPE info_SetEventMask(ICorProfilerInfo15 *This, DWORD dwEvents)
 {
     pthread_mutex_lock(&pf.lock);
     pf.event_mask = dwEvents;
@@ -183,21 +184,23 @@ static HRESULT info_SetEventMask(ICorProfilerInfo15 *This, DWORD dwEvents)
     return S_OK;
 }
 
-static HRESULT info_SetEventMask2(ICorProfilerInfo15 *This, DWORD low, DWORD high)
+static HRESULT STDMETHODCALLTYPE info_SetEventMask2(ICorProfilerInfo15 *This, DWORD low, DWORD high)
 {
     return info_SetEventMask(This, low);
 }
 
-static HRESULT info_GetEventMask2(ICorProfilerInfo15 *This, DWORD *low, DWORD *high)
+static HRESULT STDMETHODCALLTYPE info_GetEventMask2(ICorProfilerInfo15 *This, DWORD *low,
+                                                    DWORD *high)
 {
     *low = pf_event_mask();
     *high = 0;
     return S_OK;
 }
 
-static HRESULT info_GetAppDomainInfo(ICorProfilerInfo15 *This, AppDomainID appDomainId,
-                                     ULONG cchName, ULONG *pcchName, WCHAR szName[],
-                                     ProcessID *pProcessId)
+static HRESULT STDMETHODCALLTYPE info_GetAppDomainInfo(ICorProfilerInfo15 *This,
+                                                       AppDomainID appDomainId, ULONG cchName,
+                                                       ULONG *pcchName, WCHAR szName[],
+                                                       ProcessID *pProcessId)
 {
     if (appDomainId != PF_DOMAIN)
         return E_INVALIDARG;
@@ -207,9 +210,11 @@ static HRESULT info_GetAppDomainInfo(ICorProfilerInfo15 *This, AppDomainID appDo
     return S_OK;
 }
 
-static HRESULT info_GetAssemblyInfo(ICorProfilerInfo15 *This, AssemblyID assemblyId, ULONG cchName,
-                                    ULONG *pcchName, WCHAR szName[], AppDomainID *pAppDomainId,
-                                    ModuleID *pModuleId)
+static HRESULT STDMETHODCALLTYPE info_GetAssemblyInfo(ICorProfilerInfo15 *This,
+                                                      AssemblyID assemblyId, ULONG cchName,
+                                                      ULONG *pcchName, WCHAR szName[],
+                                                      AppDomainID *pAppDomainId,
+                                                      ModuleID *pModuleId)
 {
     if (assemblyId != PF_ASSEMBLY)
         return E_INVALIDARG;
@@ -226,9 +231,10 @@ static bool known_module(ModuleID id)
     return id == PF_MODULE || id == PF_DYNAMIC_MODULE || id == PF_UNKNOWN_MODULE;
 }
 
-static HRESULT info_GetModuleInfo2(ICorProfilerInfo15 *This, ModuleID moduleId,
-                                   LPCBYTE *ppBaseLoadAddress, ULONG cchName, ULONG *pcchName,
-                                   WCHAR szName[], AssemblyID *pAssemblyId, DWORD *pdwModuleFlags)
+static HRESULT STDMETHODCALLTYPE info_GetModuleInfo2(ICorProfilerInfo15 *This, ModuleID moduleId,
+                                                     LPCBYTE *ppBaseLoadAddress, ULONG cchName,
+                                                     ULONG *pcchName, WCHAR szName[],
+                                                     AssemblyID *pAssemblyId, DWORD *pdwModuleFlags)
 {
     if (!known_module(moduleId))
         return E_INVALIDARG;
@@ -243,16 +249,18 @@ static HRESULT info_GetModuleInfo2(ICorProfilerInfo15 *This, ModuleID moduleId,
     return S_OK;
 }
 
-static HRESULT info_GetModuleInfo(ICorProfilerInfo15 *This, ModuleID moduleId,
-                                  LPCBYTE *ppBaseLoadAddress, ULONG cchName, ULONG *pcchName,
-                                  WCHAR szName[], AssemblyID *pAssemblyId)
+static HRESULT STDMETHODCALLTYPE info_GetModuleInfo(ICorProfilerInfo15 *This, ModuleID moduleId,
+                                                    LPCBYTE *ppBaseLoadAddress, ULONG cchName,
+                                                    ULONG *pcchName, WCHAR szName[],
+                                                    AssemblyID *pAssemblyId)
 {
     return info_GetModuleInfo2(This, moduleId, ppBaseLoadAddress, cchName, pcchName, szName,
                                pAssemblyId, NULL);
 }
 
-static HRESULT info_GetModuleMetaData(ICorProfilerInfo15 *This, ModuleID moduleId,
-                                      DWORD dwOpenFlags, REFIID riid, IUnknown **ppOut)
+static HRESULT STDMETHODCALLTYPE info_GetModuleMetaData(ICorProfilerInfo15 *This, ModuleID moduleId,
+                                                        DWORD dwOpenFlags, REFIID riid,
+                                                        IUnknown **ppOut)
 {
     *ppOut = NULL;
     if (!known_module(moduleId))
@@ -260,8 +268,9 @@ static HRESULT info_GetModuleMetaData(ICorProfilerInfo15 *This, ModuleID moduleI
     return pf_metadata_new(moduleId, riid, ppOut);
 }
 
-static HRESULT info_GetFunctionInfo(ICorProfilerInfo15 *This, FunctionID functionId,
-                                    ClassID *pClassId, ModuleID *pModuleId, mdToken *pToken)
+static HRESULT STDMETHODCALLTYPE info_GetFunctionInfo(ICorProfilerInfo15 *This,
+                                                      FunctionID functionId, ClassID *pClassId,
+                                                      ModuleID *pModuleId, mdToken *pToken)
 {
     ModuleID module = PF_MODULE;
     mdToken token;
@@ -301,9 +310,10 @@ static HRESULT info_GetFunctionInfo(ICorProfilerInfo15 *This, FunctionID functio
     return S_OK;
 }
 
-static HRESULT info_GetILFunctionBody(ICorProfilerInfo15 *This, ModuleID moduleId,
-                                      mdMethodDef methodId, LPCBYTE *ppMethodHeader,
-                                      ULONG *pcbMethodSize)
+static HRESULT STDMETHODCALLTYPE info_GetILFunctionBody(ICorProfilerInfo15 *This, ModuleID moduleId,
+                                                        mdMethodDef methodId,
+                                                        LPCBYTE *ppMethodHeader,
+                                                        ULONG *pcbMethodSize)
 {
     if (moduleId != PF_MODULE)
         return E_INVALIDARG;
@@ -318,8 +328,9 @@ static HRESULT info_GetILFunctionBody(ICorProfilerInfo15 *This, ModuleID moduleI
     return S_OK;
 }
 
-static HRESULT info_GetILFunctionBodyAllocator(ICorProfilerInfo15 *This, ModuleID moduleId,
-                                               IMethodMalloc **ppMalloc)
+static HRESULT STDMETHODCALLTYPE info_GetILFunctionBodyAllocator(ICorProfilerInfo15 *This,
+                                                                 ModuleID moduleId,
+                                                                 IMethodMalloc **ppMalloc)
 {
     if (moduleId != PF_MODULE)
         return E_INVALIDARG;
@@ -332,8 +343,9 @@ static HRESULT info_GetILFunctionBodyAllocator(ICorProfilerInfo15 *This, ModuleI
     return S_OK;
 }
 
-static HRESULT info_SetILFunctionBody(ICorProfilerInfo15 *This, ModuleID moduleId,
-                                      mdMethodDef methodid, LPCBYTE pbNewILMethodHeader)
+static HRESULT STDMETHODCALLTYPE info_SetILFunctionBody(ICorProfilerInfo15 *This, ModuleID moduleId,
+                                                        mdMethodDef methodid,
+                                                        LPCBYTE pbNewILMethodHeader)
 {
     pthread_mutex_lock(&pf.lock);
     struct allocation *a = pf.allocations;
@@ -358,9 +370,10 @@ static HRESULT info_SetILFunctionBody(ICorProfilerInfo15 *This, ModuleID moduleI
     return hr;
 }
 
-static HRESULT info_SetILInstrumentedCodeMap(ICorProfilerInfo15 *This, FunctionID functionId,
-                                             BOOL fStartJit, ULONG cILMapEntries,
-                                             COR_IL_MAP rgILMapEntries[])
+static HRESULT STDMETHODCALLTYPE info_SetILInstrumentedCodeMap(ICorProfilerInfo15 *This,
+                                                               FunctionID functionId,
+                                                               BOOL fStartJit, ULONG cILMapEntries,
+                                                               COR_IL_MAP rgILMapEntries[])
 {
     COR_IL_MAP *copy = malloc(cILMapEntries * sizeof(*copy) + 1);
     assert_non_null(copy);
@@ -376,9 +389,9 @@ static HRESULT info_SetILInstrumentedCodeMap(ICorProfilerInfo15 *This, FunctionI
     return S_OK;
 }
 
-static HRESULT info_GetCodeInfo2(ICorProfilerInfo15 *This, FunctionID functionID,
-                                 ULONG32 cCodeInfos, ULONG32 *pcCodeInfos,
-                                 COR_PRF_CODE_INFO codeInfos[])
+static HRESULT STDMETHODCALLTYPE info_GetCodeInfo2(ICorProfilerInfo15 *This, FunctionID functionID,
+                                                   ULONG32 cCodeInfos, ULONG32 *pcCodeInfos,
+                                                   COR_PRF_CODE_INFO codeInfos[])
 {
     *pcCodeInfos = 1;
     if (cCodeInfos >= 1)
@@ -386,9 +399,10 @@ static HRESULT info_GetCodeInfo2(ICorProfilerInfo15 *This, FunctionID functionID
     return S_OK;
 }
 
-static HRESULT info_GetILToNativeMapping(ICorProfilerInfo15 *This, FunctionID functionId,
-                                         ULONG32 cMap, ULONG32 *pcMap,
-                                         COR_DEBUG_IL_TO_NATIVE_MAP map[])
+static HRESULT STDMETHODCALLTYPE info_GetILToNativeMapping(ICorProfilerInfo15 *This,
+                                                           FunctionID functionId, ULONG32 cMap,
+                                                           ULONG32 *pcMap,
+                                                           COR_DEBUG_IL_TO_NATIVE_MAP map[])
 {
     *pcMap = 1;
     if (cMap >= 1)
@@ -398,9 +412,10 @@ static HRESULT info_GetILToNativeMapping(ICorProfilerInfo15 *This, FunctionID fu
 }
 
 /* A ReJIT's code starts 0x100 later than the first JIT's. */
-static HRESULT info_GetCodeInfo3(ICorProfilerInfo15 *This, FunctionID functionID, ReJITID reJitId,
-                                 ULONG32 cCodeInfos, ULONG32 *pcCodeInfos,
-                                 COR_PRF_CODE_INFO codeInfos[])
+static HRESULT STDMETHODCALLTYPE info_GetCodeInfo3(ICorProfilerInfo15 *This, FunctionID functionID,
+                                                   ReJITID reJitId, ULONG32 cCodeInfos,
+                                                   ULONG32 *pcCodeInfos,
+                                                   COR_PRF_CODE_INFO codeInfos[])
 {
     HRESULT hr = info_GetCodeInfo2(This, functionID, cCodeInfos, pcCodeInfos, codeInfos);
     if (SUCCEEDED(hr) && cCodeInfos >= 1)
@@ -408,9 +423,10 @@ static HRESULT info_GetCodeInfo3(ICorProfilerInfo15 *This, FunctionID functionID
     return hr;
 }
 
-static HRESULT info_GetILToNativeMapping2(ICorProfilerInfo15 *This, FunctionID functionId,
-                                          ReJITID reJitId, ULONG32 cMap, ULONG32 *pcMap,
-                                          COR_DEBUG_IL_TO_NATIVE_MAP map[])
+static HRESULT STDMETHODCALLTYPE info_GetILToNativeMapping2(ICorProfilerInfo15 *This,
+                                                            FunctionID functionId, ReJITID reJitId,
+                                                            ULONG32 cMap, ULONG32 *pcMap,
+                                                            COR_DEBUG_IL_TO_NATIVE_MAP map[])
 {
     return info_GetILToNativeMapping(This, functionId, cMap, pcMap, map);
 }
@@ -427,16 +443,17 @@ static void record_rejit(ULONG count, const ModuleID *modules, const mdMethodDef
     pthread_mutex_unlock(&pf.lock);
 }
 
-static HRESULT info_RequestReJIT(ICorProfilerInfo15 *This, ULONG cFunctions, ModuleID moduleIds[],
-                                 mdMethodDef methodIds[])
+static HRESULT STDMETHODCALLTYPE info_RequestReJIT(ICorProfilerInfo15 *This, ULONG cFunctions,
+                                                   ModuleID moduleIds[], mdMethodDef methodIds[])
 {
     record_rejit(cFunctions, moduleIds, methodIds, false);
     return S_OK;
 }
 
-static HRESULT info_RequestReJITWithInliners(ICorProfilerInfo15 *This, DWORD dwRejitFlags,
-                                             ULONG cFunctions, ModuleID moduleIds[],
-                                             mdMethodDef methodIds[])
+static HRESULT STDMETHODCALLTYPE info_RequestReJITWithInliners(ICorProfilerInfo15 *This,
+                                                               DWORD dwRejitFlags, ULONG cFunctions,
+                                                               ModuleID moduleIds[],
+                                                               mdMethodDef methodIds[])
 {
     record_rejit(cFunctions, moduleIds, methodIds, true);
     return S_OK;
@@ -462,18 +479,19 @@ struct module_enum {
 static const ModuleID enum_ids[] = {PF_MODULE};
 #define ENUM_IDS (sizeof(enum_ids) / sizeof(enum_ids[0]))
 
-static HRESULT me_QueryInterface(ICorProfilerModuleEnum *This, REFIID riid, void **out)
+static HRESULT STDMETHODCALLTYPE me_QueryInterface(ICorProfilerModuleEnum *This, REFIID riid,
+                                                   void **out)
 {
     *out = NULL;
     return E_NOINTERFACE;
 }
 
-static ULONG me_AddRef(ICorProfilerModuleEnum *This)
+static ULONG STDMETHODCALLTYPE me_AddRef(ICorProfilerModuleEnum *This)
 {
     return (ULONG)atomic_fetch_add(&((struct module_enum *)(void *)This)->refs, 1) + 1;
 }
 
-static ULONG me_Release(ICorProfilerModuleEnum *This)
+static ULONG STDMETHODCALLTYPE me_Release(ICorProfilerModuleEnum *This)
 {
     struct module_enum *e = (struct module_enum *)(void *)This;
     int left = atomic_fetch_sub(&e->refs, 1) - 1;
@@ -482,7 +500,8 @@ static ULONG me_Release(ICorProfilerModuleEnum *This)
     return (ULONG)left;
 }
 
-static HRESULT me_Next(ICorProfilerModuleEnum *This, ULONG celt, ModuleID ids[], ULONG *fetched)
+static HRESULT STDMETHODCALLTYPE me_Next(ICorProfilerModuleEnum *This, ULONG celt, ModuleID ids[],
+                                         ULONG *fetched)
 {
     struct module_enum *e = (struct module_enum *)(void *)This;
     if (e->next == 0 && enum_hook)
@@ -495,24 +514,25 @@ static HRESULT me_Next(ICorProfilerModuleEnum *This, ULONG celt, ModuleID ids[],
     return n == celt ? S_OK : S_FALSE;
 }
 
-static HRESULT me_GetCount(ICorProfilerModuleEnum *This, ULONG *count)
+static HRESULT STDMETHODCALLTYPE me_GetCount(ICorProfilerModuleEnum *This, ULONG *count)
 {
     *count = ENUM_IDS;
     return S_OK;
 }
 
-static HRESULT me_Skip(ICorProfilerModuleEnum *This, ULONG celt)
+static HRESULT STDMETHODCALLTYPE me_Skip(ICorProfilerModuleEnum *This, ULONG celt)
 {
     return E_NOTIMPL;
 }
 
-static HRESULT me_Reset(ICorProfilerModuleEnum *This)
+static HRESULT STDMETHODCALLTYPE me_Reset(ICorProfilerModuleEnum *This)
 {
     ((struct module_enum *)(void *)This)->next = 0;
     return S_OK;
 }
 
-static HRESULT me_Clone(ICorProfilerModuleEnum *This, ICorProfilerModuleEnum **out)
+static HRESULT STDMETHODCALLTYPE me_Clone(ICorProfilerModuleEnum *This,
+                                          ICorProfilerModuleEnum **out)
 {
     return E_NOTIMPL;
 }
@@ -528,7 +548,8 @@ static const struct ICorProfilerModuleEnumVtbl module_enum_vtbl = {
     .Next = me_Next,
 };
 
-static HRESULT info_EnumModules(ICorProfilerInfo15 *This, ICorProfilerModuleEnum **out)
+static HRESULT STDMETHODCALLTYPE info_EnumModules(ICorProfilerInfo15 *This,
+                                                  ICorProfilerModuleEnum **out)
 {
     struct module_enum *e = calloc(1, sizeof(*e));
     if (!e)
@@ -661,29 +682,31 @@ static struct pf_control *control_of(ICorProfilerFunctionControl *This)
     return CLRIE_CONTAINER_OF(This, struct pf_control, iface);
 }
 
-static HRESULT fc_QueryInterface(ICorProfilerFunctionControl *This, REFIID riid, void **ppv)
+static HRESULT STDMETHODCALLTYPE fc_QueryInterface(ICorProfilerFunctionControl *This, REFIID riid,
+                                                   void **ppv)
 {
     *ppv = NULL;
     return E_NOINTERFACE;
 }
 
-static ULONG fc_AddRef(ICorProfilerFunctionControl *This)
+static ULONG STDMETHODCALLTYPE fc_AddRef(ICorProfilerFunctionControl *This)
 {
     return (ULONG)++control_of(This)->refs;
 }
 
-static ULONG fc_Release(ICorProfilerFunctionControl *This)
+static ULONG STDMETHODCALLTYPE fc_Release(ICorProfilerFunctionControl *This)
 {
     return (ULONG)--control_of(This)->refs;
 }
 
-static HRESULT fc_SetCodegenFlags(ICorProfilerFunctionControl *This, DWORD flags)
+static HRESULT STDMETHODCALLTYPE fc_SetCodegenFlags(ICorProfilerFunctionControl *This, DWORD flags)
 {
     control_of(This)->codegen_flags = flags;
     return S_OK;
 }
 
-static HRESULT fc_SetILFunctionBody(ICorProfilerFunctionControl *This, ULONG cb, LPCBYTE body)
+static HRESULT STDMETHODCALLTYPE fc_SetILFunctionBody(ICorProfilerFunctionControl *This, ULONG cb,
+                                                      LPCBYTE body)
 {
     struct pf_control *c = control_of(This);
     free(c->body);
@@ -694,8 +717,8 @@ static HRESULT fc_SetILFunctionBody(ICorProfilerFunctionControl *This, ULONG cb,
     return S_OK;
 }
 
-static HRESULT fc_SetILInstrumentedCodeMap(ICorProfilerFunctionControl *This, ULONG count,
-                                           COR_IL_MAP map[])
+static HRESULT STDMETHODCALLTYPE fc_SetILInstrumentedCodeMap(ICorProfilerFunctionControl *This,
+                                                             ULONG count, COR_IL_MAP map[])
 {
     struct pf_control *c = control_of(This);
     free(c->map);

@@ -201,15 +201,15 @@ static ULONG md_release(struct metadata *md)
     {                                                                                              \
         return CLRIE_CONTAINER_OF(This, struct metadata, member);                                  \
     }                                                                                              \
-    static HRESULT prefix##_QueryInterface(Iface *This, REFIID riid, void **ppv)                   \
+    static HRESULT STDMETHODCALLTYPE prefix##_QueryInterface(Iface *This, REFIID riid, void **ppv) \
     {                                                                                              \
         return md_query(prefix##_md(This), riid, ppv);                                             \
     }                                                                                              \
-    static ULONG prefix##_AddRef(Iface *This)                                                      \
+    static ULONG STDMETHODCALLTYPE prefix##_AddRef(Iface *This)                                    \
     {                                                                                              \
         return (ULONG)atomic_fetch_add(&prefix##_md(This)->refs, 1) + 1;                           \
     }                                                                                              \
-    static ULONG prefix##_Release(Iface *This)                                                     \
+    static ULONG STDMETHODCALLTYPE prefix##_Release(Iface *This)                                   \
     {                                                                                              \
         return md_release(prefix##_md(This));                                                      \
     }
@@ -218,8 +218,8 @@ MD_UNKNOWN(mda, IMetaDataAssemblyImport, assembly_import)
 MD_UNKNOWN(mde, IMetaDataEmit2, emit)
 MD_UNKNOWN(mdae, IMetaDataAssemblyEmit, assembly_emit)
 
-static HRESULT mdi_GetScopeProps(IMetaDataImport2 *This, LPWSTR szName, ULONG cchName,
-                                 ULONG *pchName, GUID *pmvid)
+static HRESULT STDMETHODCALLTYPE mdi_GetScopeProps(IMetaDataImport2 *This, LPWSTR szName,
+                                                   ULONG cchName, ULONG *pchName, GUID *pmvid)
 {
     fake_give_string("Fake.dll", cchName, pchName, szName);
     if (pmvid)
@@ -227,10 +227,12 @@ static HRESULT mdi_GetScopeProps(IMetaDataImport2 *This, LPWSTR szName, ULONG cc
     return S_OK;
 }
 
-static HRESULT mdi_GetMethodProps(IMetaDataImport2 *This, mdMethodDef mb, mdTypeDef *pClass,
-                                  LPWSTR szMethod, ULONG cchMethod, ULONG *pchMethod,
-                                  DWORD *pdwAttr, PCCOR_SIGNATURE *ppvSigBlob, ULONG *pcbSigBlob,
-                                  ULONG *pulCodeRVA, DWORD *pdwImplFlags)
+static HRESULT STDMETHODCALLTYPE mdi_GetMethodProps(IMetaDataImport2 *This, mdMethodDef mb,
+                                                    mdTypeDef *pClass, LPWSTR szMethod,
+                                                    ULONG cchMethod, ULONG *pchMethod,
+                                                    DWORD *pdwAttr, PCCOR_SIGNATURE *ppvSigBlob,
+                                                    ULONG *pcbSigBlob, ULONG *pulCodeRVA,
+                                                    DWORD *pdwImplFlags)
 {
     pthread_mutex_lock(&md_state.lock);
     struct method *m = method_locked(mb);
@@ -254,9 +256,10 @@ static HRESULT mdi_GetMethodProps(IMetaDataImport2 *This, mdMethodDef mb, mdType
     return S_OK;
 }
 
-static HRESULT mdi_GetTypeDefProps(IMetaDataImport2 *This, mdTypeDef td, LPWSTR szTypeDef,
-                                   ULONG cchTypeDef, ULONG *pchTypeDef, DWORD *pdwTypeDefFlags,
-                                   mdToken *ptkExtends)
+static HRESULT STDMETHODCALLTYPE mdi_GetTypeDefProps(IMetaDataImport2 *This, mdTypeDef td,
+                                                     LPWSTR szTypeDef, ULONG cchTypeDef,
+                                                     ULONG *pchTypeDef, DWORD *pdwTypeDefFlags,
+                                                     mdToken *ptkExtends)
 {
     const char *name = td == PF_TYPE_PROGRAM ? "Fake.Program"
                        : td == PF_TYPE_INNER ? "Inner"
@@ -271,8 +274,9 @@ static HRESULT mdi_GetTypeDefProps(IMetaDataImport2 *This, mdTypeDef td, LPWSTR 
     return S_OK;
 }
 
-static HRESULT mdi_GetNestedClassProps(IMetaDataImport2 *This, mdTypeDef tdNestedClass,
-                                       mdTypeDef *ptdEnclosingClass)
+static HRESULT STDMETHODCALLTYPE mdi_GetNestedClassProps(IMetaDataImport2 *This,
+                                                         mdTypeDef tdNestedClass,
+                                                         mdTypeDef *ptdEnclosingClass)
 {
     if (tdNestedClass != PF_TYPE_INNER)
         return CLDB_E_RECORD_NOTFOUND;
@@ -280,9 +284,10 @@ static HRESULT mdi_GetNestedClassProps(IMetaDataImport2 *This, mdTypeDef tdNeste
     return S_OK;
 }
 
-static HRESULT mdi_GetMemberRefProps(IMetaDataImport2 *This, mdMemberRef mr, mdToken *ptk,
-                                     LPWSTR szMember, ULONG cchMember, ULONG *pchMember,
-                                     PCCOR_SIGNATURE *ppvSigBlob, ULONG *pbSig)
+static HRESULT STDMETHODCALLTYPE mdi_GetMemberRefProps(IMetaDataImport2 *This, mdMemberRef mr,
+                                                       mdToken *ptk, LPWSTR szMember,
+                                                       ULONG cchMember, ULONG *pchMember,
+                                                       PCCOR_SIGNATURE *ppvSigBlob, ULONG *pbSig)
 {
     if (mr != PF_MEMBER_REF)
         return CLDB_E_RECORD_NOTFOUND;
@@ -296,8 +301,10 @@ static HRESULT mdi_GetMemberRefProps(IMetaDataImport2 *This, mdMemberRef mr, mdT
     return S_OK;
 }
 
-static HRESULT mdi_GetMethodSpecProps(IMetaDataImport2 *This, mdMethodSpec mi, mdToken *tkParent,
-                                      PCCOR_SIGNATURE *ppvSigBlob, ULONG *pcbSigBlob)
+static HRESULT STDMETHODCALLTYPE mdi_GetMethodSpecProps(IMetaDataImport2 *This, mdMethodSpec mi,
+                                                        mdToken *tkParent,
+                                                        PCCOR_SIGNATURE *ppvSigBlob,
+                                                        ULONG *pcbSigBlob)
 {
     if (mi != PF_METHOD_SPEC)
         return CLDB_E_RECORD_NOTFOUND;
@@ -310,8 +317,8 @@ static HRESULT mdi_GetMethodSpecProps(IMetaDataImport2 *This, mdMethodSpec mi, m
     return S_OK;
 }
 
-static HRESULT mdi_GetSigFromToken(IMetaDataImport2 *This, mdSignature mdSig,
-                                   PCCOR_SIGNATURE *ppvSig, ULONG *pcbSig)
+static HRESULT STDMETHODCALLTYPE mdi_GetSigFromToken(IMetaDataImport2 *This, mdSignature mdSig,
+                                                     PCCOR_SIGNATURE *ppvSig, ULONG *pcbSig)
 {
     if (mdSig != PF_MULTI_LOCALS)
         return CLDB_E_RECORD_NOTFOUND;
@@ -322,7 +329,7 @@ static HRESULT mdi_GetSigFromToken(IMetaDataImport2 *This, mdSignature mdSig,
 
 /* GetAssemblyProps: the module's assembly, "Fake", without a public key. */
 /* The engine's verifier asks whether the tokens of new IL exist: those of the fake's rows. */
-static BOOL mdi_IsValidToken(IMetaDataImport2 *This, mdToken tk)
+static BOOL STDMETHODCALLTYPE mdi_IsValidToken(IMetaDataImport2 *This, mdToken tk)
 {
     PCCOR_SIGNATURE sig;
     ULONG len;
@@ -341,19 +348,18 @@ static BOOL mdi_IsValidToken(IMetaDataImport2 *This, mdToken tk)
     }
 }
 
-static HRESULT mda_fake_assembly_props(IMetaDataAssemblyImport *This, mdAssembly mda,
-                                       const void **ppbPublicKey, ULONG *pcbPublicKey,
-                                       ULONG *pulHashAlgId, LPWSTR szName, ULONG cchName,
-                                       ULONG *pchName, ASSEMBLYMETADATA *pMetaData,
-                                       DWORD *pdwAssemblyFlags)
+static HRESULT STDMETHODCALLTYPE
+mda_fake_assembly_props(IMetaDataAssemblyImport *This, mdAssembly mda, const void **ppbPublicKey,
+                        ULONG *pcbPublicKey, ULONG *pulHashAlgId, LPWSTR szName, ULONG cchName,
+                        ULONG *pchName, ASSEMBLYMETADATA *pMetaData, DWORD *pdwAssemblyFlags)
 {
     static const struct fake_assembly fake = {.name = "Fake"};
     return fake_assembly_props(&fake, ppbPublicKey, pcbPublicKey, pulHashAlgId, szName, cchName,
                                pchName, pMetaData, pdwAssemblyFlags);
 }
 
-static HRESULT mde_GetTokenFromSig(IMetaDataEmit2 *This, PCCOR_SIGNATURE pvSig, ULONG cbSig,
-                                   mdSignature *pmsig)
+static HRESULT STDMETHODCALLTYPE mde_GetTokenFromSig(IMetaDataEmit2 *This, PCCOR_SIGNATURE pvSig,
+                                                     ULONG cbSig, mdSignature *pmsig)
 {
     if (!pvSig || !pmsig)
         return E_POINTER;

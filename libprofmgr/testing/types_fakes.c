@@ -11,7 +11,7 @@
 #define NOTIMPL_BODY_void
 
 #define NI(prefix, ret, name, params)                                                              \
-    static ret prefix##_ni_##name params                                                           \
+    static ret STDMETHODCALLTYPE prefix##_ni_##name params                                         \
     {                                                                                              \
         NOTIMPL_BODY_##ret                                                                         \
     }
@@ -36,16 +36,16 @@ struct counted {
 };
 #define COUNTED(This) ((struct counted *)(void *)(This))
 #define UNKNOWN_SLOTS(prefix, Iface)                                                               \
-    static HRESULT prefix##_QueryInterface(Iface *This, REFIID riid, void **ppv)                   \
+    static HRESULT STDMETHODCALLTYPE prefix##_QueryInterface(Iface *This, REFIID riid, void **ppv) \
     {                                                                                              \
         *ppv = NULL;                                                                               \
         return E_NOINTERFACE;                                                                      \
     }                                                                                              \
-    static ULONG prefix##_AddRef(Iface *This)                                                      \
+    static ULONG STDMETHODCALLTYPE prefix##_AddRef(Iface *This)                                    \
     {                                                                                              \
         return (ULONG)atomic_fetch_add(&COUNTED(This)->refs, 1) + 1;                               \
     }                                                                                              \
-    static ULONG prefix##_Release(Iface *This)                                                     \
+    static ULONG STDMETHODCALLTYPE prefix##_Release(Iface *This)                                   \
     {                                                                                              \
         return (ULONG)atomic_fetch_sub(&COUNTED(This)->refs, 1) - 1;                               \
     }
@@ -107,9 +107,10 @@ static const struct typedef_row *find_typedef(mdTypeDef token)
 
 #define CLDB_E_RECORD_NOTFOUND CLRIE_HRESULT(0x80131130u)
 
-static HRESULT mdi_GetTypeDefProps(IMetaDataImport *This, mdTypeDef td, LPWSTR szTypeDef,
-                                   ULONG cchTypeDef, ULONG *pchTypeDef, DWORD *pdwTypeDefFlags,
-                                   mdToken *ptkExtends)
+static HRESULT STDMETHODCALLTYPE mdi_GetTypeDefProps(IMetaDataImport *This, mdTypeDef td,
+                                                     LPWSTR szTypeDef, ULONG cchTypeDef,
+                                                     ULONG *pchTypeDef, DWORD *pdwTypeDefFlags,
+                                                     mdToken *ptkExtends)
 {
     const struct typedef_row *row = find_typedef(td);
     if (!row)
@@ -122,8 +123,9 @@ static HRESULT mdi_GetTypeDefProps(IMetaDataImport *This, mdTypeDef td, LPWSTR s
     return S_OK;
 }
 
-static HRESULT mdi_GetTypeRefProps(IMetaDataImport *This, mdTypeRef tr, mdToken *ptkResolutionScope,
-                                   LPWSTR szName, ULONG cchName, ULONG *pchName)
+static HRESULT STDMETHODCALLTYPE mdi_GetTypeRefProps(IMetaDataImport *This, mdTypeRef tr,
+                                                     mdToken *ptkResolutionScope, LPWSTR szName,
+                                                     ULONG cchName, ULONG *pchName)
 {
     for (size_t i = 0; i < sizeof(typerefs) / sizeof(typerefs[0]); i++) {
         if (typerefs[i].token == tr) {
@@ -136,8 +138,9 @@ static HRESULT mdi_GetTypeRefProps(IMetaDataImport *This, mdTypeRef tr, mdToken 
     return CLDB_E_RECORD_NOTFOUND;
 }
 
-static HRESULT mdi_GetNestedClassProps(IMetaDataImport *This, mdTypeDef tdNestedClass,
-                                       mdTypeDef *ptdEnclosingClass)
+static HRESULT STDMETHODCALLTYPE mdi_GetNestedClassProps(IMetaDataImport *This,
+                                                         mdTypeDef tdNestedClass,
+                                                         mdTypeDef *ptdEnclosingClass)
 {
     const struct typedef_row *row = find_typedef(tdNestedClass);
     if (!row || !row->enclosing)
@@ -163,8 +166,8 @@ void fake_import_init(struct fake_import *f)
 
 /* ---- IMetaDataEmit -------------------------------------------------------------------------- */
 
-static HRESULT mde_GetTokenFromSig(IMetaDataEmit *This, PCCOR_SIGNATURE pvSig, ULONG cbSig,
-                                   mdSignature *pmsig)
+static HRESULT STDMETHODCALLTYPE mde_GetTokenFromSig(IMetaDataEmit *This, PCCOR_SIGNATURE pvSig,
+                                                     ULONG cbSig, mdSignature *pmsig)
 {
     struct fake_emit *f = (struct fake_emit *)(void *)This;
     if (f->fail)
@@ -213,7 +216,8 @@ void fake_outer_init(struct fake_outer *f)
     atomic_init(&f->refs, 1);
 }
 
-static HRESULT ty_AddToSignature(IType *This, ISignatureBuilder *pSignatureBuilder)
+static HRESULT STDMETHODCALLTYPE ty_AddToSignature(IType *This,
+                                                   ISignatureBuilder *pSignatureBuilder)
 {
     struct foreign_type *f = (struct foreign_type *)(void *)This;
     if (f->fail)

@@ -108,7 +108,7 @@ CLRIE_PM_COM_CLASS_LOGGED(locals_class, "ILocalVariableCollection", struct types
 CLRIE_PM_COM_OWNED(locals, ILocalVariableCollection2, struct types_locals, iface, com, OWNER_OF)
 
 /* Nothing to load: the blob came with the collection. S_FALSE after the first call, as CLRIE. */
-static HRESULT locals_Initialize(ILocalVariableCollection2 *This)
+static HRESULT STDMETHODCALLTYPE locals_Initialize(ILocalVariableCollection2 *This)
 {
     struct types_locals *l = from_iface(This);
     if (l->initialized)
@@ -117,8 +117,8 @@ static HRESULT locals_Initialize(ILocalVariableCollection2 *This)
     return S_OK;
 }
 
-static HRESULT locals_GetCorSignature(ILocalVariableCollection2 *This,
-                                      ISignatureBuilder **ppSignature)
+static HRESULT STDMETHODCALLTYPE locals_GetCorSignature(ILocalVariableCollection2 *This,
+                                                        ISignatureBuilder **ppSignature)
 {
     static const uint8_t no_locals[2] = {CLRIE_IL_CALLCONV_LOCAL_SIG, 0};
     struct types_locals *l = from_iface(This);
@@ -131,7 +131,7 @@ static HRESULT locals_GetCorSignature(ILocalVariableCollection2 *This,
     return clrie_pm__types_builder_new_with(l->current.bytes, l->current.len, ppSignature);
 }
 
-static HRESULT locals_GetCount(ILocalVariableCollection2 *This, DWORD *pdwCount)
+static HRESULT STDMETHODCALLTYPE locals_GetCount(ILocalVariableCollection2 *This, DWORD *pdwCount)
 {
     struct types_locals *l = from_iface(This);
     if (!pdwCount)
@@ -165,7 +165,8 @@ static HRESULT type_bytes(IType *type, const uint8_t **bytes, size_t *len,
     return S_OK;
 }
 
-static HRESULT locals_AddLocal(ILocalVariableCollection2 *This, IType *pType, DWORD *pIndex)
+static HRESULT STDMETHODCALLTYPE locals_AddLocal(ILocalVariableCollection2 *This, IType *pType,
+                                                 DWORD *pIndex)
 {
     struct types_locals *l = from_iface(This);
     if (too_late(l, "AddLocal"))
@@ -212,8 +213,8 @@ static HRESULT check_locals(struct types_locals *l, const uint8_t *sig, size_t l
     return S_OK;
 }
 
-static HRESULT locals_ReplaceSignature(ILocalVariableCollection2 *This, const BYTE *pSignature,
-                                       DWORD dwSigSize)
+static HRESULT STDMETHODCALLTYPE locals_ReplaceSignature(ILocalVariableCollection2 *This,
+                                                         const BYTE *pSignature, DWORD dwSigSize)
 {
     struct types_locals *l = from_iface(This);
     if (too_late(l, "ReplaceSignature"))
@@ -228,7 +229,7 @@ static HRESULT locals_ReplaceSignature(ILocalVariableCollection2 *This, const BY
     return clrie_pm_types_locals_replace(l, pSignature, dwSigSize);
 }
 
-static HRESULT locals_CommitSignature(ILocalVariableCollection2 *This)
+static HRESULT STDMETHODCALLTYPE locals_CommitSignature(ILocalVariableCollection2 *This)
 {
     struct types_locals *l = from_iface(This);
     if (too_late(l, "CommitSignature"))
@@ -240,8 +241,8 @@ static HRESULT locals_CommitSignature(ILocalVariableCollection2 *This)
     return clrie_pm_types_locals_commit(l, &token);
 }
 
-static HRESULT locals_GetEnum(ILocalVariableCollection2 *This,
-                              IEnumMethodLocals **ppEnumMethodLocals)
+static HRESULT STDMETHODCALLTYPE locals_GetEnum(ILocalVariableCollection2 *This,
+                                                IEnumMethodLocals **ppEnumMethodLocals)
 {
     struct types_locals *l = from_iface(This);
     if (!ppEnumMethodLocals)

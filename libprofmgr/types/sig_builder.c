@@ -77,28 +77,29 @@ static HRESULT append_encoded(ISignatureBuilder *This, const uint8_t enc[4], int
     return n < 0 ? E_INVALIDARG : append(from_iface(This), enc, (size_t)n);
 }
 
-static HRESULT builder_Add(ISignatureBuilder *This, DWORD value)
+static HRESULT STDMETHODCALLTYPE builder_Add(ISignatureBuilder *This, DWORD value)
 {
     uint8_t enc[4];
     int n = clrie_il_sig_write_uint(value, enc);
     return append_encoded(This, enc, n);
 }
 
-static HRESULT builder_AddSignedInt(ISignatureBuilder *This, LONG value)
+static HRESULT STDMETHODCALLTYPE builder_AddSignedInt(ISignatureBuilder *This, LONG value)
 {
     uint8_t enc[4];
     int n = clrie_il_sig_write_int(value, enc);
     return append_encoded(This, enc, n);
 }
 
-static HRESULT builder_AddToken(ISignatureBuilder *This, mdToken token)
+static HRESULT STDMETHODCALLTYPE builder_AddToken(ISignatureBuilder *This, mdToken token)
 {
     uint8_t enc[4];
     int n = clrie_il_sig_write_token(token, enc);
     return append_encoded(This, enc, n);
 }
 
-static HRESULT builder_AddElementType(ISignatureBuilder *This, CorElementType type)
+static HRESULT STDMETHODCALLTYPE builder_AddElementType(ISignatureBuilder *This,
+                                                        CorElementType type)
 {
     if ((uint32_t)type > 0xFF)
         return E_INVALIDARG;
@@ -106,7 +107,8 @@ static HRESULT builder_AddElementType(ISignatureBuilder *This, CorElementType ty
     return append(from_iface(This), &byte, 1);
 }
 
-static HRESULT builder_AddData(ISignatureBuilder *This, const BYTE *pData, DWORD cbSize)
+static HRESULT STDMETHODCALLTYPE builder_AddData(ISignatureBuilder *This, const BYTE *pData,
+                                                 DWORD cbSize)
 {
     if (cbSize == 0)
         return S_OK;
@@ -115,7 +117,8 @@ static HRESULT builder_AddData(ISignatureBuilder *This, const BYTE *pData, DWORD
     return append(from_iface(This), pData, cbSize);
 }
 
-static HRESULT builder_AddSignature(ISignatureBuilder *This, ISignatureBuilder *pSignature)
+static HRESULT STDMETHODCALLTYPE builder_AddSignature(ISignatureBuilder *This,
+                                                      ISignatureBuilder *pSignature)
 {
     if (!pSignature)
         return E_POINTER;
@@ -137,7 +140,7 @@ static HRESULT builder_AddSignature(ISignatureBuilder *This, ISignatureBuilder *
     return append(from_iface(This), bytes, len);
 }
 
-static HRESULT builder_Clear(ISignatureBuilder *This)
+static HRESULT STDMETHODCALLTYPE builder_Clear(ISignatureBuilder *This)
 {
     struct builder *b = from_iface(This);
     free(b->bytes);
@@ -146,7 +149,7 @@ static HRESULT builder_Clear(ISignatureBuilder *This)
     return S_OK;
 }
 
-static HRESULT builder_GetSize(ISignatureBuilder *This, DWORD *pcbSize)
+static HRESULT STDMETHODCALLTYPE builder_GetSize(ISignatureBuilder *This, DWORD *pcbSize)
 {
     if (!pcbSize)
         return E_POINTER;
@@ -155,8 +158,8 @@ static HRESULT builder_GetSize(ISignatureBuilder *This, DWORD *pcbSize)
 }
 
 /* As CLRIE: a NULL buffer asks for the size only; a buffer that is too small is E_INVALIDARG. */
-static HRESULT builder_GetCorSignature(ISignatureBuilder *This, DWORD cbBuffer, BYTE *pCorSignature,
-                                       DWORD *pcbSignature)
+static HRESULT STDMETHODCALLTYPE builder_GetCorSignature(ISignatureBuilder *This, DWORD cbBuffer,
+                                                         BYTE *pCorSignature, DWORD *pcbSignature)
 {
     struct builder *b = from_iface(This);
     if (pCorSignature) {
@@ -171,7 +174,8 @@ static HRESULT builder_GetCorSignature(ISignatureBuilder *This, DWORD cbBuffer, 
 }
 
 /* S_FALSE with NULL for an empty builder, as CLRIE. */
-static HRESULT builder_GetCorSignaturePtr(ISignatureBuilder *This, const BYTE **ppSignature)
+static HRESULT STDMETHODCALLTYPE builder_GetCorSignaturePtr(ISignatureBuilder *This,
+                                                            const BYTE **ppSignature)
 {
     struct builder *b = from_iface(This);
     if (!ppSignature)

@@ -49,8 +49,9 @@ CLRIE_PLUGIN_COM_IUNKNOWN(parser, ISignatureParser, struct types_creator, parser
 
 /* ---- ITypeCreator ------------------------------------------------------------------------- */
 
-static HRESULT creator_FromSignature(ITypeCreator *This, DWORD cbBuffer, const BYTE *pCorSignature,
-                                     IType **ppType, DWORD *pdwSigSize)
+static HRESULT STDMETHODCALLTYPE creator_FromSignature(ITypeCreator *This, DWORD cbBuffer,
+                                                       const BYTE *pCorSignature, IType **ppType,
+                                                       DWORD *pdwSigSize)
 {
     if (!ppType)
         return E_POINTER;
@@ -69,7 +70,8 @@ static HRESULT creator_FromSignature(ITypeCreator *This, DWORD cbBuffer, const B
     return hr;
 }
 
-static HRESULT creator_FromCorElement(ITypeCreator *This, CorElementType type, IType **ppType)
+static HRESULT STDMETHODCALLTYPE creator_FromCorElement(ITypeCreator *This, CorElementType type,
+                                                        IType **ppType)
 {
     if (!ppType)
         return E_POINTER;
@@ -80,8 +82,8 @@ static HRESULT creator_FromCorElement(ITypeCreator *This, CorElementType type, I
     return clrie_pm__types_type_parse(This, &byte, 1, false, ppType, NULL);
 }
 
-static HRESULT creator_FromToken(ITypeCreator *This, CorElementType type, mdToken token,
-                                 IType **ppType)
+static HRESULT STDMETHODCALLTYPE creator_FromToken(ITypeCreator *This, CorElementType type,
+                                                   mdToken token, IType **ppType)
 {
     if (!ppType)
         return E_POINTER;
@@ -233,10 +235,10 @@ static HRESULT parse_method(ITypeCreator *creator, const uint8_t *sig, size_t le
     return S_OK;
 }
 
-static HRESULT parser_ParseMethodSignature(ISignatureParser *This, const BYTE *pSignature,
-                                           ULONG cbSignature, ULONG *pCallingConvention,
-                                           IType **ppReturnType, IEnumTypes **ppEnumParameterTypes,
-                                           ULONG *pcGenericTypeParameters, ULONG *pcbRead)
+static HRESULT STDMETHODCALLTYPE parser_ParseMethodSignature(
+    ISignatureParser *This, const BYTE *pSignature, ULONG cbSignature, ULONG *pCallingConvention,
+    IType **ppReturnType, IEnumTypes **ppEnumParameterTypes, ULONG *pcGenericTypeParameters,
+    ULONG *pcbRead)
 {
     if (ppReturnType)
         *ppReturnType = NULL;
@@ -286,9 +288,9 @@ static HRESULT parse_sequence_into(ISignatureParser *This, const uint8_t *p, siz
     return S_OK;
 }
 
-static HRESULT parser_ParseLocalVarSignature(ISignatureParser *This, const BYTE *pSignature,
-                                             ULONG cbSignature, ULONG *pCallingConvention,
-                                             IEnumTypes **ppEnumTypes, ULONG *pcbRead)
+static HRESULT STDMETHODCALLTYPE
+parser_ParseLocalVarSignature(ISignatureParser *This, const BYTE *pSignature, ULONG cbSignature,
+                              ULONG *pCallingConvention, IEnumTypes **ppEnumTypes, ULONG *pcbRead)
 {
     if (ppEnumTypes)
         *ppEnumTypes = NULL;
@@ -309,8 +311,10 @@ static HRESULT parser_ParseLocalVarSignature(ISignatureParser *This, const BYTE 
     return S_OK;
 }
 
-static HRESULT parser_ParseTypeSequence(ISignatureParser *This, const BYTE *pBuffer, ULONG cbBuffer,
-                                        ULONG cTypes, IEnumTypes **ppEnumTypes, ULONG *pcbRead)
+static HRESULT STDMETHODCALLTYPE parser_ParseTypeSequence(ISignatureParser *This,
+                                                          const BYTE *pBuffer, ULONG cbBuffer,
+                                                          ULONG cTypes, IEnumTypes **ppEnumTypes,
+                                                          ULONG *pcbRead)
 {
     if (ppEnumTypes)
         *ppEnumTypes = NULL;

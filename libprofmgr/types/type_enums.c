@@ -39,7 +39,7 @@ static HRESULT item_type(struct typed_item *t, IType **out)
 
 #define ITEM_INTERFACE(prefix, Iface)                                                              \
     CLRIE_PLUGIN_COM_IUNKNOWN(prefix, Iface, struct typed_item, vtbl, com)                         \
-    static HRESULT prefix##_GetType(Iface *This, IType **ppType)                                   \
+    static HRESULT STDMETHODCALLTYPE prefix##_GetType(Iface *This, IType **ppType)                 \
     {                                                                                              \
         return item_type(item_from(This), ppType);                                                 \
     }                                                                                              \

@@ -94,7 +94,8 @@ CLRIE_PLUGIN_COM_IUNKNOWN(generic, IGenericParameterType, struct type, generic_i
 
 /* ---- IType ----------------------------------------------------------------------------------- */
 
-static HRESULT type_AddToSignature(IType *This, ISignatureBuilder *pSignatureBuilder)
+static HRESULT STDMETHODCALLTYPE type_AddToSignature(IType *This,
+                                                     ISignatureBuilder *pSignatureBuilder)
 {
     struct type *t = TYPE_OF(This, iface);
     if (!pSignatureBuilder)
@@ -102,7 +103,7 @@ static HRESULT type_AddToSignature(IType *This, ISignatureBuilder *pSignatureBui
     return pSignatureBuilder->lpVtbl->AddData(pSignatureBuilder, t->bytes, (DWORD)t->len);
 }
 
-static HRESULT type_GetCorElementType(IType *This, CorElementType *pCorType)
+static HRESULT STDMETHODCALLTYPE type_GetCorElementType(IType *This, CorElementType *pCorType)
 {
     if (!pCorType)
         return E_POINTER;
@@ -110,7 +111,7 @@ static HRESULT type_GetCorElementType(IType *This, CorElementType *pCorType)
     return S_OK;
 }
 
-static HRESULT type_IsPrimitive(IType *This, BOOL *pIsPrimitive)
+static HRESULT STDMETHODCALLTYPE type_IsPrimitive(IType *This, BOOL *pIsPrimitive)
 {
     if (!pIsPrimitive)
         return E_POINTER;
@@ -119,7 +120,7 @@ static HRESULT type_IsPrimitive(IType *This, BOOL *pIsPrimitive)
     return S_OK;
 }
 
-static HRESULT type_IsArray(IType *This, BOOL *pIsArray)
+static HRESULT STDMETHODCALLTYPE type_IsArray(IType *This, BOOL *pIsArray)
 {
     if (!pIsArray)
         return E_POINTER;
@@ -128,7 +129,7 @@ static HRESULT type_IsArray(IType *This, BOOL *pIsArray)
     return S_OK;
 }
 
-static HRESULT type_IsClass(IType *This, BOOL *pIsClass)
+static HRESULT STDMETHODCALLTYPE type_IsClass(IType *This, BOOL *pIsClass)
 {
     if (!pIsClass)
         return E_POINTER;
@@ -179,7 +180,7 @@ static const char *element_name(CorElementType e)
     return "INVALID";
 }
 
-static HRESULT type_GetName(IType *This, BSTR *pbstrName)
+static HRESULT STDMETHODCALLTYPE type_GetName(IType *This, BSTR *pbstrName)
 {
     struct type *t = TYPE_OF(This, iface);
     if (!pbstrName)
@@ -205,7 +206,7 @@ static const struct ITypeVtbl type_vtbl = {
 
 /* ---- ITokenType, ICompositeType, IGenericParameterType ----------------------------------- */
 
-static HRESULT token_GetToken(ITokenType *This, mdToken *pToken)
+static HRESULT STDMETHODCALLTYPE token_GetToken(ITokenType *This, mdToken *pToken)
 {
     if (!pToken)
         return E_POINTER;
@@ -213,7 +214,7 @@ static HRESULT token_GetToken(ITokenType *This, mdToken *pToken)
     return S_OK;
 }
 
-static HRESULT token_GetOwningModule(ITokenType *This, IModuleInfo **ppModuleInfo)
+static HRESULT STDMETHODCALLTYPE token_GetOwningModule(ITokenType *This, IModuleInfo **ppModuleInfo)
 {
     if (!ppModuleInfo)
         return E_POINTER;
@@ -231,7 +232,7 @@ static const struct ITokenTypeVtbl token_vtbl = {
     .GetOwningModule = token_GetOwningModule,
 };
 
-static HRESULT composite_GetRelatedType(ICompositeType *This, IType **ppType)
+static HRESULT STDMETHODCALLTYPE composite_GetRelatedType(ICompositeType *This, IType **ppType)
 {
     if (!ppType)
         return E_POINTER;
@@ -246,7 +247,7 @@ static const struct ICompositeTypeVtbl composite_vtbl = {
     .GetRelatedType = composite_GetRelatedType,
 };
 
-static HRESULT generic_GetPosition(IGenericParameterType *This, ULONG *pPosition)
+static HRESULT STDMETHODCALLTYPE generic_GetPosition(IGenericParameterType *This, ULONG *pPosition)
 {
     if (!pPosition)
         return E_POINTER;

@@ -131,12 +131,14 @@ static HRESULT start(tracer *s, IProfilerManager *manager)
     return S_OK;
 }
 
-static HRESULT tracer_Initialize(IInstrumentationMethod *This, IProfilerManager *manager)
+static HRESULT STDMETHODCALLTYPE tracer_Initialize(IInstrumentationMethod *This,
+                                                   IProfilerManager *manager)
 {
     return start(from_method(This), manager);
 }
 
-static HRESULT tracer_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *module)
+static HRESULT STDMETHODCALLTYPE tracer_OnModuleLoaded(IInstrumentationMethod *This,
+                                                       IModuleInfo *module)
 {
     tracer *s = from_method(This);
     if (!module)
@@ -146,7 +148,8 @@ static HRESULT tracer_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *
     return S_OK;
 }
 
-static HRESULT tracer_OnModuleUnloaded(IInstrumentationMethod *This, IModuleInfo *module)
+static HRESULT STDMETHODCALLTYPE tracer_OnModuleUnloaded(IInstrumentationMethod *This,
+                                                         IModuleInfo *module)
 {
     ModuleID id = 0;
     if (module && SUCCEEDED(module->lpVtbl->GetModuleID(module, &id)))
@@ -154,7 +157,7 @@ static HRESULT tracer_OnModuleUnloaded(IInstrumentationMethod *This, IModuleInfo
     return S_OK;
 }
 
-static HRESULT tracer_OnShutdown(IInstrumentationMethod *This)
+static HRESULT STDMETHODCALLTYPE tracer_OnShutdown(IInstrumentationMethod *This)
 {
     clrie_tracer__watch_stop(from_method(This));
     return S_OK;
@@ -169,8 +172,9 @@ static bool lookup(tracer *s, IMethodInfo *method, struct clrie_tracer_method *t
            clrie_tracer__find(s, id, token, traced, refs);
 }
 
-static HRESULT tracer_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *method,
-                                             BOOL isRejit, BOOL *pbInstrument)
+static HRESULT STDMETHODCALLTYPE tracer_ShouldInstrumentMethod(IInstrumentationMethod *This,
+                                                               IMethodInfo *method, BOOL isRejit,
+                                                               BOOL *pbInstrument)
 {
     if (!pbInstrument)
         return E_POINTER;
@@ -227,8 +231,8 @@ out:
     return answer != CLRIE_TRACER_NOT_BYREF_LIKE;
 }
 
-static HRESULT tracer_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *method,
-                                       BOOL isRejit)
+static HRESULT STDMETHODCALLTYPE tracer_InstrumentMethod(IInstrumentationMethod *This,
+                                                         IMethodInfo *method, BOOL isRejit)
 {
     tracer *s = from_method(This);
     struct clrie_tracer_method traced;
@@ -251,8 +255,9 @@ static HRESULT tracer_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo
     return hr;
 }
 
-static HRESULT tracer_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *inlinee,
-                                      IMethodInfo *caller, BOOL *pbAllowInline)
+static HRESULT STDMETHODCALLTYPE tracer_AllowInlineSite(IInstrumentationMethod *This,
+                                                        IMethodInfo *inlinee, IMethodInfo *caller,
+                                                        BOOL *pbAllowInline)
 {
     (void)caller; /* a traced method must stay a call, wherever it is called from */
     if (!pbAllowInline)
@@ -280,15 +285,15 @@ static const struct IInstrumentationMethodVtbl tracer_vtbl = {
 
 /* The engine then hands the plugin every module already loaded (OnModuleLoaded), and the
  * methods they name are rejitted like those of modules loaded later. */
-static HRESULT tracer_InitializeForAttach(IInstrumentationMethodAttach *This,
-                                          IProfilerManager *manager,
-                                          IInstrumentationMethodAttachContext *context)
+static HRESULT STDMETHODCALLTYPE
+tracer_InitializeForAttach(IInstrumentationMethodAttach *This, IProfilerManager *manager,
+                           IInstrumentationMethodAttachContext *context)
 {
     (void)context; /* its settings are the manager's, which start() reads */
     return start(CLRIE_CONTAINER_OF(This, tracer, attach), manager);
 }
 
-static HRESULT tracer_AttachComplete(IInstrumentationMethodAttach *This)
+static HRESULT STDMETHODCALLTYPE tracer_AttachComplete(IInstrumentationMethodAttach *This)
 {
     (void)This;
     return S_OK;

@@ -5,27 +5,27 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-EXPORT HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv);
-EXPORT HRESULT DllCanUnloadNow(void);
-EXPORT HRESULT GetInstrumentationEngineLogger(IProfilerManagerLogging **ppLogger);
-EXPORT void InstrumentationEngineFreeString(BSTR bstr);
+EXPORT HRESULT STDAPICALLTYPE DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv);
+EXPORT HRESULT STDAPICALLTYPE DllCanUnloadNow(void);
+EXPORT HRESULT STDAPICALLTYPE GetInstrumentationEngineLogger(IProfilerManagerLogging **ppLogger);
+EXPORT void STDAPICALLTYPE InstrumentationEngineFreeString(BSTR bstr);
 
-HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv)
+HRESULT STDAPICALLTYPE DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv)
 {
     return clrie_pm_get_class_object(rclsid, riid, ppv);
 }
 
-HRESULT DllCanUnloadNow(void)
+HRESULT STDAPICALLTYPE DllCanUnloadNow(void)
 {
     return clrie_pm_can_unload_now();
 }
 
-HRESULT GetInstrumentationEngineLogger(IProfilerManagerLogging **ppLogger)
+HRESULT STDAPICALLTYPE GetInstrumentationEngineLogger(IProfilerManagerLogging **ppLogger)
 {
     return clrie_pm_get_logger(ppLogger);
 }
 
-void InstrumentationEngineFreeString(BSTR bstr)
+void STDAPICALLTYPE InstrumentationEngineFreeString(BSTR bstr)
 {
     clrie_pm_free_string(bstr);
 }

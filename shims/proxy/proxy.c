@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clrie/abi/base.h"
 #include "clrie/config.h"
 #include "clrie/version.h"
 #include "env.h"
@@ -25,34 +26,16 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-typedef int32_t HRESULT;
-typedef struct {
-    uint32_t Data1;
-    uint16_t Data2;
-    uint16_t Data3;
-    uint8_t Data4[8];
-} GUID;
-
-#define S_OK ((HRESULT)0)
-#define S_FALSE ((HRESULT)1)
-#define E_POINTER ((HRESULT)0x80004003)
-#define E_FAIL ((HRESULT)0x80004005)
-#define E_OUTOFMEMORY ((HRESULT)0x8007000E)
-#define E_INVALIDARG ((HRESULT)0x80070057)
 #define HRESULT_ERROR_FILE_NOT_FOUND ((HRESULT)0x80070002)
 #define HRESULT_ERROR_PROC_NOT_FOUND ((HRESULT)0x8007007F)
 #define HRESULT_ERROR_BAD_EXE_FORMAT ((HRESULT)0x800700C1)
-#define E_ACCESSDENIED ((HRESULT)0x80070005)
-
-typedef HRESULT (*get_class_object_fn)(const GUID *clsid, const GUID *iid, void **out);
-typedef HRESULT (*can_unload_now_fn)(void);
 
 /* engine_lock protects the three engine_* variables below and is held while forwarding, so
  * DllCanUnloadNow cannot unload an engine another thread is calling into. */
 static pthread_mutex_t engine_lock = PTHREAD_MUTEX_INITIALIZER;
 static void *engine_handle;
-static get_class_object_fn engine_get_class_object;
-static can_unload_now_fn engine_can_unload_now;
+static LPFNGETCLASSOBJECT engine_get_class_object;
+static LPFNCANUNLOADNOW engine_can_unload_now;
 
 /* Any object of this file: dladdr() on it names the file the proxy was loaded from. */
 static const char own_address_marker;
@@ -60,12 +43,12 @@ static const char own_address_marker;
 /* dlsym returns an object pointer; ISO C converts it to a function pointer only this way. */
 union symbol {
     void *object;
-    get_class_object_fn get_class_object;
-    can_unload_now_fn can_unload_now;
+    LPFNGETCLASSOBJECT get_class_object;
+    LPFNCANUNLOADNOW can_unload_now;
 };
 
-EXPORT HRESULT DllGetClassObject(const GUID *clsid, const GUID *iid, void **out);
-EXPORT HRESULT DllCanUnloadNow(void);
+EXPORT HRESULT STDAPICALLTYPE DllGetClassObject(const GUID *clsid, const GUID *iid, void **out);
+EXPORT HRESULT STDAPICALLTYPE DllCanUnloadNow(void);
 
 /* The proxy's log, configured from the environment the first time the proxy has something to
  * say. It is never finished: lines may come from any thread until the process ends. */
@@ -284,7 +267,7 @@ out:
     return hr;
 }
 
-EXPORT HRESULT DllGetClassObject(const GUID *clsid, const GUID *iid, void **out)
+EXPORT HRESULT STDAPICALLTYPE DllGetClassObject(const GUID *clsid, const GUID *iid, void **out)
 {
     if (!out)
         return E_POINTER;
@@ -298,7 +281,7 @@ EXPORT HRESULT DllGetClassObject(const GUID *clsid, const GUID *iid, void **out)
     return hr;
 }
 
-EXPORT HRESULT DllCanUnloadNow(void)
+EXPORT HRESULT STDAPICALLTYPE DllCanUnloadNow(void)
 {
     pthread_mutex_lock(&engine_lock);
     HRESULT hr = S_OK;

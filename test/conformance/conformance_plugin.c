@@ -149,7 +149,8 @@ static void read_case(struct conformance *c, const char *path)
     fclose(f);
 }
 
-static HRESULT conformance_Initialize(IInstrumentationMethod *This, IProfilerManager *manager)
+static HRESULT STDMETHODCALLTYPE conformance_Initialize(IInstrumentationMethod *This,
+                                                        IProfilerManager *manager)
 {
     struct conformance *c = from_iface(This);
     const char *out = getenv("CLRIE_CONFORMANCE_OUT");
@@ -219,8 +220,9 @@ static void ask_rejit(struct conformance *c)
         request_rejit(r);
 }
 
-static HRESULT conformance_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *mi,
-                                                  BOOL isRejit, BOOL *pbInstrument)
+static HRESULT STDMETHODCALLTYPE conformance_ShouldInstrumentMethod(IInstrumentationMethod *This,
+                                                                    IMethodInfo *mi, BOOL isRejit,
+                                                                    BOOL *pbInstrument)
 {
     struct conformance *c = from_iface(This);
     bool target = is_target(c, mi);
@@ -242,8 +244,8 @@ static HRESULT conformance_ShouldInstrumentMethod(IInstrumentationMethod *This, 
 
 static HRESULT apply_baselines(struct conformance *c, IMethodInfo *mi);
 
-static HRESULT conformance_BeforeInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *mi,
-                                                  BOOL isRejit)
+static HRESULT STDMETHODCALLTYPE conformance_BeforeInstrumentMethod(IInstrumentationMethod *This,
+                                                                    IMethodInfo *mi, BOOL isRejit)
 {
     struct conformance *c = from_iface(This);
     if (!is_target(c, mi))
@@ -567,8 +569,8 @@ static HRESULT apply_edit(struct session *s, const char *line)
     return hr;
 }
 
-static HRESULT conformance_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *mi,
-                                            BOOL isRejit)
+static HRESULT STDMETHODCALLTYPE conformance_InstrumentMethod(IInstrumentationMethod *This,
+                                                              IMethodInfo *mi, BOOL isRejit)
 {
     struct conformance *c = from_iface(This);
     if (!is_target(c, mi))
@@ -758,8 +760,9 @@ static void list_clauses(struct conformance *c, IMethodInfo *mi, IInstruction *c
     clrie_plugin_release(eh);
 }
 
-static HRESULT conformance_OnInstrumentationComplete(IInstrumentationMethod *This, IMethodInfo *mi,
-                                                     BOOL isRejit)
+static HRESULT STDMETHODCALLTYPE conformance_OnInstrumentationComplete(IInstrumentationMethod *This,
+                                                                       IMethodInfo *mi,
+                                                                       BOOL isRejit)
 {
     struct conformance *c = from_iface(This);
     if (!is_target(c, mi))
@@ -790,8 +793,10 @@ static HRESULT conformance_OnInstrumentationComplete(IInstrumentationMethod *Thi
     return S_OK;
 }
 
-static HRESULT conformance_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *inlinee,
-                                           IMethodInfo *caller, BOOL *pbAllowInline)
+static HRESULT STDMETHODCALLTYPE conformance_AllowInlineSite(IInstrumentationMethod *This,
+                                                             IMethodInfo *inlinee,
+                                                             IMethodInfo *caller,
+                                                             BOOL *pbAllowInline)
 {
     *pbAllowInline = TRUE;
     return S_OK;
@@ -815,8 +820,8 @@ static const struct IInstrumentationMethodVtbl conformance_vtbl = {
 
 /* JitComplete of the method: `<who> jit map <old>:<new>,...`, the map of
  * IMethodJitInfo2::GetILInstrumentationMap. */
-static HRESULT conformance_JitComplete2(IInstrumentationMethodJitEvents2 *This,
-                                        IMethodJitInfo *info)
+static HRESULT STDMETHODCALLTYPE conformance_JitComplete2(IInstrumentationMethodJitEvents2 *This,
+                                                          IMethodJitInfo *info)
 {
     struct conformance *c = CLRIE_CONTAINER_OF(This, struct conformance, jit_events);
     IMethodJitInfo2 *info2 = NULL;

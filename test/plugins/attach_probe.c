@@ -125,7 +125,8 @@ static void read_settings(struct probe *p, IProfilerManager *manager)
 }
 
 /* Loaded at start-up (the two-runtimes test): the same settings, no ReJIT needed. */
-static HRESULT probe_Initialize(IInstrumentationMethod *This, IProfilerManager *pProfilerManager)
+static HRESULT STDMETHODCALLTYPE probe_Initialize(IInstrumentationMethod *This,
+                                                  IProfilerManager *pProfilerManager)
 {
     struct probe *p = from_iface(This);
     read_settings(p, pProfilerManager);
@@ -156,7 +157,8 @@ static HRESULT on_method_def(void *data, mdMethodDef token, const WCHAR *full_na
     return S_OK;
 }
 
-static HRESULT probe_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *pModuleInfo)
+static HRESULT STDMETHODCALLTYPE probe_OnModuleLoaded(IInstrumentationMethod *This,
+                                                      IModuleInfo *pModuleInfo)
 {
     struct probe *p = from_iface(This);
     BSTR name = NULL;
@@ -186,8 +188,9 @@ static bool wanted(struct probe *p, IMethodInfo *mi, char *name, size_t size)
     return strncmp(full, "Service.Program.", 16) == 0 && listed(p->methods, name);
 }
 
-static HRESULT probe_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
-                                            BOOL isRejit, BOOL *pbInstrument)
+static HRESULT STDMETHODCALLTYPE probe_ShouldInstrumentMethod(IInstrumentationMethod *This,
+                                                              IMethodInfo *pMethodInfo,
+                                                              BOOL isRejit, BOOL *pbInstrument)
 {
     char name[256];
     (void)isRejit;
@@ -195,8 +198,8 @@ static HRESULT probe_ShouldInstrumentMethod(IInstrumentationMethod *This, IMetho
     return S_OK;
 }
 
-static HRESULT probe_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
-                                      BOOL isRejit)
+static HRESULT STDMETHODCALLTYPE probe_InstrumentMethod(IInstrumentationMethod *This,
+                                                        IMethodInfo *pMethodInfo, BOOL isRejit)
 {
     struct probe *p = from_iface(This);
     char name[256];
@@ -241,9 +244,9 @@ static void *watch(void *arg)
     return NULL;
 }
 
-static HRESULT probe_InitializeForAttach(IInstrumentationMethodAttach *This,
-                                         IProfilerManager *pProfilerManager,
-                                         IInstrumentationMethodAttachContext *pContext)
+static HRESULT STDMETHODCALLTYPE
+probe_InitializeForAttach(IInstrumentationMethodAttach *This, IProfilerManager *pProfilerManager,
+                          IInstrumentationMethodAttachContext *pContext)
 {
     struct probe *p = from_attach(This);
     read_settings(p, pProfilerManager);
@@ -267,7 +270,7 @@ static HRESULT probe_InitializeForAttach(IInstrumentationMethodAttach *This,
     return S_OK;
 }
 
-static HRESULT probe_AttachComplete(IInstrumentationMethodAttach *This)
+static HRESULT STDMETHODCALLTYPE probe_AttachComplete(IInstrumentationMethodAttach *This)
 {
     record(from_attach(This), "attachcomplete");
     return S_OK;

@@ -91,7 +91,8 @@ static void record_setting(void *data, const char *name, const char *value)
     clrie_plugin_append_line(p->fd, "setting %s=%s", name, value);
 }
 
-static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *manager)
+static HRESULT STDMETHODCALLTYPE im_Initialize(IInstrumentationMethod *This,
+                                               IProfilerManager *manager)
 {
     struct probe *p = from_method(This);
     const char *path = getenv(PREFIX "FILE");
@@ -140,8 +141,9 @@ static bool in_app(struct probe *p, IMethodInfo *method)
     return yes;
 }
 
-static HRESULT im_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *method,
-                                         BOOL isRejit, BOOL *instrument)
+static HRESULT STDMETHODCALLTYPE im_ShouldInstrumentMethod(IInstrumentationMethod *This,
+                                                           IMethodInfo *method, BOOL isRejit,
+                                                           BOOL *instrument)
 {
     struct probe *p = from_method(This);
     *instrument = FALSE;
@@ -156,7 +158,8 @@ static HRESULT im_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodIn
     return S_OK;
 }
 
-static HRESULT im_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *method, BOOL isRejit)
+static HRESULT STDMETHODCALLTYPE im_InstrumentMethod(IInstrumentationMethod *This,
+                                                     IMethodInfo *method, BOOL isRejit)
 {
     IInstructionGraph *graph = NULL;
     IInstructionFactory *factory = NULL;
@@ -176,7 +179,8 @@ out:
     return hr;
 }
 
-static HRESULT im_nothing(IInstrumentationMethod *This, IMethodInfo *method, BOOL isRejit)
+static HRESULT STDMETHODCALLTYPE im_nothing(IInstrumentationMethod *This, IMethodInfo *method,
+                                            BOOL isRejit)
 {
     return S_OK;
 }
@@ -208,13 +212,14 @@ static void record_event(IInstrumentationMethodExceptionEvents *This, const char
 }
 
 #define EVENT_WITH_METHOD(Name)                                                                    \
-    static HRESULT ex_##Name(IInstrumentationMethodExceptionEvents *This, IMethodInfo *method)     \
+    static HRESULT STDMETHODCALLTYPE ex_##Name(IInstrumentationMethodExceptionEvents *This,        \
+                                               IMethodInfo *method)                                \
     {                                                                                              \
         record_event(This, #Name, method);                                                         \
         return S_OK;                                                                               \
     }
 #define EVENT_WITHOUT_METHOD(Name)                                                                 \
-    static HRESULT ex_##Name(IInstrumentationMethodExceptionEvents *This)                          \
+    static HRESULT STDMETHODCALLTYPE ex_##Name(IInstrumentationMethodExceptionEvents *This)        \
     {                                                                                              \
         record_event(This, #Name, NULL);                                                           \
         return S_OK;                                                                               \
@@ -231,14 +236,15 @@ EVENT_WITHOUT_METHOD(ExceptionSearchFunctionLeave)
 EVENT_WITHOUT_METHOD(ExceptionUnwindFinallyLeave)
 EVENT_WITHOUT_METHOD(ExceptionUnwindFunctionLeave)
 
-static HRESULT ex_ExceptionCatcherEnter(IInstrumentationMethodExceptionEvents *This,
-                                        IMethodInfo *method, UINT_PTR object)
+static HRESULT STDMETHODCALLTYPE ex_ExceptionCatcherEnter(
+    IInstrumentationMethodExceptionEvents *This, IMethodInfo *method, UINT_PTR object)
 {
     record_event(This, "ExceptionCatcherEnter", method);
     return S_OK;
 }
 
-static HRESULT ex_ExceptionThrown(IInstrumentationMethodExceptionEvents *This, UINT_PTR object)
+static HRESULT STDMETHODCALLTYPE ex_ExceptionThrown(IInstrumentationMethodExceptionEvents *This,
+                                                    UINT_PTR object)
 {
     record_event(This, "ExceptionThrown", NULL);
     return S_OK;

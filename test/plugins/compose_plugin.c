@@ -44,7 +44,8 @@ static struct compose *of(IInstrumentationMethod *This)
     return CLRIE_CONTAINER_OF(This, struct compose, method);
 }
 
-static HRESULT compose_Initialize(IInstrumentationMethod *This, IProfilerManager *manager)
+static HRESULT STDMETHODCALLTYPE compose_Initialize(IInstrumentationMethod *This,
+                                                    IProfilerManager *manager)
 {
     struct compose *p = of(This);
     clrie_plugin_host_init(&p->host, manager, "compose");
@@ -67,8 +68,9 @@ static void name_of(struct compose *p, IMethodInfo *mi, char *name, size_t size)
         name[0] = '\0';
 }
 
-static HRESULT compose_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *mi,
-                                              BOOL isRejit, BOOL *pbInstrument)
+static HRESULT STDMETHODCALLTYPE compose_ShouldInstrumentMethod(IInstrumentationMethod *This,
+                                                                IMethodInfo *mi, BOOL isRejit,
+                                                                BOOL *pbInstrument)
 {
     char name[256];
     name_of(of(This), mi, name, sizeof name);
@@ -108,7 +110,8 @@ static void *request_rejit(void *arg)
     return NULL;
 }
 
-static HRESULT compose_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *mi, BOOL isRejit)
+static HRESULT STDMETHODCALLTYPE compose_InstrumentMethod(IInstrumentationMethod *This,
+                                                          IMethodInfo *mi, BOOL isRejit)
 {
     struct compose *p = of(This);
     char name[256];

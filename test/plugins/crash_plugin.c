@@ -48,7 +48,8 @@ REAL_FAULT static void *crash_thread(void *arg)
     return NULL;
 }
 
-static HRESULT crash_Initialize(IInstrumentationMethod *This, IProfilerManager *manager)
+static HRESULT STDMETHODCALLTYPE crash_Initialize(IInstrumentationMethod *This,
+                                                  IProfilerManager *manager)
 {
     (void)This;
     (void)manager;
@@ -59,7 +60,8 @@ static HRESULT crash_Initialize(IInstrumentationMethod *This, IProfilerManager *
     return S_OK;
 }
 
-static HRESULT crash_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *module)
+static HRESULT STDMETHODCALLTYPE crash_OnModuleLoaded(IInstrumentationMethod *This,
+                                                      IModuleInfo *module)
 {
     (void)This;
     (void)module;
@@ -69,8 +71,9 @@ static HRESULT crash_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *m
     return S_OK;
 }
 
-static HRESULT crash_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *method,
-                                            BOOL isRejit, BOOL *pbInstrument)
+static HRESULT STDMETHODCALLTYPE crash_ShouldInstrumentMethod(IInstrumentationMethod *This,
+                                                              IMethodInfo *method, BOOL isRejit,
+                                                              BOOL *pbInstrument)
 {
     (void)This;
     (void)method;
@@ -79,8 +82,8 @@ static HRESULT crash_ShouldInstrumentMethod(IInstrumentationMethod *This, IMetho
     return S_OK;
 }
 
-static HRESULT crash_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *method,
-                                      BOOL isRejit)
+static HRESULT STDMETHODCALLTYPE crash_InstrumentMethod(IInstrumentationMethod *This,
+                                                        IMethodInfo *method, BOOL isRejit)
 {
     (void)This;
     (void)method;
@@ -133,17 +136,18 @@ static HRESULT crash_create(const CLSID *clsid, REFIID riid, void **out)
     return clrie_plugin_com_give(&c->com, riid, out);
 }
 
-__attribute__((visibility("default"))) HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid,
-                                                                 void **ppv);
-__attribute__((visibility("default"))) HRESULT DllCanUnloadNow(void);
+__attribute__((visibility("default"))) HRESULT STDAPICALLTYPE DllGetClassObject(REFCLSID rclsid,
+                                                                                REFIID riid,
+                                                                                void **ppv);
+__attribute__((visibility("default"))) HRESULT STDAPICALLTYPE DllCanUnloadNow(void);
 
-HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv)
+HRESULT STDAPICALLTYPE DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv)
 {
     crash_if_at("DllGetClassObject");
     return clrie_plugin_get_class_object(crash_create, rclsid, riid, ppv);
 }
 
-HRESULT DllCanUnloadNow(void)
+HRESULT STDAPICALLTYPE DllCanUnloadNow(void)
 {
     return clrie_plugin_module_can_unload_now();
 }

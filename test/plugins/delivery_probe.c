@@ -132,14 +132,14 @@ CLRIE_PLUGIN_COM_IUNKNOWN(ex, IInstrumentationMethodExceptionEvents, struct prob
 /* ---- every event: counted -------------------------------------------------------------- */
 
 #define COUNT_METHOD(ret, name, params, args)                                                      \
-    __attribute__((unused)) static ret count_im_##name params                                      \
+    __attribute__((unused)) static ret STDMETHODCALLTYPE count_im_##name params                    \
     {                                                                                              \
         count(from_method(This), #name);                                                           \
         return S_OK;                                                                               \
     }
 CLRIE_IINSTRUMENTATIONMETHOD_METHODS(COUNT_METHOD, IInstrumentationMethod *This, This)
 #define COUNT_JIT(ret, name, params, args)                                                         \
-    __attribute__((unused)) static ret count_jit_##name params                                     \
+    __attribute__((unused)) static ret STDMETHODCALLTYPE count_jit_##name params                   \
     {                                                                                              \
         count(from_jit(This), #name);                                                              \
         return S_OK;                                                                               \
@@ -147,7 +147,7 @@ CLRIE_IINSTRUMENTATIONMETHOD_METHODS(COUNT_METHOD, IInstrumentationMethod *This,
 CLRIE_IINSTRUMENTATIONMETHODJITEVENTS_METHODS(COUNT_JIT, IInstrumentationMethodJitEvents *This,
                                               This)
 #define COUNT_EXCEPTION(ret, name, params, args)                                                   \
-    __attribute__((unused)) static ret count_ex_##name params                                      \
+    __attribute__((unused)) static ret STDMETHODCALLTYPE count_ex_##name params                    \
     {                                                                                              \
         count(from_exceptions(This), #name);                                                       \
         return S_OK;                                                                               \
@@ -158,7 +158,8 @@ CLRIE_IINSTRUMENTATIONMETHODEXCEPTIONEVENTS_METHODS(COUNT_EXCEPTION,
 
 /* ---- the ones that do more ------------------------------------------------------------- */
 
-static HRESULT probe_Initialize(IInstrumentationMethod *This, IProfilerManager *manager)
+static HRESULT STDMETHODCALLTYPE probe_Initialize(IInstrumentationMethod *This,
+                                                  IProfilerManager *manager)
 {
     struct probe *p = from_method(This);
     const char *mask = setting(p, "MASK");
@@ -224,8 +225,9 @@ static void maybe_request_rejit(struct probe *p, IMethodInfo *mi)
     }
 }
 
-static HRESULT probe_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *mi,
-                                            BOOL isRejit, BOOL *pbInstrument)
+static HRESULT STDMETHODCALLTYPE probe_ShouldInstrumentMethod(IInstrumentationMethod *This,
+                                                              IMethodInfo *mi, BOOL isRejit,
+                                                              BOOL *pbInstrument)
 {
     struct probe *p = from_method(This);
     count(p, isRejit ? "ShouldInstrumentMethod(rejit)" : "ShouldInstrumentMethod");
@@ -237,8 +239,9 @@ static HRESULT probe_ShouldInstrumentMethod(IInstrumentationMethod *This, IMetho
     return S_OK;
 }
 
-static HRESULT probe_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *inlinee,
-                                     IMethodInfo *caller, BOOL *pbAllowInline)
+static HRESULT STDMETHODCALLTYPE probe_AllowInlineSite(IInstrumentationMethod *This,
+                                                       IMethodInfo *inlinee, IMethodInfo *caller,
+                                                       BOOL *pbAllowInline)
 {
     count(from_method(This), "AllowInlineSite");
     if (!pbAllowInline)
@@ -247,7 +250,7 @@ static HRESULT probe_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *
     return S_OK;
 }
 
-static HRESULT probe_OnShutdown(IInstrumentationMethod *This)
+static HRESULT STDMETHODCALLTYPE probe_OnShutdown(IInstrumentationMethod *This)
 {
     struct probe *p = from_method(This);
     count(p, "OnShutdown");

@@ -11,24 +11,25 @@ struct test_hook *test_hook_from_iface(ICorProfilerCallback11 *iface)
 }
 
 #define STUB(ret, name, params, args)                                                              \
-    ret test_hook_stub_##name params                                                               \
+    ret STDMETHODCALLTYPE test_hook_stub_##name params                                             \
     {                                                                                              \
         (void)This;                                                                                \
         return (ret)S_OK;                                                                          \
     }
 CLRIE_ICORPROFILERCALLBACK11_METHODS(STUB, ICorProfilerCallback11 *This, This)
 
-HRESULT test_hook_QueryInterface(ICorProfilerCallback11 *This, REFIID riid, void **out)
+HRESULT STDMETHODCALLTYPE test_hook_QueryInterface(ICorProfilerCallback11 *This, REFIID riid,
+                                                   void **out)
 {
     return clrie_plugin_com_query(&test_hook_from_iface(This)->com, riid, out);
 }
 
-ULONG test_hook_AddRef(ICorProfilerCallback11 *This)
+ULONG STDMETHODCALLTYPE test_hook_AddRef(ICorProfilerCallback11 *This)
 {
     return clrie_plugin_com_add_ref(&test_hook_from_iface(This)->com);
 }
 
-ULONG test_hook_Release(ICorProfilerCallback11 *This)
+ULONG STDMETHODCALLTYPE test_hook_Release(ICorProfilerCallback11 *This)
 {
     return clrie_plugin_com_release(&test_hook_from_iface(This)->com);
 }

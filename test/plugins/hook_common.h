@@ -33,11 +33,13 @@ HRESULT test_hook_create(size_t size, const struct ICorProfilerCallback11Vtbl *v
 void test_hook_open_file(struct test_hook *hook, const char *variable);
 
 /* test_hook_stub_<slot>: every slot answering S_OK, and the three IUnknown slots of the hook. */
-#define TEST_HOOK_DECLARE_STUB(ret, name, params, args) ret test_hook_stub_##name params;
+#define TEST_HOOK_DECLARE_STUB(ret, name, params, args)                                            \
+    ret STDMETHODCALLTYPE test_hook_stub_##name params;
 CLRIE_ICORPROFILERCALLBACK11_METHODS(TEST_HOOK_DECLARE_STUB, ICorProfilerCallback11 *This, This)
-HRESULT test_hook_QueryInterface(ICorProfilerCallback11 *This, REFIID riid, void **out);
-ULONG test_hook_AddRef(ICorProfilerCallback11 *This);
-ULONG test_hook_Release(ICorProfilerCallback11 *This);
+HRESULT STDMETHODCALLTYPE test_hook_QueryInterface(ICorProfilerCallback11 *This, REFIID riid,
+                                                   void **out);
+ULONG STDMETHODCALLTYPE test_hook_AddRef(ICorProfilerCallback11 *This);
+ULONG STDMETHODCALLTYPE test_hook_Release(ICorProfilerCallback11 *This);
 
 /* The designated initialisers a hook's vtable starts with: the S_OK slots, then the IUnknown
  * ones. The hook's own slots follow, so the vtable is compiled with -Woverride-init off. */

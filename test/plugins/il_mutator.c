@@ -65,7 +65,8 @@ static const struct clrie_plugin_com_class mutator_class = {
 
 CLRIE_PLUGIN_COM_IUNKNOWN(mutator, IInstrumentationMethod, struct mutator, iface, com)
 
-static HRESULT mutator_Initialize(IInstrumentationMethod *This, IProfilerManager *manager)
+static HRESULT STDMETHODCALLTYPE mutator_Initialize(IInstrumentationMethod *This,
+                                                    IProfilerManager *manager)
 {
     struct mutator *m = from_iface(This);
     const char *path = getenv("CLRIE_IL_MUTATOR_FILE");
@@ -83,8 +84,9 @@ static HRESULT mutator_Initialize(IInstrumentationMethod *This, IProfilerManager
     return S_OK;
 }
 
-static HRESULT mutator_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *mi,
-                                              BOOL isRejit, BOOL *instrument)
+static HRESULT STDMETHODCALLTYPE mutator_ShouldInstrumentMethod(IInstrumentationMethod *This,
+                                                                IMethodInfo *mi, BOOL isRejit,
+                                                                BOOL *instrument)
 {
     struct mutator *m = from_iface(This);
     char full[512];
@@ -473,7 +475,8 @@ static HRESULT install(struct mutator *m, ModuleID module, mdMethodDef token, co
     return m->info->lpVtbl->SetILFunctionBody(m->info, module, token, mem);
 }
 
-static HRESULT mutator_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *mi, BOOL isRejit)
+static HRESULT STDMETHODCALLTYPE mutator_InstrumentMethod(IInstrumentationMethod *This,
+                                                          IMethodInfo *mi, BOOL isRejit)
 {
     struct mutator *p = from_iface(This);
     IModuleInfo *module = NULL;

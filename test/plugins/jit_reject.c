@@ -40,7 +40,8 @@ static struct jit_reject *of(IInstrumentationMethod *This)
     return CLRIE_CONTAINER_OF(This, struct jit_reject, method);
 }
 
-static HRESULT jit_reject_Initialize(IInstrumentationMethod *This, IProfilerManager *manager)
+static HRESULT STDMETHODCALLTYPE jit_reject_Initialize(IInstrumentationMethod *This,
+                                                       IProfilerManager *manager)
 {
     clrie_plugin_host_init(&of(This)->host, manager, "jit_reject");
     const char *rejit = getenv("CLRIE_JIT_REJECT_REJIT");
@@ -63,8 +64,9 @@ static int target_of(struct jit_reject *p, IMethodInfo *mi)
     return 0;
 }
 
-static HRESULT jit_reject_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *mi,
-                                                 BOOL isRejit, BOOL *pbInstrument)
+static HRESULT STDMETHODCALLTYPE jit_reject_ShouldInstrumentMethod(IInstrumentationMethod *This,
+                                                                   IMethodInfo *mi, BOOL isRejit,
+                                                                   BOOL *pbInstrument)
 {
     struct jit_reject *p = of(This);
     *pbInstrument = (p->at_rejit ? isRejit : !isRejit) && target_of(p, mi) != 0 ? TRUE : FALSE;
@@ -106,7 +108,8 @@ static void *request_thread(void *data)
     return NULL;
 }
 
-static HRESULT jit_reject_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *module)
+static HRESULT STDMETHODCALLTYPE jit_reject_OnModuleLoaded(IInstrumentationMethod *This,
+                                                           IModuleInfo *module)
 {
     struct jit_reject *p = of(This);
     BSTR bstr = NULL;
@@ -159,8 +162,8 @@ static HRESULT define_type(IMethodInfo *mi, int target, mdTypeRef *type)
     return hr;
 }
 
-static HRESULT jit_reject_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *mi,
-                                           BOOL isRejit)
+static HRESULT STDMETHODCALLTYPE jit_reject_InstrumentMethod(IInstrumentationMethod *This,
+                                                             IMethodInfo *mi, BOOL isRejit)
 {
     struct jit_reject *p = of(This);
     IInstructionGraph *graph = NULL;

@@ -69,17 +69,20 @@ static HRESULT record(IProfilerManagerLoggingHost *This, const char *kind, const
     return S_OK;
 }
 
-static HRESULT sink_LogMessage(IProfilerManagerLoggingHost *This, const WCHAR *wszMessage)
+static HRESULT STDMETHODCALLTYPE sink_LogMessage(IProfilerManagerLoggingHost *This,
+                                                 const WCHAR *wszMessage)
 {
     return record(This, "message", wszMessage);
 }
 
-static HRESULT sink_LogError(IProfilerManagerLoggingHost *This, const WCHAR *wszError)
+static HRESULT STDMETHODCALLTYPE sink_LogError(IProfilerManagerLoggingHost *This,
+                                               const WCHAR *wszError)
 {
     return record(This, "error", wszError);
 }
 
-static HRESULT sink_LogDumpMessage(IProfilerManagerLoggingHost *This, const WCHAR *wszMessage)
+static HRESULT STDMETHODCALLTYPE sink_LogDumpMessage(IProfilerManagerLoggingHost *This,
+                                                     const WCHAR *wszMessage)
 {
     return record(This, "dump", wszMessage);
 }
@@ -93,7 +96,8 @@ static const struct IProfilerManagerLoggingHostVtbl sink_vtbl = {
 
 /* ---- IInstrumentationMethod ------------------------------------------------------------------ */
 
-static HRESULT probe_Initialize(IInstrumentationMethod *This, IProfilerManager *manager)
+static HRESULT STDMETHODCALLTYPE probe_Initialize(IInstrumentationMethod *This,
+                                                  IProfilerManager *manager)
 {
     struct probe *p = CLRIE_CONTAINER_OF(This, struct probe, method);
     char path[1024];
@@ -116,7 +120,7 @@ static HRESULT probe_Initialize(IInstrumentationMethod *This, IProfilerManager *
     return S_OK;
 }
 
-static HRESULT probe_OnShutdown(IInstrumentationMethod *This)
+static HRESULT STDMETHODCALLTYPE probe_OnShutdown(IInstrumentationMethod *This)
 {
     clrie_plugin_host_log(&CLRIE_CONTAINER_OF(This, struct probe, method)->host, false, "shutdown");
     return S_OK;

@@ -27,7 +27,8 @@ static struct misuse *of(IInstrumentationMethod *This)
     return CLRIE_CONTAINER_OF(This, struct misuse, iface);
 }
 
-static HRESULT misuse_Initialize(IInstrumentationMethod *This, IProfilerManager *manager)
+static HRESULT STDMETHODCALLTYPE misuse_Initialize(IInstrumentationMethod *This,
+                                                   IProfilerManager *manager)
 {
     manager->lpVtbl->AddRef(manager);
     manager->lpVtbl->Release(manager);
@@ -58,14 +59,15 @@ static void edit_kept_graph(struct misuse *p)
     }
 }
 
-static HRESULT misuse_OnShutdown(IInstrumentationMethod *This)
+static HRESULT STDMETHODCALLTYPE misuse_OnShutdown(IInstrumentationMethod *This)
 {
     edit_kept_graph(of(This));
     return S_OK;
 }
 
-static HRESULT misuse_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *mi,
-                                             BOOL isRejit, BOOL *pbInstrument)
+static HRESULT STDMETHODCALLTYPE misuse_ShouldInstrumentMethod(IInstrumentationMethod *This,
+                                                               IMethodInfo *mi, BOOL isRejit,
+                                                               BOOL *pbInstrument)
 {
     char name[256];
     *pbInstrument = FALSE;
@@ -77,8 +79,8 @@ static HRESULT misuse_ShouldInstrumentMethod(IInstrumentationMethod *This, IMeth
     return S_OK;
 }
 
-static HRESULT misuse_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *mi,
-                                       BOOL isRejit)
+static HRESULT STDMETHODCALLTYPE misuse_InstrumentMethod(IInstrumentationMethod *This,
+                                                         IMethodInfo *mi, BOOL isRejit)
 {
     IInstructionGraph *graph = NULL;
     HRESULT hr = mi->lpVtbl->GetInstructions(mi, &graph);

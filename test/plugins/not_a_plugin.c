@@ -4,17 +4,17 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-EXPORT HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv);
-EXPORT HRESULT DllCanUnloadNow(void);
+EXPORT HRESULT STDAPICALLTYPE DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv);
+EXPORT HRESULT STDAPICALLTYPE DllCanUnloadNow(void);
 
-HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv)
+HRESULT STDAPICALLTYPE DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv)
 {
     if (ppv)
         *ppv = NULL;
     return CLASS_E_CLASSNOTAVAILABLE;
 }
 
-HRESULT DllCanUnloadNow(void)
+HRESULT STDAPICALLTYPE DllCanUnloadNow(void)
 {
     return S_OK;
 }

@@ -126,7 +126,8 @@ CLRIE_PLUGIN_COM_IUNKNOWN(probe, IInstrumentationMethod, struct probe, iface, co
 CLRIE_PLUGIN_COM_IUNKNOWN(probe_jit, IInstrumentationMethodJitEvents2, struct probe, jit_events,
                           com)
 
-static HRESULT probe_Initialize(IInstrumentationMethod *This, IProfilerManager *pProfilerManager)
+static HRESULT STDMETHODCALLTYPE probe_Initialize(IInstrumentationMethod *This,
+                                                  IProfilerManager *pProfilerManager)
 {
     struct probe *p = from_iface(This);
     const char *path = getenv("CLRIE_PIPELINE_PROBE_FILE");
@@ -155,8 +156,9 @@ static HRESULT probe_Initialize(IInstrumentationMethod *This, IProfilerManager *
     return S_OK;
 }
 
-static HRESULT probe_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
-                                            BOOL isRejit, BOOL *pbInstrument)
+static HRESULT STDMETHODCALLTYPE probe_ShouldInstrumentMethod(IInstrumentationMethod *This,
+                                                              IMethodInfo *pMethodInfo,
+                                                              BOOL isRejit, BOOL *pbInstrument)
 {
     char name[256], full[512];
     method_names(pMethodInfo, name, sizeof name, full, sizeof full);
@@ -182,8 +184,9 @@ static HRESULT replace_code(IMethodInfo *mi)
     return hr;
 }
 
-static HRESULT probe_BeforeInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
-                                            BOOL isRejit)
+static HRESULT STDMETHODCALLTYPE probe_BeforeInstrumentMethod(IInstrumentationMethod *This,
+                                                              IMethodInfo *pMethodInfo,
+                                                              BOOL isRejit)
 {
     struct probe *p = from_iface(This);
     char name[256], full[512];
@@ -216,8 +219,8 @@ static HRESULT pop_first(IMethodInfo *mi)
     return hr;
 }
 
-static HRESULT probe_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *pMethodInfo,
-                                      BOOL isRejit)
+static HRESULT STDMETHODCALLTYPE probe_InstrumentMethod(IInstrumentationMethod *This,
+                                                        IMethodInfo *pMethodInfo, BOOL isRejit)
 {
     struct probe *p = from_iface(This);
     char name[256], full[512];
@@ -242,8 +245,9 @@ static HRESULT probe_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo 
     return test_plugin_add_before_rets(pMethodInfo, 1);
 }
 
-static HRESULT probe_OnInstrumentationComplete(IInstrumentationMethod *This,
-                                               IMethodInfo *pMethodInfo, BOOL isRejit)
+static HRESULT STDMETHODCALLTYPE probe_OnInstrumentationComplete(IInstrumentationMethod *This,
+                                                                 IMethodInfo *pMethodInfo,
+                                                                 BOOL isRejit)
 {
     char name[256], full[512];
     method_names(pMethodInfo, name, sizeof name, full, sizeof full);
@@ -252,8 +256,10 @@ static HRESULT probe_OnInstrumentationComplete(IInstrumentationMethod *This,
     return S_OK;
 }
 
-static HRESULT probe_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *pMethodInfoInlinee,
-                                     IMethodInfo *pMethodInfoCaller, BOOL *pbAllowInline)
+static HRESULT STDMETHODCALLTYPE probe_AllowInlineSite(IInstrumentationMethod *This,
+                                                       IMethodInfo *pMethodInfoInlinee,
+                                                       IMethodInfo *pMethodInfoCaller,
+                                                       BOOL *pbAllowInline)
 {
     char name[256], full[512], caller_name[256], caller_full[512];
     method_names(pMethodInfoInlinee, name, sizeof name, full, sizeof full);
@@ -331,7 +337,8 @@ static void start_request(struct probe *p, IModuleInfo *module, ModuleID module_
         request_rejit(r);
 }
 
-static HRESULT probe_JitComplete2(IInstrumentationMethodJitEvents2 *This, IMethodJitInfo *info)
+static HRESULT STDMETHODCALLTYPE probe_JitComplete2(IInstrumentationMethodJitEvents2 *This,
+                                                    IMethodJitInfo *info)
 {
     struct probe *p = from_jit_events(This);
     IMethodJitInfo2 *info2 = NULL;

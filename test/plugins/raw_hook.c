@@ -47,7 +47,8 @@ static void write_line(struct test_hook *hook, const char *event, const char *de
 
 /* ---- the slots that do something --------------------------------------------------------- */
 
-static HRESULT hook_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfilerInfoUnk)
+static HRESULT STDMETHODCALLTYPE hook_Initialize(ICorProfilerCallback11 *This,
+                                                 IUnknown *pICorProfilerInfoUnk)
 {
     struct test_hook *hook = test_hook_from_iface(This);
     test_hook_open_file(hook, "CLRIE_RAW_HOOK_FILE");
@@ -76,14 +77,15 @@ static HRESULT hook_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProf
     return S_OK;
 }
 
-static HRESULT hook_Shutdown(ICorProfilerCallback11 *This)
+static HRESULT STDMETHODCALLTYPE hook_Shutdown(ICorProfilerCallback11 *This)
 {
     write_line(test_hook_from_iface(This), "Shutdown", NULL);
     return S_OK;
 }
 
-static HRESULT hook_AppDomainCreationFinished(ICorProfilerCallback11 *This, AppDomainID appDomainId,
-                                              HRESULT hrStatus)
+static HRESULT STDMETHODCALLTYPE hook_AppDomainCreationFinished(ICorProfilerCallback11 *This,
+                                                                AppDomainID appDomainId,
+                                                                HRESULT hrStatus)
 {
     write_line(test_hook_from_iface(This), "AppDomainCreationFinished", NULL);
     return S_OK;
@@ -102,14 +104,15 @@ static void write_assembly_line(struct test_hook *hook, const char *event, Assem
     write_line(hook, event, name);
 }
 
-static HRESULT hook_AssemblyLoadFinished(ICorProfilerCallback11 *This, AssemblyID assemblyId,
-                                         HRESULT hrStatus)
+static HRESULT STDMETHODCALLTYPE hook_AssemblyLoadFinished(ICorProfilerCallback11 *This,
+                                                           AssemblyID assemblyId, HRESULT hrStatus)
 {
     write_assembly_line(test_hook_from_iface(This), "AssemblyLoadFinished", assemblyId);
     return S_OK;
 }
 
-static HRESULT hook_AssemblyUnloadStarted(ICorProfilerCallback11 *This, AssemblyID assemblyId)
+static HRESULT STDMETHODCALLTYPE hook_AssemblyUnloadStarted(ICorProfilerCallback11 *This,
+                                                            AssemblyID assemblyId)
 {
     write_assembly_line(test_hook_from_iface(This), "AssemblyUnloadStarted", assemblyId);
     return S_OK;
@@ -132,14 +135,15 @@ static void write_module_line(struct test_hook *hook, const char *event, ModuleI
     write_line(hook, event, name);
 }
 
-static HRESULT hook_ModuleLoadFinished(ICorProfilerCallback11 *This, ModuleID moduleId,
-                                       HRESULT hrStatus)
+static HRESULT STDMETHODCALLTYPE hook_ModuleLoadFinished(ICorProfilerCallback11 *This,
+                                                         ModuleID moduleId, HRESULT hrStatus)
 {
     write_module_line(test_hook_from_iface(This), "ModuleLoadFinished", moduleId);
     return S_OK;
 }
 
-static HRESULT hook_ModuleUnloadStarted(ICorProfilerCallback11 *This, ModuleID moduleId)
+static HRESULT STDMETHODCALLTYPE hook_ModuleUnloadStarted(ICorProfilerCallback11 *This,
+                                                          ModuleID moduleId)
 {
     write_module_line(test_hook_from_iface(This), "ModuleUnloadStarted", moduleId);
     return S_OK;
@@ -147,7 +151,7 @@ static HRESULT hook_ModuleUnloadStarted(ICorProfilerCallback11 *This, ModuleID m
 
 /* Events a test checks the hook hears only when its own mask asks for them. */
 #define RECORD(name, params)                                                                       \
-    static HRESULT record_##name params                                                            \
+    static HRESULT STDMETHODCALLTYPE record_##name params                                          \
     {                                                                                              \
         write_line(test_hook_from_iface(This), #name, NULL);                                       \
         return S_OK;                                                                               \

@@ -54,7 +54,8 @@ static struct hook *from_iface(ICorProfilerCallback11 *iface)
     return CLRIE_CONTAINER_OF(iface, struct hook, base.iface);
 }
 
-static HRESULT hook_Initialize(ICorProfilerCallback11 *This, IUnknown *pICorProfilerInfoUnk)
+static HRESULT STDMETHODCALLTYPE hook_Initialize(ICorProfilerCallback11 *This,
+                                                 IUnknown *pICorProfilerInfoUnk)
 {
     struct hook *hook = from_iface(This);
     test_hook_open_file(&hook->base, "CLRIE_REWRITING_HOOK_FILE");
@@ -162,8 +163,9 @@ static void *request_rejit(void *arg)
     return NULL;
 }
 
-static HRESULT hook_JITCompilationStarted(ICorProfilerCallback11 *This, FunctionID functionId,
-                                          BOOL fIsSafeToBlock)
+static HRESULT STDMETHODCALLTYPE hook_JITCompilationStarted(ICorProfilerCallback11 *This,
+                                                            FunctionID functionId,
+                                                            BOOL fIsSafeToBlock)
 {
     struct hook *hook = from_iface(This);
     ClassID cls = 0;
@@ -261,9 +263,9 @@ static void set_body_late(struct hook *hook, FunctionID function, ModuleID modul
     clrie_plugin_append_line(hook->base.fd, "set map late hr=0x%08X", (unsigned)hr);
 }
 
-static HRESULT hook_GetReJITParameters(ICorProfilerCallback11 *This, ModuleID moduleId,
-                                       mdMethodDef methodId,
-                                       ICorProfilerFunctionControl *pFunctionControl)
+static HRESULT STDMETHODCALLTYPE
+hook_GetReJITParameters(ICorProfilerCallback11 *This, ModuleID moduleId, mdMethodDef methodId,
+                        ICorProfilerFunctionControl *pFunctionControl)
 {
     struct hook *hook = from_iface(This);
     if (methodId != atomic_load(&hook->value_token) || moduleId != atomic_load(&hook->value_module))
@@ -329,8 +331,9 @@ static void record_offsets(struct hook *hook, FunctionID functionId, ReJITID rej
                              text);
 }
 
-static HRESULT hook_JITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId,
-                                           HRESULT hrStatus, BOOL fIsSafeToBlock)
+static HRESULT STDMETHODCALLTYPE hook_JITCompilationFinished(ICorProfilerCallback11 *This,
+                                                             FunctionID functionId,
+                                                             HRESULT hrStatus, BOOL fIsSafeToBlock)
 {
     struct hook *hook = from_iface(This);
     record_offsets(hook, functionId, 0);
@@ -347,8 +350,10 @@ static HRESULT hook_JITCompilationFinished(ICorProfilerCallback11 *This, Functio
     return S_OK;
 }
 
-static HRESULT hook_ReJITCompilationFinished(ICorProfilerCallback11 *This, FunctionID functionId,
-                                             ReJITID rejitId, HRESULT hrStatus, BOOL fIsSafeToBlock)
+static HRESULT STDMETHODCALLTYPE hook_ReJITCompilationFinished(ICorProfilerCallback11 *This,
+                                                               FunctionID functionId,
+                                                               ReJITID rejitId, HRESULT hrStatus,
+                                                               BOOL fIsSafeToBlock)
 {
     record_offsets(from_iface(This), functionId, rejitId);
     return S_OK;

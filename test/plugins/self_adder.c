@@ -67,7 +67,8 @@ static void bstr_free(BSTR text)
         free((uint32_t *)(void *)text - 1);
 }
 
-static HRESULT self_adder_Initialize(IInstrumentationMethod *This, IProfilerManager *manager)
+static HRESULT STDMETHODCALLTYPE self_adder_Initialize(IInstrumentationMethod *This,
+                                                       IProfilerManager *manager)
 {
     int n = atomic_fetch_add(&initializations, 1) + 1;
     note("initialize %u", (unsigned)n);

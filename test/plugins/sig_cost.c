@@ -73,7 +73,8 @@ static void measure(IMetaDataEmit *emit, ULONG rows, unsigned long calls, FILE *
     }
 }
 
-static HRESULT sig_cost_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *module)
+static HRESULT STDMETHODCALLTYPE sig_cost_OnModuleLoaded(IInstrumentationMethod *This,
+                                                         IModuleInfo *module)
 {
     (void)This;
     const char *wanted = getenv("CLRIE_SIG_COST_MODULE");
@@ -116,7 +117,8 @@ static HRESULT sig_cost_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo
     return S_OK;
 }
 
-static HRESULT sig_cost_Initialize(IInstrumentationMethod *This, IProfilerManager *manager)
+static HRESULT STDMETHODCALLTYPE sig_cost_Initialize(IInstrumentationMethod *This,
+                                                     IProfilerManager *manager)
 {
     (void)This, (void)manager;
     return S_OK;

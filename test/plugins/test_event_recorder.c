@@ -24,8 +24,8 @@
 #include "clrie/abi/instrumentation.h"
 #include "clrie/abi/metadata.h"
 
-typedef HRESULT (*get_class_object_fn)(REFCLSID, REFIID, void **);
-typedef HRESULT (*can_unload_fn)(void);
+typedef LPFNGETCLASSOBJECT get_class_object_fn;
+typedef LPFNCANUNLOADNOW can_unload_fn;
 
 static const char *plugin_path;
 static void *plugin;
@@ -89,7 +89,8 @@ static ULONG fake_release(void)
 #define MANAGER_OF(ptr, member) CLRIE_CONTAINER_OF(ptr, struct fake_manager, member)
 
 /* The plugin only asks for IProfilerManager and IProfilerStringManager of the manager. */
-static HRESULT manager_QueryInterface(IProfilerManager *This, REFIID riid, void **out)
+static HRESULT STDMETHODCALLTYPE manager_QueryInterface(IProfilerManager *This, REFIID riid,
+                                                        void **out)
 {
     struct fake_manager *fm = MANAGER_OF(This, manager);
     *out = NULL;
@@ -103,24 +104,26 @@ static HRESULT manager_QueryInterface(IProfilerManager *This, REFIID riid, void 
     return S_OK;
 }
 
-static ULONG manager_AddRef(IProfilerManager *This)
+static ULONG STDMETHODCALLTYPE manager_AddRef(IProfilerManager *This)
 {
     return fake_add_ref();
 }
 
-static ULONG manager_Release(IProfilerManager *This)
+static ULONG STDMETHODCALLTYPE manager_Release(IProfilerManager *This)
 {
     return fake_release();
 }
 
-static HRESULT manager_GetCorProfilerInfo(IProfilerManager *This, IUnknown **ppCorProfiler)
+static HRESULT STDMETHODCALLTYPE manager_GetCorProfilerInfo(IProfilerManager *This,
+                                                            IUnknown **ppCorProfiler)
 {
     *ppCorProfiler = (IUnknown *)&MANAGER_OF(This, manager)->info;
     fake_add_ref();
     return S_OK;
 }
 
-static HRESULT manager_GetLoggingInstance(IProfilerManager *This, IProfilerManagerLogging **out)
+static HRESULT STDMETHODCALLTYPE manager_GetLoggingInstance(IProfilerManager *This,
+                                                            IProfilerManagerLogging **out)
 {
     *out = &MANAGER_OF(This, manager)->logging;
     fake_add_ref();
@@ -128,7 +131,7 @@ static HRESULT manager_GetLoggingInstance(IProfilerManager *This, IProfilerManag
 }
 
 #define MANAGER_STUB(ret, name, params, args)                                                      \
-    static ret manager_stub_##name params                                                          \
+    static ret STDMETHODCALLTYPE manager_stub_##name params                                        \
     {                                                                                              \
         return (ret)E_NOTIMPL;                                                                     \
     }
@@ -149,22 +152,23 @@ static const struct IProfilerManagerVtbl manager_vtbl = {
 // clang-format on
 #pragma GCC diagnostic pop
 
-static HRESULT strings_QueryInterface(IProfilerStringManager *This, REFIID riid, void **out)
+static HRESULT STDMETHODCALLTYPE strings_QueryInterface(IProfilerStringManager *This, REFIID riid,
+                                                        void **out)
 {
     return E_NOINTERFACE;
 }
 
-static ULONG strings_AddRef(IProfilerStringManager *This)
+static ULONG STDMETHODCALLTYPE strings_AddRef(IProfilerStringManager *This)
 {
     return fake_add_ref();
 }
 
-static ULONG strings_Release(IProfilerStringManager *This)
+static ULONG STDMETHODCALLTYPE strings_Release(IProfilerStringManager *This)
 {
     return fake_release();
 }
 
-static HRESULT strings_FreeString(IProfilerStringManager *This, BSTR bstr)
+static HRESULT STDMETHODCALLTYPE strings_FreeString(IProfilerStringManager *This, BSTR bstr)
 {
     if (bstr) {
         free((char *)bstr - 4);
@@ -188,52 +192,58 @@ static void narrow(const WCHAR *text, char *out, size_t size)
     out[n] = '\0';
 }
 
-static HRESULT logging_QueryInterface(IProfilerManagerLogging *This, REFIID riid, void **out)
+static HRESULT STDMETHODCALLTYPE logging_QueryInterface(IProfilerManagerLogging *This, REFIID riid,
+                                                        void **out)
 {
     return E_NOINTERFACE;
 }
 
-static ULONG logging_AddRef(IProfilerManagerLogging *This)
+static ULONG STDMETHODCALLTYPE logging_AddRef(IProfilerManagerLogging *This)
 {
     return fake_add_ref();
 }
 
-static ULONG logging_Release(IProfilerManagerLogging *This)
+static ULONG STDMETHODCALLTYPE logging_Release(IProfilerManagerLogging *This)
 {
     return fake_release();
 }
 
-static HRESULT logging_LogMessage(IProfilerManagerLogging *This, const WCHAR *text)
+static HRESULT STDMETHODCALLTYPE logging_LogMessage(IProfilerManagerLogging *This,
+                                                    const WCHAR *text)
 {
     struct fake_manager *fm = MANAGER_OF(This, logging);
     narrow(text, fm->last_message, sizeof fm->last_message);
     return S_OK;
 }
 
-static HRESULT logging_LogError(IProfilerManagerLogging *This, const WCHAR *text)
+static HRESULT STDMETHODCALLTYPE logging_LogError(IProfilerManagerLogging *This, const WCHAR *text)
 {
     struct fake_manager *fm = MANAGER_OF(This, logging);
     narrow(text, fm->last_error, sizeof fm->last_error);
     return S_OK;
 }
 
-static HRESULT logging_LogDumpMessage(IProfilerManagerLogging *This, const WCHAR *text)
+static HRESULT STDMETHODCALLTYPE logging_LogDumpMessage(IProfilerManagerLogging *This,
+                                                        const WCHAR *text)
 {
     return S_OK;
 }
 
-static HRESULT logging_EnableDiagnosticLogToDebugPort(IProfilerManagerLogging *This, BOOL enable)
+static HRESULT STDMETHODCALLTYPE
+logging_EnableDiagnosticLogToDebugPort(IProfilerManagerLogging *This, BOOL enable)
 {
     return S_OK;
 }
 
-static HRESULT logging_GetLoggingFlags(IProfilerManagerLogging *This, LoggingFlags *flags)
+static HRESULT STDMETHODCALLTYPE logging_GetLoggingFlags(IProfilerManagerLogging *This,
+                                                         LoggingFlags *flags)
 {
     *flags = LoggingFlags_Errors | LoggingFlags_Trace;
     return S_OK;
 }
 
-static HRESULT logging_SetLoggingFlags(IProfilerManagerLogging *This, LoggingFlags flags)
+static HRESULT STDMETHODCALLTYPE logging_SetLoggingFlags(IProfilerManagerLogging *This,
+                                                         LoggingFlags flags)
 {
     return S_OK;
 }
@@ -256,7 +266,8 @@ static const struct IProfilerManagerLoggingVtbl logging_vtbl = {
 #define THROWN_MODULE ((ModuleID)0x9ABC)
 #define THROWN_TYPEDEF ((mdTypeDef)0x02000005)
 
-static HRESULT info_QueryInterface(ICorProfilerInfo *This, REFIID riid, void **out)
+static HRESULT STDMETHODCALLTYPE info_QueryInterface(ICorProfilerInfo *This, REFIID riid,
+                                                     void **out)
 {
     *out = NULL;
     if (!IsEqualIID(riid, &IID_IUnknown) && !IsEqualIID(riid, &IID_ICorProfilerInfo))
@@ -266,17 +277,17 @@ static HRESULT info_QueryInterface(ICorProfilerInfo *This, REFIID riid, void **o
     return S_OK;
 }
 
-static ULONG info_AddRef(ICorProfilerInfo *This)
+static ULONG STDMETHODCALLTYPE info_AddRef(ICorProfilerInfo *This)
 {
     return fake_add_ref();
 }
 
-static ULONG info_Release(ICorProfilerInfo *This)
+static ULONG STDMETHODCALLTYPE info_Release(ICorProfilerInfo *This)
 {
     return fake_release();
 }
 
-static HRESULT info_SetEventMask(ICorProfilerInfo *This, DWORD mask)
+static HRESULT STDMETHODCALLTYPE info_SetEventMask(ICorProfilerInfo *This, DWORD mask)
 {
     struct fake_manager *fm = MANAGER_OF(This, info);
     fm->mask_calls++;
@@ -284,7 +295,8 @@ static HRESULT info_SetEventMask(ICorProfilerInfo *This, DWORD mask)
     return S_OK;
 }
 
-static HRESULT info_GetClassFromObject(ICorProfilerInfo *This, ObjectID object, ClassID *klass)
+static HRESULT STDMETHODCALLTYPE info_GetClassFromObject(ICorProfilerInfo *This, ObjectID object,
+                                                         ClassID *klass)
 {
     if (object != THROWN_OBJECT)
         return E_INVALIDARG;
@@ -292,8 +304,8 @@ static HRESULT info_GetClassFromObject(ICorProfilerInfo *This, ObjectID object, 
     return S_OK;
 }
 
-static HRESULT info_GetClassIDInfo(ICorProfilerInfo *This, ClassID klass, ModuleID *module,
-                                   mdTypeDef *type)
+static HRESULT STDMETHODCALLTYPE info_GetClassIDInfo(ICorProfilerInfo *This, ClassID klass,
+                                                     ModuleID *module, mdTypeDef *type)
 {
     if (klass != THROWN_CLASS)
         return E_INVALIDARG;
@@ -302,8 +314,8 @@ static HRESULT info_GetClassIDInfo(ICorProfilerInfo *This, ClassID klass, Module
     return S_OK;
 }
 
-static HRESULT info_GetModuleMetaData(ICorProfilerInfo *This, ModuleID module, DWORD flags,
-                                      REFIID riid, IUnknown **out)
+static HRESULT STDMETHODCALLTYPE info_GetModuleMetaData(ICorProfilerInfo *This, ModuleID module,
+                                                        DWORD flags, REFIID riid, IUnknown **out)
 {
     *out = NULL;
     if (module != THROWN_MODULE || !IsEqualIID(riid, &IID_IMetaDataImport))
@@ -314,7 +326,7 @@ static HRESULT info_GetModuleMetaData(ICorProfilerInfo *This, ModuleID module, D
 }
 
 #define INFO_STUB(ret, name, params, args)                                                         \
-    static ret info_stub_##name params                                                             \
+    static ret STDMETHODCALLTYPE info_stub_##name params                                           \
     {                                                                                              \
         return (ret)E_NOTIMPL;                                                                     \
     }
@@ -337,23 +349,25 @@ static const struct ICorProfilerInfoVtbl info_vtbl = {
 // clang-format on
 #pragma GCC diagnostic pop
 
-static HRESULT import_QueryInterface(IMetaDataImport *This, REFIID riid, void **out)
+static HRESULT STDMETHODCALLTYPE import_QueryInterface(IMetaDataImport *This, REFIID riid,
+                                                       void **out)
 {
     return E_NOINTERFACE;
 }
 
-static ULONG import_AddRef(IMetaDataImport *This)
+static ULONG STDMETHODCALLTYPE import_AddRef(IMetaDataImport *This)
 {
     return fake_add_ref();
 }
 
-static ULONG import_Release(IMetaDataImport *This)
+static ULONG STDMETHODCALLTYPE import_Release(IMetaDataImport *This)
 {
     return fake_release();
 }
 
-static HRESULT import_GetTypeDefProps(IMetaDataImport *This, mdTypeDef td, LPWSTR name, ULONG cch,
-                                      ULONG *pch, DWORD *flags, mdToken *extends)
+static HRESULT STDMETHODCALLTYPE import_GetTypeDefProps(IMetaDataImport *This, mdTypeDef td,
+                                                        LPWSTR name, ULONG cch, ULONG *pch,
+                                                        DWORD *flags, mdToken *extends)
 {
     static const char type_name[] = "System.InvalidOperationException";
     if (td != THROWN_TYPEDEF)
@@ -406,22 +420,22 @@ struct fake_named {
 #define NAMED_OF(ptr) ((struct fake_named *)(void *)(ptr))
 
 #define DOMAIN_STUB(ret, name, params, args)                                                       \
-    static ret domain_stub_##name params                                                           \
+    static ret STDMETHODCALLTYPE domain_stub_##name params                                         \
     {                                                                                              \
         return (ret)E_NOTIMPL;                                                                     \
     }
 #define ASSEMBLY_STUB(ret, name, params, args)                                                     \
-    static ret assembly_stub_##name params                                                         \
+    static ret STDMETHODCALLTYPE assembly_stub_##name params                                       \
     {                                                                                              \
         return (ret)E_NOTIMPL;                                                                     \
     }
 #define MODULE_STUB(ret, name, params, args)                                                       \
-    static ret module_stub_##name params                                                           \
+    static ret STDMETHODCALLTYPE module_stub_##name params                                         \
     {                                                                                              \
         return (ret)E_NOTIMPL;                                                                     \
     }
 #define METHOD_STUB(ret, name, params, args)                                                       \
-    static ret method_stub_##name params                                                           \
+    static ret STDMETHODCALLTYPE method_stub_##name params                                         \
     {                                                                                              \
         return (ret)E_NOTIMPL;                                                                     \
     }
@@ -430,25 +444,25 @@ CLRIE_IASSEMBLYINFO_METHODS(ASSEMBLY_STUB, IAssemblyInfo *This, This)
 CLRIE_IMODULEINFO_METHODS(MODULE_STUB, IModuleInfo *This, This)
 CLRIE_IMETHODINFO_METHODS(METHOD_STUB, IMethodInfo *This, This)
 
-static HRESULT domain_GetName(IAppDomainInfo *This, BSTR *out)
+static HRESULT STDMETHODCALLTYPE domain_GetName(IAppDomainInfo *This, BSTR *out)
 {
     *out = bstr_from_ascii(NAMED_OF(This)->name);
     return S_OK;
 }
 
-static HRESULT assembly_GetName(IAssemblyInfo *This, BSTR *out)
+static HRESULT STDMETHODCALLTYPE assembly_GetName(IAssemblyInfo *This, BSTR *out)
 {
     *out = bstr_from_ascii(NAMED_OF(This)->name);
     return S_OK;
 }
 
-static HRESULT module_GetModuleName(IModuleInfo *This, BSTR *out)
+static HRESULT STDMETHODCALLTYPE module_GetModuleName(IModuleInfo *This, BSTR *out)
 {
     *out = bstr_from_ascii(NAMED_OF(This)->name);
     return S_OK;
 }
 
-static HRESULT method_GetFullName(IMethodInfo *This, BSTR *out)
+static HRESULT STDMETHODCALLTYPE method_GetFullName(IMethodInfo *This, BSTR *out)
 {
     *out = bstr_from_ascii(NAMED_OF(This)->name);
     return S_OK;

@@ -36,7 +36,7 @@ static BSTR new_bstr(const char *text)
 
 /* The fakes are static: reference counts are not theirs to keep. */
 #define NO_REFS(T, prefix)                                                                         \
-    static ULONG prefix##_ref(T *This)                                                             \
+    static ULONG STDMETHODCALLTYPE prefix##_ref(T *This)                                           \
     {                                                                                              \
         (void)This;                                                                                \
         return 1;                                                                                  \
@@ -46,7 +46,7 @@ NO_REFS(IEnumInstrumentationMethodSettings, enum)
 NO_REFS(IInstrumentationMethodAttachContext, context)
 NO_REFS(IProfilerStringManager, sm)
 
-static HRESULT sm_FreeString(IProfilerStringManager *This, BSTR text)
+static HRESULT STDMETHODCALLTYPE sm_FreeString(IProfilerStringManager *This, BSTR text)
 {
     (void)This;
     free(text);
@@ -54,14 +54,14 @@ static HRESULT sm_FreeString(IProfilerStringManager *This, BSTR text)
     return S_OK;
 }
 
-static HRESULT setting_GetName(IInstrumentationMethodSetting *This, BSTR *out)
+static HRESULT STDMETHODCALLTYPE setting_GetName(IInstrumentationMethodSetting *This, BSTR *out)
 {
     (void)This;
     *out = new_bstr(setting_names[next_setting - 1]);
     return S_OK;
 }
 
-static HRESULT setting_GetValue(IInstrumentationMethodSetting *This, BSTR *out)
+static HRESULT STDMETHODCALLTYPE setting_GetValue(IInstrumentationMethodSetting *This, BSTR *out)
 {
     (void)This;
     *out = new_bstr(setting_values[next_setting - 1]);
@@ -76,8 +76,8 @@ static const struct IInstrumentationMethodSettingVtbl setting_vtbl = {
 };
 static IInstrumentationMethodSetting setting = {&setting_vtbl};
 
-static HRESULT enum_Next(IEnumInstrumentationMethodSettings *This, ULONG count,
-                         IInstrumentationMethodSetting **out, ULONG *fetched)
+static HRESULT STDMETHODCALLTYPE enum_Next(IEnumInstrumentationMethodSettings *This, ULONG count,
+                                           IInstrumentationMethodSetting **out, ULONG *fetched)
 {
     (void)This, (void)count;
     if (next_setting == 2) {
@@ -97,8 +97,8 @@ static const struct IEnumInstrumentationMethodSettingsVtbl enum_vtbl = {
 };
 static IEnumInstrumentationMethodSettings settings = {&enum_vtbl};
 
-static HRESULT context_EnumSettings(IInstrumentationMethodAttachContext *This,
-                                    IEnumInstrumentationMethodSettings **out)
+static HRESULT STDMETHODCALLTYPE context_EnumSettings(IInstrumentationMethodAttachContext *This,
+                                                      IEnumInstrumentationMethodSettings **out)
 {
     (void)This;
     next_setting = 0;
@@ -123,20 +123,21 @@ static IProfilerStringManager strings = {&strings_vtbl};
 static int info_refs;
 static bool engine_has_info = true;
 
-static ULONG info_AddRef(ICorProfilerInfo4 *This)
+static ULONG STDMETHODCALLTYPE info_AddRef(ICorProfilerInfo4 *This)
 {
     (void)This;
     return (ULONG)++info_refs;
 }
 
-static ULONG info_Release(ICorProfilerInfo4 *This)
+static ULONG STDMETHODCALLTYPE info_Release(ICorProfilerInfo4 *This)
 {
     (void)This;
     assert_true(info_refs > 0);
     return (ULONG)--info_refs;
 }
 
-static HRESULT info_QueryInterface(ICorProfilerInfo4 *This, REFIID riid, void **out)
+static HRESULT STDMETHODCALLTYPE info_QueryInterface(ICorProfilerInfo4 *This, REFIID riid,
+                                                     void **out)
 {
     *out = NULL;
     if (!IsEqualIID(riid, &IID_ICorProfilerInfo) && !IsEqualIID(riid, &IID_ICorProfilerInfo4))
@@ -153,7 +154,7 @@ static const struct ICorProfilerInfo4Vtbl info_vtbl = {
 };
 static ICorProfilerInfo4 runtime_info = {&info_vtbl};
 
-static HRESULT manager_GetCorProfilerInfo(IProfilerManager *This, IUnknown **out)
+static HRESULT STDMETHODCALLTYPE manager_GetCorProfilerInfo(IProfilerManager *This, IUnknown **out)
 {
     (void)This;
     *out = NULL;
@@ -164,7 +165,8 @@ static HRESULT manager_GetCorProfilerInfo(IProfilerManager *This, IUnknown **out
     return S_OK;
 }
 
-static HRESULT manager_QueryInterface(IProfilerManager *This, REFIID riid, void **out)
+static HRESULT STDMETHODCALLTYPE manager_QueryInterface(IProfilerManager *This, REFIID riid,
+                                                        void **out)
 {
     (void)This;
     *out = NULL;
@@ -462,12 +464,12 @@ static struct rw_fake {
 } rw_fake;
 
 #define COUNTED(prefix, Iface, refs)                                                               \
-    static ULONG prefix##_AddRef(Iface *This)                                                      \
+    static ULONG STDMETHODCALLTYPE prefix##_AddRef(Iface *This)                                    \
     {                                                                                              \
         (void)This;                                                                                \
         return (ULONG)++rw_fake.refs;                                                              \
     }                                                                                              \
-    static ULONG prefix##_Release(Iface *This)                                                     \
+    static ULONG STDMETHODCALLTYPE prefix##_Release(Iface *This)                                   \
     {                                                                                              \
         (void)This;                                                                                \
         assert_true(rw_fake.refs > 0);                                                             \
@@ -477,14 +479,15 @@ COUNTED(graph, IInstructionGraph, graph_refs)
 COUNTED(factory, IInstructionFactory, factory_refs)
 COUNTED(single, ISingleRetDefaultInstrumentation, single_refs)
 
-static HRESULT single_Initialize(ISingleRetDefaultInstrumentation *This, IInstructionGraph *graph)
+static HRESULT STDMETHODCALLTYPE single_Initialize(ISingleRetDefaultInstrumentation *This,
+                                                   IInstructionGraph *graph)
 {
     (void)This;
     rw_fake.initialized_with = graph;
     return S_OK;
 }
 
-static HRESULT single_Apply(ISingleRetDefaultInstrumentation *This)
+static HRESULT STDMETHODCALLTYPE single_Apply(ISingleRetDefaultInstrumentation *This)
 {
     (void)This;
     rw_fake.applied++;
@@ -502,7 +505,7 @@ static const struct ISingleRetDefaultInstrumentationVtbl single_vtbl = {
     .ApplySingleRetDefaultInstrumentation = single_Apply,
 };
 
-static HRESULT method_GetInstructions(IMethodInfo *This, IInstructionGraph **out)
+static HRESULT STDMETHODCALLTYPE method_GetInstructions(IMethodInfo *This, IInstructionGraph **out)
 {
     (void)This;
     graph_AddRef(&rw_fake.graph);
@@ -510,7 +513,8 @@ static HRESULT method_GetInstructions(IMethodInfo *This, IInstructionGraph **out
     return S_OK;
 }
 
-static HRESULT method_GetInstructionFactory(IMethodInfo *This, IInstructionFactory **out)
+static HRESULT STDMETHODCALLTYPE method_GetInstructionFactory(IMethodInfo *This,
+                                                              IInstructionFactory **out)
 {
     (void)This;
     factory_AddRef(&rw_fake.factory);
@@ -518,7 +522,8 @@ static HRESULT method_GetInstructionFactory(IMethodInfo *This, IInstructionFacto
     return S_OK;
 }
 
-static HRESULT method_GetSingleRet(IMethodInfo *This, ISingleRetDefaultInstrumentation **out)
+static HRESULT STDMETHODCALLTYPE method_GetSingleRet(IMethodInfo *This,
+                                                     ISingleRetDefaultInstrumentation **out)
 {
     (void)This;
     single_AddRef(&rw_fake.single);
@@ -581,18 +586,18 @@ static struct walk_fake {
     int refs[3];
 } walk;
 
-static ULONG instruction_AddRef(IInstruction *This)
+static ULONG STDMETHODCALLTYPE instruction_AddRef(IInstruction *This)
 {
     return (ULONG)++walk.refs[This - walk.items];
 }
 
-static ULONG instruction_Release(IInstruction *This)
+static ULONG STDMETHODCALLTYPE instruction_Release(IInstruction *This)
 {
     assert_true(walk.refs[This - walk.items] > 0);
     return (ULONG)--walk.refs[This - walk.items];
 }
 
-static HRESULT instruction_GetNext(IInstruction *This, IInstruction **out)
+static HRESULT STDMETHODCALLTYPE instruction_GetNext(IInstruction *This, IInstruction **out)
 {
     *out = NULL;
     if (This == &walk.items[2])

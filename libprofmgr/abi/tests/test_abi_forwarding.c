@@ -34,10 +34,18 @@ static void record(const void *self, const char *method)
     }
 RECORD(cb)
 
-#define RECORDER_CB(ret, name, params, args) \
-    static ret rec_cb_##name params { record(This, #name); return (ret)0; }
-#define RECORDER_INFO(ret, name, params, args) \
-    static ret rec_info_##name params { record(This, #name); return (ret)0; }
+#define RECORDER_CB(ret, name, params, args)                                                       \
+    static ret STDMETHODCALLTYPE rec_cb_##name params                                              \
+    {                                                                                              \
+        record(This, #name);                                                                       \
+        return (ret)0;                                                                             \
+    }
+#define RECORDER_INFO(ret, name, params, args)                                                     \
+    static ret STDMETHODCALLTYPE rec_info_##name params                                            \
+    {                                                                                              \
+        record(This, #name);                                                                       \
+        return (ret)0;                                                                             \
+    }
 CLRIE_ICORPROFILERCALLBACK11_METHODS(RECORDER_CB, ICorProfilerCallback11 *This, This)
 CLRIE_ICORPROFILERINFO15_METHODS(RECORDER_INFO, ICorProfilerInfo15 *This, This)
 
@@ -59,17 +67,17 @@ struct wrapper {
     ICorProfilerInfo15 *inner_info;
 };
 
-#define FORWARD_CB(ret, name, params, args) \
-    static ret fwd_cb_##name params \
-    { \
-        ICorProfilerCallback11 *inner = CLRIE_CONTAINER_OF(This, struct wrapper, cb)->inner_cb; \
-        return inner->lpVtbl->name args; \
+#define FORWARD_CB(ret, name, params, args)                                                        \
+    static ret STDMETHODCALLTYPE fwd_cb_##name params                                              \
+    {                                                                                              \
+        ICorProfilerCallback11 *inner = CLRIE_CONTAINER_OF(This, struct wrapper, cb)->inner_cb;    \
+        return inner->lpVtbl->name args;                                                           \
     }
-#define FORWARD_INFO(ret, name, params, args) \
-    static ret fwd_info_##name params \
-    { \
-        ICorProfilerInfo15 *inner = CLRIE_CONTAINER_OF(This, struct wrapper, info)->inner_info; \
-        return inner->lpVtbl->name args; \
+#define FORWARD_INFO(ret, name, params, args)                                                      \
+    static ret STDMETHODCALLTYPE fwd_info_##name params                                            \
+    {                                                                                              \
+        ICorProfilerInfo15 *inner = CLRIE_CONTAINER_OF(This, struct wrapper, info)->inner_info;    \
+        return inner->lpVtbl->name args;                                                           \
     }
 CLRIE_ICORPROFILERCALLBACK11_METHODS(FORWARD_CB, ICorProfilerCallback11 *This, inner)
 CLRIE_ICORPROFILERINFO15_METHODS(FORWARD_INFO, ICorProfilerInfo15 *This, inner)
@@ -149,16 +157,17 @@ static struct {
     COR_PRF_EVENTPIPE_PROVIDER_CONFIG config;
 } seen;
 
-static HRESULT check_ModuleLoadFinished(ICorProfilerCallback11 *This, ModuleID moduleId,
-    HRESULT hrStatus)
+static HRESULT STDMETHODCALLTYPE check_ModuleLoadFinished(ICorProfilerCallback11 *This,
+                                                          ModuleID moduleId, HRESULT hrStatus)
 {
     seen.u[0] = moduleId;
     seen.u[1] = (uintptr_t)(uint32_t)hrStatus;
     return cb_record(This, "ModuleLoadFinished");
 }
 
-static HRESULT check_JITCompilationFinished(ICorProfilerCallback11 *This,
-    FunctionID functionId, HRESULT hrStatus, BOOL fIsSafeToBlock)
+static HRESULT STDMETHODCALLTYPE check_JITCompilationFinished(ICorProfilerCallback11 *This,
+                                                              FunctionID functionId,
+                                                              HRESULT hrStatus, BOOL fIsSafeToBlock)
 {
     seen.u[0] = functionId;
     seen.u[1] = (uintptr_t)(uint32_t)hrStatus;
@@ -166,10 +175,10 @@ static HRESULT check_JITCompilationFinished(ICorProfilerCallback11 *This,
     return cb_record(This, "JITCompilationFinished");
 }
 
-static HRESULT check_EventPipeEventDelivered(ICorProfilerCallback11 *This,
-    EVENTPIPE_PROVIDER provider, DWORD eventId, DWORD eventVersion, ULONG cbMetadataBlob,
-    LPCBYTE metadataBlob, ULONG cbEventData, LPCBYTE eventData, LPCGUID pActivityId,
-    LPCGUID pRelatedActivityId, ThreadID eventThread, ULONG numStackFrames,
+static HRESULT STDMETHODCALLTYPE check_EventPipeEventDelivered(
+    ICorProfilerCallback11 *This, EVENTPIPE_PROVIDER provider, DWORD eventId, DWORD eventVersion,
+    ULONG cbMetadataBlob, LPCBYTE metadataBlob, ULONG cbEventData, LPCBYTE eventData,
+    LPCGUID pActivityId, LPCGUID pRelatedActivityId, ThreadID eventThread, ULONG numStackFrames,
     UINT_PTR stackFrames[])
 {
     uintptr_t v[12] = {provider, eventId, eventVersion, cbMetadataBlob,
@@ -179,7 +188,8 @@ static HRESULT check_EventPipeEventDelivered(ICorProfilerCallback11 *This,
     return cb_record(This, "EventPipeEventDelivered");
 }
 
-static HRESULT check_LoadAsNotificationOnly(ICorProfilerCallback11 *This, BOOL *pb)
+static HRESULT STDMETHODCALLTYPE check_LoadAsNotificationOnly(ICorProfilerCallback11 *This,
+                                                              BOOL *pb)
 {
     *pb = TRUE;
     return cb_record(This, "LoadAsNotificationOnly");
@@ -224,15 +234,18 @@ static void callback_arguments_arrive_unchanged(void **state)
 
 RECORD(info)
 
-static HRESULT check_SetEventMask2(ICorProfilerInfo15 *This, DWORD low, DWORD high)
+static HRESULT STDMETHODCALLTYPE check_SetEventMask2(ICorProfilerInfo15 *This, DWORD low,
+                                                     DWORD high)
 {
     seen.u[0] = low;
     seen.u[1] = high;
     return info_record(This, "SetEventMask2");
 }
 
-static HRESULT check_GetILFunctionBody(ICorProfilerInfo15 *This, ModuleID moduleId,
-    mdMethodDef methodId, LPCBYTE *ppMethodHeader, ULONG *pcbMethodSize)
+static HRESULT STDMETHODCALLTYPE check_GetILFunctionBody(ICorProfilerInfo15 *This,
+                                                         ModuleID moduleId, mdMethodDef methodId,
+                                                         LPCBYTE *ppMethodHeader,
+                                                         ULONG *pcbMethodSize)
 {
     static const BYTE header[] = {0x0A, 0x2A};
     seen.u[0] = moduleId;
@@ -242,8 +255,10 @@ static HRESULT check_GetILFunctionBody(ICorProfilerInfo15 *This, ModuleID module
     return info_record(This, "GetILFunctionBody");
 }
 
-static HRESULT check_RequestReJITWithInliners(ICorProfilerInfo15 *This, DWORD flags,
-    ULONG cFunctions, ModuleID moduleIds[], mdMethodDef methodIds[])
+static HRESULT STDMETHODCALLTYPE check_RequestReJITWithInliners(ICorProfilerInfo15 *This,
+                                                                DWORD flags, ULONG cFunctions,
+                                                                ModuleID moduleIds[],
+                                                                mdMethodDef methodIds[])
 {
     seen.u[0] = flags;
     seen.u[1] = cFunctions;
@@ -252,18 +267,18 @@ static HRESULT check_RequestReJITWithInliners(ICorProfilerInfo15 *This, DWORD fl
     return info_record(This, "RequestReJITWithInliners");
 }
 
-static HRESULT check_EventPipeAddProviderToSession(ICorProfilerInfo15 *This,
-    EVENTPIPE_SESSION session, COR_PRF_EVENTPIPE_PROVIDER_CONFIG config)
+static HRESULT STDMETHODCALLTYPE check_EventPipeAddProviderToSession(
+    ICorProfilerInfo15 *This, EVENTPIPE_SESSION session, COR_PRF_EVENTPIPE_PROVIDER_CONFIG config)
 {
     seen.u[0] = (uintptr_t)session;
     seen.config = config;
     return info_record(This, "EventPipeAddProviderToSession");
 }
 
-static HRESULT check_EventPipeDefineEvent(ICorProfilerInfo15 *This, EVENTPIPE_PROVIDER provider,
-    const WCHAR *eventName, UINT32 eventID, UINT64 keywords, UINT32 eventVersion, UINT32 level,
-    UINT8 opcode, BOOL needStack, UINT32 cParamDescs, COR_PRF_EVENTPIPE_PARAM_DESC pParamDescs[],
-    EVENTPIPE_EVENT *pEvent)
+static HRESULT STDMETHODCALLTYPE check_EventPipeDefineEvent(
+    ICorProfilerInfo15 *This, EVENTPIPE_PROVIDER provider, const WCHAR *eventName, UINT32 eventID,
+    UINT64 keywords, UINT32 eventVersion, UINT32 level, UINT8 opcode, BOOL needStack,
+    UINT32 cParamDescs, COR_PRF_EVENTPIPE_PARAM_DESC pParamDescs[], EVENTPIPE_EVENT *pEvent)
 {
     uintptr_t v[11] = {provider, (uintptr_t)eventName, eventID, (uintptr_t)keywords,
         eventVersion, level, opcode, (uintptr_t)needStack, cParamDescs, (uintptr_t)pParamDescs,
@@ -272,14 +287,15 @@ static HRESULT check_EventPipeDefineEvent(ICorProfilerInfo15 *This, EVENTPIPE_PR
     return info_record(This, "EventPipeDefineEvent");
 }
 
-static BOOL count_object(ObjectID object, void *callbackState)
+static BOOL STDMETHODCALLTYPE count_object(ObjectID object, void *callbackState)
 {
     *(ObjectID *)callbackState += object;
     return TRUE;
 }
 
-static HRESULT check_EnumerateGCHeapObjects(ICorProfilerInfo15 *This, ObjectCallback callback,
-    void *callbackState)
+static HRESULT STDMETHODCALLTYPE check_EnumerateGCHeapObjects(ICorProfilerInfo15 *This,
+                                                              ObjectCallback callback,
+                                                              void *callbackState)
 {
     callback(40, callbackState);
     callback(2, callbackState);

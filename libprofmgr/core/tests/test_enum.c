@@ -19,7 +19,7 @@ static struct fake *fake_of(IType *iface)
     return CLRIE_CONTAINER_OF(iface, struct fake, iface);
 }
 
-static HRESULT fake_QueryInterface(IType *This, REFIID riid, void **ppv)
+static HRESULT STDMETHODCALLTYPE fake_QueryInterface(IType *This, REFIID riid, void **ppv)
 {
     (void)This;
     (void)riid;
@@ -27,12 +27,12 @@ static HRESULT fake_QueryInterface(IType *This, REFIID riid, void **ppv)
     return E_NOINTERFACE;
 }
 
-static ULONG fake_AddRef(IType *This)
+static ULONG STDMETHODCALLTYPE fake_AddRef(IType *This)
 {
     return (ULONG)++fake_of(This)->refs;
 }
 
-static ULONG fake_Release(IType *This)
+static ULONG STDMETHODCALLTYPE fake_Release(IType *This)
 {
     return (ULONG)--fake_of(This)->refs;
 }

@@ -133,14 +133,14 @@ static void print_module(IModuleInfo *m)
 /* ---- ICorProfilerCallback11: S_OK everywhere but the events the data model needs ------- */
 
 #define DEFAULT_SLOT(ret, name, params, args)                                                      \
-    static ret default_##name params                                                               \
+    static ret STDMETHODCALLTYPE default_##name params                                             \
     {                                                                                              \
         return (ret)S_OK;                                                                          \
     }
 CLRIE_ICORPROFILERCALLBACK11_METHODS(DEFAULT_SLOT, ICorProfilerCallback11 *This, This)
 #define DEFAULT_INIT(ret, name, params, args) .name = default_##name,
 
-static HRESULT probe_Initialize(ICorProfilerCallback11 *This, IUnknown *unknown)
+static HRESULT STDMETHODCALLTYPE probe_Initialize(ICorProfilerCallback11 *This, IUnknown *unknown)
 {
     if (clrie_pm_log_init(&engine_log, environ) != 0 ||
         FAILED(unknown->lpVtbl->QueryInterface(unknown, &IID_ICorProfilerInfo3, (void **)&info)))
@@ -150,8 +150,8 @@ static HRESULT probe_Initialize(ICorProfilerCallback11 *This, IUnknown *unknown)
     return clrie_pm_domains_new(info, &engine_log, &domains);
 }
 
-static HRESULT probe_AppDomainCreationFinished(ICorProfilerCallback11 *This, AppDomainID id,
-                                               HRESULT status)
+static HRESULT STDMETHODCALLTYPE probe_AppDomainCreationFinished(ICorProfilerCallback11 *This,
+                                                                 AppDomainID id, HRESULT status)
 {
     IAppDomainInfo *d = NULL;
     if (SUCCEEDED(clrie_pm_domains_appdomain_created(domains, id, &d))) {
@@ -161,8 +161,8 @@ static HRESULT probe_AppDomainCreationFinished(ICorProfilerCallback11 *This, App
     return S_OK;
 }
 
-static HRESULT probe_AssemblyLoadFinished(ICorProfilerCallback11 *This, AssemblyID id,
-                                          HRESULT status)
+static HRESULT STDMETHODCALLTYPE probe_AssemblyLoadFinished(ICorProfilerCallback11 *This,
+                                                            AssemblyID id, HRESULT status)
 {
     IAssemblyInfo *a = NULL;
     if (SUCCEEDED(clrie_pm_domains_assembly_loaded(domains, id, &a))) {
@@ -172,8 +172,8 @@ static HRESULT probe_AssemblyLoadFinished(ICorProfilerCallback11 *This, Assembly
     return S_OK;
 }
 
-static HRESULT probe_ModuleAttachedToAssembly(ICorProfilerCallback11 *This, ModuleID id,
-                                              AssemblyID assembly)
+static HRESULT STDMETHODCALLTYPE probe_ModuleAttachedToAssembly(ICorProfilerCallback11 *This,
+                                                                ModuleID id, AssemblyID assembly)
 {
     IModuleInfo *m = NULL;
     if (clrie_pm_domains_module_attached(domains, id, assembly, &m) == S_OK) {
@@ -185,7 +185,8 @@ static HRESULT probe_ModuleAttachedToAssembly(ICorProfilerCallback11 *This, Modu
 }
 
 /* An unloaded object is out of the tables but still answers. */
-static HRESULT probe_ModuleUnloadFinished(ICorProfilerCallback11 *This, ModuleID id, HRESULT status)
+static HRESULT STDMETHODCALLTYPE probe_ModuleUnloadFinished(ICorProfilerCallback11 *This,
+                                                            ModuleID id, HRESULT status)
 {
     IModuleInfo *m = NULL, *found = NULL;
     if (clrie_pm_domains_module_unloaded(domains, id, &m) == S_OK) {
@@ -202,8 +203,8 @@ static HRESULT probe_ModuleUnloadFinished(ICorProfilerCallback11 *This, ModuleID
     return S_OK;
 }
 
-static HRESULT probe_AssemblyUnloadFinished(ICorProfilerCallback11 *This, AssemblyID id,
-                                            HRESULT status)
+static HRESULT STDMETHODCALLTYPE probe_AssemblyUnloadFinished(ICorProfilerCallback11 *This,
+                                                              AssemblyID id, HRESULT status)
 {
     IAssemblyInfo *a = NULL;
     if (clrie_pm_domains_assembly_unloaded(domains, id, &a) == S_OK) {
@@ -217,7 +218,7 @@ static HRESULT probe_AssemblyUnloadFinished(ICorProfilerCallback11 *This, Assemb
     return S_OK;
 }
 
-static HRESULT probe_Shutdown(ICorProfilerCallback11 *This)
+static HRESULT STDMETHODCALLTYPE probe_Shutdown(ICorProfilerCallback11 *This)
 {
     IAppDomainCollection *c = clrie_pm_domains_collection(domains);
     DWORD count = 0;

@@ -29,18 +29,18 @@ struct item {
     atomic_int refs;
 };
 
-static HRESULT item_QueryInterface(IUnknown *This, REFIID riid, void **ppv)
+static HRESULT STDMETHODCALLTYPE item_QueryInterface(IUnknown *This, REFIID riid, void **ppv)
 {
     *ppv = NULL;
     return E_NOINTERFACE;
 }
 
-static ULONG item_AddRef(IUnknown *This)
+static ULONG STDMETHODCALLTYPE item_AddRef(IUnknown *This)
 {
     return (ULONG)atomic_fetch_add(&((struct item *)(void *)This)->refs, 1) + 1;
 }
 
-static ULONG item_Release(IUnknown *This)
+static ULONG STDMETHODCALLTYPE item_Release(IUnknown *This)
 {
     return (ULONG)atomic_fetch_sub(&((struct item *)(void *)This)->refs, 1) - 1;
 }

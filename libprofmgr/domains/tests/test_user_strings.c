@@ -31,26 +31,26 @@ static struct fake_tables *fake_of(IMetaDataTables *This)
     return (struct fake_tables *)(void *)This;
 }
 
-static HRESULT ft_QueryInterface(IMetaDataTables *This, REFIID riid, void **ppv)
+static HRESULT STDMETHODCALLTYPE ft_QueryInterface(IMetaDataTables *This, REFIID riid, void **ppv)
 {
     (void)This, (void)riid;
     *ppv = NULL;
     return E_NOINTERFACE;
 }
 
-static ULONG ft_AddRef(IMetaDataTables *This)
+static ULONG STDMETHODCALLTYPE ft_AddRef(IMetaDataTables *This)
 {
     (void)This;
     return 1;
 }
 
-static ULONG ft_Release(IMetaDataTables *This)
+static ULONG STDMETHODCALLTYPE ft_Release(IMetaDataTables *This)
 {
     (void)This;
     return 1;
 }
 
-static HRESULT ft_GetUserStringHeapSize(IMetaDataTables *This, ULONG *size)
+static HRESULT STDMETHODCALLTYPE ft_GetUserStringHeapSize(IMetaDataTables *This, ULONG *size)
 {
     struct fake_tables *f = fake_of(This);
     pthread_mutex_lock(&f->lock);
@@ -60,7 +60,7 @@ static HRESULT ft_GetUserStringHeapSize(IMetaDataTables *This, ULONG *size)
 }
 
 /* The entry after the one at `at`, as the runtime answers: S_FALSE at the end of the heap. */
-static HRESULT ft_GetNextUserString(IMetaDataTables *This, ULONG at, ULONG *next)
+static HRESULT STDMETHODCALLTYPE ft_GetNextUserString(IMetaDataTables *This, ULONG at, ULONG *next)
 {
     struct fake_tables *f = fake_of(This);
     atomic_fetch_add(&f->next_calls, 1);
@@ -202,7 +202,7 @@ static void strings_defined_after_the_walk_are_found(void **state)
 }
 
 /* The runtime cannot walk the heap: the caller hears "unknown", not "no". */
-static HRESULT ft_no_walk(IMetaDataTables *This, ULONG at, ULONG *next)
+static HRESULT STDMETHODCALLTYPE ft_no_walk(IMetaDataTables *This, ULONG at, ULONG *next)
 {
     (void)This, (void)at, (void)next;
     return E_NOTIMPL;

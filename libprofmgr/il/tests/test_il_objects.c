@@ -30,18 +30,18 @@ struct outer {
     long refs;
 };
 
-static HRESULT outer_QueryInterface(IUnknown *This, REFIID riid, void **ppv)
+static HRESULT STDMETHODCALLTYPE outer_QueryInterface(IUnknown *This, REFIID riid, void **ppv)
 {
     *ppv = NULL;
     return E_NOINTERFACE;
 }
 
-static ULONG outer_AddRef(IUnknown *This)
+static ULONG STDMETHODCALLTYPE outer_AddRef(IUnknown *This)
 {
     return (ULONG)++((struct outer *)This)->refs;
 }
 
-static ULONG outer_Release(IUnknown *This)
+static ULONG STDMETHODCALLTYPE outer_Release(IUnknown *This)
 {
     struct outer *o = (struct outer *)This;
     assert_true(o->refs > 0);
@@ -524,7 +524,7 @@ static void factory_helpers_choose_the_shortest_form(void **state)
         assert_int_equal(opcode_of(i), ldc[k].op);
         release(i);
     }
-    typedef HRESULT (*indexed)(IInstructionFactory *, USHORT, IInstruction **);
+    typedef HRESULT(STDMETHODCALLTYPE * indexed)(IInstructionFactory *, USHORT, IInstruction **);
     static const struct {
         int helper; /* 0 ldloc, 1 stloc, 2 ldloca, 3 ldarg, 4 ldarga */
         USHORT index;
@@ -1269,20 +1269,20 @@ struct plugin_clause {
     IInstruction *parts[4];
 };
 
-static HRESULT pc_QueryInterface(IExceptionClause *This, REFIID riid, void **ppv)
+static HRESULT STDMETHODCALLTYPE pc_QueryInterface(IExceptionClause *This, REFIID riid, void **ppv)
 {
     *ppv = NULL;
     return E_NOINTERFACE;
 }
-static ULONG pc_AddRef(IExceptionClause *This)
+static ULONG STDMETHODCALLTYPE pc_AddRef(IExceptionClause *This)
 {
     return 1;
 }
-static ULONG pc_Release(IExceptionClause *This)
+static ULONG STDMETHODCALLTYPE pc_Release(IExceptionClause *This)
 {
     return 1;
 }
-static HRESULT pc_GetFlags(IExceptionClause *This, DWORD *flags)
+static HRESULT STDMETHODCALLTYPE pc_GetFlags(IExceptionClause *This, DWORD *flags)
 {
     *flags = CLRIE_IL_EH_FAULT;
     return S_OK;
@@ -1293,28 +1293,28 @@ static HRESULT pc_part(IExceptionClause *This, int k, IInstruction **out)
     (*out)->lpVtbl->AddRef(*out);
     return S_OK;
 }
-static HRESULT pc_TryFirst(IExceptionClause *This, IInstruction **out)
+static HRESULT STDMETHODCALLTYPE pc_TryFirst(IExceptionClause *This, IInstruction **out)
 {
     return pc_part(This, 0, out);
 }
-static HRESULT pc_TryLast(IExceptionClause *This, IInstruction **out)
+static HRESULT STDMETHODCALLTYPE pc_TryLast(IExceptionClause *This, IInstruction **out)
 {
     return pc_part(This, 1, out);
 }
-static HRESULT pc_HandlerFirst(IExceptionClause *This, IInstruction **out)
+static HRESULT STDMETHODCALLTYPE pc_HandlerFirst(IExceptionClause *This, IInstruction **out)
 {
     return pc_part(This, 2, out);
 }
-static HRESULT pc_HandlerLast(IExceptionClause *This, IInstruction **out)
+static HRESULT STDMETHODCALLTYPE pc_HandlerLast(IExceptionClause *This, IInstruction **out)
 {
     return pc_part(This, 3, out);
 }
-static HRESULT pc_FilterFirst(IExceptionClause *This, IInstruction **out)
+static HRESULT STDMETHODCALLTYPE pc_FilterFirst(IExceptionClause *This, IInstruction **out)
 {
     *out = NULL;
     return S_OK;
 }
-static HRESULT pc_GetType(IExceptionClause *This, mdToken *token)
+static HRESULT STDMETHODCALLTYPE pc_GetType(IExceptionClause *This, mdToken *token)
 {
     *token = 0;
     return S_OK;

@@ -180,17 +180,17 @@ HRESULT clrie_plugin_com_give(struct clrie_plugin_com *com, REFIID riid, void **
  * held in member `iface_member` of `type`, whose count is member `com_member`: the three
  * IUnknown slots of that interface's vtable. */
 #define CLRIE_PLUGIN_COM_IUNKNOWN(prefix, Iface, type, iface_member, com_member)                   \
-    static HRESULT prefix##_QueryInterface(Iface *This, REFIID riid, void **out)                   \
+    static HRESULT STDMETHODCALLTYPE prefix##_QueryInterface(Iface *This, REFIID riid, void **out) \
     {                                                                                              \
         return clrie_plugin_com_query(&CLRIE_CONTAINER_OF(This, type, iface_member)->com_member,   \
                                       riid, out);                                                  \
     }                                                                                              \
-    static ULONG prefix##_AddRef(Iface *This)                                                      \
+    static ULONG STDMETHODCALLTYPE prefix##_AddRef(Iface *This)                                    \
     {                                                                                              \
         return clrie_plugin_com_add_ref(                                                           \
             &CLRIE_CONTAINER_OF(This, type, iface_member)->com_member);                            \
     }                                                                                              \
-    static ULONG prefix##_Release(Iface *This)                                                     \
+    static ULONG STDMETHODCALLTYPE prefix##_Release(Iface *This)                                   \
     {                                                                                              \
         return clrie_plugin_com_release(                                                           \
             &CLRIE_CONTAINER_OF(This, type, iface_member)->com_member);                            \
@@ -235,21 +235,22 @@ HRESULT clrie_plugin_get_class_object(clrie_plugin_create_fn create, REFCLSID cl
 /* Defines the module's exports DllGetClassObject and DllCanUnloadNow (visible even when the
  * plugin builds with -fvisibility=hidden). Expand once per plugin .so, at file scope. */
 #define CLRIE_PLUGIN_EXPORT_CLASS_FACTORY(create)                                                  \
-    __attribute__((visibility("default"))) HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, \
-                                                                     void **ppv);                  \
-    __attribute__((visibility("default"))) HRESULT DllCanUnloadNow(void);                          \
-    HRESULT DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv)                            \
+    __attribute__((visibility("default"))) HRESULT STDAPICALLTYPE DllGetClassObject(               \
+        REFCLSID rclsid, REFIID riid, void **ppv);                                                 \
+    __attribute__((visibility("default"))) HRESULT STDAPICALLTYPE DllCanUnloadNow(void);           \
+    HRESULT STDAPICALLTYPE DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv)             \
     {                                                                                              \
         return clrie_plugin_get_class_object((create), rclsid, riid, ppv);                         \
     }                                                                                              \
-    HRESULT DllCanUnloadNow(void)                                                                  \
+    HRESULT STDAPICALLTYPE DllCanUnloadNow(void)                                                   \
     {                                                                                              \
         return clrie_plugin_module_can_unload_now();                                               \
     }
 
 /* ---- engine strings ------------------------------------------------------------------------ */
 
-typedef void (*clrie_plugin_free_string_fn)(BSTR);
+/* The type of the engine's export InstrumentationEngineFreeString. */
+typedef void(STDAPICALLTYPE *clrie_plugin_free_string_fn)(BSTR);
 
 /* The engine's InstrumentationEngineFreeString, or NULL when no engine is loaded. */
 clrie_plugin_free_string_fn clrie_plugin_engine_free_string(void);
@@ -509,18 +510,24 @@ HRESULT clrie_plugin_add_local(IMethodInfo *method, IType *type, DWORD *index);
 
 /* ---- events a plugin ignores ----------------------------------------------------------------- */
 
-HRESULT clrie_plugin_ignore_app_domain(IInstrumentationMethod *This, IAppDomainInfo *info);
-HRESULT clrie_plugin_ignore_assembly(IInstrumentationMethod *This, IAssemblyInfo *info);
-HRESULT clrie_plugin_ignore_module(IInstrumentationMethod *This, IModuleInfo *info);
-HRESULT clrie_plugin_ignore_shutdown(IInstrumentationMethod *This);
+HRESULT STDMETHODCALLTYPE clrie_plugin_ignore_app_domain(IInstrumentationMethod *This,
+                                                         IAppDomainInfo *info);
+HRESULT STDMETHODCALLTYPE clrie_plugin_ignore_assembly(IInstrumentationMethod *This,
+                                                       IAssemblyInfo *info);
+HRESULT STDMETHODCALLTYPE clrie_plugin_ignore_module(IInstrumentationMethod *This,
+                                                     IModuleInfo *info);
+HRESULT STDMETHODCALLTYPE clrie_plugin_ignore_shutdown(IInstrumentationMethod *This);
 /* For BeforeInstrumentMethod and OnInstrumentationComplete. */
-HRESULT clrie_plugin_ignore_method(IInstrumentationMethod *This, IMethodInfo *method, BOOL isRejit);
+HRESULT STDMETHODCALLTYPE clrie_plugin_ignore_method(IInstrumentationMethod *This,
+                                                     IMethodInfo *method, BOOL isRejit);
 
 /* ShouldInstrumentMethod answering FALSE, and AllowInlineSite answering TRUE. */
-HRESULT clrie_plugin_instrument_nothing(IInstrumentationMethod *This, IMethodInfo *method,
-                                        BOOL isRejit, BOOL *instrument);
-HRESULT clrie_plugin_allow_every_inline(IInstrumentationMethod *This, IMethodInfo *inlinee,
-                                        IMethodInfo *caller, BOOL *allow);
+HRESULT STDMETHODCALLTYPE clrie_plugin_instrument_nothing(IInstrumentationMethod *This,
+                                                          IMethodInfo *method, BOOL isRejit,
+                                                          BOOL *instrument);
+HRESULT STDMETHODCALLTYPE clrie_plugin_allow_every_inline(IInstrumentationMethod *This,
+                                                          IMethodInfo *inlinee, IMethodInfo *caller,
+                                                          BOOL *allow);
 
 /* Designated initialisers for a plugin that rewrites no method: the five method slots. */
 #define CLRIE_PLUGIN_INSTRUMENT_NOTHING                                                            \
@@ -539,15 +546,17 @@ HRESULT clrie_plugin_allow_every_inline(IInstrumentationMethod *This, IMethodInf
 
 /* IInstrumentationMethodJitEvents(2): JitStarted, and the v1 JitComplete an engine that knows
  * JitComplete2 does not call. */
-HRESULT clrie_plugin_ignore_jit_started(IInstrumentationMethodJitEvents2 *This,
-                                        FunctionID functionID, BOOL isRejit);
-HRESULT clrie_plugin_ignore_jit_complete(IInstrumentationMethodJitEvents2 *This,
-                                         FunctionID functionID, BOOL isRejit, HRESULT jitResult);
+HRESULT STDMETHODCALLTYPE clrie_plugin_ignore_jit_started(IInstrumentationMethodJitEvents2 *This,
+                                                          FunctionID functionID, BOOL isRejit);
+HRESULT STDMETHODCALLTYPE clrie_plugin_ignore_jit_complete(IInstrumentationMethodJitEvents2 *This,
+                                                           FunctionID functionID, BOOL isRejit,
+                                                           HRESULT jitResult);
 
 /* IInstrumentationMethodExceptionEvents: the slots with a method, and those without. */
-HRESULT clrie_plugin_ignore_exception_method(IInstrumentationMethodExceptionEvents *This,
-                                             IMethodInfo *method);
-HRESULT clrie_plugin_ignore_exception_event(IInstrumentationMethodExceptionEvents *This);
+HRESULT STDMETHODCALLTYPE clrie_plugin_ignore_exception_method(
+    IInstrumentationMethodExceptionEvents *This, IMethodInfo *method);
+HRESULT STDMETHODCALLTYPE
+clrie_plugin_ignore_exception_event(IInstrumentationMethodExceptionEvents *This);
 
 /* Designated initialisers for the exception events a plugin leaves alone: every slot but
  * ExceptionThrown and ExceptionCatcherEnter. */

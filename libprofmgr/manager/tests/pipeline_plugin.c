@@ -556,7 +556,8 @@ CLRIE_PLUGIN_COM_IUNKNOWN(je, IInstrumentationMethodJitEvents2, struct plugin, j
 CLRIE_PLUGIN_COM_IUNKNOWN(ee, IInstrumentationMethodExceptionEvents, struct plugin, exceptions, com)
 CLRIE_PLUGIN_COM_IUNKNOWN(at, IInstrumentationMethodAttach, struct plugin, attach, com)
 
-static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *manager)
+static HRESULT STDMETHODCALLTYPE im_Initialize(IInstrumentationMethod *This,
+                                               IProfilerManager *manager)
 {
     if (!plugin_cfg.exceptions)
         return S_OK;
@@ -568,7 +569,8 @@ static HRESULT im_Initialize(IInstrumentationMethod *This, IProfilerManager *man
     return hr;
 }
 
-static HRESULT im_OnAppDomainCreated(IInstrumentationMethod *This, IAppDomainInfo *domain)
+static HRESULT STDMETHODCALLTYPE im_OnAppDomainCreated(IInstrumentationMethod *This,
+                                                       IAppDomainInfo *domain)
 {
     pthread_mutex_lock(&plugin_cfg.lock);
     plugin_cfg.domains_created++;
@@ -576,7 +578,8 @@ static HRESULT im_OnAppDomainCreated(IInstrumentationMethod *This, IAppDomainInf
     return S_OK;
 }
 
-static HRESULT im_OnAssemblyLoaded(IInstrumentationMethod *This, IAssemblyInfo *assembly)
+static HRESULT STDMETHODCALLTYPE im_OnAssemblyLoaded(IInstrumentationMethod *This,
+                                                     IAssemblyInfo *assembly)
 {
     pthread_mutex_lock(&plugin_cfg.lock);
     plugin_cfg.assemblies_loaded++;
@@ -584,7 +587,8 @@ static HRESULT im_OnAssemblyLoaded(IInstrumentationMethod *This, IAssemblyInfo *
     return S_OK;
 }
 
-static HRESULT im_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *module)
+static HRESULT STDMETHODCALLTYPE im_OnModuleLoaded(IInstrumentationMethod *This,
+                                                   IModuleInfo *module)
 {
     ModuleID id = 0;
     module->lpVtbl->GetModuleID(module, &id);
@@ -600,8 +604,9 @@ static HRESULT im_OnModuleLoaded(IInstrumentationMethod *This, IModuleInfo *modu
     return S_OK;
 }
 
-static HRESULT im_ShouldInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *mi,
-                                         BOOL isRejit, BOOL *pbInstrument)
+static HRESULT STDMETHODCALLTYPE im_ShouldInstrumentMethod(IInstrumentationMethod *This,
+                                                           IMethodInfo *mi, BOOL isRejit,
+                                                           BOOL *pbInstrument)
 {
     pthread_mutex_lock(&plugin_cfg.lock);
     plugin_cfg.should_calls++;
@@ -634,8 +639,8 @@ static void hostile_baselines(IMethodInfo *mi)
     graph->lpVtbl->Release(graph);
 }
 
-static HRESULT im_BeforeInstrumentMethod(IInstrumentationMethod *This, IMethodInfo *mi,
-                                         BOOL isRejit)
+static HRESULT STDMETHODCALLTYPE im_BeforeInstrumentMethod(IInstrumentationMethod *This,
+                                                           IMethodInfo *mi, BOOL isRejit)
 {
     if (plugin_cfg.action == HOSTILE && is_target(mi) && plugin_cfg.foreign)
         hostile_baselines(mi);
@@ -645,7 +650,8 @@ static HRESULT im_BeforeInstrumentMethod(IInstrumentationMethod *This, IMethodIn
     return plugin_cfg.baseline_before;
 }
 
-static HRESULT im_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *mi, BOOL isRejit)
+static HRESULT STDMETHODCALLTYPE im_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *mi,
+                                                     BOOL isRejit)
 {
     DWORD count = 0;
     mi->lpVtbl->GetRejitCount(mi, &count);
@@ -671,8 +677,8 @@ static HRESULT im_InstrumentMethod(IInstrumentationMethod *This, IMethodInfo *mi
     return instrument(mi, action);
 }
 
-static HRESULT im_OnInstrumentationComplete(IInstrumentationMethod *This, IMethodInfo *mi,
-                                            BOOL isRejit)
+static HRESULT STDMETHODCALLTYPE im_OnInstrumentationComplete(IInstrumentationMethod *This,
+                                                              IMethodInfo *mi, BOOL isRejit)
 {
     pthread_mutex_lock(&plugin_cfg.lock);
     plugin_cfg.complete_calls++;
@@ -680,8 +686,9 @@ static HRESULT im_OnInstrumentationComplete(IInstrumentationMethod *This, IMetho
     return S_OK;
 }
 
-static HRESULT im_AllowInlineSite(IInstrumentationMethod *This, IMethodInfo *inlinee,
-                                  IMethodInfo *caller, BOOL *pbAllowInline)
+static HRESULT STDMETHODCALLTYPE im_AllowInlineSite(IInstrumentationMethod *This,
+                                                    IMethodInfo *inlinee, IMethodInfo *caller,
+                                                    BOOL *pbAllowInline)
 {
     char name[64];
     method_name(inlinee, name, sizeof(name));
@@ -707,13 +714,14 @@ static const struct IInstrumentationMethodVtbl plugin_vtbl = {
 };
 
 /* Loaded at attach: the same plugin, with no settings to read. */
-static HRESULT at_InitializeForAttach(IInstrumentationMethodAttach *This, IProfilerManager *manager,
-                                      IInstrumentationMethodAttachContext *context)
+static HRESULT STDMETHODCALLTYPE
+at_InitializeForAttach(IInstrumentationMethodAttach *This, IProfilerManager *manager,
+                       IInstrumentationMethodAttachContext *context)
 {
     return S_OK;
 }
 
-static HRESULT at_AttachComplete(IInstrumentationMethodAttach *This)
+static HRESULT STDMETHODCALLTYPE at_AttachComplete(IInstrumentationMethodAttach *This)
 {
     pthread_mutex_lock(&plugin_cfg.lock);
     plugin_cfg.attach_complete_calls++;
@@ -727,8 +735,8 @@ static const struct IInstrumentationMethodAttachVtbl attach_vtbl = {
     .AttachComplete = at_AttachComplete,
 };
 
-static HRESULT je_JitComplete(IInstrumentationMethodJitEvents2 *This, FunctionID id, BOOL rejit,
-                              HRESULT hr)
+static HRESULT STDMETHODCALLTYPE je_JitComplete(IInstrumentationMethodJitEvents2 *This,
+                                                FunctionID id, BOOL rejit, HRESULT hr)
 {
     plugin_cfg.jit_info_hr = E_UNEXPECTED; /* v1 must not be called on a plugin with JitEvents2 */
     return S_OK;
@@ -736,7 +744,8 @@ static HRESULT je_JitComplete(IInstrumentationMethodJitEvents2 *This, FunctionID
 
 /* Runs on the racing threads too: records, never asserts (cmocka's failures are for the test
  * thread); the tests check jit_info_hr. */
-static HRESULT je_JitComplete2(IInstrumentationMethodJitEvents2 *This, IMethodJitInfo *info)
+static HRESULT STDMETHODCALLTYPE je_JitComplete2(IInstrumentationMethodJitEvents2 *This,
+                                                 IMethodJitInfo *info)
 {
     IMethodJitInfo2 *info2 = NULL;
     HRESULT hr = info->lpVtbl->QueryInterface(info, &IID_IMethodJitInfo2, (void **)&info2);
@@ -783,18 +792,20 @@ static HRESULT seen_exception(IMethodInfo *mi)
     return S_OK;
 }
 
-static HRESULT ee_with_method(IInstrumentationMethodExceptionEvents *This, IMethodInfo *mi)
+static HRESULT STDMETHODCALLTYPE ee_with_method(IInstrumentationMethodExceptionEvents *This,
+                                                IMethodInfo *mi)
 {
     return seen_exception(mi);
 }
 
-static HRESULT ee_CatcherEnter(IInstrumentationMethodExceptionEvents *This, IMethodInfo *mi,
-                               UINT_PTR object)
+static HRESULT STDMETHODCALLTYPE ee_CatcherEnter(IInstrumentationMethodExceptionEvents *This,
+                                                 IMethodInfo *mi, UINT_PTR object)
 {
     return seen_exception(mi);
 }
 
-static HRESULT ee_Thrown(IInstrumentationMethodExceptionEvents *This, UINT_PTR object)
+static HRESULT STDMETHODCALLTYPE ee_Thrown(IInstrumentationMethodExceptionEvents *This,
+                                           UINT_PTR object)
 {
     return S_OK;
 }

@@ -11,9 +11,10 @@
 
 typedef HRESULT (*get_class_object_fn)(REFCLSID clsid, REFIID iid, void **out);
 
-__attribute__((visibility("default"))) HRESULT DllGetClassObject(REFCLSID clsid, REFIID iid,
-                                                                 void **out);
-HRESULT DllGetClassObject(REFCLSID clsid, REFIID iid, void **out)
+__attribute__((visibility("default"))) HRESULT STDAPICALLTYPE DllGetClassObject(REFCLSID clsid,
+                                                                                REFIID iid,
+                                                                                void **out);
+HRESULT STDAPICALLTYPE DllGetClassObject(REFCLSID clsid, REFIID iid, void **out)
 {
     union {
         void *object;

@@ -25,14 +25,15 @@ static const struct clrie_plugin_com_class probe_class = {
 
 CLRIE_PLUGIN_COM_IUNKNOWN(probe, IInstrumentationMethod, struct probe, iface, com)
 
-static HRESULT probe_Initialize(IInstrumentationMethod *This, IProfilerManager *manager)
+static HRESULT STDMETHODCALLTYPE probe_Initialize(IInstrumentationMethod *This,
+                                                  IProfilerManager *manager)
 {
     (void)This;
     return probe_plugin_initialize(manager);
 }
 
 #define ANSWER_OK(ret, name, params, args)                                                         \
-    __attribute__((unused)) static ret ok_##name params                                            \
+    __attribute__((unused)) static ret STDMETHODCALLTYPE ok_##name params                          \
     {                                                                                              \
         return S_OK;                                                                               \
     }

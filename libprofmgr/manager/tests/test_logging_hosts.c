@@ -41,7 +41,8 @@ static struct sink *sink_of(IProfilerManagerLoggingHost *iface)
     return (struct sink *)(void *)iface;
 }
 
-static HRESULT sink_QueryInterface(IProfilerManagerLoggingHost *This, REFIID riid, void **out)
+static HRESULT STDMETHODCALLTYPE sink_QueryInterface(IProfilerManagerLoggingHost *This, REFIID riid,
+                                                     void **out)
 {
     if (!IsEqualIID(riid, &IID_IUnknown) && !IsEqualIID(riid, &IID_IProfilerManagerLoggingHost)) {
         *out = NULL;
@@ -52,17 +53,17 @@ static HRESULT sink_QueryInterface(IProfilerManagerLoggingHost *This, REFIID rii
     return S_OK;
 }
 
-static ULONG sink_AddRef(IProfilerManagerLoggingHost *This)
+static ULONG STDMETHODCALLTYPE sink_AddRef(IProfilerManagerLoggingHost *This)
 {
     return (ULONG)++sink_of(This)->refs;
 }
 
-static ULONG sink_Release(IProfilerManagerLoggingHost *This)
+static ULONG STDMETHODCALLTYPE sink_Release(IProfilerManagerLoggingHost *This)
 {
     return (ULONG)--sink_of(This)->refs;
 }
 
-static HRESULT sink_add(IProfilerManagerLoggingHost *This, const WCHAR *line)
+static HRESULT STDMETHODCALLTYPE sink_add(IProfilerManagerLoggingHost *This, const WCHAR *line)
 {
     struct sink *s = sink_of(This);
     size_t n = strlen(s->text);

@@ -124,7 +124,7 @@ struct outer {
     int queries;
 };
 
-static HRESULT outer_query(IUnknown *This, REFIID riid, void **ppv)
+static HRESULT STDMETHODCALLTYPE outer_query(IUnknown *This, REFIID riid, void **ppv)
 {
     struct outer *o = (struct outer *)(void *)This;
     o->queries++;
@@ -137,12 +137,12 @@ static HRESULT outer_query(IUnknown *This, REFIID riid, void **ppv)
     return S_OK;
 }
 
-static ULONG outer_add_ref(IUnknown *This)
+static ULONG STDMETHODCALLTYPE outer_add_ref(IUnknown *This)
 {
     return (ULONG)++((struct outer *)(void *)This)->refs;
 }
 
-static ULONG outer_release(IUnknown *This)
+static ULONG STDMETHODCALLTYPE outer_release(IUnknown *This)
 {
     return (ULONG)--((struct outer *)(void *)This)->refs;
 }

@@ -35,8 +35,8 @@ static struct fake_module {
     HRESULT fail;     /* GetTokenFromSig answers this when set */
 } md;
 
-static HRESULT mdi_EnumSignatures(IMetaDataImport2 *This, HCORENUM *cursor, mdSignature *out,
-                                  ULONG cmax, ULONG *got)
+static HRESULT STDMETHODCALLTYPE mdi_EnumSignatures(IMetaDataImport2 *This, HCORENUM *cursor,
+                                                    mdSignature *out, ULONG cmax, ULONG *got)
 {
     (void)This;
     ULONG *at = *cursor;
@@ -53,14 +53,14 @@ static HRESULT mdi_EnumSignatures(IMetaDataImport2 *This, HCORENUM *cursor, mdSi
     return *got ? S_OK : S_FALSE;
 }
 
-static void mdi_CloseEnum(IMetaDataImport2 *This, HCORENUM cursor)
+static void STDMETHODCALLTYPE mdi_CloseEnum(IMetaDataImport2 *This, HCORENUM cursor)
 {
     (void)This;
     free(cursor);
 }
 
-static HRESULT mdi_GetSigFromToken(IMetaDataImport2 *This, mdSignature token, PCCOR_SIGNATURE *sig,
-                                   ULONG *len)
+static HRESULT STDMETHODCALLTYPE mdi_GetSigFromToken(IMetaDataImport2 *This, mdSignature token,
+                                                     PCCOR_SIGNATURE *sig, ULONG *len)
 {
     (void)This;
     ULONG rid = token & 0xFFFFFFu;
@@ -75,8 +75,8 @@ static HRESULT mdi_GetSigFromToken(IMetaDataImport2 *This, mdSignature token, PC
     return hr;
 }
 
-static HRESULT mde_GetTokenFromSig(IMetaDataEmit2 *This, PCCOR_SIGNATURE sig, ULONG len,
-                                   mdSignature *token)
+static HRESULT STDMETHODCALLTYPE mde_GetTokenFromSig(IMetaDataEmit2 *This, PCCOR_SIGNATURE sig,
+                                                     ULONG len, mdSignature *token)
 {
     (void)This;
     if (md.fail)

@@ -9,20 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-    uint32_t Data1;
-    uint16_t Data2, Data3;
-    uint8_t Data4[8];
-} GUID;
+#include "clrie/abi/base.h"
 
-__attribute__((visibility("default"))) int32_t DllGetClassObject(const GUID *clsid, const GUID *iid,
-                                                                 void **out);
-__attribute__((visibility("default"))) int32_t DllCanUnloadNow(void);
+__attribute__((visibility("default"))) HRESULT STDAPICALLTYPE DllGetClassObject(const GUID *clsid,
+                                                                                const GUID *iid,
+                                                                                void **out);
+__attribute__((visibility("default"))) HRESULT STDAPICALLTYPE DllCanUnloadNow(void);
 
 static char answer[8192];
 static const char own_address_marker;
 
-int32_t DllGetClassObject(const GUID *clsid, const GUID *iid, void **out)
+HRESULT STDAPICALLTYPE DllGetClassObject(const GUID *clsid, const GUID *iid, void **out)
 {
     Dl_info info;
     if (!dladdr(&own_address_marker, &info))
@@ -33,7 +30,7 @@ int32_t DllGetClassObject(const GUID *clsid, const GUID *iid, void **out)
     return 0;
 }
 
-int32_t DllCanUnloadNow(void)
+HRESULT STDAPICALLTYPE DllCanUnloadNow(void)
 {
     const char *v = getenv("FAKE_ENGINE_CAN_UNLOAD");
     return v && strcmp(v, "1") == 0 ? 0 : 1;

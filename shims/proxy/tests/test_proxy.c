@@ -21,6 +21,7 @@
 
 #include <cmocka.h>
 
+#include "clrie/abi/base.h"
 #include "log.h"
 #include "support.h"
 
@@ -28,27 +29,16 @@
 #define ENGINE_REL ARCH "/libInstrumentationEngine.so"
 #define PROXY_REL "Proxy/v1/libInstrumentationEngine.ProfilerProxy.so"
 
-#define S_OK 0
-#define S_FALSE 1
-#define E_POINTER ((int32_t)0x80004003)
-#define E_FAIL ((int32_t)0x80004005)
-#define E_INVALIDARG ((int32_t)0x80070057)
 #define NOT_FOUND ((int32_t)0x80070002)
 #define PROC_NOT_FOUND ((int32_t)0x8007007F)
 #define THREADS_DISAGREED ((int32_t)0x7fff0001)
-
-typedef struct {
-    uint32_t Data1;
-    uint16_t Data2, Data3;
-    uint8_t Data4[8];
-} GUID;
 
 static const GUID profiler_clsid = {
     0x324F817A, 0x7420, 0x4E6D, {0xB3, 0xC1, 0x14, 0x3F, 0xBE, 0xD6, 0xD8, 0x55}};
 static const GUID class_factory_iid = {0x00000001, 0, 0, {0xC0, 0, 0, 0, 0, 0, 0, 0x46}};
 
-typedef int32_t (*get_class_object_fn)(const GUID *, const GUID *, void **);
-typedef int32_t (*can_unload_fn)(void);
+typedef LPFNGETCLASSOBJECT get_class_object_fn;
+typedef LPFNCANUNLOADNOW can_unload_fn;
 
 static const char *built_proxy, *built_engine, *built_no_export;
 

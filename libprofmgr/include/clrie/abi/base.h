@@ -3,8 +3,11 @@
  *
  * Sizes follow CoreCLR's PAL on LP64 (pal_mstypes.h), not windows.h: LONG, ULONG and DWORD
  * are 32-bit, WCHAR is a 16-bit UTF-16 code unit, the ID types are pointer-sized.
- * STDMETHODCALLTYPE is empty on x86-64 and arm64, so a COM method is an ordinary C function
- * taking the interface pointer first.
+ * A COM method is a C function taking the interface pointer first, in the Windows calling
+ * convention: STDMETHODCALLTYPE, __stdcall on 32-bit x86 Windows and empty on x86-64 and
+ * arm64 (and on Linux). Every vtable slot and every implementation carries it, so that on x86
+ * a method written without it is a compile error (an incompatible pointer) and not a crash;
+ * the exports (DllGetClassObject and the engine's) are STDAPICALLTYPE, the same convention.
  *
  * In C and in C++ alike, REFGUID/REFIID/REFCLSID are `const GUID *`: these headers describe
  * the binary interface, which is the same for a C++ reference. */
@@ -25,6 +28,25 @@ extern "C" {
 #define CLRIE_ABI_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
 #else
 #define CLRIE_ABI_STATIC_ASSERT(cond, msg) _Static_assert(cond, msg)
+#endif
+
+/* ---- calling convention -------------------------------------------------------------
+ *
+ * CLRIE_ABI_CHECK_STDCALL is a check-only switch: defined on a 32-bit x86 build that is never
+ * run (test/check-stdcall, on Linux), it gives COM methods GCC's stdcall attribute as x86
+ * Windows does, so that a missing STDMETHODCALLTYPE fails to compile there too. */
+#if defined(CLRIE_ABI_CHECK_STDCALL)
+#define CLRIE_ABI_STDCALL __attribute__((stdcall))
+#elif defined(_WIN32) && (defined(_M_IX86) || defined(__i386__))
+#define CLRIE_ABI_STDCALL __stdcall
+#else
+#define CLRIE_ABI_STDCALL
+#endif
+#ifndef STDMETHODCALLTYPE
+#define STDMETHODCALLTYPE CLRIE_ABI_STDCALL
+#endif
+#ifndef STDAPICALLTYPE
+#define STDAPICALLTYPE CLRIE_ABI_STDCALL
 #endif
 
 /* ---- integers ---------------------------------------------------------------------- */
@@ -285,7 +307,7 @@ typedef enum CorElementType {
  * CLRIE_IFOO_METHODS(CLRIE_ABI_VTBL_SLOT, IFoo *This, This); a forwarding wrapper is
  *
  *     #define FWD(ret, name, params, args) \
- *         static ret fwd_##name params \
+ *         static ret STDMETHODCALLTYPE fwd_##name params \
  *         { IFoo *inner = unwrap(This); return inner->lpVtbl->name args; }
  *     CLRIE_IFOO_METHODS(FWD, IFoo *This, inner)
  *
@@ -296,7 +318,7 @@ typedef enum CorElementType {
  * Each header also lists its interfaces, CLRIE_<HEADER>_INTERFACES(X) with
  * X(name, method table, slot count), and its IIDs, CLRIE_<HEADER>_IIDS(X), in the same order,
  * so code can be generated for every interface at once. */
-#define CLRIE_ABI_VTBL_SLOT(ret, name, params, args) ret (*name) params;
+#define CLRIE_ABI_VTBL_SLOT(ret, name, params, args) ret(STDMETHODCALLTYPE *name) params;
 #define CLRIE_ABI_COUNT_SLOT(ret, name, params, args) +1
 #define CLRIE_ABI_SLOT_NAME(ret, name, params, args) #name,
 
@@ -349,6 +371,14 @@ typedef enum CorElementType {
 CLRIE_ABI_FORWARD(IUnknown)
 CLRIE_ABI_FORWARD(IClassFactory)
 CLRIE_BASE_INTERFACES(CLRIE_ABI_INTERFACE)
+
+/* A COM module's exports (a plugin, the engine, the proxy), declared here as combaseapi.h
+ * does, so that a module defining them in another convention does not compile. */
+HRESULT STDAPICALLTYPE DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv);
+HRESULT STDAPICALLTYPE DllCanUnloadNow(void);
+/* Their types, for a loader calling them through dlsym/GetProcAddress. */
+typedef HRESULT(STDAPICALLTYPE *LPFNGETCLASSOBJECT)(REFCLSID rclsid, REFIID riid, void **ppv);
+typedef HRESULT(STDAPICALLTYPE *LPFNCANUNLOADNOW)(void);
 
 /* Opaque OLE types that appear only behind pointers in the interfaces clrie declares. */
 CLRIE_ABI_FORWARD(IStream)

@@ -373,32 +373,37 @@ typedef struct COR_PRF_FILTER_DATA {
 
 /* ---- callback function types ----------------------------------------------------------- */
 
-typedef UINT_PTR FunctionIDMapper(FunctionID funcId, BOOL *pbHookFunction);
-typedef UINT_PTR FunctionIDMapper2(FunctionID funcId, void *clientData, BOOL *pbHookFunction);
-typedef void FunctionEnter(FunctionID funcID);
-typedef void FunctionLeave(FunctionID funcID);
-typedef void FunctionTailcall(FunctionID funcID);
-typedef void FunctionEnter2(FunctionID funcId, UINT_PTR clientData, COR_PRF_FRAME_INFO func,
-    COR_PRF_FUNCTION_ARGUMENT_INFO *argumentInfo);
-typedef void FunctionLeave2(FunctionID funcId, UINT_PTR clientData, COR_PRF_FRAME_INFO func,
-    COR_PRF_FUNCTION_ARGUMENT_RANGE *retvalRange);
-typedef void FunctionTailcall2(FunctionID funcId, UINT_PTR clientData, COR_PRF_FRAME_INFO func);
-typedef void FunctionEnter3(FunctionIDOrClientID functionIDOrClientID);
-typedef void FunctionLeave3(FunctionIDOrClientID functionIDOrClientID);
-typedef void FunctionTailcall3(FunctionIDOrClientID functionIDOrClientID);
-typedef void FunctionEnter3WithInfo(FunctionIDOrClientID functionIDOrClientID,
+/* Functions the runtime calls: __stdcall on x86 Windows, as corprof.idl declares them (some as
+ * STDMETHODCALLTYPE, some as __stdcall, the same convention there). */
+typedef UINT_PTR STDMETHODCALLTYPE FunctionIDMapper(FunctionID funcId, BOOL *pbHookFunction);
+typedef UINT_PTR STDMETHODCALLTYPE FunctionIDMapper2(FunctionID funcId, void *clientData,
+    BOOL *pbHookFunction);
+typedef void STDMETHODCALLTYPE FunctionEnter(FunctionID funcID);
+typedef void STDMETHODCALLTYPE FunctionLeave(FunctionID funcID);
+typedef void STDMETHODCALLTYPE FunctionTailcall(FunctionID funcID);
+typedef void STDMETHODCALLTYPE FunctionEnter2(FunctionID funcId, UINT_PTR clientData,
+    COR_PRF_FRAME_INFO func, COR_PRF_FUNCTION_ARGUMENT_INFO *argumentInfo);
+typedef void STDMETHODCALLTYPE FunctionLeave2(FunctionID funcId, UINT_PTR clientData,
+    COR_PRF_FRAME_INFO func, COR_PRF_FUNCTION_ARGUMENT_RANGE *retvalRange);
+typedef void STDMETHODCALLTYPE FunctionTailcall2(FunctionID funcId, UINT_PTR clientData,
+    COR_PRF_FRAME_INFO func);
+typedef void STDMETHODCALLTYPE FunctionEnter3(FunctionIDOrClientID functionIDOrClientID);
+typedef void STDMETHODCALLTYPE FunctionLeave3(FunctionIDOrClientID functionIDOrClientID);
+typedef void STDMETHODCALLTYPE FunctionTailcall3(FunctionIDOrClientID functionIDOrClientID);
+typedef void STDMETHODCALLTYPE FunctionEnter3WithInfo(FunctionIDOrClientID functionIDOrClientID,
     COR_PRF_ELT_INFO eltInfo);
-typedef void FunctionLeave3WithInfo(FunctionIDOrClientID functionIDOrClientID,
+typedef void STDMETHODCALLTYPE FunctionLeave3WithInfo(FunctionIDOrClientID functionIDOrClientID,
     COR_PRF_ELT_INFO eltInfo);
-typedef void FunctionTailcall3WithInfo(FunctionIDOrClientID functionIDOrClientID,
-    COR_PRF_ELT_INFO eltInfo);
-typedef HRESULT StackSnapshotCallback(FunctionID funcId, UINT_PTR ip,
+typedef void STDMETHODCALLTYPE FunctionTailcall3WithInfo(
+    FunctionIDOrClientID functionIDOrClientID, COR_PRF_ELT_INFO eltInfo);
+typedef HRESULT STDMETHODCALLTYPE StackSnapshotCallback(FunctionID funcId, UINT_PTR ip,
     COR_PRF_FRAME_INFO frameInfo, ULONG32 contextSize, BYTE context[], void *clientData);
-typedef BOOL ObjectReferenceCallback(ObjectID root, ObjectID *reference, void *clientData);
-typedef BOOL (*ObjectCallback)(ObjectID object, void *callbackState);
-typedef void EventPipeProviderCallback(const UINT8 *source_id, UINT32 is_enabled, UINT8 level,
-    UINT64 match_any_keywords, UINT64 match_all_keywords, COR_PRF_FILTER_DATA *filter_data,
-    void *callback_data);
+typedef BOOL STDMETHODCALLTYPE ObjectReferenceCallback(ObjectID root, ObjectID *reference,
+    void *clientData);
+typedef BOOL(STDMETHODCALLTYPE *ObjectCallback)(ObjectID object, void *callbackState);
+typedef void STDMETHODCALLTYPE EventPipeProviderCallback(const UINT8 *source_id,
+    UINT32 is_enabled, UINT8 level, UINT64 match_any_keywords, UINT64 match_all_keywords,
+    COR_PRF_FILTER_DATA *filter_data, void *callback_data);
 
 /* ---- interfaces ---------------------------------------------------------------------- */
 

@@ -1181,6 +1181,11 @@ CLRIE_INSTRUMENTATION_IIDS(CLRIE_ABI_DECLARE_IID)
 
 CLRIE_INSTRUMENTATION_INTERFACES(CLRIE_ABI_INTERFACE)
 
+/* The engine's own exports besides DllGetClassObject and DllCanUnloadNow (base.h), in the
+ * same convention: the process-wide logger, and the free for the BSTRs the engine returns. */
+HRESULT STDAPICALLTYPE GetInstrumentationEngineLogger(IProfilerManagerLogging **ppLogger);
+void STDAPICALLTYPE InstrumentationEngineFreeString(BSTR bstr);
+
 #ifdef __cplusplus
 }
 #endif
