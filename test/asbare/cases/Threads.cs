@@ -94,9 +94,15 @@ static class Threads
         waiter.Interrupt();
         waiter.Join();
 
-        // An interrupt that arrives before the thread blocks waits for its next wait.
+        // An interrupt that arrives before the thread blocks waits for its next wait. The thread
+        // is running its own code (spinning, no wait) when the interrupt comes, so that the
+        // runtime's own waits while it starts and compiles the thread's method (which a
+        // pending interrupt could meet first on a loaded machine) are behind it.
+        int running = 0, interrupted = 0;
         var early = new Thread(() => {
-            Thread.SpinWait(1000);
+            Volatile.Write(ref running, 1);
+            while (Volatile.Read(ref interrupted) == 0)
+                Thread.SpinWait(20);
             try {
                 Thread.Sleep(10);
                 lock (log)
@@ -107,7 +113,10 @@ static class Threads
             }
         });
         early.Start();
+        while (Volatile.Read(ref running) == 0)
+            Thread.SpinWait(20);
         early.Interrupt();
+        Volatile.Write(ref interrupted, 1);
         early.Join();
         foreach (var line in log)
             Console.WriteLine(line);
