@@ -19,8 +19,6 @@
  * DetachAfter (seconds after the engine started), read from the attach data or the
  * environment (MicrosoftInstrumentationEngine_DetachFile, ..._DetachAfter). A thread of the
  * engine watches for them; the detach that follows is the one above. */
-#define _GNU_SOURCE /* dladdr, RTLD_NODELETE */
-#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -29,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clrie/os/module.h"
 #include "manager.h"
 #include "policy.h"
 
@@ -90,14 +89,12 @@ static void *detach_thread(void *arg)
 }
 
 /* The runtime unloads a profiler that detached; the engine's file stays loaded instead
- * (RTLD_NODELETE), as plugins may keep threads and the crash handler points into it. */
+ * (clrie_os_module_pin), as plugins may keep threads and the crash handler points into it. */
 static const char engine_anchor;
 
 void clrie_pm__detach_pin_engine(struct manager *m)
 {
-    Dl_info self;
-    if (!dladdr(&engine_anchor, &self) || !self.dli_fname ||
-        !dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE))
+    if (clrie_os_module_pin(&engine_anchor) != 0)
         CLRIE_PM_LOG_MESSAGE(m->log, "cannot keep the engine loaded after a detach; detach is "
                                      "still possible");
 }

@@ -327,14 +327,15 @@ HRESULT clrie_pm__plugins_load(struct manager *m, const char *name, const char *
                                const GUID *clsid, uint64_t order,
                                const struct clrie_config_setting *settings, size_t setting_count,
                                IInstrumentationMethod **out);
-/* The checks every module gets before dlopen (enum clrie_config_module_checks): the ELF check
+/* The checks every module gets before it is loaded (enum clrie_config_module_checks): the
+ * image check
  * always, the trust rule unless MicrosoftInstrumentationEngine_DisableCodeSignatureValidation=1,
  * which the first call logs in one line. */
 unsigned clrie_pm__plugins_module_checks(struct manager *m);
-/* Checks the module at path before dlopen (clrie_config_module_check). Returns S_OK and its
+/* Checks the module at path before it is loaded (clrie_config_module_check). Returns S_OK and its
  * canonical path (malloc'd) to load, or, after one error line "<who>: cannot load '<path>':
  * <reason>", HRESULT_FROM_WIN32(ERROR_BAD_EXE_FORMAT) 0x800700C1 for a file that is not a
- * complete ELF shared object of this machine, E_ACCESSDENIED for one the trust rule refuses,
+ * complete image of this machine, E_ACCESSDENIED for one the trust rule refuses,
  * HRESULT_FROM_WIN32(ERROR_MOD_NOT_FOUND) 0x8007007E for a missing file, E_OUTOFMEMORY, or
  * E_FAIL. */
 HRESULT clrie_pm__plugins_check_module(struct manager *m, const char *path, const char *who,

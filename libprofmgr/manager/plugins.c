@@ -1,11 +1,9 @@
 /* Loading plugins: from the configuration the environment names (libconfig), or one at a time
  * through IProfilerManager::AddInstrumentationMethod. A plugin that fails at any step is
  * skipped with one error line naming it, the step and the reason; the others load. Every
- * module passes libconfig's module check (a complete ELF shared object of this machine, and
- * the trust rule) before dlopen; a ClassGuid loads once. Plugin libraries are never unloaded:
+ * module passes libconfig's module check (a complete image of this machine, and the trust
+ * rule) before it is loaded; a ClassGuid loads once. Plugin libraries are never unloaded:
  * a plugin may have left threads or callbacks behind. */
-#define _GNU_SOURCE /* RTLD_* and dlerror are POSIX; keep glibc's declarations in view */
-#include <dlfcn.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -13,6 +11,7 @@
 #include <string.h>
 
 #include "clrie/config.h"
+#include "clrie/os/module.h"
 #include "crash.h"
 #include "env.h"
 #include "manager.h"
@@ -26,10 +25,11 @@ _Static_assert(sizeof(struct clrie_config_guid) == sizeof(GUID) &&
 
 typedef LPFNGETCLASSOBJECT get_class_object_fn;
 
-/* dlsym returns an object pointer; ISO C converts it to a function pointer only this way. */
+/* A module's function as its type, and as the address the crash handler files it under. */
 union symbol {
-    void *object;
+    clrie_os_function function;
     get_class_object_fn get_class_object;
+    void *object;
 };
 
 static struct plugin *plugin_new(struct manager *m, const char *name, const char *module_path,
@@ -142,15 +142,17 @@ static HRESULT instantiate(struct manager *m, struct plugin *p)
         return checked;
     free(p->module_path);
     p->module_path = canonical;
-    void *library;
-    CLRIE_PM__IN_PLUGIN(p, "dlopen", library = dlopen(p->module_path, RTLD_NOW | RTLD_LOCAL));
-    if (!library) {
-        const char *why = dlerror();
+    struct clrie_os_module *library = NULL;
+    char why[512] = "";
+    int loaded;
+    CLRIE_PM__IN_PLUGIN(p, "load",
+                        loaded = clrie_os_module_load(p->module_path, &library, why, sizeof(why)));
+    if (loaded != 0) {
         CLRIE_PM_LOG_ERROR(m->log, "plugin '%s' %s: cannot load '%s': %s", p->name, p->guid_text,
-                           p->module_path, why ? why : "unknown error");
+                           p->module_path, why[0] ? why : "unknown error");
         return CLRIE_HRESULT(0x8007007Eu); /* ERROR_MOD_NOT_FOUND */
     }
-    union symbol get = {dlsym(library, "DllGetClassObject")};
+    union symbol get = {clrie_os_module_function(library, "DllGetClassObject")};
     if (!get.object) {
         CLRIE_PM_LOG_ERROR(m->log, "plugin '%s' %s: '%s' does not export DllGetClassObject",
                            p->name, p->guid_text, p->module_path);

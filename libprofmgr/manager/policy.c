@@ -3,15 +3,14 @@
 #include "policy.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <fnmatch.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
+#include "clrie/os/match.h"
+#include "clrie/os/process.h"
 #include "env.h"
 
 /* "first": the one process-wide flag, claimed by the first runtime admitted. */
@@ -208,22 +207,15 @@ void clrie_pm__policy_identity(const char *exe_path, const char *const *argv, si
 
 void clrie_pm__policy_identity_self(struct process_identity *out)
 {
-    char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-    exe[n > 0 ? n : 0] = '\0';
+    char *program = NULL, **args = NULL;
     size_t argc = 0;
-    char local[16384];
-    const char *args[64];
-    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-    ssize_t len = fd >= 0 ? read(fd, local, sizeof(local) - 1) : -1;
-    if (fd >= 0)
-        close(fd);
-    if (len > 0) {
-        local[len] = '\0';
-        for (ssize_t i = 0; i < len && argc < 64; i += (ssize_t)strlen(local + i) + 1)
-            args[argc++] = local + i;
-    }
-    clrie_pm__policy_identity(n > 0 ? exe : NULL, args, argc, out);
+    if (clrie_os_process_program(&program) != 0)
+        program = NULL;
+    if (clrie_os_process_arguments(&args, &argc) != 0)
+        argc = 0;
+    clrie_pm__policy_identity(program, (const char *const *)args, argc, out);
+    clrie_os_process_arguments_free(args);
+    free(program);
 }
 
 /* ---- deciding --------------------------------------------------------------------------- */
@@ -245,7 +237,7 @@ static bool list_matches(const char *list, const char *name, char *match, size_t
         if (n && n < sizeof(pattern)) {
             memcpy(pattern, start, n);
             pattern[n] = '\0';
-            if (fnmatch(pattern, name, FNM_CASEFOLD) == 0) {
+            if (clrie_os_match(pattern, name, CLRIE_OS_MATCH_CASEFOLD)) {
                 snprintf(match, match_size, "%s", pattern);
                 return true;
             }

@@ -7,8 +7,8 @@
  *                     the range, bounds included; either bound may be left out ("8-", "-9.0"),
  *                     and a bound compares only the parts it has ("-9" takes 9.0.12). One
  *                     version alone ("10") means that version and everything under it
- *   IncludeProcesses  patterns (fnmatch wildcards, any case) separated by ';' or ',': only a
- *                     process whose executable name or entry assembly matches one is profiled
+ *   IncludeProcesses  patterns (shell wildcards, clrie/os/match.h, any case) separated by ';' or
+ * ',': only a process whose executable name or entry assembly matches one is profiled
  *   ExcludeProcesses  the same, for processes never profiled; it wins over IncludeProcesses
  *
  * As environment variables the names take the prefix "MicrosoftInstrumentationEngine_". A
@@ -60,7 +60,7 @@ void clrie_pm__policy_finish(struct policy *policy);
  * the executable's name. */
 void clrie_pm__policy_identity(const char *exe_path, const char *const *argv, size_t argc,
                                struct process_identity *out);
-/* The identity of this process, from /proc/self/exe and /proc/self/cmdline. */
+/* The identity of this process: its program and arguments (clrie/os/process.h). */
 void clrie_pm__policy_identity_self(struct process_identity *out);
 
 /* Whether the process is to be profiled; when not, *why says so (one line). */

@@ -5,12 +5,11 @@
  * or added by a plugin during Initialize through IProfilerManager::AddRawProfilerHook. CLRIE
  * supports the variables on Windows only. The module passes the same checks as a plugin's
  * (clrie_pm__plugins_check_module) before it is loaded. */
-#define _GNU_SOURCE
-#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clrie/config.h"
+#include "clrie/os/module.h"
 #include "env.h"
 #include "manager.h"
 
@@ -24,7 +23,7 @@
 typedef LPFNGETCLASSOBJECT get_class_object_fn;
 
 union symbol {
-    void *object;
+    clrie_os_function function;
     get_class_object_fn get_class_object;
 };
 
@@ -111,18 +110,19 @@ void clrie_pm__raw_hook_load_configured(struct manager *m)
     char *canonical = NULL;
     if (FAILED(clrie_pm__plugins_check_module(m, path, "raw profiler hook", &canonical)))
         return;
-    void *library = dlopen(canonical, RTLD_NOW | RTLD_LOCAL);
+    struct clrie_os_module *library = NULL;
+    char why[512] = "";
+    int loaded = clrie_os_module_load(canonical, &library, why, sizeof(why));
     free(canonical);
-    if (!library) {
-        const char *why = dlerror();
+    if (loaded != 0) {
         CLRIE_PM_LOG_ERROR(m->log, "raw profiler hook: cannot load '%s': %s", path,
-                           why ? why : "unknown error");
+                           why[0] ? why : "unknown error");
         return;
     }
-    union symbol get = {dlsym(library, "DllGetClassObject")};
+    union symbol get = {clrie_os_module_function(library, "DllGetClassObject")};
     IClassFactory *factory = NULL;
-    HRESULT hr = get.object ? get.get_class_object(&clsid, &IID_IClassFactory, (void **)&factory)
-                            : CLRIE_HRESULT(0x8007007Fu);
+    HRESULT hr = get.function ? get.get_class_object(&clsid, &IID_IClassFactory, (void **)&factory)
+                              : CLRIE_HRESULT(0x8007007Fu);
     if (SUCCEEDED(hr) && !factory)
         hr = E_NOINTERFACE;
     if (FAILED(hr)) {

@@ -3,10 +3,10 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* strndup */
 #endif
+#include "clrie/os/match.h"
 #include "clrie/plugin.h"
 
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,9 +140,8 @@ int clrie_plugin_host_read_settings_for(const struct clrie_plugin_host *host,
     return from_env < 0 ? from_env : ret == -ENOSYS && from_env > 0 ? 0 : ret;
 }
 
-int clrie_plugin_host_read_settings(const struct clrie_plugin_host *host,
-                                    IProfilerManager *manager, clrie_plugin_setting_fn fn,
-                                    void *data)
+int clrie_plugin_host_read_settings(const struct clrie_plugin_host *host, IProfilerManager *manager,
+                                    clrie_plugin_setting_fn fn, void *data)
 {
     int ret = clrie_plugin_settings_each(manager, fn, data);
     if (ret == -ENOSYS)
@@ -188,7 +187,7 @@ int clrie_plugin_patterns_add(struct clrie_plugin_patterns *patterns, const char
 bool clrie_plugin_patterns_match(const struct clrie_plugin_patterns *patterns, const char *text)
 {
     for (size_t i = 0; i < patterns->count; i++)
-        if (fnmatch(patterns->items[i], text, 0) == 0)
+        if (clrie_os_match(patterns->items[i], text, 0))
             return true;
     return false;
 }

@@ -1,17 +1,11 @@
 /* Engine strings and text (clrie/plugin.h): freeing the engine's BSTRs with the engine's own
  * allocator, UTF-16 to UTF-8 and back, UTF-16 buffers for metadata. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* RTLD_NOLOAD */
-#endif
 #include "clrie/plugin.h"
 
-#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef RTLD_NOLOAD
-#define RTLD_NOLOAD 0x00004 /* glibc's and musl's value */
-#endif
+#include "clrie/os/module.h"
 
 /* Found once per plugin .so; the engine, once loaded, stays for the life of the process. */
 static clrie_plugin_free_string_fn engine_free_string;
@@ -21,12 +15,12 @@ clrie_plugin_free_string_fn clrie_plugin_engine_free_string(void)
     clrie_plugin_free_string_fn fn = __atomic_load_n(&engine_free_string, __ATOMIC_ACQUIRE);
     if (fn)
         return fn;
-    void *engine = dlopen("libInstrumentationEngine.so", RTLD_NOW | RTLD_NOLOAD);
-    if (!engine)
+    struct clrie_os_module *engine = NULL;
+    if (clrie_os_module_find(CLRIE_ENGINE_FILE_NAME, &engine) != 0)
         return NULL;
-    void *symbol = dlsym(engine, "InstrumentationEngineFreeString");
-    memcpy(&fn, &symbol, sizeof fn);
-    dlclose(engine); /* NOLOAD took a reference; the engine stays loaded */
+    fn = (clrie_plugin_free_string_fn)clrie_os_module_function(engine,
+                                                               "InstrumentationEngineFreeString");
+    clrie_os_module_unload(engine); /* find took a reference; the engine stays loaded */
     __atomic_store_n(&engine_free_string, fn, __ATOMIC_RELEASE);
     return fn;
 }

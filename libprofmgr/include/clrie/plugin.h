@@ -41,7 +41,7 @@
  * Engine strings
  *   clrie_plugin_free_bstr(strings, text) frees a BSTR the engine handed out: through the
  *   IProfilerStringManager when the plugin has one (may be NULL), else through the engine's
- *   InstrumentationEngineFreeString export (found with dlopen RTLD_NOLOAD), else leaks it:
+ *   InstrumentationEngineFreeString export (found among the loaded modules), else leaks it:
  *   never frees it with the wrong allocator.
  *   clrie_plugin_bstr_to_utf8(text) returns a new UTF-8 string (free()) or NULL;
  *   clrie_plugin_bstr_to_utf8_buf(text, out, size) writes into a caller's buffer, cut at a
