@@ -45,7 +45,7 @@ static HRESULT container_SetDataItem(IDataContainer *This, const GUID *component
     if (pDataItem)
         pDataItem->lpVtbl->AddRef(pDataItem);
 
-    pthread_mutex_lock(&c->lock);
+    clrie_os_mutex_lock(&c->lock);
     size_t i = find_item(c, componentId, objectGuid);
     if (i < c->count) {
         old = c->items[i].item;
@@ -71,7 +71,7 @@ static HRESULT container_SetDataItem(IDataContainer *This, const GUID *component
             .component = *componentId, .object = *objectGuid, .item = pDataItem};
     }
 unlock:
-    pthread_mutex_unlock(&c->lock);
+    clrie_os_mutex_unlock(&c->lock);
 
     if (old)
         old->lpVtbl->Release(old);
@@ -90,14 +90,14 @@ static HRESULT container_GetDataItem(IDataContainer *This, const GUID *component
     if (!componentId || !objectGuid)
         return E_POINTER;
 
-    pthread_mutex_lock(&c->lock);
+    clrie_os_mutex_lock(&c->lock);
     size_t i = find_item(c, componentId, objectGuid);
     if (i < c->count) {
         *ppDataItem = c->items[i].item;
         (*ppDataItem)->lpVtbl->AddRef(*ppDataItem);
         hr = S_OK;
     }
-    pthread_mutex_unlock(&c->lock);
+    clrie_os_mutex_unlock(&c->lock);
     return hr;
 }
 
@@ -111,7 +111,7 @@ void clrie_pm_data_container_init(struct clrie_pm_data_container *container, IUn
 {
     container->iface.lpVtbl = &container_vtbl;
     container->outer = outer;
-    pthread_mutex_init(&container->lock, NULL);
+    clrie_os_mutex_init(&container->lock);
     container->count = 0;
     container->capacity = 0;
     container->items = NULL;
@@ -127,5 +127,5 @@ void clrie_pm_data_container_finish(struct clrie_pm_data_container *container)
     free(container->items);
     container->items = NULL;
     container->count = container->capacity = 0;
-    pthread_mutex_destroy(&container->lock);
+    clrie_os_mutex_finish(&container->lock);
 }

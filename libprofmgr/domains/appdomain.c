@@ -46,9 +46,9 @@ static HRESULT flag(IAppDomainInfo *This, const bool *field, BOOL *pbValue)
     struct clrie_pm_appdomain *d = from_iface(This);
     if (!pbValue)
         return E_POINTER;
-    pthread_mutex_lock(&d->domains->lock);
+    clrie_os_mutex_lock(&d->domains->lock);
     *pbValue = *field ? TRUE : FALSE;
-    pthread_mutex_unlock(&d->domains->lock);
+    clrie_os_mutex_unlock(&d->domains->lock);
     return S_OK;
 }
 
@@ -72,9 +72,9 @@ static HRESULT appdomain_GetName(IAppDomainInfo *This, BSTR *pbstrName)
     struct clrie_pm_appdomain *d = from_iface(This);
     if (!pbstrName)
         return E_POINTER;
-    pthread_mutex_lock(&d->domains->lock);
+    clrie_os_mutex_lock(&d->domains->lock);
     HRESULT hr = clrie_pm_text_to_bstr(d->name.text, d->name.len, pbstrName);
-    pthread_mutex_unlock(&d->domains->lock);
+    clrie_os_mutex_unlock(&d->domains->lock);
     return hr;
 }
 
@@ -98,13 +98,13 @@ static HRESULT appdomain_GetAssemblyInfoById(IAppDomainInfo *This, AssemblyID as
     struct clrie_pm_appdomain *d = from_iface(This);
     if (!ppAssemblyInfo)
         return E_POINTER;
-    pthread_mutex_lock(&d->domains->lock);
+    clrie_os_mutex_lock(&d->domains->lock);
     struct clrie_pm_assembly *a = clrie_pm_id_map_get(&d->domains->assembly_map, assemblyID);
     if (a && a->appdomain == d)
         CLRIE_PM_ADDREF(a);
     else
         a = NULL;
-    pthread_mutex_unlock(&d->domains->lock);
+    clrie_os_mutex_unlock(&d->domains->lock);
     *ppAssemblyInfo = a ? &a->iface : NULL;
     return a ? S_OK : E_FAIL;
 }
@@ -128,9 +128,9 @@ static HRESULT appdomain_GetModuleCount(IAppDomainInfo *This, ULONG *pcModuleInf
     struct clrie_pm_appdomain *d = from_iface(This);
     if (!pcModuleInfos)
         return E_POINTER;
-    pthread_mutex_lock(&d->domains->lock);
+    clrie_os_mutex_lock(&d->domains->lock);
     *pcModuleInfos = (ULONG)d->modules.count;
-    pthread_mutex_unlock(&d->domains->lock);
+    clrie_os_mutex_unlock(&d->domains->lock);
     return S_OK;
 }
 
@@ -140,13 +140,13 @@ static HRESULT appdomain_GetModuleInfoById(IAppDomainInfo *This, ModuleID module
     struct clrie_pm_appdomain *d = from_iface(This);
     if (!ppModuleInfo)
         return E_POINTER;
-    pthread_mutex_lock(&d->domains->lock);
+    clrie_os_mutex_lock(&d->domains->lock);
     struct clrie_pm_module *m = clrie_pm_id_map_get(&d->domains->module_map, moduleId);
     if (m && m->appdomain == d)
         CLRIE_PM_ADDREF(m);
     else
         m = NULL;
-    pthread_mutex_unlock(&d->domains->lock);
+    clrie_os_mutex_unlock(&d->domains->lock);
     *ppModuleInfo = m ? (IModuleInfo *)(void *)&m->iface : NULL;
     return m ? S_OK : E_FAIL;
 }
