@@ -47,7 +47,7 @@ static bool wait_for(atomic_int *value, int want)
 
 /* ---- mutex ---- */
 
-#define ROUNDS 20000
+#define ROUNDS 5000
 
 static struct clrie_os_mutex counter_lock = CLRIE_OS_MUTEX_INIT;
 static long counter;        /* under counter_lock, on purpose not atomic */
