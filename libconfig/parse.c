@@ -4,7 +4,6 @@
 #include "document.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +14,9 @@
 #include <libxml/tree.h>
 #include <libxml/xmlerror.h>
 
-static pthread_once_t libxml_once = PTHREAD_ONCE_INIT;
+#include "clrie/os/thread.h"
+
+static struct clrie_os_once libxml_once = CLRIE_OS_ONCE_INIT;
 
 static void init_libxml(void)
 {
@@ -215,7 +216,7 @@ void clrie_config__parse_document(struct file_result *r, const char *data, size_
                                          CLRIE_CONFIG_MAX_FILE_SIZE);
         return;
     }
-    pthread_once(&libxml_once, init_libxml);
+    clrie_os_once_run(&libxml_once, init_libxml);
     struct document doc;
     if (!clrie_config__document_init(&doc, r, data, len, base_dir, opts)) {
         r->out_of_memory = true;

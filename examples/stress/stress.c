@@ -38,7 +38,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -51,6 +50,7 @@
 #include <clrie/abi/corprof.h>
 #include <clrie/abi/instrumentation.h>
 #include <clrie/abi/metadata.h>
+#include <clrie/os/thread.h>
 #include <clrie/plugin.h>
 
 #include "stress.h"
@@ -88,14 +88,14 @@ struct stress {
     atomic_bool shutting_down;
 
     /* ReJIT mode: methods waiting for their request, handled by `worker`. */
-    pthread_mutex_t lock; /* protects everything below */
-    pthread_cond_t wake;
+    struct clrie_os_mutex lock; /* protects everything below */
+    struct clrie_os_cond wake;
     struct rejit_request *queue;
     size_t queued, queue_capacity;
     struct rejit_key *requested; /* open addressing, token 0 = empty */
     size_t requested_count, requested_capacity;
     bool worker_started, stopping;
-    pthread_t worker;
+    struct clrie_os_thread worker;
 };
 
 /* ---- settings -------------------------------------------------------------------------------- */
@@ -199,30 +199,29 @@ static bool remember_request(struct stress *s, ModuleID module, mdToken token)
     return true;
 }
 
-static void *rejit_worker(void *arg)
+static void rejit_worker(void *arg)
 {
     struct stress *s = arg;
-    pthread_mutex_lock(&s->lock);
+    clrie_os_mutex_lock(&s->lock);
     for (;;) {
         while (!s->queued && !s->stopping)
-            pthread_cond_wait(&s->wake, &s->lock);
+            clrie_os_cond_wait(&s->wake, &s->lock);
         if (s->stopping)
             break;
         struct rejit_request request = s->queue[--s->queued];
-        pthread_mutex_unlock(&s->lock);
+        clrie_os_mutex_unlock(&s->lock);
         HRESULT hr = request.module->lpVtbl->RequestRejit(request.module, request.token);
         if (SUCCEEDED(hr)) {
             atomic_fetch_add(&s->rejit_requested, 1);
         } else {
             atomic_fetch_add(&s->rejit_failed, 1);
-            clrie_plugin_host_log(&s->host, true, "RequestRejit(0x%08X) failed (hr 0x%08X)", (unsigned)request.token,
-                     (unsigned)hr);
+            clrie_plugin_host_log(&s->host, true, "RequestRejit(0x%08X) failed (hr 0x%08X)",
+                                  (unsigned)request.token, (unsigned)hr);
         }
         request.module->lpVtbl->Release(request.module);
-        pthread_mutex_lock(&s->lock);
+        clrie_os_mutex_lock(&s->lock);
     }
-    pthread_mutex_unlock(&s->lock);
-    return NULL;
+    clrie_os_mutex_unlock(&s->lock);
 }
 
 static void queue_rejit(struct stress *s, IMethodInfo *method)
@@ -233,7 +232,7 @@ static void queue_rejit(struct stress *s, IMethodInfo *method)
     if (FAILED(clrie_plugin_method_key(method, &id, &token)) || !token ||
         FAILED(method->lpVtbl->GetModuleInfo(method, &module)) || !module)
         return;
-    pthread_mutex_lock(&s->lock);
+    clrie_os_mutex_lock(&s->lock);
     bool queued = false;
     if (!s->stopping && remember_request(s, id, token)) {
         if (s->queued == s->queue_capacity) {
@@ -248,25 +247,25 @@ static void queue_rejit(struct stress *s, IMethodInfo *method)
             s->queue[s->queued++] = (struct rejit_request){module, token};
             queued = true;
             if (!s->worker_started)
-                s->worker_started = pthread_create(&s->worker, NULL, rejit_worker, s) == 0;
-            pthread_cond_signal(&s->wake);
+                s->worker_started = clrie_os_thread_start(&s->worker, rejit_worker, s) == 0;
+            clrie_os_cond_signal(&s->wake);
         }
     }
-    pthread_mutex_unlock(&s->lock);
+    clrie_os_mutex_unlock(&s->lock);
     if (!queued)
         module->lpVtbl->Release(module);
 }
 
 static void stop_worker(struct stress *s)
 {
-    pthread_mutex_lock(&s->lock);
+    clrie_os_mutex_lock(&s->lock);
     s->stopping = true;
     bool started = s->worker_started;
     s->worker_started = false;
-    pthread_cond_signal(&s->wake);
-    pthread_mutex_unlock(&s->lock);
+    clrie_os_cond_signal(&s->wake);
+    clrie_os_mutex_unlock(&s->lock);
     if (started)
-        pthread_join(s->worker, NULL);
+        clrie_os_thread_join(&s->worker);
     for (size_t i = 0; i < s->queued; i++)
         s->queue[i].module->lpVtbl->Release(s->queue[i].module);
     s->queued = 0;
@@ -288,8 +287,8 @@ static void stress_destroy(void *object)
     free(s->report);
     free(s->queue);
     free(s->requested);
-    pthread_cond_destroy(&s->wake);
-    pthread_mutex_destroy(&s->lock);
+    clrie_os_cond_finish(&s->wake);
+    clrie_os_mutex_finish(&s->lock);
     free(s);
 }
 
@@ -325,9 +324,10 @@ static HRESULT STDMETHODCALLTYPE stress_Initialize(IInstrumentationMethod *This,
     for (size_t i = 0; i < s->modules.count + s->all_modules && used < sizeof modules; i++)
         used += (size_t)snprintf(modules + used, sizeof modules - used, "%s%s", i ? ";" : "",
                                  i < s->modules.count ? s->modules.items[i] : "*");
-    clrie_plugin_host_log(&s->host, false, "modules %s, nops %s, %s, report %s", used ? modules : "(none)",
-             s->nops ? "on" : "off", s->rejit ? "through ReJIT" : "at first JIT",
-             s->report ? s->report : "(log)");
+    clrie_plugin_host_log(&s->host, false, "modules %s, nops %s, %s, report %s",
+                          used ? modules : "(none)", s->nops ? "on" : "off",
+                          s->rejit ? "through ReJIT" : "at first JIT",
+                          s->report ? s->report : "(log)");
     return S_OK;
 }
 
@@ -347,7 +347,8 @@ static void write_report(struct stress *s)
     }
     int fd = open(s->report, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0 || write(fd, line, strlen(line)) != (ssize_t)strlen(line))
-        clrie_plugin_host_log(&s->host, true, "cannot write the report '%s': %s", s->report, strerror(errno));
+        clrie_plugin_host_log(&s->host, true, "cannot write the report '%s': %s", s->report,
+                              strerror(errno));
     if (fd >= 0)
         close(fd);
 }
@@ -469,8 +470,9 @@ static HRESULT STDMETHODCALLTYPE stress_JitComplete2(IInstrumentationMethodJitEv
         atomic_fetch_add(&s->jit_failed, 1);
         FunctionID function = 0;
         info->lpVtbl->GetFunctionID(info, &function);
-        clrie_plugin_host_log(&s->host, true, "the JIT rejected the rewritten IL of function 0x%llx (hr 0x%08X)",
-                 (unsigned long long)function, (unsigned)result);
+        clrie_plugin_host_log(&s->host, true,
+                              "the JIT rejected the rewritten IL of function 0x%llx (hr 0x%08X)",
+                              (unsigned long long)function, (unsigned)result);
     }
     return S_OK;
 }
@@ -491,8 +493,8 @@ static HRESULT create_instance(const CLSID *clsid, REFIID riid, void **out)
     s->clsid = *clsid;
     s->method.lpVtbl = &method_vtbl;
     s->jit_events.lpVtbl = &jit_events_vtbl;
-    pthread_mutex_init(&s->lock, NULL);
-    pthread_cond_init(&s->wake, NULL);
+    clrie_os_mutex_init(&s->lock);
+    clrie_os_cond_init(&s->wake);
     clrie_plugin_com_init(&s->com, &stress_class);
     return clrie_plugin_com_give(&s->com, riid, out);
 }

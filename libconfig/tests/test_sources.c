@@ -3,7 +3,6 @@
  * libxml2. */
 #define _DEFAULT_SOURCE /* mkfifo */
 #include <errno.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +15,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "clrie/os/thread.h"
 
 #include <libxml/parser.h>
 #include <libxml/xmlerror.h>
@@ -735,7 +736,7 @@ struct thread_job {
     int failures;
 };
 
-static void *load_many(void *arg)
+static void load_many(void *arg)
 {
     struct thread_job *job = arg;
     for (int i = 0; i < 40; i++) {
@@ -746,7 +747,6 @@ static void *load_many(void *arg)
             job->failures++;
         clrie_config_free(config);
     }
-    return NULL;
 }
 
 static void loads_from_several_threads_at_once(void **state)
@@ -757,14 +757,14 @@ static void loads_from_several_threads_at_once(void **state)
     write_text(root, "dir/b.config", HEAD "<x>&bad;</x>" TAIL);
     write_text(root, "dir/c.config", "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><Nope/>");
     char *dir = test_path(root, "dir");
-    pthread_t threads[4];
+    struct clrie_os_thread threads[4];
     struct thread_job jobs[4];
     for (int i = 0; i < 4; i++) {
         jobs[i] = (struct thread_job){.path = dir};
-        assert_int_equal(pthread_create(&threads[i], NULL, load_many, &jobs[i]), 0);
+        assert_int_equal(clrie_os_thread_start(&threads[i], load_many, &jobs[i]), 0);
     }
     for (int i = 0; i < 4; i++)
-        pthread_join(threads[i], NULL); /* all of them before any assertion can leave */
+        clrie_os_thread_join(&threads[i]); /* all of them before any assertion can leave */
     for (int i = 0; i < 4; i++)
         assert_int_equal(jobs[i].failures, 0);
     free(dir);

@@ -1,6 +1,6 @@
 /* Decoding: every opcode and operand kind, both header kinds, EH sections, and each class of
  * malformed input rejected with its byte offset. */
-#include <pthread.h>
+#include "clrie/os/thread.h"
 
 #include "helpers.h"
 
@@ -469,7 +469,7 @@ struct decoding_thread {
     int failures;
 };
 
-static void *decode_in_turn(void *arg)
+static void decode_in_turn(void *arg)
 {
     struct decoding_thread *t = arg;
     for (int i = 0; i < 10000; i++) {
@@ -484,7 +484,6 @@ static void *decode_in_turn(void *arg)
         free(out);
         clrie_il_graph_free(g);
     }
-    return NULL;
 }
 
 static void graphs_decoded_on_many_threads_stay_apart(void **state)
@@ -497,11 +496,11 @@ static void graphs_decoded_on_many_threads_stay_apart(void **state)
         {two_sections, sizeof(two_sections), 0},
         {BYTES(0x12, 0x18, 0x19, 0x58, 0x2A), 0},
     };
-    pthread_t id[4];
+    struct clrie_os_thread id[4];
     for (int k = 0; k < 4; k++)
-        assert_int_equal(pthread_create(&id[k], NULL, decode_in_turn, &t[k]), 0);
+        assert_int_equal(clrie_os_thread_start(&id[k], decode_in_turn, &t[k]), 0);
     for (int k = 0; k < 4; k++) {
-        assert_int_equal(pthread_join(id[k], NULL), 0);
+        clrie_os_thread_join(&id[k]);
         assert_int_equal(t[k].failures, 0);
     }
     free(big);

@@ -46,7 +46,7 @@ static HRESULT STDMETHODCALLTYPE container_SetDataItem(IDataContainer *This,
     if (pDataItem)
         pDataItem->lpVtbl->AddRef(pDataItem);
 
-    pthread_mutex_lock(&c->lock);
+    clrie_os_mutex_lock(&c->lock);
     size_t i = find_item(c, componentId, objectGuid);
     if (i < c->count) {
         old = c->items[i].item;
@@ -72,7 +72,7 @@ static HRESULT STDMETHODCALLTYPE container_SetDataItem(IDataContainer *This,
             .component = *componentId, .object = *objectGuid, .item = pDataItem};
     }
 unlock:
-    pthread_mutex_unlock(&c->lock);
+    clrie_os_mutex_unlock(&c->lock);
 
     if (old)
         old->lpVtbl->Release(old);
@@ -93,14 +93,14 @@ static HRESULT STDMETHODCALLTYPE container_GetDataItem(IDataContainer *This,
     if (!componentId || !objectGuid)
         return E_POINTER;
 
-    pthread_mutex_lock(&c->lock);
+    clrie_os_mutex_lock(&c->lock);
     size_t i = find_item(c, componentId, objectGuid);
     if (i < c->count) {
         *ppDataItem = c->items[i].item;
         (*ppDataItem)->lpVtbl->AddRef(*ppDataItem);
         hr = S_OK;
     }
-    pthread_mutex_unlock(&c->lock);
+    clrie_os_mutex_unlock(&c->lock);
     return hr;
 }
 
@@ -114,7 +114,7 @@ void clrie_pm_data_container_init(struct clrie_pm_data_container *container, IUn
 {
     container->iface.lpVtbl = &container_vtbl;
     container->outer = outer;
-    pthread_mutex_init(&container->lock, NULL);
+    clrie_os_mutex_init(&container->lock);
     container->count = 0;
     container->capacity = 0;
     container->items = NULL;
@@ -130,5 +130,5 @@ void clrie_pm_data_container_finish(struct clrie_pm_data_container *container)
     free(container->items);
     container->items = NULL;
     container->count = container->capacity = 0;
-    pthread_mutex_destroy(&container->lock);
+    clrie_os_mutex_finish(&container->lock);
 }

@@ -3,10 +3,10 @@
 #ifndef CLRIE_PM_DATACONTAINER_H
 #define CLRIE_PM_DATACONTAINER_H
 
-#include <pthread.h>
 #include <stddef.h>
 
 #include "clrie/abi/instrumentation.h"
+#include "clrie/os/thread.h"
 
 /* Data containers: the IDataContainer part every engine object embeds. `outer` is the object
  * that owns it; QueryInterface/AddRef/Release on the container go to the outer object. Items
@@ -16,7 +16,7 @@ struct clrie_pm_data_item;
 struct clrie_pm_data_container {
     IDataContainer iface;
     IUnknown *outer;
-    pthread_mutex_t lock; /* protects count, capacity and items */
+    struct clrie_os_mutex lock; /* protects count, capacity and items */
     size_t count;
     size_t capacity;
     struct clrie_pm_data_item *items;

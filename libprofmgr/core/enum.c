@@ -5,12 +5,12 @@
  * interface pointer is the object's address whichever member is live. */
 #include "enum.h"
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "clrie/os/thread.h"
 #include "com.h"
 #include "datacontainer.h"
 
@@ -36,8 +36,8 @@ struct clrie_pm_enum {
     struct clrie_pm_data_container data; /* initialised only with CLRIE_PM_ENUM_DATA_CONTAINER */
     struct clrie_plugin_com com;
     unsigned flags;
-    IUnknown *owner;      /* strong, or NULL */
-    pthread_mutex_t lock; /* protects position */
+    IUnknown *owner;            /* strong, or NULL */
+    struct clrie_os_mutex lock; /* protects position */
     size_t position;
     size_t count;
     size_t capacity;
@@ -65,7 +65,7 @@ static void enum_destroy(void *object)
         clrie_pm_data_container_finish(&e->data);
     for (size_t i = 0; i < e->count; i++)
         e->items[i]->lpVtbl->Release(e->items[i]);
-    pthread_mutex_destroy(&e->lock);
+    clrie_os_mutex_finish(&e->lock);
     free(e);
     /* Last: the owner may hold the only references that keep the items' home alive. */
     if (owner)
@@ -83,13 +83,13 @@ static HRESULT enum_next(struct clrie_pm_enum *e, ULONG celt, void *rgelt, ULONG
     if (!rgelt || (!fetched && celt != 1))
         return E_POINTER;
     ULONG n = 0;
-    pthread_mutex_lock(&e->lock);
+    clrie_os_mutex_lock(&e->lock);
     while (n < celt && e->position < e->count) {
         IUnknown *item = e->items[e->position++];
         item->lpVtbl->AddRef(item);
         memcpy((char *)rgelt + (size_t)n++ * sizeof(item), &item, sizeof(item));
     }
-    pthread_mutex_unlock(&e->lock);
+    clrie_os_mutex_unlock(&e->lock);
     /* Slots not filled are NULL, as CLRIE leaves them: plugins loop until they see NULL. */
     if (n < celt)
         memset((char *)rgelt + (size_t)n * sizeof(void *), 0, (size_t)(celt - n) * sizeof(void *));
@@ -100,19 +100,19 @@ static HRESULT enum_next(struct clrie_pm_enum *e, ULONG celt, void *rgelt, ULONG
 
 static HRESULT enum_skip(struct clrie_pm_enum *e, ULONG celt)
 {
-    pthread_mutex_lock(&e->lock);
+    clrie_os_mutex_lock(&e->lock);
     size_t left = e->count - e->position;
     bool all = celt <= left;
     e->position += all ? celt : left;
-    pthread_mutex_unlock(&e->lock);
+    clrie_os_mutex_unlock(&e->lock);
     return all ? S_OK : S_FALSE;
 }
 
 static HRESULT enum_reset(struct clrie_pm_enum *e)
 {
-    pthread_mutex_lock(&e->lock);
+    clrie_os_mutex_lock(&e->lock);
     e->position = 0;
-    pthread_mutex_unlock(&e->lock);
+    clrie_os_mutex_unlock(&e->lock);
     return S_OK;
 }
 
@@ -129,9 +129,9 @@ static HRESULT enum_clone(struct clrie_pm_enum *e, void **out)
         return E_OUTOFMEMORY;
     for (size_t i = 0; i < e->count; i++)
         clrie_pm_enum_add(copy, e->items[i]);
-    pthread_mutex_lock(&e->lock);
+    clrie_os_mutex_lock(&e->lock);
     copy->position = e->position;
-    pthread_mutex_unlock(&e->lock);
+    clrie_os_mutex_unlock(&e->lock);
     *out = clrie_pm_enum_iface(copy);
     return S_OK;
 }
@@ -220,12 +220,12 @@ static struct clrie_pm_enum *enum_create(const struct enum_kind *kind, size_t ca
         return NULL;
     kind->attach(e);
     e->kind = kind;
-    clrie_plugin_com_init(&e->com, flags & CLRIE_PM_ENUM_DATA_CONTAINER ? kind->with_data
-                                                                         : kind->plain);
+    clrie_plugin_com_init(&e->com,
+                          flags & CLRIE_PM_ENUM_DATA_CONTAINER ? kind->with_data : kind->plain);
     e->flags = flags;
     if (flags & CLRIE_PM_ENUM_DATA_CONTAINER)
         clrie_pm_data_container_init(&e->data, (IUnknown *)(void *)&e->iface);
-    pthread_mutex_init(&e->lock, NULL);
+    clrie_os_mutex_init(&e->lock);
     e->capacity = capacity;
     if (owner) {
         owner->lpVtbl->AddRef(owner);

@@ -2,10 +2,11 @@
 #include "env.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "clrie/os/thread.h"
 
 extern char **environ;
 
@@ -37,7 +38,7 @@ int clrie_pm_env_switch(char *const *envp, const char *name, bool *on)
     return -EINVAL;
 }
 
-static pthread_mutex_t engine_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct clrie_os_mutex engine_lock = CLRIE_OS_MUTEX_INIT;
 /* The last view built, and the environ array and length it was built from. Views built before
  * stay allocated (a caller may still read one) and reachable, chained through the slot after
  * their last entry's NULL. */
@@ -85,7 +86,7 @@ static char **build_view(char **env, size_t count)
 
 char *const *clrie_pm_env_engine(void)
 {
-    pthread_mutex_lock(&engine_lock);
+    clrie_os_mutex_lock(&engine_lock);
     char **env = environ;
     size_t count = 0, own = 0;
     for (char **e = env; e && *e; e++, count++)
@@ -109,6 +110,6 @@ char *const *clrie_pm_env_engine(void)
         if (engine_view && engine_view_of == env && engine_view_count == count)
             answer = engine_view;
     }
-    pthread_mutex_unlock(&engine_lock);
+    clrie_os_mutex_unlock(&engine_lock);
     return answer;
 }

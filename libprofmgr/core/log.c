@@ -257,7 +257,7 @@ int clrie_pm_log_init_tagged(struct clrie_pm_log *log, char *const *envp, const 
 {
     *log = (struct clrie_pm_log){.fd = -1, .tag = tag};
     log->shared = log;
-    pthread_mutex_init(&log->host_lock, NULL);
+    clrie_os_mutex_init(&log->host_lock);
 
     bool strange_level = false, strange_file_level = false;
     const char *level = clrie_pm_env_lookup(envp, ENV_PREFIX "LogLevel");
@@ -308,7 +308,7 @@ int clrie_pm_log_init_view(struct clrie_pm_log *log, struct clrie_pm_log *shared
     shared = shared_of(shared);
     *log = (struct clrie_pm_log){
         .shared = shared, .fd = -1, .tag = shared->tag, .method_prefix = shared->method_prefix};
-    pthread_mutex_init(&log->host_lock, NULL);
+    clrie_os_mutex_init(&log->host_lock);
     atomic_init(&log->stream_kinds, atomic_load(&shared->stream_kinds));
     update_kinds(log);
     return 0;
@@ -324,7 +324,7 @@ void clrie_pm_log_finish(struct clrie_pm_log *log)
         free(log->file_path);
         free(log->overrides);
     }
-    pthread_mutex_destroy(&log->host_lock);
+    clrie_os_mutex_finish(&log->host_lock);
     *log = (struct clrie_pm_log){.fd = -1};
 }
 
@@ -464,10 +464,10 @@ void clrie_pm_log_line_end(struct clrie_pm_log_line *line)
         line_to_stream(log, line->text, line->len + 1);
         line->text[line->len] = '\0';
     }
-    pthread_mutex_lock(&log->host_lock);
+    clrie_os_mutex_lock(&log->host_lock);
     if (log->host.write && (log->host.kinds & (unsigned)line->kind))
         log->host.write(log->host.context, line->kind, line->text);
-    pthread_mutex_unlock(&log->host_lock);
+    clrie_os_mutex_unlock(&log->host_lock);
     free(line->text);
     line->text = NULL;
 }
@@ -485,27 +485,26 @@ void clrie_pm_log_write(struct clrie_pm_log *log, enum clrie_pm_log_kind kind, c
 
 void clrie_pm_log_set_kinds(struct clrie_pm_log *log, unsigned kinds)
 {
-    pthread_mutex_lock(&log->host_lock);
+    clrie_os_mutex_lock(&log->host_lock);
     atomic_store(&log->stream_kinds, kinds | CLRIE_PM_LOG_ERRORS);
     update_kinds(log);
-    pthread_mutex_unlock(&log->host_lock);
+    clrie_os_mutex_unlock(&log->host_lock);
 }
 
 void clrie_pm_log_set_host(struct clrie_pm_log *log, const struct clrie_pm_log_host *host)
 {
-    pthread_mutex_lock(&log->host_lock);
+    clrie_os_mutex_lock(&log->host_lock);
     log->host = host ? *host : (struct clrie_pm_log_host){0};
     update_kinds(log);
-    pthread_mutex_unlock(&log->host_lock);
+    clrie_os_mutex_unlock(&log->host_lock);
 }
 
 /* The process-wide log: the logging variables describe the process, so every manager (and
  * GetInstrumentationEngineLogger, which needs no manager, and every object reporting a surplus
  * Release) shares one, configured once. This and the factory's object count are the library's
  * only mutable process-wide state. */
-static pthread_once_t process_log_once = PTHREAD_ONCE_INIT;
+static struct clrie_os_once process_log_once = CLRIE_OS_ONCE_INIT;
 static struct clrie_pm_log process_log;
-
 
 static void process_log_init(void)
 {
@@ -515,6 +514,6 @@ static void process_log_init(void)
 
 struct clrie_pm_log *clrie_pm_process_log(void)
 {
-    pthread_once(&process_log_once, process_log_init);
+    clrie_os_once_run(&process_log_once, process_log_init);
     return &process_log;
 }

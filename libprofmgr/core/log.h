@@ -38,11 +38,12 @@
 #ifndef CLRIE_PM_LOG_H
 #define CLRIE_PM_LOG_H
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+
+#include "clrie/os/thread.h"
 
 enum clrie_pm_log_kind {
     CLRIE_PM_LOG_ERRORS = 0x1,
@@ -77,7 +78,7 @@ struct clrie_pm_log {
     bool method_prefix;
     size_t override_count;
     struct clrie_pm_log_override *overrides;
-    pthread_mutex_t host_lock; /* protects host, and serialises calls into it */
+    struct clrie_os_mutex host_lock; /* protects host, and serialises calls into it */
     struct clrie_pm_log_host host;
 };
 

@@ -47,9 +47,9 @@ static HRESULT flag(IAppDomainInfo *This, const bool *field, BOOL *pbValue)
     struct clrie_pm_appdomain *d = from_iface(This);
     if (!pbValue)
         return E_POINTER;
-    pthread_mutex_lock(&d->domains->lock);
+    clrie_os_mutex_lock(&d->domains->lock);
     *pbValue = *field ? TRUE : FALSE;
-    pthread_mutex_unlock(&d->domains->lock);
+    clrie_os_mutex_unlock(&d->domains->lock);
     return S_OK;
 }
 
@@ -73,9 +73,9 @@ static HRESULT STDMETHODCALLTYPE appdomain_GetName(IAppDomainInfo *This, BSTR *p
     struct clrie_pm_appdomain *d = from_iface(This);
     if (!pbstrName)
         return E_POINTER;
-    pthread_mutex_lock(&d->domains->lock);
+    clrie_os_mutex_lock(&d->domains->lock);
     HRESULT hr = clrie_pm_text_to_bstr(d->name.text, d->name.len, pbstrName);
-    pthread_mutex_unlock(&d->domains->lock);
+    clrie_os_mutex_unlock(&d->domains->lock);
     return hr;
 }
 
@@ -102,13 +102,13 @@ static HRESULT STDMETHODCALLTYPE appdomain_GetAssemblyInfoById(IAppDomainInfo *T
     struct clrie_pm_appdomain *d = from_iface(This);
     if (!ppAssemblyInfo)
         return E_POINTER;
-    pthread_mutex_lock(&d->domains->lock);
+    clrie_os_mutex_lock(&d->domains->lock);
     struct clrie_pm_assembly *a = clrie_pm_id_map_get(&d->domains->assembly_map, assemblyID);
     if (a && a->appdomain == d)
         CLRIE_PM_ADDREF(a);
     else
         a = NULL;
-    pthread_mutex_unlock(&d->domains->lock);
+    clrie_os_mutex_unlock(&d->domains->lock);
     *ppAssemblyInfo = a ? &a->iface : NULL;
     return a ? S_OK : E_FAIL;
 }
@@ -133,9 +133,9 @@ static HRESULT STDMETHODCALLTYPE appdomain_GetModuleCount(IAppDomainInfo *This,
     struct clrie_pm_appdomain *d = from_iface(This);
     if (!pcModuleInfos)
         return E_POINTER;
-    pthread_mutex_lock(&d->domains->lock);
+    clrie_os_mutex_lock(&d->domains->lock);
     *pcModuleInfos = (ULONG)d->modules.count;
-    pthread_mutex_unlock(&d->domains->lock);
+    clrie_os_mutex_unlock(&d->domains->lock);
     return S_OK;
 }
 
@@ -146,13 +146,13 @@ static HRESULT STDMETHODCALLTYPE appdomain_GetModuleInfoById(IAppDomainInfo *Thi
     struct clrie_pm_appdomain *d = from_iface(This);
     if (!ppModuleInfo)
         return E_POINTER;
-    pthread_mutex_lock(&d->domains->lock);
+    clrie_os_mutex_lock(&d->domains->lock);
     struct clrie_pm_module *m = clrie_pm_id_map_get(&d->domains->module_map, moduleId);
     if (m && m->appdomain == d)
         CLRIE_PM_ADDREF(m);
     else
         m = NULL;
-    pthread_mutex_unlock(&d->domains->lock);
+    clrie_os_mutex_unlock(&d->domains->lock);
     *ppModuleInfo = m ? (IModuleInfo *)(void *)&m->iface : NULL;
     return m ? S_OK : E_FAIL;
 }

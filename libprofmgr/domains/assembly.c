@@ -47,8 +47,8 @@ static const struct clrie_plugin_com_iface assembly_ifaces[] = {
     CLRIE_PLUGIN_COM_IFACE(&IID_IAssemblyInfo, struct clrie_pm_assembly, iface),
     CLRIE_PLUGIN_COM_IFACE(&IID_IDataContainer, struct clrie_pm_assembly, data.iface),
 };
-CLRIE_PM_COM_CLASS(assembly_class, "IAssemblyInfo", struct clrie_pm_assembly, com,
-                   assembly_destroy, assembly_ifaces);
+CLRIE_PM_COM_CLASS(assembly_class, "IAssemblyInfo", struct clrie_pm_assembly, com, assembly_destroy,
+                   assembly_ifaces);
 CLRIE_PLUGIN_COM_IUNKNOWN(assembly, IAssemblyInfo, struct clrie_pm_assembly, iface, com)
 
 static HRESULT STDMETHODCALLTYPE assembly_GetAppDomainInfo(IAssemblyInfo *This,
@@ -67,9 +67,9 @@ static HRESULT STDMETHODCALLTYPE assembly_GetModuleCount(IAssemblyInfo *This, UL
     struct clrie_pm_assembly *a = from_iface(This);
     if (!pcModuleInfos)
         return E_POINTER;
-    pthread_mutex_lock(&a->domains->lock);
+    clrie_os_mutex_lock(&a->domains->lock);
     *pcModuleInfos = (ULONG)a->modules.count;
-    pthread_mutex_unlock(&a->domains->lock);
+    clrie_os_mutex_unlock(&a->domains->lock);
     return S_OK;
 }
 
@@ -88,13 +88,13 @@ static HRESULT STDMETHODCALLTYPE assembly_GetModuleById(IAssemblyInfo *This, Mod
     struct clrie_pm_assembly *a = from_iface(This);
     if (!ppModuleInfo)
         return E_POINTER;
-    pthread_mutex_lock(&a->domains->lock);
+    clrie_os_mutex_lock(&a->domains->lock);
     struct clrie_pm_module *m = clrie_pm_id_map_get(&a->domains->module_map, moduleId);
     if (m && m->assembly == a)
         CLRIE_PM_ADDREF(m);
     else
         m = NULL;
-    pthread_mutex_unlock(&a->domains->lock);
+    clrie_os_mutex_unlock(&a->domains->lock);
     *ppModuleInfo = m ? module_iface(m) : NULL;
     return m ? S_OK : E_FAIL;
 }
@@ -109,13 +109,13 @@ static HRESULT STDMETHODCALLTYPE assembly_GetModuleByMvid(IAssemblyInfo *This, G
     if (!pMvid)
         return E_POINTER;
     struct clrie_pm_module *found = NULL;
-    pthread_mutex_lock(&a->domains->lock);
+    clrie_os_mutex_lock(&a->domains->lock);
     for (size_t i = 0; i < a->modules.count && !found; i++)
         if (clrie_pm_module_has_mvid(a->modules.items[i], pMvid))
             found = a->modules.items[i];
     if (found)
         CLRIE_PM_ADDREF(found);
-    pthread_mutex_unlock(&a->domains->lock);
+    clrie_os_mutex_unlock(&a->domains->lock);
     if (!found)
         return E_FAIL;
     *ppModuleInfo = module_iface(found);
@@ -138,11 +138,11 @@ static HRESULT STDMETHODCALLTYPE assembly_GetModulesByName(IAssemblyInfo *This, 
 /* The manifest module, AddRef'd, or NULL. */
 static struct clrie_pm_module *manifest_of(struct clrie_pm_assembly *a)
 {
-    pthread_mutex_lock(&a->domains->lock);
+    clrie_os_mutex_lock(&a->domains->lock);
     struct clrie_pm_module *m = a->manifest;
     if (m)
         CLRIE_PM_ADDREF(m);
-    pthread_mutex_unlock(&a->domains->lock);
+    clrie_os_mutex_unlock(&a->domains->lock);
     return m;
 }
 
@@ -192,12 +192,12 @@ static HRESULT STDMETHODCALLTYPE assembly_GetPublicKey(IAssemblyInfo *This, ULON
     if (!pbBytes)
         return E_POINTER;
     HRESULT hr = S_OK;
-    pthread_mutex_lock(&a->domains->lock);
+    clrie_os_mutex_lock(&a->domains->lock);
     if (cbBytes < a->public_key_size)
         hr = E_NOT_SUFFICIENT_BUFFER;
     else if (a->public_key_size)
         memcpy(pbBytes, a->public_key, a->public_key_size);
-    pthread_mutex_unlock(&a->domains->lock);
+    clrie_os_mutex_unlock(&a->domains->lock);
     return hr;
 }
 
@@ -206,9 +206,9 @@ static HRESULT STDMETHODCALLTYPE assembly_GetPublicKeySize(IAssemblyInfo *This, 
     struct clrie_pm_assembly *a = from_iface(This);
     if (!pcbBytes)
         return E_POINTER;
-    pthread_mutex_lock(&a->domains->lock);
+    clrie_os_mutex_lock(&a->domains->lock);
     *pcbBytes = a->public_key_size;
-    pthread_mutex_unlock(&a->domains->lock);
+    clrie_os_mutex_unlock(&a->domains->lock);
     return S_OK;
 }
 
@@ -222,7 +222,7 @@ static HRESULT STDMETHODCALLTYPE assembly_GetPublicKeyToken(IAssemblyInfo *This,
 
     BYTE token[8];
     bool have = false;
-    pthread_mutex_lock(&a->domains->lock);
+    clrie_os_mutex_lock(&a->domains->lock);
     if (a->public_key_size == sizeof(token) && !(a->flags & AF_PUBLIC_KEY)) {
         memcpy(token, a->public_key, sizeof(token)); /* already a token */
         have = true;
@@ -233,7 +233,7 @@ static HRESULT STDMETHODCALLTYPE assembly_GetPublicKeyToken(IAssemblyInfo *This,
             token[i] = digest[CLRIE_PM_SHA1_SIZE - 1 - i];
         have = true;
     }
-    pthread_mutex_unlock(&a->domains->lock);
+    clrie_os_mutex_unlock(&a->domains->lock);
     if (!have)
         return E_FAIL;
 
@@ -259,9 +259,9 @@ static HRESULT STDMETHODCALLTYPE assembly_GetName(IAssemblyInfo *This, BSTR *pbs
     struct clrie_pm_assembly *a = from_iface(This);
     if (!pbstrName)
         return E_POINTER;
-    pthread_mutex_lock(&a->domains->lock);
+    clrie_os_mutex_lock(&a->domains->lock);
     HRESULT hr = clrie_pm_text_to_bstr(a->name.text, a->name.len, pbstrName);
-    pthread_mutex_unlock(&a->domains->lock);
+    clrie_os_mutex_unlock(&a->domains->lock);
     return hr;
 }
 
@@ -270,9 +270,9 @@ static HRESULT STDMETHODCALLTYPE assembly_GetMetaDataToken(IAssemblyInfo *This, 
     struct clrie_pm_assembly *a = from_iface(This);
     if (!pdwToken)
         return E_POINTER;
-    pthread_mutex_lock(&a->domains->lock);
+    clrie_os_mutex_lock(&a->domains->lock);
     mdAssembly token = a->have_identity ? a->token : mdTokenNil;
-    pthread_mutex_unlock(&a->domains->lock);
+    clrie_os_mutex_unlock(&a->domains->lock);
     *pdwToken = token;
     return token != mdTokenNil ? S_OK : E_FAIL;
 }

@@ -25,7 +25,7 @@ static void collection_destroy(void *object)
     clrie_pm_id_map_finish(&domains->domain_map);
     clrie_pm_id_map_finish(&domains->assembly_map);
     clrie_pm_id_map_finish(&domains->module_map);
-    pthread_mutex_destroy(&domains->lock);
+    clrie_os_mutex_finish(&domains->lock);
     free(domains);
 }
 
@@ -43,9 +43,9 @@ static HRESULT STDMETHODCALLTYPE collection_GetAppDomainCount(IAppDomainCollecti
     struct clrie_pm_domains *d = from_iface(This);
     if (!pdwCount)
         return E_POINTER;
-    pthread_mutex_lock(&d->lock);
+    clrie_os_mutex_lock(&d->lock);
     *pdwCount = (DWORD)d->domain_list.count;
-    pthread_mutex_unlock(&d->lock);
+    clrie_os_mutex_unlock(&d->lock);
     return S_OK;
 }
 
@@ -68,11 +68,11 @@ static HRESULT STDMETHODCALLTYPE collection_GetAppDomainIDs(IAppDomainCollection
     struct clrie_pm_domains *d = from_iface(This);
     if (!pcActual || (!AppDomainIDs && cAppDomains))
         return E_POINTER;
-    pthread_mutex_lock(&d->lock);
+    clrie_os_mutex_lock(&d->lock);
     size_t count = d->domain_list.count;
     for (size_t i = 0; i < count && i < cAppDomains; i++)
         AppDomainIDs[i] = ((struct clrie_pm_appdomain *)d->domain_list.items[i])->id;
-    pthread_mutex_unlock(&d->lock);
+    clrie_os_mutex_unlock(&d->lock);
     *pcActual = (DWORD)count;
     return (!AppDomainIDs || count <= cAppDomains) ? S_OK : E_NOT_SUFFICIENT_BUFFER;
 }
@@ -112,7 +112,7 @@ static HRESULT STDMETHODCALLTYPE collection_GetModuleInfosByMvid(IAppDomainColle
     if (!ppEnum)
         return E_POINTER;
     *ppEnum = NULL;
-    pthread_mutex_lock(&d->lock);
+    clrie_os_mutex_lock(&d->lock);
     struct clrie_pm_enum *e = clrie_pm_enum_new(&IID_IEnumModuleInfo, d->module_map.count, NULL, 0);
     for (size_t i = 0; e && i < d->domain_list.count; i++) {
         struct clrie_pm_appdomain *dom = d->domain_list.items[i];
@@ -120,7 +120,7 @@ static HRESULT STDMETHODCALLTYPE collection_GetModuleInfosByMvid(IAppDomainColle
             if (clrie_pm_module_has_mvid(dom->modules.items[j], &mvid))
                 clrie_pm_enum_add(e, CLRIE_PM_UNKNOWN(dom->modules.items[j]));
     }
-    pthread_mutex_unlock(&d->lock);
+    clrie_os_mutex_unlock(&d->lock);
     if (!e)
         return E_OUTOFMEMORY;
     *ppEnum = clrie_pm_enum_iface(e);

@@ -140,21 +140,21 @@ static char *printable(const struct clrie_pm_text *text)
 static void fill_name(struct clrie_pm_domains *d, struct clrie_pm_text *field,
                       struct clrie_pm_text fresh)
 {
-    pthread_mutex_lock(&d->lock);
+    clrie_os_mutex_lock(&d->lock);
     if (field->len == 0 && fresh.len != 0) {
         struct clrie_pm_text old = *field;
         *field = fresh;
         fresh = old;
     }
-    pthread_mutex_unlock(&d->lock);
+    clrie_os_mutex_unlock(&d->lock);
     clrie_pm_text_finish(&fresh);
 }
 
 static bool name_missing(struct clrie_pm_domains *d, const struct clrie_pm_text *field)
 {
-    pthread_mutex_lock(&d->lock);
+    clrie_os_mutex_lock(&d->lock);
     bool missing = field->len == 0;
-    pthread_mutex_unlock(&d->lock);
+    clrie_os_mutex_unlock(&d->lock);
     return missing;
 }
 
@@ -189,14 +189,14 @@ static void rename_appdomain(struct clrie_pm_domains *d, struct clrie_pm_appdoma
     struct clrie_pm_text name;
     if (FAILED(query_appdomain(d, dom->id, &name)))
         return;
-    pthread_mutex_lock(&d->lock);
+    clrie_os_mutex_lock(&d->lock);
     if (name.len != 0 && !clrie_pm_text_equal(dom->name.text, dom->name.len, name.text)) {
         struct clrie_pm_text old = dom->name;
         dom->name = name;
         name = old;
         classify_locked(d, dom);
     }
-    pthread_mutex_unlock(&d->lock);
+    clrie_os_mutex_unlock(&d->lock);
     clrie_pm_text_finish(&name);
 }
 
@@ -230,7 +230,7 @@ static HRESULT get_appdomain(struct clrie_pm_domains *d, AppDomainID id, bool cr
         return hr;
 
     struct clrie_pm_appdomain *loser = NULL;
-    pthread_mutex_lock(&d->lock);
+    clrie_os_mutex_lock(&d->lock);
     dom = clrie_pm_id_map_get(&d->domain_map, id);
     if (dom) {
         CLRIE_PM_ADDREF(dom); /* another thread was faster */
@@ -249,7 +249,7 @@ static HRESULT get_appdomain(struct clrie_pm_domains *d, AppDomainID id, bool cr
         dom->loaded = true;
         CLRIE_PM_ADDREF(dom); /* the creation reference is now the tables' */
     }
-    pthread_mutex_unlock(&d->lock);
+    clrie_os_mutex_unlock(&d->lock);
     if (loser)
         CLRIE_PM_RELEASE(loser);
     if (FAILED(hr))
@@ -297,7 +297,7 @@ static HRESULT get_assembly(struct clrie_pm_domains *d, AssemblyID id, bool load
     }
 
     struct clrie_pm_assembly *loser = NULL;
-    pthread_mutex_lock(&d->lock);
+    clrie_os_mutex_lock(&d->lock);
     a = clrie_pm_id_map_get(&d->assembly_map, id);
     if (a) {
         CLRIE_PM_ADDREF(a);
@@ -315,7 +315,7 @@ static HRESULT get_assembly(struct clrie_pm_domains *d, AssemblyID id, bool load
         a->loaded = true;
         CLRIE_PM_ADDREF(a);
     }
-    pthread_mutex_unlock(&d->lock);
+    clrie_os_mutex_unlock(&d->lock);
     if (loser)
         CLRIE_PM_RELEASE(loser);
     CLRIE_PM_RELEASE(dom);
@@ -342,7 +342,7 @@ HRESULT clrie_pm_domains_new(ICorProfilerInfo3 *info, struct clrie_pm_log *log,
     info->lpVtbl->AddRef(info);
     d->info = info;
     d->log = log;
-    pthread_mutex_init(&d->lock, NULL);
+    clrie_os_mutex_init(&d->lock);
     *out = d;
     return S_OK;
 }
@@ -351,11 +351,11 @@ void clrie_pm_domains_free(struct clrie_pm_domains *domains)
 {
     if (!domains)
         return;
-    pthread_mutex_lock(&domains->lock);
+    clrie_os_mutex_lock(&domains->lock);
     domains->closed = true;
     struct clrie_pm_ptr_list list = domains->domain_list;
     domains->domain_list = (struct clrie_pm_ptr_list){0};
-    pthread_mutex_unlock(&domains->lock);
+    clrie_os_mutex_unlock(&domains->lock);
 
     /* Each domain is still in the map; shutting it down takes it out with its assemblies and
      * modules and drops the tables' references. */
@@ -480,7 +480,7 @@ HRESULT clrie_pm_domains_module_attached(struct clrie_pm_domains *domains, Modul
         goto done;
 
     struct clrie_pm_module *loser = NULL;
-    pthread_mutex_lock(&d->lock);
+    clrie_os_mutex_lock(&d->lock);
     m = clrie_pm_id_map_get(&d->module_map, id);
     if (m) {
         CLRIE_PM_ADDREF(m);
@@ -510,7 +510,7 @@ HRESULT clrie_pm_domains_module_attached(struct clrie_pm_domains *domains, Modul
             public_key = NULL;
         }
     }
-    pthread_mutex_unlock(&d->lock);
+    clrie_os_mutex_unlock(&d->lock);
     if (loser)
         CLRIE_PM_RELEASE(loser);
     if (SUCCEEDED(hr))

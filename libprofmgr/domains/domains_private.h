@@ -78,11 +78,13 @@ struct clrie_pm_module;
 struct clrie_pm_domains {
     IAppDomainCollection iface; /* first: the object's IUnknown */
     struct clrie_pm_data_container data;
-    struct clrie_plugin_com com; /* the owner's (dropped by clrie_pm_domains_free), plugins', objects' */
+    struct clrie_plugin_com
+        com; /* the owner's (dropped by clrie_pm_domains_free), plugins', objects' */
     ICorProfilerInfo3 *info; /* released by clrie_pm_domains_free */
     struct clrie_pm_log *log;
-    pthread_mutex_t lock; /* protects the fields below and the marked fields of every object */
-    bool closed;          /* clrie_pm_domains_free has run: nothing enters the tables */
+    struct clrie_os_mutex
+        lock;    /* protects the fields below and the marked fields of every object */
+    bool closed; /* clrie_pm_domains_free has run: nothing enters the tables */
     struct clrie_pm_method_factory method_factory; /* set before plugins run, then fixed */
     bool have_default;                             /* some domain was classified default */
     struct clrie_pm_ptr_list domain_list;          /* loaded domains, in creation order */
@@ -156,7 +158,7 @@ struct clrie_pm_module {
     /* What the JIT pipeline records per method (module_methods.c): mdMethodDef -> struct
      * clrie_pm_method_record. methods_lock protects the map and the records; it is taken
      * alone, never with the collection's lock, and never while calling the runtime. */
-    pthread_mutex_t methods_lock;
+    struct clrie_os_mutex methods_lock;
     struct clrie_pm_id_map methods;
     /* What the verifier finds once per module (user_strings.h, token_answers.h), and the
      * StandAloneSig tokens by blob that committing new locals uses (types.h; NULL without an

@@ -403,7 +403,7 @@ HRESULT clrie_pm_module_new(struct clrie_pm_domains *domains, struct clrie_pm_as
     }
     m->iface.lpVtbl = &module_vtbl;
     clrie_pm_data_container_init(&m->data, CLRIE_PM_UNKNOWN(m));
-    pthread_mutex_init(&m->methods_lock, NULL);
+    clrie_os_mutex_init(&m->methods_lock);
     clrie_pm_user_strings_init(&m->user_strings);
     clrie_pm_token_answers_init(&m->verify_answers);
     clrie_plugin_com_init(&m->com, &module_class);

@@ -144,7 +144,7 @@ void clrie_pm_module_methods_finish(struct clrie_pm_module *m)
         }
     }
     clrie_pm_id_map_finish(&m->methods);
-    pthread_mutex_destroy(&m->methods_lock);
+    clrie_os_mutex_finish(&m->methods_lock);
 }
 
 HRESULT clrie_pm_module_original_il(IModuleInfo *module, mdMethodDef token, LPCBYTE *body,
@@ -153,11 +153,11 @@ HRESULT clrie_pm_module_original_il(IModuleInfo *module, mdMethodDef token, LPCB
     struct clrie_pm_module *m = module_of(module);
     if (!is_method_def(token))
         return E_INVALIDARG;
-    pthread_mutex_lock(&m->methods_lock);
+    clrie_os_mutex_lock(&m->methods_lock);
     struct clrie_pm_method_record *r = record_locked(m, token);
     LPCBYTE known = r ? r->original_il : NULL;
     ULONG known_size = r ? r->original_size : 0;
-    pthread_mutex_unlock(&m->methods_lock);
+    clrie_os_mutex_unlock(&m->methods_lock);
     if (!r)
         return E_OUTOFMEMORY;
     if (known) {
@@ -176,14 +176,14 @@ HRESULT clrie_pm_module_original_il(IModuleInfo *module, mdMethodDef token, LPCB
         return CORPROF_E_FUNCTION_NOT_IL;
 
     /* Two threads may ask at once; the first answer stays (both came before any rewrite). */
-    pthread_mutex_lock(&m->methods_lock);
+    clrie_os_mutex_lock(&m->methods_lock);
     if (!r->original_il) {
         r->original_il = fresh;
         r->original_size = fresh_size;
     }
     *body = r->original_il;
     *size = r->original_size;
-    pthread_mutex_unlock(&m->methods_lock);
+    clrie_os_mutex_unlock(&m->methods_lock);
     return S_OK;
 }
 
@@ -191,11 +191,11 @@ DWORD clrie_pm_module_next_rejit(IModuleInfo *module, mdMethodDef token)
 {
     struct clrie_pm_module *m = module_of(module);
     DWORD count = 0;
-    pthread_mutex_lock(&m->methods_lock);
+    clrie_os_mutex_lock(&m->methods_lock);
     struct clrie_pm_method_record *r = record_locked(m, token);
     if (r)
         count = ++r->rejit_count;
-    pthread_mutex_unlock(&m->methods_lock);
+    clrie_os_mutex_unlock(&m->methods_lock);
     return count;
 }
 
@@ -213,7 +213,7 @@ HRESULT clrie_pm_module_record_il_map(IModuleInfo *module, mdMethodDef token, bo
             return E_OUTOFMEMORY;
         pack_map(copy, map, count);
     }
-    pthread_mutex_lock(&m->methods_lock);
+    clrie_os_mutex_lock(&m->methods_lock);
     struct clrie_pm_method_record *r = record_locked(m, token);
     uint8_t *old = NULL;
     if (r) {
@@ -224,7 +224,7 @@ HRESULT clrie_pm_module_record_il_map(IModuleInfo *module, mdMethodDef token, bo
         r->transformed = transformed;
         copy = NULL;
     }
-    pthread_mutex_unlock(&m->methods_lock);
+    clrie_os_mutex_unlock(&m->methods_lock);
     free(old);
     free(copy);
     return r ? S_OK : E_OUTOFMEMORY;
@@ -237,7 +237,7 @@ HRESULT clrie_pm_module_il_map(IModuleInfo *module, mdMethodDef token, ULONG32 c
     HRESULT hr = S_FALSE;
     *needed = 0;
     *transformed = FALSE;
-    pthread_mutex_lock(&m->methods_lock);
+    clrie_os_mutex_lock(&m->methods_lock);
     const struct clrie_pm_method_record *r = clrie_pm_id_map_get(&m->methods, token);
     if (r && (r->transformed || r->map_count)) {
         *needed = r->map_count;
@@ -246,7 +246,7 @@ HRESULT clrie_pm_module_il_map(IModuleInfo *module, mdMethodDef token, ULONG32 c
             unpack_map(r->map, map, r->map_count < cap ? r->map_count : cap);
         hr = S_OK;
     }
-    pthread_mutex_unlock(&m->methods_lock);
+    clrie_os_mutex_unlock(&m->methods_lock);
     return hr;
 }
 
@@ -255,7 +255,7 @@ HRESULT clrie_pm_module_add_inline_site(IModuleInfo *module, mdMethodDef token,
 {
     struct clrie_pm_module *m = module_of(module);
     HRESULT hr = S_OK;
-    pthread_mutex_lock(&m->methods_lock);
+    clrie_os_mutex_lock(&m->methods_lock);
     struct clrie_pm_method_record *r = record_locked(m, token);
     if (!r) {
         hr = E_OUTOFMEMORY;
@@ -280,7 +280,7 @@ HRESULT clrie_pm_module_add_inline_site(IModuleInfo *module, mdMethodDef token,
     }
     r->callers[r->caller_count++] = (struct inline_caller){caller_module, caller};
 out:
-    pthread_mutex_unlock(&m->methods_lock);
+    clrie_os_mutex_unlock(&m->methods_lock);
     return hr;
 }
 
@@ -310,22 +310,22 @@ static void add_callers(struct clrie_pm_domains *d, struct rejit_set *set, ULONG
     struct clrie_pm_module *m = clrie_pm_domains_find(d, &d->module_map, set->modules[index]);
     if (!m)
         return; /* unloaded since */
-    pthread_mutex_lock(&m->methods_lock);
+    clrie_os_mutex_lock(&m->methods_lock);
     const struct clrie_pm_method_record *r = clrie_pm_id_map_get(&m->methods, set->tokens[index]);
     for (size_t i = 0; r && i < r->caller_count; i++)
         if (!rejit_set_add(set, r->callers[i].module, r->callers[i].token))
             break;
-    pthread_mutex_unlock(&m->methods_lock);
+    clrie_os_mutex_unlock(&m->methods_lock);
     CLRIE_PM_RELEASE(m);
 }
 
 unsigned clrie_pm_module_rejit_parties(IModuleInfo *module, mdMethodDef token)
 {
     struct clrie_pm_module *m = module_of(module);
-    pthread_mutex_lock(&m->methods_lock);
+    clrie_os_mutex_lock(&m->methods_lock);
     struct clrie_pm_method_record *r = clrie_pm_id_map_get(&m->methods, token);
     unsigned parties = CLRIE_PM_REJIT_ALL & ~(r ? r->reverted : 0u);
-    pthread_mutex_unlock(&m->methods_lock);
+    clrie_os_mutex_unlock(&m->methods_lock);
     return parties;
 }
 
@@ -334,13 +334,13 @@ unsigned clrie_pm_module_set_rejit_party(IModuleInfo *module, mdMethodDef token,
 {
     struct clrie_pm_module *m = module_of(module);
     unsigned parties = CLRIE_PM_REJIT_ALL;
-    pthread_mutex_lock(&m->methods_lock);
+    clrie_os_mutex_lock(&m->methods_lock);
     struct clrie_pm_method_record *r = is_method_def(token) ? record_locked(m, token) : NULL;
     if (r) {
         r->reverted = in ? r->reverted & ~party : r->reverted | party;
         parties = CLRIE_PM_REJIT_ALL & ~r->reverted;
     }
-    pthread_mutex_unlock(&m->methods_lock);
+    clrie_os_mutex_unlock(&m->methods_lock);
     return parties;
 }
 
@@ -388,7 +388,7 @@ HRESULT clrie_pm_module_request_rejit(struct clrie_pm_module *m, mdToken token)
  * *held is how many; NULL (and 0) when out of memory. */
 static struct clrie_pm_module **hold_modules(struct clrie_pm_domains *domains, size_t *held)
 {
-    pthread_mutex_lock(&domains->lock);
+    clrie_os_mutex_lock(&domains->lock);
     size_t count = 0;
     for (size_t i = 0; i < domains->module_map.capacity; i++)
         count += domains->module_map.slots[i].id && domains->module_map.slots[i].value;
@@ -401,7 +401,7 @@ static struct clrie_pm_module **hold_modules(struct clrie_pm_domains *domains, s
             list[(*held)++] = m;
         }
     }
-    pthread_mutex_unlock(&domains->lock);
+    clrie_os_mutex_unlock(&domains->lock);
     return list;
 }
 
@@ -413,7 +413,7 @@ size_t clrie_pm_domains_transformed_methods(struct clrie_pm_domains *domains, Mo
     size_t n = 0;
     for (size_t i = 0; i < held; i++) {
         struct clrie_pm_module *m = list[i];
-        pthread_mutex_lock(&m->methods_lock);
+        clrie_os_mutex_lock(&m->methods_lock);
         for (size_t k = 0; k < m->methods.capacity; k++) {
             struct clrie_pm_method_record *r = m->methods.slots[k].value;
             if (!m->methods.slots[k].id || !r || !r->transformed)
@@ -424,7 +424,7 @@ size_t clrie_pm_domains_transformed_methods(struct clrie_pm_domains *domains, Mo
             }
             n++;
         }
-        pthread_mutex_unlock(&m->methods_lock);
+        clrie_os_mutex_unlock(&m->methods_lock);
         CLRIE_PM_RELEASE(m);
     }
     free(list);
@@ -439,7 +439,7 @@ void clrie_pm_domains_methods_memory(struct clrie_pm_domains *domains,
     struct clrie_pm_module **list = hold_modules(domains, &held);
     for (size_t i = 0; i < held; i++) {
         struct clrie_pm_module *m = list[i];
-        pthread_mutex_lock(&m->methods_lock);
+        clrie_os_mutex_lock(&m->methods_lock);
         out->table_bytes += m->methods.capacity * sizeof(m->methods.slots[0]);
         for (size_t k = 0; k < m->methods.capacity; k++) {
             const struct clrie_pm_method_record *r = m->methods.slots[k].value;
@@ -452,7 +452,7 @@ void clrie_pm_domains_methods_memory(struct clrie_pm_domains *domains,
             out->map_bytes += r->map_bytes;
             out->caller_bytes += r->caller_capacity * sizeof(r->callers[0]);
         }
-        pthread_mutex_unlock(&m->methods_lock);
+        clrie_os_mutex_unlock(&m->methods_lock);
         CLRIE_PM_RELEASE(m);
     }
     free(list);

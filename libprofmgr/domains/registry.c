@@ -9,11 +9,11 @@
 /* The object with that ID in map, AddRef'd, or NULL. */
 void *clrie_pm_domains_find(struct clrie_pm_domains *d, struct clrie_pm_id_map *map, UINT_PTR id)
 {
-    pthread_mutex_lock(&d->lock);
+    clrie_os_mutex_lock(&d->lock);
     void *object = clrie_pm_id_map_get(map, id);
     if (object)
         CLRIE_PM_ADDREF(object);
-    pthread_mutex_unlock(&d->lock);
+    clrie_os_mutex_unlock(&d->lock);
     return object;
 }
 
@@ -26,13 +26,13 @@ HRESULT clrie_pm_enum_from_list(struct clrie_pm_domains *domains, const IID *iid
     if (!out)
         return E_POINTER;
     *out = NULL;
-    pthread_mutex_lock(&domains->lock);
+    clrie_os_mutex_lock(&domains->lock);
     struct clrie_pm_enum *e = clrie_pm_enum_new(iid, list->count, NULL, 0);
     if (e)
         for (size_t i = 0; i < list->count; i++)
             if (!keep || keep(list->items[i], arg))
                 clrie_pm_enum_add(e, CLRIE_PM_UNKNOWN(list->items[i]));
-    pthread_mutex_unlock(&domains->lock);
+    clrie_os_mutex_unlock(&domains->lock);
     if (!e)
         return E_OUTOFMEMORY;
     *out = clrie_pm_enum_iface(e);
@@ -62,11 +62,11 @@ HRESULT clrie_pm_domains_module_unloaded(struct clrie_pm_domains *domains, Modul
 {
     if (out)
         *out = NULL;
-    pthread_mutex_lock(&domains->lock);
+    clrie_os_mutex_lock(&domains->lock);
     struct clrie_pm_module *m = clrie_pm_id_map_get(&domains->module_map, id);
     if (m)
         detach_module_locked(domains, m);
-    pthread_mutex_unlock(&domains->lock);
+    clrie_os_mutex_unlock(&domains->lock);
     if (!m)
         return S_FALSE;
     give_to_caller(m, (void **)out);
@@ -79,7 +79,7 @@ HRESULT clrie_pm_domains_assembly_unloaded(struct clrie_pm_domains *domains, Ass
     struct clrie_pm_ptr_list modules = {0};
     if (out)
         *out = NULL;
-    pthread_mutex_lock(&domains->lock);
+    clrie_os_mutex_lock(&domains->lock);
     struct clrie_pm_assembly *a = clrie_pm_id_map_remove(&domains->assembly_map, id);
     if (a) {
         clrie_pm_ptr_list_remove(&a->appdomain->assemblies, a);
@@ -91,7 +91,7 @@ HRESULT clrie_pm_domains_assembly_unloaded(struct clrie_pm_domains *domains, Ass
         a->manifest = NULL;
         a->loaded = false;
     }
-    pthread_mutex_unlock(&domains->lock);
+    clrie_os_mutex_unlock(&domains->lock);
     release_all(&modules);
     if (!a)
         return S_FALSE;
@@ -106,7 +106,7 @@ HRESULT clrie_pm_domains_appdomain_shutdown(struct clrie_pm_domains *domains, Ap
     struct clrie_pm_ptr_list modules = {0};
     if (out)
         *out = NULL;
-    pthread_mutex_lock(&domains->lock);
+    clrie_os_mutex_lock(&domains->lock);
     struct clrie_pm_appdomain *dom = clrie_pm_id_map_remove(&domains->domain_map, id);
     if (dom) {
         clrie_pm_ptr_list_remove(&domains->domain_list, dom);
@@ -128,7 +128,7 @@ HRESULT clrie_pm_domains_appdomain_shutdown(struct clrie_pm_domains *domains, Ap
         }
         dom->loaded = false;
     }
-    pthread_mutex_unlock(&domains->lock);
+    clrie_os_mutex_unlock(&domains->lock);
     release_all(&modules);
     release_all(&assemblies);
     if (!dom)

@@ -10,7 +10,7 @@ struct clrie_pm__token_answer {
 
 void clrie_pm_token_answers_init(struct clrie_pm_token_answers *a)
 {
-    pthread_mutex_init(&a->lock, NULL);
+    clrie_os_mutex_init(&a->lock);
     a->slots = NULL;
     a->capacity = a->count = 0;
 }
@@ -22,7 +22,7 @@ void clrie_pm_token_answers_finish(struct clrie_pm_token_answers *a)
     free(a->slots);
     a->slots = NULL;
     a->capacity = a->count = 0;
-    pthread_mutex_destroy(&a->lock);
+    clrie_os_mutex_finish(&a->lock);
 }
 
 static uint64_t key_of(enum clrie_pm_token_question question, uint32_t token)
@@ -46,7 +46,7 @@ bool clrie_pm_token_answers_get(struct clrie_pm_token_answers *a,
     if (!a)
         return false;
     bool found = false;
-    pthread_mutex_lock(&a->lock);
+    clrie_os_mutex_lock(&a->lock);
     if (a->capacity) {
         const struct clrie_pm__token_answer *s =
             slot_of(a->slots, a->capacity, key_of(question, token));
@@ -55,7 +55,7 @@ bool clrie_pm_token_answers_get(struct clrie_pm_token_answers *a,
             found = true;
         }
     }
-    pthread_mutex_unlock(&a->lock);
+    clrie_os_mutex_unlock(&a->lock);
     return found;
 }
 
@@ -83,12 +83,12 @@ void clrie_pm_token_answers_put(struct clrie_pm_token_answers *a,
     if (!a)
         return;
     uint64_t key = key_of(question, token);
-    pthread_mutex_lock(&a->lock);
+    clrie_os_mutex_lock(&a->lock);
     if (reserve(a)) {
         struct clrie_pm__token_answer *s = slot_of(a->slots, a->capacity, key);
         if (!s->key)
             a->count++;
         *s = (struct clrie_pm__token_answer){key, answer};
     }
-    pthread_mutex_unlock(&a->lock);
+    clrie_os_mutex_unlock(&a->lock);
 }

@@ -12,10 +12,11 @@
 #ifndef CLRIE_PM_TOKEN_ANSWERS_H
 #define CLRIE_PM_TOKEN_ANSWERS_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "clrie/os/thread.h"
 
 /* The questions; each token has one answer per question. */
 enum clrie_pm_token_question {
@@ -26,7 +27,7 @@ enum clrie_pm_token_question {
 struct clrie_pm__token_answer;
 
 struct clrie_pm_token_answers {
-    pthread_mutex_t lock;
+    struct clrie_os_mutex lock;
     struct clrie_pm__token_answer *slots; /* open addressing; key 0 is an empty slot */
     size_t capacity, count;               /* capacity: 0 or a power of two */
 };

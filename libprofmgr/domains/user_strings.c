@@ -28,7 +28,7 @@ struct clrie_pm__us_block {
 void clrie_pm_user_strings_init(struct clrie_pm_user_strings *us)
 {
     atomic_init(&us->current, NULL);
-    pthread_mutex_init(&us->lock, NULL);
+    clrie_os_mutex_init(&us->lock);
     us->retired = NULL;
 }
 
@@ -41,7 +41,7 @@ void clrie_pm_user_strings_finish(struct clrie_pm_user_strings *us)
         next = b->retired_next;
         free(b);
     }
-    pthread_mutex_destroy(&us->lock);
+    clrie_os_mutex_finish(&us->lock);
 }
 
 static struct clrie_pm__us_block *block_new(size_t capacity)
@@ -134,7 +134,7 @@ int clrie_pm_user_strings_starts(struct clrie_pm_user_strings *us, IMetaDataTabl
         return search(b, atomic_load_explicit(&b->count, memory_order_acquire), offset);
 
     /* Not covered yet: the first question of the module, or a string defined since. */
-    pthread_mutex_lock(&us->lock);
+    clrie_os_mutex_lock(&us->lock);
     int rc = 0;
     b = atomic_load_explicit(&us->current, memory_order_relaxed);
     if (!b || offset > atomic_load_explicit(&b->end, memory_order_relaxed))
@@ -143,6 +143,6 @@ int clrie_pm_user_strings_starts(struct clrie_pm_user_strings *us, IMetaDataTabl
         b = atomic_load_explicit(&us->current, memory_order_relaxed);
         rc = search(b, atomic_load_explicit(&b->count, memory_order_relaxed), offset);
     }
-    pthread_mutex_unlock(&us->lock);
+    clrie_os_mutex_unlock(&us->lock);
     return rc;
 }

@@ -14,16 +14,16 @@
 #ifndef CLRIE_PM_USER_STRINGS_H
 #define CLRIE_PM_USER_STRINGS_H
 
-#include <pthread.h>
 #include <stdatomic.h>
 
 #include "clrie/abi/metadata.h"
+#include "clrie/os/thread.h"
 
 struct clrie_pm__us_block;
 
 struct clrie_pm_user_strings {
     _Atomic(struct clrie_pm__us_block *) current; /* NULL until the first question */
-    pthread_mutex_t lock;               /* serializes building and extending; protects `retired` */
+    struct clrie_os_mutex lock;         /* serializes building and extending; protects `retired` */
     struct clrie_pm__us_block *retired; /* outgrown arrays: a reader may still be searching one */
 };
 

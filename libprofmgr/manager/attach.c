@@ -213,9 +213,9 @@ HRESULT clrie_pm__attach_initialize(struct manager *m, const void *client_data, 
                                    "declines the attach");
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
     }
-    pthread_mutex_lock(&m->mask_lock);
+    clrie_os_mutex_lock(&m->mask_lock);
     m->base_mask = CLRIE_PM_DEFAULT_EVENT_MASK | CLRIE_PM_ENGINE_EVENT_MASK;
-    pthread_mutex_unlock(&m->mask_lock);
+    clrie_os_mutex_unlock(&m->mask_lock);
     HRESULT hr = clrie_pm__manager_apply_event_mask(m);
     atomic_store(&m->initializing, false);
     if (FAILED(hr)) {

@@ -113,9 +113,9 @@ static HRESULT STDMETHODCALLTYPE on_Initialize(ICorProfilerCallback11 *This,
     clrie_pm__plugins_load_configured(m);
     clrie_pm__raw_hook_load_configured(m);
     if (clrie_pm__manager_plugins(m)->count > 0) {
-        pthread_mutex_lock(&m->mask_lock);
+        clrie_os_mutex_lock(&m->mask_lock);
         m->base_mask = CLRIE_PM_DEFAULT_EVENT_MASK | CLRIE_PM_ENGINE_EVENT_MASK;
-        pthread_mutex_unlock(&m->mask_lock);
+        clrie_os_mutex_unlock(&m->mask_lock);
     }
     hr = clrie_pm__manager_apply_event_mask(m);
     atomic_store(&m->initializing, false);
@@ -549,12 +549,12 @@ static void manager_destroy(void *object)
     }
     clrie_pm__jit_rejected_free(m);
     clrie_pm__manager_announced_free(m);
-    pthread_mutex_destroy(&m->announced_lock);
+    clrie_os_mutex_finish(&m->announced_lock);
     clrie_pm__logger_drop_host(m);
     clrie_pm_log_finish(&m->log_view);
-    pthread_mutex_destroy(&m->jit_pending_lock);
-    pthread_mutex_destroy(&m->load_lock);
-    pthread_mutex_destroy(&m->mask_lock);
+    clrie_os_mutex_finish(&m->jit_pending_lock);
+    clrie_os_recursive_mutex_finish(&m->load_lock);
+    clrie_os_mutex_finish(&m->mask_lock);
     free(m);
 }
 
@@ -588,14 +588,10 @@ struct manager *clrie_pm__manager_new(void)
     clrie_plugin_com_init(&m->com, &manager_class);
     clrie_pm_log_init_view(&m->log_view, clrie_pm_process_log());
     m->log = &m->log_view;
-    pthread_mutexattr_t recursive;
-    pthread_mutexattr_init(&recursive);
-    pthread_mutexattr_settype(&recursive, PTHREAD_MUTEX_RECURSIVE);
-    pthread_mutex_init(&m->load_lock, &recursive);
-    pthread_mutexattr_destroy(&recursive);
-    pthread_mutex_init(&m->mask_lock, NULL);
-    pthread_mutex_init(&m->jit_pending_lock, NULL);
-    pthread_mutex_init(&m->announced_lock, NULL);
+    clrie_os_recursive_mutex_init(&m->load_lock);
+    clrie_os_mutex_init(&m->mask_lock);
+    clrie_os_mutex_init(&m->jit_pending_lock);
+    clrie_os_mutex_init(&m->announced_lock);
     atomic_init(&m->plugins, empty);
     return m;
 }

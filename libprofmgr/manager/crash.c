@@ -18,7 +18,6 @@
 
 #include <errno.h>
 #include <link.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -27,6 +26,8 @@
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
+
+#include "clrie/os/thread.h"
 
 /* ---- what the handler reads: fixed storage, no locks ------------------------------------- */
 
@@ -42,7 +43,7 @@ struct module {
 
 static struct module modules[MAX_MODULES];
 static atomic_uint module_count;                                 /* entries published */
-static pthread_mutex_t modules_lock = PTHREAD_MUTEX_INITIALIZER; /* serialises writers */
+static struct clrie_os_mutex modules_lock = CLRIE_OS_MUTEX_INIT; /* serialises writers */
 
 /* The innermost plugin call of this thread. Initial-exec so that the handler reads it without
  * calling into the dynamic linker. */
@@ -127,7 +128,7 @@ static void copy_text(char *to, size_t size, const char *from)
 
 void clrie_pm__crash_add_module(const void *address, const char *name, const char *guid)
 {
-    pthread_mutex_lock(&modules_lock);
+    clrie_os_mutex_lock(&modules_lock);
     unsigned n = atomic_load(&module_count);
     if (n < MAX_MODULES) {
         struct module *slot = &modules[n];
@@ -140,7 +141,7 @@ void clrie_pm__crash_add_module(const void *address, const char *name, const cha
             atomic_store_explicit(&module_count, n + 1, memory_order_release);
         }
     }
-    pthread_mutex_unlock(&modules_lock);
+    clrie_os_mutex_unlock(&modules_lock);
 }
 
 /* The recorded module whose code holds pc; of several (two plugins in one file), the one the

@@ -36,7 +36,7 @@
 #define TRIGGER_POLL_MS 100
 #define DETACH_AFTER_MAX (366.0 * 24 * 3600) /* a year: past that, a mistake */
 
-static void *detach_thread(void *arg)
+static void detach_thread(void *arg)
 {
     struct manager *m = arg;
     ModuleID *modules = calloc(MAX_RESTORED, sizeof(*modules));
@@ -85,7 +85,6 @@ static void *detach_thread(void *arg)
         clrie_pm__manager_retire_plugins(m);
     }
     m->callback.lpVtbl->Release(&m->callback); /* the thread's reference */
-    return NULL;
 }
 
 /* The runtime unloads a profiler that detached; the engine's file stays loaded instead
@@ -106,13 +105,8 @@ static HRESULT start_detach(struct manager *m, const char *why)
         return S_OK;
     clrie_pm__detach_pin_engine(m); /* an engine loaded at start-up was not pinned */
     CLRIE_PM_LOG_MESSAGE(m->log, "%s; the engine detaches", why);
-    pthread_t thread;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     m->callback.lpVtbl->AddRef(&m->callback);
-    int rc = pthread_create(&thread, &attr, detach_thread, m);
-    pthread_attr_destroy(&attr);
+    int rc = clrie_os_thread_start_detached(detach_thread, m);
     if (rc != 0) {
         m->callback.lpVtbl->Release(&m->callback);
         atomic_store(&m->detach_started, false);
@@ -124,7 +118,7 @@ static HRESULT start_detach(struct manager *m, const char *why)
 
 HRESULT clrie_pm__detach_request(struct manager *m, struct host *host)
 {
-    pthread_mutex_lock(&m->load_lock);
+    clrie_os_recursive_mutex_lock(&m->load_lock);
     struct plugin_list *list = clrie_pm__manager_plugins(m);
     bool all = list->count > 0;
     for (size_t i = 0; i < list->count; i++) {
@@ -132,7 +126,7 @@ HRESULT clrie_pm__detach_request(struct manager *m, struct host *host)
             list->items[i]->detach_requested = true;
         all = all && list->items[i]->detach_requested;
     }
-    pthread_mutex_unlock(&m->load_lock);
+    clrie_os_recursive_mutex_unlock(&m->load_lock);
     if (!all)
         return S_OK;
     return start_detach(m, "every plugin asked to detach");
@@ -153,7 +147,7 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void *trigger_thread(void *arg)
+static void trigger_thread(void *arg)
 {
     struct trigger *t = arg;
     struct manager *m = t->m;
@@ -176,7 +170,6 @@ static void *trigger_thread(void *arg)
     free(t->file);
     free(t);
     m->callback.lpVtbl->Release(&m->callback); /* the thread's reference */
-    return NULL;
 }
 
 /* Seconds, a number from 0 to DETACH_AFTER_MAX ("90", "0.5"); -1 when it is not one. */
@@ -223,13 +216,8 @@ void clrie_pm__detach_arm(struct manager *m, policy_lookup_fn lookup, void *ctx)
     }
     t->m = m;
     t->after_s = after_s;
-    pthread_t thread;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     m->callback.lpVtbl->AddRef(&m->callback);
-    int rc = pthread_create(&thread, &attr, trigger_thread, t);
-    pthread_attr_destroy(&attr);
+    int rc = clrie_os_thread_start_detached(trigger_thread, t);
     if (rc != 0) {
         m->callback.lpVtbl->Release(&m->callback);
         free(t->file);

@@ -90,13 +90,13 @@ static HRESULT STDMETHODCALLTYPE manager_AddRawProfilerHook(IProfilerManager *Th
 static HRESULT STDMETHODCALLTYPE manager_RemoveRawProfilerHook(IProfilerManager *This)
 {
     struct manager *m = HOST_OF(This, manager)->owner;
-    pthread_mutex_lock(&m->load_lock);
+    clrie_os_recursive_mutex_lock(&m->load_lock);
     struct raw_hook *old = atomic_exchange(&m->raw_hook, NULL);
     if (old) { /* a callback may still be inside it: freed with the manager */
         old->retired_next = m->retired_hook;
         m->retired_hook = old;
     }
-    pthread_mutex_unlock(&m->load_lock);
+    clrie_os_recursive_mutex_unlock(&m->load_lock);
     return old ? clrie_pm__manager_apply_event_mask(m) : S_FALSE;
 }
 
@@ -193,12 +193,12 @@ static HRESULT STDMETHODCALLTYPE manager_RemoveInstrumentationMethod(
     struct manager *m = HOST_OF(This, manager)->owner;
     if (!pInstrumentationMethod)
         return E_POINTER;
-    pthread_mutex_lock(&m->load_lock);
+    clrie_os_recursive_mutex_lock(&m->load_lock);
     struct plugin *p = find_plugin(m, NULL, pInstrumentationMethod);
     HRESULT hr = p ? clrie_pm__manager_publish_plugins(m, NULL, p) : E_INVALIDARG;
     if (SUCCEEDED(hr))
         p->removed = true;
-    pthread_mutex_unlock(&m->load_lock);
+    clrie_os_recursive_mutex_unlock(&m->load_lock);
     if (SUCCEEDED(hr)) {
         CLRIE_PM_LOG_MESSAGE(m->log, "plugin '%s' %s removed", p->name, p->guid_text);
         clrie_pm__manager_apply_event_mask(m);

@@ -20,11 +20,11 @@
  * instantiations of a generic method) is compiled from it on its own: the body's record (a
  * template entry, function 0) stays until the method's next ReJIT or its revert, and each
  * ReJITCompilationStarted of one of its functions makes a pending entry from it. */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "clrie/os/thread.h"
 #include "manager.h"
 #include "method_info.h"
 #include "utf16.h"
@@ -83,7 +83,7 @@ static struct jit_pending *pending_new(size_t editor_count)
 static void add_pending(struct manager *m, struct jit_pending *p)
 {
     p->thread = this_thread();
-    pthread_mutex_lock(&m->jit_pending_lock);
+    clrie_os_mutex_lock(&m->jit_pending_lock);
     p->serial = ++m->jit_pending_serial;
     size_t count = atomic_load(&m->jit_pending_count);
     size_t i = 0;
@@ -98,7 +98,7 @@ static void add_pending(struct manager *m, struct jit_pending *p)
         atomic_store(&m->jit_pending_count, count + 1);
         p = NULL;
     }
-    pthread_mutex_unlock(&m->jit_pending_lock);
+    clrie_os_mutex_unlock(&m->jit_pending_lock);
     if (p)
         pending_free(p);
 }
@@ -139,7 +139,7 @@ void clrie_pm__jit_rejected_remember(struct manager *m, FunctionID function, Mod
         add_pending(m, p);
         return;
     }
-    pthread_mutex_lock(&m->jit_pending_lock);
+    clrie_os_mutex_lock(&m->jit_pending_lock);
     size_t count = atomic_load(&m->rejit_body_count);
     size_t i = find_rejit_body(m, module, token);
     if (i < count) {
@@ -151,7 +151,7 @@ void clrie_pm__jit_rejected_remember(struct manager *m, FunctionID function, Mod
         atomic_store(&m->rejit_body_count, count + 1);
         p = NULL;
     }
-    pthread_mutex_unlock(&m->jit_pending_lock);
+    clrie_os_mutex_unlock(&m->jit_pending_lock);
     if (p)
         pending_free(p);
 }
@@ -160,11 +160,11 @@ void clrie_pm__jit_rejected_forget_rejit(struct manager *m, ModuleID module, mdM
 {
     if (atomic_load_explicit(&m->rejit_body_count, memory_order_acquire) == 0)
         return;
-    pthread_mutex_lock(&m->jit_pending_lock);
+    clrie_os_mutex_lock(&m->jit_pending_lock);
     size_t i = find_rejit_body(m, module, token);
     if (i < atomic_load(&m->rejit_body_count))
         drop_rejit_body(m, i);
-    pthread_mutex_unlock(&m->jit_pending_lock);
+    clrie_os_mutex_unlock(&m->jit_pending_lock);
 }
 
 void clrie_pm__jit_rejected_rejit_started(struct manager *m, FunctionID function)
@@ -178,7 +178,7 @@ void clrie_pm__jit_rejected_rejit_started(struct manager *m, FunctionID function
     if (FAILED(m->info->lpVtbl->GetFunctionInfo(m->info, function, &cls, &module, &token)))
         return;
     struct jit_pending *p = NULL;
-    pthread_mutex_lock(&m->jit_pending_lock);
+    clrie_os_mutex_lock(&m->jit_pending_lock);
     size_t i = find_rejit_body(m, module, token);
     if (i < atomic_load(&m->rejit_body_count)) {
         struct jit_pending *body = m->rejit_bodies[i];
@@ -192,7 +192,7 @@ void clrie_pm__jit_rejected_rejit_started(struct manager *m, FunctionID function
                 memcpy(p->editors, body->editors, body->editor_count * sizeof(p->editors[0]));
         }
     }
-    pthread_mutex_unlock(&m->jit_pending_lock);
+    clrie_os_mutex_unlock(&m->jit_pending_lock);
     if (p)
         add_pending(m, p);
 }
@@ -212,11 +212,11 @@ bool clrie_pm__jit_rejected_before(struct manager *m, FunctionID function)
     if (atomic_load_explicit(&m->jit_rejected_count, memory_order_acquire) == 0)
         return false;
     bool found = false;
-    pthread_mutex_lock(&m->jit_pending_lock);
+    clrie_os_mutex_lock(&m->jit_pending_lock);
     size_t count = atomic_load(&m->jit_rejected_count);
     for (size_t i = 0; i < count && !found; i++)
         found = m->jit_rejected[i] == function;
-    pthread_mutex_unlock(&m->jit_pending_lock);
+    clrie_os_mutex_unlock(&m->jit_pending_lock);
     return found;
 }
 
@@ -304,7 +304,7 @@ struct revert {
     char name[];
 };
 
-static void *revert_thread(void *arg)
+static void revert_thread(void *arg)
 {
     struct revert *r = arg;
     struct manager *m = r->m;
@@ -317,7 +317,6 @@ static void *revert_thread(void *arg)
                            r->name, (unsigned)hr, (unsigned)status);
     free(r);
     m->callback.lpVtbl->Release(&m->callback); /* the thread's reference */
-    return NULL;
 }
 
 /* Reverts the method `name` of a rejected ReJIT body, from a thread of its own: the exception
@@ -334,13 +333,8 @@ static void revert(struct manager *m, const struct jit_pending *p, const char *n
     r->module = p->module;
     r->token = p->token;
     memcpy(r->name, name, len);
-    pthread_t thread;
-    pthread_attr_t attr;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
     m->callback.lpVtbl->AddRef(&m->callback);
-    int rc = pthread_create(&thread, &attr, revert_thread, r);
-    pthread_attr_destroy(&attr);
+    int rc = clrie_os_thread_start_detached(revert_thread, r);
     if (rc != 0) {
         CLRIE_PM_LOG_ERROR(m->log, "%s: no thread to revert the ReJIT its JIT rejected", r->name);
         free(r);
@@ -380,14 +374,14 @@ void clrie_pm__jit_rejected_finished(struct manager *m, FunctionID function, HRE
     if (atomic_load_explicit(&m->jit_pending_count, memory_order_acquire) == 0)
         return;
     struct jit_pending *found = NULL;
-    pthread_mutex_lock(&m->jit_pending_lock);
+    clrie_os_mutex_lock(&m->jit_pending_lock);
     size_t count = atomic_load(&m->jit_pending_count);
     for (size_t i = 0; i < count && !found; i++)
         if (m->jit_pending[i]->function == function)
             found = take_pending(m, i);
     if (found && FAILED(status))
         add_rejected(m, found);
-    pthread_mutex_unlock(&m->jit_pending_lock);
+    clrie_os_mutex_unlock(&m->jit_pending_lock);
     if (!found)
         return;
     if (FAILED(status)) {
@@ -404,7 +398,7 @@ void clrie_pm__jit_rejected_exception_thrown(struct manager *m, ObjectID thrown)
     if (atomic_load_explicit(&m->jit_pending_count, memory_order_acquire) == 0)
         return;
     const void *thread = this_thread();
-    pthread_mutex_lock(&m->jit_pending_lock);
+    clrie_os_mutex_lock(&m->jit_pending_lock);
     struct jit_pending *newest = NULL;
     size_t count = atomic_load(&m->jit_pending_count);
     for (size_t i = 0; i < count; i++) {
@@ -417,7 +411,7 @@ void clrie_pm__jit_rejected_exception_thrown(struct manager *m, ObjectID thrown)
         if (FAILED(m->info->lpVtbl->GetClassFromObject(m->info, thrown, &newest->thrown)))
             newest->thrown = 0;
     }
-    pthread_mutex_unlock(&m->jit_pending_lock);
+    clrie_os_mutex_unlock(&m->jit_pending_lock);
 }
 
 void clrie_pm__jit_rejected_exception_left_jit(struct manager *m)
@@ -427,7 +421,7 @@ void clrie_pm__jit_rejected_exception_left_jit(struct manager *m)
     const void *thread = this_thread();
     struct jit_pending *failed[8];
     size_t failed_count = 0;
-    pthread_mutex_lock(&m->jit_pending_lock);
+    clrie_os_mutex_lock(&m->jit_pending_lock);
     for (size_t i = 0; i < atomic_load(&m->jit_pending_count) && failed_count < 8;) {
         struct jit_pending *p = m->jit_pending[i];
         if (p->thread == thread && p->noted) {
@@ -437,7 +431,7 @@ void clrie_pm__jit_rejected_exception_left_jit(struct manager *m)
             i++;
         }
     }
-    pthread_mutex_unlock(&m->jit_pending_lock);
+    clrie_os_mutex_unlock(&m->jit_pending_lock);
     for (size_t i = 0; i < failed_count; i++) {
         char why[288];
         class_name(m, failed[i]->thrown, why, sizeof why);

@@ -155,7 +155,8 @@ static void to_logging_host(void *context, enum clrie_pm_log_kind kind, const ch
  * after the replacement, so no line is in flight to it. */
 HRESULT clrie_pm__logger_set_host(struct manager *m, IProfilerManagerLoggingHost *host)
 {
-    pthread_mutex_lock(&m->load_lock); /* one replacement at a time: the log's and ours agree */
+    clrie_os_recursive_mutex_lock(
+        &m->load_lock); /* one replacement at a time: the log's and ours agree */
     if (host) {
         host->lpVtbl->AddRef(host);
         clrie_pm_log_set_host(m->log, &(struct clrie_pm_log_host){
@@ -167,7 +168,7 @@ HRESULT clrie_pm__logger_set_host(struct manager *m, IProfilerManagerLoggingHost
         clrie_pm_log_set_host(m->log, NULL);
     }
     IProfilerManagerLoggingHost *old = atomic_exchange(&m->logging_host, host);
-    pthread_mutex_unlock(&m->load_lock);
+    clrie_os_recursive_mutex_unlock(&m->load_lock);
     if (old)
         old->lpVtbl->Release(old);
     return S_OK;

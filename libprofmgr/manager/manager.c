@@ -55,13 +55,13 @@ static struct plugin_list *clear_plugins(struct manager *m)
     struct plugin_list *empty = calloc(1, sizeof(*empty));
     if (!empty)
         return NULL; /* plugins stay listed; shut_down still keeps the raw hook quiet */
-    pthread_mutex_lock(&m->load_lock);
+    clrie_os_recursive_mutex_lock(&m->load_lock);
     struct plugin_list *old = atomic_exchange_explicit(&m->plugins, empty, memory_order_acq_rel);
     for (size_t i = 0; i < old->count; i++)
         old->items[i]->removed = true;
     old->retired_next = m->retired;
     m->retired = old;
-    pthread_mutex_unlock(&m->load_lock);
+    clrie_os_recursive_mutex_unlock(&m->load_lock);
     return old;
 }
 
@@ -81,7 +81,7 @@ HRESULT clrie_pm__manager_apply_event_mask(struct manager *m)
 {
     if (!m->info)
         return CORPROF_E_UNSUPPORTED_CALL_SEQUENCE;
-    pthread_mutex_lock(&m->mask_lock);
+    clrie_os_mutex_lock(&m->mask_lock);
     DWORD low = m->base_mask, high = m->base_mask_high;
     struct plugin_list *list = clrie_pm__manager_plugins(m);
     for (size_t i = 0; i < list->count; i++) {
@@ -112,7 +112,7 @@ HRESULT clrie_pm__manager_apply_event_mask(struct manager *m)
     }
     HRESULT hr = m->info_version >= 5 ? m->info->lpVtbl->SetEventMask2(m->info, low, high)
                                       : m->info->lpVtbl->SetEventMask(m->info, low);
-    pthread_mutex_unlock(&m->mask_lock);
+    clrie_os_mutex_unlock(&m->mask_lock);
     if (SUCCEEDED(hr))
         CLRIE_PM_LOG_MESSAGE(m->log, "event mask 0x%08X, high 0x%08X", (unsigned)low,
                              (unsigned)high);
@@ -138,12 +138,12 @@ static void release_plugin(struct plugin *p)
 
 void clrie_pm__manager_release_plugins(struct manager *m, const struct plugin_list *order)
 {
-    pthread_mutex_lock(&m->load_lock);
+    clrie_os_recursive_mutex_lock(&m->load_lock);
     for (size_t i = 0; order && i < order->count; i++)
         release_plugin(order->items[i]);
     for (struct plugin *p = m->all_plugins; p; p = p->next_allocated)
         release_plugin(p); /* removed ones */
-    pthread_mutex_unlock(&m->load_lock);
+    clrie_os_recursive_mutex_unlock(&m->load_lock);
 }
 
 void clrie_pm__manager_runtime_version(struct manager *m, char *out, size_t size)
@@ -179,7 +179,7 @@ bool clrie_pm__manager_announce(struct manager *m, enum announce_kind kind, UINT
 {
     struct announced *set = &m->announced[kind];
     bool first = true;
-    pthread_mutex_lock(&m->announced_lock);
+    clrie_os_mutex_lock(&m->announced_lock);
     size_t at = announced_find(set, id);
     if (at < set->count && set->ids[at] == id) {
         first = false;
@@ -197,20 +197,20 @@ bool clrie_pm__manager_announce(struct manager *m, enum announce_kind kind, UINT
         set->count++;
     }
 out:
-    pthread_mutex_unlock(&m->announced_lock);
+    clrie_os_mutex_unlock(&m->announced_lock);
     return first;
 }
 
 void clrie_pm__manager_forget(struct manager *m, enum announce_kind kind, UINT_PTR id)
 {
     struct announced *set = &m->announced[kind];
-    pthread_mutex_lock(&m->announced_lock);
+    clrie_os_mutex_lock(&m->announced_lock);
     size_t at = announced_find(set, id);
     if (at < set->count && set->ids[at] == id) {
         memmove(set->ids + at, set->ids + at + 1, (set->count - at - 1) * sizeof(*set->ids));
         set->count--;
     }
-    pthread_mutex_unlock(&m->announced_lock);
+    clrie_os_mutex_unlock(&m->announced_lock);
 }
 
 void clrie_pm__manager_announced_free(struct manager *m)

@@ -21,13 +21,13 @@
 #ifndef CLRIE_PM_MANAGER_H
 #define CLRIE_PM_MANAGER_H
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "clrie/abi/corprof.h"
 #include "clrie/abi/instrumentation.h"
+#include "clrie/os/thread.h"
 #include "com.h"
 #include "domains.h"
 #include "log.h"
@@ -175,7 +175,7 @@ struct manager {
     /* Recursive (a plugin's Initialize may load another plugin): serialises loading and
      * removing plugins and protects all_plugins, retired and writes of plugins; also
      * serialises replacing the logging host. */
-    pthread_mutex_t load_lock;
+    struct clrie_os_recursive_mutex load_lock;
     _Atomic(struct plugin_list *) plugins;
     _Atomic(struct plugin *) loading; /* inside its Initialize: its events count already */
     unsigned load_depth;              /* plugins being loaded, one inside another's Initialize */
@@ -185,7 +185,7 @@ struct manager {
     _Atomic(struct raw_hook *) raw_hook;
     struct raw_hook *retired_hook;
 
-    pthread_mutex_t mask_lock; /* protects base_mask* and serialises SetEventMask calls */
+    struct clrie_os_mutex mask_lock; /* protects base_mask* and serialises SetEventMask calls */
     DWORD base_mask;
     DWORD base_mask_high;
 
@@ -222,7 +222,7 @@ struct manager {
      * (or ReJITCompilationFinished) has not come yet, with the plugins that changed them, so
      * that a body the JIT rejects is reported with them (jit_rejected.c). jit_pending_lock protects
      * the array and the rejected list; the counts let the events of other methods skip the lock. */
-    pthread_mutex_t jit_pending_lock;
+    struct clrie_os_mutex jit_pending_lock;
     atomic_size_t jit_pending_count;
     struct jit_pending **jit_pending;
     size_t jit_pending_capacity;
@@ -232,7 +232,7 @@ struct manager {
      * what was loaded before (attach.c) and the runtime's own events for what loads meanwhile
      * may name the same one, and each is told once (clrie_pm__manager_announce).
      * announced_lock protects the three sorted arrays. */
-    pthread_mutex_t announced_lock;
+    struct clrie_os_mutex announced_lock;
     struct announced {
         UINT_PTR *ids;
         size_t count, capacity;

@@ -258,10 +258,10 @@ HRESULT clrie_pm__plugins_load(struct manager *m, const char *name, const char *
 {
     if (out)
         *out = NULL;
-    pthread_mutex_lock(&m->load_lock);
+    clrie_os_recursive_mutex_lock(&m->load_lock);
     HRESULT hr = refuse_duplicate(m, name, clsid);
     if (FAILED(hr)) {
-        pthread_mutex_unlock(&m->load_lock);
+        clrie_os_recursive_mutex_unlock(&m->load_lock);
         return hr;
     }
     struct plugin *p = plugin_new(m, name, module_path, clsid, order, settings, setting_count);
@@ -280,7 +280,7 @@ HRESULT clrie_pm__plugins_load(struct manager *m, const char *name, const char *
     } else if (p) {
         p->removed = true;
     }
-    pthread_mutex_unlock(&m->load_lock);
+    clrie_os_recursive_mutex_unlock(&m->load_lock);
     return hr;
 }
 

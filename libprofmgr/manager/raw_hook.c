@@ -57,13 +57,13 @@ HRESULT clrie_pm__raw_hook_install(struct manager *m, IUnknown *profiler)
     m->init_host(&hook->host, m, NULL);
     hook->host.info.lpVtbl = &clrie_pm__hook_info_vtbl;
 
-    pthread_mutex_lock(&m->load_lock);
+    clrie_os_recursive_mutex_lock(&m->load_lock);
     struct raw_hook *old = atomic_exchange(&m->raw_hook, hook);
     if (old) {
         old->retired_next = m->retired_hook;
         m->retired_hook = old;
     }
-    pthread_mutex_unlock(&m->load_lock);
+    clrie_os_recursive_mutex_unlock(&m->load_lock);
 
     HRESULT hr =
         hook->callback->lpVtbl->Initialize(hook->callback, (IUnknown *)(void *)&hook->host.info);
@@ -72,12 +72,12 @@ HRESULT clrie_pm__raw_hook_install(struct manager *m, IUnknown *profiler)
                            "raw profiler hook: Initialize failed (hr 0x%08X); it is not "
                            "used",
                            (unsigned)hr);
-        pthread_mutex_lock(&m->load_lock);
+        clrie_os_recursive_mutex_lock(&m->load_lock);
         struct raw_hook *expected = hook;
         atomic_compare_exchange_strong(&m->raw_hook, &expected, NULL);
         hook->retired_next = m->retired_hook;
         m->retired_hook = hook;
-        pthread_mutex_unlock(&m->load_lock);
+        clrie_os_recursive_mutex_unlock(&m->load_lock);
         clrie_pm__manager_apply_event_mask(m);
         return hr;
     }

@@ -1,7 +1,6 @@
 /* A fake CoreCLR for libprofmgr's tests: see fake_runtime.h. */
 #include "fake_runtime.h"
 
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -11,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "clrie/os/thread.h"
 #include "fake_slots.h"
 #include "utf16.h"
 
@@ -19,7 +19,7 @@
 #define MAX_FAKES 256
 
 static struct {
-    pthread_mutex_t lock;
+    struct clrie_os_mutex lock;
     struct fake_domain domains[MAX_FAKES];
     size_t domain_count;
     struct fake_assembly assemblies[MAX_FAKES];
@@ -29,13 +29,13 @@ static struct {
     atomic_int info_refs;
     atomic_int metadata_live; /* fake metadata objects not yet destroyed */
     atomic_int metadata_requests;
-} fake = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} fake = {.lock = CLRIE_OS_MUTEX_INIT};
 
 static void reset_state(void)
 {
-    pthread_mutex_lock(&fake.lock);
+    clrie_os_mutex_lock(&fake.lock);
     fake.domain_count = fake.assembly_count = fake.module_count = 0;
-    pthread_mutex_unlock(&fake.lock);
+    clrie_os_mutex_unlock(&fake.lock);
     atomic_store(&fake.info_refs, 1);
     atomic_store(&fake.metadata_live, 0);
     atomic_store(&fake.metadata_requests, 0);
@@ -43,68 +43,68 @@ static void reset_state(void)
 
 void fake_add_domain(struct fake_domain d)
 {
-    pthread_mutex_lock(&fake.lock);
+    clrie_os_mutex_lock(&fake.lock);
     assert_true(fake.domain_count < MAX_FAKES);
     fake.domains[fake.domain_count++] = d;
-    pthread_mutex_unlock(&fake.lock);
+    clrie_os_mutex_unlock(&fake.lock);
 }
 
 void fake_add_assembly(struct fake_assembly a)
 {
-    pthread_mutex_lock(&fake.lock);
+    clrie_os_mutex_lock(&fake.lock);
     assert_true(fake.assembly_count < MAX_FAKES);
     fake.assemblies[fake.assembly_count++] = a;
-    pthread_mutex_unlock(&fake.lock);
+    clrie_os_mutex_unlock(&fake.lock);
 }
 
 void fake_add_module(struct fake_module m)
 {
-    pthread_mutex_lock(&fake.lock);
+    clrie_os_mutex_lock(&fake.lock);
     assert_true(fake.module_count < MAX_FAKES);
     fake.modules[fake.module_count++] = m;
-    pthread_mutex_unlock(&fake.lock);
+    clrie_os_mutex_unlock(&fake.lock);
 }
 
 /* Copies of the entries, so callers need not hold the lock. */
 static bool get_domain(AppDomainID id, struct fake_domain *out)
 {
     bool found = false;
-    pthread_mutex_lock(&fake.lock);
+    clrie_os_mutex_lock(&fake.lock);
     for (size_t i = 0; i < fake.domain_count && !found; i++)
         if (fake.domains[i].id == id)
             *out = fake.domains[i], found = true;
-    pthread_mutex_unlock(&fake.lock);
+    clrie_os_mutex_unlock(&fake.lock);
     return found;
 }
 
 void fake_set_domain_complete(AppDomainID id)
 {
-    pthread_mutex_lock(&fake.lock);
+    clrie_os_mutex_lock(&fake.lock);
     for (size_t i = 0; i < fake.domain_count; i++)
         if (fake.domains[i].id == id)
             fake.domains[i].incomplete = false;
-    pthread_mutex_unlock(&fake.lock);
+    clrie_os_mutex_unlock(&fake.lock);
 }
 
 static bool get_assembly(AssemblyID id, struct fake_assembly *out)
 {
     bool found = false;
-    pthread_mutex_lock(&fake.lock);
+    clrie_os_mutex_lock(&fake.lock);
     for (size_t i = 0; i < fake.assembly_count && !found; i++)
         if (fake.assemblies[i].id == id)
             *out = fake.assemblies[i], found = true;
-    pthread_mutex_unlock(&fake.lock);
+    clrie_os_mutex_unlock(&fake.lock);
     return found;
 }
 
 static bool get_module(ModuleID id, struct fake_module *out)
 {
     bool found = false;
-    pthread_mutex_lock(&fake.lock);
+    clrie_os_mutex_lock(&fake.lock);
     for (size_t i = 0; i < fake.module_count && !found; i++)
         if (fake.modules[i].id == id)
             *out = fake.modules[i], found = true;
-    pthread_mutex_unlock(&fake.lock);
+    clrie_os_mutex_unlock(&fake.lock);
     return found;
 }
 

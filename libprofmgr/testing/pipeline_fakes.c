@@ -1,7 +1,6 @@
 /* A fake CoreCLR for the JIT pipeline's tests: see pipeline_fakes.h. */
 #include "pipeline_fakes.h"
 
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -11,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "clrie/os/thread.h"
 #include "fake_runtime.h" /* fake_pe_image, fake_give_string */
 #include "fake_slots.h"
 #include "manager.h" /* clrie_pm__info_iid */
@@ -34,7 +34,7 @@ struct allocation {
 #define MAX_RECORDS 64
 
 static struct {
-    pthread_mutex_t lock; /* protects everything below but the atomics */
+    struct clrie_os_mutex lock; /* protects everything below but the atomics */
     struct allocation *allocations;
     struct pf_body bodies[MAX_RECORDS];
     size_t body_count;
@@ -54,13 +54,13 @@ static struct {
     atomic_int foreign_bodies;
     atomic_int rejit_requests;
     atomic_bool refuse_bodies;
-} pf = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} pf = {.lock = CLRIE_OS_MUTEX_INIT};
 
 static uint8_t *image; /* the mapped PE image of PF_MODULE */
 
 void pf_reset(void)
 {
-    pthread_mutex_lock(&pf.lock);
+    clrie_os_mutex_lock(&pf.lock);
     for (struct allocation *a = pf.allocations, *next; a; a = next) {
         next = a->next;
         free(a);
@@ -77,7 +77,7 @@ void pf_reset(void)
 
     if (!image)
         image = fake_pe_image(false, true, 1 /* ILONLY */, 0);
-    pthread_mutex_unlock(&pf.lock);
+    clrie_os_mutex_unlock(&pf.lock);
     atomic_store(&pf.info_refs, 1);
     atomic_store(&pf.allocators_live, 0);
     atomic_store(&pf.foreign_bodies, 0);
@@ -132,10 +132,10 @@ static PVOID STDMETHODCALLTYPE malloc_Alloc(IMethodMalloc *This, ULONG cb)
     if (!a)
         return NULL;
     a->size = cb;
-    pthread_mutex_lock(&pf.lock);
+    clrie_os_mutex_lock(&pf.lock);
     a->next = pf.allocations;
     pf.allocations = a;
-    pthread_mutex_unlock(&pf.lock);
+    clrie_os_mutex_unlock(&pf.lock);
     return a->bytes;
 }
 
@@ -178,9 +178,9 @@ static ULONG STDMETHODCALLTYPE info_Release(ICorProfilerInfo15 *This)
 
 static HRESULT STDMETHODCALLTYPE info_SetEventMask(ICorProfilerInfo15 *This, DWORD dwEvents)
 {
-    pthread_mutex_lock(&pf.lock);
+    clrie_os_mutex_lock(&pf.lock);
     pf.event_mask = dwEvents;
-    pthread_mutex_unlock(&pf.lock);
+    clrie_os_mutex_unlock(&pf.lock);
     return S_OK;
 }
 
@@ -347,7 +347,7 @@ static HRESULT STDMETHODCALLTYPE info_SetILFunctionBody(ICorProfilerInfo15 *This
                                                         mdMethodDef methodid,
                                                         LPCBYTE pbNewILMethodHeader)
 {
-    pthread_mutex_lock(&pf.lock);
+    clrie_os_mutex_lock(&pf.lock);
     struct allocation *a = pf.allocations;
     while (a && a->bytes != pbNewILMethodHeader)
         a = a->next;
@@ -366,7 +366,7 @@ static HRESULT STDMETHODCALLTYPE info_SetILFunctionBody(ICorProfilerInfo15 *This
         assert_non_null(b->bytes);
         memcpy(b->bytes, a->bytes, a->size);
     }
-    pthread_mutex_unlock(&pf.lock);
+    clrie_os_mutex_unlock(&pf.lock);
     return hr;
 }
 
@@ -379,13 +379,13 @@ static HRESULT STDMETHODCALLTYPE info_SetILInstrumentedCodeMap(ICorProfilerInfo1
     assert_non_null(copy);
     if (cILMapEntries) /* an empty map may come as NULL */
         memcpy(copy, rgILMapEntries, cILMapEntries * sizeof(*copy));
-    pthread_mutex_lock(&pf.lock);
+    clrie_os_mutex_lock(&pf.lock);
     assert_true(pf.map_count < MAX_RECORDS);
     pf.maps[pf.map_count].function = functionId;
     pf.maps[pf.map_count].map = copy;
     pf.maps[pf.map_count].count = cILMapEntries;
     pf.map_count++;
-    pthread_mutex_unlock(&pf.lock);
+    clrie_os_mutex_unlock(&pf.lock);
     return S_OK;
 }
 
@@ -435,12 +435,12 @@ static void record_rejit(ULONG count, const ModuleID *modules, const mdMethodDef
                          bool with_inliners)
 {
     atomic_fetch_add(&pf.rejit_requests, 1);
-    pthread_mutex_lock(&pf.lock);
+    clrie_os_mutex_lock(&pf.lock);
     pf.rejit_count = count < 16 ? count : 16;
     memcpy(pf.rejit_modules, modules, pf.rejit_count * sizeof(*modules));
     memcpy(pf.rejit_tokens, tokens, pf.rejit_count * sizeof(*tokens));
     pf.rejit_with_inliners = with_inliners;
-    pthread_mutex_unlock(&pf.lock);
+    clrie_os_mutex_unlock(&pf.lock);
 }
 
 static HRESULT STDMETHODCALLTYPE info_RequestReJIT(ICorProfilerInfo15 *This, ULONG cFunctions,
@@ -606,28 +606,28 @@ int pf_allocators_live(void)
 
 DWORD pf_event_mask(void)
 {
-    pthread_mutex_lock(&pf.lock);
+    clrie_os_mutex_lock(&pf.lock);
     DWORD mask = pf.event_mask;
-    pthread_mutex_unlock(&pf.lock);
+    clrie_os_mutex_unlock(&pf.lock);
     return mask;
 }
 
 size_t pf_set_body_count(void)
 {
-    pthread_mutex_lock(&pf.lock);
+    clrie_os_mutex_lock(&pf.lock);
     size_t n = pf.body_count;
-    pthread_mutex_unlock(&pf.lock);
+    clrie_os_mutex_unlock(&pf.lock);
     return n;
 }
 
 bool pf_set_body(mdMethodDef token, struct pf_body *out)
 {
     bool found = false;
-    pthread_mutex_lock(&pf.lock);
+    clrie_os_mutex_lock(&pf.lock);
     for (size_t i = pf.body_count; i-- > 0 && !found;)
         if (pf.bodies[i].token == token)
             *out = pf.bodies[i], found = true;
-    pthread_mutex_unlock(&pf.lock);
+    clrie_os_mutex_unlock(&pf.lock);
     return found;
 }
 
@@ -638,16 +638,16 @@ int pf_foreign_bodies(void)
 
 size_t pf_map_count(void)
 {
-    pthread_mutex_lock(&pf.lock);
+    clrie_os_mutex_lock(&pf.lock);
     size_t n = pf.map_count;
-    pthread_mutex_unlock(&pf.lock);
+    clrie_os_mutex_unlock(&pf.lock);
     return n;
 }
 
 bool pf_map(FunctionID function, COR_IL_MAP *map, size_t cap, size_t *count)
 {
     bool found = false;
-    pthread_mutex_lock(&pf.lock);
+    clrie_os_mutex_lock(&pf.lock);
     for (size_t i = pf.map_count; i-- > 0 && !found;) {
         if (pf.maps[i].function == function) {
             *count = pf.maps[i].count;
@@ -655,7 +655,7 @@ bool pf_map(FunctionID function, COR_IL_MAP *map, size_t cap, size_t *count)
             found = true;
         }
     }
-    pthread_mutex_unlock(&pf.lock);
+    clrie_os_mutex_unlock(&pf.lock);
     return found;
 }
 
@@ -666,12 +666,12 @@ int pf_rejit_requests(void)
 
 size_t pf_last_rejit(ModuleID *modules, mdMethodDef *tokens, size_t cap, bool *with_inliners)
 {
-    pthread_mutex_lock(&pf.lock);
+    clrie_os_mutex_lock(&pf.lock);
     size_t n = pf.rejit_count < cap ? pf.rejit_count : cap;
     memcpy(modules, pf.rejit_modules, n * sizeof(*modules));
     memcpy(tokens, pf.rejit_tokens, n * sizeof(*tokens));
     *with_inliners = pf.rejit_with_inliners;
-    pthread_mutex_unlock(&pf.lock);
+    clrie_os_mutex_unlock(&pf.lock);
     return n;
 }
 

@@ -1,7 +1,6 @@
 /* The fake runtime's methods and metadata, for the JIT pipeline's tests: see pipeline_fakes.h. */
 #include "pipeline_fakes.h"
 
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -11,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "clrie/os/thread.h"
 #include "fake_runtime.h" /* fake_give_string, fake_assembly_props */
 #include "fake_slots.h"
 
@@ -64,13 +64,13 @@ struct method {
 #define METHOD_COUNT (5 + PF_WORKERS)
 
 static struct {
-    pthread_mutex_t lock; /* protects methods and last_sig */
+    struct clrie_os_mutex lock; /* protects methods and last_sig */
     struct method methods[METHOD_COUNT];
     uint8_t last_sig[64];
     size_t last_sig_len;
     atomic_int metadata_live;
     atomic_int token_from_sig_calls;
-} md_state = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} md_state = {.lock = CLRIE_OS_MUTEX_INIT};
 
 static void set_method(struct method *m, mdMethodDef token, const char *name, mdTypeDef type,
                        const uint8_t *sig, ULONG sig_len, const uint8_t *body, ULONG size)
@@ -88,7 +88,7 @@ static void set_method(struct method *m, mdMethodDef token, const char *name, md
 
 void pf_methods_reset(void)
 {
-    pthread_mutex_lock(&md_state.lock);
+    clrie_os_mutex_lock(&md_state.lock);
     struct method *m = md_state.methods;
     set_method(m++, PF_TOKEN_TINY, "Tiny", PF_TYPE_PROGRAM, sig_int32_void, 3, tiny_body, 3);
     set_method(m++, PF_TOKEN_MULTI, "Multi", PF_TYPE_INNER, sig_int32_int32, 4, pf_multi_body,
@@ -108,7 +108,7 @@ void pf_methods_reset(void)
         m->original_size = m->current_size = 4;
     }
     md_state.last_sig_len = 0;
-    pthread_mutex_unlock(&md_state.lock);
+    clrie_os_mutex_unlock(&md_state.lock);
     atomic_store(&md_state.metadata_live, 0);
     atomic_store(&md_state.token_from_sig_calls, 0);
 }
@@ -124,11 +124,11 @@ static struct method *method_locked(mdToken token)
 
 HRESULT pf_method_body(mdMethodDef token, const uint8_t **body, ULONG *size)
 {
-    pthread_mutex_lock(&md_state.lock);
+    clrie_os_mutex_lock(&md_state.lock);
     struct method *m = method_locked(token);
     *body = m ? m->current : NULL;
     *size = m ? m->current_size : 0;
-    pthread_mutex_unlock(&md_state.lock);
+    clrie_os_mutex_unlock(&md_state.lock);
     if (!m)
         return E_INVALIDARG;
     return *body ? S_OK : CORPROF_E_FUNCTION_NOT_IL;
@@ -136,13 +136,13 @@ HRESULT pf_method_body(mdMethodDef token, const uint8_t **body, ULONG *size)
 
 bool pf_method_replace_body(mdMethodDef token, const uint8_t *body, ULONG size)
 {
-    pthread_mutex_lock(&md_state.lock);
+    clrie_os_mutex_lock(&md_state.lock);
     struct method *m = method_locked(token);
     if (m) {
         m->current = body;
         m->current_size = size;
     }
-    pthread_mutex_unlock(&md_state.lock);
+    clrie_os_mutex_unlock(&md_state.lock);
     return m != NULL;
 }
 
@@ -234,10 +234,10 @@ static HRESULT STDMETHODCALLTYPE mdi_GetMethodProps(IMetaDataImport2 *This, mdMe
                                                     ULONG *pcbSigBlob, ULONG *pulCodeRVA,
                                                     DWORD *pdwImplFlags)
 {
-    pthread_mutex_lock(&md_state.lock);
+    clrie_os_mutex_lock(&md_state.lock);
     struct method *m = method_locked(mb);
     struct method copy = m ? *m : (struct method){0};
-    pthread_mutex_unlock(&md_state.lock);
+    clrie_os_mutex_unlock(&md_state.lock);
     if (!m)
         return CLDB_E_RECORD_NOTFOUND;
     if (pClass)
@@ -364,10 +364,10 @@ static HRESULT STDMETHODCALLTYPE mde_GetTokenFromSig(IMetaDataEmit2 *This, PCCOR
     if (!pvSig || !pmsig)
         return E_POINTER;
     int n = atomic_fetch_add(&md_state.token_from_sig_calls, 1);
-    pthread_mutex_lock(&md_state.lock);
+    clrie_os_mutex_lock(&md_state.lock);
     md_state.last_sig_len = cbSig < sizeof(md_state.last_sig) ? cbSig : sizeof(md_state.last_sig);
     memcpy(md_state.last_sig, pvSig, md_state.last_sig_len);
-    pthread_mutex_unlock(&md_state.lock);
+    clrie_os_mutex_unlock(&md_state.lock);
     *pmsig = PF_FIRST_NEW_SIG + (mdSignature)n;
     return S_OK;
 }
@@ -439,10 +439,10 @@ int pf_token_from_sig_calls(void)
 
 size_t pf_last_token_sig(uint8_t *buf, size_t cap)
 {
-    pthread_mutex_lock(&md_state.lock);
+    clrie_os_mutex_lock(&md_state.lock);
     size_t n = md_state.last_sig_len < cap ? md_state.last_sig_len : cap;
     memcpy(buf, md_state.last_sig, n);
-    pthread_mutex_unlock(&md_state.lock);
+    clrie_os_mutex_unlock(&md_state.lock);
     return n;
 }
 
@@ -458,11 +458,11 @@ int pf_stack_effect(void *ctx, uint16_t opcode, uint32_t token, struct clrie_il_
     if (token == PF_MEMBER_REF || token == PF_METHOD_SPEC) {
         sig = sig_int32_void, len = sizeof(sig_int32_void);
     } else {
-        pthread_mutex_lock(&md_state.lock);
+        clrie_os_mutex_lock(&md_state.lock);
         struct method *m = method_locked(token);
         if (m)
             sig = m->sig, len = m->sig_len;
-        pthread_mutex_unlock(&md_state.lock);
+        clrie_os_mutex_unlock(&md_state.lock);
     }
     if (!sig)
         return -2; /* -ENOENT */

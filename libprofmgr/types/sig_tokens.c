@@ -15,11 +15,11 @@
  * never while calling GetTokenFromSig: two threads may both ask the runtime for the same new
  * signature, and its own duplicate check gives them the same token. */
 #include <errno.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "clrie/os/thread.h"
 #include "types.h"
 
 struct sig_entry {
@@ -30,10 +30,10 @@ struct sig_entry {
 };
 
 struct clrie_pm_types_sig_tokens {
-    IMetaDataImport *import; /* borrowed: the module's, which outlives the map */
-    IMetaDataEmit *emit;     /* borrowed, the same */
-    pthread_mutex_t lock;    /* protects everything below */
-    bool rows_read;          /* the module's own rows are in the table */
+    IMetaDataImport *import;    /* borrowed: the module's, which outlives the map */
+    IMetaDataEmit *emit;        /* borrowed, the same */
+    struct clrie_os_mutex lock; /* protects everything below */
+    bool rows_read;             /* the module's own rows are in the table */
     struct sig_entry *slots;
     size_t count;
     size_t capacity; /* 0 or a power of two; at most half full */
@@ -143,7 +143,7 @@ HRESULT clrie_pm_types_sig_tokens_new(IMetaDataImport *import, IMetaDataEmit *em
         return E_OUTOFMEMORY;
     t->import = import;
     t->emit = emit;
-    pthread_mutex_init(&t->lock, NULL);
+    clrie_os_mutex_init(&t->lock);
     *out = t;
     return S_OK;
 }
@@ -155,7 +155,7 @@ void clrie_pm_types_sig_tokens_free(struct clrie_pm_types_sig_tokens *t)
     for (size_t i = 0; i < t->capacity; i++)
         free(t->slots[i].bytes);
     free(t->slots);
-    pthread_mutex_destroy(&t->lock);
+    clrie_os_mutex_finish(&t->lock);
     free(t);
 }
 
@@ -167,11 +167,11 @@ HRESULT clrie_pm_types_sig_tokens_get(struct clrie_pm_types_sig_tokens *t, const
     if (len == 0 || len > UINT32_MAX)
         return E_INVALIDARG;
     uint64_t hash = blob_hash(sig, len);
-    pthread_mutex_lock(&t->lock);
+    clrie_os_mutex_lock(&t->lock);
     if (!t->rows_read)
         read_rows_locked(t);
     mdSignature known = lookup_locked(t, hash, sig, len);
-    pthread_mutex_unlock(&t->lock);
+    clrie_os_mutex_unlock(&t->lock);
     if (known) {
         *token = known;
         return S_OK;
@@ -181,9 +181,9 @@ HRESULT clrie_pm_types_sig_tokens_get(struct clrie_pm_types_sig_tokens *t, const
     HRESULT hr = t->emit->lpVtbl->GetTokenFromSig(t->emit, sig, (ULONG)len, &made);
     if (FAILED(hr))
         return hr;
-    pthread_mutex_lock(&t->lock);
+    clrie_os_mutex_lock(&t->lock);
     insert_locked(t, hash, sig, len, made); /* out of memory: only the next ask costs more */
-    pthread_mutex_unlock(&t->lock);
+    clrie_os_mutex_unlock(&t->lock);
     *token = made;
     return S_OK;
 }

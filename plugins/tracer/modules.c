@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #include <clrie/ilgraph.h>
 
@@ -393,8 +392,8 @@ struct request_batch {
     ModuleID id;
     mdMethodDef *rejit, *revert;
     size_t rejit_count, revert_count;
-    pthread_mutex_t lock; /* protects done */
-    pthread_cond_t finished;
+    struct clrie_os_mutex lock; /* protects done */
+    struct clrie_os_cond finished;
     bool done;
 };
 
@@ -405,8 +404,8 @@ static void batch_unref(struct request_batch *b)
     clrie_plugin_release(b->module);
     free(b->rejit);
     free(b->revert);
-    pthread_cond_destroy(&b->finished);
-    pthread_mutex_destroy(&b->lock);
+    clrie_os_cond_finish(&b->finished);
+    clrie_os_mutex_finish(&b->lock);
     free(b);
 }
 
@@ -476,16 +475,15 @@ static void make_requests(struct request_batch *b)
         request_rejits(b);
 }
 
-static void *request_thread(void *arg)
+static void request_thread(void *arg)
 {
     struct request_batch *b = arg;
     make_requests(b);
-    pthread_mutex_lock(&b->lock);
+    clrie_os_mutex_lock(&b->lock);
     b->done = true;
-    pthread_cond_signal(&b->finished);
-    pthread_mutex_unlock(&b->lock);
+    clrie_os_cond_signal(&b->finished);
+    clrie_os_mutex_unlock(&b->lock);
     batch_unref(b);
-    return NULL;
 }
 
 /* Requests the ReJITs and reverts, on a thread of their own when `own_thread`, and waits for
@@ -514,32 +512,27 @@ static void request(struct clrie_tracer__plugin *s, IModuleInfo *module, ModuleI
     b->rejit_count = rejit_count;
     b->revert = revert;
     b->revert_count = revert_count;
-    pthread_mutex_init(&b->lock, NULL);
-    pthread_cond_init(&b->finished, NULL);
+    clrie_os_mutex_init(&b->lock);
+    clrie_os_cond_init(&b->finished);
     if (!own_thread) {
         make_requests(b);
         atomic_store(&b->refs, 1);
         batch_unref(b);
         return;
     }
-    pthread_t thread;
-    if (pthread_create(&thread, NULL, request_thread, b) != 0) {
+    if (clrie_os_thread_start_detached(request_thread, b) != 0) {
         clrie_plugin_host_log(&s->host, true, "%s: no thread for the ReJIT requests: not traced",
                               name);
         atomic_store(&b->refs, 1);
         batch_unref(b);
         return;
     }
-    pthread_detach(thread);
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += REJIT_WAIT_SECONDS;
-    pthread_mutex_lock(&b->lock);
-    int wait = 0;
-    while (!b->done && wait == 0)
-        wait = pthread_cond_timedwait(&b->finished, &b->lock, &until);
+    uint64_t until = clrie_os_monotonic_ms() + REJIT_WAIT_SECONDS * 1000u;
+    clrie_os_mutex_lock(&b->lock);
+    while (!b->done && clrie_os_cond_wait_until(&b->finished, &b->lock, until) == 0) {
+    }
     bool done = b->done;
-    pthread_mutex_unlock(&b->lock);
+    clrie_os_mutex_unlock(&b->lock);
     if (!done)
         clrie_plugin_host_log(&s->host, true,
                               "%s: the ReJIT requests took over %d s; the module runs on and its "
@@ -572,7 +565,7 @@ struct change {
  * load before it): the traced methods of the modules loaded so far are rejitted now. */
 static void library_arrived(struct clrie_tracer__plugin *s)
 {
-    pthread_mutex_lock(&s->matching);
+    clrie_os_mutex_lock(&s->matching);
     s->library_loaded = true;
     size_t n = 0;
     for (struct clrie_tracer__module *e = s->modules; e; e = e->next)
@@ -593,7 +586,7 @@ static void library_arrived(struct clrie_tracer__plugin *s)
         snprintf(c->name, sizeof c->name, "%s", e->assembly);
         made++;
     }
-    pthread_mutex_unlock(&s->matching);
+    clrie_os_mutex_unlock(&s->matching);
     clrie_plugin_host_log(&s->host, false,
                           LIBRARY_NAME " loaded: the traced methods of %zu modules loaded before "
                                        "it are rejitted",
@@ -635,19 +628,19 @@ void clrie_tracer__module_loaded(struct clrie_tracer__plugin *s, IModuleInfo *mo
     module->lpVtbl->AddRef(module);
     e->assembly = name;
 
-    pthread_mutex_lock(&s->matching);
+    clrie_os_mutex_lock(&s->matching);
     match_module(s, e, &s->points, &e->traced, &e->count);
-    pthread_rwlock_wrlock(&s->lock);
+    clrie_os_rwlock_write_lock(&s->lock);
     e->next = s->modules;
     s->modules = e;
     atomic_fetch_add(&s->traced_total, e->count);
-    pthread_rwlock_unlock(&s->lock);
+    clrie_os_rwlock_write_unlock(&s->lock);
     /* Before the library is loaded a wrapped method could not be compiled (its call into the
      * library would fail, in the app): library_arrived() asks for these ReJITs then. */
     bool now = s->library_loaded;
     mdMethodDef *rejit = now && e->count ? tokens_of(e->traced, e->count) : NULL;
     size_t count = rejit ? e->count : 0;
-    pthread_mutex_unlock(&s->matching);
+    clrie_os_mutex_unlock(&s->matching);
     if (!now && e->count > 0)
         clrie_plugin_host_log(&s->host, false,
                               "%s: loaded before " LIBRARY_NAME ": its %zu traced methods are "
@@ -666,8 +659,8 @@ static void module_free(struct clrie_tracer__module *e)
 
 void clrie_tracer__module_unloaded(struct clrie_tracer__plugin *s, ModuleID id)
 {
-    pthread_mutex_lock(&s->matching);
-    pthread_rwlock_wrlock(&s->lock);
+    clrie_os_mutex_lock(&s->matching);
+    clrie_os_rwlock_write_lock(&s->lock);
     struct clrie_tracer__module **at = &s->modules, *gone = NULL;
     while (*at && (*at)->id != id)
         at = &(*at)->next;
@@ -676,8 +669,8 @@ void clrie_tracer__module_unloaded(struct clrie_tracer__plugin *s, ModuleID id)
         *at = gone->next;
         atomic_fetch_sub(&s->traced_total, gone->count);
     }
-    pthread_rwlock_unlock(&s->lock);
-    pthread_mutex_unlock(&s->matching);
+    clrie_os_rwlock_write_unlock(&s->lock);
+    clrie_os_mutex_unlock(&s->matching);
     if (gone)
         module_free(gone);
 }
@@ -688,7 +681,7 @@ bool clrie_tracer__find(struct clrie_tracer__plugin *s, ModuleID id, mdMethodDef
     bool found = false;
     if (atomic_load(&s->traced_total) == 0)
         return false;
-    pthread_rwlock_rdlock(&s->lock);
+    clrie_os_rwlock_read_lock(&s->lock);
     const struct clrie_tracer__module *e = s->modules;
     while (e && e->id != id)
         e = e->next;
@@ -704,7 +697,7 @@ bool clrie_tracer__find(struct clrie_tracer__plugin *s, ModuleID id, mdMethodDef
             found = true;
         }
     }
-    pthread_rwlock_unlock(&s->lock);
+    clrie_os_rwlock_read_unlock(&s->lock);
     return found;
 }
 
@@ -712,13 +705,13 @@ void clrie_tracer__refresh(struct clrie_tracer__plugin *s)
 {
     struct clrie_tracer_points points = {0};
     clrie_tracer__read_points(s, &points);
-    pthread_mutex_lock(&s->matching);
+    clrie_os_mutex_lock(&s->matching);
     size_t modules = 0;
     for (struct clrie_tracer__module *e = s->modules; e; e = e->next)
         modules++;
     struct change *changes = calloc(modules ? modules : 1, sizeof *changes);
     if (!changes) {
-        pthread_mutex_unlock(&s->matching);
+        clrie_os_mutex_unlock(&s->matching);
         clrie_tracer_points_finish(&points);
         return;
     }
@@ -763,23 +756,23 @@ void clrie_tracer__refresh(struct clrie_tracer__plugin *s)
         c->module->lpVtbl->AddRef(c->module);
         rejits += c->rejit_count;
         reverts += c->revert_count;
-        pthread_rwlock_wrlock(&s->lock);
+        clrie_os_rwlock_write_lock(&s->lock);
         struct clrie_tracer__traced *old_traced = e->traced;
         size_t old_count = e->count;
         e->traced = traced;
         e->count = count;
         atomic_fetch_add(&s->traced_total, count);
         atomic_fetch_sub(&s->traced_total, old_count);
-        pthread_rwlock_unlock(&s->lock);
+        clrie_os_rwlock_write_unlock(&s->lock);
         free_traced(old_traced, old_count);
     }
-    pthread_rwlock_wrlock(&s->lock);
+    clrie_os_rwlock_write_lock(&s->lock);
     struct clrie_tracer_points old = s->points;
     s->points = points;
-    pthread_rwlock_unlock(&s->lock);
+    clrie_os_rwlock_write_unlock(&s->lock);
     clrie_tracer_points_finish(&old);
     bool now = s->library_loaded; /* before, nothing is rejitted yet: its arrival does it */
-    pthread_mutex_unlock(&s->matching);
+    clrie_os_mutex_unlock(&s->matching);
     /* This is the refresh thread, never inside a runtime callback: the requests are made here. */
     for (size_t i = 0; i < n; i++) {
         struct change *c = &changes[i];

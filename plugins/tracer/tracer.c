@@ -76,11 +76,11 @@ static void tracer_destroy(void *object)
     clrie_plugin_host_finish(&s->host);
     free(s->folder);
     clrie_tracer_points_finish(&s->points);
-    pthread_rwlock_destroy(&s->lock);
-    pthread_mutex_destroy(&s->matching);
-    pthread_mutex_destroy(&s->refresh_lock);
-    pthread_cond_destroy(&s->refresh_wake);
-    pthread_cond_destroy(&s->refresh_done);
+    clrie_os_rwlock_finish(&s->lock);
+    clrie_os_mutex_finish(&s->matching);
+    clrie_os_mutex_finish(&s->refresh_lock);
+    clrie_os_cond_finish(&s->refresh_wake);
+    clrie_os_cond_finish(&s->refresh_done);
     free(s);
 }
 
@@ -314,11 +314,11 @@ static HRESULT create_instance(const CLSID *clsid, REFIID riid, void **out)
     s->clsid = *clsid;
     s->watch = true;
     s->watch_fd = s->stop_pipe[0] = s->stop_pipe[1] = -1;
-    pthread_mutex_init(&s->matching, NULL);
-    pthread_rwlock_init(&s->lock, NULL);
-    pthread_mutex_init(&s->refresh_lock, NULL);
-    pthread_cond_init(&s->refresh_wake, NULL);
-    pthread_cond_init(&s->refresh_done, NULL);
+    clrie_os_mutex_init(&s->matching);
+    clrie_os_rwlock_init(&s->lock);
+    clrie_os_mutex_init(&s->refresh_lock);
+    clrie_os_cond_init(&s->refresh_wake);
+    clrie_os_cond_init(&s->refresh_done);
     s->method.lpVtbl = &tracer_vtbl;
     s->attach.lpVtbl = &tracer_attach_vtbl;
     clrie_plugin_com_init(&s->com, &tracer_class);

@@ -5,12 +5,12 @@
 #ifndef CLRIE_TRACER_TRACER_PLUGIN_H
 #define CLRIE_TRACER_TRACER_PLUGIN_H
 
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 
 #include <clrie/abi/corprof.h>
 #include <clrie/abi/instrumentation.h>
+#include <clrie/os/thread.h>
 #include <clrie/plugin.h>
 
 #include "points.h"
@@ -46,10 +46,10 @@ struct clrie_tracer__plugin {
 
     /* Held while modules are matched (a module load, a refresh, an unload), so that a refresh
      * and a module load never match with different points. Taken before `lock`. */
-    pthread_mutex_t matching;
+    struct clrie_os_mutex matching;
     /* Readers: the JIT callbacks looking a method up. Writers: whoever changes the module list,
      * a module's traced methods or the points (with `matching` held). */
-    pthread_rwlock_t lock;
+    struct clrie_os_rwlock lock;
     struct clrie_tracer_points points;
     struct clrie_tracer__module *modules;
     bool library_loaded; /* Clrie.Tracing's module has loaded; under `matching` */
@@ -58,15 +58,15 @@ struct clrie_tracer__plugin {
     atomic_size_t traced_total;
 
     /* The refresh thread (watch.c): refreshes when asked, one refresh at a time. */
-    pthread_mutex_t refresh_lock; /* protects what follows */
-    pthread_cond_t refresh_wake, refresh_done;
+    struct clrie_os_mutex refresh_lock; /* protects what follows */
+    struct clrie_os_cond refresh_wake, refresh_done;
     unsigned long refresh_asked, refresh_finished;
     bool refresher_started, stopping;
-    pthread_t refresher;
+    struct clrie_os_thread refresher;
     int watch_fd; /* inotify; -1: none */
     int stop_pipe[2];
     bool watcher_started;
-    pthread_t watcher;
+    struct clrie_os_thread watcher;
 };
 
 /* modules.c */

@@ -123,7 +123,7 @@ enum clrie_tracer_byref_like clrie_tracer__typeref_byref_like(struct clrie_trace
     enum clrie_tracer_byref_like answer = CLRIE_TRACER_BYREF_LIKE_UNKNOWN;
     if (FAILED(clrie_plugin_metadata_init(&md, module)))
         return answer;
-    pthread_rwlock_rdlock(&s->lock);
+    clrie_os_rwlock_read_lock(&s->lock);
     if (find_typeref(s, &md, type, &found, 0) &&
         SUCCEEDED(clrie_plugin_metadata_init(&definer, found.module->module))) {
         answer = definer.import->lpVtbl->GetCustomAttributeByName(
@@ -132,7 +132,7 @@ enum clrie_tracer_byref_like clrie_tracer__typeref_byref_like(struct clrie_trace
                      : CLRIE_TRACER_NOT_BYREF_LIKE;
         clrie_plugin_metadata_finish(&definer);
     }
-    pthread_rwlock_unlock(&s->lock);
+    clrie_os_rwlock_read_unlock(&s->lock);
     clrie_plugin_metadata_finish(&md);
     return answer;
 }

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "tracer_plugin.h"
@@ -26,33 +25,32 @@
  * process runs one tracer plugin). The one process-wide pointer of the plugin. */
 static _Atomic(struct clrie_tracer__plugin *) refreshable;
 
-static void *refresh_thread(void *arg)
+static void refresh_thread(void *arg)
 {
     struct clrie_tracer__plugin *s = arg;
-    pthread_mutex_lock(&s->refresh_lock);
+    clrie_os_mutex_lock(&s->refresh_lock);
     for (;;) {
         while (s->refresh_asked == s->refresh_finished && !s->stopping)
-            pthread_cond_wait(&s->refresh_wake, &s->refresh_lock);
+            clrie_os_cond_wait(&s->refresh_wake, &s->refresh_lock);
         if (s->stopping)
             break;
         unsigned long asked = s->refresh_asked;
-        pthread_mutex_unlock(&s->refresh_lock);
+        clrie_os_mutex_unlock(&s->refresh_lock);
         clrie_tracer__refresh(s);
-        pthread_mutex_lock(&s->refresh_lock);
+        clrie_os_mutex_lock(&s->refresh_lock);
         s->refresh_finished = asked;
-        pthread_cond_broadcast(&s->refresh_done);
+        clrie_os_cond_broadcast(&s->refresh_done);
     }
-    pthread_mutex_unlock(&s->refresh_lock);
-    return NULL;
+    clrie_os_mutex_unlock(&s->refresh_lock);
 }
 
 /* Asks for a refresh; returns the number to wait for. */
 static unsigned long ask(struct clrie_tracer__plugin *s)
 {
-    pthread_mutex_lock(&s->refresh_lock);
+    clrie_os_mutex_lock(&s->refresh_lock);
     unsigned long ticket = ++s->refresh_asked;
-    pthread_cond_signal(&s->refresh_wake);
-    pthread_mutex_unlock(&s->refresh_lock);
+    clrie_os_cond_signal(&s->refresh_wake);
+    clrie_os_mutex_unlock(&s->refresh_lock);
     return ticket;
 }
 
@@ -61,19 +59,17 @@ bool clrie_tracer__refresh_and_wait(struct clrie_tracer__plugin *s, int seconds)
     if (!s->refresher_started)
         return false;
     unsigned long ticket = ask(s);
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += seconds;
-    pthread_mutex_lock(&s->refresh_lock);
-    int wait = 0;
-    while (s->refresh_finished < ticket && !s->stopping && wait == 0)
-        wait = pthread_cond_timedwait(&s->refresh_done, &s->refresh_lock, &until);
+    uint64_t until = clrie_os_monotonic_ms() + (uint64_t)seconds * 1000u;
+    clrie_os_mutex_lock(&s->refresh_lock);
+    while (s->refresh_finished < ticket && !s->stopping &&
+           clrie_os_cond_wait_until(&s->refresh_done, &s->refresh_lock, until) == 0) {
+    }
     bool done = s->refresh_finished >= ticket;
-    pthread_mutex_unlock(&s->refresh_lock);
+    clrie_os_mutex_unlock(&s->refresh_lock);
     return done;
 }
 
-static void *watch_thread(void *arg)
+static void watch_thread(void *arg)
 {
     struct clrie_tracer__plugin *s = arg;
     char events[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
@@ -98,14 +94,13 @@ static void *watch_thread(void *arg)
             pending = pending || n > 0;
         }
     }
-    return NULL;
 }
 
 void clrie_tracer__watch_start(struct clrie_tracer__plugin *s)
 {
     s->watch_fd = -1;
     s->stop_pipe[0] = s->stop_pipe[1] = -1;
-    if (pthread_create(&s->refresher, NULL, refresh_thread, s) != 0) {
+    if (clrie_os_thread_start(&s->refresher, refresh_thread, s) != 0) {
         clrie_plugin_host_log(&s->host, true, "no refresh thread: the points stay as read");
         return;
     }
@@ -119,7 +114,7 @@ void clrie_tracer__watch_start(struct clrie_tracer__plugin *s)
                           IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE) <
             0 ||
         pipe2(s->stop_pipe, O_CLOEXEC) != 0 ||
-        pthread_create(&s->watcher, NULL, watch_thread, s) != 0) {
+        clrie_os_thread_start(&s->watcher, watch_thread, s) != 0) {
         clrie_plugin_host_log(&s->host, true, "cannot watch %s (%s): refresh only on request",
                               s->folder, strerror(errno));
         return;
@@ -135,17 +130,17 @@ void clrie_tracer__watch_stop(struct clrie_tracer__plugin *s)
         if (write(s->stop_pipe[1], "x", 1) < 0) {
             /* the thread then stays until the process ends */
         } else {
-            pthread_join(s->watcher, NULL);
+            clrie_os_thread_join(&s->watcher);
         }
         s->watcher_started = false;
     }
     if (s->refresher_started) {
-        pthread_mutex_lock(&s->refresh_lock);
+        clrie_os_mutex_lock(&s->refresh_lock);
         s->stopping = true;
-        pthread_cond_broadcast(&s->refresh_wake);
-        pthread_cond_broadcast(&s->refresh_done);
-        pthread_mutex_unlock(&s->refresh_lock);
-        pthread_join(s->refresher, NULL);
+        clrie_os_cond_broadcast(&s->refresh_wake);
+        clrie_os_cond_broadcast(&s->refresh_done);
+        clrie_os_mutex_unlock(&s->refresh_lock);
+        clrie_os_thread_join(&s->refresher);
         s->refresher_started = false;
     }
     for (int i = 0; i < 2; i++)

@@ -11,7 +11,6 @@
 #define _GNU_SOURCE /* dladdr */
 #include <dlfcn.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +19,7 @@
 
 #include "clrie/abi/base.h"
 #include "clrie/config.h"
+#include "clrie/os/thread.h"
 #include "clrie/version.h"
 #include "env.h"
 #include "log.h"
@@ -32,7 +32,7 @@
 
 /* engine_lock protects the three engine_* variables below and is held while forwarding, so
  * DllCanUnloadNow cannot unload an engine another thread is calling into. */
-static pthread_mutex_t engine_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct clrie_os_mutex engine_lock = CLRIE_OS_MUTEX_INIT;
 static void *engine_handle;
 static LPFNGETCLASSOBJECT engine_get_class_object;
 static LPFNCANUNLOADNOW engine_can_unload_now;
@@ -52,7 +52,7 @@ EXPORT HRESULT STDAPICALLTYPE DllCanUnloadNow(void);
 
 /* The proxy's log, configured from the environment the first time the proxy has something to
  * say. It is never finished: lines may come from any thread until the process ends. */
-static pthread_once_t log_once = PTHREAD_ONCE_INIT;
+static struct clrie_os_once log_once = CLRIE_OS_ONCE_INIT;
 static struct clrie_pm_log proxy_log_storage;
 
 static void proxy_log_init(void)
@@ -63,7 +63,7 @@ static void proxy_log_init(void)
 
 static struct clrie_pm_log *proxy_log(void)
 {
-    pthread_once(&log_once, proxy_log_init);
+    clrie_os_once_run(&log_once, proxy_log_init);
     return &proxy_log_storage;
 }
 
@@ -273,17 +273,17 @@ EXPORT HRESULT STDAPICALLTYPE DllGetClassObject(const GUID *clsid, const GUID *i
         return E_POINTER;
     *out = NULL;
 
-    pthread_mutex_lock(&engine_lock);
+    clrie_os_mutex_lock(&engine_lock);
     HRESULT hr = engine_handle ? S_OK : load_engine();
     if (hr == S_OK)
         hr = engine_get_class_object(clsid, iid, out);
-    pthread_mutex_unlock(&engine_lock);
+    clrie_os_mutex_unlock(&engine_lock);
     return hr;
 }
 
 EXPORT HRESULT STDAPICALLTYPE DllCanUnloadNow(void)
 {
-    pthread_mutex_lock(&engine_lock);
+    clrie_os_mutex_lock(&engine_lock);
     HRESULT hr = S_OK;
     if (engine_handle) {
         hr = engine_can_unload_now ? engine_can_unload_now() : S_FALSE;
@@ -294,6 +294,6 @@ EXPORT HRESULT STDAPICALLTYPE DllCanUnloadNow(void)
             engine_can_unload_now = NULL;
         }
     }
-    pthread_mutex_unlock(&engine_lock);
+    clrie_os_mutex_unlock(&engine_lock);
     return hr;
 }

@@ -32,7 +32,6 @@
  * Test code: never load it in a real application. */
 #include <ctype.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +40,7 @@
 
 #include "clrie/abi/instrumentation.h"
 #include "clrie/ilgraph.h"
+#include "clrie/os/thread.h"
 #include "clrie/plugin.h"
 
 #define MAX_EDITS 32
@@ -183,7 +183,7 @@ struct rejit_request {
 
 /* IModuleInfo::RequestRejit from a thread of the plugin's own, not from inside a JIT callback;
  * the app waits for the line it writes before it runs the scenario again. */
-static void *request_rejit(void *arg)
+static void request_rejit(void *arg)
 {
     struct rejit_request *r = arg;
     HRESULT hr = r->module->lpVtbl->RequestRejit(r->module, r->token);
@@ -191,7 +191,6 @@ static void *request_rejit(void *arg)
     clrie_plugin_release(r->module);
     clrie_plugin_com_release(&r->c->com);
     free(r);
-    return NULL;
 }
 
 static void remember_target(struct conformance *c, IMethodInfo *mi)
@@ -205,7 +204,6 @@ static void remember_target(struct conformance *c, IMethodInfo *mi)
 static void ask_rejit(struct conformance *c)
 {
     struct rejit_request *r = calloc(1, sizeof *r);
-    pthread_t thread;
     if (!r || !c->rejit_module) {
         free(r);
         record(c, "editor rejit requested hr=0x%08X", (unsigned)E_UNEXPECTED);
@@ -214,9 +212,7 @@ static void ask_rejit(struct conformance *c)
     *r = (struct rejit_request){c, c->rejit_module, c->rejit_token};
     c->rejit_module = NULL;
     clrie_plugin_com_add_ref(&c->com);
-    if (pthread_create(&thread, NULL, request_rejit, r) == 0)
-        pthread_detach(thread);
-    else
+    if (clrie_os_thread_start_detached(request_rejit, r) != 0)
         request_rejit(r);
 }
 

@@ -23,7 +23,6 @@
 #endif
 
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +31,7 @@
 
 #include "clrie/abi/instrumentation.h"
 #include "clrie/abi/metadata.h"
+#include "clrie/os/thread.h"
 #include "clrie/plugin.h"
 #include "plugin_edits.h"
 
@@ -42,7 +42,7 @@ struct probe {
     int fd;
     IProfilerManager *manager;
     char module[256], methods[512], rejit[512], detach[1024];
-    pthread_t watcher;
+    struct clrie_os_thread watcher;
     bool watching;
     volatile bool stop;
 };
@@ -89,7 +89,7 @@ static void probe_destroy(void *object)
     struct probe *p = object;
     if (p->watching) {
         p->stop = true;
-        pthread_join(p->watcher, NULL);
+        clrie_os_thread_join(&p->watcher);
     }
     if (p->fd >= 0)
         close(p->fd);
@@ -226,13 +226,13 @@ static const struct IInstrumentationMethodVtbl method_vtbl = {
  */
 
 /* Waits for the Detach file, then asks the engine to detach. */
-static void *watch(void *arg)
+static void watch(void *arg)
 {
     struct probe *p = arg;
     while (!p->stop && access(p->detach, F_OK) != 0)
         usleep(50 * 1000);
     if (p->stop)
-        return NULL;
+        return;
     IProfilerManager2 *m2 = NULL;
     HRESULT hr =
         p->manager->lpVtbl->QueryInterface(p->manager, &IID_IProfilerManager2, (void **)&m2);
@@ -241,7 +241,6 @@ static void *watch(void *arg)
         clrie_plugin_release(m2);
     }
     record(p, "detach hr=0x%08X", (unsigned)hr);
-    return NULL;
 }
 
 static HRESULT STDMETHODCALLTYPE
@@ -266,7 +265,7 @@ probe_InitializeForAttach(IInstrumentationMethodAttach *This, IProfilerManager *
     pProfilerManager->lpVtbl->AddRef(pProfilerManager);
     p->manager = pProfilerManager;
     if (clrie_plugin_setting(pProfilerManager, "Detach", p->detach, sizeof(p->detach)) == 0)
-        p->watching = pthread_create(&p->watcher, NULL, watch, p) == 0;
+        p->watching = clrie_os_thread_start(&p->watcher, watch, p) == 0;
     return S_OK;
 }
 

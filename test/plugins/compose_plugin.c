@@ -19,11 +19,11 @@
  */
 #define _GNU_SOURCE /* usleep */
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <clrie/os/thread.h>
 #include <clrie/plugin.h>
 
 #include "plugin_edits.h"
@@ -34,7 +34,7 @@ struct compose {
     struct clrie_plugin_host host;
     ICorProfilerInfo4 *info;
     int fd;
-    pthread_mutex_t lock;
+    struct clrie_os_mutex lock;
     IModuleInfo *value_module; /* Value's, once instrumented */
     mdMethodDef value_token;
 };
@@ -86,7 +86,7 @@ struct request {
     bool revert;
 };
 
-static void *request_rejit(void *arg)
+static void request_rejit(void *arg)
 {
     struct request *r = arg;
     usleep(50 * 1000);
@@ -107,7 +107,6 @@ static void *request_rejit(void *arg)
     clrie_plugin_release(r->module);
     clrie_plugin_com_release(&r->p->com);
     free(r);
-    return NULL;
 }
 
 static HRESULT STDMETHODCALLTYPE compose_InstrumentMethod(IInstrumentationMethod *This,
@@ -132,28 +131,25 @@ static HRESULT STDMETHODCALLTYPE compose_InstrumentMethod(IInstrumentationMethod
             hr = mi->lpVtbl->SetRejitCodeGenFlags(mi, (DWORD)strtoul(codegen, NULL, 16));
         clrie_plugin_append_line(p->fd, "edited Value rejit=%u with +%d hr=0x%08X", (unsigned)count,
                                  add, (unsigned)hr);
-        pthread_mutex_lock(&p->lock);
+        clrie_os_mutex_lock(&p->lock);
         if (!p->value_module) {
             module->lpVtbl->AddRef(module);
             p->value_module = module;
             p->value_token = token;
         }
-        pthread_mutex_unlock(&p->lock);
+        clrie_os_mutex_unlock(&p->lock);
     } else {
-        pthread_mutex_lock(&p->lock);
+        clrie_os_mutex_lock(&p->lock);
         struct request *r = p->value_module ? malloc(sizeof *r) : NULL;
-        pthread_t thread;
         if (r) {
             p->value_module->lpVtbl->AddRef(p->value_module);
             clrie_plugin_com_add_ref(&p->com);
             *r = (struct request){p, p->value_module, p->value_token,
                                   !strcmp(name, "Program.RevertByPlugin")};
-            if (pthread_create(&thread, NULL, request_rejit, r) == 0)
-                pthread_detach(thread);
-            else
+            if (clrie_os_thread_start_detached(request_rejit, r) != 0)
                 request_rejit(r);
         }
-        pthread_mutex_unlock(&p->lock);
+        clrie_os_mutex_unlock(&p->lock);
     }
     clrie_plugin_release(module);
     return hr;
@@ -183,7 +179,7 @@ static void compose_destroy(void *object)
     clrie_plugin_host_finish(&p->host);
     if (p->fd >= 0)
         close(p->fd);
-    pthread_mutex_destroy(&p->lock);
+    clrie_os_mutex_finish(&p->lock);
     free(p);
 }
 
@@ -208,7 +204,7 @@ static HRESULT compose_create(const CLSID *clsid, REFIID riid, void **out)
         return E_OUTOFMEMORY;
     p->method.lpVtbl = &compose_vtbl;
     p->fd = -1;
-    pthread_mutex_init(&p->lock, NULL);
+    clrie_os_mutex_init(&p->lock);
     clrie_plugin_com_init(&p->com, &compose_class);
     return clrie_plugin_com_give(&p->com, riid, out);
 }

@@ -9,10 +9,10 @@
  *                      any call from the engine
  *
  * Anything else (or nothing): it crashes nowhere and rewrites nothing. */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <clrie/os/thread.h>
 #include <clrie/plugin.h>
 
 struct crash {
@@ -41,11 +41,10 @@ REAL_FAULT static void crash_if_at(const char *call)
         *nowhere = 1;
 }
 
-REAL_FAULT static void *crash_thread(void *arg)
+REAL_FAULT static void crash_thread(void *arg)
 {
     (void)arg;
     *nowhere = 1;
-    return NULL;
 }
 
 static HRESULT STDMETHODCALLTYPE crash_Initialize(IInstrumentationMethod *This,
@@ -54,9 +53,8 @@ static HRESULT STDMETHODCALLTYPE crash_Initialize(IInstrumentationMethod *This,
     (void)This;
     (void)manager;
     crash_if_at("Initialize");
-    pthread_t thread;
-    if (crashes_at("thread") && pthread_create(&thread, NULL, crash_thread, NULL) == 0)
-        pthread_detach(thread);
+    if (crashes_at("thread"))
+        clrie_os_thread_start_detached(crash_thread, NULL); /* no thread: no crash to see */
     return S_OK;
 }
 

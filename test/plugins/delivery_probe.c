@@ -17,7 +17,6 @@
  * DllGetClassObject serves any class ID (libclrie-plugin's class factory). */
 #define _GNU_SOURCE /* usleep */
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +24,7 @@
 #include <unistd.h>
 
 #include <clrie/abi/instrumentation.h>
+#include <clrie/os/thread.h>
 #include <clrie/plugin.h>
 
 static const char *const event_names[] = {
@@ -184,7 +184,7 @@ struct rejit_request {
     mdMethodDef token;
 };
 
-static void *request_rejit(void *arg)
+static void request_rejit(void *arg)
 {
     struct rejit_request *r = arg;
     usleep(50 * 1000);
@@ -192,7 +192,6 @@ static void *request_rejit(void *arg)
     clrie_plugin_release(r->module);
     clrie_plugin_com_release(&r->p->com);
     free(r);
-    return NULL;
 }
 
 /* The method REJIT names, at its first compilation: asks for its ReJIT from a thread of its own,
@@ -206,7 +205,6 @@ static void maybe_request_rejit(struct probe *p, IMethodInfo *mi)
         strcmp(name, wanted) != 0 || atomic_exchange(&p->rejit_asked, true))
         return;
     struct rejit_request *r = calloc(1, sizeof *r);
-    pthread_t thread;
     if (!r || FAILED(mi->lpVtbl->GetModuleInfo(mi, &r->module)) ||
         FAILED(mi->lpVtbl->GetMethodToken(mi, &r->token))) {
         if (r)
@@ -216,9 +214,7 @@ static void maybe_request_rejit(struct probe *p, IMethodInfo *mi)
     }
     r->p = p;
     clrie_plugin_com_add_ref(&p->com);
-    if (pthread_create(&thread, NULL, request_rejit, r) == 0) {
-        pthread_detach(thread);
-    } else {
+    if (clrie_os_thread_start_detached(request_rejit, r) != 0) {
         clrie_plugin_release(r->module);
         clrie_plugin_com_release(&p->com);
         free(r);

@@ -18,11 +18,11 @@
  * loader fails when the JIT resolves them. This is how a plugin whose managed helper is not
  * deployed breaks an app. The engine must say which method failed and which plugin changed it
  * (test/dotnet/test_jit_reject.py). */
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <clrie/os/thread.h>
 #include <clrie/plugin.h>
 
 struct jit_reject {
@@ -96,7 +96,7 @@ static HRESULT collect(void *data, mdMethodDef token, const WCHAR *full_name, UL
 }
 
 /* A request suspends the runtime, which the thread of a runtime callback must not do. */
-static void *request_thread(void *data)
+static void request_thread(void *data)
 {
     struct requests *r = data;
     for (size_t i = 0; i < r->count; i++) {
@@ -105,7 +105,6 @@ static void *request_thread(void *data)
             clrie_plugin_host_log(&r->p->host, true, "RequestRejit(0x%08X) failed (hr 0x%08X)",
                                   (unsigned)r->tokens[i], (unsigned)hr);
     }
-    return NULL;
 }
 
 static HRESULT STDMETHODCALLTYPE jit_reject_OnModuleLoaded(IInstrumentationMethod *This,
@@ -127,9 +126,9 @@ static HRESULT STDMETHODCALLTYPE jit_reject_OnModuleLoaded(IInstrumentationMetho
         clrie_plugin_method_defs_each(import, collect, &r);
     clrie_plugin_release(import);
     r.tokens[r.count++] = ABSENT_METHOD;
-    pthread_t thread;
-    if (pthread_create(&thread, NULL, request_thread, &r) == 0)
-        pthread_join(thread, NULL);
+    struct clrie_os_thread thread;
+    if (clrie_os_thread_start(&thread, request_thread, &r) == 0)
+        clrie_os_thread_join(&thread);
     return S_OK;
 }
 

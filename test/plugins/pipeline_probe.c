@@ -40,7 +40,6 @@
 #endif
 
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdatomic.h>
@@ -50,6 +49,7 @@
 #include <unistd.h>
 
 #include "clrie/abi/instrumentation.h"
+#include "clrie/os/thread.h"
 #include "clrie/plugin.h"
 #include "plugin_edits.h"
 
@@ -62,7 +62,7 @@ struct probe {
     ICorProfilerInfo4 *info;      /* the engine's wrapped info */
     HRESULT baseline_hr;          /* CreateBaseline from BeforeInstrumentMethod */
     /* Rejitted, once its first JIT completed: what RevertNow and RejitAgainNow act on. */
-    pthread_mutex_t lock;
+    struct clrie_os_mutex lock;
     IModuleInfo *rejitted_module;
     ModuleID rejitted_module_id;
     mdMethodDef rejitted_token;
@@ -103,7 +103,7 @@ static void probe_destroy(void *object)
         close(p->fd);
     clrie_plugin_release(p->info);
     clrie_plugin_release(p->rejitted_module);
-    pthread_mutex_destroy(&p->lock);
+    clrie_os_mutex_finish(&p->lock);
     free(p);
 }
 
@@ -300,7 +300,7 @@ struct rejit_request {
 
 /* RequestRejit or RequestRevert from a thread of the plugin's own, not from inside the JIT
  * callback. */
-static void *request_rejit(void *arg)
+static void request_rejit(void *arg)
 {
     struct rejit_request *r = arg;
     if (r->revert) {
@@ -317,23 +317,19 @@ static void *request_rejit(void *arg)
     clrie_plugin_release(r->module);
     clrie_plugin_com_release(&r->probe->com);
     free(r);
-    return NULL;
 }
 
 static void start_request(struct probe *p, IModuleInfo *module, ModuleID module_id,
                           mdMethodDef token, bool revert, const char *full)
 {
     struct rejit_request *r = calloc(1, sizeof *r);
-    pthread_t thread;
     if (!r)
         return;
     clrie_plugin_com_add_ref(&p->com);
     module->lpVtbl->AddRef(module);
     *r = (struct rejit_request){p, module, module_id, token, revert, ""};
     snprintf(r->full, sizeof r->full, "%s", full);
-    if (pthread_create(&thread, NULL, request_rejit, r) == 0)
-        pthread_detach(thread);
-    else
+    if (clrie_os_thread_start_detached(request_rejit, r) != 0)
         request_rejit(r);
 }
 
@@ -366,22 +362,22 @@ static HRESULT STDMETHODCALLTYPE probe_JitComplete2(IInstrumentationMethodJitEve
     record(p, "jitcomplete %s rejit=%d transformed=%d map=%u hr=0x%08X", full, rejit ? 1 : 0,
            transformed ? 1 : 0, (unsigned)map, (unsigned)status);
     if (!strcmp(name, "Rejitted") && !rejit) {
-        pthread_mutex_lock(&p->lock);
+        clrie_os_mutex_lock(&p->lock);
         if (!p->rejitted_module) {
             module->lpVtbl->AddRef(module);
             p->rejitted_module = module;
             module->lpVtbl->GetModuleID(module, &p->rejitted_module_id);
             p->rejitted_token = token;
         }
-        pthread_mutex_unlock(&p->lock);
+        clrie_os_mutex_unlock(&p->lock);
         start_request(p, module, 0, token, false, full);
     } else if ((!strcmp(name, "RevertNow") || !strcmp(name, "RejitAgainNow")) && !rejit) {
-        pthread_mutex_lock(&p->lock);
+        clrie_os_mutex_lock(&p->lock);
         IModuleInfo *target = p->rejitted_module;
         if (target)
             start_request(p, target, p->rejitted_module_id, p->rejitted_token,
                           !strcmp(name, "RevertNow"), "Program.Rejitted");
-        pthread_mutex_unlock(&p->lock);
+        clrie_os_mutex_unlock(&p->lock);
     }
 out:
     clrie_plugin_release(mi);
@@ -408,7 +404,7 @@ static HRESULT create_instance(const CLSID *clsid, REFIID riid, void **out)
     p->iface.lpVtbl = &method_vtbl;
     p->jit_events.lpVtbl = &jit_events_vtbl;
     p->fd = -1;
-    pthread_mutex_init(&p->lock, NULL);
+    clrie_os_mutex_init(&p->lock);
     clrie_plugin_com_init(&p->com, &probe_class);
     return clrie_plugin_com_give(&p->com, riid, out);
 }

@@ -30,7 +30,6 @@
  *
  * It also works as the process's only profiler. DllGetClassObject accepts any class ID. */
 #define _GNU_SOURCE /* usleep */
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +37,7 @@
 #include <unistd.h>
 
 #include "clrie/abi/corprof.h"
+#include "clrie/os/thread.h"
 #include "clrie/plugin.h"
 
 #include "hook_common.h"
@@ -144,7 +144,7 @@ struct rejit_request {
     bool revert;
 };
 
-static void *request_rejit(void *arg)
+static void request_rejit(void *arg)
 {
     struct rejit_request *r = arg;
     usleep(50 * 1000);
@@ -160,7 +160,6 @@ static void *request_rejit(void *arg)
         clrie_plugin_append_line(r->hook->base.fd, "requested rejit hr=0x%08X", (unsigned)hr);
     }
     free(r);
-    return NULL;
 }
 
 static HRESULT STDMETHODCALLTYPE hook_JITCompilationStarted(ICorProfilerCallback11 *This,
@@ -179,13 +178,10 @@ static HRESULT STDMETHODCALLTYPE hook_JITCompilationStarted(ICorProfilerCallback
     bool revert = !strcmp(name, "RevertByHook");
     if ((revert || !strcmp(name, "RejitByHook")) && atomic_load(&hook->value_module)) {
         struct rejit_request *r = malloc(sizeof *r);
-        pthread_t thread;
         if (r) {
             *r = (struct rejit_request){hook, atomic_load(&hook->value_module),
                                         atomic_load(&hook->value_token), revert};
-            if (pthread_create(&thread, NULL, request_rejit, r) == 0)
-                pthread_detach(thread);
-            else
+            if (clrie_os_thread_start_detached(request_rejit, r) != 0)
                 free(r);
         }
         return S_OK;

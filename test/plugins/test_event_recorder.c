@@ -6,7 +6,6 @@
  *
  * Argument: the built plugin (.so). */
 #include <dlfcn.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -23,6 +22,7 @@
 #include "clrie/abi/corprof.h"
 #include "clrie/abi/instrumentation.h"
 #include "clrie/abi/metadata.h"
+#include "clrie/os/thread.h"
 
 typedef LPFNGETCLASSOBJECT get_class_object_fn;
 typedef LPFNCANUNLOADNOW can_unload_fn;
@@ -830,12 +830,11 @@ static void without_a_string_manager_nothing_is_misfreed(void **state)
 
 #define WRITER_LINES 2000
 
-static void *write_events(void *arg)
+static void write_events(void *arg)
 {
     IInstrumentationMethod *m = arg;
     for (int i = 0; i < WRITER_LINES; i++)
         m->lpVtbl->OnModuleLoaded(m, &corelib_module.u.module);
-    return NULL;
 }
 
 static void lines_of_concurrent_instances_never_interleave(void **state)
@@ -850,12 +849,12 @@ static void lines_of_concurrent_instances_never_interleave(void **state)
     IInstrumentationMethod *b = create(&clsid_b);
     assert_int_equal(a->lpVtbl->Initialize(a, &ma.manager), S_OK);
     assert_int_equal(b->lpVtbl->Initialize(b, &mb.manager), S_OK);
-    pthread_t threads[4];
+    struct clrie_os_thread threads[4];
     IInstrumentationMethod *who[4] = {a, b, a, b};
     for (int i = 0; i < 4; i++)
-        assert_int_equal(pthread_create(&threads[i], NULL, write_events, who[i]), 0);
+        assert_int_equal(clrie_os_thread_start(&threads[i], write_events, who[i]), 0);
     for (int i = 0; i < 4; i++)
-        pthread_join(threads[i], NULL);
+        clrie_os_thread_join(&threads[i]);
 
     char *text = read_output();
     int counts[2] = {0, 0};

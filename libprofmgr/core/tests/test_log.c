@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "clrie/os/thread.h"
 #include "log.h"
 #include "support.h"
 
@@ -426,13 +426,13 @@ static void views_share_the_file_and_keep_their_own_host_and_levels(void **state
 #define WRITERS 8
 #define LINES 500
 
-static void *write_lines(void *arg)
+static void write_lines(void *arg)
 {
     struct clrie_pm_log *log = arg;
+    int self; /* its address tells the writers apart: each has its own stack */
     for (int i = 0; i < LINES; i++)
-        CLRIE_PM_LOG_ERROR(log, "writer %p line %d %s", (void *)pthread_self(), i,
+        CLRIE_PM_LOG_ERROR(log, "writer %p line %d %s", (void *)&self, i,
                            "................................................................");
-    return NULL;
 }
 
 static void concurrent_lines_never_interleave(void **state)
@@ -442,11 +442,11 @@ static void concurrent_lines_never_interleave(void **state)
     char *env[] = {env_entry("MicrosoftInstrumentationEngine_FileLogPath", file), NULL};
     struct clrie_pm_log log;
     assert_int_equal(clrie_pm_log_init(&log, env), 0);
-    pthread_t threads[WRITERS];
+    struct clrie_os_thread threads[WRITERS];
     for (int i = 0; i < WRITERS; i++)
-        pthread_create(&threads[i], NULL, write_lines, &log);
+        clrie_os_thread_start(&threads[i], write_lines, &log);
     for (int i = 0; i < WRITERS; i++)
-        pthread_join(threads[i], NULL);
+        clrie_os_thread_join(&threads[i]);
     clrie_pm_log_finish(&log);
     char *text = test_read_file(file, NULL);
     size_t lines = 0;
@@ -755,12 +755,11 @@ static void a_closed_log_file_falls_back_too(void **state)
     test_tree_free(tree);
 }
 
-static void *write_to_full(void *arg)
+static void write_to_full(void *arg)
 {
     struct clrie_pm_log *log = arg;
     for (int i = 0; i < 50; i++)
         CLRIE_PM_LOG_ERROR(log, "line %d", i);
-    return NULL;
 }
 
 static void concurrent_failing_writes_say_so_once(void **state)
@@ -769,11 +768,11 @@ static void concurrent_failing_writes_say_so_once(void **state)
     struct captured c = capture_stderr();
     struct clrie_pm_log log;
     assert_int_equal(clrie_pm_log_init(&log, env), 0);
-    pthread_t threads[WRITERS];
+    struct clrie_os_thread threads[WRITERS];
     for (int i = 0; i < WRITERS; i++)
-        pthread_create(&threads[i], NULL, write_to_full, &log);
+        clrie_os_thread_start(&threads[i], write_to_full, &log);
     for (int i = 0; i < WRITERS; i++)
-        pthread_join(threads[i], NULL);
+        clrie_os_thread_join(&threads[i]);
     clrie_pm_log_finish(&log);
     char *text = release_stderr(&c);
     assert_int_equal(count(text, "writing to the log file '/dev/full' failed"), 1);

@@ -3,7 +3,6 @@
  * fake metadata interfaces. Every fake counts its references, so each test also proves that the
  * engine releases everything it took. */
 #include <errno.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -15,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "clrie/os/thread.h"
 #include "domains.h"
 #include "fake_runtime.h"
 #include "log.h"
@@ -1143,7 +1143,7 @@ struct container_worker {
     int index;
 };
 
-static void *container_user(void *arg)
+static void container_user(void *arg)
 {
     struct container_worker *w = arg;
     GUID component = {(ULONG)w->index, 0, 0, {0}};
@@ -1158,7 +1158,6 @@ static void *container_user(void *arg)
         if (round % 4 == 0)
             assert_int_equal(c->lpVtbl->SetDataItem(c, &component, &object, NULL), S_OK);
     }
-    return NULL;
 }
 
 static void data_containers_take_concurrent_use(void **state)
@@ -1169,14 +1168,14 @@ static void data_containers_take_concurrent_use(void **state)
     assert_int_equal(m->lpVtbl->QueryInterface(m, &IID_IDataContainer, (void **)&dc), S_OK);
     enum { THREADS = 4 };
     struct item items[3] = {item_new(), item_new(), item_new()};
-    pthread_t threads[THREADS];
+    struct clrie_os_thread threads[THREADS];
     struct container_worker workers[THREADS];
     for (int i = 0; i < THREADS; i++) {
         workers[i] = (struct container_worker){dc, items, i};
-        assert_int_equal(pthread_create(&threads[i], NULL, container_user, &workers[i]), 0);
+        assert_int_equal(clrie_os_thread_start(&threads[i], container_user, &workers[i]), 0);
     }
     for (int i = 0; i < THREADS; i++)
-        pthread_join(threads[i], NULL);
+        clrie_os_thread_join(&threads[i]);
     dc->lpVtbl->Release(dc);
     assert_int_equal(clrie_pm_domains_module_unloaded(f->domains, MOD_APP, NULL), S_OK);
     m->lpVtbl->Release(m);
@@ -1194,7 +1193,7 @@ struct worker {
     int index;
 };
 
-static void *loader(void *arg)
+static void loader(void *arg)
 {
     struct worker *w = arg;
     for (int round = 0; round < ROUNDS; round++) {
@@ -1217,10 +1216,9 @@ static void *loader(void *arg)
             clrie_pm_domains_assembly_unloaded(w->f->domains, 0x9000 + (AssemblyID)w->index * 8,
                                                NULL);
     }
-    return NULL;
 }
 
-static void *reader(void *arg)
+static void reader(void *arg)
 {
     struct worker *w = arg;
     IAppDomainCollection *c = clrie_pm_domains_collection(w->f->domains);
@@ -1249,7 +1247,6 @@ static void *reader(void *arg)
         by_mvid->lpVtbl->Release(by_mvid);
         d->lpVtbl->Release(d);
     }
-    return NULL;
 }
 
 static void threads_load_look_up_unload_and_enumerate_together(void **state)
@@ -1267,15 +1264,15 @@ static void threads_load_look_up_unload_and_enumerate_together(void **state)
                                                  false});
         }
     }
-    pthread_t threads[LOADERS + READERS];
+    struct clrie_os_thread threads[LOADERS + READERS];
     struct worker workers[LOADERS + READERS];
     for (int i = 0; i < LOADERS + READERS; i++) {
         workers[i] = (struct worker){f, i};
         assert_int_equal(
-            pthread_create(&threads[i], NULL, i < LOADERS ? loader : reader, &workers[i]), 0);
+            clrie_os_thread_start(&threads[i], i < LOADERS ? loader : reader, &workers[i]), 0);
     }
     for (int i = 0; i < LOADERS + READERS; i++)
-        pthread_join(threads[i], NULL);
+        clrie_os_thread_join(&threads[i]);
     assert_int_equal(atomic_load(&f->errors), 0);
     /* teardown frees the collection and checks every metadata object was released */
 }

@@ -1,7 +1,6 @@
 /* The answers the verifier keeps per module (token_answers.h): each (question, token) keeps its
  * own answer, negative answers included, through the table's growth and from several threads. */
 #include <errno.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +8,7 @@
 
 #include <cmocka.h>
 
+#include "clrie/os/thread.h"
 #include "token_answers.h"
 
 #define TYPE_REF(row) (0x01000000u | (row))
@@ -81,7 +81,7 @@ struct worker {
     int wrong;
 };
 
-static void *ask_and_keep(void *arg)
+static void ask_and_keep(void *arg)
 {
     struct worker *w = arg;
     for (uint32_t row = w->first; row < w->first + 2000; row++) {
@@ -96,7 +96,6 @@ static void *ask_and_keep(void *arg)
             answer != (int)other)
             w->wrong++;
     }
-    return NULL;
 }
 
 static void threads_see_only_what_was_stored(void **state)
@@ -104,13 +103,13 @@ static void threads_see_only_what_was_stored(void **state)
     struct clrie_pm_token_answers a;
     clrie_pm_token_answers_init(&a);
     struct worker workers[4];
-    pthread_t threads[4];
+    struct clrie_os_thread threads[4];
     for (int i = 0; i < 4; i++) {
         workers[i] = (struct worker){&a, 1 + 2000u * (uint32_t)i, 0};
-        assert_int_equal(pthread_create(&threads[i], NULL, ask_and_keep, &workers[i]), 0);
+        assert_int_equal(clrie_os_thread_start(&threads[i], ask_and_keep, &workers[i]), 0);
     }
     for (int i = 0; i < 4; i++) {
-        pthread_join(threads[i], NULL);
+        clrie_os_thread_join(&threads[i]);
         assert_int_equal(workers[i].wrong, 0);
     }
     assert_int_equal(a.count, 8000);

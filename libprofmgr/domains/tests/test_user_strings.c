@@ -3,7 +3,6 @@
  * then that many bytes. Strings can be appended while the index is in use, as a plugin's
  * IMetaDataEmit::DefineUserString does; the fake counts the runtime calls a question costs. */
 #include <errno.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -14,13 +13,14 @@
 
 #include <cmocka.h>
 
+#include "clrie/os/thread.h"
 #include "user_strings.h"
 
 #define HEAP_CAP (1u << 20)
 
 struct fake_tables {
     IMetaDataTables iface;
-    pthread_mutex_t lock; /* the heap grows while other threads read it */
+    struct clrie_os_mutex lock; /* the heap grows while other threads read it */
     uint8_t heap[HEAP_CAP];
     ULONG size;
     atomic_long next_calls;
@@ -53,9 +53,9 @@ static ULONG STDMETHODCALLTYPE ft_Release(IMetaDataTables *This)
 static HRESULT STDMETHODCALLTYPE ft_GetUserStringHeapSize(IMetaDataTables *This, ULONG *size)
 {
     struct fake_tables *f = fake_of(This);
-    pthread_mutex_lock(&f->lock);
+    clrie_os_mutex_lock(&f->lock);
     *size = f->size;
-    pthread_mutex_unlock(&f->lock);
+    clrie_os_mutex_unlock(&f->lock);
     return S_OK;
 }
 
@@ -64,7 +64,7 @@ static HRESULT STDMETHODCALLTYPE ft_GetNextUserString(IMetaDataTables *This, ULO
 {
     struct fake_tables *f = fake_of(This);
     atomic_fetch_add(&f->next_calls, 1);
-    pthread_mutex_lock(&f->lock);
+    clrie_os_mutex_lock(&f->lock);
     HRESULT hr = S_FALSE;
     if (at < f->size) {
         const uint8_t *p = f->heap + at;
@@ -79,7 +79,7 @@ static HRESULT STDMETHODCALLTYPE ft_GetNextUserString(IMetaDataTables *This, ULO
             hr = S_OK;
         }
     }
-    pthread_mutex_unlock(&f->lock);
+    clrie_os_mutex_unlock(&f->lock);
     return hr;
 }
 
@@ -96,7 +96,7 @@ static struct fake_tables *fake_new(void)
     struct fake_tables *f = calloc(1, sizeof(*f));
     assert_non_null(f);
     f->iface.lpVtbl = &ft_vtbl;
-    pthread_mutex_init(&f->lock, NULL);
+    clrie_os_mutex_init(&f->lock);
     f->heap[0] = 0; /* the empty entry every #US heap starts with */
     f->size = 1;
     return f;
@@ -104,7 +104,7 @@ static struct fake_tables *fake_new(void)
 
 static void fake_free(struct fake_tables *f)
 {
-    pthread_mutex_destroy(&f->lock);
+    clrie_os_mutex_finish(&f->lock);
     free(f);
 }
 
@@ -112,7 +112,7 @@ static void fake_free(struct fake_tables *f)
 static ULONG define_string(struct fake_tables *f, ULONG chars)
 {
     ULONG len = chars * 2 + 1;
-    pthread_mutex_lock(&f->lock);
+    clrie_os_mutex_lock(&f->lock);
     ULONG at = f->size;
     ULONG header = len < 0x80 ? 1 : 2;
     assert_true(at + header + len <= HEAP_CAP);
@@ -124,7 +124,7 @@ static ULONG define_string(struct fake_tables *f, ULONG chars)
     }
     memset(f->heap + at + header, 'a', len);
     f->size = at + header + len;
-    pthread_mutex_unlock(&f->lock);
+    clrie_os_mutex_unlock(&f->lock);
     return at;
 }
 
@@ -234,7 +234,7 @@ struct asker {
     int wrong;
 };
 
-static void *ask(void *arg)
+static void ask(void *arg)
 {
     struct asker *a = arg;
     for (int round = 0; round < 20; round++) {
@@ -244,7 +244,6 @@ static void *ask(void *arg)
             a->wrong += starts(a->us, a->f, a->offsets[i] + 1) != 0;
         }
     }
-    return NULL;
 }
 
 static void concurrent_questions_while_strings_are_defined(void **state)
@@ -259,18 +258,18 @@ static void concurrent_questions_while_strings_are_defined(void **state)
     atomic_store(&published, N / 2);
     struct clrie_pm_user_strings us;
     clrie_pm_user_strings_init(&us);
-    pthread_t threads[THREADS];
+    struct clrie_os_thread threads[THREADS];
     struct asker askers[THREADS];
     for (int t = 0; t < THREADS; t++) {
         askers[t] = (struct asker){&us, f, offsets, &published, 0};
-        assert_int_equal(pthread_create(&threads[t], NULL, ask, &askers[t]), 0);
+        assert_int_equal(clrie_os_thread_start(&threads[t], ask, &askers[t]), 0);
     }
     for (int i = N / 2; i < N; i++) {
         offsets[i] = define_string(f, 3);
         atomic_store(&published, i + 1);
     }
     for (int t = 0; t < THREADS; t++) {
-        pthread_join(threads[t], NULL);
+        clrie_os_thread_join(&threads[t]);
         assert_int_equal(askers[t].wrong, 0);
     }
     clrie_pm_user_strings_finish(&us);

@@ -21,8 +21,8 @@ static const CLSID plugin_clsid = {
 static const CLSID second_plugin_clsid = {
     0x6A3B1D52, 0x0F7C, 0x4E1B, {0x9D, 0x5E, 0x2C, 0x1F, 0x00, 0xC0, 0xFF, 0xEF}};
 
-struct pipeline_plugin_config plugin_cfg = {.lock = PTHREAD_MUTEX_INITIALIZER,
-                                            .changed = PTHREAD_COND_INITIALIZER};
+/* plugin_cfg.changed is initialised by the test's main. */
+struct pipeline_plugin_config plugin_cfg = {.lock = CLRIE_OS_MUTEX_INIT};
 
 static atomic_int plugins_live;
 
@@ -353,11 +353,11 @@ static HRESULT wrap(struct edit *e)
 
 static void note_hostile(HRESULT hr)
 {
-    pthread_mutex_lock(&plugin_cfg.lock);
+    clrie_os_mutex_lock(&plugin_cfg.lock);
     if (plugin_cfg.hostile_count <
         (int)(sizeof(plugin_cfg.hostile) / sizeof(plugin_cfg.hostile[0])))
         plugin_cfg.hostile[plugin_cfg.hostile_count++] = hr;
-    pthread_mutex_unlock(&plugin_cfg.lock);
+    clrie_os_mutex_unlock(&plugin_cfg.lock);
 }
 
 /* Every call here is wrong; each must fail and change nothing. */
@@ -366,9 +366,9 @@ static HRESULT hostile(struct edit *e)
     char name[64];
     method_name(e->mi, name, sizeof(name));
     if (strcmp(name, "Small") == 0) { /* keep an instruction of this method for the next */
-        pthread_mutex_lock(&plugin_cfg.lock);
+        clrie_os_mutex_lock(&plugin_cfg.lock);
         plugin_cfg.foreign = first_instruction(e);
-        pthread_mutex_unlock(&plugin_cfg.lock);
+        clrie_os_mutex_unlock(&plugin_cfg.lock);
         return S_OK;
     }
     IInstruction *foreign = plugin_cfg.foreign;
@@ -521,11 +521,11 @@ static struct plugin *plugin_of(IInstrumentationMethod *This)
 
 static void note_order(const char *what)
 {
-    pthread_mutex_lock(&plugin_cfg.lock);
+    clrie_os_mutex_lock(&plugin_cfg.lock);
     size_t used = strlen(plugin_cfg.order);
     if (used + strlen(what) + 1 < sizeof(plugin_cfg.order))
         memcpy(plugin_cfg.order + used, what, strlen(what) + 1);
-    pthread_mutex_unlock(&plugin_cfg.lock);
+    clrie_os_mutex_unlock(&plugin_cfg.lock);
 }
 
 static void plugin_destroy(void *object)
@@ -572,18 +572,18 @@ static HRESULT STDMETHODCALLTYPE im_Initialize(IInstrumentationMethod *This,
 static HRESULT STDMETHODCALLTYPE im_OnAppDomainCreated(IInstrumentationMethod *This,
                                                        IAppDomainInfo *domain)
 {
-    pthread_mutex_lock(&plugin_cfg.lock);
+    clrie_os_mutex_lock(&plugin_cfg.lock);
     plugin_cfg.domains_created++;
-    pthread_mutex_unlock(&plugin_cfg.lock);
+    clrie_os_mutex_unlock(&plugin_cfg.lock);
     return S_OK;
 }
 
 static HRESULT STDMETHODCALLTYPE im_OnAssemblyLoaded(IInstrumentationMethod *This,
                                                      IAssemblyInfo *assembly)
 {
-    pthread_mutex_lock(&plugin_cfg.lock);
+    clrie_os_mutex_lock(&plugin_cfg.lock);
     plugin_cfg.assemblies_loaded++;
-    pthread_mutex_unlock(&plugin_cfg.lock);
+    clrie_os_mutex_unlock(&plugin_cfg.lock);
     return S_OK;
 }
 
@@ -593,13 +593,13 @@ static HRESULT STDMETHODCALLTYPE im_OnModuleLoaded(IInstrumentationMethod *This,
     ModuleID id = 0;
     module->lpVtbl->GetModuleID(module, &id);
     if (id == PF_MODULE) {
-        pthread_mutex_lock(&plugin_cfg.lock);
+        clrie_os_mutex_lock(&plugin_cfg.lock);
         plugin_cfg.module_loads++;
         if (!plugin_cfg.module) {
             module->lpVtbl->AddRef(module);
             plugin_cfg.module = module;
         }
-        pthread_mutex_unlock(&plugin_cfg.lock);
+        clrie_os_mutex_unlock(&plugin_cfg.lock);
     }
     return S_OK;
 }
@@ -608,9 +608,9 @@ static HRESULT STDMETHODCALLTYPE im_ShouldInstrumentMethod(IInstrumentationMetho
                                                            IMethodInfo *mi, BOOL isRejit,
                                                            BOOL *pbInstrument)
 {
-    pthread_mutex_lock(&plugin_cfg.lock);
+    clrie_os_mutex_lock(&plugin_cfg.lock);
     plugin_cfg.should_calls++;
-    pthread_mutex_unlock(&plugin_cfg.lock);
+    clrie_os_mutex_unlock(&plugin_cfg.lock);
     *pbInstrument = is_target(mi) && (!plugin_of(This)->second || plugin_cfg.second_wants);
     if (*pbInstrument && !plugin_of(This)->second && plugin_cfg.action == SHOULD_FAIL)
         return E_ACCESSDENIED; /* says yes, and fails: taken as no */
@@ -655,23 +655,23 @@ static HRESULT STDMETHODCALLTYPE im_InstrumentMethod(IInstrumentationMethod *Thi
 {
     DWORD count = 0;
     mi->lpVtbl->GetRejitCount(mi, &count);
-    pthread_mutex_lock(&plugin_cfg.lock);
+    clrie_os_mutex_lock(&plugin_cfg.lock);
     plugin_cfg.instrument_calls++;
     plugin_cfg.last_rejit = isRejit;
     plugin_cfg.last_rejit_count = count;
-    pthread_mutex_unlock(&plugin_cfg.lock);
+    clrie_os_mutex_unlock(&plugin_cfg.lock);
     if (isRejit && plugin_cfg.codegen_flags)
         mi->lpVtbl->SetRejitCodeGenFlags(mi, plugin_cfg.codegen_flags);
     bool second = plugin_of(This)->second;
     note_order(second ? "second " : "first ");
     enum action action = second ? plugin_cfg.second_action : plugin_cfg.action;
     if (action == BLOCK) {
-        pthread_mutex_lock(&plugin_cfg.lock);
+        clrie_os_mutex_lock(&plugin_cfg.lock);
         plugin_cfg.inside = true;
-        pthread_cond_broadcast(&plugin_cfg.changed);
+        clrie_os_cond_broadcast(&plugin_cfg.changed);
         while (!plugin_cfg.go)
-            pthread_cond_wait(&plugin_cfg.changed, &plugin_cfg.lock);
-        pthread_mutex_unlock(&plugin_cfg.lock);
+            clrie_os_cond_wait(&plugin_cfg.changed, &plugin_cfg.lock);
+        clrie_os_mutex_unlock(&plugin_cfg.lock);
         return S_OK;
     }
     return instrument(mi, action);
@@ -680,9 +680,9 @@ static HRESULT STDMETHODCALLTYPE im_InstrumentMethod(IInstrumentationMethod *Thi
 static HRESULT STDMETHODCALLTYPE im_OnInstrumentationComplete(IInstrumentationMethod *This,
                                                               IMethodInfo *mi, BOOL isRejit)
 {
-    pthread_mutex_lock(&plugin_cfg.lock);
+    clrie_os_mutex_lock(&plugin_cfg.lock);
     plugin_cfg.complete_calls++;
-    pthread_mutex_unlock(&plugin_cfg.lock);
+    clrie_os_mutex_unlock(&plugin_cfg.lock);
     return S_OK;
 }
 
@@ -723,9 +723,9 @@ at_InitializeForAttach(IInstrumentationMethodAttach *This, IProfilerManager *man
 
 static HRESULT STDMETHODCALLTYPE at_AttachComplete(IInstrumentationMethodAttach *This)
 {
-    pthread_mutex_lock(&plugin_cfg.lock);
+    clrie_os_mutex_lock(&plugin_cfg.lock);
     plugin_cfg.attach_complete_calls++;
-    pthread_mutex_unlock(&plugin_cfg.lock);
+    clrie_os_mutex_unlock(&plugin_cfg.lock);
     return S_OK;
 }
 
@@ -753,7 +753,7 @@ static HRESULT STDMETHODCALLTYPE je_JitComplete2(IInstrumentationMethodJitEvents
         plugin_cfg.jit_info_hr = hr;
         return S_OK;
     }
-    pthread_mutex_lock(&plugin_cfg.lock);
+    clrie_os_mutex_lock(&plugin_cfg.lock);
     plugin_cfg.jit_complete_seen = true;
     HRESULT results[] = {
         info2->lpVtbl->GetILTransformationStatus(info2, &plugin_cfg.transformed),
@@ -768,7 +768,7 @@ static HRESULT STDMETHODCALLTYPE je_JitComplete2(IInstrumentationMethodJitEvents
     for (size_t i = 0; i < sizeof(results) / sizeof(results[0]); i++)
         if (results[i] != S_OK)
             plugin_cfg.jit_info_hr = results[i];
-    pthread_mutex_unlock(&plugin_cfg.lock);
+    clrie_os_mutex_unlock(&plugin_cfg.lock);
     info2->lpVtbl->Release(info2);
     return S_OK;
 }
@@ -785,10 +785,10 @@ static HRESULT seen_exception(IMethodInfo *mi)
     IInstructionGraph *graph = NULL;
     plugin_cfg.info_only_il = mi->lpVtbl->GetInstructions(mi, &graph);
     clrie_plugin_release(graph);
-    pthread_mutex_lock(&plugin_cfg.lock);
+    clrie_os_mutex_lock(&plugin_cfg.lock);
     if (plugin_cfg.exception_count < MAX_SEEN)
         pipeline_plugin_full_name(mi, plugin_cfg.exception_names[plugin_cfg.exception_count++], 64);
-    pthread_mutex_unlock(&plugin_cfg.lock);
+    clrie_os_mutex_unlock(&plugin_cfg.lock);
     return S_OK;
 }
 

@@ -9,11 +9,11 @@
 #ifndef CLRIE_PM_TESTS_PIPELINE_PLUGIN_H
 #define CLRIE_PM_TESTS_PIPELINE_PLUGIN_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "clrie/abi/instrumentation.h"
+#include "clrie/os/thread.h"
 
 /* The plugin's class, as a configuration file names it; the second class makes a plugin that
  * applies second_action when second_wants, and otherwise declines every method. */
@@ -44,7 +44,7 @@ enum action {
 #define MAX_SEEN 8
 
 struct pipeline_plugin_config {
-    pthread_mutex_t lock; /* protects the records below */
+    struct clrie_os_mutex lock; /* protects the records below */
     /* set by the test before the manager is made */
     const char *target; /* the method name (or name prefix) to instrument; NULL: none */
     bool prefix;
@@ -54,7 +54,8 @@ struct pipeline_plugin_config {
     DWORD codegen_flags;     /* IMethodInfo::SetRejitCodeGenFlags at a ReJIT */
     bool second_wants;       /* the second plugin instruments the target too */
     enum action second_action;
-    pthread_cond_t changed; /* signalled when `inside` or `go` changes (BLOCK) */
+    struct clrie_os_cond changed; /* signalled when `inside` or `go` changes (BLOCK); made by
+                                     the test's main */
     bool inside, go;
     /* records */
     int should_calls, instrument_calls, complete_calls;

@@ -2,7 +2,6 @@
  * that are independent of each other, and how a manager answers the runtime before any plugin
  * is involved. The smallest fake runtime (libprofmgr/testing/fake_mask_info.h) stands in here;
  * the real one is exercised by the engine's end-to-end suite (test/dotnet/test_engine.py). */
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "clrie/os/thread.h"
 #include "clrie/profmgr.h"
 #include "fake_mask_info.h"
 
@@ -20,9 +20,8 @@ static const CLSID engine_clsid = CLRIE_CLSID_INSTRUMENTATION_ENGINE_INIT;
 static ICorProfilerCallback11 *create_manager(void)
 {
     IClassFactory *factory = NULL;
-    assert_int_equal(clrie_pm_get_class_object(&engine_clsid, &IID_IClassFactory,
-                                               (void **)&factory),
-                     S_OK);
+    assert_int_equal(
+        clrie_pm_get_class_object(&engine_clsid, &IID_IClassFactory, (void **)&factory), S_OK);
     ICorProfilerCallback11 *callback = NULL;
     assert_int_equal(factory->lpVtbl->CreateInstance(factory, NULL, &IID_ICorProfilerCallback2,
                                                      (void **)&callback),
@@ -42,8 +41,7 @@ static void other_classes_and_interfaces_are_refused(void **state)
     assert_int_equal(clrie_pm_get_class_object(&engine_clsid, &IID_ICorProfilerInfo, &out),
                      E_NOINTERFACE);
     assert_null(out);
-    assert_int_equal(clrie_pm_get_class_object(&engine_clsid, &IID_IClassFactory, NULL),
-                     E_POINTER);
+    assert_int_equal(clrie_pm_get_class_object(&engine_clsid, &IID_IClassFactory, NULL), E_POINTER);
 
     IClassFactory *factory;
     assert_int_equal(clrie_pm_get_class_object(&engine_clsid, &IID_IUnknown, (void **)&factory),
@@ -87,8 +85,7 @@ static void without_configuration_it_attaches_with_an_empty_mask(void **state)
     assert_int_equal(info.high, 0);
 
     BOOL notification_only = TRUE;
-    assert_int_equal(callback->lpVtbl->LoadAsNotificationOnly(callback, &notification_only),
-                     S_OK);
+    assert_int_equal(callback->lpVtbl->LoadAsNotificationOnly(callback, &notification_only), S_OK);
     assert_false(notification_only);
     /* Callbacks the engine does not act on are accepted and go nowhere. */
     assert_int_equal(callback->lpVtbl->JITCompilationStarted(callback, 1, TRUE), S_OK);
@@ -114,8 +111,7 @@ static void attaching_is_declined_not_half_done(void **state)
 static void a_profiler_with_its_own_class_id_gets_independent_managers(void **state)
 {
     ICorProfilerCallback11 *first = NULL, *second = NULL;
-    assert_int_equal(clrie_pm_profiler_create(&IID_ICorProfilerCallback11, (void **)&first),
-                     S_OK);
+    assert_int_equal(clrie_pm_profiler_create(&IID_ICorProfilerCallback11, (void **)&first), S_OK);
     assert_int_equal(clrie_pm_profiler_create(&IID_IUnknown, (void **)&second), S_OK);
     assert_non_null(first);
     assert_non_null(second);
@@ -141,18 +137,18 @@ static void a_profiler_with_its_own_class_id_gets_independent_managers(void **st
 #define RACERS 16
 
 struct racer {
-    pthread_barrier_t *barrier;
+    struct clrie_os_barrier *barrier;
     ICorProfilerCallback11 *callback;
     struct fake_mask_info info;
 };
 
-static void *race(void *arg)
+static void race(void *arg)
 {
     struct racer *r = arg;
-    pthread_barrier_wait(r->barrier);
+    clrie_os_barrier_wait(r->barrier);
     IClassFactory *factory = NULL;
     if (clrie_pm_get_class_object(&engine_clsid, &IID_IClassFactory, (void **)&factory) != S_OK)
-        return NULL;
+        return;
     factory->lpVtbl->CreateInstance(factory, NULL, &IID_ICorProfilerCallback11,
                                     (void **)&r->callback);
     if (r->callback &&
@@ -160,22 +156,21 @@ static void *race(void *arg)
         r->callback->lpVtbl->Release(r->callback);
         r->callback = NULL;
     }
-    return NULL;
 }
 
 static void concurrent_runtimes_each_get_their_own_manager(void **state)
 {
-    pthread_barrier_t barrier;
-    pthread_barrier_init(&barrier, NULL, RACERS);
+    struct clrie_os_barrier barrier;
+    clrie_os_barrier_init(&barrier, RACERS);
     struct racer racers[RACERS];
-    pthread_t threads[RACERS];
+    struct clrie_os_thread threads[RACERS];
     for (int i = 0; i < RACERS; i++) {
         racers[i] = (struct racer){.barrier = &barrier};
         fake_mask_info_init(&racers[i].info, 0, 0);
-        pthread_create(&threads[i], NULL, race, &racers[i]);
+        clrie_os_thread_start(&threads[i], race, &racers[i]);
     }
     for (int i = 0; i < RACERS; i++)
-        pthread_join(threads[i], NULL);
+        clrie_os_thread_join(&threads[i]);
     for (int i = 0; i < RACERS; i++) {
         assert_non_null(racers[i].callback);
         /* each manager talked to its own runtime only */
@@ -187,7 +182,7 @@ static void concurrent_runtimes_each_get_their_own_manager(void **state)
         racers[i].callback->lpVtbl->Shutdown(racers[i].callback);
         racers[i].callback->lpVtbl->Release(racers[i].callback);
     }
-    pthread_barrier_destroy(&barrier);
+    clrie_os_barrier_finish(&barrier);
 }
 
 static void the_engine_logger_and_strings_work_without_a_manager(void **state)

@@ -7,7 +7,6 @@
  * runtime received (bodies, IL maps, ReJIT requests), what the plugin observed, the log, and that
  * every reference the engine took was given back. */
 #include <fcntl.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -24,6 +23,7 @@
 #include "clrie/abi/instrumentation.h"
 #include "clrie/config.h"
 #include "clrie/ilgraph.h"
+#include "clrie/os/thread.h"
 #include "clrie/profmgr.h"
 #include "pipeline_fakes.h"
 #include "pipeline_plugin.h"
@@ -146,7 +146,7 @@ static void detach(struct world *w)
 static int setup(void **state)
 {
     pf_reset();
-    pthread_mutex_lock(&plugin_cfg.lock);
+    clrie_os_mutex_lock(&plugin_cfg.lock);
     /* a failed test leaves these behind with its manager */
     plugin_cfg.module = NULL;
     plugin_cfg.foreign = NULL;
@@ -172,7 +172,7 @@ static int setup(void **state)
     plugin_cfg.jit_info_hr = S_OK;
     plugin_cfg.map_count = 0;
     plugin_cfg.hostile_count = 0;
-    pthread_mutex_unlock(&plugin_cfg.lock);
+    clrie_os_mutex_unlock(&plugin_cfg.lock);
     return 0;
 }
 
@@ -795,21 +795,20 @@ static void exception_events_name_the_method(void **state)
 }
 
 struct racer {
-    pthread_barrier_t *barrier;
+    struct clrie_os_barrier *barrier;
     ICorProfilerCallback11 *cb;
     FunctionID function;
     mdMethodDef token;
     struct pf_control control; /* its ReJIT */
 };
 
-static void *race(void *arg)
+static void race(void *arg)
 {
     struct racer *r = arg;
-    pthread_barrier_wait(r->barrier);
+    clrie_os_barrier_wait(r->barrier);
     r->cb->lpVtbl->JITCompilationStarted(r->cb, r->function, TRUE);
     r->cb->lpVtbl->JITCompilationFinished(r->cb, r->function, S_OK, TRUE);
     r->cb->lpVtbl->GetReJITParameters(r->cb, PF_MODULE, r->token, &r->control.iface);
-    return NULL;
 }
 
 static void methods_jitted_and_rejitted_at_once_are_all_instrumented(void **state)
@@ -818,21 +817,21 @@ static void methods_jitted_and_rejitted_at_once_are_all_instrumented(void **stat
     plugin_cfg.target = "Worker", plugin_cfg.prefix = true, plugin_cfg.action = NOP;
     attach(&w);
     size_t mark = log_size();
-    pthread_barrier_t barrier;
-    pthread_barrier_init(&barrier, NULL, PF_WORKERS);
+    struct clrie_os_barrier barrier;
+    clrie_os_barrier_init(&barrier, PF_WORKERS);
     struct racer racers[PF_WORKERS];
-    pthread_t threads[PF_WORKERS];
+    struct clrie_os_thread threads[PF_WORKERS];
     for (int i = 0; i < PF_WORKERS; i++) {
         racers[i] = (struct racer){.barrier = &barrier,
                                    .cb = w.cb,
                                    .function = PF_FN_WORKER + (FunctionID)i,
                                    .token = PF_TOKEN_WORKER + (mdMethodDef)i};
         pf_control_init(&racers[i].control);
-        assert_int_equal(pthread_create(&threads[i], NULL, race, &racers[i]), 0);
+        assert_int_equal(clrie_os_thread_start(&threads[i], race, &racers[i]), 0);
     }
     for (int i = 0; i < PF_WORKERS; i++)
-        pthread_join(threads[i], NULL);
-    pthread_barrier_destroy(&barrier);
+        clrie_os_thread_join(&threads[i]);
+    clrie_os_barrier_finish(&barrier);
 
     assert_int_equal(pf_set_body_count(), PF_WORKERS);
     for (int i = 0; i < PF_WORKERS; i++) {
@@ -855,11 +854,10 @@ static void methods_jitted_and_rejitted_at_once_are_all_instrumented(void **stat
     detach(&w);
 }
 
-static void *jit_tiny(void *arg)
+static void jit_tiny(void *arg)
 {
     ICorProfilerCallback11 *cb = arg;
     cb->lpVtbl->JITCompilationStarted(cb, PF_FN_TINY, TRUE);
-    return NULL;
 }
 
 /* The runtime never releases the engine, so Shutdown lets go of the plugins, as CLRIE does;
@@ -870,23 +868,23 @@ static void shutdown_releases_plugins_once_no_call_is_inside_one(void **state)
     struct world w;
     plugin_cfg.target = "Tiny", plugin_cfg.action = BLOCK;
     attach(&w);
-    pthread_t thread;
-    assert_int_equal(pthread_create(&thread, NULL, jit_tiny, w.cb), 0);
-    pthread_mutex_lock(&plugin_cfg.lock);
+    struct clrie_os_thread thread;
+    assert_int_equal(clrie_os_thread_start(&thread, jit_tiny, w.cb), 0);
+    clrie_os_mutex_lock(&plugin_cfg.lock);
     while (!plugin_cfg.inside)
-        pthread_cond_wait(&plugin_cfg.changed, &plugin_cfg.lock);
-    pthread_mutex_unlock(&plugin_cfg.lock);
+        clrie_os_cond_wait(&plugin_cfg.changed, &plugin_cfg.lock);
+    clrie_os_mutex_unlock(&plugin_cfg.lock);
 
     assert_int_equal(w.cb->lpVtbl->Shutdown(w.cb), S_OK);
     assert_int_equal(pipeline_plugins_live(), w.plugins_before + 1); /* still inside */
     jit(&w, PF_FN_SMALL); /* after Shutdown: no plugin sees it */
     assert_int_equal(plugin_cfg.should_calls, 1);
 
-    pthread_mutex_lock(&plugin_cfg.lock);
+    clrie_os_mutex_lock(&plugin_cfg.lock);
     plugin_cfg.go = true;
-    pthread_cond_broadcast(&plugin_cfg.changed);
-    pthread_mutex_unlock(&plugin_cfg.lock);
-    pthread_join(thread, NULL);
+    clrie_os_cond_broadcast(&plugin_cfg.changed);
+    clrie_os_mutex_unlock(&plugin_cfg.lock);
+    clrie_os_thread_join(&thread);
     assert_int_equal(pipeline_plugins_live(), w.plugins_before); /* released as it left */
 
     release(plugin_cfg.module);
@@ -1022,6 +1020,7 @@ static void clean_up(void)
 
 int main(void)
 {
+    clrie_os_cond_init(&plugin_cfg.changed);
     configure();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(inserted_instructions_reach_the_runtime, setup),

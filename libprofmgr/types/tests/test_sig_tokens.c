@@ -2,7 +2,6 @@
  * what the runtime's does: GetTokenFromSig compares the blob with every row and adds a row only
  * when none matches. The fake counts the calls, which is what the map exists to save: one per
  * signature new to the module, none for a signature the module has. */
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "clrie/os/thread.h"
 #include "fake_slots.h"
 #include "types.h"
 
@@ -28,7 +28,7 @@ struct row {
 static struct fake_module {
     IMetaDataImport2 import;
     IMetaDataEmit2 emit;
-    pthread_mutex_t lock;
+    struct clrie_os_mutex lock;
     struct row rows[MAX_ROWS]; /* StandAloneSig rows; token 0x11000000 | (index + 1) */
     ULONG count;
     long token_calls; /* GetTokenFromSig */
@@ -45,11 +45,11 @@ static HRESULT STDMETHODCALLTYPE mdi_EnumSignatures(IMetaDataImport2 *This, HCOR
         assert_non_null(at);
         *cursor = at;
     }
-    pthread_mutex_lock(&md.lock);
+    clrie_os_mutex_lock(&md.lock);
     *got = 0;
     while (*got < cmax && *at < md.count)
         out[(*got)++] = 0x11000000u | ++*at;
-    pthread_mutex_unlock(&md.lock);
+    clrie_os_mutex_unlock(&md.lock);
     return *got ? S_OK : S_FALSE;
 }
 
@@ -64,14 +64,14 @@ static HRESULT STDMETHODCALLTYPE mdi_GetSigFromToken(IMetaDataImport2 *This, mdS
 {
     (void)This;
     ULONG rid = token & 0xFFFFFFu;
-    pthread_mutex_lock(&md.lock);
+    clrie_os_mutex_lock(&md.lock);
     HRESULT hr = E_INVALIDARG;
     if ((token >> 24) == 0x11 && rid >= 1 && rid <= md.count) {
         *sig = md.rows[rid - 1].bytes;
         *len = md.rows[rid - 1].len;
         hr = S_OK;
     }
-    pthread_mutex_unlock(&md.lock);
+    clrie_os_mutex_unlock(&md.lock);
     return hr;
 }
 
@@ -82,7 +82,7 @@ static HRESULT STDMETHODCALLTYPE mde_GetTokenFromSig(IMetaDataEmit2 *This, PCCOR
     if (md.fail)
         return md.fail;
     assert_true(len <= sizeof(md.rows[0].bytes));
-    pthread_mutex_lock(&md.lock);
+    clrie_os_mutex_lock(&md.lock);
     md.token_calls++;
     ULONG rid = 0;
     for (ULONG i = 0; i < md.count && !rid; i++)
@@ -94,7 +94,7 @@ static HRESULT STDMETHODCALLTYPE mde_GetTokenFromSig(IMetaDataEmit2 *This, PCCOR
         md.rows[md.count].len = len;
         rid = ++md.count;
     }
-    pthread_mutex_unlock(&md.lock);
+    clrie_os_mutex_unlock(&md.lock);
     *token = 0x11000000u | rid;
     return S_OK;
 }
@@ -134,14 +134,14 @@ static int setup(void **state)
     memset(&md, 0, sizeof(md));
     md.import.lpVtbl = &import_vtbl;
     md.emit.lpVtbl = &emit_vtbl;
-    pthread_mutex_init(&md.lock, NULL);
+    clrie_os_mutex_init(&md.lock);
     return 0;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    pthread_mutex_destroy(&md.lock);
+    clrie_os_mutex_finish(&md.lock);
     return 0;
 }
 
@@ -239,7 +239,7 @@ struct committer {
     int wrong;
 };
 
-static void *commit_all(void *arg)
+static void commit_all(void *arg)
 {
     struct committer *c = arg;
     for (ULONG i = 0; i < c->count; i++) {
@@ -254,7 +254,6 @@ static void *commit_all(void *arg)
             memcmp(row, sig, len) != 0)
             c->wrong++;
     }
-    return NULL;
 }
 
 static void concurrent_commits_share_one_row_per_signature(void **state)
@@ -264,14 +263,14 @@ static void concurrent_commits_share_one_row_per_signature(void **state)
     for (ULONG n = 1; n <= 100; n++)
         add_row(n);
     struct clrie_pm_types_sig_tokens *t = map_new(true);
-    pthread_t threads[THREADS];
+    struct clrie_os_thread threads[THREADS];
     struct committer c[THREADS];
     for (int i = 0; i < THREADS; i++) {
         c[i] = (struct committer){t, 1, SIGS, (ULONG)i * SIGS / THREADS, 0};
-        assert_int_equal(pthread_create(&threads[i], NULL, commit_all, &c[i]), 0);
+        assert_int_equal(clrie_os_thread_start(&threads[i], commit_all, &c[i]), 0);
     }
     for (int i = 0; i < THREADS; i++) {
-        pthread_join(threads[i], NULL);
+        clrie_os_thread_join(&threads[i]);
         assert_int_equal(c[i].wrong, 0);
     }
     assert_int_equal(md.count, 100 + SIGS);

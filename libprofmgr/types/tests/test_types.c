@@ -1,7 +1,6 @@
 /* Types from signatures (types.h): every element type re-emitting its exact bytes, composite,
  * token and generic-parameter types, names from metadata, method/local/sequence signatures,
  * the method-info helpers, hostile blobs, and types shared between threads. */
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "clrie/os/thread.h"
 #include "types_testing.h"
 #include "utf16.h"
 
@@ -589,7 +589,7 @@ struct sharer {
 };
 
 /* JIT callbacks on many threads read the same module's types through one creator. */
-static void *share(void *arg)
+static void share(void *arg)
 {
     struct sharer *s = arg;
     const uint8_t sig[] = {0x20, 0x02, 0x12, 0x49, 0x15, 0x12, 0x49, 0x01, 0x08, 0x1D, 0x11, 0x10};
@@ -623,21 +623,20 @@ static void *share(void *arg)
         c->lpVtbl->Release(c);
     }
     parser->lpVtbl->Release(parser);
-    return NULL;
 }
 
 static void types_are_shared_between_threads(void **state)
 {
     enum { THREADS = 4 };
     IType *shared = from_sig(BYTES(0x1D, 0x12, 0x49), NULL);
-    pthread_t threads[THREADS];
+    struct clrie_os_thread threads[THREADS];
     struct sharer sharers[THREADS];
     for (int i = 0; i < THREADS; i++) {
         sharers[i] = (struct sharer){.shared = shared};
-        assert_int_equal(pthread_create(&threads[i], NULL, share, &sharers[i]), 0);
+        assert_int_equal(clrie_os_thread_start(&threads[i], share, &sharers[i]), 0);
     }
     for (int i = 0; i < THREADS; i++) {
-        pthread_join(threads[i], NULL);
+        clrie_os_thread_join(&threads[i]);
         assert_int_equal(sharers[i].errors, 0);
     }
     assert_int_equal(shared->lpVtbl->Release(shared), 0);

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -22,6 +21,7 @@
 #include <cmocka.h>
 
 #include "clrie/abi/base.h"
+#include "clrie/os/thread.h"
 #include "log.h"
 #include "support.h"
 
@@ -66,17 +66,16 @@ struct outcome {
 
 struct race {
     get_class_object_fn get;
-    pthread_barrier_t *barrier;
+    struct clrie_os_barrier *barrier;
     int32_t hr;
     void *out;
 };
 
-static void *race_call(void *arg)
+static void race_call(void *arg)
 {
     struct race *r = arg;
-    pthread_barrier_wait(r->barrier);
+    clrie_os_barrier_wait(r->barrier);
     r->hr = r->get(&profiler_clsid, &class_factory_iid, &r->out);
-    return NULL;
 }
 
 static void child(const struct scenario *sc, int result_fd, const char *log_path)
@@ -118,16 +117,16 @@ static void child(const struct scenario *sc, int result_fd, const char *log_path
         o.hr = get(&profiler_clsid, &class_factory_iid, NULL);
         out = NULL;
     } else if (sc->threads > 1) {
-        pthread_barrier_t barrier;
-        pthread_barrier_init(&barrier, NULL, (unsigned)sc->threads);
+        struct clrie_os_barrier barrier;
+        clrie_os_barrier_init(&barrier, (unsigned)sc->threads);
         struct race races[32];
-        pthread_t threads[32];
+        struct clrie_os_thread threads[32];
         for (int i = 0; i < sc->threads; i++) {
             races[i] = (struct race){.get = get, .barrier = &barrier, .out = (void *)&o};
-            pthread_create(&threads[i], NULL, race_call, &races[i]);
+            clrie_os_thread_start(&threads[i], race_call, &races[i]);
         }
         for (int i = 0; i < sc->threads; i++)
-            pthread_join(threads[i], NULL);
+            clrie_os_thread_join(&threads[i]);
         o.hr = races[0].hr;
         out = races[0].out;
         for (int i = 1; i < sc->threads; i++)
