@@ -1,19 +1,17 @@
-#define _GNU_SOURCE /* memmem */
 #include "log.h"
 
+#include "clrie/os/error.h"
+#include "clrie/os/log_file.h"
 #include "env.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #define ENV_PREFIX "MicrosoftInstrumentationEngine_"
 #define LEVEL_PREFIX ENV_PREFIX "LogLevel_"
@@ -29,6 +27,16 @@ static const struct {
     {"None", 0},
 };
 
+/* Whether the n bytes at text contain word. */
+static bool contains(const char *text, size_t n, const char *word)
+{
+    size_t w = strlen(word);
+    for (size_t i = 0; w <= n && i <= n - w; i++)
+        if (memcmp(text + i, word, w) == 0)
+            return true;
+    return false;
+}
+
 static unsigned parse_word(const char *word, size_t n, bool *unknown)
 {
     const size_t count = sizeof(level_words) / sizeof(level_words[0]);
@@ -39,8 +47,7 @@ static unsigned parse_word(const char *word, size_t n, bool *unknown)
     unsigned kinds = 0;
     bool found = false;
     for (size_t i = 0; i < count; i++) {
-        if (level_words[i].kinds &&
-            memmem(word, n, level_words[i].word, strlen(level_words[i].word))) {
+        if (level_words[i].kinds && contains(word, n, level_words[i].word)) {
             kinds |= level_words[i].kinds;
             found = true;
         }
@@ -68,143 +75,6 @@ unsigned clrie_pm_log_parse_kinds(const char *text, bool *unknown)
     if (unknown)
         *unknown = strange;
     return kinds;
-}
-
-/* Why a log file was refused: what the path turned out to be. */
-static const char *refusal(mode_t mode)
-{
-    if (S_ISFIFO(mode))
-        return "it is a FIFO, not a regular file or a character device";
-    if (S_ISSOCK(mode))
-        return "it is a socket, not a regular file or a character device";
-    if (S_ISDIR(mode))
-        return "it is a folder, not a regular file or a character device";
-    if (S_ISBLK(mode))
-        return "it is a block device, not a regular file or a character device";
-    return "it is not a regular file or a character device";
-}
-
-/* Group or others may write to the folder: they can plant a link or a FIFO in it. */
-static bool shared_folder(int dirfd)
-{
-    struct stat st;
-    return fstat(dirfd, &st) != 0 || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
-}
-
-/* The process's own stderr, whatever it is: /dev/stderr under a pipe or a socket is what the
- * log would write to anyway, so it is no hazard. */
-static bool is_stderr(const struct stat *st)
-{
-    struct stat err;
-    return fstat(STDERR_FILENO, &err) == 0 && err.st_dev == st->st_dev && err.st_ino == st->st_ino;
-}
-
-/* Opens name in the folder dirfd for appending without blocking, then checks what it opened
- * (fstat on the descriptor, so nothing can be swapped in between). Returns the descriptor, in
- * blocking mode again, or -1 with *why or *error set. */
-static int open_in(int dirfd, const char *name, int nofollow, const char **why, int *error)
-{
-    int fd =
-        openat(dirfd, name,
-               O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | nofollow, 0644);
-    struct stat st;
-    if (fd < 0) {
-        *error = errno;
-        if (*error == ELOOP && nofollow) {
-            *why = "it is a symbolic link in a folder that group or others can write to";
-        } else if (*error == ENXIO || *error == EISDIR) {
-            /* A FIFO with no reader (ENXIO), a socket, a folder: say which, for the line. */
-            if (fstatat(dirfd, name, &st, nofollow ? AT_SYMLINK_NOFOLLOW : 0) == 0 &&
-                !S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode) && !S_ISLNK(st.st_mode)) {
-                if (*error == ENXIO && is_stderr(&st)) { /* a socket cannot be opened */
-                    fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0);
-                    *error = fd < 0 ? errno : 0;
-                    return fd;
-                }
-                *why = refusal(st.st_mode);
-            }
-        }
-        return -1;
-    }
-    if (fstat(fd, &st) != 0) {
-        *error = errno;
-        close(fd);
-        return -1;
-    }
-    if (!S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode) && !is_stderr(&st)) {
-        *error = 0;
-        *why = refusal(st.st_mode);
-        close(fd);
-        return -1;
-    }
-    /* Ordinary writes block: a terminal that is busy must not lose lines. */
-    int flags = fcntl(fd, F_GETFL);
-    if (flags >= 0)
-        fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
-    return fd;
-}
-
-/* Opens the file FileLogPath names: the file itself, or ProfilerLog_<pid>.txt in a folder.
- * Returns the descriptor or -1 with *why (a refusal) or *error (an errno) set. */
-static int open_log_file(const char *path, const char **why, int *error)
-{
-    int fd = -1, dirfd = -1, folder = -1;
-    char *copy = strdup(path);
-    if (!copy) {
-        *error = ENOMEM;
-        return -1;
-    }
-    /* The folder that holds the last component, and that component (never with a '/'). */
-    size_t len = strlen(copy);
-    while (len > 1 && copy[len - 1] == '/')
-        copy[--len] = '\0';
-    char *slash = strrchr(copy, '/');
-    const char *dir = ".", *base = copy;
-    if (slash) {
-        base = slash + 1;
-        dir = slash == copy ? "/" : copy;
-        *slash = '\0';
-    }
-    if (!*base)
-        base = ".";
-
-    dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (dirfd < 0) {
-        *error = errno;
-        goto out;
-    }
-    /* The user's own folders are the user's choice (/dev/stderr is a link); a link in a folder
-     * others can write to may have been planted there. */
-    int nofollow = shared_folder(dirfd) ? O_NOFOLLOW : 0;
-    fd = open_in(dirfd, base, nofollow, why, error);
-    if (fd >= 0 || *error != EISDIR)
-        goto out;
-
-    /* A folder: ProfilerLog_<pid>.txt in it, where only its owner can put things (or where,
-     * being sticky, others cannot replace what is not theirs). */
-    *why = NULL;
-    folder = openat(dirfd, base, O_PATH | O_DIRECTORY | O_CLOEXEC | nofollow);
-    struct stat st;
-    if (folder < 0 || fstat(folder, &st) != 0) {
-        *error = errno;
-        goto out;
-    }
-    if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX)) {
-        *why = "it is a folder that group or others can write to and that is not sticky";
-        goto out;
-    }
-    char name[64];
-    snprintf(name, sizeof(name), "ProfilerLog_%ld.txt", (long)getpid());
-    fd = open_in(folder, name, O_NOFOLLOW, why, error);
-    if (fd < 0 && *error == ELOOP)
-        *why = "the ProfilerLog file in the folder is a symbolic link, which is never followed";
-out:
-    if (folder >= 0)
-        close(folder);
-    if (dirfd >= 0)
-        close(dirfd);
-    free(copy);
-    return fd;
 }
 
 static int read_overrides(struct clrie_pm_log *log, char *const *envp)
@@ -270,7 +140,7 @@ int clrie_pm_log_init_tagged(struct clrie_pm_log *log, char *const *envp, const 
     log->method_prefix = clrie_pm_env_lookup(envp, ENV_PREFIX "DisableLogMethodPrefix") == NULL;
     atomic_init(&log->stream_kinds, kinds);
     if (path) {
-        log->fd = open_log_file(path, &file_refusal, &file_error);
+        file_error = -clrie_os_log_file_open(path, &log->fd, &file_refusal);
         if (log->fd >= 0)
             log->file_path = strdup(path); /* NULL only costs the path in a later line */
         if (log->fd >= 0 && file_level)
@@ -286,8 +156,10 @@ int clrie_pm_log_init_tagged(struct clrie_pm_log *log, char *const *envp, const 
         clrie_pm_log_line_begin(&line, log, CLRIE_PM_LOG_ERRORS, NULL,
                                 "cannot open the log file '");
         clrie_pm_log_line_append_escaped(&line, path);
+        char buf[128];
         clrie_pm_log_line_append(&line, "' (%s); logging to stderr",
-                                 file_refusal ? file_refusal : strerror(file_error));
+                                 file_refusal ? file_refusal
+                                              : clrie_os_strerror(file_error, buf, sizeof(buf)));
         clrie_pm_log_line_end(&line);
     }
     if (strange_level)
@@ -320,7 +192,7 @@ void clrie_pm_log_finish(struct clrie_pm_log *log)
         return;
     if (shared_of(log) == log) {
         if (log->fd >= 0)
-            close(log->fd);
+            clrie_os_close(log->fd);
         free(log->file_path);
         free(log->overrides);
     }
@@ -342,45 +214,67 @@ unsigned clrie_pm_log_kinds_for(struct clrie_pm_log *log, const char *guid36)
     return atomic_load(&log->stream_kinds);
 }
 
-/* Writes all of text, retrying interrupted and short writes. Returns 0 or the errno that
- * stopped it (EIO for a write that took nothing, so a stuck file cannot make a loop). */
-static int write_all(int fd, const char *text, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, text, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return errno;
-        if (n == 0)
-            return EIO;
-        text += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 static void line_to_stream(struct clrie_pm_log *view, const char *text, size_t len)
 {
     struct clrie_pm_log *log = shared_of(view);
+    clrie_os_debug_output(text, len); /* a debugger's view, as CLRIE on Windows; no-op elsewhere */
     if (log->fd >= 0 && !atomic_load_explicit(&log->file_failed, memory_order_acquire)) {
-        int error = write_all(log->fd, text, len);
+        int error = -clrie_os_write_all(log->fd, text, len);
         if (error == 0)
             return;
         /* The first writer to see the file fail says so; the descriptor stays open until
          * finish, since other threads may still be writing to it. */
         bool already = false;
         if (atomic_compare_exchange_strong(&log->file_failed, &already, true)) {
+            char buf[128];
             struct clrie_pm_log_line line;
             clrie_pm_log_line_begin(&line, log, CLRIE_PM_LOG_ERRORS, NULL,
                                     "writing to the log file '");
             clrie_pm_log_line_append_escaped(&line, log->file_path ? log->file_path : "?");
             clrie_pm_log_line_append(&line, "' failed (%s); logging to stderr from now on",
-                                     strerror(error));
+                                     clrie_os_strerror(error, buf, sizeof(buf)));
             clrie_pm_log_line_end(&line);
         }
     }
-    write_all(STDERR_FILENO, text, len); /* nowhere left to say that this failed */
+    clrie_os_write_all(CLRIE_OS_STDERR, text, len); /* nowhere left to say that this failed */
+}
+
+/* Appends formatted text to the line's buffer, which keeps room for a '\n' and a NUL. */
+__attribute__((format(printf, 2, 0))) static void line_vput(struct clrie_pm_log_line *line,
+                                                            const char *fmt, va_list ap)
+{
+    if (!line->active)
+        return;
+    va_list again;
+    va_copy(again, ap);
+    int n = vsnprintf(line->text + line->len, line->capacity - line->len - 1, fmt, ap);
+    if (n >= 0 && (size_t)n >= line->capacity - line->len - 1) {
+        size_t wanted = line->len + (size_t)n + 2;
+        size_t capacity = line->capacity * 2 > wanted ? line->capacity * 2 : wanted;
+        char *bigger = realloc(line->text, capacity);
+        if (bigger) {
+            line->text = bigger;
+            line->capacity = capacity;
+            n = vsnprintf(line->text + line->len, capacity - line->len - 1, fmt, again);
+        } else {
+            n = -1;
+        }
+    }
+    va_end(again);
+    if (n < 0) { /* out of memory, or a format the C library refuses: the line is dropped */
+        line->active = false;
+        return;
+    }
+    line->len += (size_t)n;
+}
+
+__attribute__((format(printf, 2, 3))) static void line_put(struct clrie_pm_log_line *line,
+                                                           const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    line_vput(line, fmt, ap);
+    va_end(ap);
 }
 
 __attribute__((format(printf, 5, 0))) static void
@@ -394,9 +288,12 @@ line_begin(struct clrie_pm_log_line *line, struct clrie_pm_log *log, enum clrie_
         .log = log, .kind = kind, .to_stream = (to_stream & (unsigned)kind) != 0};
     if (!line->to_stream && !clrie_pm_log_enabled(log, kind))
         return;
-    line->out = open_memstream(&line->text, &line->len);
-    if (!line->out)
+    line->capacity = 256;
+    line->text = malloc(line->capacity);
+    if (!line->text)
         return;
+    line->text[0] = '\0';
+    line->active = true;
     /* CLRIE's prefixes, byte for byte, so that what parses its logs parses these:
      * "LogError[HH:MM:SS]:" and then "[IM:<guid, lower case, no braces>]" for a plugin's line,
      * both with no space after them; a plugin's dump line has the second alone. */
@@ -404,19 +301,19 @@ line_begin(struct clrie_pm_log_line *line, struct clrie_pm_log *log, enum clrie_
         time_t now = time(NULL);
         struct tm tm;
         localtime_r(&now, &tm);
-        fprintf(line->out,
-                "%s[%02d:%02d:%02d]:", kind == CLRIE_PM_LOG_ERRORS ? "LogError" : "LogMessage",
-                tm.tm_hour, tm.tm_min, tm.tm_sec);
-        if (log->tag)
-            fputs(log->tag, line->out);
+        line_put(line, "%s[%02d:%02d:%02d]:%s",
+                 kind == CLRIE_PM_LOG_ERRORS ? "LogError" : "LogMessage", tm.tm_hour, tm.tm_min,
+                 tm.tm_sec, log->tag ? log->tag : "");
     }
     if (guid36 && log->method_prefix) {
-        fputs("[IM:", line->out);
-        for (const char *c = guid36; *c; c++)
-            fputc(tolower((unsigned char)*c), line->out);
-        fputc(']', line->out);
+        char lower[40];
+        size_t n = 0;
+        for (const char *c = guid36; *c && n < sizeof(lower) - 1; c++)
+            lower[n++] = (char)tolower((unsigned char)*c);
+        lower[n] = '\0';
+        line_put(line, "[IM:%s]", lower);
     }
-    vfprintf(line->out, fmt, ap);
+    line_vput(line, fmt, ap);
 }
 
 void clrie_pm_log_line_begin(struct clrie_pm_log_line *line, struct clrie_pm_log *log,
@@ -430,37 +327,35 @@ void clrie_pm_log_line_begin(struct clrie_pm_log_line *line, struct clrie_pm_log
 
 void clrie_pm_log_line_append(struct clrie_pm_log_line *line, const char *fmt, ...)
 {
-    if (!line->out)
-        return;
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(line->out, fmt, ap);
+    line_vput(line, fmt, ap);
     va_end(ap);
 }
 
 void clrie_pm_log_line_append_escaped(struct clrie_pm_log_line *line, const char *text)
 {
-    if (!line->out || !text)
+    if (!line->active || !text)
         return;
     for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
         if (*p < 0x20 || *p >= 0x7f || *p == '\\')
-            fprintf(line->out, "\\x%02x", *p);
+            line_put(line, "\\x%02x", *p);
         else
-            fputc(*p, line->out);
+            line_put(line, "%c", *p);
     }
 }
 
 void clrie_pm_log_line_end(struct clrie_pm_log_line *line)
 {
-    if (!line->out)
+    if (!line->active) {
+        free(line->text);
+        line->text = NULL;
         return;
-    fclose(line->out);
-    line->out = NULL;
-    if (!line->text)
-        return;
+    }
+    line->active = false;
     struct clrie_pm_log *log = line->log;
     if (line->to_stream) {
-        line->text[line->len] = '\n'; /* open_memstream keeps a NUL after the text: room */
+        line->text[line->len] = '\n'; /* line_vput keeps room for it */
         line_to_stream(log, line->text, line->len + 1);
         line->text[line->len] = '\0';
     }

@@ -122,9 +122,9 @@ struct clrie_pm_log_line {
     struct clrie_pm_log *log;
     enum clrie_pm_log_kind kind;
     bool to_stream; /* the file (or stderr) takes it; the host decides for itself */
-    FILE *out;      /* NULL when the line goes nowhere */
-    char *text;
-    size_t len;
+    bool active;    /* false when the line goes nowhere (or memory ran out) */
+    char *text;     /* malloc'd, NUL-terminated, with room for one more byte */
+    size_t len, capacity;
 };
 
 /* Starts a line as clrie_pm_log_write would write it. */
