@@ -1,14 +1,13 @@
-/* libInstrumentationEngine.so: the profiler CoreCLR loads, under CLRIE's export names.
- * Plugins written for CLRIE find these exports with dlopen("libInstrumentationEngine.so",
- * RTLD_NOLOAD), so the file keeps CLRIE's name. */
+/* libInstrumentationEngine.so (MicrosoftInstrumentationEngine_x64.dll, _x86.dll on Windows):
+ * the profiler CoreCLR loads, under CLRIE's export names. Plugins written for CLRIE find these
+ * exports in the loaded module of that name, so the file keeps CLRIE's name. */
 #include "clrie/profmgr.h"
 
-#define EXPORT __attribute__((visibility("default")))
-
-EXPORT HRESULT STDAPICALLTYPE DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv);
-EXPORT HRESULT STDAPICALLTYPE DllCanUnloadNow(void);
-EXPORT HRESULT STDAPICALLTYPE GetInstrumentationEngineLogger(IProfilerManagerLogging **ppLogger);
-EXPORT void STDAPICALLTYPE InstrumentationEngineFreeString(BSTR bstr);
+CLRIE_ABI_EXPORT HRESULT STDAPICALLTYPE DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv);
+CLRIE_ABI_EXPORT HRESULT STDAPICALLTYPE DllCanUnloadNow(void);
+CLRIE_ABI_EXPORT HRESULT STDAPICALLTYPE
+GetInstrumentationEngineLogger(IProfilerManagerLogging **ppLogger);
+CLRIE_ABI_EXPORT void STDAPICALLTYPE InstrumentationEngineFreeString(BSTR bstr);
 
 HRESULT STDAPICALLTYPE DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv)
 {

@@ -8,8 +8,6 @@
  * engine's own log (libprofmgr core: log.o, env.o), so both read the logging variables alike and
  * write the same lines to the same file; the proxy's lines say "clrie proxy: " after the prefix.
  */
-#define _GNU_SOURCE /* dladdr */
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -19,12 +17,13 @@
 
 #include "clrie/abi/base.h"
 #include "clrie/config.h"
+#include "clrie/os/error.h"
+#include "clrie/os/fs.h"
+#include "clrie/os/module.h"
 #include "clrie/os/thread.h"
 #include "clrie/version.h"
 #include "env.h"
 #include "log.h"
-
-#define EXPORT __attribute__((visibility("default")))
 
 #define HRESULT_ERROR_FILE_NOT_FOUND ((HRESULT)0x80070002)
 #define HRESULT_ERROR_PROC_NOT_FOUND ((HRESULT)0x8007007F)
@@ -33,22 +32,16 @@
 /* engine_lock protects the three engine_* variables below and is held while forwarding, so
  * DllCanUnloadNow cannot unload an engine another thread is calling into. */
 static struct clrie_os_mutex engine_lock = CLRIE_OS_MUTEX_INIT;
-static void *engine_handle;
+static struct clrie_os_module *engine_handle;
 static LPFNGETCLASSOBJECT engine_get_class_object;
 static LPFNCANUNLOADNOW engine_can_unload_now;
 
-/* Any object of this file: dladdr() on it names the file the proxy was loaded from. */
+/* Any object of this file: the loader names the file that holds it, the proxy's own. */
 static const char own_address_marker;
 
-/* dlsym returns an object pointer; ISO C converts it to a function pointer only this way. */
-union symbol {
-    void *object;
-    LPFNGETCLASSOBJECT get_class_object;
-    LPFNCANUNLOADNOW can_unload_now;
-};
-
-EXPORT HRESULT STDAPICALLTYPE DllGetClassObject(const GUID *clsid, const GUID *iid, void **out);
-EXPORT HRESULT STDAPICALLTYPE DllCanUnloadNow(void);
+CLRIE_ABI_EXPORT HRESULT STDAPICALLTYPE DllGetClassObject(const GUID *clsid, const GUID *iid,
+                                                          void **out);
+CLRIE_ABI_EXPORT HRESULT STDAPICALLTYPE DllCanUnloadNow(void);
 
 /* The proxy's log, configured from the environment the first time the proxy has something to
  * say. It is never finished: lines may come from any thread until the process ends. */
@@ -84,17 +77,22 @@ static bool env_switch(const char *name)
 /* The folder two levels above the one this file is in: <root>/Proxy/v<MAJOR>/<this file>. */
 static char *root_from_own_location(void)
 {
-    Dl_info info;
-    if (!dladdr(&own_address_marker, &info) || !info.dli_fname)
+    char *file = NULL, *path = NULL;
+    if (clrie_os_module_path_of(&own_address_marker, &file) != 0)
         return NULL;
-    char *path = realpath(info.dli_fname, NULL);
+    if (clrie_os_path_canonical(file, &path) != 0)
+        path = NULL;
+    free(file);
     for (int up = 0; path && up < 3; up++) {
-        char *slash = strrchr(path, '/');
-        if (!slash || slash == path) {
-            free(path);
+        char *last = NULL;
+        for (char *p = path; *p; p++)
+            if (clrie_os_is_separator(*p))
+                last = p;
+        if (!last || last == path || (last == path + 2 && path[1] == ':')) {
+            free(path); /* a root has no folder two levels above a file in it */
             return NULL;
         }
-        *slash = '\0';
+        *last = '\0';
     }
     return path;
 }
@@ -116,11 +114,13 @@ static void log_selection_failure(const struct clrie_version_select_options *opt
     }
     clrie_pm_log_line_append(&line, ")");
     if (sel->root_error) {
+        char buf[128];
         clrie_pm_log_line_append(&line, ": cannot read the root folder: %s",
-                                 strerror(sel->root_error));
+                                 clrie_os_strerror(sel->root_error, buf, sizeof(buf)));
     } else if (sel->count == 0) {
         clrie_pm_log_line_append(&line, ": the root folder is empty");
     } else {
+        char buf[128];
         for (size_t i = 0; i < sel->count; i++) {
             const struct clrie_version_candidate *c = &sel->candidates[i];
             clrie_pm_log_line_append(&line, i == 0 ? ": '" : "; '");
@@ -129,7 +129,8 @@ static void log_selection_failure(const struct clrie_version_select_options *opt
             if (c->verdict == CLRIE_VERSION_BAD_NAME)
                 clrie_pm_log_line_append(&line, " (at byte %zu)", c->offset);
             else if (c->error)
-                clrie_pm_log_line_append(&line, " (%s)", strerror(c->error));
+                clrie_pm_log_line_append(&line, " (%s)",
+                                         clrie_os_strerror(c->error, buf, sizeof(buf)));
         }
     }
     clrie_pm_log_line_end(&line);
@@ -229,32 +230,34 @@ static HRESULT load_engine(void)
     hr = check_engine(sel.path, &canonical);
     if (hr != S_OK)
         goto out;
-    void *handle = dlopen(canonical, RTLD_NOW | RTLD_LOCAL);
+    struct clrie_os_module *handle = NULL;
+    char why[512] = "";
+    r = clrie_os_module_load(canonical, &handle, why, sizeof(why));
     free(canonical);
-    if (!handle) {
+    if (r != 0) {
         clrie_pm_log_line_begin(&line, proxy_log(), CLRIE_PM_LOG_ERRORS, NULL,
                                 "cannot load engine '");
         clrie_pm_log_line_append_escaped(&line, sel.path);
         clrie_pm_log_line_append(&line, "': ");
-        clrie_pm_log_line_append_escaped(&line, dlerror());
+        clrie_pm_log_line_append_escaped(&line, why);
         clrie_pm_log_line_end(&line);
         hr = E_FAIL;
         goto out;
     }
-    union symbol get = {dlsym(handle, "DllGetClassObject")};
-    if (!get.object) {
+    LPFNGETCLASSOBJECT get =
+        (LPFNGETCLASSOBJECT)clrie_os_module_function(handle, "DllGetClassObject");
+    if (!get) {
         clrie_pm_log_line_begin(&line, proxy_log(), CLRIE_PM_LOG_ERRORS, NULL, "engine '");
         clrie_pm_log_line_append_escaped(&line, sel.path);
         clrie_pm_log_line_append(&line, "' does not export DllGetClassObject");
         clrie_pm_log_line_end(&line);
-        dlclose(handle);
+        clrie_os_module_unload(handle);
         hr = HRESULT_ERROR_PROC_NOT_FOUND;
         goto out;
     }
     engine_handle = handle;
-    engine_get_class_object = get.get_class_object;
-    union symbol can_unload = {dlsym(handle, "DllCanUnloadNow")};
-    engine_can_unload_now = can_unload.can_unload_now;
+    engine_get_class_object = get;
+    engine_can_unload_now = (LPFNCANUNLOADNOW)clrie_os_module_function(handle, "DllCanUnloadNow");
     clrie_pm_log_line_begin(&line, proxy_log(), CLRIE_PM_LOG_MESSAGES, NULL, "loaded engine '");
     clrie_pm_log_line_append_escaped(&line, sel.path);
     clrie_pm_log_line_append(&line, "' (version %s, root '", sel.version);
@@ -267,7 +270,8 @@ out:
     return hr;
 }
 
-EXPORT HRESULT STDAPICALLTYPE DllGetClassObject(const GUID *clsid, const GUID *iid, void **out)
+CLRIE_ABI_EXPORT HRESULT STDAPICALLTYPE DllGetClassObject(const GUID *clsid, const GUID *iid,
+                                                          void **out)
 {
     if (!out)
         return E_POINTER;
@@ -281,14 +285,14 @@ EXPORT HRESULT STDAPICALLTYPE DllGetClassObject(const GUID *clsid, const GUID *i
     return hr;
 }
 
-EXPORT HRESULT STDAPICALLTYPE DllCanUnloadNow(void)
+CLRIE_ABI_EXPORT HRESULT STDAPICALLTYPE DllCanUnloadNow(void)
 {
     clrie_os_mutex_lock(&engine_lock);
     HRESULT hr = S_OK;
     if (engine_handle) {
         hr = engine_can_unload_now ? engine_can_unload_now() : S_FALSE;
         if (hr == S_OK) {
-            dlclose(engine_handle);
+            clrie_os_module_unload(engine_handle);
             engine_handle = NULL;
             engine_get_class_object = NULL;
             engine_can_unload_now = NULL;

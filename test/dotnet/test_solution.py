@@ -267,7 +267,11 @@ for mode in modes:
         checks.expect(not problems, "%s: the stress plugin's report in %s" % (
             mode, os.path.basename(log)), seen=problems)
         methods += report.get("instrumented", 0)
-    checks.expect(processes >= 8, "%s: the engine ran in 8 or more processes (%d)" % (
+    # How many processes a build makes depends on the machine's load: MSBuild starts a worker
+    # node only when it has work queued for one, and the compiler server may or may not take
+    # a compilation. 7 to 10 were seen; the host, one node, the compiler, the test host and
+    # the test platform are always there.
+    checks.expect(processes >= 5, "%s: the engine ran in 5 or more processes (%d)" % (
         mode, processes))
     print("   %d processes under the engine, %d methods rewritten; %d files, %d tests as "
           "without a profiler" % (processes, methods, len(got[1]), len(got[2])), flush=True)

@@ -49,6 +49,16 @@ extern "C" {
 #define STDAPICALLTYPE CLRIE_ABI_STDCALL
 #endif
 
+/* What a module marks its exports with (DllGetClassObject, ...): exported from a DLL on
+ * Windows, visible from a shared object built with hidden visibility elsewhere. A DLL's
+ * exports keep their plain names on x86 too when it is linked with a module definition file or
+ * --kill-at (the engine, the proxy and the plugins of this project are). */
+#if defined(_WIN32)
+#define CLRIE_ABI_EXPORT __declspec(dllexport)
+#else
+#define CLRIE_ABI_EXPORT __attribute__((visibility("default")))
+#endif
+
 /* ---- integers ---------------------------------------------------------------------- */
 
 typedef uint8_t BYTE;
@@ -135,11 +145,17 @@ static inline int clrie_guid_equal(const GUID *a, const GUID *b)
 #endif
 
 /* An IID list entry is X(Name, Data1, Data2, Data3, b0, ..., b7). Headers declare each
- * as `extern const IID IID_<Name>;`; libprofmgr/abi/abi_guids.c defines them from the same lists. */
-#define CLRIE_ABI_DECLARE_IID(name, l, w1, w2, b0, b1, b2, b3, b4, b5, b6, b7) \
+ * as `extern const IID IID_<Name>;`; libprofmgr/abi/abi_guids.c defines them from the same lists.
+ */
+#define CLRIE_ABI_DECLARE_IID(name, l, w1, w2, b0, b1, b2, b3, b4, b5, b6, b7)                     \
     extern const IID IID_##name;
-#define CLRIE_ABI_GUID_INIT(l, w1, w2, b0, b1, b2, b3, b4, b5, b6, b7) \
-    { l, w1, w2, { b0, b1, b2, b3, b4, b5, b6, b7 } }
+#define CLRIE_ABI_GUID_INIT(l, w1, w2, b0, b1, b2, b3, b4, b5, b6, b7)                             \
+    {                                                                                              \
+        l, w1, w2,                                                                                 \
+        {                                                                                          \
+            b0, b1, b2, b3, b4, b5, b6, b7                                                         \
+        }                                                                                          \
+    }
 
 /* ---- metadata tokens and signatures (corhdr.h) ---------------------------------------- */
 
@@ -327,45 +343,44 @@ typedef enum CorElementType {
 
 /* Defines struct IFooVtbl and struct IFoo (typedef'd beforehand with CLRIE_ABI_FORWARD). */
 #define CLRIE_ABI_FORWARD(iface) typedef struct iface iface;
-#define CLRIE_ABI_DEFINE_INTERFACE(iface, METHODS) \
-    struct iface##Vtbl { \
-        METHODS(CLRIE_ABI_VTBL_SLOT, iface *This, This) \
-    }; \
-    struct iface { \
-        const struct iface##Vtbl *lpVtbl; \
+#define CLRIE_ABI_DEFINE_INTERFACE(iface, METHODS)                                                 \
+    struct iface##Vtbl {                                                                           \
+        METHODS(CLRIE_ABI_VTBL_SLOT, iface *This, This)                                            \
+    };                                                                                             \
+    struct iface {                                                                                 \
+        const struct iface##Vtbl *lpVtbl;                                                          \
     };
 
 /* Checks that a vtable has exactly `slots` pointer-sized slots. */
-#define CLRIE_ABI_CHECK_SLOTS(iface, slots) \
-    CLRIE_ABI_STATIC_ASSERT(sizeof(struct iface##Vtbl) == (slots) * sizeof(void *), \
-        #iface " must have " #slots " vtable slots");
+#define CLRIE_ABI_CHECK_SLOTS(iface, slots)                                                        \
+    CLRIE_ABI_STATIC_ASSERT(sizeof(struct iface##Vtbl) == (slots) * sizeof(void *),                \
+                            #iface " must have " #slots " vtable slots");
 
 /* An entry of a header's interface list, X(name, method table, slots): defines the
  * interface and checks its size. */
-#define CLRIE_ABI_INTERFACE(iface, METHODS, slots) \
-    CLRIE_ABI_DEFINE_INTERFACE(iface, METHODS) \
+#define CLRIE_ABI_INTERFACE(iface, METHODS, slots)                                                 \
+    CLRIE_ABI_DEFINE_INTERFACE(iface, METHODS)                                                     \
     CLRIE_ABI_CHECK_SLOTS(iface, slots)
 
 /* The object holding `member` at `ptr`: how an object with several interfaces finds itself. */
-#define CLRIE_CONTAINER_OF(ptr, type, member) \
-    ((type *)(void *)((char *)(ptr) - offsetof(type, member)))
+#define CLRIE_CONTAINER_OF(ptr, type, member)                                                      \
+    ((type *)(void *)((char *)(ptr)-offsetof(type, member)))
 
 /* ---- IUnknown and IClassFactory ------------------------------------------------------ */
 
-#define CLRIE_IUNKNOWN_METHODS(X, SELF, OBJ) \
-    X(HRESULT, QueryInterface, (SELF, REFIID riid, void **ppvObject), (OBJ, riid, ppvObject)) \
-    X(ULONG, AddRef, (SELF), (OBJ)) \
+#define CLRIE_IUNKNOWN_METHODS(X, SELF, OBJ)                                                       \
+    X(HRESULT, QueryInterface, (SELF, REFIID riid, void **ppvObject), (OBJ, riid, ppvObject))      \
+    X(ULONG, AddRef, (SELF), (OBJ))                                                                \
     X(ULONG, Release, (SELF), (OBJ))
 
-#define CLRIE_ICLASSFACTORY_METHODS(X, SELF, OBJ) \
-    CLRIE_IUNKNOWN_METHODS(X, SELF, OBJ) \
-    X(HRESULT, CreateInstance, \
-      (SELF, IUnknown *pUnkOuter, REFIID riid, void **ppvObject), \
-      (OBJ, pUnkOuter, riid, ppvObject)) \
+#define CLRIE_ICLASSFACTORY_METHODS(X, SELF, OBJ)                                                  \
+    CLRIE_IUNKNOWN_METHODS(X, SELF, OBJ)                                                           \
+    X(HRESULT, CreateInstance, (SELF, IUnknown * pUnkOuter, REFIID riid, void **ppvObject),        \
+      (OBJ, pUnkOuter, riid, ppvObject))                                                           \
     X(HRESULT, LockServer, (SELF, BOOL fLock), (OBJ, fLock))
 
-#define CLRIE_BASE_INTERFACES(X) \
-    X(IUnknown, CLRIE_IUNKNOWN_METHODS, 3) \
+#define CLRIE_BASE_INTERFACES(X)                                                                   \
+    X(IUnknown, CLRIE_IUNKNOWN_METHODS, 3)                                                         \
     X(IClassFactory, CLRIE_ICLASSFACTORY_METHODS, 5)
 
 CLRIE_ABI_FORWARD(IUnknown)
@@ -385,8 +400,8 @@ CLRIE_ABI_FORWARD(IStream)
 CLRIE_ABI_FORWARD(ITypeInfo)
 typedef struct tagVARIANT VARIANT;
 
-#define CLRIE_BASE_IIDS(X) \
-    X(IUnknown, 0x00000000, 0x0000, 0x0000, 0xC0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x46) \
+#define CLRIE_BASE_IIDS(X)                                                                         \
+    X(IUnknown, 0x00000000, 0x0000, 0x0000, 0xC0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x46)        \
     X(IClassFactory, 0x00000001, 0x0000, 0x0000, 0xC0, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x46)
 
 CLRIE_BASE_IIDS(CLRIE_ABI_DECLARE_IID)
@@ -394,7 +409,7 @@ CLRIE_BASE_IIDS(CLRIE_ABI_DECLARE_IID)
 CLRIE_ABI_STATIC_ASSERT(sizeof(GUID) == 16, "GUID is 16 bytes");
 CLRIE_ABI_STATIC_ASSERT(sizeof(WCHAR) == 2, "WCHAR is a UTF-16 code unit");
 CLRIE_ABI_STATIC_ASSERT(sizeof(ULONG) == 4 && sizeof(DWORD) == 4 && sizeof(LONG) == 4,
-    "LONG, ULONG and DWORD are 32-bit on the PAL");
+                        "LONG, ULONG and DWORD are 32-bit on the PAL");
 CLRIE_ABI_STATIC_ASSERT(sizeof(BOOL) == 4 && sizeof(HRESULT) == 4, "BOOL, HRESULT 32-bit");
 CLRIE_ABI_STATIC_ASSERT(sizeof(UINT_PTR) == sizeof(void *), "UINT_PTR is pointer-sized");
 CLRIE_ABI_STATIC_ASSERT(sizeof(CorElementType) == 4, "enums are 32-bit");
