@@ -31,9 +31,6 @@ static struct module modules[MAX_MODULES];
 static atomic_uint module_count;                                 /* entries published */
 static struct clrie_os_mutex modules_lock = CLRIE_OS_MUTEX_INIT; /* serialises writers */
 
-/* The line of a thread without storage of its own has been written. */
-static atomic_bool reported_without_storage;
-
 /* ---- marks ------------------------------------------------------------------------------ */
 
 /* The name is written last and cleared first, so a handler interrupting either sees a whole
@@ -255,6 +252,8 @@ size_t clrie_pm__crash_describe(char *buf, size_t size, int fault, int code, con
 
 /* ---- writing it ------------------------------------------------------------------------- */
 
+/* A thread without storage (on Windows, one the engine never called a plugin on) writes a line
+ * for each fault: only a plugin that recovers from its own faults could make it write two. */
 void clrie_pm__crash_write_line(const char *line, size_t len)
 {
     struct clrie_pm__crash_thread *thread = clrie_pm__crash_thread(false);
@@ -262,8 +261,6 @@ void clrie_pm__crash_write_line(const char *line, size_t len)
         if (thread->reported)
             return;
         thread->reported = 1;
-    } else if (atomic_exchange(&reported_without_storage, true)) {
-        return;
     }
     char prefix[32];
     struct text t = {.buf = prefix, .size = sizeof(prefix)};

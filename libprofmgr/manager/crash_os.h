@@ -28,8 +28,8 @@ bool clrie_pm__crash_maybe_plugins(uintptr_t pc);
 size_t clrie_pm__crash_line(char *buf, size_t size, int fault, int code, uintptr_t address,
                             uintptr_t pc, bool *in_code);
 
-/* "LogError[HH:MM:SS]:<line>\n" to the outputs, once per thread (or, for a thread that has no
- * storage of its own, once for all such threads). */
+/* "LogError[HH:MM:SS]:<line>\n" to the outputs, once per thread that has storage of its own
+ * (every thread on POSIX; on Windows each thread the engine has called a plugin on). */
 void clrie_pm__crash_write_line(const char *line, size_t len);
 
 /* ---- from the system's half, for crash.c ------------------------------------------------ */
