@@ -1,33 +1,19 @@
-/* The fatal-signal handler that names a crashing plugin (crash.h).
+/* Naming the plugin a fault came from: what every system shares (crash.h, crash_os.h).
  *
- * The runtime installs its own handlers for these signals before it loads the engine: it turns
- * a fault in managed code into a NullReferenceException (and never returns from the handler
- * then), and reports or dumps a crash in native code. This handler goes in front of the
- * runtime's, taking over its mask and flags, and on every signal calls it as the kernel would
- * have. A fault that is no plugin's is handed on at once; a plugin's leaves one line first.
- *
- * When the faulting instruction is in a plugin's code the runtime cannot recover (it handles
- * faults only in managed code and its own helpers), and the line is written before the runtime
- * is called, in case the runtime's own crash handling never returns. When only the thread's
- * mark says a plugin call is in progress (the fault is in a library the plugin called, or in
- * the runtime on its behalf), the runtime might still recover, so the line is written only once
- * the runtime's handler has returned having put the default action back, which it does when
- * the process is about to die; SIGABRT never recovers, so it is reported at once. */
-#define _GNU_SOURCE /* REG_RIP, dl_iterate_phdr */
+ * The marks of the plugin calls in progress, the table of plugin modules, the line that names
+ * a plugin and writing it once per thread. Catching the fault and handing it on is the
+ * system's half: crash_posix.c chains a signal handler in front of the runtime's, crash_win32.c
+ * adds a vectored exception handler that only looks. Everything the handler reads here is a
+ * fixed array or the thread's storage from the system's half; it writes through that half. */
 #include "crash.h"
 
-#include <errno.h>
-#include <link.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
-#include <ucontext.h>
-#include <unistd.h>
 
 #include "clrie/os/thread.h"
+#include "crash_os.h"
 
 /* ---- what the handler reads: fixed storage, no locks ------------------------------------- */
 
@@ -35,7 +21,7 @@
 #define MAX_RANGES 8
 
 struct module {
-    uintptr_t start[MAX_RANGES], end[MAX_RANGES]; /* its executable segments */
+    uintptr_t start[MAX_RANGES], end[MAX_RANGES]; /* its code */
     unsigned range_count;
     char name[128]; /* truncated */
     char guid[39];
@@ -45,79 +31,60 @@ static struct module modules[MAX_MODULES];
 static atomic_uint module_count;                                 /* entries published */
 static struct clrie_os_mutex modules_lock = CLRIE_OS_MUTEX_INIT; /* serialises writers */
 
-/* The innermost plugin call of this thread. Initial-exec so that the handler reads it without
- * calling into the dynamic linker. */
-static __thread struct clrie_pm__crash_call current __attribute__((tls_model("initial-exec")));
-/* This thread has written its line: a runtime that aborts after a plugin's fault would
- * otherwise add a second one for its SIGABRT. */
-static __thread volatile sig_atomic_t reported __attribute__((tls_model("initial-exec")));
-
-static const int handled_signals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
-#define SIGNAL_COUNT (sizeof(handled_signals) / sizeof(handled_signals[0]))
-static struct sigaction previous[SIGNAL_COUNT]; /* written before the handler is installed */
-static atomic_bool installed;
-static int line_fd = -1; /* the log file, or -1 */
-static long utc_offset;  /* seconds east of UTC when installed: localtime is not signal-safe */
-
 /* ---- marks ------------------------------------------------------------------------------ */
 
 /* The name is written last and cleared first, so a handler interrupting either sees a whole
- * mark or none; each field is one aligned pointer store. */
+ * mark or none; each field is one aligned pointer store. A thread whose storage could not be
+ * made (Windows, out of memory) goes unmarked. */
 void clrie_pm__crash_enter(struct clrie_pm__crash_call *saved, const char *name, const char *guid,
                            const char *call)
 {
-    *saved = current;
-    current.name = NULL;
+    struct clrie_pm__crash_thread *thread = clrie_pm__crash_thread(true);
+    if (!thread) {
+        *saved = (struct clrie_pm__crash_call){0};
+        return;
+    }
+    struct clrie_pm__crash_call *current = &thread->call;
+    *saved = *current;
+    current->name = NULL;
     atomic_signal_fence(memory_order_seq_cst);
-    current.guid = guid;
-    current.call = call;
+    current->guid = guid;
+    current->call = call;
     atomic_signal_fence(memory_order_seq_cst);
-    current.name = name;
+    current->name = name;
 }
 
 void clrie_pm__crash_leave(const struct clrie_pm__crash_call *saved)
 {
-    current.name = NULL;
+    struct clrie_pm__crash_thread *thread = clrie_pm__crash_thread(false);
+    if (!thread)
+        return;
+    struct clrie_pm__crash_call *current = &thread->call;
+    current->name = NULL;
     atomic_signal_fence(memory_order_seq_cst);
-    current.guid = saved->guid;
-    current.call = saved->call;
+    current->guid = saved->guid;
+    current->call = saved->call;
     atomic_signal_fence(memory_order_seq_cst);
-    current.name = saved->name;
+    current->name = saved->name;
+}
+
+/* This thread's innermost plugin call, whole; name NULL when none. */
+static struct clrie_pm__crash_call read_mark(void)
+{
+    struct clrie_pm__crash_call mark = {0};
+    const struct clrie_pm__crash_thread *thread = clrie_pm__crash_thread(false);
+    if (!thread)
+        return mark;
+    mark.name = thread->call.name;
+    atomic_signal_fence(memory_order_seq_cst);
+    if (mark.name) {
+        mark.guid = thread->call.guid;
+        mark.call = thread->call.call;
+    }
+    return mark;
 }
 
 /* ---- modules ---------------------------------------------------------------------------- */
-
-struct module_search {
-    uintptr_t address;
-    struct module *into;
-    bool found;
-};
-
-static int find_module(struct dl_phdr_info *info, size_t size, void *data)
-{
-    (void)size;
-    struct module_search *search = data;
-    bool holds = false;
-    for (int i = 0; i < info->dlpi_phnum && !holds; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        uintptr_t start = info->dlpi_addr + ph->p_vaddr;
-        holds = ph->p_type == PT_LOAD && search->address >= start &&
-                search->address - start < ph->p_memsz;
-    }
-    if (!holds)
-        return 0;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) ||
-            search->into->range_count == MAX_RANGES)
-            continue;
-        search->into->start[search->into->range_count] = info->dlpi_addr + ph->p_vaddr;
-        search->into->end[search->into->range_count] = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
-        search->into->range_count++;
-    }
-    search->found = true;
-    return 1;
-}
 
 static void copy_text(char *to, size_t size, const char *from)
 {
@@ -133,9 +100,9 @@ void clrie_pm__crash_add_module(const void *address, const char *name, const cha
     if (n < MAX_MODULES) {
         struct module *slot = &modules[n];
         memset(slot, 0, sizeof(*slot));
-        struct module_search search = {.address = (uintptr_t)address, .into = slot};
-        dl_iterate_phdr(find_module, &search);
-        if (search.found && slot->range_count > 0) {
+        slot->range_count =
+            clrie_pm__crash_code_ranges(address, slot->start, slot->end, MAX_RANGES);
+        if (slot->range_count > 0) {
             copy_text(slot->name, sizeof(slot->name), name);
             copy_text(slot->guid, sizeof(slot->guid), guid);
             atomic_store_explicit(&module_count, n + 1, memory_order_release);
@@ -162,6 +129,13 @@ static const struct module *module_at(uintptr_t pc, const char *calling_guid)
         }
     }
     return first;
+}
+
+bool clrie_pm__crash_maybe_plugins(uintptr_t pc)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    const struct clrie_pm__crash_thread *thread = clrie_pm__crash_thread(false);
+    return (thread && thread->call.name != NULL) || (pc && module_at(pc, NULL) != NULL);
 }
 
 /* ---- the line, built with nothing but stores -------------------------------------------- */
@@ -213,34 +187,11 @@ static void put_two_digits(struct text *t, long value)
     put(t, c);
 }
 
-static const char *signal_name(int sig)
-{
-    switch (sig) {
-    case SIGSEGV:
-        return "SIGSEGV";
-    case SIGBUS:
-        return "SIGBUS";
-    case SIGILL:
-        return "SIGILL";
-    case SIGFPE:
-        return "SIGFPE";
-    case SIGABRT:
-        return "SIGABRT";
-    default:
-        return "a fatal signal";
-    }
-}
-
 /* Fills t when the fault is a plugin's; *in_code tells whether pc is in its code. */
-static bool describe(struct text *t, int sig, int code, uintptr_t address, uintptr_t pc,
+static bool describe(struct text *t, int fault, int code, uintptr_t address, uintptr_t pc,
                      bool *in_code)
 {
-    struct clrie_pm__crash_call mark = {.name = current.name};
-    atomic_signal_fence(memory_order_seq_cst);
-    if (mark.name) {
-        mark.guid = current.guid;
-        mark.call = current.call;
-    }
+    struct clrie_pm__crash_call mark = read_mark();
     const struct module *module = pc ? module_at(pc, mark.name ? mark.guid : NULL) : NULL;
     *in_code = module != NULL;
     if (!module && !mark.name)
@@ -251,8 +202,9 @@ static bool describe(struct text *t, int sig, int code, uintptr_t address, uintp
     put(t, "' ");
     put(t, module ? module->guid : mark.guid);
     put(t, " crashed (");
-    put(t, signal_name(sig));
-    if (code > 0 && sig != SIGABRT) { /* raised by the processor, not sent */
+    bool with_address = false;
+    put(t, clrie_pm__crash_fault_name(fault, code, &with_address));
+    if (with_address) {
         put(t, " at ");
         put_hex(t, address);
     }
@@ -279,63 +231,40 @@ static bool describe(struct text *t, int sig, int code, uintptr_t address, uintp
     return true;
 }
 
-size_t clrie_pm__crash_describe(char *buf, size_t size, int sig, int code, const void *address,
-                                const void *pc)
+size_t clrie_pm__crash_line(char *buf, size_t size, int fault, int code, uintptr_t address,
+                            uintptr_t pc, bool *in_code)
 {
+    *in_code = false;
     if (size == 0)
         return 0;
     struct text t = {.buf = buf, .size = size};
     buf[0] = '\0';
+    return describe(&t, fault, code, address, pc, in_code) ? t.len : 0;
+}
+
+size_t clrie_pm__crash_describe(char *buf, size_t size, int fault, int code, const void *address,
+                                const void *pc)
+{
     bool in_code;
-    return describe(&t, sig, code, (uintptr_t)address, (uintptr_t)pc, &in_code) ? t.len : 0;
+    return clrie_pm__crash_line(buf, size, fault, code, (uintptr_t)address, (uintptr_t)pc,
+                                &in_code);
 }
 
-/* ---- the handler ------------------------------------------------------------------------ */
+/* ---- writing it ------------------------------------------------------------------------- */
 
-/* For the frames that are live when the runtime's handler is called: the runtime often never
- * returns to them (it resumes managed code at the catch), and a sanitizer that had poisoned
- * red zones around their locals would find that poison later in the frames of whatever code
- * reuses that stack, and report an overflow that is none. */
-#define LEFT_BY_THE_RUNTIME __attribute__((no_sanitize_address))
-
-static uintptr_t pc_of(const void *context)
+/* A thread without storage (on Windows, one the engine never called a plugin on) writes a line
+ * for each fault: only a plugin that recovers from its own faults could make it write two. */
+void clrie_pm__crash_write_line(const char *line, size_t len)
 {
-    const ucontext_t *uc = context;
-    if (!uc)
-        return 0;
-#if defined(__x86_64__)
-    return (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
-#elif defined(__aarch64__)
-    return (uintptr_t)uc->uc_mcontext.pc;
-#else
-    return 0; /* only the marks name the plugin */
-#endif
-}
-
-static void write_all(int fd, const char *text, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, text, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
+    struct clrie_pm__crash_thread *thread = clrie_pm__crash_thread(false);
+    if (thread) {
+        if (thread->reported)
             return;
-        text += n;
-        len -= (size_t)n;
+        thread->reported = 1;
     }
-}
-
-/* "LogError[HH:MM:SS]:<line>\n" to the log file, if any, and to stderr; once per thread. */
-static void write_line(const char *line, size_t len)
-{
-    if (reported)
-        return;
-    reported = 1;
     char prefix[32];
     struct text t = {.buf = prefix, .size = sizeof(prefix)};
-    struct timespec now = {0};
-    clock_gettime(CLOCK_REALTIME, &now);
-    long seconds = (long)((now.tv_sec + utc_offset) % 86400 + 86400) % 86400;
+    long seconds = clrie_pm__crash_time_of_day();
     put(&t, "LogError[");
     put_two_digits(&t, seconds / 3600);
     put(&t, ":");
@@ -343,116 +272,5 @@ static void write_line(const char *line, size_t len)
     put(&t, ":");
     put_two_digits(&t, seconds % 60);
     put(&t, "]:");
-    int fds[2] = {line_fd, STDERR_FILENO};
-    for (int i = line_fd >= 0 ? 0 : 1; i < 2; i++) {
-        write_all(fds[i], prefix, t.len);
-        write_all(fds[i], line, len);
-        write_all(fds[i], "\n", 1);
-    }
-}
-
-static const struct sigaction *previous_of(int sig)
-{
-    for (size_t i = 0; i < SIGNAL_COUNT; i++)
-        if (handled_signals[i] == sig)
-            return &previous[i];
-    return NULL;
-}
-
-static bool is_default(const struct sigaction *action)
-{
-    return action->sa_handler == SIG_DFL || action->sa_handler == SIG_IGN;
-}
-
-/* Does what the kernel would have done had this handler not been installed. */
-LEFT_BY_THE_RUNTIME static void chain(int sig, siginfo_t *info, void *context,
-                                      const struct sigaction *prev)
-{
-    bool sent = info->si_code <= 0 || sig == SIGABRT;
-    if (prev->sa_handler == SIG_IGN && sent)
-        return;
-    if (is_default(prev)) {
-        /* A fault the processor raised happens again on return, now with the default action
-         * (an ignored one too: the kernel does not let a fault be ignored); a sent signal is
-         * sent again, and arrives once this handler returns. */
-        struct sigaction dfl = {.sa_handler = SIG_DFL};
-        sigemptyset(&dfl.sa_mask);
-        sigaction(sig, &dfl, NULL);
-        if (sent)
-            raise(sig);
-        return;
-    }
-    if (prev->sa_flags & SA_SIGINFO)
-        prev->sa_sigaction(sig, info, context);
-    else
-        prev->sa_handler(sig);
-}
-
-/* May the fault be a plugin's? What describe() decides on, without building the line. */
-static bool maybe_plugins(uintptr_t pc)
-{
-    atomic_signal_fence(memory_order_seq_cst);
-    return current.name != NULL || (pc && module_at(pc, NULL) != NULL);
-}
-
-/* The rare path, with the line's buffer in a frame of its own so that the common path's frame
- * stays a few words deep. */
-__attribute__((noinline)) LEFT_BY_THE_RUNTIME static void
-report_and_chain(int sig, siginfo_t *info, void *context, const struct sigaction *prev)
-{
-    int saved_errno = errno;
-    char line[512];
-    struct text t = {.buf = line, .size = sizeof(line)};
-    bool in_code = false;
-    bool plugin =
-        describe(&t, sig, info->si_code, (uintptr_t)info->si_addr, pc_of(context), &in_code);
-    bool wait_for_runtime = plugin && !in_code && sig != SIGABRT && !is_default(prev);
-    if (plugin && !wait_for_runtime)
-        write_line(line, t.len);
-    chain(sig, info, context, prev);
-    if (wait_for_runtime) {
-        /* The runtime returned: it either recovered, or put the default action back so that
-         * the fault, raised again on return, ends the process. */
-        struct sigaction now;
-        if (sigaction(sig, NULL, &now) == 0 && now.sa_handler == SIG_DFL)
-            write_line(line, t.len);
-    }
-    errno = saved_errno;
-}
-
-/* A signal that is no plugin's (the runtime's own: a null dereference, a division by zero in
- * managed code) goes straight to the runtime's handler with the kernel's siginfo and context,
- * on the stack the kernel chose by the runtime's own flags, touching nothing on the way. */
-LEFT_BY_THE_RUNTIME static void on_fatal_signal(int sig, siginfo_t *info, void *context)
-{
-    const struct sigaction *prev = previous_of(sig);
-    if (maybe_plugins(pc_of(context)))
-        report_and_chain(sig, info, context, prev);
-    else
-        chain(sig, info, context, prev);
-}
-
-void clrie_pm__crash_install(int log_fd)
-{
-    if (atomic_exchange(&installed, true))
-        return;
-    line_fd = log_fd;
-    time_t now = time(NULL);
-    struct tm tm;
-    if (localtime_r(&now, &tm))
-        utc_offset = tm.tm_gmtoff;
-    for (size_t i = 0; i < SIGNAL_COUNT; i++) {
-        if (sigaction(handled_signals[i], NULL, &previous[i]) != 0)
-            continue;
-        /* The runtime's mask and flags, so that the kernel runs this handler, and through it
-         * the runtime's, as it would run the runtime's: on the alternate stack only where the
-         * runtime asked for it (SIGSEGV, to catch stack overflows). The runtime handles SIGFPE
-         * on the faulting thread's own stack and never returns from there into managed code;
-         * on the small alternate stack that overflows it (a caught DivideByZeroException
-         * killed the process as a stack overflow). */
-        struct sigaction action = {.sa_sigaction = on_fatal_signal,
-                                   .sa_mask = previous[i].sa_mask,
-                                   .sa_flags = previous[i].sa_flags | SA_SIGINFO};
-        sigaction(handled_signals[i], &action, NULL);
-    }
+    clrie_pm__crash_write_out(prefix, t.len, line, len);
 }

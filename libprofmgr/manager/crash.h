@@ -1,16 +1,18 @@
-/* Naming the plugin a fatal signal came from (crash.c).
+/* Naming the plugin a fatal fault came from (crash.c, with crash_posix.c or crash_win32.c).
  *
  * A plugin that crashes takes the process with it: nothing the engine does can keep the
  * application alive once a plugin has corrupted it. What the engine can do is say which plugin
- * it was. A handler for SIGSEGV, SIGBUS, SIGILL, SIGFPE and SIGABRT, chained in front of the
- * runtime's own, writes one error line when the fault is a plugin's, and then hands the signal
- * on exactly as if it had not been there, so that the runtime still turns a null dereference in
- * managed code into a NullReferenceException.
+ * it was, in one error line, and otherwise leave the fault to the runtime exactly as if the
+ * engine were not there, so that the runtime still turns a null dereference in managed code
+ * into a NullReferenceException. On POSIX a handler for SIGSEGV, SIGBUS, SIGILL, SIGFPE and
+ * SIGABRT, chained in front of the runtime's own, writes the line and hands the signal on; on
+ * Windows a vectored exception handler looks at each processor fault first, writes the line,
+ * and lets the search for a handler go on as it would have.
  *
  * A fault is a plugin's when the faulting instruction lies in the code of a plugin's module
  * (recorded when the module is loaded) or when the thread is inside a call the engine made into
  * a plugin (each call site is bracketed with CLRIE_PM__IN_PLUGIN). Everything the handler reads
- * is a fixed array or initial-exec thread-local storage; it writes with write(2) only.
+ * is a fixed array or thread-local storage it reads without locks or allocation.
  *
  * Threads: the functions may be called from any thread. */
 #ifndef CLRIE_PM_CRASH_H
@@ -25,9 +27,10 @@ struct clrie_pm__crash_call {
     const char *call; /* what it was asked to do: "Initialize", "InstrumentMethod", ... */
 };
 
-/* Installs the handler once per process, chained to the handlers in place now (the runtime's).
- * The line goes to log_fd (the log file, or -1 when the log writes to stderr) and to stderr.
- * Call it before the first plugin is loaded. */
+/* Installs the handler once per process, chained to the handlers in place now (the runtime's;
+ * on Windows in front of every vectored handler). The line goes to log_fd (the log file, a C
+ * runtime descriptor, or -1 when the log writes to stderr) and to stderr. Call it before the
+ * first plugin is loaded. */
 void clrie_pm__crash_install(int log_fd);
 
 /* Records the code of the module that holds `address` (any symbol of it) as plugin name's,
@@ -51,10 +54,12 @@ void clrie_pm__crash_leave(const struct clrie_pm__crash_call *saved);
     } while (0)
 
 /* The line the handler writes, without the "LogError[HH:MM:SS]: " prefix and the newline, for
- * the given signal, si_code, fault address and pc, as seen from this thread (its mark and the
- * recorded modules). Returns its length, or 0 when the fault is no plugin's. Async-signal-safe;
- * for the handler and its tests. */
-size_t clrie_pm__crash_describe(char *buf, size_t size, int sig, int code, const void *address,
+ * the given fault, fault address and pc, as seen from this thread (its mark and the recorded
+ * modules). The fault is the system's: on POSIX the signal and its si_code; on Windows the
+ * exception code (EXCEPTION_ACCESS_VIOLATION, ...) and 1 when address is the data address the
+ * exception names (an access violation, an in-page error), else 0. Returns its length, or 0
+ * when the fault is no plugin's. Async-signal-safe; for the handler and its tests. */
+size_t clrie_pm__crash_describe(char *buf, size_t size, int fault, int code, const void *address,
                                 const void *pc);
 
 #endif
