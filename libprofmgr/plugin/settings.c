@@ -1,8 +1,6 @@
 /* Settings (clrie/plugin.h): the <Settings> of the plugin's config entry through CLRIE's
  * IInstrumentationMethodAttachContext, flags, and lists of shell patterns. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* strndup */
-#endif
+#include "clrie/os/env.h"
 #include "clrie/os/match.h"
 #include "clrie/plugin.h"
 
@@ -99,7 +97,16 @@ static void env_prefix(const CLSID *clsid, char out[48])
              clsid->Data4[7]);
 }
 
-extern char **environ;
+/* The first n bytes of text as a new string (strndup, which Windows lacks). */
+static char *copy_prefix(const char *text, size_t n)
+{
+    char *copy = malloc(n + 1);
+    if (copy) {
+        memcpy(copy, text, n);
+        copy[n] = '\0';
+    }
+    return copy;
+}
 
 int clrie_plugin_env_settings_each(const CLSID *clsid, clrie_plugin_setting_fn fn, void *data)
 {
@@ -107,17 +114,23 @@ int clrie_plugin_env_settings_each(const CLSID *clsid, clrie_plugin_setting_fn f
     env_prefix(clsid, prefix);
     size_t n = strlen(prefix);
     int found = 0;
-    for (char **e = environ; e && *e; e++) {
+    char **environment = NULL; /* a copy in UTF-8, also on Windows */
+    if (clrie_os_env_block(&environment) != 0)
+        return -ENOMEM;
+    for (char **e = environment; *e; e++) {
         const char *eq = strchr(*e, '=');
         if (!eq || strncmp(*e, prefix, n) != 0 || eq == *e + n)
             continue;
-        char *name = strndup(*e + n, (size_t)(eq - *e - (ptrdiff_t)n));
-        if (!name)
+        char *name = copy_prefix(*e + n, (size_t)(eq - *e - (ptrdiff_t)n));
+        if (!name) {
+            clrie_os_env_block_free(environment);
             return -ENOMEM;
+        }
         fn(data, name, eq + 1);
         free(name);
         found++;
     }
+    clrie_os_env_block_free(environment);
     return found;
 }
 
@@ -176,7 +189,7 @@ int clrie_plugin_patterns_add(struct clrie_plugin_patterns *patterns, const char
         if (!grown)
             return -ENOMEM;
         patterns->items = grown;
-        char *copy = strndup(item, len);
+        char *copy = copy_prefix(item, len);
         if (!copy)
             return -ENOMEM;
         patterns->items[patterns->count++] = copy;

@@ -10,7 +10,9 @@
            shutdown; the engine logs no error.
 
 The engines are Microsoft's CLRIE for Windows x64 (from Microsoft.CodeCoverage, restored
-into the work folder) and each --engine NAME=PATH (clrie's Windows engine, once it builds).
+into the work folder), clrie's own Windows engine when CLRIE_TEST_WINDOWS_ENGINE names its DLL
+(test/run passes the one its MinGW-w64 cross build made), and each --engine NAME=PATH. Under
+each engine but CLRIE the probe must record exactly what it recorded under CLRIE.
 
 Needs Linux x86_64 with wine64, dotnet, and the probe (meson builds it when it finds
 x86_64-w64-mingw32-gcc); without them the test is skipped (exit 77) and says why, and under
@@ -76,6 +78,10 @@ try:
     engines.append(("CLRIE", wine_apps.microsoft_clrie(dotnet, args.work)))
 except clrie_package.Missing as missing:
     checks.expect(False, "Microsoft's Windows CLRIE is missing: %s" % missing)
+# clrie's own Windows engine, from the cross build test/run makes beside this one.
+windows_engine = os.environ.get("CLRIE_TEST_WINDOWS_ENGINE")
+if windows_engine:
+    args.engine.append("clrie=" + windows_engine)
 for entry in args.engine:
     name, _, path = entry.partition("=")
     if checks.expect(name and os.path.isfile(path), "--engine %s: expected NAME=an engine DLL"
@@ -159,6 +165,7 @@ def scenario_probe(name, engine):
                       seen=counts)
         checks.expect(read(log).strip() == "", "%s: the engine logged no error" % name,
                       seen=read(log)[:2000])
+        records[name] = seen
     finally:
         box.close()
 
@@ -184,6 +191,15 @@ for name, engine in engines:
         (name + "-probe", "%s with the probe: as bare, and the probe saw the app" % name,
          lambda name=name, engine=engine: scenario_probe(name, engine)),
     ]
+records = {}
 dotnet_apps.run_scenarios(checks, scenarios, {s[0] for s in scenarios})
+# The same plugin sees the same app the same way under every engine: the same modules, the
+# same methods asked about, in the same order (the probe records what the engine tells it).
+if "CLRIE" in records:
+    for name, seen in records.items():
+        if name != "CLRIE":
+            checks.expect(seen == records["CLRIE"],
+                          "%s: the probe saw exactly what it saw under Microsoft's CLRIE" % name,
+                          seen={"CLRIE": records["CLRIE"], name: seen})
 sys.exit(checks.finish("the Windows runtime under Wine runs the app unchanged under %s" %
                        ", ".join(name for name, _ in engines)))
