@@ -56,6 +56,15 @@ const char *clrie_pm__crash_fault_name(int fault, int code, bool *with_address);
 /* Seconds since local midnight. */
 long clrie_pm__crash_time_of_day(void);
 
+/* Sets up what the functions above need: the log file's descriptor (or -1), the time zone,
+ * the thread storage's slot. The handler's install calls it first (crash_os_posix.c,
+ * crash_os_win32.c hold this half; crash_posix.c and crash_win32.c the handlers). */
+void clrie_pm__crash_os_init(int log_fd);
+
+/* Whether the system's fault code is a processor fault (a crash), not a software exception:
+ * every signal the POSIX handler takes; on Windows the EXCEPTION_* faults. */
+bool clrie_pm__crash_os_is_fault(int fault);
+
 /* Writes prefix, text and a newline to the log file, if any, then to stderr. */
 void clrie_pm__crash_write_out(const char *prefix, size_t prefix_len, const char *text, size_t len);
 
