@@ -11,6 +11,7 @@
 #include "clrie/os/env.h"
 #include "clrie/os/file.h"
 #include "clrie/os/fs.h"
+#include "clrie/os/strings.h"
 
 /* The prefix read when no variable has the architecture's own: CLRIE's Linux name on aarch64,
  * as CLRIE does; elsewhere the architecture's own again (ConfigPath32_ on x86 never falls back
@@ -261,17 +262,6 @@ static const char *lookup(char *const *envp, const char *name)
     return NULL;
 }
 
-/* The first n bytes of text as a new string (strndup, which Windows lacks). */
-static char *copy_prefix(const char *text, size_t n)
-{
-    char *copy = malloc(n + 1);
-    if (copy) {
-        memcpy(copy, text, n);
-        copy[n] = '\0';
-    }
-    return copy;
-}
-
 static bool has_prefix(const char *entry, const char *prefix)
 {
     return strncmp(entry, prefix, strlen(prefix)) == 0;
@@ -306,7 +296,7 @@ static int report_ignored(struct clrie_config *config, char *const *envp, const 
         const char *equals = strchr(*e, '=');
         if (!has_prefix(*e, ENV_PREFIX_FALLBACK) || !equals)
             continue;
-        char *variable = copy_prefix(*e, (size_t)(equals - *e));
+        char *variable = clrie_os_strndup(*e, (size_t)(equals - *e));
         if (!variable)
             return -ENOMEM;
         int r = clrie_config__report(config, CLRIE_CONFIG_WARNING, variable,
@@ -336,7 +326,7 @@ int clrie_config_load_env(struct clrie_config *config, char *const *envp)
         const char *equals = strchr(*e + prefix_len, '=');
         if (!equals)
             continue; /* not a variable at all: environ entries always have '=' */
-        char *variable = copy_prefix(*e, (size_t)(equals - *e));
+        char *variable = clrie_os_strndup(*e, (size_t)(equals - *e));
         char *list = strdup(equals + 1);
         if (!variable || !list) {
             free(variable);

@@ -37,12 +37,3 @@ int clrie_os_env_block(char ***out)
     *out = block;
     return 0;
 }
-
-void clrie_os_env_block_free(char **block)
-{
-    if (!block)
-        return;
-    for (char **e = block; *e; e++)
-        free(*e);
-    free(block);
-}

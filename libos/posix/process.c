@@ -87,15 +87,6 @@ int clrie_os_process_arguments(char ***out, size_t *count)
     return 0;
 }
 
-void clrie_os_process_arguments_free(char **arguments)
-{
-    if (!arguments)
-        return;
-    for (char **a = arguments; *a; a++)
-        free(*a);
-    free(arguments);
-}
-
 static uint64_t read_clock(clockid_t id)
 {
     struct timespec ts;

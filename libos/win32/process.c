@@ -56,15 +56,6 @@ int clrie_os_process_arguments(char ***out, size_t *count)
     return 0;
 }
 
-void clrie_os_process_arguments_free(char **arguments)
-{
-    if (!arguments)
-        return;
-    for (char **a = arguments; *a; a++)
-        free(*a);
-    free(arguments);
-}
-
 uint64_t clrie_os_monotonic_ns(void)
 {
     static LARGE_INTEGER frequency; /* fixed at boot: a race writes the same value */

@@ -2,6 +2,7 @@
  * IInstrumentationMethodAttachContext, flags, and lists of shell patterns. */
 #include "clrie/os/env.h"
 #include "clrie/os/match.h"
+#include "clrie/os/strings.h"
 #include "clrie/plugin.h"
 
 #include <errno.h>
@@ -97,17 +98,6 @@ static void env_prefix(const CLSID *clsid, char out[48])
              clsid->Data4[7]);
 }
 
-/* The first n bytes of text as a new string (strndup, which Windows lacks). */
-static char *copy_prefix(const char *text, size_t n)
-{
-    char *copy = malloc(n + 1);
-    if (copy) {
-        memcpy(copy, text, n);
-        copy[n] = '\0';
-    }
-    return copy;
-}
-
 int clrie_plugin_env_settings_each(const CLSID *clsid, clrie_plugin_setting_fn fn, void *data)
 {
     char prefix[48];
@@ -121,7 +111,7 @@ int clrie_plugin_env_settings_each(const CLSID *clsid, clrie_plugin_setting_fn f
         const char *eq = strchr(*e, '=');
         if (!eq || strncmp(*e, prefix, n) != 0 || eq == *e + n)
             continue;
-        char *name = copy_prefix(*e + n, (size_t)(eq - *e - (ptrdiff_t)n));
+        char *name = clrie_os_strndup(*e + n, (size_t)(eq - *e - (ptrdiff_t)n));
         if (!name) {
             clrie_os_env_block_free(environment);
             return -ENOMEM;
@@ -189,7 +179,7 @@ int clrie_plugin_patterns_add(struct clrie_plugin_patterns *patterns, const char
         if (!grown)
             return -ENOMEM;
         patterns->items = grown;
-        char *copy = copy_prefix(item, len);
+        char *copy = clrie_os_strndup(item, len);
         if (!copy)
             return -ENOMEM;
         patterns->items[patterns->count++] = copy;
