@@ -15,8 +15,7 @@
 #include <unistd.h>
 
 #include "clrie/config.h"
-
-extern char **environ;
+#include "clrie/os/env.h"
 
 static void usage(FILE *out)
 {
@@ -95,7 +94,7 @@ int main(int argc, char **argv)
     }
     int r = 0;
     if (env) {
-        r = clrie_config_load_env(config, environ);
+        r = clrie_config_load_env(config, clrie_os_environ());
     } else {
         const char *disable = getenv(CLRIE_CONFIG_ENV_DISABLE_TRUST);
         struct clrie_config_options opts = {

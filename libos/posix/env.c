@@ -8,6 +8,11 @@
 
 extern char **environ;
 
+char *const *clrie_os_environ(void)
+{
+    return environ;
+}
+
 int clrie_os_env_get(const char *name, char **value)
 {
     const char *v = getenv(name);

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <wchar.h>
 #include <windows.h>
 
@@ -40,6 +41,42 @@ out:
     free(wide);
     free(text);
     return r;
+}
+
+/* The last UTF-8 copy clrie_os_environ made, and the UTF-16 block it was made from. */
+static SRWLOCK environ_lock = SRWLOCK_INIT;
+static char **environ_copy;
+static wchar_t *environ_wide;
+static size_t environ_wide_units;
+
+char *const *clrie_os_environ(void)
+{
+    wchar_t *strings = GetEnvironmentStringsW();
+    if (!strings)
+        return environ_copy;
+    size_t units = 0;
+    while (strings[units] || strings[units + 1])
+        units++;
+    units += 2;
+    AcquireSRWLockExclusive(&environ_lock);
+    if (!environ_copy || units != environ_wide_units ||
+        memcmp(strings, environ_wide, units * sizeof(*strings)) != 0) {
+        char **copy = NULL;
+        wchar_t *wide = malloc(units * sizeof(*wide));
+        if (wide && clrie_os_env_block(&copy) == 0) {
+            memcpy(wide, strings, units * sizeof(*wide));
+            /* The copies before stay allocated: a caller may still be reading one. */
+            environ_copy = copy;
+            environ_wide = wide;
+            environ_wide_units = units;
+        } else {
+            free(wide);
+        }
+    }
+    char *const *answer = environ_copy;
+    ReleaseSRWLockExclusive(&environ_lock);
+    FreeEnvironmentStringsW(strings);
+    return answer;
 }
 
 int clrie_os_env_block(char ***out)

@@ -6,9 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "clrie/os/env.h"
 #include "clrie/os/thread.h"
-
-extern char **environ;
 
 const char *clrie_pm_env_lookup(char *const *envp, const char *name)
 {
@@ -87,7 +86,7 @@ static char **build_view(char **env, size_t count)
 char *const *clrie_pm_env_engine(void)
 {
     clrie_os_mutex_lock(&engine_lock);
-    char **env = environ;
+    char **env = (char **)clrie_os_environ(); /* UTF-8 also on Windows */
     size_t count = 0, own = 0;
     for (char **e = env; e && *e; e++, count++)
         own += starts_with(*e, CLRIE_PM_ENV_OWN_PREFIX);

@@ -297,8 +297,16 @@ class Sandbox:
     def write(self, relative, text, mode=0o644):
         target = self.path(relative)
         os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
-        with open(target, "w") as f:
+        with open(target, "w", encoding="utf-8") as f:
             f.write(text)
+        os.chmod(target, mode)
+        return target
+
+    def write_bytes(self, relative, data, mode=0o755):
+        target = self.path(relative)
+        os.makedirs(os.path.dirname(target), mode=0o755, exist_ok=True)
+        with open(target, "wb") as f:
+            f.write(data)
         os.chmod(target, mode)
         return target
 

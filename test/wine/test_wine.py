@@ -170,6 +170,67 @@ def scenario_probe(name, engine):
         box.close()
 
 
+# A folder name outside ASCII (and beyond Latin-1): the engine reads its configuration and
+# loads its plugin through UTF-16 paths.
+WIDE_FOLDER = "pl\u00fcgin-\u4e2d"
+
+
+def scenario_clrie_paths_and_bad_input(name, engine):
+    """clrie's Windows engine: a configuration and plugin in a folder named outside ASCII work;
+    a plugin DLL cut short, a plugin built for x86 and a configuration path that does not
+    exist each get one clear error line naming the file, and the app runs as bare."""
+    box = dotnet_apps.Sandbox("clrie-wine", name + "-bad-input", args.keep)
+    try:
+        probe = read_bytes(args.probe)
+        box.copy(args.probe, WIDE_FOLDER + "/wine_probe.dll")
+        wide_config = box.write(WIDE_FOLDER + "/wine_probe.config", PROBE_CONFIG)
+        record = box.path("probe.txt")
+        log = box.path("wide.log")
+        env = wine_apps.profiler_environment(engine, log, {"Wide": wide_config})
+        env.update(CLRIE_WINE_PROBE_FILE=wine_apps.windows_path(record),
+                   CLRIE_WINE_PROBE_MODULE="hello.dll")
+        result = run(name + " with the probe in '%s'" % WIDE_FOLDER, env)
+        same_as_bare(name + " with the probe in a folder named outside ASCII", result)
+        seen = read(record).splitlines()
+        checks.expect(seen[:1] == ["initialize"] and "module hello.dll" in seen,
+                      "%s: the probe in '%s' was loaded and saw hello.dll" % (name, WIDE_FOLDER),
+                      seen=seen[:6])
+        checks.expect(read(log).strip() == "", "%s: no error with a folder outside ASCII" % name,
+                      seen=read(log)[:2000])
+
+        # A DLL cut short (an upgrade half-written), one for the other machine, and a
+        # configuration that is not there.
+        box.write_bytes("cut/wine_probe.dll", probe[:len(probe) // 2])
+        x86 = bytearray(probe)
+        pe = int.from_bytes(x86[0x3c:0x40], "little")
+        x86[pe + 4:pe + 6] = (0x14c).to_bytes(2, "little")
+        box.write_bytes("x86/wine_probe.dll", bytes(x86))
+        configs = {"Cut": box.write("cut/wine_probe.config", PROBE_CONFIG),
+                   "X86": box.write("x86/wine_probe.config", PROBE_CONFIG.replace(
+                       PROBE_GUID, "{6B1E5C0A-3F7D-4C2B-9E41-8A2D5F0C7B14}")),
+                   "Missing": box.path("missing/none.config")}
+        log = box.path("bad.log")
+        env = wine_apps.profiler_environment(engine, log, configs)
+        result = run(name + " with broken plugins", env)
+        same_as_bare(name + " with broken plugins and a missing configuration", result)
+        text = read(log)
+        for line in text.splitlines():
+            print("   log: " + line)
+        for what, words in (("the DLL cut short", ["cut", "cut short"]),
+                            ("the x86 DLL", ["x86", "built for machine 0x14c (x86), not x64"]),
+                            ("the missing configuration", ["none.config", "cannot open"])):
+            checks.expect(any(all(w in line for w in words) for line in text.splitlines()),
+                          "%s: an error line names %s (%s)" % (name, what, ", ".join(words)),
+                          seen=text[:3000])
+    finally:
+        box.close()
+
+
+def read_bytes(path):
+    with open(path, "rb") as f:
+        return f.read()
+
+
 print("== bare", flush=True)
 bare = run("bare")
 version = wine_apps.app_runtime(app)
@@ -191,6 +252,11 @@ for name, engine in engines:
         (name + "-probe", "%s with the probe: as bare, and the probe saw the app" % name,
          lambda name=name, engine=engine: scenario_probe(name, engine)),
     ]
+    if name != "CLRIE":
+        scenarios.append((name + "-bad-input", "%s: a folder outside ASCII, broken plugins, a "
+                          "missing configuration" % name,
+                          lambda name=name, engine=engine:
+                          scenario_clrie_paths_and_bad_input(name, engine)))
 records = {}
 dotnet_apps.run_scenarios(checks, scenarios, {s[0] for s in scenarios})
 # The same plugin sees the same app the same way under every engine: the same modules, the

@@ -21,6 +21,12 @@ extern "C" {
  * -ENOMEM, -EILSEQ. */
 int clrie_os_env_get(const char *name, char **value);
 
+/* The environment as it is now, as "NAME=VALUE" strings in UTF-8 ending with NULL, owned by
+ * the system or libos and never freed: on POSIX environ itself; on Windows a UTF-8 copy of the
+ * UTF-16 block, made again when the block has changed since the last call (the copies made
+ * before stay, as a caller may still read one). NULL only when out of memory. */
+char *const *clrie_os_environ(void);
+
 /* A copy of the whole environment: a malloc'd array of "NAME=VALUE" strings ending with NULL,
  * in *out, to be freed with clrie_os_env_block_free. */
 int clrie_os_env_block(char ***out);
