@@ -41,6 +41,23 @@ MODES = {
 MODES_VARIABLE = "CLRIE_TEST_STRESS_MODES"
 
 
+# A mode left out on a runtime that cannot run it with every method of the process in scope
+# (Modules=*), and why: .NET 8 crashes (SIGSEGV) or deadlocks now and then when a method with a
+# ReJIT pending is inlined (CEEInfo::reportInliningDecision requests a ReJIT with a wrong
+# module ID under its code-versioning lock: dotnet/runtime issues 95653 and 97771, fixed in
+# .NET 9); test/asbare leaves out its stress-rejit variant there for the same reason.
+RUNTIME_DEFECTS = {("8", "rejit"): "on .NET 8 the runtime crashes or deadlocks now and then when "
+                                   "a method with a ReJIT pending is inlined (dotnet/runtime "
+                                   "issues 95653 and 97771, fixed in .NET 9)"}
+
+
+def runtime_defect(mode, modules):
+    """Why mode cannot run with Modules=modules on the runtime under test, or None."""
+    if modules != "*":
+        return None
+    return RUNTIME_DEFECTS.get((os.environ.get("CLRIE_TEST_RUNTIME", ""), mode))
+
+
 def chosen_modes(given):
     """The modes to run: --modes (given), else CLRIE_TEST_STRESS_MODES, else every mode.
     Prints which, and exits with an error on a mode that does not exist."""

@@ -130,6 +130,10 @@ for name in [a for a in args.apps.split(",") if a]:
         instrumented = {}
         for mode in modes:
             what = "%s, Modules=%s, %s" % (name, modules, mode)
+            defect = stress_runs.runtime_defect(mode, modules)
+            if defect:
+                print("   %-6s left out: %s" % (mode, defect), flush=True)
+                continue
             settings = dict(stress_runs.MODES[mode], Modules=modules)
             run_dir = stress_runs.Profiled(args.engine, args.stress, args.stress_guid, settings)
             before = len(checks.failures)
