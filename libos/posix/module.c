@@ -1,8 +1,9 @@
 /* Loading modules on POSIX systems (clrie/os/module.h): dlopen and its relatives. */
-#define _GNU_SOURCE /* dladdr, RTLD_NOLOAD, RTLD_NODELETE */
+#define _GNU_SOURCE /* dladdr, dl_iterate_phdr, RTLD_NOLOAD, RTLD_NODELETE */
 #include "clrie/os/module.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,9 +32,41 @@ int clrie_os_module_load(const char *path, struct clrie_os_module **out, char *w
     return 0;
 }
 
+struct by_name {
+    const char *name;
+    char *path; /* the loaded file whose name is name, malloc'd */
+};
+
+/* The last component of path. */
+static const char *file_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static int match_file_name(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct by_name *search = data;
+    if (!info->dlpi_name || !*info->dlpi_name ||
+        strcmp(file_name(info->dlpi_name), search->name) != 0)
+        return 0;
+    search->path = strdup(info->dlpi_name);
+    return 1;
+}
+
 int clrie_os_module_find(const char *name, struct clrie_os_module **out)
 {
+    /* glibc finds a loaded module by its DT_SONAME; musl only by the name it was loaded
+     * under. Failing that, the loaded module whose file has that name. */
     void *handle = dlopen(name, RTLD_NOW | RTLD_NOLOAD);
+    if (!handle) {
+        struct by_name search = {name, NULL};
+        dl_iterate_phdr(match_file_name, &search);
+        if (search.path)
+            handle = dlopen(search.path, RTLD_NOW | RTLD_NOLOAD);
+        free(search.path);
+    }
     if (!handle)
         return -ENOENT;
     *out = (struct clrie_os_module *)handle;

@@ -27,8 +27,8 @@ typedef void (*clrie_os_function)(void);
  * and the loader's own words in why (cut to why_len; why may be NULL). */
 int clrie_os_module_load(const char *path, struct clrie_os_module **out, char *why, size_t why_len);
 
-/* The module already loaded under the name name (no folder: an ELF module's DT_SONAME, a
- * DLL's file name), with one more reference:
+/* The module already loaded under the name name (no folder: an ELF module's DT_SONAME or file
+ * name, a DLL's file name), with one more reference:
  * 0 and *out; -ENOENT when no such module is loaded. Nothing is loaded. */
 int clrie_os_module_find(const char *name, struct clrie_os_module **out);
 
