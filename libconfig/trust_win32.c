@@ -112,10 +112,9 @@ static void name_of(PSID sid, char *buf, size_t len)
 }
 
 /* The rule for one object (the file, or a folder above it) described by sd. */
-static int check_object(const struct trusted *t, PSECURITY_DESCRIPTOR sd, PSID owner, PACL dacl,
-                        DWORD rights, const char *what, const char *path, char *why, size_t why_len)
+static int check_object(const struct trusted *t, PSID owner, PACL dacl, DWORD rights,
+                        const char *what, const char *path, char *why, size_t why_len)
 {
-    (void)sd;
     char account[256];
     if (owner && !EqualSid(owner, t->admins) && !EqualSid(owner, t->system) &&
         !EqualSid(owner, t->installer) && !(t->user && EqualSid(owner, t->user))) {
@@ -167,7 +166,7 @@ static int check_folder(const struct trusted *t, const char *folder, char *why, 
                           folder, (unsigned long)error);
         return error == ERROR_ACCESS_DENIED ? -EACCES : -EIO;
     }
-    int r = check_object(t, sd, owner, dacl, FOLDER_RIGHTS, "the folder", folder, why, why_len);
+    int r = check_object(t, owner, dacl, FOLDER_RIGHTS, "the folder", folder, why, why_len);
     LocalFree(sd);
     return r;
 }
@@ -205,7 +204,7 @@ int clrie_config__trust_file(struct clrie_os_file *file, const char *canonical_p
         r = error == ERROR_ACCESS_DENIED ? -EACCES : -EIO;
         goto out;
     }
-    r = check_object(&t, sd, owner, dacl, FILE_RIGHTS, "the file", canonical_path, why, why_len);
+    r = check_object(&t, owner, dacl, FILE_RIGHTS, "the file", canonical_path, why, why_len);
     LocalFree(sd);
     if (r != 0)
         goto out;

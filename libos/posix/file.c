@@ -13,16 +13,20 @@
 
 struct clrie_os_file {
     int fd;
-    int owned; /* opened here, closed by clrie_os_file_close */
+    int owned;        /* opened here, closed by clrie_os_file_close */
+    const char *path; /* what it was opened as (NULL: wrapped), kept for clrie_os_file_path */
+    char storage[];
 };
 
-static int make(int fd, int owned, struct clrie_os_file **out)
+static int make(int fd, int owned, const char *path, struct clrie_os_file **out)
 {
-    struct clrie_os_file *f = malloc(sizeof(*f));
+    size_t len = path ? strlen(path) + 1 : 0;
+    struct clrie_os_file *f = malloc(sizeof(*f) + len);
     if (!f)
         return -ENOMEM;
     f->fd = fd;
     f->owned = owned;
+    f->path = path ? memcpy(f->storage, path, len) : NULL;
     *out = f;
     return 0;
 }
@@ -35,7 +39,7 @@ int clrie_os_file_open(const char *path, unsigned flags, struct clrie_os_file **
     int fd = open(path, mode);
     if (fd < 0)
         return -errno;
-    int r = make(fd, 1, out);
+    int r = make(fd, 1, path, out);
     if (r != 0)
         close(fd);
     return r;
@@ -45,7 +49,7 @@ int clrie_os_file_wrap(int descriptor, struct clrie_os_file **out)
 {
     if (descriptor < 0)
         return -EBADF;
-    return make(descriptor, 0, out);
+    return make(descriptor, 0, NULL, out);
 }
 
 void clrie_os_file_close(struct clrie_os_file *file)
@@ -104,8 +108,8 @@ int clrie_os_file_read_at(struct clrie_os_file *file, uint64_t offset, void *buf
 
 int clrie_os_file_path(struct clrie_os_file *file, char **out)
 {
-    /* The kernel's name of the open file; realpath of the descriptor's link where /proc is
-     * not mounted. */
+    /* The kernel's name of the open file; where /proc is not mounted, the path it was opened
+     * as, resolved. */
     char link[64], target[PATH_MAX];
     snprintf(link, sizeof(link), "/proc/self/fd/%d", file->fd);
     ssize_t n = readlink(link, target, sizeof(target) - 1);
@@ -117,7 +121,9 @@ int clrie_os_file_path(struct clrie_os_file *file, char **out)
         *out = copy;
         return 0;
     }
-    char *resolved = realpath(link, NULL);
+    if (!file->path)
+        return -ENOENT;
+    char *resolved = realpath(file->path, NULL);
     if (!resolved)
         return -errno;
     *out = resolved;

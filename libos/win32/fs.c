@@ -22,17 +22,26 @@ int clrie_os_path_is_absolute(const char *path)
            path[1] == ':' && clrie_os_is_separator(path[2]);
 }
 
-int clrie_os_path_canonical(const char *path, char **out)
+/* Opens what path leads to with no access asked, links followed, only to ask about it (a
+ * folder opens only with backup semantics): 0 and *h, to be closed. */
+static int open_to_ask(const char *path, HANDLE *h)
 {
     wchar_t *wide = NULL;
     int r = clrie_os__utf16(path, &wide);
     if (r != 0)
         return r;
-    HANDLE h = CreateFileW(wide, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
-                           OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+    *h = CreateFileW(wide, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                     OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
     free(wide);
-    if (h == INVALID_HANDLE_VALUE)
-        return clrie_os__error(GetLastError());
+    return *h == INVALID_HANDLE_VALUE ? clrie_os__error(GetLastError()) : 0;
+}
+
+int clrie_os_path_canonical(const char *path, char **out)
+{
+    HANDLE h;
+    int r = open_to_ask(path, &h);
+    if (r != 0)
+        return r;
     r = clrie_os__final_path(h, out);
     CloseHandle(h);
     return r;
@@ -40,17 +49,10 @@ int clrie_os_path_canonical(const char *path, char **out)
 
 int clrie_os_path_kind(const char *path, enum clrie_os_kind *kind)
 {
-    wchar_t *wide = NULL;
-    int r = clrie_os__utf16(path, &wide);
+    HANDLE h;
+    int r = open_to_ask(path, &h);
     if (r != 0)
         return r;
-    /* No access asked: only the attributes of what the path leads to, links followed (a
-     * folder opens only with backup semantics). */
-    HANDLE h = CreateFileW(wide, 0, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
-                           OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
-    free(wide);
-    if (h == INVALID_HANDLE_VALUE)
-        return clrie_os__error(GetLastError());
     BY_HANDLE_FILE_INFORMATION info;
     if (!GetFileInformationByHandle(h, &info)) {
         r = clrie_os__error(GetLastError());

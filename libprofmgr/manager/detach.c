@@ -27,7 +27,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clrie/os/fs.h"
 #include "clrie/os/module.h"
+#include "clrie/os/process.h"
 #include "manager.h"
 #include "policy.h"
 
@@ -142,9 +144,7 @@ struct trigger {
 
 static double now_s(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+    return (double)clrie_os_monotonic_ns() / 1e9;
 }
 
 static void trigger_thread(void *arg)
@@ -155,7 +155,8 @@ static void trigger_thread(void *arg)
     char why[4200];
     why[0] = '\0';
     while (!atomic_load(&m->shut_down) && !atomic_load(&m->detach_started)) {
-        if (t->file && access(t->file, F_OK) == 0) {
+        enum clrie_os_kind kind;
+        if (t->file && clrie_os_path_kind(t->file, &kind) == 0) {
             snprintf(why, sizeof(why), "DetachFile: '%s' appeared", t->file);
             break;
         }

@@ -19,8 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "clrie/os/process.h"
 #include "utf16.h"
 
 static const char *clause_kind(uint32_t flags)
@@ -160,7 +160,7 @@ static void clrie_document(struct clrie_pm_log_line *line, struct method_info *m
     clrie_il_graph_header(final, &header);
 
     clrie_pm_log_line_append(line, "<?xml version=\"1.0\"?>\n");
-    clrie_pm_log_line_append(line, "[TestIgnore]<Pid>%ld</Pid>\n", (long)getpid());
+    clrie_pm_log_line_append(line, "[TestIgnore]<Pid>%ld</Pid>\n", (long)clrie_os_process_id());
     clrie_pm_log_line_append(line, "<InstrumentedMethod>\n    <Name>");
     clrie_pm_log_line_append_escaped(line, name ? name : "");
     clrie_pm_log_line_append(line, "</Name>\n    <FullName>");

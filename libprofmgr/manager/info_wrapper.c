@@ -163,11 +163,11 @@ REJIT_SLOTS(hook_, CLRIE_PM_REJIT_HOOK)
 #define INIT_FORWARD(ret, name, params, args) .name = fwd_##name,
 /* Every wrapped info: the runtime's slots, then its own lifetime and event mask. */
 #define COMMON_SLOTS                                                                               \
-    CLRIE_ICORPROFILERINFO15_METHODS(INIT_FORWARD, ICorProfilerInfo15 *This, This).QueryInterface = \
-        on_QueryInterface,                                                                         \
-    .AddRef = on_AddRef, .Release = on_Release, .SetEventMask = on_SetEventMask,                   \
-    .SetEventMask2 = on_SetEventMask2, .GetEventMask = on_GetEventMask,                            \
-    .GetEventMask2 = on_GetEventMask2
+    CLRIE_ICORPROFILERINFO15_METHODS(INIT_FORWARD, ICorProfilerInfo15 *This, This)                 \
+        .QueryInterface = on_QueryInterface,                                                       \
+   .AddRef = on_AddRef, .Release = on_Release, .SetEventMask = on_SetEventMask,                    \
+   .SetEventMask2 = on_SetEventMask2, .GetEventMask = on_GetEventMask,                             \
+   .GetEventMask2 = on_GetEventMask2
 
 VTABLE_OVERRIDES_BEGIN
 const struct ICorProfilerInfo15Vtbl clrie_pm__host_info_vtbl = {

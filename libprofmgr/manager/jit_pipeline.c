@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clrie/os/process.h"
 #include "crash.h"
 #include "hook_turn.h"
 #include "il_dump.h"
@@ -60,7 +60,7 @@ static const char *const step_names[PIPELINE_STEPS] = {"plugins", "locals signat
                                                        "body", "IL map"};
 
 struct pipeline_clock {
-    struct timespec wall, cpu;
+    uint64_t wall_ns, cpu_ns; /* when the method's instrumentation started */
     double step_us[PIPELINE_STEPS];
     bool read;
 };
@@ -69,32 +69,26 @@ static void clock_start(struct manager *m, struct pipeline_clock *c)
 {
     *c = (struct pipeline_clock){.read = clrie_pm_log_enabled(m->log, CLRIE_PM_LOG_MESSAGES)};
     if (c->read) {
-        clock_gettime(CLOCK_MONOTONIC, &c->wall);
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c->cpu);
+        c->wall_ns = clrie_os_monotonic_ns();
+        c->cpu_ns = clrie_os_thread_cpu_ns();
     }
 }
 
-static double elapsed_us(clockid_t id, const struct timespec *start)
+static double us_since(uint64_t now_ns, uint64_t start_ns)
 {
-    struct timespec now;
-    clock_gettime(id, &now);
-    return (double)(now.tv_sec - start->tv_sec) * 1e6 +
-           (double)(now.tv_nsec - start->tv_nsec) / 1e3;
+    return (double)(now_ns - start_ns) / 1e3;
 }
 
-/* A step starts: the wall clock now, when the method's clock is read (c may be NULL). */
-static struct timespec step_start(const struct pipeline_clock *c)
+/* A step starts: the monotonic clock now, when the method's clock is read (c may be NULL). */
+static uint64_t step_start(const struct pipeline_clock *c)
 {
-    struct timespec t = {0};
-    if (c && c->read)
-        clock_gettime(CLOCK_MONOTONIC, &t);
-    return t;
+    return c && c->read ? clrie_os_monotonic_ns() : 0;
 }
 
-static void step_end(struct pipeline_clock *c, enum pipeline_step step, const struct timespec *t)
+static void step_end(struct pipeline_clock *c, enum pipeline_step step, const uint64_t *t)
 {
     if (c && c->read)
-        c->step_us[step] += elapsed_us(CLOCK_MONOTONIC, t);
+        c->step_us[step] += us_since(clrie_os_monotonic_ns(), *t);
 }
 
 /* ---- the plugins' part ------------------------------------------------------------------ */
@@ -281,7 +275,7 @@ static HRESULT encode(struct manager *m, struct method_info *mi, struct encoded 
     uint32_t max_stack = 0;
     mdSignature locals = 0;
 
-    struct timespec t = step_start(clock);
+    uint64_t t = step_start(clock);
     HRESULT hr = final_local_sig_token(mi, &locals);
     step_end(clock, STEP_LOCALS, &t);
     if (FAILED(hr)) {
@@ -366,7 +360,7 @@ static HRESULT encode(struct manager *m, struct method_info *mi, struct encoded 
 static HRESULT instrument(struct manager *m, struct method_info *mi, struct editors *editors,
                           struct encoded *out, struct pipeline_clock *clock)
 {
-    struct timespec t = step_start(clock);
+    uint64_t t = step_start(clock);
     HRESULT hr = run_plugins(m, mi, editors);
     step_end(clock, STEP_PLUGINS, &t);
     if (hr != S_OK)
@@ -396,8 +390,8 @@ static void log_timing(struct manager *m, struct method_info *mi,
     if (!clock->read || !clrie_pm_log_enabled(m->log, CLRIE_PM_LOG_MESSAGES))
         return;
     /* Read before the name, which is the line's and not the method's time. */
-    double wall = elapsed_us(CLOCK_MONOTONIC, &clock->wall);
-    double cpu = elapsed_us(CLOCK_THREAD_CPUTIME_ID, &clock->cpu);
+    double wall = us_since(clrie_os_monotonic_ns(), clock->wall_ns);
+    double cpu = us_since(clrie_os_thread_cpu_ns(), clock->cpu_ns);
     char steps[160];
     size_t used = 0;
     for (int k = 0; k < PIPELINE_STEPS; k++) {
@@ -529,7 +523,7 @@ static bool mapped_before(struct method_info *mi)
 static HRESULT apply_jit(struct manager *m, struct method_info *mi, struct encoded *e, void *ctx,
                          struct pipeline_clock *clock)
 {
-    struct timespec t = step_start(clock);
+    uint64_t t = step_start(clock);
     IMethodMalloc *allocator = NULL;
     HRESULT hr = m->info->lpVtbl->GetILFunctionBodyAllocator(m->info, mi->module_id, &allocator);
     if (FAILED(hr))
@@ -612,7 +606,7 @@ static HRESULT apply_rejit(struct manager *m, struct method_info *mi, struct enc
                            struct pipeline_clock *clock)
 {
     ICorProfilerFunctionControl *control = ctx;
-    struct timespec t = step_start(clock);
+    uint64_t t = step_start(clock);
     HRESULT hr = control->lpVtbl->SetILFunctionBody(control, (ULONG)e->len, e->body);
     step_end(clock, STEP_BODY, &t);
     if (FAILED(hr))

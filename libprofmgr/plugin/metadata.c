@@ -28,8 +28,7 @@ static HRESULT type_name(IMetaDataImport *import, mdTypeDef type, WCHAR *out, si
     return S_OK;
 }
 
-HRESULT clrie_plugin_type_name(IMetaDataImport *import, mdTypeDef type, WCHAR *out,
-                               size_t capacity)
+HRESULT clrie_plugin_type_name(IMetaDataImport *import, mdTypeDef type, WCHAR *out, size_t capacity)
 {
     return type_name(import, type, out, capacity, 0);
 }
@@ -113,8 +112,8 @@ HRESULT clrie_plugin_module_metadata(IModuleInfo *module, REFIID riid, void **ou
 HRESULT clrie_plugin_metadata_init(struct clrie_plugin_metadata *metadata, IModuleInfo *module)
 {
     memset(metadata, 0, sizeof *metadata);
-    HRESULT hr = clrie_plugin_module_metadata(module, &IID_IMetaDataImport,
-                                              (void **)&metadata->import);
+    HRESULT hr =
+        clrie_plugin_module_metadata(module, &IID_IMetaDataImport, (void **)&metadata->import);
     if (SUCCEEDED(hr))
         hr = clrie_plugin_module_metadata(module, &IID_IMetaDataEmit, (void **)&metadata->emit);
     if (SUCCEEDED(hr))
@@ -137,8 +136,8 @@ void clrie_plugin_metadata_finish(struct clrie_plugin_metadata *metadata)
     memset(metadata, 0, sizeof *metadata);
 }
 
-mdAssemblyRef clrie_plugin_find_assembly_ref(IMetaDataAssemblyImport *assemblies,
-                                             const char *name, ASSEMBLYMETADATA *version)
+mdAssemblyRef clrie_plugin_find_assembly_ref(IMetaDataAssemblyImport *assemblies, const char *name,
+                                             ASSEMBLYMETADATA *version)
 {
     HCORENUM e = NULL;
     mdAssemblyRef refs[64];
@@ -155,9 +154,9 @@ mdAssemblyRef clrie_plugin_find_assembly_ref(IMetaDataAssemblyImport *assemblies
             const void *key = NULL, *hash = NULL;
             ULONG key_len = 0, hash_len = 0;
             DWORD flags = 0;
-            if (FAILED(assemblies->lpVtbl->GetAssemblyRefProps(
-                    assemblies, refs[i], &key, &key_len, text, CLRIE_PLUGIN_NAME_UNITS, &len,
-                    &meta, &hash, &hash_len, &flags)))
+            if (FAILED(assemblies->lpVtbl->GetAssemblyRefProps(assemblies, refs[i], &key, &key_len,
+                                                               text, CLRIE_PLUGIN_NAME_UNITS, &len,
+                                                               &meta, &hash, &hash_len, &flags)))
                 continue;
             text[CLRIE_PLUGIN_NAME_UNITS - 1] = 0;
             char *utf8 = clrie_plugin_bstr_to_utf8(text);

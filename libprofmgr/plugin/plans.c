@@ -9,7 +9,8 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "clrie/os/fs.h"
 
 static int by_token(const void *a, const void *b)
 {
@@ -163,7 +164,8 @@ static char *remember_folder(const char *path, size_t folder_len)
         return NULL;
     memcpy(mark + 1, path, folder_len);
     memcpy(mark + 1 + folder_len, deps, sizeof deps);
-    mark[0] = access(mark + 1, F_OK) == 0 ? 'F' : 'S';
+    enum clrie_os_kind kind;
+    mark[0] = clrie_os_path_kind(mark + 1, &kind) == 0 ? 'F' : 'S';
     mark[1 + folder_len] = '\0';
     return mark;
 }

@@ -104,23 +104,20 @@ int clrie_plugin_env_settings_each(const CLSID *clsid, clrie_plugin_setting_fn f
     env_prefix(clsid, prefix);
     size_t n = strlen(prefix);
     int found = 0;
-    char **environment = NULL; /* a copy in UTF-8, also on Windows */
-    if (clrie_os_env_block(&environment) != 0)
+    char *const *environment = clrie_os_environ(); /* UTF-8, also on Windows */
+    if (!environment)
         return -ENOMEM;
-    for (char **e = environment; *e; e++) {
+    for (char *const *e = environment; *e; e++) {
         const char *eq = strchr(*e, '=');
         if (!eq || strncmp(*e, prefix, n) != 0 || eq == *e + n)
             continue;
         char *name = clrie_os_strndup(*e + n, (size_t)(eq - *e - (ptrdiff_t)n));
-        if (!name) {
-            clrie_os_env_block_free(environment);
+        if (!name)
             return -ENOMEM;
-        }
         fn(data, name, eq + 1);
         free(name);
         found++;
     }
-    clrie_os_env_block_free(environment);
     return found;
 }
 
