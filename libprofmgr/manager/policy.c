@@ -1,5 +1,5 @@
 /* The activation policy (policy.h): which runtimes and processes the engine profiles. */
-#define _GNU_SOURCE /* FNM_CASEFOLD */
+#define _DEFAULT_SOURCE /* strcasecmp */
 #include "policy.h"
 
 #include <errno.h>
@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "clrie/os/fs.h"
 #include "clrie/os/match.h"
 #include "clrie/os/process.h"
 #include "env.h"
@@ -144,8 +145,10 @@ void clrie_pm__policy_finish(struct policy *policy)
 
 static void copy_name(char *out, size_t size, const char *path, bool strip_assembly_suffix)
 {
-    const char *slash = strrchr(path, '/');
-    const char *name = slash ? slash + 1 : path;
+    const char *name = path; /* after the last separator ('\\' too on Windows) */
+    for (const char *p = path; *p; p++)
+        if (clrie_os_is_separator(*p))
+            name = p + 1;
     size_t n = strlen(name);
     if (strip_assembly_suffix && n > 4 &&
         (strcasecmp(name + n - 4, ".dll") == 0 || strcasecmp(name + n - 4, ".exe") == 0))
