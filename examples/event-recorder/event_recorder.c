@@ -16,7 +16,7 @@
  *                                                    how an engine copes with a bad plugin)
  *
  * Output: one line per event, `<tag> <Event> <name>`, appended with a single write() to a file
- * opened O_APPEND, so several instances (and processes) can share one file without their
+ * opened for appending, so several instances (and processes) can share one file without their
  * lines interleaving:
  *
  *   A OnAppDomainCreated clrhost
@@ -35,19 +35,17 @@
  * events the engine delivers: exception lines for an instance that did not ask for exceptions
  * mean the engine sent events nobody asked for. */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE /* O_CLOEXEC, strcasecmp in a strict -std=c11 build */
+#define _GNU_SOURCE /* strcasecmp in a strict -std=c11 build */
 #endif
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <unistd.h>
 
 #include <clrie/abi/corprof.h>
 #include <clrie/abi/instrumentation.h>
@@ -144,8 +142,7 @@ static void recorder_destroy(void *object)
 {
     struct recorder *rec = object;
     record(rec, "Released", NULL);
-    if (rec->fd >= 0)
-        close(rec->fd);
+    clrie_plugin_close_lines(rec->fd);
     clrie_plugin_release(rec->info);
     clrie_plugin_host_finish(&rec->host);
     free(rec);
@@ -242,9 +239,10 @@ static HRESULT STDMETHODCALLTYPE im_Initialize(IInstrumentationMethod *This,
         return hr;
     }
 
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        log_to_engine(rec, true, "cannot open '%s': %s", path, strerror(errno));
+    int fd;
+    int r = clrie_plugin_open_lines(path, false, &fd);
+    if (r != 0) {
+        log_to_engine(rec, true, "cannot open '%s': %s", path, strerror(-r));
         return E_FAIL;
     }
     rec->fd = fd;

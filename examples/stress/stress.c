@@ -37,15 +37,12 @@
 #endif
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <clrie/abi/corprof.h>
 #include <clrie/abi/instrumentation.h>
@@ -336,21 +333,22 @@ static void write_report(struct stress *s)
     char line[256];
     snprintf(line, sizeof line,
              "stress seen=%lu instrumented=%lu failed=%lu rejit_requested=%lu rejit_failed=%lu "
-             "jit_compiled=%lu jit_failed=%lu\n",
+             "jit_compiled=%lu jit_failed=%lu",
              atomic_load(&s->seen), atomic_load(&s->instrumented), atomic_load(&s->failed),
              atomic_load(&s->rejit_requested), atomic_load(&s->rejit_failed),
              atomic_load(&s->jit_compiled), atomic_load(&s->jit_failed));
     if (!s->report) {
-        line[strlen(line) - 1] = '\0';
         clrie_plugin_host_log(&s->host, false, "%s", line);
         return;
     }
-    int fd = open(s->report, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0 || write(fd, line, strlen(line)) != (ssize_t)strlen(line))
+    int fd;
+    int r = clrie_plugin_open_lines(s->report, true, &fd);
+    if (r == 0)
+        r = clrie_plugin_append_line(fd, "%s", line);
+    if (r != 0)
         clrie_plugin_host_log(&s->host, true, "cannot write the report '%s': %s", s->report,
-                              strerror(errno));
-    if (fd >= 0)
-        close(fd);
+                              strerror(-r));
+    clrie_plugin_close_lines(fd);
 }
 
 /* Waits, for a few seconds at most, for the instrumentations other threads are in, so that the
@@ -362,8 +360,7 @@ static void wait_for_instrumentations(struct stress *s)
 {
     atomic_store(&s->shutting_down, true);
     for (int i = 0; i < 500 && atomic_load(&s->in_flight) > 0; i++) {
-        struct timespec pause = {0, 10 * 1000 * 1000};
-        nanosleep(&pause, NULL);
+        clrie_os_sleep_ms(10);
     }
 }
 

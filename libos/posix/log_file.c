@@ -160,6 +160,12 @@ int clrie_os_log_file_open(const char *path, int *fd, const char **why)
     return error ? -error : -EPERM;
 }
 
+int clrie_os_line_file_open(const char *path, bool truncate, int *fd)
+{
+    *fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : 0), 0644);
+    return *fd < 0 ? -errno : 0;
+}
+
 int clrie_os_write_all(int fd, const void *text, size_t len)
 {
     const char *p = text;

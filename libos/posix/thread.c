@@ -110,6 +110,14 @@ uint64_t clrie_os_monotonic_ms(void)
     return (uint64_t)now.tv_sec * 1000u + (uint64_t)now.tv_nsec / 1000000u;
 }
 
+void clrie_os_sleep_ms(unsigned ms)
+{
+    struct timespec left = {.tv_sec = (time_t)(ms / 1000u),
+                            .tv_nsec = (long)(ms % 1000u) * 1000000L};
+    while (nanosleep(&left, &left) != 0 && errno == EINTR) {
+    }
+}
+
 int clrie_os_cond_wait_until(struct clrie_os_cond *cond, struct clrie_os_mutex *mutex,
                              uint64_t deadline)
 {

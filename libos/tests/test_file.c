@@ -1,6 +1,6 @@
 /* clrie/os/file.h, env.h and error.h on real files: reading one open file in pieces and at
  * offsets, its canonical path (also for a name outside ASCII), what a folder or a missing file
- * gives, and the environment as UTF-8. */
+ * gives, the environment as UTF-8, and a file of lines (log_file.h) opened to append or empty. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +15,7 @@
 #include "clrie/os/env.h"
 #include "clrie/os/error.h"
 #include "clrie/os/file.h"
+#include "clrie/os/log_file.h"
 #include "support.h"
 
 /* "ü-ñ-中" in UTF-8: outside ASCII, and beyond Latin-1. */
@@ -144,6 +145,39 @@ static void the_environment_as_utf8(void **state)
     clrie_os_env_block_free(block);
 }
 
+static void a_file_of_lines_appends_and_empties_when_asked(void **state)
+{
+    (void)state;
+    char *root = test_tree_new();
+    test_tree_mkdir(root, WIDE_NAME);
+    char *path = test_path(root, WIDE_NAME "/lines.txt");
+    int fd = -1;
+    assert_int_equal(clrie_os_line_file_open(path, false, &fd), 0); /* made */
+    assert_int_equal(clrie_os_write_all(fd, "one\n", 4), 0);
+    clrie_os_close(fd);
+    assert_int_equal(clrie_os_line_file_open(path, false, &fd), 0); /* appended to */
+    assert_int_equal(clrie_os_write_all(fd, "two\n", 4), 0);
+    clrie_os_close(fd);
+    size_t len = 0;
+    char *written = test_read_file(path, &len);
+    assert_string_equal(written, "one\ntwo\n");
+    free(written);
+
+    assert_int_equal(clrie_os_line_file_open(path, true, &fd), 0); /* emptied first */
+    assert_int_equal(clrie_os_write_all(fd, "three\n", 6), 0);
+    clrie_os_close(fd);
+    written = test_read_file(path, &len);
+    assert_string_equal(written, "three\n");
+    free(written);
+
+    char *missing = test_path(root, "no such folder/lines.txt");
+    assert_int_equal(clrie_os_line_file_open(missing, false, &fd), -ENOENT);
+    assert_int_equal(fd, -1);
+    free(missing);
+    free(path);
+    test_tree_free(root);
+}
+
 static void error_words(void **state)
 {
     (void)state;
@@ -160,6 +194,7 @@ int main(void)
         cmocka_unit_test(folders_and_missing_files),
         cmocka_unit_test(absolute_paths),
         cmocka_unit_test(the_environment_as_utf8),
+        cmocka_unit_test(a_file_of_lines_appends_and_empties_when_asked),
         cmocka_unit_test(error_words),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,7 +1,7 @@
 /* clrie/os/thread.h with real threads: a mutex excludes, a recursive one re-enters, readers
  * share a read-write lock and a writer waits for them, a timed wait ends at its deadline or at
  * a signal, once-init runs once whatever number of threads race to it, a detached thread
- * runs. The threads never call cmocka (its checks leave a test by longjmp): they record what
+ * runs, a sleep lasts as long as asked. The threads never call cmocka (its checks leave a test by longjmp): they record what
  * they saw, and the test checks it after joining them. */
 #include <errno.h>
 #include <setjmp.h>
@@ -20,19 +20,6 @@
 /* How long a test waits for what must happen before it calls it missing. */
 #define PATIENCE_MS 10000
 
-static void sleep_ms(unsigned ms)
-{
-    struct clrie_os_mutex lock = CLRIE_OS_MUTEX_INIT;
-    struct clrie_os_cond never;
-    clrie_os_cond_init(&never);
-    uint64_t deadline = clrie_os_monotonic_ms() + ms;
-    clrie_os_mutex_lock(&lock);
-    while (clrie_os_cond_wait_until(&never, &lock, deadline) == 0) {
-    }
-    clrie_os_mutex_unlock(&lock);
-    clrie_os_cond_finish(&never);
-}
-
 /* Waits until *value reaches at least want, or PATIENCE_MS have passed: whether it did. */
 static bool wait_for(atomic_int *value, int want)
 {
@@ -40,7 +27,7 @@ static bool wait_for(atomic_int *value, int want)
     while (atomic_load(value) < want) {
         if (clrie_os_monotonic_ms() >= deadline)
             return false;
-        sleep_ms(1);
+        clrie_os_sleep_ms(1);
     }
     return true;
 }
@@ -108,7 +95,7 @@ static void a_recursive_mutex_is_held_until_unlocked_as_often_as_locked(void **s
     struct clrie_os_thread other;
     assert_int_equal(clrie_os_thread_start(&other, lock_and_leave, &l), 0);
     assert_true(wait_for(&l.started, 1));
-    sleep_ms(50);
+    clrie_os_sleep_ms(50);
     assert_int_equal(atomic_load(&l.got_it), 0); /* still held once */
     clrie_os_recursive_mutex_unlock(&mutex);
     clrie_os_thread_join(&other);
@@ -156,7 +143,7 @@ static void readers_share_a_rwlock_and_a_writer_waits_for_them(void **state)
     struct clrie_os_thread writer;
     assert_int_equal(clrie_os_thread_start(&writer, write_once, NULL), 0);
     assert_true(wait_for(&writer_started, 1));
-    sleep_ms(50);
+    clrie_os_sleep_ms(50);
     assert_int_equal(atomic_load(&writer_done), 0);
     clrie_os_rwlock_read_unlock(&table_lock);
     clrie_os_thread_join(&writer);
@@ -201,7 +188,7 @@ struct event {
 static void make_it_happen(void *arg)
 {
     struct event *e = arg;
-    sleep_ms(e->delay_ms);
+    clrie_os_sleep_ms(e->delay_ms);
     clrie_os_mutex_lock(&e->lock);
     e->happened = true;
     clrie_os_cond_signal(&e->changed);
@@ -245,7 +232,7 @@ static struct clrie_os_barrier start_line;
 static void init_slowly(void)
 {
     atomic_fetch_add(&inits, 1);
-    sleep_ms(20); /* the others arrive meanwhile, and must wait for it */
+    clrie_os_sleep_ms(20); /* the others arrive meanwhile, and must wait for it */
 }
 
 static void race_to_once(void *arg)
@@ -275,6 +262,17 @@ static void once_runs_its_function_once_for_every_thread(void **state)
 
 /* ---- detached thread ---- */
 
+static void a_sleep_lasts_at_least_as_long_as_asked(void **state)
+{
+    (void)state;
+    uint64_t start = clrie_os_monotonic_ms();
+    clrie_os_sleep_ms(120);
+    uint64_t slept = clrie_os_monotonic_ms() - start;
+    /* The two clocks tick apart by up to one tick of the coarser one (16 ms on Windows). */
+    assert_true(slept + 16 >= 120);
+    assert_true(slept < PATIENCE_MS);
+}
+
 static void a_detached_thread_runs(void **state)
 {
     (void)state;
@@ -295,6 +293,7 @@ int main(void)
         cmocka_unit_test(a_timed_wait_nobody_signals_ends_at_its_deadline),
         cmocka_unit_test(a_timed_wait_ends_when_signalled),
         cmocka_unit_test(once_runs_its_function_once_for_every_thread),
+        cmocka_unit_test(a_sleep_lasts_at_least_as_long_as_asked),
         cmocka_unit_test(a_detached_thread_runs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -70,6 +70,28 @@ int clrie_os_log_file_open(const char *path, int *fd, const char **why)
     return 0;
 }
 
+int clrie_os_line_file_open(const char *path, bool truncate, int *fd)
+{
+    *fd = -1;
+    wchar_t *wide = NULL;
+    int r = clrie_os__utf16(path, &wide);
+    if (r != 0)
+        return r;
+    HANDLE h = CreateFileW(wide, FILE_APPEND_DATA | SYNCHRONIZE | (truncate ? GENERIC_WRITE : 0),
+                           FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                           truncate ? CREATE_ALWAYS : OPEN_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
+    free(wide);
+    if (h == INVALID_HANDLE_VALUE)
+        return clrie_os__error(GetLastError());
+    int descriptor = _open_osfhandle((intptr_t)h, _O_APPEND | _O_WRONLY | _O_BINARY);
+    if (descriptor < 0) {
+        CloseHandle(h);
+        return -EMFILE;
+    }
+    *fd = descriptor;
+    return 0;
+}
+
 int clrie_os_write_all(int fd, const void *text, size_t len)
 {
     const char *p = text;

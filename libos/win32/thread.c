@@ -123,6 +123,11 @@ uint64_t clrie_os_monotonic_ms(void)
     return GetTickCount64();
 }
 
+void clrie_os_sleep_ms(unsigned ms)
+{
+    Sleep(ms);
+}
+
 /* The system's timeout is relative, and may end a little before GetTickCount64 reaches the
  * deadline (their timers tick apart): that is a spurious wake-up, the next call waits the
  * rest. So -ETIMEDOUT means the deadline has passed on the clock callers read. */

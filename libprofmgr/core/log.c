@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -333,15 +334,44 @@ void clrie_pm_log_line_append(struct clrie_pm_log_line *line, const char *fmt, .
     va_end(ap);
 }
 
+/* The length of the UTF-8 sequence at p that a log line may show as it is: a well-formed
+ * sequence of a character from U+00A0 on that is not a line or paragraph separator or a
+ * bidirectional control (U+2028-U+202E, U+2066-U+2069: they would make a terminal show the
+ * line in another order). 0 for anything else. */
+static size_t printable_utf8(const unsigned char *p)
+{
+    size_t n = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc2 ? 2 : 0;
+    if (n == 0 || p[0] > 0xf4)
+        return 0;
+    uint32_t c = p[0] & (0x7f >> n);
+    for (size_t i = 1; i < n; i++) {
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+        c = c << 6 | (p[i] & 0x3f);
+    }
+    static const uint32_t smallest[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (c < smallest[n] || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff) || c < 0xa0 ||
+        (c >= 0x2028 && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069))
+        return 0;
+    return n;
+}
+
 void clrie_pm_log_line_append_escaped(struct clrie_pm_log_line *line, const char *text)
 {
     if (!line->active || !text)
         return;
-    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
-        if (*p < 0x20 || *p >= 0x7f || *p == '\\')
+    for (const unsigned char *p = (const unsigned char *)text; *p;) {
+        size_t n = *p >= 0x80 ? printable_utf8(p) : 0;
+        if (n > 0) {
+            line_put(line, "%.*s", (int)n, (const char *)p);
+            p += n;
+            continue;
+        }
+        if (*p < 0x20 || *p >= 0x7f || (*p == '\\' && p[1] == 'x'))
             line_put(line, "\\x%02x", *p);
         else
             line_put(line, "%c", *p);
+        p++;
     }
 }
 

@@ -133,8 +133,11 @@ void clrie_pm_log_line_begin(struct clrie_pm_log_line *line, struct clrie_pm_log
     __attribute__((format(printf, 5, 6)));
 void clrie_pm_log_line_append(struct clrie_pm_log_line *line, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
-/* Appends text with control bytes, non-ASCII bytes and '\' written as \xNN, so a hostile
- * name (a folder called "x\nLogError[...]") can neither forge a line nor reach a terminal. */
+/* Appends text with control characters, bytes that are not well-formed UTF-8, line separators
+ * and bidirectional controls written as \xNN (each byte), and '\' as \x5c where an 'x'
+ * follows it, so a hostile name (a folder called "x\nLogError[...]") can neither forge a
+ * line nor reach a terminal, and "\xNN" in a line is always an escape. Windows paths and names
+ * in other scripts read as they are: C:\Program Files\plügin-中. */
 void clrie_pm_log_line_append_escaped(struct clrie_pm_log_line *line, const char *text);
 /* Writes the line and frees what it held. */
 void clrie_pm_log_line_end(struct clrie_pm_log_line *line);

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "clrie/os/log_file.h"
+
 void clrie_plugin_log(IProfilerManagerLogging *logging, bool error, const char *text)
 {
     if (!logging) {
@@ -103,4 +105,15 @@ int clrie_plugin_append_line(int fd, const char *format, ...)
         written = write(fd, line, (size_t)len);
     while (written < 0 && errno == EINTR);
     return written < 0 ? -errno : 0;
+}
+
+int clrie_plugin_open_lines(const char *path, bool truncate, int *fd)
+{
+    return clrie_os_line_file_open(path, truncate, fd);
+}
+
+void clrie_plugin_close_lines(int fd)
+{
+    if (fd >= 0)
+        clrie_os_close(fd);
 }

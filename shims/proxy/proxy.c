@@ -1,12 +1,13 @@
-/* libInstrumentationEngine.ProfilerProxy.so: the stable path products point CoreCLR at.
+/* libInstrumentationEngine.ProfilerProxy.so (InstrumentationEngine.ProfilerProxy_x64.dll and
+ * _x86.dll on Windows): the stable path products point CoreCLR at.
  *
- * On the first DllGetClassObject it finds the install root (two folders above its own
- * folder, or InstrumentationEngineProxy_RootPath), chooses the newest eligible engine with
- * libversion, checks it (libconfig's module check: a complete ELF shared object of this
- * machine that the trust rule accepts), loads it once and forwards to it. Every failure is returned
- * as an HRESULT and explained in one log line; nothing fails in silence. It logs through the
- * engine's own log (libprofmgr core: log.o, env.o), so both read the logging variables alike and
- * write the same lines to the same file; the proxy's lines say "clrie proxy: " after the prefix.
+ * On the first DllGetClassObject it finds the install root (install_root() below says how),
+ * chooses the newest eligible engine with libversion, checks it (libconfig's module check: a
+ * complete shared object or DLL of this machine that the trust rule accepts), loads it once and
+ * forwards to it. Every failure is returned as an HRESULT and explained in one log line; nothing
+ * fails in silence. It logs through the engine's own log (libprofmgr core: log.o, env.o), so both
+ * read the logging variables alike and write the same lines to the same file; the proxy's lines
+ * say "clrie proxy: " after the prefix.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -23,6 +24,7 @@
 #include "clrie/os/thread.h"
 #include "clrie/version.h"
 #include "env.h"
+#include "install_root.h"
 #include "log.h"
 
 #define HRESULT_ERROR_FILE_NOT_FOUND ((HRESULT)0x80070002)
@@ -60,6 +62,18 @@ static struct clrie_pm_log *proxy_log(void)
     return &proxy_log_storage;
 }
 
+/* Whether a and b are equal, ASCII letters in any case. */
+static bool ascii_equal_folded(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++) {
+        char x = *a >= 'A' && *a <= 'Z' ? (char)(*a - 'A' + 'a') : *a;
+        char y = *b >= 'A' && *b <= 'Z' ? (char)(*b - 'A' + 'a') : *b;
+        if (x != y)
+            return false;
+    }
+    return *a == *b;
+}
+
 /* A switch (env.h); a value that is none of 1, 0, true, false is off and said so. */
 static bool env_switch(const char *name)
 {
@@ -74,15 +88,21 @@ static bool env_switch(const char *name)
     return false;
 }
 
-/* The folder two levels above the one this file is in: <root>/Proxy/v<MAJOR>/<this file>. */
-static char *root_from_own_location(void)
+/* The folder two levels above the one this file is in: <root>/Proxy/v<MAJOR>/<this file>.
+ * *in_layout says whether those two folders are named so (in any case, as Windows names
+ * folders), that is whether the proxy sits in an install rather than in a product's folder. */
+static char *root_from_own_location(bool *in_layout)
 {
     char *file = NULL, *path = NULL;
+    *in_layout = false;
     if (clrie_os_module_path_of(&own_address_marker, &file) != 0)
         return NULL;
     if (clrie_os_path_canonical(file, &path) != 0)
         path = NULL;
     free(file);
+    char version_folder[32];
+    snprintf(version_folder, sizeof(version_folder), "v%d", CLRIE_ENGINE_MAJOR);
+    bool named[3] = {true, false, false};
     for (int up = 0; path && up < 3; up++) {
         char *last = NULL;
         for (char *p = path; *p; p++)
@@ -92,9 +112,49 @@ static char *root_from_own_location(void)
             free(path); /* a root has no folder two levels above a file in it */
             return NULL;
         }
+        if (up > 0)
+            named[up] = ascii_equal_folded(last + 1, up == 1 ? version_folder : "Proxy");
         *last = '\0';
     }
+    *in_layout = named[1] && named[2];
     return path;
+}
+
+/* The install root: InstrumentationEngineProxy_RootPath; else, for a proxy in an install's
+ * Proxy\v<MAJOR> folder, that install; else the system's install location where it has one
+ * (Windows: CLRIE's folder under %ProgramFiles%, install_root.h); else, as on Linux, the folder
+ * two levels above the proxy's own. NULL after an error line, or when out of memory. */
+static char *install_root(void)
+{
+    const char *root_override =
+        clrie_pm_env_path(clrie_pm_env_engine(), "InstrumentationEngineProxy_RootPath");
+    if (root_override) {
+        char *root = strdup(root_override);
+        if (!root)
+            CLRIE_PM_LOG_ERROR(proxy_log(), "out of memory");
+        return root;
+    }
+    bool in_layout;
+    char *own = root_from_own_location(&in_layout);
+    if (in_layout)
+        return own;
+    char *system = NULL;
+    char why[128];
+    int r = proxy_install_root(&system, why, sizeof(why));
+    if (r == 0) {
+        free(own);
+        return system;
+    }
+    if (r == -ENOMEM) {
+        CLRIE_PM_LOG_ERROR(proxy_log(), "out of memory");
+        free(own);
+        return NULL;
+    }
+    if (!own)
+        CLRIE_PM_LOG_ERROR(proxy_log(),
+                           "cannot tell which folder this proxy was loaded from, and %s; set "
+                           "InstrumentationEngineProxy_RootPath to the install root", why);
+    return own;
 }
 
 static void log_selection_failure(const struct clrie_version_select_options *opts,
@@ -104,10 +164,10 @@ static void log_selection_failure(const struct clrie_version_select_options *opt
     clrie_pm_log_line_begin(&line, proxy_log(), CLRIE_PM_LOG_ERRORS, NULL,
                             "no eligible engine under '");
     clrie_pm_log_line_append_escaped(&line, opts->root);
-    clrie_pm_log_line_append(&line, "' (looking for major %lu, %s builds, previews %s, file %s/%s",
+    clrie_pm_log_line_append(&line, "' (looking for major %lu, %s builds, previews %s, file %s%c%s",
                              opts->major, opts->use_debug ? "debug" : "release",
                              opts->use_preview ? "allowed" : "excluded", opts->arch_folder,
-                             opts->engine_file);
+                             CLRIE_OS_SEPARATOR, opts->engine_file);
     if (opts->specific_version) {
         clrie_pm_log_line_append(&line, ", InstrumentationEngineProxy_UseSpecificVersion=");
         clrie_pm_log_line_append_escaped(&line, opts->specific_version);
@@ -137,14 +197,14 @@ static void log_selection_failure(const struct clrie_version_select_options *opt
 }
 
 /* Checks the chosen engine as the engine checks its plugins (clrie_config_module_check): a
- * complete ELF shared object of this machine, and the trust rule unless
+ * complete shared object or DLL of this machine, and the trust rule unless
  * MicrosoftInstrumentationEngine_DisableCodeSignatureValidation=1, which is said in one line.
  * Returns S_OK and the canonical path to load, or an HRESULT after one error line. */
 static HRESULT check_engine(const char *path, char **canonical)
 {
     const char *disable =
         clrie_pm_env_lookup(clrie_pm_env_engine(), CLRIE_CONFIG_ENV_DISABLE_TRUST);
-    unsigned checks = CLRIE_CONFIG_CHECK_ELF;
+    unsigned checks = CLRIE_CONFIG_CHECK_IMAGE;
     if (disable && strcmp(disable, "1") == 0) /* set on purpose: a message, as the engine's */
         CLRIE_PM_LOG_MESSAGE(proxy_log(), CLRIE_CONFIG_ENV_DISABLE_TRUST
                              "=1: the trust check is off; the "
@@ -174,22 +234,9 @@ static HRESULT check_engine(const char *path, char **canonical)
 /* Chooses and loads the engine. Called with engine_lock held and no engine loaded. */
 static HRESULT load_engine(void)
 {
-    char *root = NULL;
-    const char *root_override =
-        clrie_pm_env_path(clrie_pm_env_engine(), "InstrumentationEngineProxy_RootPath");
-    if (root_override) {
-        root = strdup(root_override);
-    } else {
-        root = root_from_own_location();
-        if (!root) {
-            CLRIE_PM_LOG_ERROR(proxy_log(),
-                               "cannot tell which folder this proxy was loaded from; set "
-                               "InstrumentationEngineProxy_RootPath to the install root");
-            return E_FAIL;
-        }
-    }
+    char *root = install_root();
     if (!root)
-        return E_OUTOFMEMORY;
+        return E_FAIL;
 
     const char *specific =
         clrie_pm_env_path(clrie_pm_env_engine(), "InstrumentationEngineProxy_UseSpecificVersion");

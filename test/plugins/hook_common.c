@@ -1,7 +1,5 @@
 /* What the test profilers share (hook_common.h). */
-#include <fcntl.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "hook_common.h"
 
@@ -38,7 +36,7 @@ static void hook_destroy(void *object)
 {
     struct test_hook *hook = object;
     if (hook->fd >= 0)
-        close(hook->fd);
+        clrie_plugin_close_lines(hook->fd);
     clrie_plugin_release(hook->info);
     free(hook);
 }
@@ -72,5 +70,5 @@ void test_hook_open_file(struct test_hook *hook, const char *variable)
 {
     const char *path = getenv(variable);
     if (path && *path && hook->fd < 0)
-        hook->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+        clrie_plugin_open_lines(path, false, &hook->fd);
 }

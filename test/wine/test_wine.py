@@ -10,8 +10,8 @@
            shutdown; the engine logs no error.
 
 The engines are Microsoft's CLRIE for Windows x64 (from Microsoft.CodeCoverage, restored
-into the work folder), clrie's own Windows engine when CLRIE_TEST_WINDOWS_ENGINE names its DLL
-(test/run passes the one its MinGW-w64 cross build made), and each --engine NAME=PATH. Under
+into the work folder), clrie's own Windows engine when CLRIE_TEST_WINDOWS_BUILD names a MinGW-w64
+x64 build of clrie (test/run passes its own), and each --engine NAME=PATH. Under
 each engine but CLRIE the probe must record exactly what it recorded under CLRIE.
 
 Needs Linux x86_64 with wine64, dotnet, and the probe (meson builds it when it finds
@@ -79,9 +79,10 @@ try:
 except clrie_package.Missing as missing:
     checks.expect(False, "Microsoft's Windows CLRIE is missing: %s" % missing)
 # clrie's own Windows engine, from the cross build test/run makes beside this one.
-windows_engine = os.environ.get("CLRIE_TEST_WINDOWS_ENGINE")
-if windows_engine:
-    args.engine.append("clrie=" + windows_engine)
+windows_build = os.environ.get("CLRIE_TEST_WINDOWS_BUILD")
+if windows_build:
+    args.engine.append("clrie=" + os.path.join(windows_build, "shims", "engine",
+                                               "MicrosoftInstrumentationEngine_x64.dll"))
 for entry in args.engine:
     name, _, path = entry.partition("=")
     if checks.expect(name and os.path.isfile(path), "--engine %s: expected NAME=an engine DLL"

@@ -306,7 +306,8 @@ static void a_line_built_in_pieces_is_written_whole_and_escaped(void **state)
     assert_int_equal(clrie_pm_log_init_tagged(&log, env, "clrie proxy: "), 0);
     struct clrie_pm_log_line line;
     clrie_pm_log_line_begin(&line, &log, CLRIE_PM_LOG_ERRORS, NULL, "no engine under '");
-    clrie_pm_log_line_append_escaped(&line, "/opt/x\nLogError[00:00:00]: forged\\\xe9");
+    clrie_pm_log_line_append_escaped(&line, "/opt/x\nLogError[00:00:00]: forged\\x\xe9 "
+                                            "C:\\Pl\xc3\xbcgin-\xe4\xb8\xad \xe2\x80\xae\xc0\xaf");
     clrie_pm_log_line_append(&line, "' (%d candidates)", 3);
     clrie_pm_log_line_end(&line);
     /* A line of a kind that is off goes nowhere, whatever is appended. */
@@ -317,7 +318,9 @@ static void a_line_built_in_pieces_is_written_whole_and_escaped(void **state)
     char *text = release_stderr(&c);
     assert_int_equal(strncmp(text, "LogError[", 9), 0);
     assert_string_equal(strstr(text, "]:"), "]:clrie proxy: no engine under "
-                                            "'/opt/x\\x0aLogError[00:00:00]: forged\\x5c\\xe9' "
+                                            "'/opt/x\\x0aLogError[00:00:00]: forged\\x5cx\\xe9 "
+                                            "C:\\Pl\xc3\xbcgin-\xe4\xb8\xad "
+                                            "\\xe2\\x80\\xae\\xc0\\xaf' "
                                             "(3 candidates)\n");
     assert_null(strstr(text, "quiet"));
     free(text);

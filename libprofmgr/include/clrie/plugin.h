@@ -35,8 +35,9 @@
  *   ...) logs a line starting with `name: `; clrie_plugin_host_take_utf8 is
  *   clrie_plugin_take_utf8 with the host's string manager; clrie_plugin_host_read_settings reads
  *   the config entry's settings and logs when the engine has none. clrie_plugin_append_line
- *   appends one line to a file with a single write(). clrie_plugin_profiler_info(manager, riid,
- *   out) is the runtime's ICorProfilerInfo behind the engine, queried for riid.
+ *   appends one line with a single write() to a file clrie_plugin_open_lines opened (a UTF-8
+ *   path on every system). clrie_plugin_profiler_info(manager, riid, out) is the runtime's
+ *   ICorProfilerInfo behind the engine, queried for riid.
  *
  * Engine strings
  *   clrie_plugin_free_bstr(strings, text) frees a BSTR the engine handed out: through the
@@ -235,9 +236,9 @@ HRESULT clrie_plugin_get_class_object(clrie_plugin_create_fn create, REFCLSID cl
 /* Defines the module's exports DllGetClassObject and DllCanUnloadNow (visible even when the
  * plugin builds with -fvisibility=hidden). Expand once per plugin .so, at file scope. */
 #define CLRIE_PLUGIN_EXPORT_CLASS_FACTORY(create)                                                  \
-    __attribute__((visibility("default"))) HRESULT STDAPICALLTYPE DllGetClassObject(               \
+    CLRIE_ABI_EXPORT HRESULT STDAPICALLTYPE DllGetClassObject(                                     \
         REFCLSID rclsid, REFIID riid, void **ppv);                                                 \
-    __attribute__((visibility("default"))) HRESULT STDAPICALLTYPE DllCanUnloadNow(void);           \
+    CLRIE_ABI_EXPORT HRESULT STDAPICALLTYPE DllCanUnloadNow(void);                                 \
     HRESULT STDAPICALLTYPE DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv)             \
     {                                                                                              \
         return clrie_plugin_get_class_object((create), rclsid, riid, ppv);                         \
@@ -308,6 +309,12 @@ HRESULT clrie_plugin_profiler_info(IProfilerManager *manager, REFIID riid, void 
  * cut at 4095 bytes: lines of several writers sharing an O_APPEND file never interleave.
  * Returns 0 or a negative errno. */
 int clrie_plugin_append_line(int fd, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
+/* Opens the file path names (UTF-8; made when missing, emptied first when truncate) for
+ * clrie_plugin_append_line, on every system (CreateFileW on Windows): 0 and the descriptor in
+ * *fd, or a negative errno and -1 in *fd. Close it with clrie_plugin_close_lines. */
+int clrie_plugin_open_lines(const char *path, bool truncate, int *fd);
+void clrie_plugin_close_lines(int fd);
 
 /* ---- settings -------------------------------------------------------------------------------- */
 

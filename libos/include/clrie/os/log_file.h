@@ -9,6 +9,7 @@
 #ifndef CLRIE_OS_LOG_FILE_H
 #define CLRIE_OS_LOG_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -26,6 +27,12 @@ extern "C" {
  * else -1 in *fd and a negative errno value, with *why set to a sentence when the path was
  * refused rather than failed ("it is a FIFO, not a regular file or a character device"). */
 int clrie_os_log_file_open(const char *path, int *fd, const char **why);
+
+/* Opens path itself (made when missing, emptied first when truncate) for appending lines
+ * written whole, as a plugin's record or report: 0 and the descriptor in *fd, or a negative
+ * errno value and -1 in *fd. Nothing is refused: the caller named this file. Not inherited by
+ * child processes. Close with clrie_os_close. */
+int clrie_os_line_file_open(const char *path, bool truncate, int *fd);
 
 /* Writes all of text to fd, retrying interrupted and short writes: 0, or the negative errno
  * that stopped it (-EIO for a write that took nothing, so a stuck file cannot make a loop). */

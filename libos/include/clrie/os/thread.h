@@ -142,6 +142,9 @@ void clrie_os_cond_wait(struct clrie_os_cond *cond, struct clrie_os_mutex *mutex
  * clrie_os_monotonic_ms() + 5000 for "in five seconds". */
 uint64_t clrie_os_monotonic_ms(void);
 
+/* Suspends the calling thread for ms milliseconds (interruptions resumed). */
+void clrie_os_sleep_ms(unsigned ms);
+
 /* Waits as clrie_os_cond_wait, until the monotonic clock reaches deadline at the latest:
  * -ETIMEDOUT when it has (the mutex held again), else 0 (signalled, or spuriously). A loop
  * that computes its deadline once before it, as

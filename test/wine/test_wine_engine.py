@@ -1,0 +1,367 @@
+"""clrie's Windows x64 build in the Windows x64 .NET runtime under Wine, as a Windows user runs it:
+
+  proxy    the engine and the proxy installed in CLRIE's layout under the prefix's
+           C:\\Program Files\\Microsoft CLR Instrumentation Engine, and a product's plugin in
+           its own folder there, all with the trust check on: an app started through the
+           installed proxy, and through a copy of it in the product's folder (which finds the
+           install through %ProgramFiles%), runs instrumented; a plugin in a folder Everyone
+           can change is refused in one line; a newer version installed beside is chosen at
+           the next start and a preview is not; with no version left the proxy logs one line
+           naming the root and the app runs as bare;
+  tracer   examples/tracer (IL rewriting: entry and exit lines through the app's own
+           Console.WriteLine) on test/dotnet/sample, under Microsoft's Windows CLRIE and under
+           clrie: the same output under both, and the app's own lines as bare;
+  stress   examples/stress with Nops and Rejit on the sample (every method of the app rewritten
+           at JIT time, then ReJIT-ed): output as bare, and its report counts methods
+           instrumented and ReJIT-ed with no failure;
+  raw-hook a plain profiler DLL (test/plugins/raw_hook.c) as the raw profiler hook beside the
+           engine: it is initialised, sees the app's modules and shuts down, the app as bare.
+
+The DLLs come from the MinGW-w64 x64 build that CLRIE_TEST_WINDOWS_BUILD names (test/run passes
+its own). Needs Linux x86_64 with wine64 and dotnet; without them, or without that build, the
+test is skipped (exit 77) and says why, and under CI=true it fails instead."""
+import argparse
+import os
+import re
+import shutil
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import wine_apps  # noqa: E402
+from wine_apps import clrie_package, dotnet_apps  # noqa: E402
+
+BUILD_VARIABLE = "CLRIE_TEST_WINDOWS_BUILD"
+ENGINE = "MicrosoftInstrumentationEngine_x64.dll"
+PROXY = "InstrumentationEngine.ProfilerProxy_x64.dll"
+INSTALL_FOLDER = "Microsoft CLR Instrumentation Engine"
+# What an install made by this test holds, so that it removes only its own.
+INSTALL_MARK = ".clrie-wine-test"
+PRODUCT_FOLDER = "clrie wine test product"
+TRACER_GUID = "{A3C52C58-0E2B-4C43-9C2B-6B0F1B7E3D01}"
+STRESS_GUID = "{A3C52C58-0E2B-4C43-9C2B-6B0F1B7E3D02}"
+RAW_HOOK_GUID = "{A3C52C58-0E2B-4C43-9C2B-6B0F1B7E3D03}"
+STRESS_REPORT = re.compile(r"stress seen=(\d+) instrumented=(\d+) failed=(\d+) "
+                           r"rejit_requested=(\d+) rejit_failed=(\d+) jit_compiled=(\d+) "
+                           r"jit_failed=(\d+)$")
+
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("--work", required=True,
+                    help="build folder: the Wine prefix, the published apps, the NuGet package")
+parser.add_argument("--keep", action="store_true", help="keep each scenario's folder")
+args = parser.parse_args()
+args.work = os.path.abspath(args.work)
+
+wine64 = wine_apps.find_wine64()
+dotnet = shutil.which(os.environ.get("CLRIE_DOTNET", "dotnet"))
+if not dotnet:
+    wine_apps.skip("no dotnet on this machine: the apps cannot be published")
+build = os.environ.get(BUILD_VARIABLE)
+if not build:
+    wine_apps.skip("%s does not name a MinGW-w64 x64 build of clrie (test/run sets it to its "
+                   "own)" % BUILD_VARIABLE)
+built = {
+    "engine": os.path.join(build, "shims", "engine", ENGINE),
+    "proxy": os.path.join(build, "shims", "proxy", PROXY),
+    "tracer": os.path.join(build, "test", "windows", "clrie-tracer.dll"),
+    "stress": os.path.join(build, "test", "windows", "clrie-stress.dll"),
+    "raw-hook": os.path.join(build, "test", "windows", "raw-hook.dll"),
+}
+checks = dotnet_apps.Checks()
+for what, path in built.items():
+    checks.expect(os.path.isfile(path), "%s=%s has no %s (%s)" % (BUILD_VARIABLE, build, what,
+                                                                  path))
+if checks.failures:
+    sys.exit(checks.finish(""))
+
+prefix = wine_apps.Prefix(wine64, args.work).ensure()
+apps = {}
+for name in ("hello", "sample"):
+    apps[name], seconds = wine_apps.publish(
+        dotnet, os.path.join(dotnet_apps.APPS, name, name + ".csproj"), args.work)
+    print("timing: %s %s" % (name, "published in %.1f s" % seconds if seconds else
+                             "reused (sources unchanged)"), flush=True)
+wine_apps.announce_runtime(apps["sample"])
+try:
+    microsoft = wine_apps.microsoft_clrie(dotnet, args.work)
+except clrie_package.Missing as missing:
+    microsoft = None
+    checks.expect(False, "Microsoft's Windows CLRIE is missing: %s" % missing)
+print("timing: Wine started in %.1f s" % prefix.start(), flush=True)
+
+
+def run(label, app, env=None):
+    result = prefix.run(apps[app], env=env)
+    print("timing: %s %.1f s (exit %d)" % (label, result.seconds, result.returncode), flush=True)
+    return result
+
+
+def read(path):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except FileNotFoundError:
+        return ""
+
+
+def lines(text):
+    return text.replace("\r\n", "\n").splitlines()
+
+
+def config_text(name, module, guid, settings=None):
+    entries = "".join('      <Setting Name="%s" Value="%s"/>\n' % item
+                      for item in (settings or {}).items())
+    return ("<InstrumentationEngineConfiguration>\n  <InstrumentationMethod>\n"
+            "    <Name>%s</Name>\n    <Description>%s</Description>\n    <Module>%s</Module>\n"
+            "    <ClassGuid>%s</ClassGuid>\n    <Priority>50</Priority>\n%s"
+            "  </InstrumentationMethod>\n</InstrumentationEngineConfiguration>\n" % (
+                name, name, module, guid,
+                "    <Settings>\n%s    </Settings>\n" % entries if entries else ""))
+
+
+def plugin_box(label, plugin, guid, settings=None):
+    """A scenario folder with the plugin DLL and its configuration beside it; settings is a
+    dict, or a function of the folder that returns one."""
+    box = dotnet_apps.Sandbox("clrie-wine", label, args.keep)
+    module = os.path.basename(built[plugin])
+    box.copy(built[plugin], "plugin/" + module)
+    if callable(settings):
+        settings = settings(box)
+    config = box.write("plugin/%s.config" % plugin, config_text(plugin, module, guid, settings))
+    return box, config
+
+
+baseline = {name: run("%s bare" % name, name) for name in apps}
+for name, result in baseline.items():
+    checks.expect(result.returncode in (0, 3) and result.stdout,
+                  "%s bare: the app runs and prints" % name, result)
+if checks.failures:
+    sys.exit(checks.finish(""))
+
+
+def as_bare(label, app, result, stdout=True):
+    base = baseline[app]
+    checks.expect(result.returncode == base.returncode,
+                  "%s: exit code %d as bare" % (label, base.returncode), result)
+    checks.expect(result.stderr == base.stderr, "%s: stderr as bare (%r)" % (label, base.stderr),
+                  result)
+    if stdout:
+        checks.expect(result.stdout == base.stdout,
+                      "%s: stdout as bare\n    bare stdout: %r" % (label, base.stdout), result)
+
+
+def traced_lines_removed(stdout):
+    return [l for l in lines(stdout) if not l.startswith(("enter Sample.", "exit Sample."))]
+
+
+# ---- the proxy and an install under C:\Program Files ----------------------------------------
+
+def scenario_proxy():
+    program_files = os.path.join(prefix.path, "drive_c", "Program Files")
+    root = os.path.join(program_files, INSTALL_FOLDER)
+    product = os.path.join(program_files, PRODUCT_FOLDER)
+    for folder in (root, product):
+        if os.path.exists(folder) and not os.path.exists(os.path.join(folder, INSTALL_MARK)):
+            checks.expect(False, "proxy: %s exists and this test did not make it: not touched"
+                          % folder)
+            return
+        shutil.rmtree(folder, ignore_errors=True)
+        os.makedirs(folder)
+        open(os.path.join(folder, INSTALL_MARK), "w").close()
+    windows_root = "C:\\Program Files\\" + INSTALL_FOLDER
+    box = dotnet_apps.Sandbox("clrie-wine", "proxy", args.keep)
+    try:
+        def install(version):
+            folder = os.path.join(root, version, "Instrumentation64")
+            os.makedirs(folder)
+            shutil.copyfile(built["engine"], os.path.join(folder, ENGINE))
+
+        install("1.0.0")
+        os.makedirs(os.path.join(root, "Proxy", "v1"))
+        shutil.copyfile(built["proxy"], os.path.join(root, "Proxy", "v1", PROXY))
+        # A product installed as on Windows: its plugin and configuration in its own folder
+        # under Program Files, and a copy of the proxy there.
+        tracer = os.path.basename(built["tracer"])
+        shutil.copyfile(built["tracer"], os.path.join(product, tracer))
+        shutil.copyfile(built["proxy"], os.path.join(product, PROXY))
+        with open(os.path.join(product, "tracer.config"), "w") as f:
+            f.write(config_text("tracer", tracer, TRACER_GUID, {"Pattern": "Sample.*"}))
+        windows_product = "C:\\Program Files\\" + PRODUCT_FOLDER
+
+        def start(label, proxy_path, config=windows_product + "\\tracer.config"):
+            """The sample through the proxy at proxy_path (a Windows path), with the trust
+            check on, as a Windows user runs it."""
+            log = box.path(label.replace(" ", "-") + ".log")
+            env = wine_apps.profiler_environment(built["engine"], log)
+            del env["MicrosoftInstrumentationEngine_DisableCodeSignatureValidation"]
+            env.update(CORECLR_PROFILER_PATH=proxy_path,
+                       MicrosoftInstrumentationEngine_ConfigPath64_Tracer=config,
+                       MicrosoftInstrumentationEngine_LogLevel="Messages")
+            result = run("proxy: " + label, "sample", env)
+            text = read(log)
+            for line in lines(text):
+                if "clrie proxy: " in line or line.startswith("LogError"):
+                    print("   log: " + line)
+            return result, text, [l for l in lines(text) if "clrie proxy: " in l]
+
+        def expect_loaded(label, result, text, proxy_lines, version):
+            as_bare(label, "sample", result, stdout=False)
+            checks.expect(lines(result.stdout)[:1] == ["enter Sample.Program::Main"] and
+                          traced_lines_removed(result.stdout) == lines(baseline["sample"].stdout),
+                          "%s: the app is traced (the tracer loaded through the proxy)" % label,
+                          result)
+            wanted = "loaded engine '%s\\%s\\Instrumentation64\\%s' (version %s" % (
+                windows_root, version, ENGINE, version)
+            checks.expect(any(wanted in l for l in proxy_lines),
+                          "%s: the proxy says it loaded version %s: %s" % (label, version, wanted),
+                          seen=proxy_lines)
+            checks.expect("LogError" not in text, "%s: no error logged, the trust check on"
+                          % label, seen=text[:2000])
+
+        installed = windows_root + "\\Proxy\\v1\\" + PROXY
+        result, text, proxy_lines = start("installed proxy", installed)
+        expect_loaded("the installed proxy", result, text, proxy_lines, "1.0.0")
+        result, text, proxy_lines = start("product proxy", windows_product + "\\" + PROXY)
+        expect_loaded("a copy of the proxy in a product's folder (%ProgramFiles%)", result,
+                      text, proxy_lines, "1.0.0")
+
+        # The same configuration in a folder everyone may change (Wine reports /tmp so): refused
+        # by the trust rule, with the line saying who can change it.
+        box.copy(built["tracer"], "plugin/" + tracer)
+        loose = box.write("plugin/tracer.config", config_text("tracer", tracer, TRACER_GUID))
+        result, text, _ = start("loose plugin", installed, wine_apps.windows_path(loose))
+        as_bare("a plugin in a folder Everyone can change", "sample", result)
+        checks.expect(any("can be changed by Everyone" in l and "tracer.config" in l
+                          for l in lines(text)),
+                      "a plugin in a folder Everyone can change: refused by the trust rule, "
+                      "in one line naming the configuration and who can change it",
+                      seen=text[:2000])
+
+        install("1.0.1")
+        install("1.1.0-preview1")
+        result, text, proxy_lines = start("newer install", installed)
+        expect_loaded("1.0.1 installed beside 1.0.0 (and a preview)", result, text, proxy_lines,
+                      "1.0.1")
+
+        for version in ("1.0.0", "1.0.1", "1.1.0-preview1"):
+            shutil.rmtree(os.path.join(root, version))
+        result, text, proxy_lines = start("nothing installed", installed)
+        as_bare("no engine installed", "sample", result)
+        checks.expect(any("no eligible engine under '%s'" % windows_root in l
+                          for l in proxy_lines),
+                      "no engine installed: one line names the root the proxy searched",
+                      seen=text[:2000])
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+        shutil.rmtree(product, ignore_errors=True)
+        box.close()
+
+
+# ---- IL rewriting: the tracer example under both engines ------------------------------------
+
+def scenario_tracer():
+    outputs = {}
+    engines = [("clrie", built["engine"])] + ([("CLRIE", microsoft)] if microsoft else [])
+    for name, engine in engines:
+        # Microsoft's CLRIE takes no <Settings> in a configuration file: the example reads
+        # its settings from CLRIE_SETTING_<class ID>_<name> there (clrie/plugin.h).
+        settings = {"Pattern": "Sample.*"}
+        box, config = plugin_box("tracer-" + name, "tracer", TRACER_GUID,
+                                 settings if name == "clrie" else None)
+        try:
+            log = box.path("engine.log")
+            env = wine_apps.profiler_environment(engine, log, {"Tracer": config})
+            if name != "clrie":
+                env.update(("CLRIE_SETTING_%s_%s" % (re.sub("[^0-9A-F]", "", TRACER_GUID), key),
+                            value) for key, value in settings.items())
+            result = run("tracer under " + name, "sample", env)
+            label = "tracer under " + name
+            as_bare(label, "sample", result, stdout=False)
+            traced = lines(result.stdout)
+            checks.expect(traced[:1] == ["enter Sample.Program::Main"] and
+                          traced[-1:] == ["exit Sample.Program::Main"],
+                          "%s: Main's entry first and its exit last" % label, result)
+            checks.expect(traced_lines_removed(result.stdout) == lines(baseline["sample"].stdout),
+                          "%s: without the entry and exit lines, stdout as bare" % label, result)
+            checks.expect(read(log).strip() == "", "%s: the engine logged no error" % label,
+                          seen=read(log)[:2000])
+            outputs[name] = traced
+        finally:
+            box.close()
+    print("   tracer: %d lines, %d of them entry or exit" % (
+        len(outputs.get("clrie", [])),
+        sum(l.startswith(("enter ", "exit ")) for l in outputs.get("clrie", []))))
+    if "CLRIE" in outputs:
+        checks.expect(outputs["clrie"] == outputs["CLRIE"],
+                      "tracer: the same lines under clrie as under Microsoft's CLRIE",
+                      seen=outputs)
+
+
+# ---- every method rewritten at JIT time, then ReJIT-ed ---------------------------------------
+
+def scenario_stress():
+    box, config = plugin_box("stress", "stress", STRESS_GUID, lambda box: {
+        "Modules": "sample.dll", "Nops": "true", "Rejit": "true",
+        "Report": wine_apps.windows_path(box.path("report.txt"))})
+    try:
+        report = box.path("report.txt")
+        log = box.path("engine.log")
+        env = wine_apps.profiler_environment(built["engine"], log, {"Stress": config})
+        result = run("stress with ReJIT", "sample", env)
+        as_bare("stress with ReJIT", "sample", result)
+        text = read(report).strip()
+        print("   " + (text or "(no report)"))
+        match = STRESS_REPORT.match(text)
+        checks.expect(match is not None, "stress: the report was written", seen=text)
+        if match:
+            seen, instrumented, failed, requested, rejit_failed, compiled, jit_failed = (
+                int(n) for n in match.groups())
+            checks.expect(seen > 0 and instrumented > 0 and failed == 0,
+                          "stress: methods of sample.dll were rewritten, none failed", seen=text)
+            checks.expect(requested > 0 and rejit_failed == 0 and instrumented <= requested,
+                          "stress: methods were ReJIT-ed, none failed, and only those were "
+                          "rewritten", seen=text)
+            checks.expect(compiled > 0 and jit_failed == 0,
+                          "stress: the JIT compiled the rewritten methods", seen=text)
+        checks.expect(read(log).strip() == "", "stress: the engine logged no error",
+                      seen=read(log)[:2000])
+    finally:
+        box.close()
+
+
+# ---- the raw profiler hook --------------------------------------------------------------------
+
+def scenario_raw_hook():
+    box = dotnet_apps.Sandbox("clrie-wine", "raw-hook", args.keep)
+    try:
+        hook = box.copy(built["raw-hook"], "hook/raw-hook.dll")
+        raw, log = box.path("raw.txt"), box.path("engine.log")
+        env = wine_apps.profiler_environment(built["engine"], log)
+        env.update(MicrosoftInstrumentationEngine_RawProfilerHook=RAW_HOOK_GUID,
+                   MicrosoftInstrumentationEngine_RawProfilerHookPath_64=wine_apps.windows_path(
+                       hook),
+                   CLRIE_RAW_HOOK_FILE=wine_apps.windows_path(raw))
+        result = run("raw hook", "hello", env)
+        as_bare("raw hook", "hello", result)
+        seen = lines(read(raw))
+        checks.expect(seen[:1] == ["raw Initialize"] and "raw Shutdown" in seen,
+                      "raw hook: initialised first, shut down", seen=seen[:8])
+        checks.expect(any(l.startswith("raw ModuleLoadFinished ") and l.endswith("\\hello.dll")
+                          for l in seen),
+                      "raw hook: saw the app's module load", seen=seen)
+        checks.expect(any(l.startswith("raw GetEventMask 0x") for l in seen),
+                      "raw hook: its event mask was set", seen=seen[:8])
+        checks.expect(read(log).strip() == "", "raw hook: the engine logged no error",
+                      seen=read(log)[:2000])
+    finally:
+        box.close()
+
+
+scenarios = [
+    ("proxy", "the proxy and an install under C:\\Program Files", scenario_proxy),
+    ("tracer", "examples/tracer under clrie and Microsoft's CLRIE", scenario_tracer),
+    ("stress", "examples/stress: every method rewritten and ReJIT-ed", scenario_stress),
+    ("raw-hook", "a raw profiler hook beside the engine", scenario_raw_hook),
+]
+dotnet_apps.run_scenarios(checks, scenarios, {s[0] for s in scenarios})
+sys.exit(checks.finish("clrie's Windows build runs apps unchanged under Wine: proxy install, "
+                       "IL rewriting, ReJIT, raw hook"))
