@@ -11,9 +11,7 @@
  * taken whole or not at all: a half-read file would trace half of what was meant. */
 #include "points.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -21,13 +19,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <libxml/SAX2.h>
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 #include <libxml/xmlerror.h>
+
+#include "clrie/os/error.h"
+#include "clrie/os/file.h"
+#include "clrie/os/fs.h"
+#include "clrie/os/strings.h"
 
 /* Past this many problems in one file the rest is not reported. */
 #define MAX_PROBLEMS 20
@@ -190,7 +191,7 @@ static char *attribute(struct reading *r, const xmlNode *node, const char *name,
         while (n > 0 &&
                (v[n - 1] == ' ' || v[n - 1] == '\t' || v[n - 1] == '\n' || v[n - 1] == '\r'))
             n--;
-        char *copy = strndup(v, n);
+        char *copy = clrie_os_strndup(v, n);
         xmlFree(value);
         if (!copy)
             r->out_of_memory = true;
@@ -259,18 +260,23 @@ static char *squeeze(const char *text)
     return out;
 }
 
-/* The factory's library as an absolute path: a relative one is relative to the file's folder. */
+/* The factory's library as an absolute path: a relative one is relative to the file's folder,
+ * joined to it with the separator the file's path uses. */
 static char *library_path(const char *file, const char *library)
 {
-    if (library[0] == '/')
+    if (clrie_os_path_is_absolute(library))
         return strdup(library);
-    const char *slash = strrchr(file, '/');
+    const char *slash = NULL;
+    for (const char *p = file; *p; p++)
+        if (clrie_os_is_separator(*p))
+            slash = p;
     size_t folder = slash ? (size_t)(slash - file) : 1;
     const char *base = slash ? file : ".";
     size_t len = folder + 1 + strlen(library) + 1;
     char *out = malloc(len);
     if (out)
-        snprintf(out, len, "%.*s/%s", (int)folder, base, library);
+        snprintf(out, len, "%.*s%c%s", (int)folder, base, slash ? *slash : CLRIE_OS_SEPARATOR,
+                 library);
     return out;
 }
 
@@ -521,44 +527,46 @@ int clrie_tracer_points_load_file(struct clrie_tracer_points *points, const char
                                   clrie_tracer_report_fn report, void *data)
 {
     struct reading r = {.path = path, .report = report, .data = data};
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
-        int err = errno;
-        complain(&r, 0, 0, "cannot read the file: %s", strerror(err));
-        if (fd >= 0)
-            close(fd);
-        return -err;
+    struct clrie_os_file *file = NULL;
+    struct clrie_os_file_info info;
+    char why[128];
+    int err = clrie_os_file_open(path, 0, &file);
+    if (err == 0)
+        err = clrie_os_file_info(file, &info);
+    if (err != 0) {
+        complain(&r, 0, 0, "cannot read the file: %s",
+                 clrie_os_strerror(-err, why, sizeof(why)));
+        clrie_os_file_close(file);
+        return err;
     }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
+    if (info.kind != CLRIE_OS_FILE) {
+        clrie_os_file_close(file);
         complain(&r, 0, 0, "not a regular file");
         return -EINVAL;
     }
-    if (st.st_size > CLRIE_TRACER_MAX_FILE_SIZE) {
-        close(fd);
+    if (info.size > CLRIE_TRACER_MAX_FILE_SIZE) {
+        clrie_os_file_close(file);
         complain(&r, 0, 0, "the file is larger than %d bytes", CLRIE_TRACER_MAX_FILE_SIZE);
         return -EFBIG;
     }
-    size_t size = (size_t)st.st_size, len = 0;
+    size_t size = (size_t)info.size, len = 0;
     char *text = malloc(size + 1);
     if (!text) {
-        close(fd);
+        clrie_os_file_close(file);
         return -ENOMEM;
     }
     while (len < size) {
-        ssize_t n = read(fd, text + len, size - len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
+        size_t got = 0;
+        err = clrie_os_file_read(file, text + len, size - len, &got);
+        if (err != 0 || got == 0)
             break;
-        len += (size_t)n;
+        len += got;
     }
-    int err = errno;
-    close(fd);
+    clrie_os_file_close(file);
     if (len < size) {
         free(text);
-        complain(&r, 0, 0, "cannot read the file: %s", len ? "it shrank" : strerror(err));
+        complain(&r, 0, 0, "cannot read the file: %s",
+                 err == 0 ? "it shrank" : clrie_os_strerror(-err, why, sizeof(why)));
         return -EIO;
     }
     int ret = clrie_tracer_points_load_memory(points, path, text, len, report, data);
@@ -582,19 +590,25 @@ int clrie_tracer_points_load_folder(struct clrie_tracer_points *points, const ch
 {
     if (files)
         *files = 0;
-    DIR *dir = opendir(folder);
-    if (!dir) {
-        int err = errno;
+    struct clrie_os_dir *dir = NULL;
+    int ret = clrie_os_dir_open(folder, &dir);
+    if (ret != 0) {
+        char why[128];
         struct reading r = {.path = folder, .report = report, .data = data};
-        complain(&r, 0, 0, "cannot read the folder: %s", strerror(err));
-        return -err;
+        complain(&r, 0, 0, "cannot read the folder: %s",
+                 clrie_os_strerror(-ret, why, sizeof(why)));
+        return ret;
     }
     char **names = NULL;
     size_t count = 0, capacity = 0;
-    int ret = 0;
-    struct dirent *e;
-    while (ret == 0 && (e = readdir(dir)) != NULL) {
-        if (!is_points_file(e->d_name))
+    const char *name;
+    int more;
+    while (ret == 0 && (more = clrie_os_dir_next(dir, &name)) != 0) {
+        if (more < 0) {
+            ret = more == -ENOMEM ? more : 0; /* a listing cut short: read what it gave */
+            break;
+        }
+        if (!is_points_file(name))
             continue;
         if (count == capacity) {
             capacity = capacity ? capacity * 2 : 16;
@@ -605,15 +619,15 @@ int clrie_tracer_points_load_folder(struct clrie_tracer_points *points, const ch
             }
             names = grown;
         }
-        size_t len = strlen(folder) + 1 + strlen(e->d_name) + 1;
+        size_t len = strlen(folder) + 1 + strlen(name) + 1;
         names[count] = malloc(len);
         if (!names[count]) {
             ret = -ENOMEM;
             break;
         }
-        snprintf(names[count++], len, "%s/%s", folder, e->d_name);
+        snprintf(names[count++], len, "%s%c%s", folder, CLRIE_OS_SEPARATOR, name);
     }
-    closedir(dir);
+    clrie_os_dir_close(dir);
     if (ret == 0)
         qsort(names, count, sizeof *names, by_name);
     for (size_t i = 0; i < count; i++) {

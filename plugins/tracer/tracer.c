@@ -37,6 +37,7 @@
 #include <clrie/abi/corprof.h>
 #include <clrie/abi/instrumentation.h>
 #include <clrie/abi/metadata.h>
+#include <clrie/os/env.h>
 #include <clrie/plugin.h>
 
 #include "tracer_plugin.h"
@@ -114,8 +115,11 @@ static HRESULT start(tracer *s, IProfilerManager *manager)
     }
     /* The wrapped methods call the library: without it each would throw
      * FileNotFoundException, so trace nothing rather than break the app. */
-    const char *hooks = getenv("DOTNET_STARTUP_HOOKS");
-    if (!(hooks && strstr(hooks, LIBRARY_FILE))) {
+    char *hooks = NULL;
+    int r = clrie_os_env_get("DOTNET_STARTUP_HOOKS", &hooks);
+    bool hooked = r == 0 && strstr(hooks, LIBRARY_FILE);
+    free(hooks);
+    if (!hooked) {
         clrie_plugin_host_log(&s->host, true,
                               "DOTNET_STARTUP_HOOKS does not name " LIBRARY_FILE
                               ", so the runtime could not load the tracer library: nothing "
@@ -313,7 +317,6 @@ static HRESULT create_instance(const CLSID *clsid, REFIID riid, void **out)
         return E_OUTOFMEMORY;
     s->clsid = *clsid;
     s->watch = true;
-    s->watch_fd = s->stop_pipe[0] = s->stop_pipe[1] = -1;
     clrie_os_mutex_init(&s->matching);
     clrie_os_rwlock_init(&s->lock);
     clrie_os_mutex_init(&s->refresh_lock);

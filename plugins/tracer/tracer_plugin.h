@@ -11,6 +11,7 @@
 #include <clrie/abi/corprof.h>
 #include <clrie/abi/instrumentation.h>
 #include <clrie/os/thread.h>
+#include <clrie/os/watch.h>
 #include <clrie/plugin.h>
 
 #include "points.h"
@@ -63,8 +64,7 @@ struct clrie_tracer__plugin {
     unsigned long refresh_asked, refresh_finished;
     bool refresher_started, stopping;
     struct clrie_os_thread refresher;
-    int watch_fd; /* inotify; -1: none */
-    int stop_pipe[2];
+    struct clrie_os_watch *folder_watch; /* NULL: none */
     bool watcher_started;
     struct clrie_os_thread watcher;
 };

@@ -1,20 +1,15 @@
 /* Refreshing the points while the app runs. A thread of the plugin's makes every refresh
- * (modules.c), one at a time, when asked: by the watch of the points folder (inotify, after
- * the folder has been quiet for a moment, since editors write a file in several steps), or by
+ * (modules.c), one at a time, when asked: by the watch of the points folder (clrie/os/watch.h:
+ * inotify, ReadDirectoryChangesW), after the folder has been quiet for a moment, since editors
+ * write a file in several steps; or by
  * the managed library's Clrie.Tracing.Tracing.Refresh() through the export
  * clrie_tracer_refresh, which waits for the refresh to be done. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/inotify.h>
-#include <unistd.h>
+
+#include <clrie/os/error.h>
 
 #include "tracer_plugin.h"
 
@@ -72,34 +67,29 @@ bool clrie_tracer__refresh_and_wait(struct clrie_tracer__plugin *s, int seconds)
 static void watch_thread(void *arg)
 {
     struct clrie_tracer__plugin *s = arg;
-    char events[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
     bool pending = false;
     for (;;) {
-        struct pollfd fds[2] = {{.fd = s->watch_fd, .events = POLLIN},
-                                {.fd = s->stop_pipe[0], .events = POLLIN}};
-        int ready = poll(fds, 2, pending ? QUIET_MS : -1);
-        if (ready < 0 && errno == EINTR)
-            continue;
-        if (ready < 0 || (fds[1].revents & (POLLIN | POLLHUP)))
-            break;
-        if (ready == 0) { /* quiet: the changes are complete */
+        int r = clrie_os_watch_wait(s->folder_watch, pending ? QUIET_MS : CLRIE_OS_WATCH_FOREVER);
+        if (r == 0) { /* quiet: the changes are complete */
             pending = false;
             ask(s);
-            continue;
-        }
-        if (fds[0].revents & POLLIN) {
-            ssize_t n = read(s->watch_fd, events, sizeof events);
-            if (n < 0 && errno != EINTR && errno != EAGAIN)
-                break;
-            pending = pending || n > 0;
+        } else if (r == 1) {
+            pending = true;
+        } else {
+            if (r != -ECANCELED) {
+                char why[128];
+                clrie_plugin_host_log(&s->host, true,
+                                      "the watch of %s failed (%s): refresh only on request",
+                                      s->folder, clrie_os_strerror(-r, why, sizeof(why)));
+            }
+            return;
         }
     }
 }
 
 void clrie_tracer__watch_start(struct clrie_tracer__plugin *s)
 {
-    s->watch_fd = -1;
-    s->stop_pipe[0] = s->stop_pipe[1] = -1;
+    s->folder_watch = NULL;
     if (clrie_os_thread_start(&s->refresher, refresh_thread, s) != 0) {
         clrie_plugin_host_log(&s->host, true, "no refresh thread: the points stay as read");
         return;
@@ -108,15 +98,15 @@ void clrie_tracer__watch_start(struct clrie_tracer__plugin *s)
     atomic_store(&refreshable, s);
     if (!s->watch)
         return;
-    s->watch_fd = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
-    if (s->watch_fd < 0 ||
-        inotify_add_watch(s->watch_fd, s->folder,
-                          IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE) <
-            0 ||
-        pipe2(s->stop_pipe, O_CLOEXEC) != 0 ||
-        clrie_os_thread_start(&s->watcher, watch_thread, s) != 0) {
+    int r = clrie_os_watch_open(s->folder, &s->folder_watch);
+    if (r == 0 && clrie_os_thread_start(&s->watcher, watch_thread, s) != 0)
+        r = -EAGAIN;
+    if (r != 0) {
+        char why[128];
         clrie_plugin_host_log(&s->host, true, "cannot watch %s (%s): refresh only on request",
-                              s->folder, strerror(errno));
+                              s->folder, clrie_os_strerror(-r, why, sizeof(why)));
+        clrie_os_watch_close(s->folder_watch);
+        s->folder_watch = NULL;
         return;
     }
     s->watcher_started = true;
@@ -127,11 +117,8 @@ void clrie_tracer__watch_stop(struct clrie_tracer__plugin *s)
     struct clrie_tracer__plugin *self = s;
     atomic_compare_exchange_strong(&refreshable, &self, NULL);
     if (s->watcher_started) {
-        if (write(s->stop_pipe[1], "x", 1) < 0) {
-            /* the thread then stays until the process ends */
-        } else {
-            clrie_os_thread_join(&s->watcher);
-        }
+        clrie_os_watch_stop(s->folder_watch);
+        clrie_os_thread_join(&s->watcher);
         s->watcher_started = false;
     }
     if (s->refresher_started) {
@@ -143,17 +130,13 @@ void clrie_tracer__watch_stop(struct clrie_tracer__plugin *s)
         clrie_os_thread_join(&s->refresher);
         s->refresher_started = false;
     }
-    for (int i = 0; i < 2; i++)
-        if (s->stop_pipe[i] >= 0)
-            close(s->stop_pipe[i]);
-    if (s->watch_fd >= 0)
-        close(s->watch_fd);
-    s->watch_fd = s->stop_pipe[0] = s->stop_pipe[1] = -1;
+    clrie_os_watch_close(s->folder_watch);
+    s->folder_watch = NULL;
 }
 
 /* Called by Clrie.Tracing.Tracing.Refresh(): 0 when the points were read again and the
  * runtime asked to follow them, -ETIMEDOUT after 30 s, -ENODEV without a tracer plugin. */
-__attribute__((visibility("default"))) int clrie_tracer_refresh(void);
+CLRIE_ABI_EXPORT int clrie_tracer_refresh(void);
 int clrie_tracer_refresh(void)
 {
     struct clrie_tracer__plugin *s = atomic_load(&refreshable);

@@ -258,7 +258,7 @@ static HRESULT load_engine(void)
         clrie_pm_log_line_begin(&line, proxy_log(), CLRIE_PM_LOG_ERRORS, NULL,
                                 "InstrumentationEngineProxy_UseSpecificVersion='");
         clrie_pm_log_line_append_escaped(&line, opts.specific_version);
-        clrie_pm_log_line_append(&line, "' is not a folder name (it contains '/')");
+        clrie_pm_log_line_append(&line, "' is not a folder name (it contains a separator)");
         clrie_pm_log_line_end(&line);
         hr = E_INVALIDARG;
         goto out;

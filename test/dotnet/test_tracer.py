@@ -54,15 +54,17 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dotnet_apps  # noqa: E402
+from refreshed_points import (FOLDER_VARIABLE, REFRESH_BOUND, STEPS, WATCH_VARIABLE,  # noqa: E402
+                              expected_events, refresh_points)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TRACER_CONFIG = os.path.join(HERE, "..", "..", "plugins", "tracer", "Tracer.config")
-FOLDER_VARIABLE = "CLRIE_SETTING_1DACE3F14BE947BAAB0894AF32E0BDCC_Folder"
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--engine", required=True, help="the built libInstrumentationEngine.so")
 parser.add_argument("--plugin", required=True, help="the built libclrie-tracer.so")
 parser.add_argument("--library", required=True, help="the built Clrie.Tracing.dll")
+parser.add_argument("--config", required=True,
+                    help="the built Tracer.config (naming the plugin beside it)")
 parser.add_argument("--apps-out", required=True, help="where the C# apps are built")
 parser.add_argument("--clrie-attach", help="the built clrie-attach (scenario attach)")
 parser.add_argument("--only", default="traced,throw-entry,throw-finish,null,block,no-hook,http,"
@@ -212,7 +214,7 @@ class Sandbox(dotnet_apps.Sandbox):
         super().__init__("clrie-tracer", name, keep=args.keep)
         self.copy(args.plugin, "Tracer/libclrie-tracer.so")
         self.library = self.copy(args.library, "Tracer/Clrie.Tracing.dll", mode=0o644)
-        config = self.copy(TRACER_CONFIG, "Tracer/Tracer.config", mode=0o644)
+        config = self.copy(args.config, "Tracer/Tracer.config", mode=0o644)
         self.copy(recorder, "points/recorder/Recorder.dll", mode=0o644)
         self.write("points/traced.xml", POINTS)
         self.output = self.path("trace.txt")
@@ -441,32 +443,6 @@ def scenario_spans():
 
 # ---- refresh ---------------------------------------------------------------------------------
 
-REFRESH_BOUND = 10.0  # seconds for a change on disk to show in the events
-
-
-def refresh_points(methods):
-    """A points file naming Refreshed.Work's methods: (name, factory) pairs."""
-    lines = "\n".join(
-        '  <Tracer factory="Recorder.%s" library="recorder/Recorder.dll">\n'
-        '    <Method assembly="refreshed" type="Refreshed.Work" name="%s"/>\n'
-        '  </Tracer>' % (factory, name) for name, factory in methods)
-    return "<Tracing>\n%s\n</Tracing>\n" % lines
-
-
-def expected_events(methods, n):
-    """The events of one call of Alpha and Beta (argument n) under these points."""
-    events = []
-    for name, value in (("Alpha", 2 * n), ("Beta", 3 * n)):
-        factory = dict(methods).get(name)
-        if factory == "Factory":
-            events += ["enter Refreshed.Work::%s(System.Int32) this=null args=[%d]" % (name, n),
-                       "finish Refreshed.Work::%s result=%d" % (name, value)]
-        elif factory == "Second":
-            events += ["second enter Refreshed.Work::%s" % name,
-                       "second finish Refreshed.Work::%s result=%d" % (name, value)]
-    return events
-
-
 class Session:
     """test/dotnet/refreshed under the engine, driven line by line."""
 
@@ -515,17 +491,13 @@ def scenario_refresh(watch):
     what = "watch" if watch else "refresh-call"
     sb = Sandbox(what, build_recorder())
     os.unlink(sb.path("points/traced.xml"))
-    steps = [[("Alpha", "Factory")],
-             [("Alpha", "Factory"), ("Beta", "Factory")],
-             [("Alpha", "Factory"), ("Beta", "Second")],
-             [("Beta", "Second")],
-             []]
+    steps = STEPS
     session = None
     try:
         replace_points(sb, refresh_points(steps[0]))
         env = dict(sb.env)
         if not watch:
-            env["CLRIE_SETTING_1DACE3F14BE947BAAB0894AF32E0BDCC_Watch"] = "false"
+            env[WATCH_VARIABLE] = "false"
         session = Session(sb, env)
         answer, events = session.call()
         checks.expect(answer == "called 1 2 3", "%s: the app answers as without a profiler" % what,

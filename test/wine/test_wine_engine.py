@@ -15,7 +15,12 @@
            at JIT time, then ReJIT-ed): output as bare, and its report counts methods
            instrumented and ReJIT-ed with no failure;
   raw-hook a plain profiler DLL (test/plugins/raw_hook.c) as the raw profiler hook beside the
-           engine: it is initialised, sees the app's modules and shuts down, the app as bare.
+           engine: it is initialised, sees the app's modules and shuts down, the app as bare;
+  tracer-watch, tracer-refresh
+           the tracer plugin (plugins/tracer) installed with Clrie.Tracing.dll and Tracer.config,
+           on test/dotnet/refreshed while its points file changes (test/dotnet/recorder's C#
+           tracers): the events follow each change, through the folder watch
+           (ReadDirectoryChangesW) or through Clrie.Tracing.Tracing.Refresh().
 
 The DLLs come from the MinGW-w64 x64 build that CLRIE_TEST_WINDOWS_BUILD names (test/run passes
 its own). Needs Linux x86_64 with wine64 and dotnet; without them, or without that build, the
@@ -24,11 +29,15 @@ import argparse
 import os
 import re
 import shutil
+import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import wine_apps  # noqa: E402
+import wine_apps  # noqa: E402  (it makes test/dotnet's modules importable too)
 from wine_apps import clrie_package, dotnet_apps  # noqa: E402
+from refreshed_points import (FOLDER_VARIABLE, REFRESH_BOUND, STEPS, WATCH_VARIABLE,  # noqa: E402
+                              expected_events, refresh_points)
 
 BUILD_VARIABLE = "CLRIE_TEST_WINDOWS_BUILD"
 ENGINE = "MicrosoftInstrumentationEngine_x64.dll"
@@ -65,6 +74,9 @@ built = {
     "tracer": os.path.join(build, "test", "windows", "clrie-tracer.dll"),
     "stress": os.path.join(build, "test", "windows", "clrie-stress.dll"),
     "raw-hook": os.path.join(build, "test", "windows", "raw-hook.dll"),
+    "tracer-plugin": os.path.join(build, "plugins", "tracer", "clrie-tracer.dll"),
+    "tracer-library": os.path.join(build, "plugins", "tracer", "Clrie.Tracing.dll"),
+    "tracer-config": os.path.join(build, "plugins", "tracer", "Tracer.config"),
 }
 checks = dotnet_apps.Checks()
 for what, path in built.items():
@@ -75,7 +87,7 @@ if checks.failures:
 
 prefix = wine_apps.Prefix(wine64, args.work).ensure()
 apps = {}
-for name in ("hello", "sample"):
+for name in ("hello", "sample", "refreshed"):
     apps[name], seconds = wine_apps.publish(
         dotnet, os.path.join(dotnet_apps.APPS, name, name + ".csproj"), args.work)
     print("timing: %s %s" % (name, "published in %.1f s" % seconds if seconds else
@@ -130,7 +142,7 @@ def plugin_box(label, plugin, guid, settings=None):
     return box, config
 
 
-baseline = {name: run("%s bare" % name, name) for name in apps}
+baseline = {name: run("%s bare" % name, name) for name in ("hello", "sample")}
 for name, result in baseline.items():
     checks.expect(result.returncode in (0, 3) and result.stdout,
                   "%s bare: the app runs and prints" % name, result)
@@ -356,12 +368,123 @@ def scenario_raw_hook():
         box.close()
 
 
+# ---- the tracer plugin: points files, C# tracers, refreshes --------------------------------
+
+class Session:
+    """test/dotnet/refreshed under Wine, driven line by line through its stdin."""
+
+    def __init__(self, env, output):
+        self.output = output
+        self.seen = 0
+        self.calls = 0
+        self.process = subprocess.Popen(
+            [prefix.wine64, apps["refreshed"]], env=prefix.environment(env),
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, start_new_session=True)
+
+    def ask(self, command):
+        self.process.stdin.write(command + "\n")
+        self.process.stdin.flush()
+        return self.process.stdout.readline().strip()
+
+    def call(self):
+        """One call of Alpha and Beta: (the app's answer, the events it made)."""
+        self.calls += 1
+        answer = self.ask("call")
+        recorded = lines(read(self.output))
+        events, self.seen = recorded[self.seen:], len(recorded)
+        return answer, events
+
+    def finish(self):
+        try:
+            _, err = self.process.communicate("exit\n", timeout=60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            _, err = self.process.communicate()
+        return self.process.returncode, err
+
+
+def scenario_tracer_plugin(watch):
+    """The tracer plugin installed as clrie installs it (the plugin, Clrie.Tracing.dll and
+    Tracer.config in one folder) on test/dotnet/refreshed while its points file changes: the
+    events follow each change, through the folder watch (ReadDirectoryChangesW) or through
+    Clrie.Tracing.Tracing.Refresh() (which finds the plugin DLL beside itself)."""
+    what = "tracer plugin, %s" % ("folder watched" if watch else "Tracing.Refresh()")
+    recorder = dotnet_apps.build_library(
+        dotnet, os.path.join(dotnet_apps.APPS, "recorder", "Recorder.csproj"), "Recorder",
+        os.path.join(args.work, "managed"), ["ClrieTracing=" + built["tracer-library"]])
+    box = dotnet_apps.Sandbox("clrie-wine", "tracer-plugin", args.keep)
+    session = None
+    try:
+        box.copy(built["tracer-plugin"], "Tracer/clrie-tracer.dll")
+        library = box.copy(built["tracer-library"], "Tracer/Clrie.Tracing.dll")
+        config = box.copy(built["tracer-config"], "Tracer/Tracer.config")
+        box.copy(recorder, "points/recorder/Recorder.dll")
+        points = box.path("points/refreshed.xml")
+
+        def replace_points(methods):  # at once (a rename), as a deployment would
+            temporary = box.write("points/.refreshed.tmp", refresh_points(methods))
+            os.replace(temporary, points)
+
+        replace_points(STEPS[0])
+        output, log = box.path("trace.txt"), box.path("engine.log")
+        env = wine_apps.profiler_environment(built["engine"], log, {"Tracer": config})
+        env.update({FOLDER_VARIABLE: wine_apps.windows_path(box.path("points")),
+                    "DOTNET_STARTUP_HOOKS": wine_apps.windows_path(library),
+                    "CLRIE_TEST_TRACE_OUTPUT": wine_apps.windows_path(output)})
+        if not watch:
+            env[WATCH_VARIABLE] = "false"
+        session = Session(env, output)
+        answer, events = session.call()
+        checks.expect(answer == "called 1 2 3", "%s: the app answers as bare" % what,
+                      seen=answer)
+        checks.expect(events == expected_events(STEPS[0], 1),
+                      "%s: at start, the events of the first points" % what, seen=events)
+        for step, methods in enumerate(STEPS[1:], 1):
+            replace_points(methods)
+            started = time.monotonic()
+            if not watch:
+                answer = session.ask("refresh")
+                checks.expect(answer == "refreshed True",
+                              "%s step %d: Tracing.Refresh() returns true" % (what, step),
+                              seen=answer)
+            want = expected_events(methods, session.calls + 1)
+            answer, events = session.call()
+            while watch and events != want and time.monotonic() - started < REFRESH_BOUND:
+                time.sleep(0.1)
+                want = expected_events(methods, session.calls + 1)
+                answer, events = session.call()
+            n = session.calls
+            checks.expect(answer == "called %d %d %d" % (n, 2 * n, 3 * n),
+                          "%s step %d: the app answers as bare" % (what, step), seen=answer)
+            checks.expect(events == want, "%s step %d: the events follow %s\n    expected: %r"
+                          % (what, step, methods, want), seen=events)
+            print("   step %d (%s): followed after %.2f s" % (
+                step, ", ".join("%s by %s" % m for m in methods) or "no points",
+                time.monotonic() - started))
+        code, err = session.finish()
+        session = None
+        checks.expect(code == 0 and "Unhandled exception" not in err,
+                      "%s: the app exits with 0, no unhandled exception" % what, seen=err)
+        checks.expect(read(log).strip() == "", "%s: the engine logged no error" % what,
+                      seen=read(log)[:2000])
+    finally:
+        if session:
+            session.process.kill()
+            session.process.communicate()
+        box.close()
+
+
 scenarios = [
     ("proxy", "the proxy and an install under C:\\Program Files", scenario_proxy),
     ("tracer", "examples/tracer under clrie and Microsoft's CLRIE", scenario_tracer),
     ("stress", "examples/stress: every method rewritten and ReJIT-ed", scenario_stress),
     ("raw-hook", "a raw profiler hook beside the engine", scenario_raw_hook),
+    ("tracer-watch", "the tracer plugin, its points folder watched",
+     lambda: scenario_tracer_plugin(True)),
+    ("tracer-refresh", "the tracer plugin, refreshed by Clrie.Tracing.Tracing.Refresh()",
+     lambda: scenario_tracer_plugin(False)),
 ]
 dotnet_apps.run_scenarios(checks, scenarios, {s[0] for s in scenarios})
 sys.exit(checks.finish("clrie's Windows build runs apps unchanged under Wine: proxy install, "
-                       "IL rewriting, ReJIT, raw hook"))
+                       "IL rewriting, ReJIT, raw hook, tracer plugin"))

@@ -8,7 +8,9 @@ namespace Clrie.Tracing
     /// <summary>What an application or a tracer can ask of the tracer plugin.</summary>
     public static class Tracing
     {
-        const string PluginFile = "libclrie-tracer.so";
+        // The plugin's file name on this system (plugins/tracer/meson.build names it).
+        static readonly string PluginFile =
+            OperatingSystem.IsWindows() ? "clrie-tracer.dll" : "libclrie-tracer.so";
 
         [UnmanagedFunctionPointer(CallingConvention.Cdecl)]
         delegate int RefreshFunction();
@@ -25,8 +27,8 @@ namespace Clrie.Tracing
             string? folder = Path.GetDirectoryName(typeof(Tracing).Assembly.Location);
             if (string.IsNullOrEmpty(folder))
                 return false;
-            // The engine loaded the plugin from this path: dlopen of it again gives the same
-            // module, with the plugin's state.
+            // The engine loaded the plugin from this path: loading it again (dlopen,
+            // LoadLibrary) gives the same module, with the plugin's state.
             if (!NativeLibrary.TryLoad(Path.Combine(folder, PluginFile), out IntPtr plugin))
                 return false;
             try

@@ -8,12 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "clrie/os/fs.h"
 #include "points.h"
+#include "support.h"
 
 struct seen {
     char lines[8][600];
@@ -242,28 +242,22 @@ static void a_wrong_root_and_a_doctype_are_refused(void **state)
     assert_int_equal(points.count, 0);
 }
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 static void a_bad_file_in_the_folder_leaves_the_others_in_force(void **state)
 {
     (void)state;
-    char folder[] = "/tmp/clrie-tracer-points-XXXXXX";
-    assert_non_null(mkdtemp(folder));
-    char a[128], b[128], c[128];
-    snprintf(a, sizeof a, "%s/a.xml", folder);
-    snprintf(b, sizeof b, "%s/b.xml", folder);
-    snprintf(c, sizeof c, "%s/notes.txt", folder);
-    write_file(a, "<Tracing><Tracer factory=\"F\">"
-                  "<Method assembly=\"A\" type=\"T\" name=\"One\"/></Tracer></Tracing>");
-    write_file(b, "<Tracing>\n<Tracer factory=\"F\">\n<Method assembly=\"A\" type=\"T\" "
-                  "name=\"Two\"/></Tracer>\n</Tracin>\n");
-    write_file(c, "not a points file");
+    /* A folder named outside ASCII ("ü-中"): the points load through UTF-8 paths. */
+    char *root = test_tree_new();
+    const char *good = "<Tracing><Tracer factory=\"F\">"
+                       "<Method assembly=\"A\" type=\"T\" name=\"One\"/></Tracer></Tracing>";
+    const char *bad = "<Tracing>\n<Tracer factory=\"F\">\n<Method assembly=\"A\" type=\"T\" "
+                      "name=\"Two\"/></Tracer>\n</Tracin>\n";
+    test_tree_write(root, "\xc3\xbc-\xe4\xb8\xad/a.xml", good, strlen(good));
+    test_tree_write(root, "\xc3\xbc-\xe4\xb8\xad/b.xml", bad, strlen(bad));
+    test_tree_write(root, "\xc3\xbc-\xe4\xb8\xad/notes.txt", "not a points file", 17);
+    char *folder = test_path(root, "\xc3\xbc-\xe4\xb8\xad");
+    char a[512], b[512];
+    snprintf(a, sizeof a, "%s%ca.xml", folder, CLRIE_OS_SEPARATOR);
+    snprintf(b, sizeof b, "%s%cb.xml", folder, CLRIE_OS_SEPARATOR);
     struct clrie_tracer_points points = {0};
     struct seen seen = {0};
     size_t files = 0;
@@ -273,19 +267,19 @@ static void a_bad_file_in_the_folder_leaves_the_others_in_force(void **state)
     assert_string_equal(points.items[0].method, "One");
     assert_string_equal(points.items[0].file, a);
     assert_true(seen.count >= 1);
-    char expected[160];
+    char expected[560];
     snprintf(expected, sizeof expected, "%s:4:", b);
     assert_non_null(strstr(seen.lines[0], expected));
     clrie_tracer_points_finish(&points);
-    unlink(a);
-    unlink(b);
-    unlink(c);
-    rmdir(folder);
 
+    char *missing = test_path(root, "missing");
     seen.count = 0;
-    assert_int_equal(clrie_tracer_points_load_folder(&points, folder, record, &seen, NULL),
+    assert_int_equal(clrie_tracer_points_load_folder(&points, missing, record, &seen, NULL),
                      -ENOENT);
     assert_int_equal(seen.count, 1);
+    free(missing);
+    free(folder);
+    test_tree_free(root);
 }
 
 int main(void)
