@@ -143,15 +143,28 @@ void clrie_pm__policy_finish(struct policy *policy)
 
 /* ---- who the process is ----------------------------------------------------------------- */
 
-static void copy_name(char *out, size_t size, const char *path, bool strip_assembly_suffix)
+/* What copy_name leaves out at the end of a name, in any case. */
+enum name_suffix {
+    KEEP_SUFFIX,
+    STRIP_EXE,      /* a program's ".exe" (Windows), so that "dotnet" names the host everywhere */
+    STRIP_ASSEMBLY, /* an assembly's ".dll" or ".exe" */
+};
+
+static bool ends_with(const char *name, size_t n, const char *suffix)
+{
+    size_t k = strlen(suffix);
+    return n > k && strcasecmp(name + n - k, suffix) == 0;
+}
+
+static void copy_name(char *out, size_t size, const char *path, enum name_suffix suffix)
 {
     const char *name = path; /* after the last separator ('\\' too on Windows) */
     for (const char *p = path; *p; p++)
         if (clrie_os_is_separator(*p))
             name = p + 1;
     size_t n = strlen(name);
-    if (strip_assembly_suffix && n > 4 &&
-        (strcasecmp(name + n - 4, ".dll") == 0 || strcasecmp(name + n - 4, ".exe") == 0))
+    if ((suffix != KEEP_SUFFIX && ends_with(name, n, ".exe")) ||
+        (suffix == STRIP_ASSEMBLY && ends_with(name, n, ".dll")))
         n -= 4;
     if (n >= size)
         n = size - 1;
@@ -187,9 +200,10 @@ void clrie_pm__policy_identity(const char *exe_path, const char *const *argv, si
                                struct process_identity *out)
 {
     *out = (struct process_identity){0};
-    copy_name(out->exe, sizeof(out->exe), exe_path ? exe_path : (argc ? argv[0] : ""), false);
-    if (strcmp(out->exe, "dotnet") != 0) {
-        copy_name(out->entry, sizeof(out->entry), out->exe, true); /* an app host */
+    copy_name(out->exe, sizeof(out->exe), exe_path ? exe_path : (argc ? argv[0] : ""),
+              STRIP_EXE);
+    if (strcasecmp(out->exe, "dotnet") != 0) {
+        copy_name(out->entry, sizeof(out->entry), out->exe, STRIP_ASSEMBLY); /* an app host */
         return;
     }
     for (size_t i = 1; i < argc; i++) {
@@ -201,9 +215,9 @@ void clrie_pm__policy_identity(const char *exe_path, const char *const *argv, si
             continue;
         }
         if (names_assembly(arg))
-            copy_name(out->entry, sizeof(out->entry), arg, true);
+            copy_name(out->entry, sizeof(out->entry), arg, STRIP_ASSEMBLY);
         else if (arg[0] != '-')
-            copy_name(out->entry, sizeof(out->entry), "dotnet", false); /* an SDK command */
+            copy_name(out->entry, sizeof(out->entry), "dotnet", KEEP_SUFFIX); /* an SDK command */
         return;
     }
 }

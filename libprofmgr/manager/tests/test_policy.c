@@ -29,6 +29,12 @@ static void test_identity_from_the_command_line(void **state)
     identity("/usr/share/dotnet/dotnet", build, 4, "dotnet", "dotnet");
     const char *host[] = {"./MyService"};
     identity("/srv/app/MyService", host, 1, "MyService", "MyService");
+    /* Windows programs: the name without its ".exe", in any case, so that one pattern names
+     * a program on every system. */
+    const char *windows_app[] = {"dotnet.exe", "MyService.dll"};
+    identity("/x/DOTNET.EXE", windows_app, 2, "DOTNET", "MyService");
+    const char *windows_host[] = {"MyService.exe"};
+    identity("/srv/app/MyService.exe", windows_host, 1, "MyService", "MyService");
 }
 
 static struct policy with(const char *include, const char *exclude)
