@@ -111,10 +111,9 @@ static HRESULT custom_create(const CLSID *clsid, REFIID riid, void **out)
     return clrie_plugin_com_give(&p->com, riid, out); /* *out holds it now, or nothing does */
 }
 
-__attribute__((visibility("default"))) HRESULT STDAPICALLTYPE DllGetClassObject(REFCLSID rclsid,
-                                                                                REFIID riid,
-                                                                                void **ppv);
-__attribute__((visibility("default"))) HRESULT STDAPICALLTYPE DllCanUnloadNow(void);
+CLRIE_ABI_EXPORT HRESULT STDAPICALLTYPE DllGetClassObject(REFCLSID rclsid, REFIID riid,
+                                                          void **ppv);
+CLRIE_ABI_EXPORT HRESULT STDAPICALLTYPE DllCanUnloadNow(void);
 
 HRESULT STDAPICALLTYPE DllGetClassObject(REFCLSID rclsid, REFIID riid, void **ppv)
 {
