@@ -122,6 +122,17 @@ void test_tree_write(const char *root, const char *relative, const void *data, s
     free(p);
 }
 
+void test_tree_sparse(const char *root, const char *relative, uint64_t size)
+{
+    char *p = test_path(root, relative);
+    make_parent(p);
+    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || size > (uint64_t)INT64_MAX || ftruncate(fd, (off_t)size) != 0)
+        die("ftruncate", p);
+    close(fd);
+    free(p);
+}
+
 char *test_read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Creates a new empty folder under $TMPDIR (or /tmp), mode 0755. Returns a malloc'd path. */
 char *test_tree_new(void);
@@ -17,6 +18,10 @@ void test_tree_mkdir(const char *root, const char *relative);
 
 /* Writes a file root/relative with the given bytes, creating its folders. */
 void test_tree_write(const char *root, const char *relative, const void *data, size_t len);
+
+/* Makes a file root/relative of size bytes that were never written (zeros when read), sparse
+ * where the file system allows it, so that a huge file takes no disk. */
+void test_tree_sparse(const char *root, const char *relative, uint64_t size);
 
 /* Copies the file at source to root/relative, keeping its mode. */
 void test_tree_copy(const char *root, const char *relative, const char *source);

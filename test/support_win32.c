@@ -163,6 +163,27 @@ void test_tree_write(const char *root, const char *relative, const void *data, s
     free(path);
 }
 
+void test_tree_sparse(const char *root, const char *relative, uint64_t size)
+{
+    char *path = test_path(root, relative);
+    make_parent(path);
+    wchar_t *w = wide(path);
+    HANDLE h = CreateFileW(w, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
+    free(w);
+    if (h == INVALID_HANDLE_VALUE)
+        die("CreateFileW", path);
+    /* Marked sparse first, so that NTFS reserves no clusters for the new end; a file system
+     * without sparse files only extends it. */
+    DWORD unused;
+    DeviceIoControl(h, FSCTL_SET_SPARSE, NULL, 0, NULL, 0, &unused, NULL);
+    LARGE_INTEGER end = {.QuadPart = (LONGLONG)size};
+    if (size > (uint64_t)INT64_MAX || !SetFilePointerEx(h, end, NULL, FILE_BEGIN) ||
+        !SetEndOfFile(h))
+        die("SetEndOfFile", path);
+    CloseHandle(h);
+    free(path);
+}
+
 char *test_read_file(const char *path, size_t *len)
 {
     wchar_t *w = wide(path);

@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "clrie/ilgraph.h"
+#include "clrie/os/process.h"
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15u;
 
@@ -24,9 +24,7 @@ static uint32_t rng(void)
 
 static double now(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return (double)clrie_os_monotonic_ns() * 1e-9;
 }
 
 static void check(int r, const char *what)

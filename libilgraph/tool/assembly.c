@@ -1,12 +1,11 @@
 /* Opening and closing an assembly: the order of the checks (PE, metadata root, tables,
- * links between rows), and reading a whole file into memory. */
+ * links between rows), and reading a whole file into memory (through libos, so that a path
+ * is UTF-8 on every system). */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "clrie/os/file.h"
 #include "internal.h"
 
 void asm_assembly_free(struct asm_assembly *a)
@@ -46,21 +45,20 @@ int asm_assembly_new(const void *data, size_t len, struct asm_assembly **out, st
 
 static int read_file(const char *path, uint8_t **data, size_t *len, struct asm_diag *diag)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -errno;
-    int r = 0;
+    struct clrie_os_file *file = NULL;
+    int r = clrie_os_file_open(path, 0, &file);
+    if (r != 0)
+        return r;
     uint8_t *buf = NULL;
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        r = -errno;
+    struct clrie_os_file_info info;
+    r = clrie_os_file_info(file, &info);
+    if (r != 0)
         goto out;
-    }
-    if (!S_ISREG(st.st_mode)) {
+    if (info.kind != CLRIE_OS_FILE) {
         r = -EINVAL;
         goto out;
     }
-    if ((uint64_t)st.st_size > ASM_MAX_FILE_SIZE) {
+    if (info.size > ASM_MAX_FILE_SIZE) {
         if (diag) {
             diag->offset = 0;
             strcpy(diag->message, "file is larger than 512 MiB");
@@ -68,7 +66,7 @@ static int read_file(const char *path, uint8_t **data, size_t *len, struct asm_d
         r = -EFBIG;
         goto out;
     }
-    size_t size = (size_t)st.st_size;
+    size_t size = (size_t)info.size;
     buf = malloc(size ? size : 1);
     if (!buf) {
         r = -ENOMEM;
@@ -76,23 +74,20 @@ static int read_file(const char *path, uint8_t **data, size_t *len, struct asm_d
     }
     size_t done = 0;
     while (done < size) {
-        ssize_t n = read(fd, buf + done, size - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            r = -errno;
+        size_t got = 0;
+        r = clrie_os_file_read(file, buf + done, size - done, &got);
+        if (r != 0)
             goto out;
-        }
-        if (n == 0)
+        if (got == 0)
             break; /* the file shrank: parse what there is */
-        done += (size_t)n;
+        done += got;
     }
     *data = buf;
     *len = done;
     buf = NULL;
 out:
     free(buf);
-    close(fd);
+    clrie_os_file_close(file);
     return r;
 }
 

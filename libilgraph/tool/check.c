@@ -69,16 +69,16 @@ static void fail(struct check_site *s, enum check_kind kind, uint32_t offset, co
     if (asm_token_name(s->assembly, s->method->token, name, sizeof(name), NULL) != 0 &&
         name[0] == '\0')
         snprintf(name, sizeof(name), "?");
-    const char *base = strrchr(s->path, '/');
+    const char *base = tool_file_name(s->path);
     char where[24] = "";
     if (offset != NO_OFFSET)
         snprintf(where, sizeof(where), "IL_%04" PRIx32 ": ", offset);
-    size_t len = (size_t)snprintf(NULL, 0, "%s 0x%08" PRIX32 " %s: %s%s", base ? base + 1 : s->path,
-                                  s->method->token, name, where, what);
+    size_t len = (size_t)snprintf(NULL, 0, "%s 0x%08" PRIX32 " %s: %s%s", base, s->method->token,
+                                  name, where, what);
     char *line = malloc(len + 1);
     if (line)
-        snprintf(line, len + 1, "%s 0x%08" PRIX32 " %s: %s%s", base ? base + 1 : s->path,
-                 s->method->token, name, where, what);
+        snprintf(line, len + 1, "%s 0x%08" PRIX32 " %s: %s%s", base, s->method->token, name, where,
+                 what);
     s->t->first[kind][n] = line;
 }
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "clrie/os/process.h"
 #include "tool.h"
 
 static const char usage[] =
@@ -31,7 +32,7 @@ static const char usage[] =
     "\n"
     "exit status: 0 ok, 1 failures found or bad input, 2 usage\n";
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     if (argc < 2) {
         fputs(usage, stderr);
@@ -60,5 +61,20 @@ int main(int argc, char **argv)
         tool_error("writing the output failed");
         return TOOL_EXIT_FAIL;
     }
+    return status;
+}
+
+int main(int argc, char **argv)
+{
+    /* The arguments as UTF-8 on every system, so that any file can be named: on Windows
+     * main's are in the ANSI code page, which cannot spell every file's name, and libos reads
+     * the UTF-16 command line instead. Where the system cannot say (a POSIX system without
+     * /proc) or counts differently, main's own are used: on POSIX they are the same bytes. */
+    char **arguments = NULL;
+    size_t count = 0;
+    if (clrie_os_process_arguments(&arguments, &count) == 0 && count == (size_t)argc)
+        argv = arguments;
+    int status = run(argc, argv);
+    clrie_os_process_arguments_free(arguments);
     return status;
 }

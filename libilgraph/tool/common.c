@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "clrie/os/fs.h"
 #include "tool.h"
 
 void tool_error(const char *fmt, ...)
@@ -17,6 +18,15 @@ void tool_error(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
+}
+
+const char *tool_file_name(const char *path)
+{
+    const char *name = path;
+    for (const char *c = path; *c; c++)
+        if (clrie_os_is_separator(*c))
+            name = c + 1;
+    return name;
 }
 
 struct asm_assembly *tool_open(const char *path)

@@ -67,6 +67,9 @@ int tool_verify(struct clrie_il_graph *g, const struct asm_assembly *a, const st
                 struct tool_resolver *res, const uint8_t *local_sig, size_t local_sig_len,
                 clrie_il_report_fn report, void *report_ctx);
 
+/* The file's name in path: what follows its last separator ('/', and on Windows '\' too). */
+const char *tool_file_name(const char *path);
+
 /* Prints "clrie-il: " and the formatted message to stderr. */
 void tool_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -4,9 +4,11 @@ MB/s of code and of bodies with wall time in brackets, the ratio to the opcode w
 row for one graph reused under each step that builds a graph, the targets, and the
 per-method spread; `--only STEP` runs each step alone and prints the hash of what it
 encoded or reported, the same for two runs."""
+import argparse
 import re
-import subprocess
 import sys
+
+import tool_run
 
 NUMBER = r"[0-9.]+"
 ROW = r"^  %s\s+\d+\s+" + NUMBER + r" \[\s*" + NUMBER + r"\]\s+" + NUMBER + r" \[\s*" + NUMBER + \
@@ -22,11 +24,16 @@ ONLY = {"walk": "encoded", "decode": "encoded", "preserve": "encoded", "shortest
 
 
 def run(tool, args):
-    return subprocess.run([tool, "bench", *args], capture_output=True, text=True)
+    return tool_run.run([*tool, "bench", *args])
 
 
 def main():
-    tool, assembly = sys.argv[1], sys.argv[2]
+    p = argparse.ArgumentParser()
+    p.add_argument("clrie_il")
+    p.add_argument("assembly")
+    tool_run.add_arguments(p)
+    args = p.parse_args()
+    tool, assembly = tool_run.command(args, args.clrie_il), args.assembly
     problems = []
     r = run(tool, ["--repeat", "1", assembly])
     if r.returncode != 0 or r.stderr:

@@ -2,8 +2,10 @@
 """`clrie-il dis` (the readable format) shows what a person debugging a method needs:
 declared and computed max stack, offsets, operands with the names their tokens refer to,
 branch targets as offsets, and the EH clauses; --method selects by name or by token."""
-import subprocess
+import argparse
 import sys
+
+import tool_run
 
 EXPECTED = [
     ".method 0x06000001 Tiny.Samples::Guarded",
@@ -19,11 +21,15 @@ EXPECTED = [
 
 
 def main():
-    tool, assembly = sys.argv[1], sys.argv[2]
+    p = argparse.ArgumentParser()
+    p.add_argument("clrie_il")
+    p.add_argument("assembly")
+    tool_run.add_arguments(p)
+    args = p.parse_args()
+    tool, assembly = tool_run.command(args, args.clrie_il), args.assembly
     failures = 0
     for selector in ("Samples::Guarded", "0x06000001"):
-        r = subprocess.run([tool, "dis", assembly, "--method", selector], capture_output=True,
-                           text=True)
+        r = tool_run.run(tool + ["dis", assembly, "--method", selector])
         lines = r.stdout.splitlines()
         missing = [e for e in EXPECTED if e not in lines]
         others = [line for line in lines if line.startswith(".method")][1:]
@@ -31,8 +37,7 @@ def main():
             failures += 1
             print(f"--method {selector}: exit {r.returncode}, missing {missing}, "
                   f"also listed {others}, stderr {r.stderr!r}\n{r.stdout}")
-    r = subprocess.run([tool, "dis", assembly, "--method", "CallArgs"], capture_output=True,
-                       text=True)
+    r = tool_run.run(tool + ["dis", assembly, "--method", "CallArgs"])
     if '  IL_000a: ldstr 0x70000001  // "s"' not in r.stdout.splitlines():
         failures += 1
         print(f"ldstr without its string:\n{r.stdout}")

@@ -9,9 +9,10 @@ import argparse
 import os
 import random
 import re
-import subprocess
 import sys
 import tempfile
+
+import tool_run
 
 SUBCOMMANDS = [["dis"], ["dis", "--canonical"], ["check"], ["bench", "--repeat", "1"]]
 SANITIZER_MARKS = ("AddressSanitizer", "LeakSanitizer", "UndefinedBehaviorSanitizer",
@@ -22,8 +23,7 @@ def run(tool, args):
     env = dict(os.environ)
     env.setdefault("ASAN_OPTIONS", "halt_on_error=1:abort_on_error=1")
     env.setdefault("UBSAN_OPTIONS", "halt_on_error=1:abort_on_error=1:print_stacktrace=1")
-    return subprocess.run([tool] + args, capture_output=True, text=True, errors="replace",
-                          env=env, timeout=60)
+    return tool_run.run(tool + args, errors="replace", env=env, timeout=60)
 
 
 def problem(r, expect=(0, 1)):
@@ -67,8 +67,9 @@ def main():
     p.add_argument("--assembly", required=True)
     p.add_argument("--count", type=int, default=400)
     p.add_argument("--seed", type=int, default=4)
+    tool_run.add_arguments(p)
     args = p.parse_args()
-    tool = args.clrie_il
+    tool = tool_run.command(args, args.clrie_il)
     failures = []
     runs = 0
     rejected = 0

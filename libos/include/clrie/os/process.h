@@ -29,7 +29,9 @@ void clrie_os_process_arguments_free(char **arguments);
  * start. */
 uint64_t clrie_os_monotonic_ns(void);
 
-/* Nanoseconds of processor time the calling thread has used. */
+/* Nanoseconds of processor time the calling thread has used. The system counts it in steps of
+ * its own: a nanosecond on Linux, the scheduler's tick on Windows (about 15.6 ms; 10 ms under
+ * Wine), so a span shorter than a step can read as nothing there. */
 uint64_t clrie_os_thread_cpu_ns(void);
 
 /* The wall clock: seconds and nanoseconds since 1970-01-01 UTC. */
