@@ -189,6 +189,47 @@ void test_tree_chmod(const char *root, const char *relative, unsigned mode)
     free(p);
 }
 
+void test_env_set(const char *name, const char *value)
+{
+    if (value ? setenv(name, value, 1) != 0 : unsetenv(name) != 0)
+        die("setenv", name);
+}
+
+struct test_stderr {
+    char *tree;
+    char *path;
+    int saved;
+};
+
+struct test_stderr *test_stderr_capture(void)
+{
+    struct test_stderr *c = malloc(sizeof(*c));
+    if (!c)
+        abort();
+    c->tree = test_tree_new();
+    c->path = test_path(c->tree, "stderr.txt");
+    fflush(stderr);
+    int fd = open(c->path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || (c->saved = dup(STDERR_FILENO)) < 0 || dup2(fd, STDERR_FILENO) < 0)
+        die("redirecting stderr to", c->path);
+    close(fd);
+    return c;
+}
+
+char *test_stderr_release(struct test_stderr *c)
+{
+    fflush(stderr);
+    dup2(c->saved, STDERR_FILENO);
+    close(c->saved);
+    char *text = test_read_file(c->path, NULL);
+    if (!text)
+        die("read", c->path);
+    free(c->path);
+    test_tree_free(c->tree);
+    free(c);
+    return text;
+}
+
 bool test_drop_root(void)
 {
     if (geteuid() != 0)

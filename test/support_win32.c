@@ -3,9 +3,12 @@
  * user) says it cannot run here: test_posix_files() is false, and a test checks it first. */
 #include "support.h"
 
+#include <fcntl.h>
+#include <io.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <wchar.h>
 #include <windows.h>
 
@@ -218,6 +221,56 @@ void test_tree_chmod(const char *root, const char *relative, unsigned mode)
     (void)mode;
     fprintf(stderr, "test support: no permission bits on Windows (%s\\%s)\n", root, relative);
     abort();
+}
+
+void test_env_set(const char *name, const char *value)
+{
+    wchar_t *wide_name = wide(name), *wide_value = value ? wide(value) : NULL;
+    /* The C runtime's copy first (it removes a variable set to ""), then the system's block
+     * exactly, where an empty value stays set. */
+    if (_wputenv_s(wide_name, wide_value ? wide_value : L"") != 0 ||
+        !SetEnvironmentVariableW(wide_name, wide_value))
+        die("setting the variable", name);
+    free(wide_name);
+    free(wide_value);
+}
+
+struct test_stderr {
+    char *tree;
+    char *path;
+    int saved;
+};
+
+struct test_stderr *test_stderr_capture(void)
+{
+    struct test_stderr *c = malloc(sizeof(*c));
+    if (!c)
+        abort();
+    c->tree = test_tree_new();
+    c->path = test_path(c->tree, "stderr.txt");
+    fflush(stderr);
+    wchar_t *w = wide(c->path);
+    /* Binary, so that the text is the bytes written: _dup2 gives descriptor 2 this mode. */
+    int fd = _wopen(w, _O_WRONLY | _O_CREAT | _O_TRUNC | _O_BINARY, _S_IREAD | _S_IWRITE);
+    free(w);
+    if (fd < 0 || (c->saved = _dup(2)) < 0 || _dup2(fd, 2) != 0)
+        die("redirecting stderr to", c->path);
+    _close(fd);
+    return c;
+}
+
+char *test_stderr_release(struct test_stderr *c)
+{
+    fflush(stderr);
+    _dup2(c->saved, 2);
+    _close(c->saved);
+    char *text = test_read_file(c->path, NULL);
+    if (!text)
+        die("read", c->path);
+    free(c->path);
+    test_tree_free(c->tree);
+    free(c);
+    return text;
 }
 
 bool test_drop_root(void)
