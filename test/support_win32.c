@@ -283,19 +283,3 @@ bool test_as_ordinary_user(void (*fn)(const char *root), const char *root)
     (void)fn, (void)root;
     return false;
 }
-
-char *test_dotnet_framework_root(void)
-{
-    return NULL;
-}
-
-long test_dotnet_each_dll(void (*visit)(const char *path, void *ctx), void *ctx)
-{
-    (void)visit, (void)ctx;
-    return -1;
-}
-
-int test_dotnet_missing_status(void)
-{
-    return 77;
-}
