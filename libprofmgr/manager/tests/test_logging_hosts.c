@@ -21,6 +21,7 @@
 #include "clrie/config.h"
 #include "clrie/os/fs.h"
 #include "clrie/os/module.h"
+#include "clrie/os/strings.h"
 #include "clrie/profmgr.h"
 #include "fake_mask_info.h"
 #include "support.h"
@@ -182,25 +183,40 @@ static LoggingFlags flags_of(IProfilerManager *manager)
     return flags;
 }
 
+/* The file name of the probe (after the last separator of probe_path). */
+static const char *probe_name(void)
+{
+    const char *name = probe_path + strlen(probe_path);
+    while (name > probe_path && !clrie_os_is_separator(name[-1]))
+        name--;
+    return name;
+}
+
+typedef IProfilerManager *(*manager_at_fn)(int index);
+typedef void (*forget_fn)(void);
+
+/* The probe the managers loaded, found by its file name, not loaded again, and its two
+ * functions; to be released with clrie_os_module_unload. */
+static struct clrie_os_module *find_probe(manager_at_fn *manager_at, forget_fn *forget)
+{
+    struct clrie_os_module *probe = NULL;
+    assert_int_equal(clrie_os_module_find(probe_name(), &probe), 0);
+    *manager_at = (manager_at_fn)clrie_os_module_function(probe, "logging_probe_manager");
+    *forget = (forget_fn)clrie_os_module_function(probe, "logging_probe_forget");
+    assert_non_null(*manager_at);
+    assert_non_null(*forget);
+    return probe;
+}
+
 static void each_runtime_logs_to_its_own_host(void **state)
 {
     (void)state;
     struct fake_mask_info info_a, info_b;
     ICorProfilerCallback11 *runtime_a = new_manager(&info_a);
     ICorProfilerCallback11 *runtime_b = new_manager(&info_b);
-    /* The probe the managers loaded, found by its file name, not loaded again. */
-    const char *probe_name = probe_path + strlen(probe_path);
-    while (probe_name > probe_path && !clrie_os_is_separator(probe_name[-1]))
-        probe_name--;
-    struct clrie_os_module *probe = NULL;
-    assert_int_equal(clrie_os_module_find(probe_name, &probe), 0);
-    typedef IProfilerManager *(*manager_at_fn)(int index);
-    typedef void (*forget_fn)(void);
-    manager_at_fn manager_at =
-        (manager_at_fn)clrie_os_module_function(probe, "logging_probe_manager");
-    forget_fn forget = (forget_fn)clrie_os_module_function(probe, "logging_probe_forget");
-    assert_non_null(manager_at);
-    assert_non_null(forget);
+    manager_at_fn manager_at = NULL;
+    forget_fn forget = NULL;
+    struct clrie_os_module *probe = find_probe(&manager_at, &forget);
     IProfilerManager *a = manager_at(0), *b = manager_at(1);
     assert_non_null(a);
     assert_non_null(b);
@@ -284,6 +300,55 @@ static void each_runtime_logs_to_its_own_host(void **state)
     assert_int_equal(host_b.refs, 1);
 }
 
+/* A plugin a plugin adds at run time (AddInstrumentationMethod) is loaded from the module as
+ * given when that is an absolute path of this system ("C:\\..." on Windows), whatever the
+ * folder, and else from the module's name in the folder given. */
+static void a_plugin_added_at_run_time_is_found_by_its_path(void **state)
+{
+    (void)state;
+    struct fake_mask_info info;
+    ICorProfilerCallback11 *runtime = new_manager(&info);
+    manager_at_fn manager_at = NULL;
+    forget_fn forget = NULL;
+    struct clrie_os_module *probe = find_probe(&manager_at, &forget);
+    IProfilerManager *manager = manager_at(0);
+    assert_non_null(manager);
+
+    char *folder = clrie_os_strndup(probe_path, (size_t)(probe_name() - probe_path));
+    assert_non_null(folder);
+    static const struct {
+        const char *folder, *module, *guid;
+    } added[] = {
+        {"/nonexistent", NULL, "{7E1A2B3C-4D5E-4F60-8172-93A4B5C6D7E9}"},
+        {NULL, NULL, "{7E1A2B3C-4D5E-4F60-8172-93A4B5C6D7EA}"},
+    };
+    for (int i = 0; i < 2; i++) {
+        BSTR in = bstr(added[i].folder ? added[i].folder : folder);
+        BSTR module = bstr(i == 0 ? probe_path : probe_name());
+        BSTR name = bstr("Added"), text = bstr("added at run time"), guid = bstr(added[i].guid);
+        IInstrumentationMethod *method = NULL;
+        HRESULT hr = manager->lpVtbl->AddInstrumentationMethod(manager, in, name, text, module,
+                                                               guid, 20, &method);
+        if (hr != S_OK)
+            fail_msg("AddInstrumentationMethod of '%s' in '%s': 0x%08X",
+                     i == 0 ? probe_path : probe_name(), added[i].folder ? added[i].folder : folder,
+                     (unsigned)hr);
+        assert_non_null(method);
+        assert_non_null(manager_at(i + 1)); /* the added plugin was initialised */
+        method->lpVtbl->Release(method);
+        bstr_free(in);
+        bstr_free(module);
+        bstr_free(name);
+        bstr_free(text);
+        bstr_free(guid);
+    }
+    free(folder);
+    forget();
+    clrie_os_module_unload(probe);
+    runtime->lpVtbl->Shutdown(runtime);
+    runtime->lpVtbl->Release(runtime);
+}
+
 int main(int argc, char **argv)
 {
     /* Meson passes it relative to the build folder. */
@@ -315,6 +380,7 @@ int main(int argc, char **argv)
     test_env_set("MicrosoftInstrumentationEngine_LogLevel", "Errors");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(each_runtime_logs_to_its_own_host),
+        cmocka_unit_test(a_plugin_added_at_run_time_is_found_by_its_path),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     free(config_path);
