@@ -918,6 +918,37 @@ static void hostile_calls_fail_and_change_nothing(void **state)
     detach(&w);
 }
 
+/* ---- the operator's detach triggers ------------------------------------------------------ */
+
+/* DetachFile is an absolute path of this system ("C:\\..." on Windows): the engine watches for
+ * it (its watcher gives its reference back once the engine shut down); a relative path is
+ * refused with an error. */
+static void a_detach_file_is_an_absolute_path_of_this_system(void **state)
+{
+    struct world w;
+    char *file = test_path(temp_dir, "detach-never");
+    test_env_set("MicrosoftInstrumentationEngine_DetachFile", file);
+    size_t mark = log_size();
+    attach(&w);
+    assert_no_error_logged(mark);
+    assert_int_equal(w.cb->lpVtbl->Shutdown(w.cb), S_OK);
+    for (int polls = 0; polls < 250; polls++) {
+        w.cb->lpVtbl->AddRef(w.cb);
+        if (w.cb->lpVtbl->Release(w.cb) == 1) /* the watcher's is back: ours alone is left */
+            break;
+        clrie_os_sleep_ms(20);
+    }
+    detach(&w);
+
+    test_env_set("MicrosoftInstrumentationEngine_DetachFile", "relative/detach");
+    mark = log_size();
+    attach(&w);
+    assert_logged(mark, "DetachFile='relative/detach': expected an absolute path");
+    detach(&w);
+    test_env_set("MicrosoftInstrumentationEngine_DetachFile", NULL);
+    free(file);
+}
+
 /* ---- configuration: a plugin file naming the shim, a log file ------------------------------- */
 
 static void write_config(const char *relative, const char *name, const char *clsid, int priority,
@@ -1071,6 +1102,7 @@ int main(void)
         cmocka_unit_test_setup(hostile_calls_fail_and_change_nothing, setup),
         cmocka_unit_test_setup(shutdown_releases_plugins_once_no_call_is_inside_one, setup),
         cmocka_unit_test_setup(a_module_loading_during_the_attach_walk_is_announced_once, setup),
+        cmocka_unit_test_setup(a_detach_file_is_an_absolute_path_of_this_system, setup),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     clean_up();
