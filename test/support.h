@@ -34,6 +34,10 @@ void test_tree_chmod(const char *root, const char *relative, unsigned mode);
 /* Returns a malloc'd root/relative. */
 char *test_path(const char *root, const char *relative);
 
+/* Writes the other separator of this system's paths as '/' in text, in place ('\' on
+ * Windows; elsewhere nothing changes), so that expected paths read alike on every system. */
+void test_slashes(char *text);
+
 /* Reads a whole file into a malloc'd NUL-terminated buffer; NULL if it cannot be read. */
 char *test_read_file(const char *path, size_t *len);
 

@@ -52,6 +52,13 @@ char *test_path(const char *root, const char *relative)
     return p;
 }
 
+void test_slashes(char *text)
+{
+    for (char *c = text; *c; c++)
+        if (*c == '\\')
+            *c = '/';
+}
+
 char *test_tree_new(void)
 {
     wchar_t temp[MAX_PATH + 1];
