@@ -111,6 +111,13 @@ struct position clrie_config__document_position_at(struct document *doc, size_t 
 
 static struct position text_position(struct document *doc, const xmlNode *node);
 
+/* A line libxml2 gives (a long, 32 bits on Windows) as a position's line: 0 when unknown or
+ * too large. */
+static unsigned line_of(long line)
+{
+    return line > 0 && (unsigned long)line <= UINT_MAX ? (unsigned)line : 0;
+}
+
 struct position clrie_config__document_node_position(struct document *doc, const xmlNode *node)
 {
     if (node->type == XML_TEXT_NODE || node->type == XML_CDATA_SECTION_NODE)
@@ -118,8 +125,7 @@ struct position clrie_config__document_node_position(struct document *doc, const
     uintptr_t stored = (uintptr_t)node->_private;
     if (stored != 0 && doc->line_starts)
         return clrie_config__document_position_at(doc, (size_t)(stored - 1));
-    long line = xmlGetLineNo((xmlNode *)node);
-    struct position p = {.line = line > 0 && line < (long)UINT_MAX ? (unsigned)line : 0};
+    struct position p = {.line = line_of(xmlGetLineNo((xmlNode *)node))};
     return p;
 }
 
@@ -142,7 +148,7 @@ static struct position text_position(struct document *doc, const xmlNode *node)
         line -= *c == '\n';
     if (line <= 0)
         return p;
-    p.line = line < (long)UINT_MAX ? (unsigned)line : 0;
+    p.line = line_of(line);
     if (!doc->line_starts || (size_t)line > doc->line_count)
         return p;
     size_t want = 0;

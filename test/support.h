@@ -39,8 +39,28 @@ void test_tree_chmod(const char *root, const char *relative, unsigned mode);
 /* Returns a malloc'd root/relative. */
 char *test_path(const char *root, const char *relative);
 
+/* Writes the other separator of this system's paths as '/' in text, in place ('\' on
+ * Windows; elsewhere nothing changes), so that expected paths read alike on every system. */
+void test_slashes(char *text);
+
 /* Reads a whole file into a malloc'd NUL-terminated buffer; NULL if it cannot be read. */
 char *test_read_file(const char *path, size_t *len);
+
+/* Sets the environment variable name to value, or removes it when value is NULL, where both
+ * the system and the C library see it (on Windows the process's UTF-16 block, which libos
+ * reads, and the C runtime's copy, which getenv reads). Aborts the test on failure. */
+void test_env_set(const char *name, const char *value);
+
+/* Standard error (descriptor 2) sent to a new file until test_stderr_release. */
+struct test_stderr;
+
+/* Sends descriptor 2 to a new file, byte for byte (no line-end translation on Windows).
+ * Aborts the test on failure. */
+struct test_stderr *test_stderr_capture(void);
+
+/* Gives descriptor 2 back and returns what was written to it, malloc'd and NUL-terminated;
+ * frees capture. */
+char *test_stderr_release(struct test_stderr *capture);
 
 /* When running as root, permission bits do not stop us; tests of unreadable folders call this
  * in a child process first to become an ordinary user. Returns false if that is impossible. */

@@ -3,9 +3,12 @@
  * user) says it cannot run here: test_posix_files() is false, and a test checks it first. */
 #include "support.h"
 
+#include <fcntl.h>
+#include <io.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <wchar.h>
 #include <windows.h>
 
@@ -47,6 +50,13 @@ char *test_path(const char *root, const char *relative)
         if (*c == '/')
             *c = '\\';
     return p;
+}
+
+void test_slashes(char *text)
+{
+    for (char *c = text; *c; c++)
+        if (*c == '\\')
+            *c = '/';
 }
 
 char *test_tree_new(void)
@@ -241,6 +251,56 @@ void test_tree_chmod(const char *root, const char *relative, unsigned mode)
     abort();
 }
 
+void test_env_set(const char *name, const char *value)
+{
+    wchar_t *wide_name = wide(name), *wide_value = value ? wide(value) : NULL;
+    /* The C runtime's copy first (it removes a variable set to ""), then the system's block
+     * exactly, where an empty value stays set. */
+    if (_wputenv_s(wide_name, wide_value ? wide_value : L"") != 0 ||
+        !SetEnvironmentVariableW(wide_name, wide_value))
+        die("setting the variable", name);
+    free(wide_name);
+    free(wide_value);
+}
+
+struct test_stderr {
+    char *tree;
+    char *path;
+    int saved;
+};
+
+struct test_stderr *test_stderr_capture(void)
+{
+    struct test_stderr *c = malloc(sizeof(*c));
+    if (!c)
+        abort();
+    c->tree = test_tree_new();
+    c->path = test_path(c->tree, "stderr.txt");
+    fflush(stderr);
+    wchar_t *w = wide(c->path);
+    /* Binary, so that the text is the bytes written: _dup2 gives descriptor 2 this mode. */
+    int fd = _wopen(w, _O_WRONLY | _O_CREAT | _O_TRUNC | _O_BINARY, _S_IREAD | _S_IWRITE);
+    free(w);
+    if (fd < 0 || (c->saved = _dup(2)) < 0 || _dup2(fd, 2) != 0)
+        die("redirecting stderr to", c->path);
+    _close(fd);
+    return c;
+}
+
+char *test_stderr_release(struct test_stderr *c)
+{
+    fflush(stderr);
+    _dup2(c->saved, 2);
+    _close(c->saved);
+    char *text = test_read_file(c->path, NULL);
+    if (!text)
+        die("read", c->path);
+    free(c->path);
+    test_tree_free(c->tree);
+    free(c);
+    return text;
+}
+
 bool test_drop_root(void)
 {
     return false;
@@ -250,20 +310,4 @@ bool test_as_ordinary_user(void (*fn)(const char *root), const char *root)
 {
     (void)fn, (void)root;
     return false;
-}
-
-char *test_dotnet_framework_root(void)
-{
-    return NULL;
-}
-
-long test_dotnet_each_dll(void (*visit)(const char *path, void *ctx), void *ctx)
-{
-    (void)visit, (void)ctx;
-    return -1;
-}
-
-int test_dotnet_missing_status(void)
-{
-    return 77;
 }

@@ -1,6 +1,5 @@
 /* Shared by the libconfig tests: configuration text, trees to put it in, and the result
  * rendered the way a user reads it. */
-#define _DEFAULT_SOURCE
 #include "helpers.h"
 
 #include <setjmp.h>
@@ -10,46 +9,55 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "clrie/os/process.h"
 #include "support.h"
+
+void text_append(struct text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    assert_true(n >= 0);
+    if (t->len + (size_t)n + 1 > t->capacity) {
+        t->capacity = 2 * (t->len + (size_t)n + 1);
+        t->data = realloc(t->data, t->capacity);
+        assert_non_null(t->data);
+    }
+    va_start(ap, fmt);
+    vsnprintf(t->data + t->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    t->len += (size_t)n;
+}
 
 char *method(const char *name, const char *guid, const char *priority)
 {
-    char *s = NULL;
-    size_t n = 0;
-    FILE *f = open_memstream(&s, &n);
-    assert_non_null(f);
-    fprintf(f,
-            "  <InstrumentationMethod><Name>%s</Name><Module>plugin.so</Module>"
-            "<ClassGuid>%s</ClassGuid>",
-            name, guid);
+    struct text t = {0};
+    text_append(&t,
+                "  <InstrumentationMethod><Name>%s</Name><Module>plugin.so</Module>"
+                "<ClassGuid>%s</ClassGuid>",
+                name, guid);
     if (priority)
-        fprintf(f, "<Priority>%s</Priority>", priority);
-    fprintf(f, "</InstrumentationMethod>\n");
-    fclose(f);
-    return s;
+        text_append(&t, "<Priority>%s</Priority>", priority);
+    text_append(&t, "</InstrumentationMethod>\n");
+    return t.data;
 }
 
 /* HEAD, the given method lines, TAIL. */
 char *document(const char *first, ...)
 {
-    char *s = NULL;
-    size_t n = 0;
-    FILE *f = open_memstream(&s, &n);
-    assert_non_null(f);
-    fputs(HEAD, f);
+    struct text t = {0};
+    text_append(&t, "%s", HEAD);
     va_list ap;
     va_start(ap, first);
     for (const char *p = first; p; p = va_arg(ap, const char *))
-        fputs(p, f);
+        text_append(&t, "%s", p);
     va_end(ap);
-    fputs(TAIL, f);
-    fclose(f);
-    return s;
+    text_append(&t, "%s", TAIL);
+    return t.data;
 }
 
 void write_text(const char *root, const char *relative, const char *text)
@@ -105,39 +113,34 @@ char *relative_to(const char *text, const char *root)
 /* The methods as "priority guid name\n" lines, "-" for no priority. */
 char *list(const struct clrie_config *config)
 {
-    char *s = NULL;
-    size_t n = 0;
-    FILE *f = open_memstream(&s, &n);
-    assert_non_null(f);
+    struct text t = {0};
+    text_append(&t, "%s", "");
     for (size_t i = 0; i < clrie_config_method_count(config); i++) {
         const struct clrie_config_method *m = clrie_config_method_at(config, i);
         if (m->has_priority)
-            fprintf(f, "%lu ", (unsigned long)m->priority);
+            text_append(&t, "%lu ", (unsigned long)m->priority);
         else
-            fputs("- ", f);
-        fprintf(f, "%s %s\n", m->class_guid_text, m->name);
+            text_append(&t, "- ");
+        text_append(&t, "%s %s\n", m->class_guid_text, m->name);
     }
-    fclose(f);
-    return s;
+    return t.data;
 }
 
-/* The problems as the tool prints them, with the tree's path shown as ROOT. */
+/* The problems as the tool prints them, with the tree's path shown as ROOT and '/' between
+ * folders on every system. */
 char *problems(const struct clrie_config *config, const char *root)
 {
-    char *s = NULL;
-    size_t n = 0;
-    FILE *f = open_memstream(&s, &n);
-    assert_non_null(f);
+    struct text t = {0};
+    text_append(&t, "%s", "");
     for (size_t i = 0; i < clrie_config_diag_count(config); i++) {
         const struct clrie_config_diag *d = clrie_config_diag_at(config, i);
-        fprintf(f, "%s:%u:%u: %s: %s\n", d->file, d->line, d->column,
-                clrie_config_severity_string(d->severity), d->message);
+        text_append(&t, "%s:%u:%u: %s: %s\n", d->file, d->line, d->column,
+                    clrie_config_severity_string(d->severity), d->message);
     }
-    fclose(f);
-    if (!root)
-        return s;
-    char *r = relative_to(s, root);
-    free(s);
+    char *r = root ? relative_to(t.data, root) : t.data;
+    if (root)
+        free(t.data);
+    test_slashes(r);
     return r;
 }
 
@@ -161,9 +164,7 @@ int load_text(struct clrie_config *config, const char *root, const char *text)
     return clrie_config_load_memory(config, text, strlen(text), "t.config", root, NULL);
 }
 
-double seconds_since(const struct timespec *start)
+double seconds_since(uint64_t start)
 {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (double)(now.tv_sec - start->tv_sec) + (double)(now.tv_nsec - start->tv_nsec) / 1e9;
+    return (double)(clrie_os_monotonic_ns() - start) / 1e9;
 }

@@ -2,7 +2,8 @@
 #ifndef CLRIE_CONFIG_TEST_HELPERS_H
 #define CLRIE_CONFIG_TEST_HELPERS_H
 
-#include <time.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "clrie/config.h"
 
@@ -35,7 +36,8 @@ char *relative_to(const char *text, const char *root);
 /* The methods as "priority guid name" lines ("-" for none). Malloc'd. */
 char *list(const struct clrie_config *config);
 
-/* The problems as "file:line:col: severity: message" lines, root shown as ROOT. Malloc'd. */
+/* The problems as "file:line:col: severity: message" lines, root shown as ROOT, '/' between
+ * folders on every system. Malloc'd. */
 char *problems(const struct clrie_config *config, const char *root);
 
 void expect_list(const struct clrie_config *config, const char *expected);
@@ -44,7 +46,16 @@ void expect_problems(const struct clrie_config *config, const char *root, const 
 /* Loads text from memory as "t.config" with relative Modules resolved in root. */
 int load_text(struct clrie_config *config, const char *root, const char *text);
 
+/* A growable string (what open_memstream gives, which not every C library has): zero it, add
+ * to it with text_append; data is malloc'd and NUL-terminated once anything was added. */
+struct text {
+    char *data;
+    size_t len, capacity;
+};
 
-double seconds_since(const struct timespec *start);
+void text_append(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Seconds since start, a clrie_os_monotonic_ns() reading. */
+double seconds_since(uint64_t start);
 
 #endif

@@ -1,6 +1,5 @@
 /* libconfig, the file format: what a configuration file may say, what each value means, how
  * methods are ordered, and every problem reported with its place. */
-#define _DEFAULT_SOURCE /* realpath */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +12,7 @@
 #include <cmocka.h>
 
 #include "clrie/config.h"
+#include "clrie/os/fs.h"
 #include "helpers.h"
 #include "support.h"
 
@@ -43,7 +43,8 @@ static void loads_clrie_sample_config(void **state)
     assert_string_equal(m->description, "Test description");
     assert_string_equal(m->module, "plugin.so");
     char *module = test_path(root, "plugin.so");
-    char *canonical = realpath(module, NULL);
+    char *canonical = NULL;
+    assert_int_equal(clrie_os_path_canonical(module, &canonical), 0);
     assert_string_equal(m->module_path, canonical);
     assert_string_equal(m->class_guid_text, GUID_A);
     assert_int_equal(m->class_guid.data1, 0x249E89A6);

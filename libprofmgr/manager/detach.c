@@ -24,12 +24,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "clrie/os/fs.h"
 #include "clrie/os/module.h"
 #include "clrie/os/process.h"
+#include "clrie/os/thread.h"
 #include "manager.h"
 #include "policy.h"
 
@@ -63,7 +62,7 @@ static void detach_thread(void *arg)
     }
     for (int waited = 0; atomic_load(&m->detach_pending) > 0 && waited < DETACH_WAIT_MS;
          waited += 20)
-        nanosleep(&(struct timespec){.tv_nsec = 20 * 1000 * 1000}, NULL);
+        clrie_os_sleep_ms(20);
     size_t left = atomic_load(&m->detach_pending);
     CLRIE_PM_LOG_MESSAGE(m->log,
                          "detach: %zu methods back to their original code (%zu not called since)",
@@ -164,7 +163,7 @@ static void trigger_thread(void *arg)
             snprintf(why, sizeof(why), "DetachAfter: %g s passed", t->after_s);
             break;
         }
-        nanosleep(&(struct timespec){.tv_nsec = TRIGGER_POLL_MS * 1000 * 1000}, NULL);
+        clrie_os_sleep_ms(TRIGGER_POLL_MS);
     }
     if (why[0])
         start_detach(m, why);
@@ -200,7 +199,7 @@ void clrie_pm__detach_arm(struct manager *m, policy_lookup_fn lookup, void *ctx)
                                "or 0.5); no detach after a delay",
                                after, DETACH_AFTER_MAX);
     }
-    if (file && file[0] != '/') {
+    if (file && !clrie_os_path_is_absolute(file)) {
         CLRIE_PM_LOG_ERROR(m->log,
                            "DetachFile='%s': expected an absolute path (the process has its own "
                            "working folder); no detach on a file",

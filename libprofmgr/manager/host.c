@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "clrie/config.h"
+#include "clrie/os/fs.h"
 #include "manager.h"
 #include "types.h"
 #include "utf16.h"
@@ -218,8 +219,9 @@ static char *utf8_of(BSTR text)
 /* Loads one plugin (plugins.c). Besides the plugin's own failures, it returns
  * CLRIE_PM__E_ALREADY_LOADED (0x800700B7) when a plugin with this ClassGuid is loaded or being
  * loaded (a plugin adding itself from its own Initialize), 0x800700C1 when the module is not a
- * complete ELF shared object of this machine, and E_ACCESSDENIED when the trust rule refuses
- * it; each with an error line. */
+ * complete module of this machine (an ELF shared object; on Windows a PE DLL), and
+ * E_ACCESSDENIED when the trust rule refuses it; each with an error line. The module is taken
+ * as given when it is an absolute path of this system, else in the folder bstrModulePath. */
 static HRESULT STDMETHODCALLTYPE
 manager_AddInstrumentationMethod(IProfilerManager *This, BSTR bstrModulePath, BSTR bstrName,
                                  BSTR bstrDescription, BSTR bstrModule, BSTR bstrClassGuid,
@@ -238,13 +240,16 @@ manager_AddInstrumentationMethod(IProfilerManager *This, BSTR bstrModulePath, BS
                                    "GUID are required");
         goto out;
     }
-    if (module[0] == '/' || !folder || !folder[0]) {
+    if (clrie_os_path_is_absolute(module) || !folder || !folder[0]) {
         path = strdup(module);
     } else {
-        size_t n = strlen(folder) + strlen(module) + 2;
+        size_t len = strlen(folder);
+        const char *between =
+            clrie_os_is_separator(folder[len - 1]) ? "" : CLRIE_OS_SEPARATOR_STRING;
+        size_t n = len + strlen(between) + strlen(module) + 1;
         path = malloc(n);
         if (path)
-            snprintf(path, n, "%s/%s", folder, module);
+            snprintf(path, n, "%s%s%s", folder, between, module);
     }
     hr = path ? clrie_pm__plugins_load(m, name ? name : module, path, &clsid, dwPriority, NULL, 0,
                                        pInstrumentationMethod)

@@ -158,7 +158,7 @@ static bool framework_file_name(const char *base)
  * own files share. */
 static char *remember_folder(const char *path, size_t folder_len)
 {
-    static const char deps[] = "/Microsoft.NETCore.App.deps.json";
+    static const char deps[] = CLRIE_OS_SEPARATOR_STRING "Microsoft.NETCore.App.deps.json";
     char *mark = malloc(1 + folder_len + sizeof deps);
     if (!mark)
         return NULL;
@@ -170,9 +170,20 @@ static char *remember_folder(const char *path, size_t folder_len)
     return mark;
 }
 
+/* The last separator of path, or NULL: '/', and on Windows '\' too, which the Windows
+ * runtime's module paths have. */
+static const char *last_separator(const char *path)
+{
+    const char *last = NULL;
+    for (const char *c = path; *c; c++)
+        if (clrie_os_is_separator(*c))
+            last = c;
+    return last;
+}
+
 bool clrie_plugin_framework_has(struct clrie_plugin_framework *framework, const char *path)
 {
-    const char *slash = strrchr(path, '/');
+    const char *slash = last_separator(path);
     const char *base = slash ? slash + 1 : path;
     size_t folder_len = slash ? (size_t)(slash - path) : 0;
     char *folder = __atomic_load_n(&framework->folder, __ATOMIC_ACQUIRE);

@@ -10,6 +10,7 @@
  * say "clrie proxy: " after the prefix.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -164,10 +165,10 @@ static void log_selection_failure(const struct clrie_version_select_options *opt
     clrie_pm_log_line_begin(&line, proxy_log(), CLRIE_PM_LOG_ERRORS, NULL,
                             "no eligible engine under '");
     clrie_pm_log_line_append_escaped(&line, opts->root);
-    clrie_pm_log_line_append(&line, "' (looking for major %lu, %s builds, previews %s, file %s%c%s",
-                             opts->major, opts->use_debug ? "debug" : "release",
-                             opts->use_preview ? "allowed" : "excluded", opts->arch_folder,
-                             CLRIE_OS_SEPARATOR, opts->engine_file);
+    clrie_pm_log_line_append(
+        &line, "' (looking for major %" PRIu64 ", %s builds, previews %s, file %s%c%s", opts->major,
+        opts->use_debug ? "debug" : "release", opts->use_preview ? "allowed" : "excluded",
+        opts->arch_folder, CLRIE_OS_SEPARATOR, opts->engine_file);
     if (opts->specific_version) {
         clrie_pm_log_line_append(&line, ", InstrumentationEngineProxy_UseSpecificVersion=");
         clrie_pm_log_line_append_escaped(&line, opts->specific_version);

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "env.h"
+#include "support.h"
 
 static void a_variable_is_found_only_by_its_whole_name(void **state)
 {
@@ -54,15 +55,15 @@ static void switches_are_one_or_zero_true_or_false(void **state)
  * are then left out; without clrie's own names, the environment itself. */
 static void own_names_stand_for_clries(void **state)
 {
-    setenv("MicrosoftInstrumentationEngine_LogLevel", "Errors", 1);
+    test_env_set("MicrosoftInstrumentationEngine_LogLevel", "Errors");
     assert_string_equal(
         clrie_pm_env_lookup(clrie_pm_env_engine(), "MicrosoftInstrumentationEngine_LogLevel"),
         "Errors");
-    setenv("MicrosoftInstrumentationEngine_LogLevel", "Errors", 1);
-    setenv("MicrosoftInstrumentationEngine_ConfigPath64_Theirs", "/theirs.config", 1);
-    setenv("ClrieEngine_LogLevel", "All", 1);
-    setenv("ClrieEngine_ConfigPath64_Mine", "/mine.config", 1);
-    setenv("CLRIE_TEST_OTHER", "kept", 1);
+    test_env_set("MicrosoftInstrumentationEngine_LogLevel", "Errors");
+    test_env_set("MicrosoftInstrumentationEngine_ConfigPath64_Theirs", "/theirs.config");
+    test_env_set("ClrieEngine_LogLevel", "All");
+    test_env_set("ClrieEngine_ConfigPath64_Mine", "/mine.config");
+    test_env_set("CLRIE_TEST_OTHER", "kept");
     char *const *view = clrie_pm_env_engine();
     assert_string_equal(clrie_pm_env_lookup(view, "MicrosoftInstrumentationEngine_LogLevel"),
                         "All");
@@ -73,7 +74,7 @@ static void own_names_stand_for_clries(void **state)
     assert_null(clrie_pm_env_lookup(view, "ClrieEngine_LogLevel"));
     assert_string_equal(clrie_pm_env_lookup(view, "CLRIE_TEST_OTHER"), "kept");
     assert_ptr_equal(clrie_pm_env_engine(), view); /* built again only when environ changes */
-    setenv("ClrieEngine_FileLogPath", "/tmp/mine.log", 1);
+    test_env_set("ClrieEngine_FileLogPath", "/tmp/mine.log");
     assert_string_equal(
         clrie_pm_env_lookup(clrie_pm_env_engine(), "MicrosoftInstrumentationEngine_FileLogPath"),
         "/tmp/mine.log");

@@ -179,7 +179,7 @@ static void expect_code(struct fixture *f, const uint8_t *want, size_t want_len)
         for (size_t i = 0; i < want_len; i++)
             fprintf(stderr, " %02X", want[i]);
         fprintf(stderr, "\n");
-        fail_msg("encoded code differs");
+        fail_msg("%s", "encoded code differs");
     }
     free(code);
     assert_int_equal(clrie_il_graph_verify(g, resolve, f, report, NULL), 0);

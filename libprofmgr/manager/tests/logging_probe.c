@@ -11,19 +11,19 @@
 
 #define MAX_MANAGERS 4
 
-__attribute__((visibility("default"))) IProfilerManager *logging_probe_manager(int index);
-__attribute__((visibility("default"))) void logging_probe_forget(void);
+CLRIE_ABI_EXPORT IProfilerManager *logging_probe_manager(int index);
+CLRIE_ABI_EXPORT void logging_probe_forget(void);
 
 static IProfilerManager *managers[MAX_MANAGERS];
 static atomic_int manager_count;
 
-__attribute__((visibility("default"))) IProfilerManager *logging_probe_manager(int index)
+CLRIE_ABI_EXPORT IProfilerManager *logging_probe_manager(int index)
 {
     return index >= 0 && index < atomic_load(&manager_count) ? managers[index] : NULL;
 }
 
 /* The test releases what it took before the managers go; this drops the probe's own. */
-__attribute__((visibility("default"))) void logging_probe_forget(void)
+CLRIE_ABI_EXPORT void logging_probe_forget(void)
 {
     int count = atomic_exchange(&manager_count, 0);
     for (int i = 0; i < count; i++) {

@@ -843,8 +843,6 @@ static HRESULT create_instance(const CLSID *clsid, REFIID riid, void **ppv)
     return clrie_plugin_com_give(&p->com, riid, ppv);
 }
 
-__attribute__((visibility("default"))) HRESULT
-pipeline_test_get_class_object(REFCLSID clsid, REFIID iid, void **out);
 HRESULT pipeline_test_get_class_object(REFCLSID clsid, REFIID iid, void **out)
 {
     if (!IsEqualIID(clsid, &plugin_clsid) && !IsEqualIID(clsid, &second_plugin_clsid)) {

@@ -92,8 +92,7 @@ extern struct pipeline_plugin_config plugin_cfg;
 int pipeline_plugins_live(void);
 /* IMethodInfo::GetFullName in ASCII ('?' for the rest); "" when it fails. */
 void pipeline_plugin_full_name(IMethodInfo *mi, char *out, size_t size);
-/* What the shim's DllGetClassObject forwards to (exported from the test program). */
-__attribute__((visibility("default"))) HRESULT
-pipeline_test_get_class_object(REFCLSID clsid, REFIID iid, void **out);
+/* What the shim's DllGetClassObject forwards to (test_pipeline.c gives it to the shim). */
+HRESULT pipeline_test_get_class_object(REFCLSID clsid, REFIID iid, void **out);
 
 #endif

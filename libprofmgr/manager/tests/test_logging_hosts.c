@@ -5,8 +5,6 @@
  * of the other's (a surplus Release of its IProfilerManager too), and a plugin's SetLoggingFlags
  * changes its own runtime's levels only, while both managers still write to the one log file the
  * variables name. */
-#define _DEFAULT_SOURCE /* realpath */
-#include <dlfcn.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -16,17 +14,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <uchar.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "clrie/abi/instrumentation.h"
+#include "clrie/config.h"
+#include "clrie/os/fs.h"
+#include "clrie/os/module.h"
+#include "clrie/os/strings.h"
 #include "clrie/profmgr.h"
 #include "fake_mask_info.h"
+#include "support.h"
 
-static const char *probe_path;
-static char dir[] = "/tmp/clrie-logging-hosts-XXXXXX";
-static char config_path[512], log_path[512];
+static char *probe_path;
+static char *log_path;
 
 /* ---- a logging host that keeps what it received ------------------------------------------- */
 
@@ -182,20 +183,40 @@ static LoggingFlags flags_of(IProfilerManager *manager)
     return flags;
 }
 
+/* The file name of the probe (after the last separator of probe_path). */
+static const char *probe_name(void)
+{
+    const char *name = probe_path + strlen(probe_path);
+    while (name > probe_path && !clrie_os_is_separator(name[-1]))
+        name--;
+    return name;
+}
+
+typedef IProfilerManager *(*manager_at_fn)(int index);
+typedef void (*forget_fn)(void);
+
+/* The probe the managers loaded, found by its file name, not loaded again, and its two
+ * functions; to be released with clrie_os_module_unload. */
+static struct clrie_os_module *find_probe(manager_at_fn *manager_at, forget_fn *forget)
+{
+    struct clrie_os_module *probe = NULL;
+    assert_int_equal(clrie_os_module_find(probe_name(), &probe), 0);
+    *manager_at = (manager_at_fn)clrie_os_module_function(probe, "logging_probe_manager");
+    *forget = (forget_fn)clrie_os_module_function(probe, "logging_probe_forget");
+    assert_non_null(*manager_at);
+    assert_non_null(*forget);
+    return probe;
+}
+
 static void each_runtime_logs_to_its_own_host(void **state)
 {
     (void)state;
     struct fake_mask_info info_a, info_b;
     ICorProfilerCallback11 *runtime_a = new_manager(&info_a);
     ICorProfilerCallback11 *runtime_b = new_manager(&info_b);
-    void *probe = dlopen(probe_path, RTLD_NOW | RTLD_NOLOAD);
-    assert_non_null(probe);
-    IProfilerManager *(*manager_at)(int) = NULL;
-    void (*forget)(void) = NULL;
-    *(void **)(&manager_at) = dlsym(probe, "logging_probe_manager");
-    *(void **)(&forget) = dlsym(probe, "logging_probe_forget");
-    assert_non_null(manager_at);
-    assert_non_null(forget);
+    manager_at_fn manager_at = NULL;
+    forget_fn forget = NULL;
+    struct clrie_os_module *probe = find_probe(&manager_at, &forget);
     IProfilerManager *a = manager_at(0), *b = manager_at(1);
     assert_non_null(a);
     assert_non_null(b);
@@ -271,7 +292,7 @@ static void each_runtime_logs_to_its_own_host(void **state)
     assert_int_equal(occurrences(host_a.text, surplus), 0);
     assert_int_equal(occurrences(read_log(), surplus), 2);
 
-    dlclose(probe);
+    clrie_os_module_unload(probe);
     runtime_a->lpVtbl->Shutdown(runtime_a);
     runtime_b->lpVtbl->Shutdown(runtime_b);
     runtime_a->lpVtbl->Release(runtime_a);
@@ -279,45 +300,92 @@ static void each_runtime_logs_to_its_own_host(void **state)
     assert_int_equal(host_b.refs, 1);
 }
 
+/* A plugin a plugin adds at run time (AddInstrumentationMethod) is loaded from the module as
+ * given when that is an absolute path of this system ("C:\\..." on Windows), whatever the
+ * folder, and else from the module's name in the folder given. */
+static void a_plugin_added_at_run_time_is_found_by_its_path(void **state)
+{
+    (void)state;
+    struct fake_mask_info info;
+    ICorProfilerCallback11 *runtime = new_manager(&info);
+    manager_at_fn manager_at = NULL;
+    forget_fn forget = NULL;
+    struct clrie_os_module *probe = find_probe(&manager_at, &forget);
+    IProfilerManager *manager = manager_at(0);
+    assert_non_null(manager);
+
+    char *folder = clrie_os_strndup(probe_path, (size_t)(probe_name() - probe_path));
+    assert_non_null(folder);
+    static const struct {
+        const char *folder, *module, *guid;
+    } added[] = {
+        {"/nonexistent", NULL, "{7E1A2B3C-4D5E-4F60-8172-93A4B5C6D7E9}"},
+        {NULL, NULL, "{7E1A2B3C-4D5E-4F60-8172-93A4B5C6D7EA}"},
+    };
+    for (int i = 0; i < 2; i++) {
+        BSTR in = bstr(added[i].folder ? added[i].folder : folder);
+        BSTR module = bstr(i == 0 ? probe_path : probe_name());
+        BSTR name = bstr("Added"), text = bstr("added at run time"), guid = bstr(added[i].guid);
+        IInstrumentationMethod *method = NULL;
+        HRESULT hr = manager->lpVtbl->AddInstrumentationMethod(manager, in, name, text, module,
+                                                               guid, 20, &method);
+        if (hr != S_OK)
+            fail_msg("AddInstrumentationMethod of '%s' in '%s': 0x%08X",
+                     i == 0 ? probe_path : probe_name(), added[i].folder ? added[i].folder : folder,
+                     (unsigned)hr);
+        assert_non_null(method);
+        assert_non_null(manager_at(i + 1)); /* the added plugin was initialised */
+        method->lpVtbl->Release(method);
+        bstr_free(in);
+        bstr_free(module);
+        bstr_free(name);
+        bstr_free(text);
+        bstr_free(guid);
+    }
+    free(folder);
+    forget();
+    clrie_os_module_unload(probe);
+    runtime->lpVtbl->Shutdown(runtime);
+    runtime->lpVtbl->Release(runtime);
+}
+
 int main(int argc, char **argv)
 {
-    static char absolute[4096];
-    probe_path = argc > 1 ? realpath(argv[1], absolute) : NULL; /* meson passes it relative */
-    if (!probe_path) {
-        fprintf(stderr, "usage: test-profmgr-logging-hosts <logging-probe.so>\n");
+    /* Meson passes it relative to the build folder. */
+    if (argc < 2 || clrie_os_path_canonical(argv[1], &probe_path) != 0) {
+        fprintf(stderr, "usage: test-profmgr-logging-hosts <logging-probe module>\n");
         return 1;
     }
-    if (!mkdtemp(dir)) {
-        perror("mkdtemp");
+    char *tree = test_tree_new();
+    char *config_path = test_path(tree, "probe.config");
+    log_path = test_path(tree, "engine.log");
+    char text[2048];
+    int len = snprintf(text, sizeof(text),
+                       "<InstrumentationEngineConfiguration>\n"
+                       "  <InstrumentationMethod>\n"
+                       "    <Name>LoggingProbe</Name><Description>probe</Description>\n"
+                       "    <Module>%s</Module>\n"
+                       "    <ClassGuid>{7E1A2B3C-4D5E-4F60-8172-93A4B5C6D7E8}</ClassGuid>\n"
+                       "  </InstrumentationMethod>\n"
+                       "</InstrumentationEngineConfiguration>\n",
+                       probe_path);
+    if (len < 0 || (size_t)len >= sizeof(text)) {
+        fprintf(stderr, "the probe's path is too long: %s\n", probe_path);
         return 1;
     }
-    snprintf(config_path, sizeof(config_path), "%s/probe.config", dir);
-    snprintf(log_path, sizeof(log_path), "%s/engine.log", dir);
-    FILE *f = fopen(config_path, "w");
-    if (!f) {
-        perror(config_path);
-        return 1;
-    }
-    fprintf(f,
-            "<InstrumentationEngineConfiguration>\n"
-            "  <InstrumentationMethod>\n"
-            "    <Name>LoggingProbe</Name><Description>probe</Description>\n"
-            "    <Module>%s</Module>\n"
-            "    <ClassGuid>{7E1A2B3C-4D5E-4F60-8172-93A4B5C6D7E8}</ClassGuid>\n"
-            "  </InstrumentationMethod>\n"
-            "</InstrumentationEngineConfiguration>\n",
-            probe_path);
-    fclose(f);
+    test_tree_write(tree, "probe.config", text, (size_t)len);
     /* Before the first manager: the process log reads these once. */
-    setenv("MicrosoftInstrumentationEngine_ConfigPath64_LoggingProbe", config_path, 1);
-    setenv("MicrosoftInstrumentationEngine_FileLogPath", log_path, 1);
-    setenv("MicrosoftInstrumentationEngine_LogLevel", "Errors", 1);
+    test_env_set(CLRIE_CONFIG_ENV_PREFIX "LoggingProbe", config_path);
+    test_env_set("MicrosoftInstrumentationEngine_FileLogPath", log_path);
+    test_env_set("MicrosoftInstrumentationEngine_LogLevel", "Errors");
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(each_runtime_logs_to_its_own_host),
+        cmocka_unit_test(a_plugin_added_at_run_time_is_found_by_its_path),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
-    unlink(config_path);
-    unlink(log_path);
-    rmdir(dir);
+    free(config_path);
+    free(log_path);
+    free(probe_path);
+    test_tree_free(tree);
     return failed;
 }

@@ -6,7 +6,6 @@
  * methods through the COM interfaces the way third-party plugins do. Each test checks what the
  * runtime received (bodies, IL maps, ReJIT requests), what the plugin observed, the log, and that
  * every reference the engine took was given back. */
-#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -15,18 +14,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "clrie/abi/instrumentation.h"
 #include "clrie/config.h"
 #include "clrie/ilgraph.h"
+#include "clrie/os/fs.h"
+#include "clrie/os/module.h"
 #include "clrie/os/thread.h"
 #include "clrie/profmgr.h"
 #include "pipeline_fakes.h"
 #include "pipeline_plugin.h"
+#include "support.h"
 
 static void release(void *object)
 {
@@ -37,15 +37,20 @@ static void release(void *object)
 /* ---- the log ------------------------------------------------------------------------------- */
 
 /* Made by configure() in a temporary folder. */
-static char temp_dir[] = "/tmp/clrie-pipeline-XXXXXX";
-static char log_path[256];
-static char config_path[256];
-static char second_config_path[256]; /* named only by the test that wants two plugins */
+static char *temp_dir;
+static char *log_path;
+static char *config_path;
+static char *second_config_path; /* named only by the test that wants two plugins */
 
 static size_t log_size(void)
 {
-    struct stat st;
-    return stat(log_path, &st) == 0 ? (size_t)st.st_size : 0;
+    FILE *f = fopen(log_path, "rb");
+    if (!f)
+        return 0;
+    fseek(f, 0, SEEK_END);
+    long end = ftell(f);
+    fclose(f);
+    return end > 0 ? (size_t)end : 0;
 }
 
 /* What the engine logged since `mark` (a log_size()); free() it. */
@@ -534,11 +539,11 @@ static void a_body_the_runtime_refuses_is_logged_and_not_reported_as_applied(voi
 static void plugins_instrument_in_priority_order_and_fail_together(void **state)
 {
     struct world w;
-    setenv(CLRIE_CONFIG_ENV_PREFIX "PipelineSecond", second_config_path, 1);
+    test_env_set(CLRIE_CONFIG_ENV_PREFIX "PipelineSecond", second_config_path);
     plugin_cfg.target = "Tiny", plugin_cfg.action = INSERT_CALL;
     plugin_cfg.second_wants = true, plugin_cfg.second_action = NOP;
     attach_with(&w, 2);
-    unsetenv(CLRIE_CONFIG_ENV_PREFIX "PipelineSecond");
+    test_env_set(CLRIE_CONFIG_ENV_PREFIX "PipelineSecond", NULL);
     jit(&w, PF_FN_TINY);
     /* priority 10 before 50: the nop goes in first, the call after it */
     assert_string_equal(plugin_cfg.order, "second first ");
@@ -593,10 +598,10 @@ static void methods_nobody_instruments_are_left_alone(void **state)
 static void every_plugin_hears_of_a_method_one_of_them_wanted(void **state)
 {
     struct world w;
-    setenv(CLRIE_CONFIG_ENV_PREFIX "PipelineSecond", second_config_path, 1);
+    test_env_set(CLRIE_CONFIG_ENV_PREFIX "PipelineSecond", second_config_path);
     plugin_cfg.target = "Tiny", plugin_cfg.action = DO_NOTHING;
     attach_with(&w, 2);
-    unsetenv(CLRIE_CONFIG_ENV_PREFIX "PipelineSecond");
+    test_env_set(CLRIE_CONFIG_ENV_PREFIX "PipelineSecond", NULL);
     jit(&w, PF_FN_TINY);
     assert_int_equal(plugin_cfg.instrument_calls, 1);
     assert_int_equal(plugin_cfg.complete_calls, 2);
@@ -913,28 +918,59 @@ static void hostile_calls_fail_and_change_nothing(void **state)
     detach(&w);
 }
 
+/* ---- the operator's detach triggers ------------------------------------------------------ */
+
+/* DetachFile is an absolute path of this system ("C:\\..." on Windows): the engine watches for
+ * it (its watcher gives its reference back once the engine shut down); a relative path is
+ * refused with an error. */
+static void a_detach_file_is_an_absolute_path_of_this_system(void **state)
+{
+    struct world w;
+    char *file = test_path(temp_dir, "detach-never");
+    test_env_set("MicrosoftInstrumentationEngine_DetachFile", file);
+    size_t mark = log_size();
+    attach(&w);
+    assert_no_error_logged(mark);
+    assert_int_equal(w.cb->lpVtbl->Shutdown(w.cb), S_OK);
+    for (int polls = 0; polls < 250; polls++) {
+        w.cb->lpVtbl->AddRef(w.cb);
+        if (w.cb->lpVtbl->Release(w.cb) == 1) /* the watcher's is back: ours alone is left */
+            break;
+        clrie_os_sleep_ms(20);
+    }
+    detach(&w);
+
+    test_env_set("MicrosoftInstrumentationEngine_DetachFile", "relative/detach");
+    mark = log_size();
+    attach(&w);
+    assert_logged(mark, "DetachFile='relative/detach': expected an absolute path");
+    detach(&w);
+    test_env_set("MicrosoftInstrumentationEngine_DetachFile", NULL);
+    free(file);
+}
+
 /* ---- configuration: a plugin file naming the shim, a log file ------------------------------- */
 
-static void write_config(const char *path, const char *name, const char *clsid, int priority,
+static void write_config(const char *relative, const char *name, const char *clsid, int priority,
                          const char *module)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        perror(path);
+    char text[2048];
+    int len = snprintf(text, sizeof(text),
+                       "<InstrumentationEngineConfiguration>\n"
+                       "  <InstrumentationMethod>\n"
+                       "    <Name>%s</Name>\n"
+                       "    <Description>edits methods for test_pipeline.c</Description>\n"
+                       "    <Module>%s</Module>\n"
+                       "    <ClassGuid>%s</ClassGuid>\n"
+                       "    <Priority>%d</Priority>\n"
+                       "  </InstrumentationMethod>\n"
+                       "</InstrumentationEngineConfiguration>\n",
+                       name, module, clsid, priority);
+    if (len < 0 || (size_t)len >= sizeof(text)) {
+        fprintf(stderr, "the plugin's path is too long: %s\n", module);
         exit(1);
     }
-    fprintf(f,
-            "<InstrumentationEngineConfiguration>\n"
-            "  <InstrumentationMethod>\n"
-            "    <Name>%s</Name>\n"
-            "    <Description>edits methods for test_pipeline.c</Description>\n"
-            "    <Module>%s</Module>\n"
-            "    <ClassGuid>%s</ClassGuid>\n"
-            "    <Priority>%d</Priority>\n"
-            "  </InstrumentationMethod>\n"
-            "</InstrumentationEngineConfiguration>\n",
-            name, module, clsid, priority);
-    fclose(f);
+    test_tree_write(temp_dir, relative, text, (size_t)len);
 }
 
 /* ---- attaching to a running process ------------------------------------------------------ */
@@ -988,34 +1024,50 @@ static void a_module_loading_during_the_attach_walk_is_announced_once(void **sta
     detach(&w);
 }
 
+/* The shim, loaded before the engine loads it and pointed at this program's plugin by its
+ * export pipeline_plugin_shim_forward_to. */
+static struct clrie_os_module *shim;
+typedef HRESULT (*get_class_object_fn)(REFCLSID clsid, REFIID iid, void **out);
+typedef void (*forward_to_fn)(get_class_object_fn fn);
+
 static void configure(void)
 {
-    const char *shim = getenv("CLRIE_PIPELINE_PLUGIN");
-    if (!shim) {
+    const char *shim_path = getenv("CLRIE_PIPELINE_PLUGIN");
+    if (!shim_path) {
         fprintf(stderr, "CLRIE_PIPELINE_PLUGIN names the plugin shim; run through meson test\n");
         exit(77);
     }
-    if (!mkdtemp(temp_dir)) {
-        perror("mkdtemp");
+    /* The configuration names the shim by the path the system gives it, so that the engine's
+     * load finds the module loaded here. */
+    char *module = NULL, why[256] = "";
+    forward_to_fn forward_to = NULL;
+    if (clrie_os_path_canonical(shim_path, &module) != 0 ||
+        clrie_os_module_load(module, &shim, why, sizeof(why)) != 0 ||
+        !(forward_to =
+              (forward_to_fn)clrie_os_module_function(shim, "pipeline_plugin_shim_forward_to"))) {
+        fprintf(stderr, "cannot load the plugin shim %s: %s\n", shim_path, why);
         exit(1);
     }
-    snprintf(config_path, sizeof(config_path), "%s/pipeline.xml", temp_dir);
-    snprintf(log_path, sizeof(log_path), "%s/engine.log", temp_dir);
-    snprintf(second_config_path, sizeof(second_config_path), "%s/second.xml", temp_dir);
-    write_config(config_path, "Pipeline test", PIPELINE_PLUGIN_CLSID_TEXT, 50, shim);
-    write_config(second_config_path, "Pipeline second", PIPELINE_SECOND_PLUGIN_CLSID_TEXT, 10,
-                 shim);
-    setenv(CLRIE_CONFIG_ENV_PREFIX "PipelineTest", config_path, 1);
-    setenv("MicrosoftInstrumentationEngine_FileLogPath", log_path, 1);
-    setenv("MicrosoftInstrumentationEngine_LogLevel", "Errors", 1);
+    forward_to(pipeline_test_get_class_object);
+    temp_dir = test_tree_new();
+    config_path = test_path(temp_dir, "pipeline.xml");
+    log_path = test_path(temp_dir, "engine.log");
+    second_config_path = test_path(temp_dir, "second.xml");
+    write_config("pipeline.xml", "Pipeline test", PIPELINE_PLUGIN_CLSID_TEXT, 50, module);
+    write_config("second.xml", "Pipeline second", PIPELINE_SECOND_PLUGIN_CLSID_TEXT, 10, module);
+    free(module);
+    test_env_set(CLRIE_CONFIG_ENV_PREFIX "PipelineTest", config_path);
+    test_env_set("MicrosoftInstrumentationEngine_FileLogPath", log_path);
+    test_env_set("MicrosoftInstrumentationEngine_LogLevel", "Errors");
 }
 
 static void clean_up(void)
 {
-    unlink(config_path);
-    unlink(second_config_path);
-    unlink(log_path);
-    rmdir(temp_dir);
+    free(config_path);
+    free(second_config_path);
+    free(log_path);
+    test_tree_free(temp_dir);
+    clrie_os_module_unload(shim);
 }
 
 int main(void)
@@ -1050,6 +1102,7 @@ int main(void)
         cmocka_unit_test_setup(hostile_calls_fail_and_change_nothing, setup),
         cmocka_unit_test_setup(shutdown_releases_plugins_once_no_call_is_inside_one, setup),
         cmocka_unit_test_setup(a_module_loading_during_the_attach_walk_is_announced_once, setup),
+        cmocka_unit_test_setup(a_detach_file_is_an_absolute_path_of_this_system, setup),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     clean_up();

@@ -4,7 +4,6 @@
  *
  * First the objects on their own (settings.c), then end to end: a manager loads a probe plugin
  * (argv[1], settings_probe.c) from a real config file, and the probe writes what it read. */
-#define _DEFAULT_SOURCE /* realpath, mkdtemp */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,16 +11,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "clrie/config.h"
+#include "clrie/os/fs.h"
 #include "clrie/profmgr.h"
 #include "fake_mask_info.h"
 #include "settings.h"
+#include "support.h"
 #include "utf16.h"
 
-static const char *probe_path;
+static char *probe_path;
 
 static void assert_bstr(BSTR text, const char16_t *expected)
 {
@@ -208,36 +209,34 @@ static char *read_file(const char *path)
 
 static void a_configured_plugin_reads_its_settings_through_its_manager(void **state)
 {
-    char dir[] = "/tmp/clrie-settings-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    char config[512], out[512];
-    snprintf(config, sizeof(config), "%s/probe.config", dir);
-    snprintf(out, sizeof(out), "%s/settings.txt", dir);
-    FILE *f = fopen(config, "w");
-    assert_non_null(f);
-    fprintf(f,
-            "<InstrumentationEngineConfiguration>\n"
-            "  <InstrumentationMethod>\n"
-            "    <Name>WithSettings</Name><Description>probe</Description>\n"
-            "    <Module>%s</Module>\n"
-            "    <ClassGuid>{11111111-2222-3333-4444-555555555555}</ClassGuid>\n"
-            "    <Priority>1</Priority>\n"
-            "    <Settings>\n"
-            "      <Setting Name=\"Modules\" Value=\"ilshapes.dll;hello.dll\"/>\n"
-            "      <Setting Name=\"Caf\xC3\xA9\" Value=\" spaced value \"/>\n"
-            "    </Settings>\n"
-            "  </InstrumentationMethod>\n"
-            "  <InstrumentationMethod>\n"
-            "    <Name>WithoutSettings</Name><Description>probe</Description>\n"
-            "    <Module>%s</Module>\n"
-            "    <ClassGuid>{66666666-2222-3333-4444-555555555555}</ClassGuid>\n"
-            "    <Priority>2</Priority>\n"
-            "  </InstrumentationMethod>\n"
-            "</InstrumentationEngineConfiguration>\n",
-            probe_path, probe_path);
-    fclose(f);
-    setenv("MicrosoftInstrumentationEngine_ConfigPath64_SettingsProbe", config, 1);
-    setenv("CLRIE_SETTINGS_PROBE_FILE", out, 1);
+    char *tree = test_tree_new();
+    char *config = test_path(tree, "probe.config");
+    char *out = test_path(tree, "settings.txt");
+    char text[4096];
+    int len = snprintf(text, sizeof(text),
+                       "<InstrumentationEngineConfiguration>\n"
+                       "  <InstrumentationMethod>\n"
+                       "    <Name>WithSettings</Name><Description>probe</Description>\n"
+                       "    <Module>%s</Module>\n"
+                       "    <ClassGuid>{11111111-2222-3333-4444-555555555555}</ClassGuid>\n"
+                       "    <Priority>1</Priority>\n"
+                       "    <Settings>\n"
+                       "      <Setting Name=\"Modules\" Value=\"ilshapes.dll;hello.dll\"/>\n"
+                       "      <Setting Name=\"Caf\xC3\xA9\" Value=\" spaced value \"/>\n"
+                       "    </Settings>\n"
+                       "  </InstrumentationMethod>\n"
+                       "  <InstrumentationMethod>\n"
+                       "    <Name>WithoutSettings</Name><Description>probe</Description>\n"
+                       "    <Module>%s</Module>\n"
+                       "    <ClassGuid>{66666666-2222-3333-4444-555555555555}</ClassGuid>\n"
+                       "    <Priority>2</Priority>\n"
+                       "  </InstrumentationMethod>\n"
+                       "</InstrumentationEngineConfiguration>\n",
+                       probe_path, probe_path);
+    assert_true(len > 0 && (size_t)len < sizeof(text));
+    test_tree_write(tree, "probe.config", text, (size_t)len);
+    test_env_set(CLRIE_CONFIG_ENV_PREFIX "SettingsProbe", config);
+    test_env_set("CLRIE_SETTINGS_PROBE_FILE", out);
 
     static const CLSID engine_clsid = CLRIE_CLSID_INSTRUMENTATION_ENGINE_INIT;
     IClassFactory *factory = NULL;
@@ -259,16 +258,17 @@ static void a_configured_plugin_reads_its_settings_through_its_manager(void **st
                                         "count=0\n");
     callback->lpVtbl->Shutdown(callback);
     callback->lpVtbl->Release(callback);
-    unsetenv("MicrosoftInstrumentationEngine_ConfigPath64_SettingsProbe");
-    unlink(out);
-    unlink(config);
-    rmdir(dir);
+    test_env_set(CLRIE_CONFIG_ENV_PREFIX "SettingsProbe", NULL);
+    free(out);
+    free(config);
+    test_tree_free(tree);
 }
 
 int main(int argc, char **argv)
 {
-    static char absolute[4096];
-    probe_path = argc > 1 ? realpath(argv[1], absolute) : NULL; /* meson passes it relative */
+    /* Meson passes it relative to the build folder. */
+    if (argc < 2 || clrie_os_path_canonical(argv[1], &probe_path) != 0)
+        probe_path = NULL;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(settings_are_enumerated_in_file_order_as_bstrs),
         cmocka_unit_test(text_that_is_not_utf8_is_refused),
@@ -279,5 +279,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: test-profmgr-settings <settings-probe.so>\n");
         return 1;
     }
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    free(probe_path);
+    return failed;
 }

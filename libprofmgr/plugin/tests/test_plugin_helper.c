@@ -10,11 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <cmocka.h>
 
 #include "clrie/plugin.h"
+#include "support.h"
 
 /* ---- a fake manager with an attach context and two settings ------------------------------- */
 
@@ -401,18 +401,27 @@ static void flags_read_true_yes_on_and_one(void **state)
     assert_false(clrie_plugin_is_true(NULL));
 }
 
+/* Whether the framework has folder/name, the path written with the separators of the system,
+ * which on Windows are '\' as in the Windows runtime's module paths. */
+static bool has(struct clrie_plugin_framework *framework, const char *folder, const char *name)
+{
+    char *path = test_path(folder, name);
+    bool answer = clrie_plugin_framework_has(framework, path);
+    free(path);
+    return answer;
+}
+
 static void the_framework_is_the_folder_corelib_came_from(void **state)
 {
     (void)state;
     struct clrie_plugin_framework framework = {0};
     /* before CoreLib loads, nothing is known to be the framework's */
-    assert_false(clrie_plugin_framework_has(&framework, "/dotnet/shared/8.0/System.Runtime.dll"));
-    assert_true(
-        clrie_plugin_framework_has(&framework, "/dotnet/shared/8.0/System.Private.CoreLib.dll"));
-    assert_true(clrie_plugin_framework_has(&framework, "/dotnet/shared/8.0/System.Console.dll"));
-    assert_false(clrie_plugin_framework_has(&framework, "/app/Sample.dll"));
-    assert_false(clrie_plugin_framework_has(&framework, "/dotnet/shared/8.0/sub/X.dll"));
-    assert_false(clrie_plugin_framework_has(&framework, "/dotnet/shared/8.01/X.dll"));
+    assert_false(has(&framework, "/dotnet/shared/8.0", "System.Runtime.dll"));
+    assert_true(has(&framework, "/dotnet/shared/8.0", "System.Private.CoreLib.dll"));
+    assert_true(has(&framework, "/dotnet/shared/8.0", "System.Console.dll"));
+    assert_false(has(&framework, "/app", "Sample.dll"));
+    assert_false(has(&framework, "/dotnet/shared/8.0/sub", "X.dll"));
+    assert_false(has(&framework, "/dotnet/shared/8.01", "X.dll"));
     clrie_plugin_framework_finish(&framework);
 }
 
@@ -422,31 +431,22 @@ static void the_framework_is_the_folder_corelib_came_from(void **state)
 static void a_self_contained_apps_own_assemblies_are_not_the_framework(void **state)
 {
     (void)state;
-    char shared[] = "/tmp/clrie-framework-XXXXXX";
-    assert_non_null(mkdtemp(shared));
-    char deps[sizeof shared + 64], path[sizeof shared + 64];
-    snprintf(deps, sizeof deps, "%s/Microsoft.NETCore.App.deps.json", shared);
-    FILE *f = fopen(deps, "w");
-    assert_non_null(f);
-    fclose(f);
-
+    char *shared = test_tree_new();
+    test_tree_write(shared, "Microsoft.NETCore.App.deps.json", "{}", 2);
     struct clrie_plugin_framework framework = {0};
-    snprintf(path, sizeof path, "%s/System.Private.CoreLib.dll", shared);
-    assert_true(clrie_plugin_framework_has(&framework, path));
-    snprintf(path, sizeof path, "%s/Anything.dll", shared);
-    assert_true(clrie_plugin_framework_has(&framework, path));
+    assert_true(has(&framework, shared, "System.Private.CoreLib.dll"));
+    assert_true(has(&framework, shared, "Anything.dll"));
     clrie_plugin_framework_finish(&framework);
-    remove(deps);
-    rmdir(shared);
+    test_tree_free(shared);
 
     struct clrie_plugin_framework app = {0};
-    assert_true(clrie_plugin_framework_has(&app, "/no/such/app/System.Private.CoreLib.dll"));
-    assert_false(clrie_plugin_framework_has(&app, "/no/such/app/sample.dll"));
-    assert_false(clrie_plugin_framework_has(&app, "/no/such/app/Sample.Lib.dll"));
-    assert_true(clrie_plugin_framework_has(&app, "/no/such/app/System.Console.dll"));
-    assert_true(clrie_plugin_framework_has(&app, "/no/such/app/Microsoft.Win32.Primitives.dll"));
-    assert_true(clrie_plugin_framework_has(&app, "/no/such/app/netstandard.dll"));
-    assert_false(clrie_plugin_framework_has(&app, "/elsewhere/System.Console.dll"));
+    assert_true(has(&app, "/no/such/app", "System.Private.CoreLib.dll"));
+    assert_false(has(&app, "/no/such/app", "sample.dll"));
+    assert_false(has(&app, "/no/such/app", "Sample.Lib.dll"));
+    assert_true(has(&app, "/no/such/app", "System.Console.dll"));
+    assert_true(has(&app, "/no/such/app", "Microsoft.Win32.Primitives.dll"));
+    assert_true(has(&app, "/no/such/app", "netstandard.dll"));
+    assert_false(has(&app, "/elsewhere", "System.Console.dll"));
     clrie_plugin_framework_finish(&app);
 }
 
