@@ -54,8 +54,9 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dotnet_apps  # noqa: E402
-from refreshed_points import (FOLDER_VARIABLE, REFRESH_BOUND, STEPS, WATCH_VARIABLE,  # noqa: E402
-                              expected_events, refresh_points)
+from refreshed_points import (FOLDER_VARIABLE, REFRESH_BOUND, STEPS,  # noqa: E402
+                              WATCH_VARIABLE, Session, expected_events, follow_steps,
+                              refresh_points)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -443,42 +444,17 @@ def scenario_spans():
 
 # ---- refresh ---------------------------------------------------------------------------------
 
-class Session:
-    """test/dotnet/refreshed under the engine, driven line by line."""
-
-    def __init__(self, sandbox, env, profiler=True):
-        self.sandbox = sandbox
-        self.seen = 0
-        self.calls = 0
-        full = dotnet_apps.quiet_environment()
-        if profiler:
-            full.update(CORECLR_ENABLE_PROFILING="1", CORECLR_PROFILER=dotnet_apps.PROFILER_CLSID,
-                        CORECLR_PROFILER_PATH=args.engine)
-        full.update(env)
-        self.process = subprocess.Popen(
-            dotnet_apps.app_command(dotnet, apps.app("refreshed")), env=full,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-    def ask(self, command):
-        self.process.stdin.write(command + "\n")
-        self.process.stdin.flush()
-        return self.process.stdout.readline().strip()
-
-    def call(self):
-        """One call of Alpha and Beta: (the app's answer, the events it made)."""
-        self.calls += 1
-        answer = self.ask("call")
-        lines = dotnet_apps.read_lines(self.sandbox.output)
-        events, self.seen = lines[self.seen:], len(lines)
-        return answer, events
-
-    def finish(self):
-        try:
-            out, err = self.process.communicate("exit\n", timeout=60)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            out, err = self.process.communicate()
-        return self.process.returncode, err
+def start_refreshed(sandbox, env, profiler=True):
+    """test/dotnet/refreshed under the engine (or with no profiler), driven line by line."""
+    full = dotnet_apps.quiet_environment()
+    if profiler:
+        full.update(CORECLR_ENABLE_PROFILING="1", CORECLR_PROFILER=dotnet_apps.PROFILER_CLSID,
+                    CORECLR_PROFILER_PATH=args.engine)
+    full.update(env)
+    process = subprocess.Popen(
+        dotnet_apps.app_command(dotnet, apps.app("refreshed")), env=full,
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return Session(process, sandbox.output, dotnet_apps.read_lines)
 
 
 def replace_points(sandbox, text):
@@ -491,57 +467,19 @@ def scenario_refresh(watch):
     what = "watch" if watch else "refresh-call"
     sb = Sandbox(what, build_recorder())
     os.unlink(sb.path("points/traced.xml"))
-    steps = STEPS
     session = None
     try:
-        replace_points(sb, refresh_points(steps[0]))
+        replace_points(sb, refresh_points(STEPS[0]))
         env = dict(sb.env)
         if not watch:
             env[WATCH_VARIABLE] = "false"
-        session = Session(sb, env)
-        answer, events = session.call()
-        checks.expect(answer == "called 1 2 3", "%s: the app answers as without a profiler" % what,
-                      seen=answer)
-        checks.expect(events == expected_events(steps[0], 1),
-                      "%s: at start, the events of the first points" % what, seen=events)
-        for step, methods in enumerate(steps[1:], 1):
-            replace_points(sb, refresh_points(methods))
-            started = time.monotonic()
-            if not watch:
-                answer = session.ask("refresh")
-                checks.expect(answer == "refreshed True",
-                              "%s step %d: Tracing.Refresh() returns true" % (what, step),
-                              seen=answer)
-            want = expected_events(methods, session.calls + 1)
-            answer, events = session.call()
-            while watch and events != want and time.monotonic() - started < REFRESH_BOUND:
-                time.sleep(0.1)
-                want = expected_events(methods, session.calls + 1)
-                answer, events = session.call()
-            n = session.calls
-            checks.expect(answer == "called %d %d %d" % (n, 2 * n, 3 * n),
-                          "%s step %d: the app answers as without a profiler" % (what, step),
-                          seen=answer)
-            checks.expect(events == want, "%s step %d: the events follow %s%s\n    expected: %r" % (
-                what, step, methods, " within %g s" % REFRESH_BOUND if watch else
-                " at the next call", want), seen=events)
-            # and they stay so: exactly one enter and one finish per traced call
-            answer, events = session.call()
-            want = expected_events(methods, session.calls)
-            checks.expect(events == want, "%s step %d: the next call too\n    expected: %r" % (
-                what, step, want), seen=events)
-            print("   step %d (%s): followed after %.2f s" % (
-                step, ", ".join("%s by %s" % m for m in methods) or "no points",
-                time.monotonic() - started))
-        code, err = session.finish()
+        session = start_refreshed(sb, env)
+        follow_steps(checks, what, session,
+                     lambda methods: replace_points(sb, refresh_points(methods)), watch)
         session = None
-        checks.expect(code == 0, "%s: the app exits with 0" % what, seen=err)
-        checks.expect("Unhandled exception" not in err, "%s: no unhandled exception" % what,
-                      seen=err)
     finally:
         if session:
-            session.process.kill()
-            session.process.communicate()
+            session.kill()
         sb.close()
 
 
@@ -556,7 +494,7 @@ def scenario_attach():
     try:
         replace_points(sb, refresh_points(methods))
         env = {"DOTNET_STARTUP_HOOKS": sb.library, "CLRIE_TEST_TRACE_OUTPUT": sb.output}
-        session = Session(sb, env, profiler=False)
+        session = start_refreshed(sb, env, profiler=False)
         answer, events = session.call()
         checks.expect(answer == "called 1 2 3" and events == [],
                       "attach: before the attach, the app runs untraced",
@@ -591,8 +529,7 @@ def scenario_attach():
         checks.expect(code == 0, "attach: the app exits with 0", seen=err)
     finally:
         if session:
-            session.process.kill()
-            session.process.communicate()
+            session.kill()
         sb.close()
 
 

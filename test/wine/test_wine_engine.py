@@ -31,13 +31,12 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import wine_apps  # noqa: E402  (it makes test/dotnet's modules importable too)
 from wine_apps import clrie_package, dotnet_apps  # noqa: E402
-from refreshed_points import (FOLDER_VARIABLE, REFRESH_BOUND, STEPS, WATCH_VARIABLE,  # noqa: E402
-                              expected_events, refresh_points)
+from refreshed_points import (FOLDER_VARIABLE, STEPS, WATCH_VARIABLE, Session,  # noqa: E402
+                              follow_steps, refresh_points)
 
 BUILD_VARIABLE = "CLRIE_TEST_WINDOWS_BUILD"
 ENGINE = "MicrosoftInstrumentationEngine_x64.dll"
@@ -370,40 +369,6 @@ def scenario_raw_hook():
 
 # ---- the tracer plugin: points files, C# tracers, refreshes --------------------------------
 
-class Session:
-    """test/dotnet/refreshed under Wine, driven line by line through its stdin."""
-
-    def __init__(self, env, output):
-        self.output = output
-        self.seen = 0
-        self.calls = 0
-        self.process = subprocess.Popen(
-            [prefix.wine64, apps["refreshed"]], env=prefix.environment(env),
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, start_new_session=True)
-
-    def ask(self, command):
-        self.process.stdin.write(command + "\n")
-        self.process.stdin.flush()
-        return self.process.stdout.readline().strip()
-
-    def call(self):
-        """One call of Alpha and Beta: (the app's answer, the events it made)."""
-        self.calls += 1
-        answer = self.ask("call")
-        recorded = lines(read(self.output))
-        events, self.seen = recorded[self.seen:], len(recorded)
-        return answer, events
-
-    def finish(self):
-        try:
-            _, err = self.process.communicate("exit\n", timeout=60)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            _, err = self.process.communicate()
-        return self.process.returncode, err
-
-
 def scenario_tracer_plugin(watch):
     """The tracer plugin installed as clrie installs it (the plugin, Clrie.Tracing.dll and
     Tracer.config in one folder) on test/dotnet/refreshed while its points file changes: the
@@ -434,44 +399,18 @@ def scenario_tracer_plugin(watch):
                     "CLRIE_TEST_TRACE_OUTPUT": wine_apps.windows_path(output)})
         if not watch:
             env[WATCH_VARIABLE] = "false"
-        session = Session(env, output)
-        answer, events = session.call()
-        checks.expect(answer == "called 1 2 3", "%s: the app answers as bare" % what,
-                      seen=answer)
-        checks.expect(events == expected_events(STEPS[0], 1),
-                      "%s: at start, the events of the first points" % what, seen=events)
-        for step, methods in enumerate(STEPS[1:], 1):
-            replace_points(methods)
-            started = time.monotonic()
-            if not watch:
-                answer = session.ask("refresh")
-                checks.expect(answer == "refreshed True",
-                              "%s step %d: Tracing.Refresh() returns true" % (what, step),
-                              seen=answer)
-            want = expected_events(methods, session.calls + 1)
-            answer, events = session.call()
-            while watch and events != want and time.monotonic() - started < REFRESH_BOUND:
-                time.sleep(0.1)
-                want = expected_events(methods, session.calls + 1)
-                answer, events = session.call()
-            n = session.calls
-            checks.expect(answer == "called %d %d %d" % (n, 2 * n, 3 * n),
-                          "%s step %d: the app answers as bare" % (what, step), seen=answer)
-            checks.expect(events == want, "%s step %d: the events follow %s\n    expected: %r"
-                          % (what, step, methods, want), seen=events)
-            print("   step %d (%s): followed after %.2f s" % (
-                step, ", ".join("%s by %s" % m for m in methods) or "no points",
-                time.monotonic() - started))
-        code, err = session.finish()
+        process = subprocess.Popen(
+            [prefix.wine64, apps["refreshed"]], env=prefix.environment(env),
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True, start_new_session=True)
+        session = Session(process, output, lambda path: lines(read(path)))
+        follow_steps(checks, what, session, replace_points, watch)
         session = None
-        checks.expect(code == 0 and "Unhandled exception" not in err,
-                      "%s: the app exits with 0, no unhandled exception" % what, seen=err)
         checks.expect(read(log).strip() == "", "%s: the engine logged no error" % what,
                       seen=read(log)[:2000])
     finally:
         if session:
-            session.process.kill()
-            session.process.communicate()
+            session.kill()
         box.close()
 
 
