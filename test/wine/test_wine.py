@@ -18,9 +18,7 @@ Needs Linux x86_64 with wine64, dotnet, and the probe (meson builds it when it f
 x86_64-w64-mingw32-gcc); without them the test is skipped (exit 77) and says why, and under
 CI=true it fails instead. Prints how long making the Wine prefix, publishing and each run
 took."""
-import argparse
 import os
-import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -42,20 +40,14 @@ PROBE_CONFIG = """<InstrumentationEngineConfiguration>
 # Methods of hello.dll the JIT compiles, so that every engine must ask the probe about them.
 APP_METHODS = ("Program.Main", "Program+<>c.<Main>b__0_0")
 
-parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-parser.add_argument("--work", required=True,
-                    help="build folder: the Wine prefix, the published app, the NuGet package")
+parser = wine_apps.argument_parser(__doc__.splitlines()[0])
 parser.add_argument("--probe", default="", help="wine_probe.dll (none: the test is skipped)")
 parser.add_argument("--engine", action="append", default=[], metavar="NAME=PATH",
                     help="another engine DLL to run the app under (repeatable)")
-parser.add_argument("--keep", action="store_true", help="keep each scenario's folder")
 args = parser.parse_args()
 args.work = os.path.abspath(args.work)
 
-wine64 = wine_apps.find_wine64()
-dotnet = shutil.which(os.environ.get("CLRIE_DOTNET", "dotnet"))
-if not dotnet:
-    wine_apps.skip("no dotnet on this machine: the app cannot be published")
+wine64, dotnet = wine_apps.wine64_and_dotnet()
 if not args.probe:
     wine_apps.skip("no MinGW-w64 x86_64 compiler (x86_64-w64-mingw32-gcc) when Meson configured "
                    "the build: the probe plugin was not built")

@@ -25,7 +25,6 @@
 The DLLs come from the MinGW-w64 x64 build that CLRIE_TEST_WINDOWS_BUILD names (test/run passes
 its own). Needs Linux x86_64 with wine64 and dotnet; without them, or without that build, the
 test is skipped (exit 77) and says why, and under CI=true it fails instead."""
-import argparse
 import os
 import re
 import shutil
@@ -52,17 +51,11 @@ STRESS_REPORT = re.compile(r"stress seen=(\d+) instrumented=(\d+) failed=(\d+) "
                            r"rejit_requested=(\d+) rejit_failed=(\d+) jit_compiled=(\d+) "
                            r"jit_failed=(\d+)$")
 
-parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-parser.add_argument("--work", required=True,
-                    help="build folder: the Wine prefix, the published apps, the NuGet package")
-parser.add_argument("--keep", action="store_true", help="keep each scenario's folder")
+parser = wine_apps.argument_parser(__doc__.splitlines()[0])
 args = parser.parse_args()
 args.work = os.path.abspath(args.work)
 
-wine64 = wine_apps.find_wine64()
-dotnet = shutil.which(os.environ.get("CLRIE_DOTNET", "dotnet"))
-if not dotnet:
-    wine_apps.skip("no dotnet on this machine: the apps cannot be published")
+wine64, dotnet = wine_apps.wine64_and_dotnet()
 build = os.environ.get(BUILD_VARIABLE)
 if not build:
     wine_apps.skip("%s does not name a MinGW-w64 x64 build of clrie (test/run sets it to its "

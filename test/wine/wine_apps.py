@@ -7,6 +7,7 @@ Wine runs 64-bit Windows programs only here: the machines have no 32-bit Wine, s
 runtime cannot be tried. wine64 is started directly (the `wine` wrapper would pick the 32-bit
 loader when it is installed), with WINEDEBUG=-all so that Wine's own messages stay out of the
 app's stderr."""
+import argparse
 import fcntl
 import glob
 import hashlib
@@ -53,6 +54,26 @@ def find_wine64():
         if path and os.access(path, os.X_OK) and os.path.isfile(path):
             return path
     skip("no wine64 on this machine (Debian package wine64, %s)" % WINE64)
+
+
+def argument_parser(description):
+    """The arguments every Wine test takes: --work (its build folder) and --keep."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--work", required=True,
+                        help="build folder: the Wine prefix, the published apps, the NuGet "
+                        "package")
+    parser.add_argument("--keep", action="store_true", help="keep each scenario's folder")
+    return parser
+
+
+def wine64_and_dotnet():
+    """wine64 and the dotnet host that publishes the apps; without either the test is skipped
+    and says why."""
+    wine64 = find_wine64()
+    dotnet = shutil.which(os.environ.get("CLRIE_DOTNET", "dotnet"))
+    if not dotnet:
+        skip("no dotnet on this machine: the apps cannot be published")
+    return wine64, dotnet
 
 
 def windows_path(path):
