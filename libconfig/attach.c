@@ -41,7 +41,7 @@ struct clrie_config_attach {
 };
 
 static void why_at(char *why, size_t why_len, const xmlNode *node, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+    __attribute__((format(__printf__, 4, 5)));
 
 static void why_at(char *why, size_t why_len, const xmlNode *node, const char *fmt, ...)
 {

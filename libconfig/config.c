@@ -32,7 +32,7 @@ static bool reserve(void **array, size_t *capacity, size_t count, size_t elem)
     return true;
 }
 
-static char *vformat(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
+static char *vformat(const char *fmt, va_list ap) __attribute__((format(__printf__, 1, 0)));
 static char *vformat(const char *fmt, va_list ap)
 {
     va_list copy;
@@ -47,7 +47,7 @@ static char *vformat(const char *fmt, va_list ap)
     return s;
 }
 
-static char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *format(const char *fmt, ...) __attribute__((format(__printf__, 1, 2)));
 static char *format(const char *fmt, ...)
 {
     va_list ap;

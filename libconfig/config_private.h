@@ -34,10 +34,10 @@ void clrie_config__file_result_finish(struct file_result *r);
 /* Records a problem of r->file. Sets r->out_of_memory when it cannot. */
 void clrie_config__file_result_report(struct file_result *r, enum clrie_config_severity severity,
                                       unsigned line, unsigned column, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
+    __attribute__((format(__printf__, 5, 6)));
 void clrie_config__file_result_vreport(struct file_result *r, enum clrie_config_severity severity,
                                        unsigned line, unsigned column, const char *fmt, va_list ap)
-    __attribute__((format(printf, 5, 0)));
+    __attribute__((format(__printf__, 5, 0)));
 
 /* A new empty draft at the end of r->methods, or NULL (out of memory). */
 struct method_draft *clrie_config__file_result_add_method(struct file_result *r);
@@ -61,7 +61,7 @@ int clrie_config__trust_file(struct clrie_os_file *file, const char *canonical_p
 
 /* snprintf into why when why is not NULL and why_len not 0. */
 void clrie_config__why(char *why, size_t why_len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+    __attribute__((format(__printf__, 3, 4)));
 
 /* dir and name joined by one separator, malloc'd; NULL when out of memory. */
 char *clrie_config__path_join(const char *dir, const char *name);
@@ -80,7 +80,7 @@ int clrie_config__commit(struct clrie_config *config, struct file_result *r);
 /* Adds one problem directly to config (config.c). Returns 0 or -ENOMEM. */
 int clrie_config__report(struct clrie_config *config, enum clrie_config_severity severity,
                          const char *file, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+    __attribute__((format(__printf__, 4, 5)));
 
 /* Values of elements (values.c). */
 int clrie_config__parse_priority(const char *text, uint32_t *out);

@@ -47,7 +47,7 @@ bool clrie_config__document_gave_up(const struct document *doc);
 /* Records a problem, respecting MAX_PROBLEMS_PER_FILE. */
 void clrie_config__document_report(struct document *doc, enum clrie_config_severity severity,
                                    struct position at, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+    __attribute__((format(__printf__, 4, 5)));
 
 /* Where a node starts: an element's '<', a text's first non-blank character; column 0 when
  * it cannot be known. */

@@ -154,7 +154,7 @@ static void on_doctype(void *ctx, const xmlChar *name, const xmlChar *external_i
  * and go to the thread's generic error function, which by default prints to stderr. While
  * our parse runs, that function is ours (see clrie_config__parse_document). */
 static void on_generic_error(void *user, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+    __attribute__((format(__printf__, 2, 3)));
 static void on_generic_error(void *user, const char *fmt, ...)
 {
     struct document *doc = user;

@@ -187,7 +187,7 @@ static inline uint32_t il_le32(const uint8_t *p)
 
 /* Formats a diagnostic (diag may be NULL). Returns err, so callers can `return diag_set(...)`. */
 int il_diag(struct clrie_il_diag *diag, int err, uint32_t offset, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+    __attribute__((format(__printf__, 4, 5)));
 
 /* Where a checker sends what it finds: every problem is counted, and passed to report (when
  * there is one) as a sentence at an IL offset. stack.c and verify.c share it. */
@@ -197,7 +197,7 @@ struct il_reporter {
     int problems;
 };
 void il_report(struct il_reporter *r, uint32_t offset, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+    __attribute__((format(__printf__, 3, 4)));
 
 /* ---- Opcodes (opcodes.c) ---- */
 

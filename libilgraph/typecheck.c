@@ -100,7 +100,7 @@ struct il_checker {
 };
 
 static void problem(struct il_checker *k, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+    __attribute__((format(__printf__, 2, 3)));
 
 static void problem(struct il_checker *k, const char *fmt, ...)
 {

@@ -91,7 +91,7 @@ static const char *instance_setting(const struct recorder *rec, const char *name
 /* ---- logging through the engine -------------------------------------------------------- */
 
 static void log_to_engine(struct recorder *rec, bool error, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
+    __attribute__((format(__printf__, 3, 4)));
 
 static void log_to_engine(struct recorder *rec, bool error, const char *format, ...)
 {

@@ -53,7 +53,7 @@ struct text {
     size_t len, capacity;
 };
 
-void text_append(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void text_append(struct text *t, const char *fmt, ...) __attribute__((format(__printf__, 2, 3)));
 
 /* Seconds since start, a clrie_os_monotonic_ns() reading. */
 double seconds_since(uint64_t start);

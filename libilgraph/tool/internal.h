@@ -66,7 +66,7 @@ static inline uint32_t rd32(const uint8_t *p)
 
 /* Fills diag (which may be NULL) and returns -EILSEQ. */
 int asm_fail(struct asm_diag *diag, size_t offset, const char *format, ...)
-    __attribute__((format(printf, 3, 4)));
+    __attribute__((format(__printf__, 3, 4)));
 
 /* Offset of p in the file (p points into it). */
 static inline size_t file_offset_of(const struct asm_assembly *a, const uint8_t *p)

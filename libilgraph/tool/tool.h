@@ -71,6 +71,6 @@ int tool_verify(struct clrie_il_graph *g, const struct asm_assembly *a, const st
 const char *tool_file_name(const char *path);
 
 /* Prints "clrie-il: " and the formatted message to stderr. */
-void tool_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void tool_error(const char *fmt, ...) __attribute__((format(__printf__, 1, 2)));
 
 #endif

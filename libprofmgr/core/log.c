@@ -241,7 +241,7 @@ static void line_to_stream(struct clrie_pm_log *view, const char *text, size_t l
 }
 
 /* Appends formatted text to the line's buffer, which keeps room for a '\n' and a NUL. */
-__attribute__((format(printf, 2, 0))) static void line_vput(struct clrie_pm_log_line *line,
+__attribute__((format(__printf__, 2, 0))) static void line_vput(struct clrie_pm_log_line *line,
                                                             const char *fmt, va_list ap)
 {
     if (!line->active)
@@ -269,7 +269,7 @@ __attribute__((format(printf, 2, 0))) static void line_vput(struct clrie_pm_log_
     line->len += (size_t)n;
 }
 
-__attribute__((format(printf, 2, 3))) static void line_put(struct clrie_pm_log_line *line,
+__attribute__((format(__printf__, 2, 3))) static void line_put(struct clrie_pm_log_line *line,
                                                            const char *fmt, ...)
 {
     va_list ap;
@@ -278,7 +278,7 @@ __attribute__((format(printf, 2, 3))) static void line_put(struct clrie_pm_log_l
     va_end(ap);
 }
 
-__attribute__((format(printf, 5, 0))) static void
+__attribute__((format(__printf__, 5, 0))) static void
 line_begin(struct clrie_pm_log_line *line, struct clrie_pm_log *log, enum clrie_pm_log_kind kind,
            const char *guid36, const char *fmt, va_list ap)
 {

@@ -113,7 +113,7 @@ unsigned clrie_pm_log_kinds_for(struct clrie_pm_log *log, const char *guid36);
 
 /* Writes one line of the given kind, on behalf of the plugin guid36 (NULL for the engine). */
 void clrie_pm_log_write(struct clrie_pm_log *log, enum clrie_pm_log_kind kind, const char *guid36,
-                        const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+                        const char *fmt, ...) __attribute__((format(__printf__, 4, 5)));
 
 /* A line built in pieces and written whole, for text said in parts (a list, a name that must
  * be escaped). Caller-owned storage used by one thread; every begun line must be ended. When
@@ -130,9 +130,9 @@ struct clrie_pm_log_line {
 /* Starts a line as clrie_pm_log_write would write it. */
 void clrie_pm_log_line_begin(struct clrie_pm_log_line *line, struct clrie_pm_log *log,
                              enum clrie_pm_log_kind kind, const char *guid36, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
+    __attribute__((format(__printf__, 5, 6)));
 void clrie_pm_log_line_append(struct clrie_pm_log_line *line, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+    __attribute__((format(__printf__, 2, 3)));
 /* Appends text with control characters, bytes that are not well-formed UTF-8, line separators
  * and bidirectional controls written as \xNN (each byte), and '\' as \x5c where an 'x'
  * follows it, so a hostile name (a folder called "x\nLogError[...]") can neither forge a

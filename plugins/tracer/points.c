@@ -55,7 +55,7 @@ struct reading {
 };
 
 static void complain(struct reading *r, unsigned line, unsigned column, const char *format, ...)
-    __attribute__((format(printf, 4, 5)));
+    __attribute__((format(__printf__, 4, 5)));
 static void complain(struct reading *r, unsigned line, unsigned column, const char *format, ...)
 {
     if (r->problems++ >= MAX_PROBLEMS)
@@ -441,7 +441,7 @@ static void ignore_entity(void *ctx, const xmlChar *name, int type, const xmlCha
  * one instead. The first message is kept: the file is refused with it when the parser itself
  * found nothing to say. */
 static void on_generic_error(void *ctx, const char *format, ...)
-    __attribute__((format(printf, 2, 3)));
+    __attribute__((format(__printf__, 2, 3)));
 static void on_generic_error(void *ctx, const char *format, ...)
 {
     struct reading *r = ctx;

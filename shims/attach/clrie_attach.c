@@ -54,7 +54,7 @@ struct buffer {
     bool failed;
 };
 
-static void put(struct buffer *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(struct buffer *b, const char *fmt, ...) __attribute__((format(__printf__, 2, 3)));
 static void put(struct buffer *b, const char *fmt, ...)
 {
     va_list ap;

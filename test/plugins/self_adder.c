@@ -31,7 +31,7 @@ struct self_adder {
 
 static atomic_int initializations;
 
-__attribute__((format(printf, 1, 2))) static void note(const char *fmt, ...)
+__attribute__((format(__printf__, 1, 2))) static void note(const char *fmt, ...)
 {
     const char *path = getenv("CLRIE_SELF_ADDER_FILE");
     FILE *f = path ? fopen(path, "a") : NULL;

@@ -295,7 +295,7 @@ void clrie_plugin_host_init(struct clrie_plugin_host *host, IProfilerManager *ma
 void clrie_plugin_host_finish(struct clrie_plugin_host *host);
 /* `name: ` and the formatted text, one line (cut at 1023 bytes), through clrie_plugin_log. */
 void clrie_plugin_host_log(const struct clrie_plugin_host *host, bool error, const char *format,
-                           ...) __attribute__((format(printf, 3, 4)));
+                           ...) __attribute__((format(__printf__, 3, 4)));
 char *clrie_plugin_host_take_utf8(const struct clrie_plugin_host *host, HRESULT hr, BSTR *text);
 
 /* The runtime's ICorProfilerInfo behind the engine (IProfilerManager::GetCorProfilerInfo),
@@ -308,7 +308,7 @@ HRESULT clrie_plugin_profiler_info(IProfilerManager *manager, REFIID riid, void 
 /* Appends the formatted text and a newline to fd with a single write() (retried on EINTR),
  * cut at 4095 bytes: lines of several writers sharing an O_APPEND file never interleave.
  * Returns 0 or a negative errno. */
-int clrie_plugin_append_line(int fd, const char *format, ...) __attribute__((format(printf, 2, 3)));
+int clrie_plugin_append_line(int fd, const char *format, ...) __attribute__((format(__printf__, 2, 3)));
 
 /* Opens the file path names (UTF-8; made when missing, emptied first when truncate) for
  * clrie_plugin_append_line, on every system (CreateFileW on Windows): 0 and the descriptor in
