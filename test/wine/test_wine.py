@@ -23,7 +23,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import wine_apps  # noqa: E402
-from wine_apps import clrie_package, dotnet_apps  # noqa: E402
+from wine_apps import clrie_package, dotnet_apps, lines, read  # noqa: E402
 
 APP = os.path.join(dotnet_apps.APPS, "hello", "hello.csproj")
 PROBE_GUID = "{6B1E5C0A-3F7D-4C2B-9E41-8A2D5F0C7B13}"
@@ -92,24 +92,12 @@ def run(label, env=None):
     return result
 
 
-def lines(text):
-    return text.replace("\r\n", "\n").splitlines()
-
-
 def same_as_bare(label, result):
     checks.expect((result.returncode, result.stdout, result.stderr) ==
                   (bare.returncode, bare.stdout, bare.stderr),
                   "%s: stdout, stderr and exit code exactly as bare\n    bare: exit %d, "
                   "stdout %r, stderr %r" % (label, bare.returncode, bare.stdout, bare.stderr),
                   result)
-
-
-def read(path):
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.read()
-    except FileNotFoundError:
-        return ""
 
 
 def scenario_no_plugin(name, engine):

@@ -33,7 +33,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import wine_apps  # noqa: E402  (it makes test/dotnet's modules importable too)
-from wine_apps import clrie_package, dotnet_apps  # noqa: E402
+from wine_apps import clrie_package, dotnet_apps, lines, read  # noqa: E402
 from refreshed_points import (FOLDER_VARIABLE, STEPS, WATCH_VARIABLE, Session,  # noqa: E402
                               follow_steps, refresh_points)
 
@@ -97,18 +97,6 @@ def run(label, app, env=None):
     result = prefix.run(apps[app], env=env)
     print("timing: %s %.1f s (exit %d)" % (label, result.seconds, result.returncode), flush=True)
     return result
-
-
-def read(path):
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.read()
-    except FileNotFoundError:
-        return ""
-
-
-def lines(text):
-    return text.replace("\r\n", "\n").splitlines()
 
 
 def config_text(name, module, guid, settings=None):

@@ -81,6 +81,20 @@ def windows_path(path):
     return "Z:" + os.path.abspath(path).replace("/", "\\")
 
 
+def read(path):
+    """A file's text (what a profiler wrote, say), "" when it was never made."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except FileNotFoundError:
+        return ""
+
+
+def lines(text):
+    """The lines of a Windows program's text, whatever its line ends."""
+    return text.replace("\r\n", "\n").splitlines()
+
+
 class Result:
     """What one run of a Windows program printed, how it ended and how long it took. stdout
     and stderr are the program's text as it wrote it (Windows line ends included)."""
