@@ -252,19 +252,9 @@ int clrie_config_load_path(struct clrie_config *config, const char *path,
     return load_path_from(config, path, opts ? opts : &default_options, NULL);
 }
 
-/* The value of the first NAME=VALUE entry for name, as getenv would find it. */
-static const char *lookup(char *const *envp, const char *name)
-{
-    size_t n = strlen(name);
-    for (char *const *e = envp; *e; e++)
-        if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
-            return *e + n + 1;
-    return NULL;
-}
-
 static bool has_prefix(const char *entry, const char *prefix)
 {
-    return strncmp(entry, prefix, strlen(prefix)) == 0;
+    return clrie_os_env_entry_after(entry, prefix) != NULL;
 }
 
 static bool some_variable_has_prefix(char *const *envp, const char *prefix)
@@ -313,7 +303,7 @@ int clrie_config_load_env(struct clrie_config *config, char *const *envp)
 {
     if (!config || !envp)
         return -EINVAL;
-    const char *disable = lookup(envp, CLRIE_CONFIG_ENV_DISABLE_TRUST);
+    const char *disable = clrie_os_env_lookup(envp, CLRIE_CONFIG_ENV_DISABLE_TRUST);
     struct clrie_config_options opts = {.trust_check = !(disable && strcmp(disable, "1") == 0)};
     const char *prefix = clrie_config_env_prefix(envp);
     if (!prefix)
@@ -321,7 +311,7 @@ int clrie_config_load_env(struct clrie_config *config, char *const *envp)
     const size_t prefix_len = strlen(prefix);
     int ret = report_ignored(config, envp, prefix);
     for (char *const *e = envp; *e && ret != -ENOMEM; e++) {
-        if (strncmp(*e, prefix, prefix_len) != 0)
+        if (!has_prefix(*e, prefix))
             continue;
         const char *equals = strchr(*e + prefix_len, '=');
         if (!equals)

@@ -47,6 +47,7 @@
 #include <clrie/abi/corprof.h>
 #include <clrie/abi/instrumentation.h>
 #include <clrie/abi/metadata.h>
+#include <clrie/os/fs.h>
 #include <clrie/os/thread.h>
 #include <clrie/plugin.h>
 
@@ -137,8 +138,7 @@ static bool module_selected(struct stress *s, IModuleInfo *module)
         clrie_plugin_host_take_utf8(&s->host, module->lpVtbl->GetModuleName(module, &text), &text);
     if (!name)
         return false;
-    const char *base = strrchr(name, '/');
-    base = base ? base + 1 : name;
+    const char *base = clrie_os_path_name(name);
     bool selected = false;
     for (size_t i = 0; i < s->modules.count && !selected; i++)
         selected = strcasecmp(base, s->modules.items[i]) == 0;

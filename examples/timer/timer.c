@@ -39,6 +39,7 @@
 #include <clrie/abi/corprof.h>
 #include <clrie/abi/instrumentation.h>
 #include <clrie/abi/metadata.h>
+#include <clrie/os/fs.h>
 #include <clrie/plugin.h>
 
 #include "timer.h"
@@ -197,8 +198,7 @@ static bool module_timeable(struct timer *s, IModuleInfo *module)
                                              &text);
     if (!path)
         return false;
-    const char *slash = strrchr(path, '/');
-    bool helper = strcmp(slash ? slash + 1 : path, "Clrie.Timer.dll") == 0;
+    bool helper = strcmp(clrie_os_path_name(path), "Clrie.Timer.dll") == 0;
     bool timeable = !clrie_plugin_framework_has(&s->framework, path) && !helper;
     free(path);
     return timeable;

@@ -13,6 +13,12 @@ char *const *clrie_os_environ(void)
     return environ;
 }
 
+const char *clrie_os_env_entry_after(const char *entry, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    return strncmp(entry, prefix, n) == 0 ? entry + n : NULL;
+}
+
 int clrie_os_env_get(const char *name, char **value)
 {
     const char *v = getenv(name);

@@ -1,6 +1,7 @@
 /* clrie/os/file.h, env.h and error.h on real files: reading one open file in pieces and at
  * offsets, its canonical path (also for a name outside ASCII), what a folder or a missing file
- * gives, the environment as UTF-8, and a file of lines (log_file.h) opened to append or empty. */
+ * gives, the environment as UTF-8 with its names compared as the system does, and a file of
+ * lines (log_file.h) opened to append or empty. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -145,6 +146,40 @@ static void the_environment_as_utf8(void **state)
     clrie_os_env_block_free(block);
 }
 
+/* Variable names compare as the system compares them: the system's own lookup of a name in
+ * other letter case (found on Windows, not on POSIX) decides what clrie_os_env_lookup must
+ * answer for it. */
+static void names_compare_as_the_system_compares_them(void **state)
+{
+    (void)state;
+    char *value = NULL;
+    bool system_ignores_case = clrie_os_env_get("clrie_os_test_value", &value) == 0;
+    free(value);
+    assert_true(system_ignores_case == (CLRIE_OS_SEPARATOR == '\\'));
+
+    char *const *environment = clrie_os_environ();
+    assert_string_equal(clrie_os_env_lookup(environment, "CLRIE_OS_TEST_VALUE"), "value one");
+    assert_string_equal(clrie_os_env_lookup(environment, "CLRIE_OS_TEST_EMPTY"), "");
+    assert_null(clrie_os_env_lookup(environment, "CLRIE_OS_TEST_VALU"));
+    const char *other_case = clrie_os_env_lookup(environment, "Clrie_Os_Test_Value");
+    if (system_ignores_case)
+        assert_string_equal(other_case, "value one");
+    else
+        assert_null(other_case);
+
+    char *entries[] = {"Path=C:\\bin", "PATH=/usr/bin", "A=", "Prefix_Name=1", NULL};
+    const char *path = clrie_os_env_lookup(entries, "PATH");
+    assert_string_equal(path, system_ignores_case ? "C:\\bin" : "/usr/bin"); /* the first */
+    assert_string_equal(clrie_os_env_lookup(entries, "A"), "");
+    assert_null(clrie_os_env_lookup(entries, "Prefix"));
+    assert_null(clrie_os_env_lookup(NULL, "A"));
+    assert_string_equal(clrie_os_env_entry_after("Prefix_Name=1", "Prefix_"), "Name=1");
+    assert_true((clrie_os_env_entry_after("PREFIX_Name=1", "Prefix_") != NULL) ==
+                system_ignores_case);
+    assert_null(clrie_os_env_entry_after("Pre", "Prefix_"));
+    assert_null(clrie_os_env_entry_after("Prefix\u00e9", "Prefix\u00c9")); /* ASCII letters only */
+}
+
 static void a_file_of_lines_appends_and_empties_when_asked(void **state)
 {
     (void)state;
@@ -194,6 +229,7 @@ int main(void)
         cmocka_unit_test(folders_and_missing_files),
         cmocka_unit_test(absolute_paths),
         cmocka_unit_test(the_environment_as_utf8),
+        cmocka_unit_test(names_compare_as_the_system_compares_them),
         cmocka_unit_test(a_file_of_lines_appends_and_empties_when_asked),
         cmocka_unit_test(error_words),
     };

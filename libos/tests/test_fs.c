@@ -48,6 +48,27 @@ static void kinds_of_paths(void **state)
     test_tree_free(root);
 }
 
+/* The name after the last separator: '/' everywhere, '\\' too on Windows (where the runtime
+ * gives module paths such as C:\\app\\app.dll). */
+static void the_name_in_a_path(void **state)
+{
+    (void)state;
+    assert_string_equal(clrie_os_path_name("/srv/app/app.dll"), "app.dll");
+    assert_string_equal(clrie_os_path_name("app.dll"), "app.dll");
+    assert_string_equal(clrie_os_path_name("/srv/app/"), "");
+    assert_string_equal(clrie_os_path_name(""), "");
+    assert_null(clrie_os_path_last_separator("app.dll"));
+    const char *windows = "C:\\Program Files/app\\app.dll";
+    const char *last = clrie_os_path_last_separator(windows);
+    if (CLRIE_OS_SEPARATOR == '\\') {
+        assert_ptr_equal(last, windows + strlen("C:\\Program Files/app"));
+        assert_string_equal(clrie_os_path_name(windows), "app.dll");
+    } else {
+        assert_ptr_equal(last, windows + strlen("C:\\Program Files"));
+        assert_string_equal(clrie_os_path_name(windows), "app\\app.dll");
+    }
+}
+
 static void a_listing_gives_every_entry_once(void **state)
 {
     (void)state;
@@ -94,6 +115,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(kinds_of_paths),
+        cmocka_unit_test(the_name_in_a_path),
         cmocka_unit_test(a_listing_gives_every_entry_once),
         cmocka_unit_test(listing_what_is_no_folder_fails),
     };

@@ -43,6 +43,19 @@ out:
     return r;
 }
 
+static char ascii_lower(char c)
+{
+    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+const char *clrie_os_env_entry_after(const char *entry, const char *prefix)
+{
+    for (; *prefix; entry++, prefix++)
+        if (ascii_lower(*entry) != ascii_lower(*prefix)) /* also where entry ends first */
+            return NULL;
+    return entry;
+}
+
 /* The last UTF-8 copy clrie_os_environ made, and the UTF-16 block it was made from. */
 static SRWLOCK environ_lock = SRWLOCK_INIT;
 static char **environ_copy;

@@ -11,11 +11,7 @@
 
 const char *clrie_pm_env_lookup(char *const *envp, const char *name)
 {
-    size_t n = strlen(name);
-    for (; envp && *envp; envp++)
-        if (strncmp(*envp, name, n) == 0 && (*envp)[n] == '=')
-            return *envp + n + 1;
-    return NULL;
+    return clrie_os_env_lookup(envp, name);
 }
 
 const char *clrie_pm_env_path(char *const *envp, const char *name)
@@ -45,9 +41,9 @@ static char **engine_view;
 static char **engine_view_of;
 static size_t engine_view_count;
 
-static bool starts_with(const char *text, const char *prefix)
+static bool starts_with(const char *entry, const char *prefix)
 {
-    return strncmp(text, prefix, strlen(prefix)) == 0;
+    return clrie_os_env_entry_after(entry, prefix) != NULL;
 }
 
 /* A view of env (count entries, own of them clrie's own names), or NULL out of memory. */

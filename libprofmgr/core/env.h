@@ -16,7 +16,8 @@
 
 #include <stdbool.h>
 
-/* The value of name, or NULL when it is not set. */
+/* The value of name, or NULL when it is not set (names compared as the system does:
+ * clrie_os_env_lookup). */
 const char *clrie_pm_env_lookup(char *const *envp, const char *name);
 
 /* The value of name, or NULL when it is unset or empty (an empty path names nothing). */

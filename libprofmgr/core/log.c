@@ -1,5 +1,6 @@
 #include "log.h"
 
+#include "clrie/os/env.h"
 #include "clrie/os/error.h"
 #include "clrie/os/log_file.h"
 #include "env.h"
@@ -83,7 +84,8 @@ static int read_overrides(struct clrie_pm_log *log, char *const *envp)
     size_t prefix = strlen(LEVEL_PREFIX);
     for (char *const *e = envp; e && *e; e++) {
         const char *eq = strchr(*e, '=');
-        if (strncmp(*e, LEVEL_PREFIX, prefix) != 0 || !eq || eq - *e != (ptrdiff_t)prefix + 36)
+        if (!clrie_os_env_entry_after(*e, LEVEL_PREFIX) || !eq ||
+            eq - *e != (ptrdiff_t)prefix + 36)
             continue;
         void *grown = realloc(log->overrides, (log->override_count + 1) * sizeof(*log->overrides));
         if (!grown)

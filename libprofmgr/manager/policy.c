@@ -158,10 +158,7 @@ static bool ends_with(const char *name, size_t n, const char *suffix)
 
 static void copy_name(char *out, size_t size, const char *path, enum name_suffix suffix)
 {
-    const char *name = path; /* after the last separator ('\\' too on Windows) */
-    for (const char *p = path; *p; p++)
-        if (clrie_os_is_separator(*p))
-            name = p + 1;
+    const char *name = clrie_os_path_name(path);
     size_t n = strlen(name);
     if ((suffix != KEEP_SUFFIX && ends_with(name, n, ".exe")) ||
         (suffix == STRIP_ASSEMBLY && ends_with(name, n, ".dll")))

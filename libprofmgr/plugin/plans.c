@@ -170,20 +170,9 @@ static char *remember_folder(const char *path, size_t folder_len)
     return mark;
 }
 
-/* The last separator of path, or NULL: '/', and on Windows '\' too, which the Windows
- * runtime's module paths have. */
-static const char *last_separator(const char *path)
-{
-    const char *last = NULL;
-    for (const char *c = path; *c; c++)
-        if (clrie_os_is_separator(*c))
-            last = c;
-    return last;
-}
-
 bool clrie_plugin_framework_has(struct clrie_plugin_framework *framework, const char *path)
 {
-    const char *slash = last_separator(path);
+    const char *slash = clrie_os_path_last_separator(path); /* '\\' too in Windows paths */
     const char *base = slash ? slash + 1 : path;
     size_t folder_len = slash ? (size_t)(slash - path) : 0;
     char *folder = __atomic_load_n(&framework->folder, __ATOMIC_ACQUIRE);

@@ -109,7 +109,7 @@ int clrie_plugin_env_settings_each(const CLSID *clsid, clrie_plugin_setting_fn f
         return -ENOMEM;
     for (char *const *e = environment; *e; e++) {
         const char *eq = strchr(*e, '=');
-        if (!eq || strncmp(*e, prefix, n) != 0 || eq == *e + n)
+        if (!eq || !clrie_os_env_entry_after(*e, prefix) || eq <= *e + n)
             continue;
         char *name = clrie_os_strndup(*e + n, (size_t)(eq - *e - (ptrdiff_t)n));
         if (!name)

@@ -10,6 +10,7 @@
 
 #include <cmocka.h>
 
+#include "clrie/os/fs.h"
 #include "clrie/os/thread.h"
 #include "fake_slots.h"
 #include "utf16.h"
@@ -123,12 +124,6 @@ void fake_give_string(const char *utf8, ULONG cch, ULONG *pcch, WCHAR *buffer)
     free(text);
 }
 
-static const char *file_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash ? slash + 1 : path;
-}
-
 /* ---- do-nothing slots, generated from the method tables -------------------------------- */
 
 #define NI_INFO(ret, name, params, args) FAKE_NOT_IMPLEMENTED(info, ret, name, params)
@@ -198,7 +193,7 @@ static HRESULT STDMETHODCALLTYPE mdi_GetScopeProps(IMetaDataImport2 *This, LPWST
 {
     struct fake_module m = {0};
     assert_true(get_module(md(This)->module, &m));
-    fake_give_string(file_name(m.path), cchName, pchName, szName);
+    fake_give_string(clrie_os_path_name(m.path), cchName, pchName, szName);
     if (pmvid)
         *pmvid = m.mvid;
     return S_OK;

@@ -266,10 +266,7 @@ static char *library_path(const char *file, const char *library)
 {
     if (clrie_os_path_is_absolute(library))
         return strdup(library);
-    const char *slash = NULL;
-    for (const char *p = file; *p; p++)
-        if (clrie_os_is_separator(*p))
-            slash = p;
+    const char *slash = clrie_os_path_last_separator(file);
     size_t folder = slash ? (size_t)(slash - file) : 1;
     const char *base = slash ? file : ".";
     size_t len = folder + 1 + strlen(library) + 1;

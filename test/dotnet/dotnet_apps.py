@@ -1,5 +1,7 @@
 """Builds the C# test apps under test/dotnet/ with the machine's SDK and runs them, with and
 without a profiler attached. Used by the tests that need the real runtime."""
+import fcntl
+import hashlib
 import os
 import shutil
 import subprocess
@@ -142,6 +144,27 @@ def announce_runtime(dotnet, out):
 # the app's project references each by that path.
 LIBRARIES = {"traced": ("tracedlib",)}
 
+# A folder where the apps of every test are built, instead of each test's own: test/run sets it
+# for the whole run, so that the tests of the normal and the sanitized builds, which build the
+# same apps the same way, build each once. Each app is built there under a lock (the tests run
+# in parallel), and not again while a stamp beside it says the same sources were built the same
+# way (an up-to-date `dotnet build` still takes seconds).
+CACHE_VARIABLE = "CLRIE_TEST_APPS_CACHE"
+
+
+def _sources_stamp(command, folders):
+    """A digest of the build command and of every source file under folders (name, size and
+    modification time; the build's own bin/ and obj/ are not sources)."""
+    digest = hashlib.sha256("\0".join(command).encode())
+    for folder in folders:
+        for root, dirs, files in os.walk(folder):
+            dirs[:] = sorted(d for d in dirs if d not in ("bin", "obj"))
+            for name in sorted(files):
+                info = os.stat(os.path.join(root, name))
+                digest.update(("\0%s\0%d\0%d" % (os.path.join(root, name), info.st_size,
+                                                  info.st_mtime_ns)).encode())
+    return digest.hexdigest()
+
 
 def build_app(dotnet, name, out_root, tool=False, project=None, library=False):
     """Builds test/dotnet/<name> into out_root/<name> (offline, incremental) and returns the
@@ -152,7 +175,10 @@ def build_app(dotnet, name, out_root, tool=False, project=None, library=False):
     A tool (a generator the script runs with `dotnet`, never under the engine) is always built
     for the SDK's framework, and its runtime is not announced. project: the .csproj, when it is
     not test/dotnet/<name>/<name>.csproj. library: one of LIBRARIES, built like its app and
-    not announced."""
+    not announced. With CLRIE_TEST_APPS_CACHE set, the app is built in that folder instead
+    (out_root is still made, for what the test writes there)."""
+    os.makedirs(out_root, exist_ok=True)
+    out_root = os.environ.get(CACHE_VARIABLE) or out_root
     for dependency in LIBRARIES.get(name, ()):
         build_app(dotnet, dependency, out_root, library=True)
     major = None if tool else test_runtime()
@@ -170,10 +196,34 @@ def build_app(dotnet, name, out_root, tool=False, project=None, library=False):
         obj = os.path.join(out_root, "obj-" + runtime_rid(), name)
         extra = ["-r", runtime_rid(), "--self-contained"]
     project = project or os.path.join(APPS, name, name + ".csproj")
-    result = subprocess.run(
-        [dotnet, "build", project, "-c", "Release", "-o", out, "--nologo", "-v", "q",
-         "-p:BaseIntermediateOutputPath=" + obj + "/", *extra],
-        env=quiet_environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    command = [dotnet, "build", project, "-c", "Release", "-o", out, "--nologo", "-v", "q",
+               "-p:BaseIntermediateOutputPath=" + obj + "/", *extra]
+    os.makedirs(out_root, exist_ok=True)
+    with open(os.path.join(out_root, ".%s.lock" % name), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        stamp_path = out + ".stamp"
+        sources = [os.path.dirname(project)] + [os.path.join(APPS, library_name)
+                                                for library_name in LIBRARIES.get(name, ())]
+        stamp = _sources_stamp(command, sources)
+        try:
+            with open(stamp_path) as f:
+                built = f.read() == stamp and os.path.isfile(os.path.join(out, name + ".dll"))
+        except OSError:
+            built = False
+        if not built:
+            _run_build(command, major, name)
+            with open(stamp_path, "w") as f:
+                f.write(stamp)
+    if not tool and not library:
+        announce_runtime(dotnet, out)
+    return os.path.join(out, name + ".dll")
+
+
+def _run_build(command, major, name):
+    """Runs `dotnet build` (command); on failure exits, 77 when NuGet could not serve the
+    packs of another runtime (unless CI=true)."""
+    result = subprocess.run(command, env=quiet_environment(), stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True)
     if result.returncode != 0:
         if (major or os.environ.get(RID_VARIABLE)) and "error NU1" in result.stdout:
             if os.environ.get("CI", "").lower() in ("1", "true"):
@@ -184,9 +234,6 @@ def build_app(dotnet, name, out_root, tool=False, project=None, library=False):
                 major or "(the SDK's)", runtime_rid(), result.stdout))
             sys.exit(SKIP)
         sys.exit("building %s failed:\n%s" % (name, result.stdout))
-    if not tool and not library:
-        announce_runtime(dotnet, out)
-    return os.path.join(out, name + ".dll")
 
 
 def build_library(dotnet, project, name, out_root, properties=()):

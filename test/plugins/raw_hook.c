@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "clrie/abi/corprof.h"
+#include "clrie/os/fs.h"
 #include "clrie/plugin.h"
 
 #include "hook_common.h"
@@ -128,9 +129,9 @@ static void write_module_line(struct test_hook *hook, const char *event, ModuleI
     if (hook->info && SUCCEEDED(hook->info->lpVtbl->GetModuleInfo(hook->info, moduleId, &base, 512,
                                                                   &len, wide, &assembly))) {
         narrow(wide, len, name, sizeof name);
-        char *slash = strrchr(name, '/');
-        if (slash && slash[1])
-            memmove(name, slash + 1, strlen(slash + 1) + 1);
+        const char *file = clrie_os_path_name(name);
+        if (*file)
+            memmove(name, file, strlen(file) + 1);
     }
     write_line(hook, event, name);
 }

@@ -27,6 +27,17 @@ int clrie_os_env_get(const char *name, char **value);
  * before stay, as a caller may still read one). NULL only when out of memory. */
 char *const *clrie_os_environ(void);
 
+/* The rest of the "NAME=VALUE" entry after prefix when the entry starts with it, as the system
+ * compares variable names, else NULL: exactly on POSIX; on Windows, where names differ only in
+ * letter case are one variable (Path and PATH), ignoring the case of ASCII letters. With a
+ * variable's whole name as prefix, the rest starts with '=' for that variable. */
+const char *clrie_os_env_entry_after(const char *entry, const char *prefix);
+
+/* The value of the variable name in envp (an array of "NAME=VALUE" entries ending with NULL),
+ * names compared as clrie_os_env_entry_after does; the first match, as getenv finds it. NULL
+ * when it is not there. */
+const char *clrie_os_env_lookup(char *const *envp, const char *name);
+
 /* A copy of the whole environment: a malloc'd array of "NAME=VALUE" strings ending with NULL,
  * in *out, to be freed with clrie_os_env_block_free. */
 int clrie_os_env_block(char ***out);

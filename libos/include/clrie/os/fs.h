@@ -27,6 +27,13 @@ extern "C" {
 /* Is c a separator of folders on this system ('/', and on Windows '\' too)? */
 int clrie_os_is_separator(char c);
 
+/* The last separator in path, or NULL when it has none. */
+const char *clrie_os_path_last_separator(const char *path);
+
+/* The name after the last separator of path ("app.dll" of "/srv/app.dll", and of
+ * "C:\\srv\\app.dll" on Windows), or path itself when it has no separator. */
+const char *clrie_os_path_name(const char *path);
+
 /* Is path absolute ("/..." on POSIX; "C:\\...", "C:/..." or a UNC path "\\\\server\\share" on
  * Windows)? */
 int clrie_os_path_is_absolute(const char *path);
