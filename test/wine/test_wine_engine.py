@@ -16,6 +16,10 @@
            instrumented and ReJIT-ed with no failure;
   raw-hook a plain profiler DLL (test/plugins/raw_hook.c) as the raw profiler hook beside the
            engine: it is initialised, sees the app's modules and shuts down, the app as bare;
+  bad-input
+           configurations naming a truncated plugin DLL, a plugin DLL for ARM64 and no file at
+           all, beside the tracer example in a folder named outside ASCII: each bad one refused
+           in one line naming it, the app traced and otherwise as bare;
   tracer-watch, tracer-refresh
            the tracer plugin (plugins/tracer) installed with Clrie.Tracing.dll and Tracer.config,
            on test/dotnet/refreshed while its points file changes (test/dotnet/recorder's C#
@@ -337,13 +341,75 @@ def scenario_raw_hook():
         seen = lines(read(raw))
         checks.expect(seen[:1] == ["raw Initialize"] and "raw Shutdown" in seen,
                       "raw hook: initialised first, shut down", seen=seen[:8])
-        checks.expect(any(l.startswith("raw ModuleLoadFinished ") and l.endswith("\\hello.dll")
-                          for l in seen),
+        checks.expect("raw ModuleLoadFinished hello.dll" in seen,
                       "raw hook: saw the app's module load", seen=seen)
         checks.expect(any(l.startswith("raw GetEventMask 0x") for l in seen),
                       "raw hook: its event mask was set", seen=seen[:8])
         checks.expect(read(log).strip() == "", "raw hook: the engine logged no error",
                       seen=read(log)[:2000])
+    finally:
+        box.close()
+
+
+# ---- what the engine cannot use, and names outside ASCII ------------------------------------
+
+ARM64_MACHINE = 0xAA64
+
+
+def for_arm64(dll):
+    """The bytes of the x64 DLL dll with its PE header saying it is for ARM64."""
+    with open(dll, "rb") as f:
+        data = bytearray(f.read())
+    header = int.from_bytes(data[0x3C:0x40], "little")
+    assert data[header:header + 4] == b"PE\0\0", dll
+    data[header + 4:header + 6] = ARM64_MACHINE.to_bytes(2, "little")
+    return bytes(data)
+
+
+def scenario_bad_input():
+    """Configurations the engine cannot use beside one it can: a truncated copy of a plugin
+    DLL, a plugin DLL for another machine, a configuration file that is not there; and the
+    tracer example in a folder named outside ASCII (configuration and DLL reached through
+    UTF-16 paths). Each bad one is refused in one line naming it, the good one traces, the app
+    runs as bare."""
+    box = dotnet_apps.Sandbox("clrie-wine", "bad-input", args.keep)
+    try:
+        tracer = os.path.basename(built["tracer"])
+        good = box.copy(built["tracer"], "pl\u00fcgin-\u4e2d/" + tracer)
+        good_config = box.write("pl\u00fcgin-\u4e2d/tracer.config",
+                                config_text("tracer", tracer, TRACER_GUID,
+                                            {"Pattern": "Sample.*"}))
+        with open(built["tracer"], "rb") as f:
+            box.write_bytes("truncated/truncated.dll", f.read(4096))
+        truncated_config = box.write("truncated/truncated.config", config_text(
+            "truncated", "truncated.dll", "{A3C52C58-0E2B-4C43-9C2B-6B0F1B7E3D11}"))
+        box.write_bytes("arm64/arm64.dll", for_arm64(built["tracer"]))
+        arm64_config = box.write("arm64/arm64.config", config_text(
+            "arm64", "arm64.dll", "{A3C52C58-0E2B-4C43-9C2B-6B0F1B7E3D12}"))
+        missing_config = box.path("missing/none.config")
+        log = box.path("engine.log")
+        env = wine_apps.profiler_environment(built["engine"], log, {
+            "A_Truncated": truncated_config, "B_Arm64": arm64_config,
+            "C_Missing": missing_config, "D_Tracer": good_config})
+        result = run("bad input", "sample", env)
+        as_bare("bad input", "sample", result, stdout=False)
+        checks.expect(traced_lines_removed(result.stdout) == lines(baseline["sample"].stdout) and
+                      lines(result.stdout)[:1] == ["enter Sample.Program::Main"],
+                      "bad input: the tracer in a folder named outside ASCII traces the app",
+                      result)
+        text = read(log)
+        for line in lines(text):
+            print("   log: " + line)
+        for what, name in (("a truncated plugin DLL", "truncated.dll"),
+                           ("a plugin DLL for ARM64", "arm64.dll"),
+                           ("a configuration that is not there", "none.config")):
+            named = [l for l in lines(text) if name in l]
+            checks.expect(len(named) == 1,
+                          "bad input: %s is refused in one line naming it (%s)" % (what, name),
+                          seen=text[:3000])
+        checks.expect(wine_apps.windows_path(good) not in text and "pl\u00fcgin" not in text,
+                      "bad input: no line about the plugin in the folder named outside ASCII",
+                      seen=text[:3000])
     finally:
         box.close()
 
@@ -400,6 +466,8 @@ scenarios = [
     ("tracer", "examples/tracer under clrie and Microsoft's CLRIE", scenario_tracer),
     ("stress", "examples/stress: every method rewritten and ReJIT-ed", scenario_stress),
     ("raw-hook", "a raw profiler hook beside the engine", scenario_raw_hook),
+    ("bad-input", "DLLs and configurations the engine cannot use; names outside ASCII",
+     scenario_bad_input),
     ("tracer-watch", "the tracer plugin, its points folder watched",
      lambda: scenario_tracer_plugin(True)),
     ("tracer-refresh", "the tracer plugin, refreshed by Clrie.Tracing.Tracing.Refresh()",
@@ -407,4 +475,4 @@ scenarios = [
 ]
 dotnet_apps.run_scenarios(checks, scenarios, {s[0] for s in scenarios})
 sys.exit(checks.finish("clrie's Windows build runs apps unchanged under Wine: proxy install, "
-                       "IL rewriting, ReJIT, raw hook, tracer plugin"))
+                       "IL rewriting, ReJIT, raw hook, bad input refused, tracer plugin"))
