@@ -1,5 +1,7 @@
-/* A shared object that loads but is not an engine: it lacks DllGetClassObject. */
-__attribute__((visibility("default"))) int not_an_engine(void);
+/* A shared object (a DLL) that loads but is not an engine: it lacks DllGetClassObject. */
+#include "clrie/abi/base.h"
+
+CLRIE_ABI_EXPORT int not_an_engine(void);
 
 int not_an_engine(void)
 {
