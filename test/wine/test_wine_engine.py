@@ -18,8 +18,9 @@
            engine: it is initialised, sees the app's modules and shuts down, the app as bare;
   bad-input
            configurations naming a truncated plugin DLL, a plugin DLL for ARM64 and no file at
-           all, beside the tracer example in a folder named outside ASCII: each bad one refused
-           in one line naming it, the app traced and otherwise as bare;
+           all, beside the tracer example in a folder named outside ASCII (its variable named in
+           lower case): each bad one refused in one line naming it, the app traced and
+           otherwise as bare;
   tracer-watch, tracer-refresh
            the tracer plugin (plugins/tracer) installed with Clrie.Tracing.dll and Tracer.config,
            on test/dotnet/refreshed while its points file changes (test/dotnet/recorder's C#
@@ -370,8 +371,8 @@ def scenario_bad_input():
     """Configurations the engine cannot use beside one it can: a truncated copy of a plugin
     DLL, a plugin DLL for another machine, a configuration file that is not there; and the
     tracer example in a folder named outside ASCII (configuration and DLL reached through
-    UTF-16 paths). Each bad one is refused in one line naming it, the good one traces, the app
-    runs as bare."""
+    UTF-16 paths; its variable's name in lower case). Each bad one is refused in one line
+    naming it, the good one traces, the app runs as bare."""
     box = dotnet_apps.Sandbox("clrie-wine", "bad-input", args.keep)
     try:
         tracer = os.path.basename(built["tracer"])
@@ -390,7 +391,9 @@ def scenario_bad_input():
         log = box.path("engine.log")
         env = wine_apps.profiler_environment(built["engine"], log, {
             "A_Truncated": truncated_config, "B_Arm64": arm64_config,
-            "C_Missing": missing_config, "D_Tracer": good_config})
+            "C_Missing": missing_config})
+        # Windows compares variable names ignoring case, and so must the engine.
+        env[(dotnet_apps.CONFIG_VAR + "D_Tracer").lower()] = wine_apps.windows_path(good_config)
         result = run("bad input", "sample", env)
         as_bare("bad input", "sample", result, stdout=False)
         checks.expect(traced_lines_removed(result.stdout) == lines(baseline["sample"].stdout) and
