@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <wchar.h>
 
 /* Creates a new empty folder under $TMPDIR (or /tmp), mode 0755. Returns a malloc'd path. */
 char *test_tree_new(void);
@@ -42,6 +43,10 @@ char *test_path(const char *root, const char *relative);
 /* Writes the other separator of this system's paths as '/' in text, in place ('\' on
  * Windows; elsewhere nothing changes), so that expected paths read alike on every system. */
 void test_slashes(char *text);
+
+/* Windows only (test/support_win32.c): text in UTF-16, malloc'd; aborts on text that is not
+ * UTF-8 and when memory is short. */
+wchar_t *test_utf16(const char *text);
 
 /* Reads a whole file into a malloc'd NUL-terminated buffer; NULL if it cannot be read. */
 char *test_read_file(const char *path, size_t *len);

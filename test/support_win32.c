@@ -21,7 +21,7 @@ static void die(const char *what, const char *path)
     abort();
 }
 
-static wchar_t *wide(const char *text)
+wchar_t *test_utf16(const char *text)
 {
     int units = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, text, -1, NULL, 0);
     wchar_t *w = units > 0 ? malloc((size_t)units * sizeof(*w)) : NULL;
@@ -73,7 +73,7 @@ char *test_tree_new(void)
         snprintf(name, sizeof(name), "clrie-test-%lu-%lu-%u", (unsigned long)GetCurrentProcessId(),
                  (unsigned long)GetTickCount(), attempt);
         char *path = test_path(base, name);
-        wchar_t *w = wide(path);
+        wchar_t *w = test_utf16(path);
         BOOL made = CreateDirectoryW(w, NULL);
         DWORD error = GetLastError();
         free(w);
@@ -92,7 +92,7 @@ static void remove_tree(const char *path)
     enum clrie_os_kind kind;
     if (clrie_os_path_kind(path, &kind) != 0)
         return;
-    wchar_t *w = wide(path);
+    wchar_t *w = test_utf16(path);
     if (kind == CLRIE_OS_DIRECTORY) {
         struct clrie_os_dir *dir = NULL;
         const char *name;
@@ -126,13 +126,13 @@ static void mkdir_p(char *path)
         if (*c != '\\' || c[-1] == ':')
             continue;
         *c = '\0';
-        wchar_t *w = wide(path);
+        wchar_t *w = test_utf16(path);
         if (!CreateDirectoryW(w, NULL) && GetLastError() != ERROR_ALREADY_EXISTS)
             die("CreateDirectoryW", path);
         free(w);
         *c = '\\';
     }
-    wchar_t *w = wide(path);
+    wchar_t *w = test_utf16(path);
     if (!CreateDirectoryW(w, NULL) && GetLastError() != ERROR_ALREADY_EXISTS)
         die("CreateDirectoryW", path);
     free(w);
@@ -162,7 +162,7 @@ void test_tree_write(const char *root, const char *relative, const void *data, s
 {
     char *path = test_path(root, relative);
     make_parent(path);
-    wchar_t *w = wide(path);
+    wchar_t *w = test_utf16(path);
     HANDLE h = CreateFileW(w, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
     free(w);
     DWORD written = 0;
@@ -177,7 +177,7 @@ void test_tree_sparse(const char *root, const char *relative, uint64_t size)
 {
     char *path = test_path(root, relative);
     make_parent(path);
-    wchar_t *w = wide(path);
+    wchar_t *w = test_utf16(path);
     HANDLE h = CreateFileW(w, GENERIC_WRITE, 0, NULL, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
     free(w);
     if (h == INVALID_HANDLE_VALUE)
@@ -196,7 +196,7 @@ void test_tree_sparse(const char *root, const char *relative, uint64_t size)
 
 char *test_read_file(const char *path, size_t *len)
 {
-    wchar_t *w = wide(path);
+    wchar_t *w = test_utf16(path);
     HANDLE h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, NULL, OPEN_EXISTING,
                            FILE_ATTRIBUTE_NORMAL, NULL);
     free(w);
@@ -224,7 +224,7 @@ void test_tree_copy(const char *root, const char *relative, const char *source)
 {
     char *path = test_path(root, relative);
     make_parent(path);
-    wchar_t *from = wide(source), *to = wide(path);
+    wchar_t *from = test_utf16(source), *to = test_utf16(path);
     if (!CopyFileW(from, to, FALSE))
         die("CopyFileW", path);
     free(from);
@@ -253,7 +253,7 @@ void test_tree_chmod(const char *root, const char *relative, unsigned mode)
 
 void test_env_set(const char *name, const char *value)
 {
-    wchar_t *wide_name = wide(name), *wide_value = value ? wide(value) : NULL;
+    wchar_t *wide_name = test_utf16(name), *wide_value = value ? test_utf16(value) : NULL;
     /* The C runtime's copy first (it removes a variable set to ""), then the system's block
      * exactly, where an empty value stays set. */
     if (_wputenv_s(wide_name, wide_value ? wide_value : L"") != 0 ||
@@ -277,7 +277,7 @@ struct test_stderr *test_stderr_capture(void)
     c->tree = test_tree_new();
     c->path = test_path(c->tree, "stderr.txt");
     fflush(stderr);
-    wchar_t *w = wide(c->path);
+    wchar_t *w = test_utf16(c->path);
     /* Binary, so that the text is the bytes written: _dup2 gives descriptor 2 this mode. */
     int fd = _wopen(w, _O_WRONLY | _O_CREAT | _O_TRUNC | _O_BINARY, _S_IREAD | _S_IWRITE);
     free(w);

@@ -179,6 +179,7 @@ def build_app(dotnet, name, out_root, tool=False, project=None, library=False):
     (out_root is still made, for what the test writes there)."""
     os.makedirs(out_root, exist_ok=True)
     out_root = os.environ.get(CACHE_VARIABLE) or out_root
+    os.makedirs(out_root, exist_ok=True)
     for dependency in LIBRARIES.get(name, ()):
         build_app(dotnet, dependency, out_root, library=True)
     major = None if tool else test_runtime()
@@ -198,7 +199,6 @@ def build_app(dotnet, name, out_root, tool=False, project=None, library=False):
     project = project or os.path.join(APPS, name, name + ".csproj")
     command = [dotnet, "build", project, "-c", "Release", "-o", out, "--nologo", "-v", "q",
                "-p:BaseIntermediateOutputPath=" + obj + "/", *extra]
-    os.makedirs(out_root, exist_ok=True)
     with open(os.path.join(out_root, ".%s.lock" % name), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         stamp_path = out + ".stamp"

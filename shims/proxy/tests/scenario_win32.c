@@ -32,32 +32,12 @@ const struct system_facts system_facts = {
     .unload_unmaps = true,
 };
 
-/* text in UTF-16, malloc'd; NULL when it is not UTF-8 or memory is short. */
-static wchar_t *utf16(const char *text)
-{
-    int units = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, text, -1, NULL, 0);
-    wchar_t *w = units > 0 ? malloc((size_t)units * sizeof(*w)) : NULL;
-    if (w && MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, text, -1, w, units) != units) {
-        free(w);
-        w = NULL;
-    }
-    return w;
-}
-
-/* The same, in the test's process, where a failure fails the test. */
-static wchar_t *wide(const char *text)
-{
-    wchar_t *w = utf16(text);
-    assert_non_null(w);
-    return w;
-}
-
 /* ---- the child -------------------------------------------------------------------------- */
 
 static int write_outcome(const char *path, const struct outcome *o)
 {
-    wchar_t *w = utf16(path);
-    FILE *f = w ? _wfopen(w, L"wb") : NULL;
+    wchar_t *w = test_utf16(path);
+    FILE *f = _wfopen(w, L"wb");
     free(w);
     if (!f)
         return 14;
@@ -147,7 +127,7 @@ static wchar_t *child_command_line(const struct scenario *sc, const char *result
     for (size_t i = 0; i < CHILD_ARGUMENTS; i++)
         append_argument(&end, fields[i]);
     *end = '\0';
-    wchar_t *w = wide(line + 1); /* without the space before the first argument */
+    wchar_t *w = test_utf16(line + 1); /* without the space before the first argument */
     free(line);
     free(program);
     return w;
@@ -159,7 +139,7 @@ static wchar_t *child_environment(const struct scenario *sc)
 {
     size_t units = 2;
     for (size_t i = 0; sc->env[i]; i++) {
-        wchar_t *entry = wide(sc->env[i]);
+        wchar_t *entry = test_utf16(sc->env[i]);
         units += wcslen(entry) + 1;
         free(entry);
     }
@@ -167,7 +147,7 @@ static wchar_t *child_environment(const struct scenario *sc)
     assert_non_null(block);
     wchar_t *p = block;
     for (size_t i = 0; sc->env[i]; i++) {
-        wchar_t *entry = wide(sc->env[i]);
+        wchar_t *entry = test_utf16(sc->env[i]);
         size_t n = wcslen(entry) + 1;
         memcpy(p, entry, n * sizeof(*p));
         p += n;
@@ -180,7 +160,7 @@ static wchar_t *child_environment(const struct scenario *sc)
 static HANDLE inheritable_file(const char *path)
 {
     SECURITY_ATTRIBUTES inherit = {.nLength = sizeof(inherit), .bInheritHandle = TRUE};
-    wchar_t *w = wide(path);
+    wchar_t *w = test_utf16(path);
     HANDLE h = CreateFileW(w, GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE, &inherit,
                            CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, NULL);
     free(w);
@@ -223,7 +203,7 @@ static DWORD run_child(const struct scenario *sc, const char *result_path, const
 
 static void remove_file(const char *path)
 {
-    wchar_t *w = wide(path);
+    wchar_t *w = test_utf16(path);
     DeleteFileW(w);
     free(w);
 }
@@ -264,7 +244,7 @@ void log_pipe_make(const char *tree, struct log_pipe *pipe)
     assert_non_null(pipe->path);
     pipe->refusal = "it is a pipe or another kind of file, not a regular file or a character "
                     "device";
-    wchar_t *w = wide(name);
+    wchar_t *w = test_utf16(name);
     HANDLE server = CreateNamedPipeW(w, PIPE_ACCESS_INBOUND, PIPE_TYPE_BYTE | PIPE_WAIT, 1, 4096,
                                      4096, 0, NULL);
     free(w);
