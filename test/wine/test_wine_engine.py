@@ -1,13 +1,14 @@
 """clrie's Windows x64 build in the Windows x64 .NET runtime under Wine, as a Windows user runs it:
 
-  proxy    the engine and the proxy installed in CLRIE's layout under the prefix's
-           C:\\Program Files\\Microsoft CLR Instrumentation Engine, and a product's plugin in
-           its own folder there, all with the trust check on: an app started through the
-           installed proxy, and through a copy of it in the product's folder (which finds the
-           install through %ProgramFiles%), runs instrumented; a plugin in a folder Everyone
-           can change is refused in one line; a newer version installed beside is chosen at
-           the next start and a preview is not; with no version left the proxy logs one line
-           naming the root and the app runs as bare;
+  proxy    the build's MSI (packaging/msi/build-msi, as 1.0.0 and as 1.0.1) installed with
+           msiexec /qn into the prefix's C:\\Program Files\\Microsoft CLR Instrumentation
+           Engine, and a product's plugin in its own folder there, all with the trust check
+           on: an app started through the installed proxy, and through a copy of it in the
+           product's folder (which finds the install through %ProgramFiles%), runs
+           instrumented; a plugin in a folder Everyone can change is refused in one line; the
+           newer package installed beside is chosen at the next start and a preview is not;
+           once the newer is uninstalled the older works on; once both are, nothing is left
+           and the proxy logs one line naming the root and the app runs as bare;
   tracer   examples/tracer (IL rewriting: entry and exit lines through the app's own
            Console.WriteLine) on test/dotnet/sample, under Microsoft's Windows CLRIE and under
            clrie: the same output under both, and the app's own lines as bare;
@@ -43,6 +44,8 @@ from refreshed_points import (FOLDER_VARIABLE, STEPS, WATCH_VARIABLE, Session,  
                               follow_steps, refresh_points)
 
 BUILD_VARIABLE = "CLRIE_TEST_WINDOWS_BUILD"
+BUILD_MSI = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "packaging",
+                         "msi", "build-msi")
 ENGINE = "MicrosoftInstrumentationEngine_x64.dll"
 PROXY = "InstrumentationEngine.ProfilerProxy_x64.dll"
 INSTALL_FOLDER = "Microsoft CLR Instrumentation Engine"
@@ -150,9 +153,32 @@ def traced_lines_removed(stdout):
     return [l for l in lines(stdout) if not l.startswith(("enter Sample.", "exit Sample."))]
 
 
-# ---- the proxy and an install under C:\Program Files ----------------------------------------
+# ---- the MSI and the proxy under C:\Program Files -------------------------------------------
+
+def build_msi(box, version):
+    """The package packaging/msi/build-msi makes of the build, installing as version."""
+    msi = box.path("clrie-%s-x64.msi" % version)
+    result = subprocess.run([BUILD_MSI, build, msi, "--version", version],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    built_lines = [l for l in lines(result.stdout) if "GLib" not in l]
+    checks.expect(result.returncode == 0 and os.path.isfile(msi),
+                  "build-msi %s: the package is built, and it only places files" % version,
+                  seen="\n".join(built_lines))
+    return msi
+
+
+def msiexec(action, msi, label):
+    """msiexec /i or /x of the package, quiet, as an administrator's deployment runs it."""
+    result = prefix.run("msiexec", [action, wine_apps.windows_path(msi), "/qn"])
+    print("timing: msiexec %s %s %.1f s (exit %d)" % (action, os.path.basename(msi),
+                                                     result.seconds, result.returncode),
+          flush=True)
+    checks.expect(result.returncode == 0, "%s: msiexec %s exits 0" % (label, action), result)
+
 
 def scenario_proxy():
+    """The MSI installed, a newer one beside it, each uninstalled; the app started through the
+    installed proxy and through a copy of it in a product's folder, with the trust check on."""
     program_files = os.path.join(prefix.path, "drive_c", "Program Files")
     root = os.path.join(program_files, INSTALL_FOLDER)
     product = os.path.join(program_files, PRODUCT_FOLDER)
@@ -162,19 +188,19 @@ def scenario_proxy():
                           % folder)
             return
         shutil.rmtree(folder, ignore_errors=True)
-        os.makedirs(folder)
-        open(os.path.join(folder, INSTALL_MARK), "w").close()
+    os.makedirs(product)
+    open(os.path.join(product, INSTALL_MARK), "w").close()
     windows_root = "C:\\Program Files\\" + INSTALL_FOLDER
     box = dotnet_apps.Sandbox("clrie-wine", "proxy", args.keep)
+    msis = {}
     try:
-        def install(version):
-            folder = os.path.join(root, version, "Instrumentation64")
-            os.makedirs(folder)
-            shutil.copyfile(built["engine"], os.path.join(folder, ENGINE))
-
-        install("1.0.0")
-        os.makedirs(os.path.join(root, "Proxy", "v1"))
-        shutil.copyfile(built["proxy"], os.path.join(root, "Proxy", "v1", PROXY))
+        for version in ("1.0.0", "1.0.1"):
+            msis[version] = build_msi(box, version)
+        if checks.failures:
+            return
+        msiexec("/i", msis["1.0.0"], "the package of 1.0.0")
+        # Marks the install as this test's until the last uninstall, for a run cut short.
+        open(os.path.join(root, INSTALL_MARK), "w").close()
         # A product installed as on Windows: its plugin and configuration in its own folder
         # under Program Files, and a copy of the proxy there.
         tracer = os.path.basename(built["tracer"])
@@ -216,7 +242,7 @@ def scenario_proxy():
 
         installed = windows_root + "\\Proxy\\v1\\" + PROXY
         result, text, proxy_lines = start("installed proxy", installed)
-        expect_loaded("the installed proxy", result, text, proxy_lines, "1.0.0")
+        expect_loaded("the proxy the MSI installed", result, text, proxy_lines, "1.0.0")
         result, text, proxy_lines = start("product proxy", windows_product + "\\" + PROXY)
         expect_loaded("a copy of the proxy in a product's folder (%ProgramFiles%)", result,
                       text, proxy_lines, "1.0.0")
@@ -233,21 +259,40 @@ def scenario_proxy():
                       "in one line naming the configuration and who can change it",
                       seen=text[:2000])
 
-        install("1.0.1")
-        install("1.1.0-preview1")
+        # A newer version's package beside the first, and a preview (copied in: the proxy
+        # leaves previews alone unless asked).
+        msiexec("/i", msis["1.0.1"], "the package of 1.0.1 beside 1.0.0")
+        preview = os.path.join(root, "1.1.0-preview1", "Instrumentation64")
+        os.makedirs(preview)
+        shutil.copyfile(built["engine"], os.path.join(preview, ENGINE))
         result, text, proxy_lines = start("newer install", installed)
         expect_loaded("1.0.1 installed beside 1.0.0 (and a preview)", result, text, proxy_lines,
                       "1.0.1")
+        shutil.rmtree(os.path.dirname(preview))
 
-        for version in ("1.0.0", "1.0.1", "1.1.0-preview1"):
-            shutil.rmtree(os.path.join(root, version))
-        result, text, proxy_lines = start("nothing installed", installed)
+        msiexec("/x", msis["1.0.1"], "uninstalling 1.0.1")
+        checks.expect(not os.path.exists(os.path.join(root, "1.0.1")),
+                      "uninstalling 1.0.1 removes its folder", seen=sorted(os.listdir(root)))
+        result, text, proxy_lines = start("after uninstalling 1.0.1", installed)
+        expect_loaded("1.0.1 uninstalled: 1.0.0 works on, through the proxy both installed",
+                      result, text, proxy_lines, "1.0.0")
+
+        os.remove(os.path.join(root, INSTALL_MARK))
+        msiexec("/x", msis["1.0.0"], "uninstalling 1.0.0")
+        checks.expect(not os.path.exists(root),
+                      "both uninstalled: nothing is left under C:\\Program Files",
+                      seen=[os.path.relpath(os.path.join(d, n), program_files)
+                            for d, _, names in os.walk(root) for n in names + [""]])
+        result, text, proxy_lines = start("nothing installed", windows_product + "\\" + PROXY)
         as_bare("no engine installed", "sample", result)
         checks.expect(any("no eligible engine under '%s'" % windows_root in l
                           for l in proxy_lines),
                       "no engine installed: one line names the root the proxy searched",
                       seen=text[:2000])
     finally:
+        if os.path.exists(root):
+            for msi in msis.values():
+                prefix.run("msiexec", ["/x", wine_apps.windows_path(msi), "/qn"])
         shutil.rmtree(root, ignore_errors=True)
         shutil.rmtree(product, ignore_errors=True)
         box.close()
@@ -465,7 +510,8 @@ def scenario_tracer_plugin(watch):
 
 
 scenarios = [
-    ("proxy", "the proxy and an install under C:\\Program Files", scenario_proxy),
+    ("proxy", "the MSI: installed, a newer one beside it, both uninstalled; the proxy",
+     scenario_proxy),
     ("tracer", "examples/tracer under clrie and Microsoft's CLRIE", scenario_tracer),
     ("stress", "examples/stress: every method rewritten and ReJIT-ed", scenario_stress),
     ("raw-hook", "a raw profiler hook beside the engine", scenario_raw_hook),
@@ -476,6 +522,6 @@ scenarios = [
     ("tracer-refresh", "the tracer plugin, refreshed by Clrie.Tracing.Tracing.Refresh()",
      lambda: scenario_tracer_plugin(False)),
 ]
-dotnet_apps.run_scenarios(checks, scenarios, {s[0] for s in scenarios})
+dotnet_apps.run_scenarios(checks, scenarios, wine_apps.wanted_scenarios(args, scenarios))
 sys.exit(checks.finish("clrie's Windows build runs apps unchanged under Wine: proxy install, "
                        "IL rewriting, ReJIT, raw hook, bad input refused, tracer plugin"))

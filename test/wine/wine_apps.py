@@ -63,7 +63,22 @@ def argument_parser(description):
                         help="build folder: the Wine prefix, the published apps, the NuGet "
                         "package")
     parser.add_argument("--keep", action="store_true", help="keep each scenario's folder")
+    parser.add_argument("--only", help="the scenarios to run, comma-separated (all by default)")
     return parser
+
+
+def wanted_scenarios(args, scenarios):
+    """The names of the scenarios (name, label, function) that --only asks for, all without it;
+    an unknown name ends the test with the list of names."""
+    names = [s[0] for s in scenarios]
+    if not args.only:
+        return set(names)
+    wanted = set(args.only.split(","))
+    unknown = wanted - set(names)
+    if unknown:
+        sys.exit("no scenario %s; the scenarios: %s" % (", ".join(sorted(unknown)),
+                                                          ", ".join(names)))
+    return wanted
 
 
 def wine64_and_dotnet():
