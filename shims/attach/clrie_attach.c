@@ -369,6 +369,14 @@ static int report(unsigned long pid, uint32_t hr, const char *engine, const char
                 hr == 0x800700C1u ? "not a module for this process's machine"
                                   : "the module, or one it needs, was not found");
         return 1;
+    case 0x8007007Fu: /* no DllGetClassObject */
+    case 0x80040111u: /* CLASS_E_CLASSNOTAVAILABLE */
+        fprintf(stderr,
+                "clrie-attach: the runtime loaded '%s' but it is not the engine (0x%08X: %s)\n",
+                engine, (unsigned)hr,
+                hr == 0x8007007Fu ? "it exports no DllGetClassObject"
+                                  : "it does not make the engine's class");
+        return 1;
     default:
         fprintf(stderr, "clrie-attach: the runtime answered 0x%08X: the attach failed\n",
                 (unsigned)hr);
