@@ -487,7 +487,8 @@ NO_PROCESS = 4000000
 
 def scenario_attach():
     """test/dotnet/service started without a profiler, then clrie-attach from an install's Tools
-    folder (so that it loads the engine installed beside that folder) with the attach probe and
+    folder, named outside ASCII (so that it loads the engine installed beside that folder, by a
+    UTF-16 path), with the attach probe and
     a DetachFile relative to its own folder; as on Linux (test/dotnet/attach_service.py), Old is
     ReJIT-ed, New instrumented at its JIT, a second attach refused, and once the file appears
     both run their original code, the engine saying how the detach ended. Then what
@@ -499,9 +500,10 @@ def scenario_attach():
     log_path = None
     try:
         config = attach_service.probe_config(box, built["attach-probe"])
-        tools = box.copy(built["clrie-attach"],
-                         "install/1.0.0/Instrumentation64/Tools/clrie-attach.exe")
-        box.copy(built["engine"], "install/1.0.0/Instrumentation64/" + ENGINE)
+        # Named outside ASCII: the engine's path goes to the runtime in UTF-16.
+        install = "inst\u00e4ll-\u4e2d/1.0.0/Instrumentation64/"
+        tools = box.copy(built["clrie-attach"], install + "Tools/clrie-attach.exe")
+        box.copy(built["engine"], install + ENGINE)
         report, trigger = box.path("report.txt"), box.path("detach-now")
         # The plugin sits in /tmp, which Wine says Everyone can change: the trust rule is off
         # for it, in the app's environment (the engine reads it when it is loaded).
