@@ -27,15 +27,17 @@
            tracers): the events follow each change, through the folder watch
            (ReadDirectoryChangesW) or through Clrie.Tracing.Tracing.Refresh();
   attach   test/dotnet/service started without a profiler, then clrie-attach.exe from an
-           install's Tools folder (its default engine beside that folder) with the attach probe
+           install's Tools folder named outside ASCII (its default engine beside that folder)
+           with the attach probe
            (test/plugins/attach_probe.c) and a DetachFile, through the runtime's diagnostics
            pipe: as on Linux (test/dotnet/attach_service.py holds what the two share), the
            method compiled before the attach is ReJIT-ed, the one compiled after instrumented at
            its JIT, a second attach refused in words, and once the file appears both run their
            original code and the app runs on, printing nothing else, while the engine's log (a
            file clrie-attach made in the temporary folder) says how the detach ended (the
-           runtime refuses it there too: 0x80131370); then a process ID no process has, a process that is
-           not .NET (Wine's services.exe) and a missing configuration, each refused in one line.
+           runtime refuses it there too: 0x80131370); then a process ID no process has, a
+           process that is not .NET (Wine's services.exe) and a missing configuration, each
+           refused in one line.
 
 The DLLs come from the MinGW-w64 x64 build that CLRIE_TEST_WINDOWS_BUILD names (test/run passes
 its own). Needs Linux x86_64 with wine64 and dotnet; without them, or without that build, the
