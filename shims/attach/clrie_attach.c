@@ -497,6 +497,13 @@ static int run(int argc, char **argv)
     }
     if (!(o.engine = absolute("--engine", o.engine ? o.engine : default_engine)))
         return 2;
+    if (utf16_units(o.engine, NULL) < 0) {
+        fprintf(stderr,
+                "clrie-attach: --engine '%s': the path is not UTF-8, and the runtime takes "
+                "it in UTF-16\n",
+                o.engine);
+        return 2;
+    }
     for (size_t i = 0; i < o.setting_count; i++)
         if (strncmp(o.settings[i], "DetachFile=", strlen("DetachFile=")) == 0 &&
             !(o.settings[i] = absolute_detach_file(o.settings[i])))
