@@ -1,26 +1,23 @@
 /* clrie-attach: loads the engine into a running .NET process through the runtime's
- * diagnostics socket (the IPC protocol's Profiler/AttachProfiler command), with attach data
+ * diagnostics endpoint (the IPC protocol's Profiler/AttachProfiler command), with attach data
  * in CLRIE's schema naming the configuration files to load, and says what the runtime
- * answered. See docs/attach.md. */
-#define _GNU_SOURCE
-#include <dirent.h>
+ * answered. See docs/attach.md. What differs between systems (the endpoint, the process, the
+ * paths) is in endpoint.h, target.h and paths.h, one file per system behind each. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/time.h>
-#include <sys/un.h>
-#include <unistd.h>
 
-#ifndef CLRIE_ATTACH_DEFAULT_ENGINE
-#define CLRIE_ATTACH_DEFAULT_ENGINE "libInstrumentationEngine.so"
-#endif
+#include "clrie/os/error.h"
+#include "clrie/os/file.h"
+#include "clrie/os/fs.h"
+#include "clrie/os/process.h"
+#include "endpoint.h"
+#include "paths.h"
+#include "target.h"
 
 #define ENGINE_CLSID "{324F817A-7420-4E6D-B3C1-143FBED6D855}"
 
@@ -31,7 +28,7 @@ static const char *const engine_settings[] = {
 };
 
 struct options {
-    long pid;
+    unsigned long pid;
     const char **configs;
     size_t config_count;
     const char **settings;
@@ -171,67 +168,58 @@ static char *attach_data(const struct options *o, const char *log_path)
     return b.data;
 }
 
-/* ---- the diagnostics socket ---------------------------------------------------------------- */
+/* ---- the request ------------------------------------------------------------------------- */
 
-static const char *temp_dir(void)
+/* The next code point of UTF-8 text at *p (advanced past it), or -1 when the bytes are not
+ * UTF-8. */
+static long next_code_point(const unsigned char **p)
 {
-    const char *dir = getenv("TMPDIR");
-    return dir && *dir ? dir : "/tmp";
+    const unsigned char *s = *p;
+    long c = s[0];
+    int extra = c < 0x80                ? 0
+                : c >= 0xC2 && c < 0xE0 ? 1
+                : c >= 0xE0 && c < 0xF0 ? 2
+                : c >= 0xF0 && c < 0xF5 ? 3
+                                        : -1;
+    if (extra < 0)
+        return -1;
+    if (extra > 0)
+        c &= 0x3F >> extra;
+    for (int i = 1; i <= extra; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return -1;
+        c = c << 6 | (s[i] & 0x3F);
+    }
+    static const long least[] = {0, 0x80, 0x800, 0x10000};
+    if (c < least[extra] || c > 0x10FFFF || (c >= 0xD800 && c < 0xE000))
+        return -1;
+    *p = s + extra + 1;
+    return c;
 }
 
-/* The process start time in jiffies: field 22 of /proc/<pid>/stat. */
-static bool start_time(long pid, unsigned long long *out)
+/* The UTF-16 code units of UTF-8 text, without a NUL: how many, or -1 for text that is not
+ * UTF-8. Written to out (little-endian) when out is not NULL. */
+static long utf16_units(const char *text, uint8_t *out)
 {
-    char path[64], text[1024];
-    snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    ssize_t n = read(fd, text, sizeof(text) - 1);
-    close(fd);
-    if (n <= 0)
-        return false;
-    text[n] = '\0';
-    char *p = strrchr(text, ')'); /* the command name may hold spaces */
-    if (!p)
-        return false;
-    p++;
-    for (int field = 3; field <= 22 && p; field++) {
-        while (*p == ' ')
-            p++;
-        if (field == 22)
-            return sscanf(p, "%llu", out) == 1;
-        p = strchr(p, ' ');
-    }
-    return false;
-}
-
-/* The socket's path in dir: the exact name, else any dotnet-diagnostic-<pid>-*-socket. */
-static bool find_socket(const char *dir, long pid, unsigned long long key, bool have_key, char *out,
-                        size_t size)
-{
-    struct stat st;
-    if (have_key) {
-        snprintf(out, size, "%s/dotnet-diagnostic-%ld-%llu-socket", dir, pid, key);
-        if (stat(out, &st) == 0 && S_ISSOCK(st.st_mode))
-            return true;
-    }
-    char prefix[64];
-    snprintf(prefix, sizeof(prefix), "dotnet-diagnostic-%ld-", pid);
-    DIR *d = opendir(dir);
-    if (!d)
-        return false;
-    bool found = false;
-    for (struct dirent *e; !found && (e = readdir(d));) {
-        size_t n = strlen(e->d_name);
-        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0 && n > 7 &&
-            strcmp(e->d_name + n - 7, "-socket") == 0) {
-            snprintf(out, size, "%s/%s", dir, e->d_name);
-            found = stat(out, &st) == 0 && S_ISSOCK(st.st_mode);
+    long units = 0;
+    for (const unsigned char *p = (const unsigned char *)text; *p;) {
+        long c = next_code_point(&p);
+        if (c < 0)
+            return -1;
+        uint16_t unit[2] = {(uint16_t)c, 0};
+        int n = 1;
+        if (c >= 0x10000) {
+            unit[0] = (uint16_t)(0xD800 + ((c - 0x10000) >> 10));
+            unit[1] = (uint16_t)(0xDC00 + ((c - 0x10000) & 0x3FF));
+            n = 2;
         }
+        for (int i = 0; out && i < n; i++) {
+            out[2 * (units + i)] = (uint8_t)unit[i];
+            out[2 * (units + i) + 1] = (uint8_t)(unit[i] >> 8);
+        }
+        units += n;
     }
-    closedir(d);
-    return found;
+    return units;
 }
 
 static void put_u16(uint8_t *p, uint16_t v)
@@ -280,11 +268,15 @@ static void clsid_bytes(const char *text, uint8_t out[16])
     }
 }
 
-/* Builds the AttachProfiler message; returns its length, 0 when it does not fit. */
+/* Builds the AttachProfiler message (the engine's path in UTF-16, as the runtime reads it on
+ * every system); returns its length, 0 when it does not fit or the path is not UTF-8. */
 static size_t attach_message(uint8_t *msg, size_t size, unsigned timeout_ms, const char *engine,
                              const char *data)
 {
-    size_t path_chars = strlen(engine) + 1; /* UTF-16 code units with the NUL; ASCII assumed */
+    long units = utf16_units(engine, NULL);
+    if (units < 0)
+        return 0;
+    size_t path_chars = (size_t)units + 1; /* UTF-16 code units with the NUL */
     size_t data_len = strlen(data);
     size_t total = 20 + 4 + 16 + 4 + path_chars * 2 + 4 + data_len;
     if (total > size || total > UINT16_MAX)
@@ -301,10 +293,9 @@ static size_t attach_message(uint8_t *msg, size_t size, unsigned timeout_ms, con
     at += 16;
     put_u32(msg + at, (uint32_t)path_chars);
     at += 4;
-    for (size_t i = 0; i < path_chars; i++) {
-        put_u16(msg + at, (uint8_t)engine[i]);
-        at += 2;
-    }
+    utf16_units(engine, msg + at);
+    put_u16(msg + at + 2 * (size_t)units, 0);
+    at += 2 * path_chars;
     put_u32(msg + at, (uint32_t)data_len);
     at += 4;
     memcpy(msg + at, data, data_len);
@@ -314,44 +305,51 @@ static size_t attach_message(uint8_t *msg, size_t size, unsigned timeout_ms, con
 /* ---- the answer in words ----------------------------------------------------------------------
  */
 
-/* Prints the engine's lines written to the log since offset `from`. */
-static void print_engine_lines(const char *log_path, off_t from)
+/* Prints the engine's lines in its log that say why it declined or failed. */
+static void print_engine_lines(const char *log_path)
 {
-    FILE *f = log_path ? fopen(log_path, "r") : NULL;
-    if (!f)
+    struct clrie_os_file *f = NULL;
+    if (!log_path || clrie_os_file_open(log_path, 0, &f) != 0)
         return;
-    fseeko(f, from, SEEK_SET);
-    char line[2048];
+    static char text[1 << 16];
+    size_t len = 0, got = 0;
+    while (len < sizeof(text) - 1 &&
+           clrie_os_file_read(f, text + len, sizeof(text) - 1 - len, &got) == 0 && got > 0)
+        len += got;
+    clrie_os_file_close(f);
+    text[len] = '\0';
     bool any = false;
-    while (fgets(line, sizeof(line), f)) {
+    for (char *line = text, *end; *line; line = end) {
+        end = line + strcspn(line, "\n");
+        if (*end)
+            *end++ = '\0';
         if (!strstr(line, "LogError") && !strstr(line, "declines") && !strstr(line, "not profiled"))
             continue;
         if (!any)
             fprintf(stderr, "clrie-attach: the engine says:\n");
         any = true;
-        fprintf(stderr, "  %s", line);
+        fprintf(stderr, "  %.*s\n", (int)strcspn(line, "\r"), line);
     }
-    fclose(f);
 }
 
-static int report(long pid, uint32_t hr, const char *log_path, off_t log_from, bool keep_log)
+static int report(unsigned long pid, uint32_t hr, const char *engine, const char *log_path)
 {
     switch (hr) {
     case 0:
-        printf("clrie-attach: attached: the engine is loaded in process %ld\n", pid);
-        if (log_path && keep_log)
+        printf("clrie-attach: attached: the engine is loaded in process %lu\n", pid);
+        if (log_path)
             printf("clrie-attach: the engine logs to %s\n", log_path);
         return 0;
     case 0x8013136Au:
         fprintf(stderr,
-                "clrie-attach: refused: process %ld already has a profiler loaded (the "
+                "clrie-attach: refused: process %lu already has a profiler loaded (the "
                 "runtime takes one; the engine may be in it already)\n",
                 pid);
         return 1;
     case 0x80131375u:
-        fprintf(stderr, "clrie-attach: refused by the engine: it declined to profile process %ld\n",
+        fprintf(stderr, "clrie-attach: refused by the engine: it declined to profile process %lu\n",
                 pid);
-        print_engine_lines(log_path, log_from);
+        print_engine_lines(log_path);
         return 1;
     case 0x80131368u:
         fprintf(stderr, "clrie-attach: refused: the runtime says the profiler does not support "
@@ -363,10 +361,26 @@ static int report(long pid, uint32_t hr, const char *log_path, off_t log_from, b
     case 0x80070005u:
         fprintf(stderr, "clrie-attach: refused: access denied\n");
         return 1;
+    case 0x80070002u: /* the module's file, or one it needs, is not there */
+    case 0x8007007Eu:
+    case 0x800700C1u: /* not a module for the process's machine */
+        fprintf(stderr, "clrie-attach: the runtime could not load the engine '%s' (0x%08X: %s)\n",
+                engine, (unsigned)hr,
+                hr == 0x800700C1u ? "not a module for this process's machine"
+                                  : "the module, or one it needs, was not found");
+        return 1;
+    case 0x8007007Fu: /* no DllGetClassObject */
+    case 0x80040111u: /* CLASS_E_CLASSNOTAVAILABLE */
+        fprintf(stderr,
+                "clrie-attach: the runtime loaded '%s' but it is not the engine (0x%08X: %s)\n",
+                engine, (unsigned)hr,
+                hr == 0x8007007Fu ? "it exports no DllGetClassObject"
+                                  : "it does not make the engine's class");
+        return 1;
     default:
         fprintf(stderr, "clrie-attach: the runtime answered 0x%08X: the attach failed\n",
                 (unsigned)hr);
-        print_engine_lines(log_path, log_from);
+        print_engine_lines(log_path);
         return 1;
     }
 }
@@ -375,7 +389,7 @@ static int report(long pid, uint32_t hr, const char *log_path, off_t log_from, b
 
 static int parse_args(int argc, char **argv, struct options *o)
 {
-    *o = (struct options){.engine = CLRIE_ATTACH_DEFAULT_ENGINE, .timeout_s = 30};
+    *o = (struct options){.timeout_s = 30};
     o->configs = calloc((size_t)argc, sizeof(char *));
     o->settings = calloc((size_t)argc, sizeof(char *));
     if (!o->configs || !o->settings)
@@ -413,8 +427,9 @@ static int parse_args(int argc, char **argv, struct options *o)
             i++;
         } else if (a[0] != '-' && !o->pid) {
             char *end;
-            long pid = strtol(a, &end, 10);
-            if (*end || pid <= 0) {
+            errno = 0;
+            unsigned long pid = strtoul(a, &end, 10);
+            if (*end || pid == 0 || a[0] < '0' || a[0] > '9' || errno || pid > 0xFFFFFFFFul) {
                 fprintf(stderr, "clrie-attach: '%s' is not a process ID\n", a);
                 return 2;
             }
@@ -434,9 +449,14 @@ static int parse_args(int argc, char **argv, struct options *o)
 /* An absolute, canonical path the target process can open (its working folder differs). */
 static const char *absolute(const char *what, const char *path)
 {
-    char *real = realpath(path, NULL);
-    if (!real)
-        fprintf(stderr, "clrie-attach: %s '%s': %s\n", what, path, strerror(errno));
+    char *real = NULL;
+    int r = clrie_os_path_canonical(path, &real);
+    if (r != 0) {
+        char words[128];
+        fprintf(stderr, "clrie-attach: %s '%s': %s\n", what, path,
+                clrie_os_strerror(-r, words, sizeof(words)));
+        return NULL;
+    }
     return real;
 }
 
@@ -445,40 +465,22 @@ static const char *absolute(const char *what, const char *path)
 static const char *absolute_detach_file(const char *setting)
 {
     const char *value = setting + strlen("DetachFile=");
-    if (value[0] == '/' || value[0] == '\0')
+    if (clrie_os_path_is_absolute(value) || value[0] == '\0')
         return setting;
-    char cwd[4096];
-    char *out = NULL;
-    if (!getcwd(cwd, sizeof(cwd)) || asprintf(&out, "DetachFile=%s/%s", cwd, value) < 0) {
+    char *path = NULL, *out = NULL;
+    int r = attach_path_absolute(value, &path);
+    if (r == 0 && (out = malloc(strlen("DetachFile=") + strlen(path) + 1)) != NULL)
+        sprintf(out, "DetachFile=%s", path);
+    free(path);
+    if (!out) {
+        char words[128];
         fprintf(stderr, "clrie-attach: --setting %s: cannot make it absolute: %s\n", setting,
-                strerror(errno));
-        return NULL;
+                clrie_os_strerror(r ? -r : ENOMEM, words, sizeof(words)));
     }
     return out;
 }
 
-/* A log file for the engine in the temporary folder, writable by the target's user. */
-static char *make_log(long pid, uid_t owner)
-{
-    char *path = NULL;
-    if (asprintf(&path, "%s/clrie-attach-%ld-XXXXXX.log", temp_dir(), pid) < 0)
-        return NULL;
-    int fd = mkstemps(path, 4);
-    if (fd < 0) {
-        free(path);
-        return NULL;
-    }
-    if (owner != geteuid() && fchown(fd, owner, (gid_t)-1) != 0) {
-        close(fd);
-        unlink(path);
-        free(path);
-        return NULL;
-    }
-    close(fd);
-    return path;
-}
-
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
     struct options o;
     int rc = parse_args(argc, argv, &o);
@@ -487,101 +489,95 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < o.config_count; i++)
         if (!(o.configs[i] = absolute("--config", o.configs[i])))
             return 2;
-    if (!(o.engine = absolute("--engine", o.engine)))
+    char *default_engine = NULL;
+    if (!o.engine && attach_default_engine(&default_engine) != 0) {
+        fprintf(stderr, "clrie-attach: cannot tell where the engine installed with it is: give "
+                        "--engine\n");
         return 2;
+    }
+    if (!(o.engine = absolute("--engine", o.engine ? o.engine : default_engine)))
+        return 2;
+    if (utf16_units(o.engine, NULL) < 0) {
+        fprintf(stderr,
+                "clrie-attach: --engine '%s': the path is not UTF-8, and the runtime takes "
+                "it in UTF-16\n",
+                o.engine);
+        return 2;
+    }
     for (size_t i = 0; i < o.setting_count; i++)
         if (strncmp(o.settings[i], "DetachFile=", strlen("DetachFile=")) == 0 &&
             !(o.settings[i] = absolute_detach_file(o.settings[i])))
             return 2;
 
-    char proc[64];
-    struct stat proc_st;
-    snprintf(proc, sizeof(proc), "/proc/%ld", o.pid);
-    if (stat(proc, &proc_st) != 0) {
-        fprintf(stderr, "clrie-attach: no such process: %ld\n", o.pid);
+    if (attach_target_exists(o.pid) != 0) {
+        fprintf(stderr, "clrie-attach: no such process: %lu\n", o.pid);
         return 1;
     }
-    unsigned long long key = 0;
-    bool have_key = start_time(o.pid, &key);
-    char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-    if (!find_socket(temp_dir(), o.pid, key, have_key, socket_path, sizeof(socket_path)) &&
-        !find_socket("/tmp", o.pid, key, have_key, socket_path, sizeof(socket_path))) {
-        fprintf(stderr,
-                "clrie-attach: process %ld has no diagnostics socket in %s: it is not a .NET "
-                "process, its diagnostics are off (DOTNET_EnableDiagnostics=0), or it has "
-                "another TMPDIR\n",
-                o.pid, temp_dir());
+    /* The runtime waits timeout_s for the engine; the answer may take a little longer. */
+    unsigned answer_s = o.timeout_s + 5;
+    char why[1024];
+    struct attach_endpoint *endpoint = NULL;
+    if (attach_endpoint_open(o.pid, answer_s * 1000u, &endpoint, why, sizeof(why)) != 0) {
+        fprintf(stderr, "clrie-attach: %s\n", why);
         return 1;
     }
 
     bool user_log = false;
     for (size_t i = 0; i < o.setting_count; i++)
         user_log = user_log || !strncmp(o.settings[i], "LogFilePath=", 12);
-    char *log_path = user_log ? NULL : make_log(o.pid, proc_st.st_uid);
+    char *log_path = NULL;
+    if (!user_log)
+        attach_target_log_create(o.pid, &log_path); /* without one, no reasons are printed */
     char *data = attach_data(&o, log_path);
     static uint8_t msg[UINT16_MAX];
     size_t len = data ? attach_message(msg, sizeof(msg), o.timeout_s * 1000u, o.engine, data) : 0;
     if (!len) {
         fprintf(stderr, "clrie-attach: the attach request is too large (over 64 KiB)\n");
+        attach_endpoint_close(endpoint);
+        attach_target_log_remove(log_path);
         return 2;
     }
-
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    struct sockaddr_un addr = {.sun_family = AF_UNIX};
-    snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", socket_path);
-    if (fd < 0 || connect(fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
-        int err = errno;
-        if (err == EACCES || err == EPERM)
-            fprintf(stderr,
-                    "clrie-attach: permission denied on %s: process %ld belongs to user %u; "
-                    "run as that user (or as root, where the system allows it)\n",
-                    socket_path, o.pid, (unsigned)proc_st.st_uid);
+    uint8_t answer[24];
+    int r = attach_endpoint_exchange(endpoint, msg, len, answer, sizeof(answer), answer_s * 1000u,
+                                     why, sizeof(why));
+    attach_endpoint_close(endpoint);
+    if (r != 0) {
+        if (r == -ETIMEDOUT)
+            fprintf(stderr, "clrie-attach: timeout: no answer from process %lu within %u s\n",
+                    o.pid, answer_s);
+        else if (r == -EPIPE)
+            fprintf(stderr, "clrie-attach: process %lu closed the connection without an answer\n",
+                    o.pid);
         else
-            fprintf(stderr, "clrie-attach: cannot connect to %s: %s (has the process exited?)\n",
-                    socket_path, strerror(err));
-        if (log_path)
-            unlink(log_path);
+            fprintf(stderr, "clrie-attach: %s\n", why);
         return 1;
     }
-    struct timeval wait = {.tv_sec = o.timeout_s + 5};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, sizeof(wait));
-    for (size_t sent = 0; sent < len;) {
-        ssize_t n = send(fd, msg + sent, len - sent, MSG_NOSIGNAL);
-        if (n <= 0) {
-            fprintf(stderr, "clrie-attach: sending the request failed: %s\n", strerror(errno));
-            return 1;
-        }
-        sent += (size_t)n;
-    }
-    uint8_t answer[24];
-    size_t got = 0;
-    while (got < sizeof(answer)) {
-        ssize_t n = recv(fd, answer + got, sizeof(answer) - got, 0);
-        if (n <= 0) {
-            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-                fprintf(stderr, "clrie-attach: timeout: no answer from process %ld within %u s\n",
-                        o.pid, o.timeout_s + 5);
-            else
-                fprintf(stderr,
-                        "clrie-attach: process %ld closed the connection without an "
-                        "answer\n",
-                        o.pid);
-            return 1;
-        }
-        got += (size_t)n;
-    }
-    close(fd);
     if (memcmp(answer, "DOTNET_IPC_V1", 14) != 0 || answer[16] != 0xFF) {
         fprintf(stderr,
-                "clrie-attach: process %ld answered something that is not a diagnostics "
+                "clrie-attach: process %lu answered something that is not a diagnostics "
                 "answer\n",
                 o.pid);
         return 1;
     }
     uint32_t hr = (uint32_t)answer[20] | (uint32_t)answer[21] << 8 | (uint32_t)answer[22] << 16 |
                   (uint32_t)answer[23] << 24;
-    rc = report(o.pid, hr, log_path, 0, true);
-    if (rc != 0 && log_path)
-        unlink(log_path);
+    rc = report(o.pid, hr, o.engine, log_path);
+    if (rc != 0)
+        attach_target_log_remove(log_path);
     return rc;
+}
+
+int main(int argc, char **argv)
+{
+    /* The arguments as UTF-8 on every system, so that any file can be named: on Windows main's
+     * are in the ANSI code page, and libos reads the UTF-16 command line instead. Where the
+     * system cannot say or counts differently, main's own are used (the same bytes on POSIX). */
+    char **arguments = NULL;
+    size_t count = 0;
+    if (clrie_os_process_arguments(&arguments, &count) == 0 && count == (size_t)argc)
+        argv = arguments;
+    int status = run(argc, argv);
+    fflush(stdout);
+    clrie_os_process_arguments_free(arguments);
+    return status;
 }

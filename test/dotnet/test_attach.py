@@ -7,10 +7,13 @@ attach_probe.c, which instruments Old (compiled before the attach: through ReJIT
 clrie-attach is refused with a clear message. Then the plugin asks to detach: both methods
 return 41 again and the service keeps running; the runtime keeps the engine loaded (idle),
 since CoreCLR lets no profiler that enabled ReJIT or changed IL detach, and the engine's log says
-so.
-detach-file: clrie-attach with the engine setting DetachFile; the plugin never asks to detach,
-but once an operator creates the file, Old and New run their original code again and the service
-keeps running; the log says what triggered the detach and how it ended.
+so (test/dotnet/attach_service.py holds what the Wine test shares of this).
+detach-file: clrie-attach with the engine setting DetachFile, relative to its own folder; the
+plugin never asks to detach, but once an operator creates the file, Old and New run their
+original code again and the service keeps running; the log says what triggered the detach and
+how it ended.
+bad-input: a process ID no process has, a process that is not .NET and a configuration file
+that is not there: each refused in one line, with a non-zero exit.
 detach-after: MicrosoftInstrumentationEngine_DetachAfter=2 at start-up: Old is instrumented,
 then runs its original code; values the engine cannot use are reported and nothing is armed.
 policy-attach: attach data that excludes the service's entry assembly is declined, with the
@@ -22,165 +25,93 @@ import os
 import re
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import attach_service  # noqa: E402
 import dotnet_apps  # noqa: E402
-
-PROBE_GUID = "{6A1C0F3E-2B44-4C8D-9E1F-3A5B7C9D0E12}"
-
-
-class Service:
-    """The service app, running, with its stdout read line by line."""
-
-    def __init__(self, dotnet, assembly, box, extra_env=None):
-        self.go = box.path("go")
-        self.stop = box.path("stop")
-        env = dotnet_apps.quiet_environment()
-        env.update(extra_env or {})
-        self.proc = subprocess.Popen([dotnet, assembly, self.go, self.stop],
-                                     env=env, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
-        self.lines = []
-
-    def wait_for(self, predicate, seconds=20):
-        """Reads lines until one satisfies predicate (returns it) or time runs out (None)."""
-        deadline = time.time() + seconds
-        while time.time() < deadline:
-            line = self.proc.stdout.readline()
-            if not line:
-                return None
-            line = line.rstrip("\n")
-            self.lines.append(line)
-            if predicate(line):
-                return line
-        return None
-
-    def finish(self):
-        open(self.stop, "w").close()
-        try:
-            out, err = self.proc.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            out, err = self.proc.communicate()
-        self.lines += out.splitlines()
-        return self.proc.returncode, err
+from attach_service import Service  # noqa: E402
 
 
-def attach(args, pid, config, settings, extra=()):
+def start_service(dotnet, apps, box, extra_env=None):
+    """The service app under the dotnet host, its go and stop files in box."""
+    env = dotnet_apps.quiet_environment()
+    env.update(extra_env or {})
+    return Service([dotnet, apps.app("service")], env, box.path("go"), box.path("stop"))
+
+
+def attach(args, pid, config, settings, cwd=None):
     command = [args.clrie_attach, str(pid), "--config", config, "--engine", args.engine,
                "--timeout", "20"]
     for setting in settings:
         command += ["--setting", setting]
-    return subprocess.run(command + list(extra), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True, timeout=60)
+    return subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          timeout=60, cwd=cwd)
 
 
 def probe_config(box, args, settings=None):
-    """The probe's configuration file; settings (name: value) go in it for a start-up load."""
-    box.copy(args.probe, "plugins/libattach-probe.so")
-    items = "".join('      <Setting Name="%s" Value="%s"/>\n' % item
-                    for item in (settings or {}).items())
-    return box.write("attach-probe.xml", """<InstrumentationEngineConfiguration>
-  <InstrumentationMethod>
-    <Name>AttachProbe</Name>
-    <Module>plugins/libattach-probe.so</Module>
-    <ClassGuid>%s</ClassGuid>%s
-  </InstrumentationMethod>
-</InstrumentationEngineConfiguration>
-""" % (PROBE_GUID, "\n    <Settings>\n%s    </Settings>" % items if items else ""))
+    return attach_service.probe_config(box, args.probe, settings)
 
 
 def scenario_attach(checks, dotnet, args, apps):
+    """The plugin asks to detach (its Detach setting)."""
     box = dotnet_apps.Sandbox("clrie-attach", "attach", args.keep)
+    service = None
     try:
         config = probe_config(box, args)
         report = box.path("report.txt")
-        service = Service(dotnet, apps.app("service"), box)
-        before = service.wait_for(lambda l: l.startswith("old="))
-        checks.expect(before == "old=41 other=7", "the service runs before the attach",
-                      seen=service.lines)
+        service = start_service(dotnet, apps, box)
         settings = ["Report=" + report, "Module=service.dll", "Methods=Old,New", "Rejit=Old",
                     "Detach=" + box.path("detach"), "LogLevel=Messages",
                     "LogFilePath=" + box.path("engine.log")]
-        first = attach(args, service.proc.pid, config, settings)
-        checks.expect(first.returncode == 0 and "attached" in first.stdout,
-                      "clrie-attach attaches the engine", first)
-        old = service.wait_for(lambda l: l.startswith("old=42"))
-        checks.expect(old == "old=42 other=7",
-                      "Old, compiled before the attach, returns 42 after it (ReJIT)",
-                      seen=service.lines[-5:])
-        open(service.go, "w").close()
-        new = service.wait_for(lambda l: "new=" in l)
-        checks.expect(new == "old=42 other=7 new=42",
-                      "New, compiled after the attach, is instrumented at its JIT; Other is not",
-                      seen=service.lines[-5:])
-        second = attach(args, service.proc.pid, config, settings)
-        checks.expect(second.returncode == 1 and "already has a profiler" in second.stderr,
-                      "a second attach is refused with a clear message", second)
-        open(box.path("detach"), "w").close()
-        back = service.wait_for(lambda l: l == "old=41 other=7 new=41", 30)
-        checks.expect(back is not None,
-                      "after the plugin asked to detach, Old and New run their original code",
-                      seen=service.lines[-5:])
-        more = [service.wait_for(lambda l: True) for _ in range(5)]
-        checks.expect(more == ["old=41 other=7 new=41"] * 5, "the service keeps running",
-                      seen=more)
-        code, err = service.finish()
-        checks.expect(code == 0, "the service exits normally (exit %d)" % code, seen=err)
+        attach_service.instrumented_then_detached(
+            checks, service, lambda: attach(args, service.pid, config, settings),
+            lambda: open(box.path("detach"), "w").close())
         log = "\n".join(dotnet_apps.read_lines(box.path("engine.log")))
         checks.expect_in("the runtime lets no profiler that enabled ReJIT or changed IL detach", log,
                          "the engine's log says why the runtime keeps it loaded")
-        shapes = {re.sub(r"old=4[12] other=7( new=4[12])?", "X", l) for l in service.lines}
-        checks.expect(shapes <= {"ready", "X"}, "the service prints nothing else",
-                      seen=sorted(shapes))
-        checks.expect("Exception" not in err, "no exception in the service", seen=err)
-        lines = dotnet_apps.read_lines(report)
-        for expected in ("attach settings=5", "module service.dll",
-                         "requestrejit Old hr=0x00000000", "instrument Old rejit=1",
-                         "instrument New rejit=0", "attachcomplete", "detach hr=0x00000000"):
-            checks.expect(expected in lines, "the plugin's report has %r" % expected, seen=lines)
+        attach_service.check_probe_report(checks, dotnet_apps.read_lines(report), 5, True)
     finally:
+        if service:
+            service.kill()
         box.close()
 
 
 def scenario_detach_file(checks, dotnet, args, apps):
-    """An operator's DetachFile at attach: the plugin never asks to detach."""
+    """An operator's DetachFile at attach (relative, made absolute against clrie-attach's
+    folder): the plugin never asks to detach."""
     box = dotnet_apps.Sandbox("clrie-attach", "detachfile", args.keep)
+    service = None
     try:
         config = probe_config(box, args)
-        service = Service(dotnet, apps.app("service"), box)
-        service.wait_for(lambda l: l.startswith("old="))
-        open(service.go, "w").close()
+        service = start_service(dotnet, apps, box)
         trigger = box.path("detach-now")
-        first = attach(args, service.proc.pid, config,
-                       ["Module=service.dll", "Methods=Old,New", "Rejit=Old",
-                        "DetachFile=" + trigger, "LogLevel=Messages",
-                        "LogFilePath=" + box.path("engine.log")])
-        checks.expect(first.returncode == 0, "clrie-attach attaches the engine", first)
-        changed = service.wait_for(lambda l: l == "old=42 other=7 new=42")
-        checks.expect(changed is not None, "Old and New are instrumented after the attach",
-                      seen=service.lines[-5:])
-        open(trigger, "w").close()
-        back = service.wait_for(lambda l: l == "old=41 other=7 new=41", 30)
-        checks.expect(back is not None,
-                      "once the DetachFile appears, Old and New run their original code",
-                      seen=service.lines[-5:])
-        more = [service.wait_for(lambda l: True) for _ in range(5)]
-        checks.expect(more == ["old=41 other=7 new=41"] * 5,
-                      "the service keeps running its original code", seen=more)
-        code, err = service.finish()
-        checks.expect(code == 0, "the service exits normally (exit %d)" % code, seen=err)
+        settings = ["Report=" + box.path("report.txt"), "Module=service.dll", "Methods=Old,New",
+                    "Rejit=Old", "DetachFile=detach-now", "LogLevel=Messages",
+                    "LogFilePath=" + box.path("engine.log")]
+        attach_service.instrumented_then_detached(
+            checks, service, lambda: attach(args, service.pid, config, settings, cwd=box.dir),
+            lambda: open(trigger, "w").close())
         log = "\n".join(dotnet_apps.read_lines(box.path("engine.log")))
-        checks.expect_in("the engine detaches when '%s' appears" % trigger, log,
-                         "the log says the DetachFile is watched")
-        checks.expect_in("DetachFile: '%s' appeared; the engine detaches" % trigger, log,
-                         "the log says the DetachFile triggered the detach")
-        checks.expect_in("detach: 2 methods back to their original code", log,
-                         "the log says both methods were put back")
-        checks.expect(re.search(r"the engine detached|the runtime lets no profiler that enabled "
-                                r"ReJIT or changed IL detach", log) is not None,
-                      "the log says how the detach ended", seen=log)
+        attach_service.check_detach_file_log(checks, log, trigger, 2)
+        attach_service.check_probe_report(checks, dotnet_apps.read_lines(box.path("report.txt")),
+                                          4, False)
+    finally:
+        if service:
+            service.kill()
+        box.close()
+
+
+def scenario_bad_input(checks, dotnet, args, apps):
+    """A process ID no process has, a process that is not .NET (this test's own), a
+    configuration file that is not there."""
+    box = dotnet_apps.Sandbox("clrie-attach", "bad", args.keep)
+    try:
+        config = probe_config(box, args)
+        with open("/proc/sys/kernel/pid_max") as f:
+            no_process = int(f.read()) + 1
+        attach_service.check_bad_input(
+            checks, lambda pid, missing: attach(args, pid, missing or config, []),
+            no_process, os.getpid(), "socket", box.path("missing.xml"))
     finally:
         box.close()
 
@@ -196,7 +127,7 @@ def scenario_detach_after(checks, dotnet, args, apps):
                "MicrosoftInstrumentationEngine_LogLevel": "Messages",
                "MicrosoftInstrumentationEngine_FileLogPath": box.path("engine.log"),
                "MicrosoftInstrumentationEngine_DetachAfter": "2"}
-        service = Service(dotnet, apps.app("service"), box, env)
+        service = start_service(dotnet, apps, box, env)
         changed = service.wait_for(lambda l: l.startswith("old=42"))
         checks.expect(changed == "old=42 other=7", "Old is instrumented from the start",
                       seen=service.lines[-5:])
@@ -219,7 +150,7 @@ def scenario_detach_after(checks, dotnet, args, apps):
         bad = dict(env, MicrosoftInstrumentationEngine_DetachAfter="soon",
                    MicrosoftInstrumentationEngine_DetachFile="relative/file")
         bad["MicrosoftInstrumentationEngine_FileLogPath"] = box.path("bad.log")
-        service = Service(dotnet, apps.app("service"), box, bad)
+        service = start_service(dotnet, apps, box, bad)
         changed = service.wait_for(lambda l: l.startswith("old=42"))
         checks.expect(changed == "old=42 other=7",
                       "values it cannot use: the engine runs on, instrumenting",
@@ -240,9 +171,9 @@ def scenario_policy_attach(checks, dotnet, args, apps):
     box = dotnet_apps.Sandbox("clrie-attach", "policy", args.keep)
     try:
         config = probe_config(box, args)
-        service = Service(dotnet, apps.app("service"), box)
+        service = start_service(dotnet, apps, box)
         service.wait_for(lambda l: l.startswith("old="))
-        declined = attach(args, service.proc.pid, config,
+        declined = attach(args, service.pid, config,
                           ["Module=service.dll", "Methods=Old", "Rejit=Old",
                            "ExcludeProcesses=build;serv*"])
         checks.expect(declined.returncode == 1 and "refused by the engine" in declined.stderr,
@@ -272,9 +203,9 @@ def scenario_not_attachable(checks, dotnet, args, apps):
   </InstrumentationMethod>
 </InstrumentationEngineConfiguration>
 """)
-        service = Service(dotnet, apps.app("service"), box)
+        service = start_service(dotnet, apps, box)
         service.wait_for(lambda l: l.startswith("old="))
-        result = attach(args, service.proc.pid, config,
+        result = attach(args, service.pid, config,
                         ["LogLevel=Messages", "LogFilePath=" + box.path("engine.log")])
         print("clrie-attach: exit %d\n%s%s" % (result.returncode, result.stdout, result.stderr))
         checks.expect(result.returncode == 1 and "refused by the engine" in result.stderr,
@@ -357,6 +288,8 @@ def main():
          lambda: scenario_attach(checks, dotnet, args, apps)),
         ("detach-file", "an operator's DetachFile detaches the engine it attached",
          lambda: scenario_detach_file(checks, dotnet, args, apps)),
+        ("bad-input", "no such process, a process that is not .NET, a missing configuration",
+         lambda: scenario_bad_input(checks, dotnet, args, apps)),
         ("detach-after", "DetachAfter at start-up, and values the engine cannot use",
          lambda: scenario_detach_after(checks, dotnet, args, apps)),
         ("not-attachable", "a plugin without IInstrumentationMethodAttach is refused at attach",

@@ -135,7 +135,7 @@ class Host:
             m = re.match(r"host: runtime (\d): coreclr_initialize", line)
             if m:
                 current = int(m.group(1)) - 1
-            elif current is not None and not line.startswith("host:") and line != "ready":
+            elif current is not None and not line.startswith(("host:", "ready pid=")):
                 outputs[current].append(line)
         return outputs, result
 

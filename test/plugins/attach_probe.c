@@ -17,20 +17,17 @@
  * Lines: `attach settings=<n>`, `module <name>`, `requestrejit <method> hr=<hr>`,
  * `instrument <method> rejit=<0|1>`, `attachcomplete`, `detach hr=<hr>`.
  *
+ * It builds on Linux and Windows (test/windows): files and threads through libos.
+ *
  * Test code: never load it in a real application. */
-#ifndef _GNU_SOURCE
-#define _GNU_SOURCE
-#endif
-
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "clrie/abi/instrumentation.h"
 #include "clrie/abi/metadata.h"
+#include "clrie/os/fs.h"
 #include "clrie/os/thread.h"
 #include "clrie/plugin.h"
 #include "plugin_edits.h"
@@ -92,7 +89,7 @@ static void probe_destroy(void *object)
         clrie_os_thread_join(&p->watcher);
     }
     if (p->fd >= 0)
-        close(p->fd);
+        clrie_plugin_close_lines(p->fd);
     clrie_plugin_release(p->manager);
     free(p);
 }
@@ -118,7 +115,7 @@ static void read_settings(struct probe *p, IProfilerManager *manager)
 {
     char report[1024];
     if (clrie_plugin_setting(manager, "Report", report, sizeof(report)) == 0)
-        p->fd = open(report, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        clrie_plugin_open_lines(report, false, &p->fd);
     clrie_plugin_setting(manager, "Module", p->module, sizeof(p->module));
     clrie_plugin_setting(manager, "Methods", p->methods, sizeof(p->methods));
     clrie_plugin_setting(manager, "Rejit", p->rejit, sizeof(p->rejit));
@@ -229,8 +226,9 @@ static const struct IInstrumentationMethodVtbl method_vtbl = {
 static void watch(void *arg)
 {
     struct probe *p = arg;
-    while (!p->stop && access(p->detach, F_OK) != 0)
-        usleep(50 * 1000);
+    enum clrie_os_kind kind;
+    while (!p->stop && clrie_os_path_kind(p->detach, &kind) != 0)
+        clrie_os_sleep_ms(50);
     if (p->stop)
         return;
     IProfilerManager2 *m2 = NULL;

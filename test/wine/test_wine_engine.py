@@ -26,7 +26,19 @@
            the tracer plugin (plugins/tracer) installed with Clrie.Tracing.dll and Tracer.config,
            on test/dotnet/refreshed while its points file changes (test/dotnet/recorder's C#
            tracers): the events follow each change, through the folder watch
-           (ReadDirectoryChangesW) or through Clrie.Tracing.Tracing.Refresh().
+           (ReadDirectoryChangesW) or through Clrie.Tracing.Tracing.Refresh();
+  attach   test/dotnet/service started without a profiler, then clrie-attach.exe from an
+           install's Tools folder named outside ASCII (its default engine beside that folder)
+           with the attach probe
+           (test/plugins/attach_probe.c) and a DetachFile, through the runtime's diagnostics
+           pipe: as on Linux (test/dotnet/attach_service.py holds what the two share), the
+           method compiled before the attach is ReJIT-ed, the one compiled after instrumented at
+           its JIT, a second attach refused in words, and once the file appears both run their
+           original code and the app runs on, printing nothing else, while the engine's log (a
+           file clrie-attach made in the temporary folder) says how the detach ended (the
+           runtime refuses it there too: 0x80131370); then a process ID no process has, a
+           process that is not .NET (Wine's services.exe) and a missing configuration, each
+           refused in one line.
 
 The DLLs come from the MinGW-w64 x64 build that CLRIE_TEST_WINDOWS_BUILD names (test/run passes
 its own). Needs Linux x86_64 with wine64 and dotnet; without them, or without that build, the
@@ -36,10 +48,12 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import wine_apps  # noqa: E402  (it makes test/dotnet's modules importable too)
 from wine_apps import clrie_package, dotnet_apps, lines, read  # noqa: E402
+import attach_service  # noqa: E402
 from refreshed_points import (FOLDER_VARIABLE, STEPS, WATCH_VARIABLE, Session,  # noqa: E402
                               follow_steps, refresh_points)
 
@@ -77,6 +91,8 @@ built = {
     "tracer-plugin": os.path.join(build, "plugins", "tracer", "clrie-tracer.dll"),
     "tracer-library": os.path.join(build, "plugins", "tracer", "Clrie.Tracing.dll"),
     "tracer-config": os.path.join(build, "plugins", "tracer", "Tracer.config"),
+    "attach-probe": os.path.join(build, "test", "windows", "attach-probe.dll"),
+    "clrie-attach": os.path.join(build, "shims", "attach", "clrie-attach.exe"),
 }
 checks = dotnet_apps.Checks()
 for what, path in built.items():
@@ -87,7 +103,7 @@ if checks.failures:
 
 prefix = wine_apps.Prefix(wine64, args.work).ensure()
 apps = {}
-for name in ("hello", "sample", "refreshed"):
+for name in ("hello", "sample", "refreshed", "service"):
     apps[name], seconds = wine_apps.publish(
         dotnet, os.path.join(dotnet_apps.APPS, name, name + ".csproj"), args.work)
     print("timing: %s %s" % (name, "published in %.1f s" % seconds if seconds else
@@ -509,6 +525,88 @@ def scenario_tracer_plugin(watch):
         box.close()
 
 
+# ---- clrie-attach: the engine loaded into a running app -------------------------------------
+
+# A process ID no Windows process has (Wine's are small multiples of 4).
+NO_PROCESS = 4000000
+
+
+def scenario_attach():
+    """test/dotnet/service started without a profiler, then clrie-attach from an install's Tools
+    folder, named outside ASCII (so that it loads the engine installed beside that folder, by a
+    UTF-16 path), with the attach probe and
+    a DetachFile relative to its own folder; as on Linux (test/dotnet/attach_service.py), Old is
+    ReJIT-ed, New instrumented at its JIT, a second attach refused, and once the file appears
+    both run their original code, the engine saying how the detach ended. Then what
+    clrie-attach cannot use: no such process, a process that is not .NET (Wine's
+    services.exe), a configuration that is not there."""
+    started = time.monotonic()
+    box = dotnet_apps.Sandbox("clrie-wine", "attach", args.keep)
+    service = None
+    log_path = None
+    try:
+        config = attach_service.probe_config(box, built["attach-probe"])
+        # Named outside ASCII: the engine's path goes to the runtime in UTF-16.
+        install = "inst\u00e4ll-\u4e2d/1.0.0/Instrumentation64/"
+        tools = box.copy(built["clrie-attach"], install + "Tools/clrie-attach.exe")
+        box.copy(built["engine"], install + ENGINE)
+        report, trigger = box.path("report.txt"), box.path("detach-now")
+        # The plugin sits in /tmp, which Wine says Everyone can change: the trust rule is off
+        # for it, in the app's environment (the engine reads it when it is loaded).
+        env = prefix.environment(
+            {"MicrosoftInstrumentationEngine_DisableCodeSignatureValidation": "1"})
+        service = attach_service.Service([prefix.wine64, apps["service"]], env, box.path("go"),
+                                         box.path("stop"), wine_apps.windows_path)
+        if not checks.expect(service.pid is not None, "attach: the service printed its ID",
+                             seen=service.lines):
+            return
+        attached = []
+
+        def attach():
+            result = prefix.run(tools, [
+                str(service.pid), "--config", wine_apps.windows_path(config),
+                "--setting", "Report=" + wine_apps.windows_path(report),
+                "--setting", "Module=service.dll", "--setting", "Methods=Old,New",
+                "--setting", "Rejit=Old", "--setting", "DetachFile=detach-now",
+                "--timeout", "20"], cwd=box.dir)
+            print("timing: clrie-attach %.1f s (exit %d)" % (result.seconds, result.returncode))
+            attached.append(result)
+            return result
+
+        first = attach_service.instrumented_then_detached(
+            checks, service, attach, lambda: open(trigger, "w").close())
+        print("   " + " | ".join(lines(first.stdout) + lines(attached[-1].stderr)))
+        logs = re.findall(r"the engine logs to (.+)", first.stdout)
+        checks.expect(len(logs) == 1 and re.match(r"[A-Z]:\\.*\\clrie-attach-%d-\w+\.log$"
+                                                  % service.pid, logs[0].strip()),
+                      "attach: clrie-attach names the log it made in the temporary folder",
+                      first)
+        log_path = prefix.linux_path(logs[0].strip()) if logs else None
+        log = read(log_path) if log_path else ""
+        end = attach_service.check_detach_file_log(checks, log, wine_apps.windows_path(trigger),
+                                                   2)
+        print("   the detach ended: " + next((l for l in lines(log) if end and end in l), "?"))
+        errors = [l for l in lines(log)
+                  if l.startswith("LogError") and "refused RequestProfilerDetach" not in l]
+        checks.expect(not errors, "attach: no error in the engine's log (but the runtime's "
+                      "refusal to detach)", seen=errors)
+        attach_service.check_probe_report(checks, lines(read(report)), 4, False)
+
+        ids = prefix.process_ids().get("services.exe", [])
+        if checks.expect(ids, "bad input: Wine's services.exe runs (wmic)"):
+            attach_service.check_bad_input(
+                checks, lambda pid, missing: prefix.run(tools, [
+                    str(pid), "--config", missing or wine_apps.windows_path(config)]),
+                NO_PROCESS, ids[0], "pipe", wine_apps.windows_path(box.path("missing.xml")))
+    finally:
+        if service:
+            service.kill()
+        if log_path and os.path.exists(log_path) and not args.keep:
+            os.remove(log_path)
+        box.close()
+        print("timing: attach scenario %.1f s" % (time.monotonic() - started), flush=True)
+
+
 scenarios = [
     ("proxy", "the MSI: installed, a newer one beside it, both uninstalled; the proxy",
      scenario_proxy),
@@ -521,7 +619,9 @@ scenarios = [
      lambda: scenario_tracer_plugin(True)),
     ("tracer-refresh", "the tracer plugin, refreshed by Clrie.Tracing.Tracing.Refresh()",
      lambda: scenario_tracer_plugin(False)),
+    ("attach", "clrie-attach into a running app, ReJIT, a DetachFile; what it cannot use",
+     scenario_attach),
 ]
 dotnet_apps.run_scenarios(checks, scenarios, wine_apps.wanted_scenarios(args, scenarios))
 sys.exit(checks.finish("clrie's Windows build runs apps unchanged under Wine: proxy install, "
-                       "IL rewriting, ReJIT, raw hook, bad input refused, tracer plugin"))
+                       "IL rewriting, ReJIT, raw hook, bad input refused, tracer plugin, attach"))

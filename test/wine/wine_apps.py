@@ -209,15 +209,16 @@ class Prefix:
             except subprocess.TimeoutExpired:
                 pass
 
-    def run(self, program, args=(), env=None, timeout=120):
+    def run(self, program, args=(), env=None, timeout=120, cwd=None):
         """Runs the Windows program (a Linux path) under wine64 with the environment extra
-        variables env; returns a Result. A program still running after timeout seconds is
-        killed, and its Result has exit code -1 and says so on stderr."""
+        variables env, in the folder cwd (a Linux path; Windows sees it through Z:); returns a
+        Result. A program still running after timeout seconds is killed, and its Result has
+        exit code -1 and says so on stderr."""
         command = [self.wine64, program, *args]
         started = time.monotonic()
         process = subprocess.Popen(command, env=self.environment(env), stdin=subprocess.DEVNULL,
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                   start_new_session=True)
+                                   start_new_session=True, cwd=cwd)
         try:
             stdout, stderr = process.communicate(timeout=timeout)
             returncode = process.returncode
@@ -227,6 +228,23 @@ class Prefix:
             returncode = -1
             stderr = _text(stderr) + "\n[%s did not finish in %d s]" % (program, timeout)
         return Result(returncode, _text(stdout), _text(stderr), time.monotonic() - started)
+
+    def linux_path(self, path):
+        """The Linux path of a Windows path of this prefix ("C:\\users\\...", "Z:\\tmp\\..."),
+        through the prefix's drive links (dosdevices)."""
+        drive = os.path.realpath(os.path.join(self.path, "dosdevices", path[:2].lower()))
+        return os.path.join(drive, *[part for part in path[2:].split("\\") if part])
+
+    def process_ids(self):
+        """The Windows process IDs of the programs running in the prefix, by the lower-case
+        name of their program ("services.exe": [56]), as Wine's wmic lists them."""
+        result = self.run("wmic", ["process", "get", "name,processid"], timeout=60)
+        ids = {}
+        for line in lines(result.stdout.replace("\0", "")):  # wmic writes UTF-16 to a pipe
+            parts = line.split()
+            if len(parts) == 2 and parts[1].isdigit():
+                ids.setdefault(parts[0].lower(), []).append(int(parts[1]))
+        return ids
 
 
 def _sources_digest(project_dir, arguments):

@@ -1,4 +1,6 @@
-// The long-running service of the attach test (test/dotnet/test_attach.py). Every 50 ms it
+// The long-running service of the attach tests (test/dotnet/test_attach.py on Linux,
+// test/wine/test_wine_engine.py under Wine). It first prints "ready pid=<its process ID>" (the
+// ID clrie-attach takes: under Wine the Windows one, which only the process knows). Every 50 ms it
 // prints one line with what three methods return: Old (called from the first tick, so compiled
 // before any attach), Other (never instrumented) and, once the file named by the first
 // argument exists, New (compiled only then). It exits with 0 once the file named by the second
@@ -15,7 +17,7 @@ namespace Service
         static int Main(string[] args)
         {
             string go = args[0], stop = args[1];
-            Console.WriteLine("ready");
+            Console.WriteLine("ready pid=" + Environment.ProcessId);
             for (int tick = 0; tick < 20 * 60 * 5; tick++)
             {
                 string line = "old=" + Old(tick) + " other=" + Other(tick);
