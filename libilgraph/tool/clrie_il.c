@@ -66,15 +66,5 @@ static int run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    /* The arguments as UTF-8 on every system, so that any file can be named: on Windows
-     * main's are in the ANSI code page, which cannot spell every file's name, and libos reads
-     * the UTF-16 command line instead. Where the system cannot say (a POSIX system without
-     * /proc) or counts differently, main's own are used: on POSIX they are the same bytes. */
-    char **arguments = NULL;
-    size_t count = 0;
-    if (clrie_os_process_arguments(&arguments, &count) == 0 && count == (size_t)argc)
-        argv = arguments;
-    int status = run(argc, argv);
-    clrie_os_process_arguments_free(arguments);
-    return status;
+    return clrie_os_process_main(argc, argv, run);
 }

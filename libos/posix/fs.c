@@ -1,12 +1,14 @@
 /* Files and folders on POSIX systems (clrie/os/fs.h). */
-#define _DEFAULT_SOURCE /* realpath */
+#define _GNU_SOURCE /* realpath, asprintf */
 #include "clrie/os/fs.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int clrie_os_is_separator(char c)
 {
@@ -16,6 +18,20 @@ int clrie_os_is_separator(char c)
 int clrie_os_path_is_absolute(const char *path)
 {
     return path[0] == '/';
+}
+
+int clrie_os_path_absolute(const char *path, char **out)
+{
+    if (path[0] == '/') {
+        *out = strdup(path);
+        return *out ? 0 : -ENOMEM;
+    }
+    char *cwd = getcwd(NULL, 0);
+    if (!cwd)
+        return -errno;
+    int n = asprintf(out, "%s/%s", cwd, path);
+    free(cwd);
+    return n < 0 ? -ENOMEM : 0;
 }
 
 int clrie_os_path_canonical(const char *path, char **out)

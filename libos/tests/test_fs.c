@@ -1,4 +1,4 @@
-/* clrie/os/fs.h on a real folder: kinds of paths, a listing with names outside ASCII, and the
+/* clrie/os/fs.h on a real folder: kinds of paths, paths made absolute, a listing with names outside ASCII, and the
  * errors a missing or wrong path gives. */
 #include <errno.h>
 #include <setjmp.h>
@@ -69,6 +69,28 @@ static void the_name_in_a_path(void **state)
     }
 }
 
+/* A path made absolute need not exist: a relative one goes after the current folder, an
+ * absolute one stays as it is. */
+static void absolute_paths(void **state)
+{
+    (void)state;
+    char *cwd = NULL, *out = NULL;
+    assert_int_equal(clrie_os_path_canonical(".", &cwd), 0);
+    assert_int_equal(clrie_os_path_absolute(cwd, &out), 0);
+    assert_string_equal(out, cwd);
+    free(out);
+
+    const char *relative = "not-there-" WIDE_NAME;
+    assert_int_equal(clrie_os_path_absolute(relative, &out), 0);
+    size_t n = strlen(cwd);
+    assert_true(clrie_os_path_is_absolute(out));
+    assert_memory_equal(out, cwd, n);
+    assert_true(clrie_os_is_separator(out[n]));
+    assert_string_equal(out + n + 1, relative);
+    free(out);
+    free(cwd);
+}
+
 static void a_listing_gives_every_entry_once(void **state)
 {
     (void)state;
@@ -116,6 +138,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(kinds_of_paths),
         cmocka_unit_test(the_name_in_a_path),
+        cmocka_unit_test(absolute_paths),
         cmocka_unit_test(a_listing_gives_every_entry_once),
         cmocka_unit_test(listing_what_is_no_folder_fails),
     };

@@ -36,6 +36,27 @@ static int open_to_ask(const char *path, HANDLE *h)
     return *h == INVALID_HANDLE_VALUE ? clrie_os__error(GetLastError()) : 0;
 }
 
+int clrie_os_path_absolute(const char *path, char **out)
+{
+    wchar_t *wide = NULL;
+    int r = clrie_os__utf16(path, &wide);
+    if (r != 0)
+        return r;
+    DWORD size = GetFullPathNameW(wide, 0, NULL, NULL);
+    wchar_t *full = size ? malloc(size * sizeof(*full)) : NULL;
+    if (size == 0)
+        r = clrie_os__error(GetLastError());
+    else if (!full)
+        r = -ENOMEM;
+    else if (GetFullPathNameW(wide, size, full, NULL) == 0)
+        r = clrie_os__error(GetLastError());
+    else
+        r = clrie_os__utf8(full, out);
+    free(full);
+    free(wide);
+    return r;
+}
+
 int clrie_os_path_canonical(const char *path, char **out)
 {
     HANDLE h;

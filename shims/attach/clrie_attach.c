@@ -254,7 +254,7 @@ static bool parse_hex(const char *s, int digits, uint32_t *out)
 /* The GUID's 16 bytes as the runtime reads a CLSID: Data1..3 little-endian, then Data4. */
 static void clsid_bytes(const char *text, uint8_t out[16])
 {
-    uint32_t v;
+    uint32_t v = 0; /* the text is ENGINE_CLSID, always whole */
     parse_hex(text + 1, 8, &v);
     put_u32(out, v);
     parse_hex(text + 10, 4, &v);
@@ -468,7 +468,7 @@ static const char *absolute_detach_file(const char *setting)
     if (clrie_os_path_is_absolute(value) || value[0] == '\0')
         return setting;
     char *path = NULL, *out = NULL;
-    int r = attach_path_absolute(value, &path);
+    int r = clrie_os_path_absolute(value, &path);
     if (r == 0 && (out = malloc(strlen("DetachFile=") + strlen(path) + 1)) != NULL)
         sprintf(out, "DetachFile=%s", path);
     free(path);
@@ -569,15 +569,7 @@ static int run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-    /* The arguments as UTF-8 on every system, so that any file can be named: on Windows main's
-     * are in the ANSI code page, and libos reads the UTF-16 command line instead. Where the
-     * system cannot say or counts differently, main's own are used (the same bytes on POSIX). */
-    char **arguments = NULL;
-    size_t count = 0;
-    if (clrie_os_process_arguments(&arguments, &count) == 0 && count == (size_t)argc)
-        argv = arguments;
-    int status = run(argc, argv);
+    int status = clrie_os_process_main(argc, argv, run);
     fflush(stdout);
-    clrie_os_process_arguments_free(arguments);
     return status;
 }

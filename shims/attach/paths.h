@@ -1,5 +1,5 @@
-/* Paths clrie-attach hands to the process it attaches to, which has its own working folder:
- * paths_posix.c, paths_win32.c. Paths are UTF-8 (UTF-16 at the Windows calls). */
+/* The engine clrie-attach hands to the process it attaches to, unless --engine names one:
+ * paths_posix.c, paths_win32.c. Paths are UTF-8. */
 #ifndef CLRIE_ATTACH_PATHS_H
 #define CLRIE_ATTACH_PATHS_H
 
@@ -9,9 +9,5 @@
  * <version>\Instrumentation64\MicrosoftInstrumentationEngine_x64.dll). 0 or a negative errno
  * value. */
 int attach_default_engine(char **out);
-
-/* path made absolute against the current folder (it need not exist), malloc'd in *out;
- * an absolute path comes back as it is. 0 or a negative errno value. */
-int attach_path_absolute(const char *path, char **out);
 
 #endif

@@ -1,11 +1,10 @@
-/* Paths on Windows: the engine of the install the program sits in (its Tools folder's parent),
- * and a path made absolute by GetFullPathNameW. */
+/* The default engine on Windows: the one of the install the program sits in (its Tools
+ * folder's parent). */
 #include "paths.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <windows.h>
 
 #include "clrie/os/fs.h"
 #include "clrie/os/process.h"
@@ -34,33 +33,4 @@ int attach_default_engine(char **out)
     }
     free(program);
     return *out ? 0 : -ENOMEM;
-}
-
-int attach_path_absolute(const char *path, char **out)
-{
-    int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, path, -1, NULL, 0);
-    if (n <= 0)
-        return -EILSEQ;
-    wchar_t *wide = malloc((size_t)n * sizeof(*wide));
-    if (!wide)
-        return -ENOMEM;
-    MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, path, -1, wide, n);
-    int r = -EIO;
-    DWORD size = GetFullPathNameW(wide, 0, NULL, NULL);
-    wchar_t *full = size ? malloc(size * sizeof(*full)) : NULL;
-    if (full && GetFullPathNameW(wide, size, full, NULL) > 0) {
-        int len = WideCharToMultiByte(CP_UTF8, WC_ERR_INVALID_CHARS, full, -1, NULL, 0, NULL, NULL);
-        *out = len > 0 ? malloc((size_t)len) : NULL;
-        if (*out) {
-            WideCharToMultiByte(CP_UTF8, WC_ERR_INVALID_CHARS, full, -1, *out, len, NULL, NULL);
-            r = 0;
-        } else {
-            r = len > 0 ? -ENOMEM : -EILSEQ;
-        }
-    } else if (size && !full) {
-        r = -ENOMEM;
-    }
-    free(full);
-    free(wide);
-    return r;
 }

@@ -38,6 +38,12 @@ const char *clrie_os_path_name(const char *path);
  * Windows)? */
 int clrie_os_path_is_absolute(const char *path);
 
+/* path made absolute against the current folder, malloc'd in *out: it need not exist, and
+ * nothing is resolved but the folder it is relative to (on Windows as GetFullPathNameW does,
+ * which also removes "." and ".."). An absolute path comes back as it is on POSIX. 0 or a
+ * negative errno value. */
+int clrie_os_path_absolute(const char *path, char **out);
+
 /* The canonical form of path (absolute, links resolved, as realpath), malloc'd in *out: 0,
  * -ENOENT when nothing is there, ... */
 int clrie_os_path_canonical(const char *path, char **out);

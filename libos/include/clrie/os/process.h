@@ -25,6 +25,13 @@ int clrie_os_process_arguments(char ***out, size_t *count);
 
 void clrie_os_process_arguments_free(char **arguments);
 
+/* Runs main_utf8 with the program's arguments in UTF-8 and returns what it returns, so that a
+ * tool can name any file: on Windows main's arguments are in the ANSI code page, which cannot
+ * spell every name, and these come from the UTF-16 command line instead. Where the system
+ * cannot say (a POSIX system without /proc) or counts differently from argc, main's own are
+ * passed: on POSIX they are the same bytes. */
+int clrie_os_process_main(int argc, char **argv, int (*main_utf8)(int argc, char **argv));
+
 /* Nanoseconds of a clock that only goes forward (not the wall clock), from an unspecified
  * start. */
 uint64_t clrie_os_monotonic_ns(void);
