@@ -35,6 +35,11 @@ PREFIX_VARIABLE = "CLRIE_TEST_WINEPREFIX"
 CLRIE_WINDOWS = "MicrosoftInstrumentationEngine_x64.dll"
 
 
+# The scenarios of test_wine_engine.py to run, a comma-separated list of their names; every one
+# when unset. test/run runs a few of them on the .NET versions before the SDK's.
+SCENARIOS_VARIABLE = "CLRIE_TEST_WINE_SCENARIOS"
+
+
 def skip(reason):
     """Exits 77 (skipped) saying why; under CI (CI=true or 1) a test that cannot run fails."""
     if os.environ.get("CI", "").lower() in ("1", "true"):
@@ -64,6 +69,23 @@ def argument_parser(description):
                         "package")
     parser.add_argument("--keep", action="store_true", help="keep each scenario's folder")
     return parser
+
+
+def chosen_scenarios(names):
+    """The scenarios to run among names (in their order): those CLRIE_TEST_WINE_SCENARIOS lists,
+    or every one when it is unset. Prints which; exits with an error on a name that is not
+    among them."""
+    text = os.environ.get(SCENARIOS_VARIABLE, "").strip()
+    if not text:
+        return list(names)
+    wanted = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in wanted if name not in names]
+    if unknown or not wanted:
+        sys.exit("%s=%s: no scenario %s (the scenarios: %s)" % (
+            SCENARIOS_VARIABLE, text, ", ".join(unknown) or "named", ", ".join(names)))
+    chosen = [name for name in names if name in wanted]
+    print("scenarios: %s (%s)" % (",".join(chosen), SCENARIOS_VARIABLE), flush=True)
+    return chosen
 
 
 def wine64_and_dotnet():
@@ -214,17 +236,19 @@ class Prefix:
         return Result(returncode, _text(stdout), _text(stderr), time.monotonic() - started)
 
 
-def _sources_digest(project_dir, arguments):
-    """A digest of the app's sources (every file of its folder but bin/ and obj/) and of the
-    publish command's arguments: the published app is reused while it stays the same."""
+def _sources_digest(folders, arguments):
+    """A digest of the app's sources (every file of its folder and of its libraries' folders,
+    but bin/ and obj/) and of the publish command's arguments: the published app is reused
+    while it stays the same."""
     digest = hashlib.sha256("\0".join(arguments).encode())
-    for root, dirs, files in os.walk(project_dir):
-        dirs[:] = sorted(d for d in dirs if d not in ("bin", "obj"))
-        for name in sorted(files):
-            path = os.path.join(root, name)
-            digest.update(os.path.relpath(path, project_dir).encode() + b"\0")
-            with open(path, "rb") as f:
-                digest.update(f.read())
+    for folder in folders:
+        for root, dirs, files in os.walk(folder):
+            dirs[:] = sorted(d for d in dirs if d not in ("bin", "obj"))
+            for name in sorted(files):
+                path = os.path.join(root, name)
+                digest.update(os.path.relpath(path, os.path.dirname(folder)).encode() + b"\0")
+                with open(path, "rb") as f:
+                    digest.update(f.read())
     return digest.hexdigest()
 
 
@@ -246,9 +270,18 @@ def publish(dotnet, project, out_root):
     if major:
         # TargetFrameworks (plural) reaches the restore, which ignores a global TargetFramework.
         arguments += ["-p:TargetFrameworks=" + tfm, "-f", tfm]
+    # An app with libraries of its own (dotnet_apps.LIBRARIES: traced and tracedlib) references
+    # each by a path beside its build output, $(OutDir)../<library>/: each is built (for the
+    # .NET version, not for a RID: it is IL only) into a folder beside the app's build output.
+    libraries = dotnet_apps.LIBRARIES.get(name, ())
+    library_root = os.path.join(out_root, RID, tfm, "libraries")
+    if libraries:
+        arguments.append("-p:OutDir=" + os.path.join(library_root, name) + "/")
     exe = os.path.join(out, name + ".exe")
     stamp = os.path.join(out_root, RID, tfm, name + ".sources")
-    digest = _sources_digest(os.path.dirname(os.path.abspath(project)), arguments)
+    digest = _sources_digest([os.path.dirname(os.path.abspath(project))] +
+                             [os.path.join(dotnet_apps.APPS, library) for library in libraries],
+                             arguments)
     try:
         with open(stamp) as f:
             if f.read().strip() == digest and os.path.isfile(exe):
@@ -256,6 +289,12 @@ def publish(dotnet, project, out_root):
     except FileNotFoundError:
         pass
     started = time.monotonic()
+    for library in libraries:
+        built = dotnet_apps.build_library(
+            dotnet, os.path.join(dotnet_apps.APPS, library, library + ".csproj"), library,
+            os.path.join(out_root, RID, "libraries"))
+        os.makedirs(os.path.join(library_root, library), exist_ok=True)
+        shutil.copyfile(built, os.path.join(library_root, library, library + ".dll"))
     result = subprocess.run([dotnet, "publish", project, *arguments],
                             env=dotnet_apps.quiet_environment(), stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
