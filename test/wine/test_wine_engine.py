@@ -101,7 +101,20 @@ SCENARIO_APPS = {"proxy": ("sample",), "tracer": ("sample",), "stress": ("sample
                  "traced": ("traced",)}
 # The scenarios that run the tracer plugin with Clrie.Tracing and the recorder's tracers.
 TRACER_PLUGIN_SCENARIOS = ("tracer-watch", "tracer-refresh", "traced")
+# Scenarios a runtime cannot run, and why: left out on it, saying so.
+RUNTIME_DEFECTS = {
+    ("8", "traced"): "on .NET 8 (8.0.31) under Wine, test/dotnet/traced dies without any "
+                     "profiler (exit code 9: an access violation, then a fail-fast 0xC0000409) at "
+                     "its first await after the exception it catches; a small app that catches "
+                     "an exception and then awaits Task.Yield() hangs there. .NET 9 and 10 run it, "
+                     "and the tracer plugin runs on .NET 8 in tracer-watch and tracer-refresh",
+}
 chosen = wine_apps.chosen_scenarios(list(SCENARIO_APPS))
+for scenario in list(chosen):
+    defect = RUNTIME_DEFECTS.get((dotnet_apps.test_runtime() or "", scenario))
+    if defect:
+        print("%s: left out: %s" % (scenario, defect), flush=True)
+        chosen.remove(scenario)
 prefix = wine_apps.Prefix(wine64, args.work).ensure()
 apps = {}
 for name in sorted({app for scenario in chosen for app in SCENARIO_APPS[scenario]}):
@@ -109,7 +122,8 @@ for name in sorted({app for scenario in chosen for app in SCENARIO_APPS[scenario
         dotnet, os.path.join(dotnet_apps.APPS, name, name + ".csproj"), args.work)
     print("timing: %s %s" % (name, "published in %.1f s" % seconds if seconds else
                              "reused (sources unchanged)"), flush=True)
-wine_apps.announce_runtime(next(iter(apps.values())))
+if apps:
+    wine_apps.announce_runtime(next(iter(apps.values())))
 microsoft = None
 if "tracer" in chosen:
     try:
