@@ -34,6 +34,7 @@
 CLRIE_TEST_WINE_SCENARIOS (comma-separated names) runs only those scenarios, and publishes only
 the apps they run; CLRIE_TEST_RUNTIME=<major> runs them on that .NET version (the app's runtime
 pack from NuGet, and Clrie.Tracing and the tracers built for it).
+
 The DLLs come from the MinGW-w64 x64 build that CLRIE_TEST_WINDOWS_BUILD names (test/run passes
 its own). Needs Linux x86_64 with wine64 and dotnet; without them, or without that build, the
 test is skipped (exit 77) and says why, and under CI=true it fails instead."""

@@ -31,6 +31,10 @@ WINE64 = "/usr/lib/wine/wine64"
 # A prefix to use instead of <build folder>/wineprefix (test/run shares the one of its
 # Windows tests).
 PREFIX_VARIABLE = "CLRIE_TEST_WINEPREFIX"
+# Set (to 1) by a caller that keeps the prefix's wineserver running for all its tests
+# (`wineserver -p`, Wine's own processes started with their streams on /dev/null): the tests
+# then use that server as it is, instead of waiting for it to end and starting their own.
+SERVER_KEPT_VARIABLE = "CLRIE_TEST_WINESERVER_KEPT"
 # Microsoft's CLRIE for Windows x64 in Microsoft.CodeCoverage (build/<tfm>/x64/).
 CLRIE_WINDOWS = "MicrosoftInstrumentationEngine_x64.dll"
 
@@ -194,14 +198,18 @@ class Prefix:
         explorer) with their standard streams on /dev/null, to stay until linger seconds after
         the last program; returns the seconds it took. Without it the first program of each
         run of the server starts them, they inherit its stdout and stderr, and reading those
-        to the end waits until the server has gone, some seconds after the program ended."""
+        to the end waits until the server has gone, some seconds after the program ended.
+        Under CLRIE_TEST_WINESERVER_KEPT the caller's server is used as it is."""
         started = time.monotonic()
+        kept = os.environ.get(SERVER_KEPT_VARIABLE) == "1"
         # A server still running for programs before ours (the Windows unit tests in the same
-        # prefix) would ignore the linger asked for here and quit between our programs.
-        self.wait_for_server(timeout=30)
+        # prefix, a test before this one) would ignore the linger asked for here and quit
+        # between our programs; one the caller keeps stays.
+        if not kept:
+            self.wait_for_server(timeout=30)
         quiet = dict(stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                      stderr=subprocess.DEVNULL, env=self.environment())
-        if self.wineserver:
+        if self.wineserver and not kept:
             subprocess.run([self.wineserver, "-p%d" % linger], timeout=60, **quiet)
         subprocess.run([self.wine64, "cmd", "/c", "exit"], timeout=120, **quiet)
         return time.monotonic() - started
