@@ -260,6 +260,24 @@ def build_library(dotnet, project, name, out_root, properties=()):
     return os.path.join(out, name + ".dll")
 
 
+# The tracer plugin's managed library, which clrie's build makes for the SDK's .NET.
+TRACING_PROJECT = os.path.join(APPS, "..", "..", "plugins", "tracer", "managed",
+                               "Clrie.Tracing.csproj")
+
+
+def tracing_library(dotnet, built, out_root):
+    """The Clrie.Tracing.dll that apps on the runtime under test load: built (the build's own,
+    for the SDK's .NET), or with CLRIE_TEST_RUNTIME set the same sources built for that .NET
+    version into out_root, since an older runtime cannot load a library built for a newer one
+    (as the tracer factories are built for it)."""
+    major = test_runtime()
+    if not major:
+        return built
+    library = build_library(dotnet, TRACING_PROJECT, "Clrie.Tracing", out_root)
+    print("Clrie.Tracing.dll built for .NET %s: %s" % (major, library), flush=True)
+    return library
+
+
 def run_app(dotnet, assembly, profiler_path=None, extra_env=None, args=()):
     """Runs the app; with profiler_path, CoreCLR loads that file as the profiler."""
     env = quiet_environment()

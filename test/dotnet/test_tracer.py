@@ -57,6 +57,8 @@ import dotnet_apps  # noqa: E402
 from refreshed_points import (FOLDER_VARIABLE, REFRESH_BOUND, STEPS,  # noqa: E402
                               WATCH_VARIABLE, Session, expected_events, follow_steps,
                               refresh_points)
+import traced_points  # noqa: E402
+from traced_points import ALL_EVENTS, ENTER_EVENTS  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -79,120 +81,9 @@ if os.environ.get(dotnet_apps.RID_VARIABLE):
     print("%s=%s: the tracer test runs on this machine's architecture only: skipped" % (
         dotnet_apps.RID_VARIABLE, os.environ[dotnet_apps.RID_VARIABLE]))
     sys.exit(dotnet_apps.SKIP)
-if dotnet_apps.test_runtime():
-    # The built Clrie.Tracing.dll targets the SDK's .NET, which an older runtime cannot load:
-    # the test builds the same sources for the runtime under test (as the factories below).
-    args.library = dotnet_apps.build_library(
-        dotnet, os.path.join(HERE, "..", "..", "plugins", "tracer", "managed",
-                             "Clrie.Tracing.csproj"), "Clrie.Tracing", args.apps_out)
-    print("Clrie.Tracing.dll built for .NET %s: %s" % (dotnet_apps.test_runtime(), args.library))
+args.library = dotnet_apps.tracing_library(dotnet, args.library, args.apps_out)
 
 apps = dotnet_apps.Apps(dotnet, args.apps_out, verbose=args.verbose)
-
-# What Program.Main of test/dotnet/traced makes the recorder write, call by call.
-CALLS = [
-    ("Traced.Calculator::Add(System.Int32,System.Int32) this=Calculator+1 args=[2,3]",
-     "Traced.Calculator::Add result=6"),
-    ("Traced.Program::Mid(Traced.Pair,Traced.Pair) this=null args=[(2,4),(4,8)]",
-     "Traced.Program::Mid result=(3,6)"),
-    ('Traced.Program::Log(System.String) this=null args=["hello"]',
-     "Traced.Program::Log result=null"),
-    ('Traced.Program::Fail(System.String) this=null args=["boom"]',
-     "Traced.Program::Fail exception=System.InvalidOperationException: boom"),
-    ('Traced.Program::First(!!0[]) this=null args=[["a","b"]]',
-     'Traced.Program::First result="a"'),
-    ("Traced.Program::First(!!0[]) this=null args=[[7,8]]", "Traced.Program::First result=7"),
-    ('Traced.Program::TryDouble(System.String,System.Int32&) this=null args=["21",0]',
-     "Traced.Program::TryDouble result=True"),
-    ("Traced.Program::Early(System.Int32) this=null args=[-1]",
-     "Traced.Program::Early result=0"),
-    ("Traced.Program::Early(System.Int32) this=null args=[5]",
-     "Traced.Program::Early result=10"),
-]
-NESTED = [
-    "enter Traced.Program::Outer(System.Int32) this=null args=[4]",
-    "enter Traced.Program::Inner(System.Int32) this=null args=[4]",
-    "finish Traced.Program::Inner result=40",
-    "finish Traced.Program::Outer result=41",
-]
-LATER = [
-    ("Traced.Box`1::Swap(!0,!0&) this=Box(1) args=[2,0]", "Traced.Box`1::Swap result=2"),
-    ('Traced.Box`1::Swap(!0,!0&) this=Box(x) args=["y",null]', 'Traced.Box`1::Swap result="y"'),
-    ("Traced.Pair::Sum() this=(3,6) args=[]", "Traced.Pair::Sum result=9"),
-    ('Traced.Holder`1::Get() this=Holder(h) args=[]', 'Traced.Holder`1::Get result="h"'),
-    ("Traced.Program::LaterAsync(System.Int32) this=null args=[6]",
-     "Traced.Program::LaterAsync result=task"),
-    ("Traced.Program::Countdown(System.Int32) this=null args=[2]",
-     "Traced.Program::Countdown result=enumerable"),
-    ('System.IO.Path::GetExtension(System.String) this=null args=["notes.txt"]',
-     'System.IO.Path::GetExtension result=".txt"'),
-]
-ALL_EVENTS = [line for enter, finish in CALLS for line in ("enter " + enter,
-                                                            "finish " + finish)] + NESTED + [
-    line for enter, finish in LATER for line in ("enter " + enter, "finish " + finish)]
-ENTER_EVENTS = [line for line in ALL_EVENTS if line.startswith("enter ")]
-
-POINTS = """<?xml version="1.0" encoding="utf-8"?>
-<!-- the methods of test/dotnet/traced -->
-<Tracing>
-  <Tracer factory="Recorder.Factory" library="recorder/Recorder.dll">
-    <Method assembly="traced" type="Traced.Calculator" name="Add"/>
-    <Method assembly="traced" type="Traced.Program" name="Mid"/>
-    <Method assembly="traced" type="Traced.Program" name="Log" parameters="System.String"/>
-    <Method assembly="traced" type="Traced.Program" name="Fail"/>
-    <Method assembly="traced" type="Traced.Program" name="First" parameters="!!0[]"/>
-    <Method assembly="traced" type="Traced.Program" name="TryDouble"
-            parameters="System.String, System.Int32&amp;"/>
-    <Method assembly="traced" type="Traced.Program" name="Early"/>
-    <Method assembly="traced" type="Traced.Program" name="Outer"/>
-    <Method assembly="traced" type="Traced.Program" name="Inner"/>
-    <Method assembly="traced" type="Traced.Program" name="Main" parameters="System.String[]"/>
-    <Method assembly="traced" type="Traced.Box`1" name="Swap" parameters="!0, !0&amp;"/>
-    <Method assembly="traced" type="Traced.Pair" name="Sum"/>
-    <Method assembly="traced" type="Traced.Holder`1" name="Get"/>
-    <Method assembly="traced" type="Traced.Program" name="LaterAsync"/>
-    <Method assembly="traced" type="Traced.Program" name="Countdown"/>
-    <Method assembly="System.Private.CoreLib" type="System.IO.Path" name="GetExtension"
-            parameters="System.String"/>
-    <Method assembly="System.Private.CoreLib" type="System.StartupHookProvider"
-            name="ProcessStartupHooks"/>
-    <Method assembly="traced" type="Traced.Program" name="Count"/>
-    <Method assembly="traced" type="Traced.Program" name="Measure"/>
-    <Method assembly="traced" type="Traced.Program" name="Advance"/>
-    <Method assembly="traced" type="Traced.Program" name="Slot"/>
-    <Method assembly="traced" type="Traced.Program" name="Holds"/>
-  </Tracer>
-  <Tracer factory="Recorder.Second" library="recorder/Recorder.dll">
-    <Method assembly="traced" type="Traced.Program" name="Log"/>
-  </Tracer>
-  <Tracer factory="Missing.Factory" library="missing/Missing.dll">
-    <Method assembly="traced" type="Traced.Pair" name="ToString"/>
-  </Tracer>
-</Tracing>
-"""
-# ProcessStartupHooks runs once, before the startup hook has loaded Clrie.Tracing: wrapped
-# then, it would fail to compile and end the app (FileNotFoundException), so the plugin waits
-# for the library before it rejits the framework's methods; it is never called again, so it
-# gives no events.
-# Pair.ToString's factory is in a library that is not there: said once on stderr, no events,
-# the app unchanged.
-# Main takes no parameters: its point names no method and traces nothing. Log is named twice:
-# the first point traces it, the second is reported and ignored.
-
-# A later file (by name) naming a method the first file traces: the first point traces it.
-AGAIN_POINTS = """<Tracing>
-  <Tracer factory="Recorder.Second" library="recorder/Recorder.dll">
-    <Method assembly="traced" type="Traced.Calculator" name="Add"/>
-  </Tracer>
-</Tracing>
-"""
-
-BAD_POINTS = """<Tracing>
-  <Tracer factory="Recorder.Factory">
-    <Method assembly="traced" name="Add"/>
-  </Tracer>
-</Tracing>
-"""
 
 
 def build_factory(project, name):
@@ -216,8 +107,8 @@ class Sandbox(dotnet_apps.Sandbox):
         self.copy(args.plugin, "Tracer/libclrie-tracer.so")
         self.library = self.copy(args.library, "Tracer/Clrie.Tracing.dll", mode=0o644)
         config = self.copy(args.config, "Tracer/Tracer.config", mode=0o644)
-        self.copy(recorder, "points/recorder/Recorder.dll", mode=0o644)
-        self.write("points/traced.xml", POINTS)
+        self.copy(recorder, traced_points.RECORDER_FILE, mode=0o644)
+        traced_points.write_points(self)
         self.output = self.path("trace.txt")
         self.env = {
             dotnet_apps.CONFIG_VAR + "Tracer": config,
@@ -243,60 +134,22 @@ def expect_events(what, sandbox, expected):
         what, expected), seen=seen)
 
 
-def scenario(mode, expected):
+def scenario(mode, expected=None):
     def run_scenario():
         recorder = build_recorder()
         sb = Sandbox(mode, recorder)
         try:
             extra = {"CLRIE_TEST_TRACER_MODE": mode} if mode != "traced" else {}
             if mode == "traced":
-                bad = sb.write("points/bad.xml", BAD_POINTS)
-                again = sb.write("points/zz-again.xml", AGAIN_POINTS)
+                traced_points.write_problems(sb)
             result = run(sb, extra)
             expect_app_unchanged(mode, result)
-            expect_events(mode, sb, expected)
             if mode == "traced":
-                for method in ("Count(System.ReadOnlySpan`1<System.Char>)",
-                               "Measure(Traced.Window)", "Advance(TracedLib.Cursor)"):
-                    checks.expect_in("Traced.Program::%s: not traced: a by-ref-like" % method,
-                                     result.stderr, "%s: a by-ref-like parameter is left "
-                                     "alone, with a line" % mode, result)
-                if int(dotnet_apps.test_runtime() or 10) >= 9:
-                    checks.expect_in("Traced.Program::Holds(!!0): not traced: a generic "
-                                     "parameter allows a by-ref-like type", result.stderr,
-                                     "%s: a method whose type parameter allows a ref struct is "
-                                     "left alone, with a line" % mode, result)
-                else:
-                    print("%s: no `allows ref struct` before .NET 9: the app has no Holds" % mode)
-                checks.expect_in("Traced.Program.Slot: not traced: it returns a byref",
-                                 result.stderr, "%s: a method with a byref return is left "
-                                 "alone, with a line" % mode, result)
-                lines = POINTS.splitlines()
-                first, second = [i + 1 for i, line in enumerate(lines) if 'name="Log"' in line]
-                checks.expect_in("%s:%d: Traced.Program::Log(System.String) is traced by the "
-                                 "point at %s:%d already; this one (factory Recorder.Second) is "
-                                 "ignored" % (sb.path("points/traced.xml"), second,
-                                              sb.path("points/traced.xml"), first),
-                                 result.stderr, "%s: a method named twice is reported" % mode,
-                                 result)
-                add = [i + 1 for i, line in enumerate(lines) if 'name="Add"' in line][0]
-                checks.expect_in("%s:3: Traced.Calculator::Add(System.Int32,System.Int32) is "
-                                 "traced by the point at %s:%d already; this one (factory "
-                                 "Recorder.Second) is ignored" % (
-                                     again, sb.path("points/traced.xml"), add),
-                                 result.stderr, "%s: a method named again by a later file is "
-                                 "traced by the first file's point, the other reported" % mode,
-                                 result)
-                missing = [line for line in result.stderr.splitlines()
-                           if line.startswith("clrie tracing: cannot make the tracer factory "
-                                              "'Missing.Factory' of %s: FileNotFoundException"
-                                              % sb.path("points/missing/Missing.dll"))]
-                checks.expect(len(missing) == 1, "%s: a factory whose library is missing is "
-                              "reported once, and its method runs without a tracer" % mode,
-                              result, seen=missing)
-                checks.expect_in("%s:3:5: <Method> needs a non-empty 'type' attribute" % bad,
-                                 result.stderr, "%s: the bad points file is reported" % mode,
-                                 result)
+                traced_points.check_traced(checks, mode, result,
+                                           dotnet_apps.read_lines(sb.output), sb.path,
+                                           int(dotnet_apps.test_runtime() or 10))
+            else:
+                expect_events(mode, sb, expected)
         finally:
             sb.close()
     return run_scenario
@@ -534,7 +387,7 @@ def scenario_attach():
 
 
 dotnet_apps.run_scenarios(checks, [
-    ("traced", "traced: the expected events, a bad file reported", scenario("traced", ALL_EVENTS)),
+    ("traced", "traced: the expected events, a bad file reported", scenario("traced")),
     ("throw-entry", "throw-entry: a factory that throws", scenario("throw-entry", ENTER_EVENTS)),
     ("throw-finish", "throw-finish: tracers that throw", scenario("throw-finish", ALL_EVENTS)),
     ("null", "null: a factory without tracers", scenario("null", ENTER_EVENTS)),

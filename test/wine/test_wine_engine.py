@@ -39,10 +39,19 @@
            runtime refuses it there too: 0x80131370); then a process ID no process has, a
            process that is not .NET (Wine's services.exe) and a missing configuration, each
            refused in one line.
+  traced   the tracer plugin on test/dotnet/traced with the points, tracers and checks of
+           test_tracer.py's scenario traced (test/dotnet/traced_points.py): the same events for
+           every kind of method, the same lines for the methods left alone and the points
+           refused; the app's own output as bare.
+
+CLRIE_TEST_WINE_SCENARIOS (comma-separated names) runs only those scenarios, and publishes only
+the apps they run; CLRIE_TEST_RUNTIME=<major> runs them on that .NET version (the app's runtime
+pack from NuGet, and Clrie.Tracing and the tracers built for it).
 
 The DLLs come from the MinGW-w64 x64 build that CLRIE_TEST_WINDOWS_BUILD names (test/run passes
 its own). Needs Linux x86_64 with wine64 and dotnet; without them, or without that build, the
 test is skipped (exit 77) and says why, and under CI=true it fails instead."""
+import functools
 import os
 import re
 import shutil
@@ -54,6 +63,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import wine_apps  # noqa: E402  (it makes test/dotnet's modules importable too)
 from wine_apps import clrie_package, dotnet_apps, lines, read  # noqa: E402
 import attach_service  # noqa: E402
+import stress_runs  # noqa: E402
+import traced_points  # noqa: E402
 from refreshed_points import (FOLDER_VARIABLE, STEPS, WATCH_VARIABLE, Session,  # noqa: E402
                               follow_steps, refresh_points)
 
@@ -101,19 +112,63 @@ for what, path in built.items():
 if checks.failures:
     sys.exit(checks.finish(""))
 
+# The apps each scenario runs: those of the chosen scenarios are published, and run bare once,
+# before Wine starts.
+SCENARIO_APPS = {"proxy": ("sample",), "tracer": ("sample",), "stress": ("sample",),
+                 "raw-hook": ("hello",), "bad-input": ("sample",),
+                 "tracer-watch": ("refreshed",), "tracer-refresh": ("refreshed",),
+                 "attach": ("service",), "traced": ("traced",)}
+# The scenarios that run the tracer plugin with Clrie.Tracing and the recorder's tracers.
+TRACER_PLUGIN_SCENARIOS = ("tracer-watch", "tracer-refresh", "traced")
+# Scenarios a runtime cannot run, and why: left out on it, saying so.
+RUNTIME_DEFECTS = {
+    ("8", "traced"): "on .NET 8 (8.0.31) under Wine, test/dotnet/traced dies without any "
+                     "profiler (exit code 9: an access violation, then a fail-fast 0xC0000409) at "
+                     "its first await after the exception it catches; a small app that catches "
+                     "an exception and then awaits Task.Yield() hangs there. .NET 9 and 10 run it, "
+                     "and the tracer plugin runs on .NET 8 in tracer-watch and tracer-refresh",
+}
+chosen = wine_apps.chosen_scenarios(list(SCENARIO_APPS))
+for scenario in list(chosen):
+    defect = RUNTIME_DEFECTS.get((dotnet_apps.test_runtime() or "", scenario))
+    if defect:
+        print("%s: left out: %s" % (scenario, defect), flush=True)
+        chosen.remove(scenario)
 prefix = wine_apps.Prefix(wine64, args.work).ensure()
 apps = {}
-for name in ("hello", "sample", "refreshed", "service"):
+for name in sorted({app for scenario in chosen for app in SCENARIO_APPS[scenario]}):
     apps[name], seconds = wine_apps.publish(
         dotnet, os.path.join(dotnet_apps.APPS, name, name + ".csproj"), args.work)
     print("timing: %s %s" % (name, "published in %.1f s" % seconds if seconds else
                              "reused (sources unchanged)"), flush=True)
-wine_apps.announce_runtime(apps["sample"])
-try:
-    microsoft = wine_apps.microsoft_clrie(dotnet, args.work)
-except clrie_package.Missing as missing:
-    microsoft = None
-    checks.expect(False, "Microsoft's Windows CLRIE is missing: %s" % missing)
+if apps:
+    wine_apps.announce_runtime(next(iter(apps.values())))
+microsoft = None
+if "tracer" in chosen:
+    try:
+        microsoft = wine_apps.microsoft_clrie(dotnet, args.work)
+    except clrie_package.Missing as missing:
+        checks.expect(False, "Microsoft's Windows CLRIE is missing: %s" % missing)
+
+
+@functools.lru_cache(maxsize=None)
+def tracer_managed():
+    """Clrie.Tracing.dll for the runtime under test (the build's own on the SDK's .NET) and the
+    recorder's tracers (test/dotnet/recorder) built against it: (library, recorder)."""
+    started = time.monotonic()
+    library = dotnet_apps.tracing_library(dotnet, built["tracer-library"],
+                                          os.path.join(args.work, "managed"))
+    recorder = dotnet_apps.build_library(
+        dotnet, os.path.join(dotnet_apps.APPS, "recorder", "Recorder.csproj"), "Recorder",
+        os.path.join(args.work, "managed"), ["ClrieTracing=" + library])
+    print("timing: Clrie.Tracing and the recorder built in %.1f s" % (
+        time.monotonic() - started), flush=True)
+    return library, recorder
+
+
+# Built before Wine starts: Wine's own processes stay only seconds after the last program.
+if set(chosen) & set(TRACER_PLUGIN_SCENARIOS):
+    tracer_managed()
 print("timing: Wine started in %.1f s" % prefix.start(), flush=True)
 
 
@@ -146,7 +201,8 @@ def plugin_box(label, plugin, guid, settings=None):
     return box, config
 
 
-baseline = {name: run("%s bare" % name, name) for name in ("hello", "sample")}
+baseline = {name: run("%s bare" % name, name) for name in ("hello", "sample", "traced")
+            if name in apps}
 for name, result in baseline.items():
     checks.expect(result.returncode in (0, 3) and result.stdout,
                   "%s bare: the app runs and prints" % name, result)
@@ -154,12 +210,19 @@ if checks.failures:
     sys.exit(checks.finish(""))
 
 
-def as_bare(label, app, result, stdout=True):
+def as_bare(label, app, result, stdout=True, stderr="equal"):
+    """Exit code, stdout (unless not asked) and stderr as bare: stderr "equal", or "contained"
+    (each of bare's lines in it, beside the lines of the engine and its plugins)."""
     base = baseline[app]
     checks.expect(result.returncode == base.returncode,
                   "%s: exit code %d as bare" % (label, base.returncode), result)
-    checks.expect(result.stderr == base.stderr, "%s: stderr as bare (%r)" % (label, base.stderr),
-                  result)
+    if stderr == "equal":
+        checks.expect(result.stderr == base.stderr, "%s: stderr as bare (%r)" % (
+            label, base.stderr), result)
+    else:
+        for line in lines(base.stderr):
+            checks.expect(line in result.stderr, "%s: the app's stderr line %r still arrives" % (
+                label, line), result)
     if stdout:
         checks.expect(result.stdout == base.stdout,
                       "%s: stdout as bare\n    bare stdout: %r" % (label, base.stdout), result)
@@ -356,9 +419,18 @@ def scenario_tracer():
 
 # ---- every method rewritten at JIT time, then ReJIT-ed ---------------------------------------
 
+STRESS_MODULES = "sample.dll"
+
+
 def scenario_stress():
+    # The ReJIT of the app's own module runs on every .NET version, as in the Linux tests; with
+    # every module of the process in scope (Modules=*) it would be left out on .NET 8, whose
+    # runtime crashes or deadlocks now and then there (stress_runs.RUNTIME_DEFECTS).
+    defect = stress_runs.runtime_defect("rejit", STRESS_MODULES)
+    if defect:
+        print("   ReJIT left out: " + defect)
     box, config = plugin_box("stress", "stress", STRESS_GUID, lambda box: {
-        "Modules": "sample.dll", "Nops": "true", "Rejit": "true",
+        "Modules": STRESS_MODULES, "Nops": "true", "Rejit": "false" if defect else "true",
         "Report": wine_apps.windows_path(box.path("report.txt"))})
     try:
         report = box.path("report.txt")
@@ -375,9 +447,10 @@ def scenario_stress():
                 int(n) for n in match.groups())
             checks.expect(seen > 0 and instrumented > 0 and failed == 0,
                           "stress: methods of sample.dll were rewritten, none failed", seen=text)
-            checks.expect(requested > 0 and rejit_failed == 0 and instrumented <= requested,
-                          "stress: methods were ReJIT-ed, none failed, and only those were "
-                          "rewritten", seen=text)
+            if not defect:
+                checks.expect(requested > 0 and rejit_failed == 0 and instrumented <= requested,
+                              "stress: methods were ReJIT-ed, none failed, and only those were "
+                              "rewritten", seen=text)
             checks.expect(compiled > 0 and jit_failed == 0,
                           "stress: the JIT compiled the rewritten methods", seen=text)
         checks.expect(read(log).strip() == "", "stress: the engine logged no error",
@@ -486,14 +559,12 @@ def scenario_tracer_plugin(watch):
     events follow each change, through the folder watch (ReadDirectoryChangesW) or through
     Clrie.Tracing.Tracing.Refresh() (which finds the plugin DLL beside itself)."""
     what = "tracer plugin, %s" % ("folder watched" if watch else "Tracing.Refresh()")
-    recorder = dotnet_apps.build_library(
-        dotnet, os.path.join(dotnet_apps.APPS, "recorder", "Recorder.csproj"), "Recorder",
-        os.path.join(args.work, "managed"), ["ClrieTracing=" + built["tracer-library"]])
+    managed, recorder = tracer_managed()
     box = dotnet_apps.Sandbox("clrie-wine", "tracer-plugin", args.keep)
     session = None
     try:
         box.copy(built["tracer-plugin"], "Tracer/clrie-tracer.dll")
-        library = box.copy(built["tracer-library"], "Tracer/Clrie.Tracing.dll")
+        library = box.copy(managed, "Tracer/Clrie.Tracing.dll")
         config = box.copy(built["tracer-config"], "Tracer/Tracer.config")
         box.copy(recorder, "points/recorder/Recorder.dll")
         points = box.path("points/refreshed.xml")
@@ -607,6 +678,41 @@ def scenario_attach():
         print("timing: attach scenario %.1f s" % (time.monotonic() - started), flush=True)
 
 
+# ---- the tracer plugin on test/dotnet/traced, as test_tracer.py's scenario traced ----------
+
+def scenario_traced():
+    """test/dotnet/traced with the tracer plugin installed as clrie installs it, the points,
+    tracers and checks of the Linux test's scenario traced (traced_points): every kind of method
+    traced with the same events, the same lines for what is left alone or refused, and the
+    app's own output as bare. The engine logs to stderr, as there (no log file)."""
+    library, recorder = tracer_managed()
+    box = dotnet_apps.Sandbox("clrie-wine", "traced", args.keep)
+    try:
+        box.copy(built["tracer-plugin"], "Tracer/clrie-tracer.dll")
+        installed = box.copy(library, "Tracer/Clrie.Tracing.dll")
+        config = box.copy(built["tracer-config"], "Tracer/Tracer.config")
+        box.copy(recorder, traced_points.RECORDER_FILE)
+        traced_points.write_points(box)
+        traced_points.write_problems(box)
+        output = box.path("trace.txt")
+        env = wine_apps.profiler_environment(built["engine"], None, {"Tracer": config})
+        env.update({FOLDER_VARIABLE: wine_apps.windows_path(box.path("points")),
+                    "DOTNET_STARTUP_HOOKS": wine_apps.windows_path(installed),
+                    "CLRIE_TEST_TRACE_OUTPUT": wine_apps.windows_path(output)})
+        result = run("traced", "traced", env)
+        as_bare("traced", "traced", result, stderr="contained")
+        checks.expect("Unhandled exception" not in result.stderr,
+                      "traced: no unhandled exception", result)
+        events = lines(read(output))
+        print("   traced: %d events, %d lines on stderr" % (len(events),
+                                                             len(lines(result.stderr))))
+        traced_points.check_traced(checks, "traced", result, events,
+                                   lambda relative: wine_apps.windows_path(box.path(relative)),
+                                   int(dotnet_apps.test_runtime() or 10))
+    finally:
+        box.close()
+
+
 scenarios = [
     ("proxy", "the MSI: installed, a newer one beside it, both uninstalled; the proxy",
      scenario_proxy),
@@ -621,7 +727,9 @@ scenarios = [
      lambda: scenario_tracer_plugin(False)),
     ("attach", "clrie-attach into a running app, ReJIT, a DetachFile; what it cannot use",
      scenario_attach),
+    ("traced", "the tracer plugin on test/dotnet/traced, as on Linux", scenario_traced),
 ]
-dotnet_apps.run_scenarios(checks, scenarios, wine_apps.wanted_scenarios(args, scenarios))
+assert [s[0] for s in scenarios] == list(SCENARIO_APPS), "every scenario says which apps it runs"
+dotnet_apps.run_scenarios(checks, scenarios, set(chosen))
 sys.exit(checks.finish("clrie's Windows build runs apps unchanged under Wine: proxy install, "
                        "IL rewriting, ReJIT, raw hook, bad input refused, tracer plugin, attach"))

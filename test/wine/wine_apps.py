@@ -31,8 +31,17 @@ WINE64 = "/usr/lib/wine/wine64"
 # A prefix to use instead of <build folder>/wineprefix (test/run shares the one of its
 # Windows tests).
 PREFIX_VARIABLE = "CLRIE_TEST_WINEPREFIX"
+# Set (to 1) by a caller that keeps the prefix's wineserver running for all its tests
+# (`wineserver -p`, Wine's own processes started with their streams on /dev/null): the tests
+# then use that server as it is, instead of waiting for it to end and starting their own.
+SERVER_KEPT_VARIABLE = "CLRIE_TEST_WINESERVER_KEPT"
 # Microsoft's CLRIE for Windows x64 in Microsoft.CodeCoverage (build/<tfm>/x64/).
 CLRIE_WINDOWS = "MicrosoftInstrumentationEngine_x64.dll"
+
+
+# The scenarios of test_wine_engine.py to run, a comma-separated list of their names; every one
+# when unset. test/run runs a few of them on the .NET versions before the SDK's.
+SCENARIOS_VARIABLE = "CLRIE_TEST_WINE_SCENARIOS"
 
 
 def skip(reason):
@@ -63,22 +72,24 @@ def argument_parser(description):
                         help="build folder: the Wine prefix, the published apps, the NuGet "
                         "package")
     parser.add_argument("--keep", action="store_true", help="keep each scenario's folder")
-    parser.add_argument("--only", help="the scenarios to run, comma-separated (all by default)")
     return parser
 
 
-def wanted_scenarios(args, scenarios):
-    """The names of the scenarios (name, label, function) that --only asks for, all without it;
-    an unknown name ends the test with the list of names."""
-    names = [s[0] for s in scenarios]
-    if not args.only:
-        return set(names)
-    wanted = set(args.only.split(","))
-    unknown = wanted - set(names)
-    if unknown:
-        sys.exit("no scenario %s; the scenarios: %s" % (", ".join(sorted(unknown)),
-                                                          ", ".join(names)))
-    return wanted
+def chosen_scenarios(names):
+    """The scenarios to run among names (in their order): those CLRIE_TEST_WINE_SCENARIOS lists,
+    or every one when it is unset. Prints which; exits with an error on a name that is not
+    among them."""
+    text = os.environ.get(SCENARIOS_VARIABLE, "").strip()
+    if not text:
+        return list(names)
+    wanted = [name.strip() for name in text.split(",") if name.strip()]
+    unknown = [name for name in wanted if name not in names]
+    if unknown or not wanted:
+        sys.exit("%s=%s: no scenario %s (the scenarios: %s)" % (
+            SCENARIOS_VARIABLE, text, ", ".join(unknown) or "named", ", ".join(names)))
+    chosen = [name for name in names if name in wanted]
+    print("scenarios: %s (%s)" % (",".join(chosen), SCENARIOS_VARIABLE), flush=True)
+    return chosen
 
 
 def wine64_and_dotnet():
@@ -187,14 +198,18 @@ class Prefix:
         explorer) with their standard streams on /dev/null, to stay until linger seconds after
         the last program; returns the seconds it took. Without it the first program of each
         run of the server starts them, they inherit its stdout and stderr, and reading those
-        to the end waits until the server has gone, some seconds after the program ended."""
+        to the end waits until the server has gone, some seconds after the program ended.
+        Under CLRIE_TEST_WINESERVER_KEPT the caller's server is used as it is."""
         started = time.monotonic()
+        kept = os.environ.get(SERVER_KEPT_VARIABLE) == "1"
         # A server still running for programs before ours (the Windows unit tests in the same
-        # prefix) would ignore the linger asked for here and quit between our programs.
-        self.wait_for_server(timeout=30)
+        # prefix, a test before this one) would ignore the linger asked for here and quit
+        # between our programs; one the caller keeps stays.
+        if not kept:
+            self.wait_for_server(timeout=30)
         quiet = dict(stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                      stderr=subprocess.DEVNULL, env=self.environment())
-        if self.wineserver:
+        if self.wineserver and not kept:
             subprocess.run([self.wineserver, "-p%d" % linger], timeout=60, **quiet)
         subprocess.run([self.wine64, "cmd", "/c", "exit"], timeout=120, **quiet)
         return time.monotonic() - started
@@ -247,17 +262,19 @@ class Prefix:
         return ids
 
 
-def _sources_digest(project_dir, arguments):
-    """A digest of the app's sources (every file of its folder but bin/ and obj/) and of the
-    publish command's arguments: the published app is reused while it stays the same."""
+def _sources_digest(folders, arguments):
+    """A digest of the app's sources (every file of its folder and of its libraries' folders,
+    but bin/ and obj/) and of the publish command's arguments: the published app is reused
+    while it stays the same."""
     digest = hashlib.sha256("\0".join(arguments).encode())
-    for root, dirs, files in os.walk(project_dir):
-        dirs[:] = sorted(d for d in dirs if d not in ("bin", "obj"))
-        for name in sorted(files):
-            path = os.path.join(root, name)
-            digest.update(os.path.relpath(path, project_dir).encode() + b"\0")
-            with open(path, "rb") as f:
-                digest.update(f.read())
+    for folder in folders:
+        for root, dirs, files in os.walk(folder):
+            dirs[:] = sorted(d for d in dirs if d not in ("bin", "obj"))
+            for name in sorted(files):
+                path = os.path.join(root, name)
+                digest.update(os.path.relpath(path, os.path.dirname(folder)).encode() + b"\0")
+                with open(path, "rb") as f:
+                    digest.update(f.read())
     return digest.hexdigest()
 
 
@@ -279,9 +296,18 @@ def publish(dotnet, project, out_root):
     if major:
         # TargetFrameworks (plural) reaches the restore, which ignores a global TargetFramework.
         arguments += ["-p:TargetFrameworks=" + tfm, "-f", tfm]
+    # An app with libraries of its own (dotnet_apps.LIBRARIES: traced and tracedlib) references
+    # each by a path beside its build output, $(OutDir)../<library>/: each is built (for the
+    # .NET version, not for a RID: it is IL only) into a folder beside the app's build output.
+    libraries = dotnet_apps.LIBRARIES.get(name, ())
+    library_root = os.path.join(out_root, RID, tfm, "libraries")
+    if libraries:
+        arguments.append("-p:OutDir=" + os.path.join(library_root, name) + "/")
     exe = os.path.join(out, name + ".exe")
     stamp = os.path.join(out_root, RID, tfm, name + ".sources")
-    digest = _sources_digest(os.path.dirname(os.path.abspath(project)), arguments)
+    digest = _sources_digest([os.path.dirname(os.path.abspath(project))] +
+                             [os.path.join(dotnet_apps.APPS, library) for library in libraries],
+                             arguments)
     try:
         with open(stamp) as f:
             if f.read().strip() == digest and os.path.isfile(exe):
@@ -289,6 +315,12 @@ def publish(dotnet, project, out_root):
     except FileNotFoundError:
         pass
     started = time.monotonic()
+    for library in libraries:
+        built = dotnet_apps.build_library(
+            dotnet, os.path.join(dotnet_apps.APPS, library, library + ".csproj"), library,
+            os.path.join(out_root, RID, "libraries"))
+        os.makedirs(os.path.join(library_root, library), exist_ok=True)
+        shutil.copyfile(built, os.path.join(library_root, library, library + ".dll"))
     result = subprocess.run([dotnet, "publish", project, *arguments],
                             env=dotnet_apps.quiet_environment(), stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True)
