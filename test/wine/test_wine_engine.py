@@ -255,6 +255,30 @@ def msiexec(action, msi, label):
     checks.expect(result.returncode == 0, "%s: msiexec %s exits 0" % (label, action), result)
 
 
+UNINSTALL_KEY = "HKLM\\Software\\Microsoft\\Windows\\CurrentVersion\\Uninstall\\"
+
+
+def listed_installed(msi):
+    """Whether Windows lists the package's product among the installed programs (its key under
+    Uninstall, which Windows Installer writes and removes), read with Wine's reg."""
+    properties = subprocess.run(["msiinfo", "export", msi, "Property"], stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, text=True).stdout
+    code = next((line.split("\t")[1].strip() for line in lines(properties)
+                 if line.startswith("ProductCode\t")), None)
+    result = prefix.run("reg", ["query", UNINSTALL_KEY + code]) if code else None
+    return bool(result and result.returncode == 0 and "DisplayName" in result.stdout)
+
+
+def expect_listed(label, installed, removed=()):
+    """Checks that Windows lists exactly the versions installed, of those the test made."""
+    for version, msi in installed:
+        checks.expect(listed_installed(msi), "%s: Windows lists clrie %s as installed"
+                      % (label, version))
+    for version, msi in removed:
+        checks.expect(not listed_installed(msi), "%s: Windows no longer lists clrie %s"
+                      % (label, version))
+
+
 def scenario_proxy():
     """The MSI installed, a newer one beside it, each uninstalled; the app started through the
     installed proxy and through a copy of it in a product's folder, with the trust check on."""
@@ -278,6 +302,7 @@ def scenario_proxy():
         if checks.failures:
             return
         msiexec("/i", msis["1.0.0"], "the package of 1.0.0")
+        expect_listed("1.0.0 installed", [("1.0.0", msis["1.0.0"])])
         # Marks the install as this test's until the last uninstall, for a run cut short.
         open(os.path.join(root, INSTALL_MARK), "w").close()
         # A product installed as on Windows: its plugin and configuration in its own folder
@@ -341,6 +366,7 @@ def scenario_proxy():
         # A newer version's package beside the first, and a preview (copied in: the proxy
         # leaves previews alone unless asked).
         msiexec("/i", msis["1.0.1"], "the package of 1.0.1 beside 1.0.0")
+        expect_listed("1.0.1 installed beside 1.0.0", msis.items())
         preview = os.path.join(root, "1.1.0-preview1", "Instrumentation64")
         os.makedirs(preview)
         shutil.copyfile(built["engine"], os.path.join(preview, ENGINE))
@@ -350,6 +376,8 @@ def scenario_proxy():
         shutil.rmtree(os.path.dirname(preview))
 
         msiexec("/x", msis["1.0.1"], "uninstalling 1.0.1")
+        expect_listed("1.0.1 uninstalled", [("1.0.0", msis["1.0.0"])],
+                      [("1.0.1", msis["1.0.1"])])
         checks.expect(not os.path.exists(os.path.join(root, "1.0.1")),
                       "uninstalling 1.0.1 removes its folder", seen=sorted(os.listdir(root)))
         result, text, proxy_lines = start("after uninstalling 1.0.1", installed)
@@ -358,6 +386,7 @@ def scenario_proxy():
 
         os.remove(os.path.join(root, INSTALL_MARK))
         msiexec("/x", msis["1.0.0"], "uninstalling 1.0.0")
+        expect_listed("both uninstalled", [], msis.items())
         checks.expect(not os.path.exists(root),
                       "both uninstalled: nothing is left under C:\\Program Files",
                       seen=[os.path.relpath(os.path.join(d, n), program_files)
