@@ -150,35 +150,34 @@ static int transfer(struct attach_endpoint *e, bool write, void *buf, DWORD len,
     return 0;
 }
 
+/* Sends (write) or reads len bytes of buf through the pipe, in overlapped transfers until
+ * deadline; a failure other than a timeout or a closed pipe is said in why. */
+static int transfer_all(struct attach_endpoint *e, bool write, uint8_t *buf, size_t len,
+                        ULONGLONG deadline, char *why, size_t why_size)
+{
+    DWORD code = 0, done = 0;
+    int r = 0;
+    for (size_t moved = 0; r == 0 && moved < len; moved += done) {
+        r = transfer(e, write, buf + moved, (DWORD)(len - moved), deadline, &done, &code);
+        if (r == 0 && done == 0)
+            r = -EPIPE;
+    }
+    if (r != 0 && r != -ETIMEDOUT && r != -EPIPE) {
+        char words[256];
+        error_words(code, words, sizeof(words));
+        snprintf(why, why_size, "%s failed: %s",
+                 write ? "sending the request" : "reading the answer", words);
+    }
+    return r;
+}
+
 int attach_endpoint_exchange(struct attach_endpoint *e, const uint8_t *request, size_t len,
                              uint8_t *answer, size_t answer_len, unsigned timeout_ms, char *why,
                              size_t why_size)
 {
     ULONGLONG deadline = GetTickCount64() + timeout_ms;
-    DWORD code = 0, done = 0;
-    int r = 0;
-    for (size_t sent = 0; r == 0 && sent < len; sent += done) {
-        r = transfer(e, true, (void *)(request + sent), (DWORD)(len - sent), deadline, &done,
-                     &code);
-        if (r == 0 && done == 0)
-            r = -EPIPE;
-        if (r != 0 && r != -ETIMEDOUT && r != -EPIPE) {
-            char words[256];
-            error_words(code, words, sizeof(words));
-            snprintf(why, why_size, "sending the request failed: %s", words);
-        }
-    }
-    for (size_t got = 0; r == 0 && got < answer_len; got += done) {
-        r = transfer(e, false, answer + got, (DWORD)(answer_len - got), deadline, &done, &code);
-        if (r == 0 && done == 0)
-            r = -EPIPE;
-        if (r != 0 && r != -ETIMEDOUT && r != -EPIPE) {
-            char words[256];
-            error_words(code, words, sizeof(words));
-            snprintf(why, why_size, "reading the answer failed: %s", words);
-        }
-    }
-    return r;
+    int r = transfer_all(e, true, (uint8_t *)request, len, deadline, why, why_size);
+    return r != 0 ? r : transfer_all(e, false, answer, answer_len, deadline, why, why_size);
 }
 
 void attach_endpoint_close(struct attach_endpoint *e)
