@@ -11,6 +11,15 @@ namespace Clrie.Tracing
     public interface ITracerFactory
     {
         /// <summary>
+        /// What <see cref="GetTracer"/> and <see cref="ITracer.Finish"/> read for this method:
+        /// asked once per traced method, before its first <see cref="GetTracer"/>. What it
+        /// leaves out is never boxed: the instance is then null, the arguments an empty array,
+        /// the result null. The default is everything.
+        /// </summary>
+        TracerNeeds Needs(TracedMethod method) => TracerNeeds.All;
+
+
+        /// <summary>
         /// Called at the entry of a traced method, before its own code runs.
         /// </summary>
         /// <param name="method">Which method and which point.</param>
@@ -32,6 +41,43 @@ namespace Clrie.Tracing
         /// goes on to the caller unchanged).
         /// </summary>
         void Finish(object? result, Exception? exception);
+    }
+
+    /// <summary>
+    /// A tracer of a method that returns a <c>Task</c>, <c>Task&lt;T&gt;</c>, <c>ValueTask</c>
+    /// or <c>ValueTask&lt;T&gt;</c>, to be finished when the work ends rather than when the
+    /// method returns: when the method returns a task that has not completed,
+    /// <see cref="Pending"/> is called at once, on the caller's thread, and
+    /// <see cref="ITracer.Finish"/> when the task completes, with its result (boxed; null for
+    /// <c>Task</c> and <c>ValueTask</c>) or its exception (an <c>OperationCanceledException</c>
+    /// when it was canceled). A task that has completed when the method returns is finished at
+    /// once, as is a method that returns anything else. The caller sees the same outcome as
+    /// without the tracer (a <c>ValueTask</c> it gets may be backed by a <c>Task</c> instead).
+    /// </summary>
+    public interface IAsyncTracer : ITracer
+    {
+        /// <summary>
+        /// The traced method has returned a task that has not completed; the caller goes on
+        /// now, so this is where a tracer gives the caller back its own context (the span
+        /// that was current before the call, for instance).
+        /// </summary>
+        void Pending();
+    }
+
+    /// <summary>What a factory's tracers read (<see cref="ITracerFactory.Needs"/>).</summary>
+    [Flags]
+    public enum TracerNeeds
+    {
+        /// <summary>Neither the instance, the arguments nor the result.</summary>
+        None = 0,
+        /// <summary><c>this</c>, boxed for a method of a value type.</summary>
+        Instance = 1,
+        /// <summary>The arguments, boxed.</summary>
+        Arguments = 2,
+        /// <summary>The result, boxed.</summary>
+        Result = 4,
+        /// <summary>All of them.</summary>
+        All = Instance | Arguments | Result,
     }
 
     /// <summary>A traced method, as the point that named it describes it.</summary>
