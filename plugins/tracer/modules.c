@@ -145,7 +145,7 @@ static HRESULT value_this_type(struct matching *m, mdTypeDef type, mdToken *out)
     return m->md.emit->lpVtbl->GetTokenFromTypeSpec(m->md.emit, sig, (ULONG)n, out);
 }
 
-/* [Clrie.Tracing]Clrie.Tracing.Shim::Enter and ::Finish, defined in the module once. */
+/* [Clrie.Tracing]Clrie.Tracing.Shim's methods and IAsyncTracer, defined in the module once. */
 static HRESULT define_refs(struct matching *m)
 {
     struct clrie_tracer__module *e = m->entry;
@@ -163,43 +163,95 @@ static HRESULT define_refs(struct matching *m)
         if (FAILED(hr))
             return hr;
     }
+    IMetaDataEmit *emit = m->md.emit;
     mdTypeRef shim = mdTokenNil;
-    hr = m->md.emit->lpVtbl->DefineTypeRefByName(m->md.emit, library, u"Clrie.Tracing.Shim", &shim);
+    hr = emit->lpVtbl->DefineTypeRefByName(emit, library, u"Clrie.Tracing.Shim", &shim);
+    if (SUCCEEDED(hr))
+        hr = emit->lpVtbl->DefineTypeRefByName(emit, library, u"Clrie.Tracing.IAsyncTracer",
+                                               &e->refs.async_tracer);
     if (FAILED(hr))
         return hr;
-    /* static object Enter(string, object, object[]); static void Finish(object, object, object) */
-    static const COR_SIGNATURE enter[] = {0x00,
-                                          0x03,
-                                          ELEMENT_TYPE_OBJECT,
-                                          ELEMENT_TYPE_STRING,
-                                          ELEMENT_TYPE_OBJECT,
-                                          ELEMENT_TYPE_SZARRAY,
+    /* static int32 Needs(int32, string); static object Enter(int32, object, object[]);
+     * static void Finish(int32, object, object, object);
+     * static object FinishTask(int32, object, object) */
+    static const COR_SIGNATURE needs[] = {0x00, 0x02, ELEMENT_TYPE_I4, ELEMENT_TYPE_I4,
+                                          ELEMENT_TYPE_STRING};
+    static const COR_SIGNATURE enter[] = {0x00,           0x03,
+                                          ELEMENT_TYPE_OBJECT, ELEMENT_TYPE_I4,
+                                          ELEMENT_TYPE_OBJECT, ELEMENT_TYPE_SZARRAY,
                                           ELEMENT_TYPE_OBJECT};
-    static const COR_SIGNATURE finish[] = {0x00,
-                                           0x03,
-                                           ELEMENT_TYPE_VOID,
-                                           ELEMENT_TYPE_OBJECT,
-                                           ELEMENT_TYPE_OBJECT,
+    static const COR_SIGNATURE finish[] = {0x00,           0x04,
+                                           ELEMENT_TYPE_VOID,   ELEMENT_TYPE_I4,
+                                           ELEMENT_TYPE_OBJECT, ELEMENT_TYPE_OBJECT,
                                            ELEMENT_TYPE_OBJECT};
-    hr = m->md.emit->lpVtbl->DefineMemberRef(m->md.emit, shim, u"Enter", enter, sizeof enter,
-                                             &e->refs.enter);
+    static const COR_SIGNATURE finish_task[] = {0x00,           0x03,
+                                                ELEMENT_TYPE_OBJECT, ELEMENT_TYPE_I4,
+                                                ELEMENT_TYPE_OBJECT, ELEMENT_TYPE_OBJECT};
+    hr = emit->lpVtbl->DefineMemberRef(emit, shim, u"Needs", needs, sizeof needs, &e->refs.needs);
     if (SUCCEEDED(hr))
-        hr = m->md.emit->lpVtbl->DefineMemberRef(m->md.emit, shim, u"Finish", finish, sizeof finish,
-                                                 &e->refs.finish);
+        hr = emit->lpVtbl->DefineMemberRef(emit, shim, u"Enter", enter, sizeof enter,
+                                           &e->refs.enter);
+    if (SUCCEEDED(hr))
+        hr = emit->lpVtbl->DefineMemberRef(emit, shim, u"Finish", finish, sizeof finish,
+                                           &e->refs.finish);
+    if (SUCCEEDED(hr))
+        hr = emit->lpVtbl->DefineMemberRef(emit, shim, u"FinishTask", finish_task,
+                                           sizeof finish_task, &e->refs.finish_task);
     e->refs_defined = SUCCEEDED(hr);
     return hr;
 }
 
-/* The text Shim.Enter gets: library, factory, assembly, type, method and parameter types, one
- * per line (Shim.cs reads it); a new string. */
+/* The text Shim.Needs gets at a method's first call: library, factory, assembly, type, method,
+ * parameter types and the point's file:line, one per line (Shim.cs reads it); a new string. */
 static char *point_text(const struct clrie_tracer_point *p, const char *assembly,
                         const char *parameters)
 {
     char *text = NULL;
-    if (asprintf(&text, "%s\n%s\n%s\n%s\n%s\n%s", p->library ? p->library : "", p->factory,
-                 assembly, p->type, p->method, parameters) < 0)
+    if (asprintf(&text, "%s\n%s\n%s\n%s\n%s\n%s\n%s:%u", p->library ? p->library : "",
+                 p->factory, assembly, p->type, p->method, parameters, p->file, p->line) < 0)
         return NULL;
     return text;
+}
+
+/* The number of a point text: the same for the same text, in every module and at every
+ * refresh, so that Shim's table of points grows with the points, not with refreshes. Under
+ * `matching`. -1 when out of memory. */
+static int32_t point_id(struct clrie_tracer__plugin *s, const char *text)
+{
+    struct clrie_tracer__ids *ids = &s->ids;
+    uint64_t hash = 1469598103934665603u; /* FNV-1a */
+    for (const char *c = text; *c; c++)
+        hash = (hash ^ (uint8_t)*c) * 1099511628211u;
+    if (ids->count * 2 >= ids->slots) {
+        size_t slots = ids->slots ? ids->slots * 2 : 256;
+        struct clrie_tracer__id *grown = calloc(slots, sizeof *grown);
+        if (!grown || ids->count >= INT32_MAX - 1) {
+            free(grown);
+            return -1;
+        }
+        for (size_t i = 0; i < ids->slots; i++) {
+            if (!ids->table[i].text)
+                continue;
+            size_t at = ids->table[i].hash & (slots - 1);
+            while (grown[at].text)
+                at = (at + 1) & (slots - 1);
+            grown[at] = ids->table[i];
+        }
+        free(ids->table);
+        ids->table = grown;
+        ids->slots = slots;
+    }
+    size_t at = hash & (ids->slots - 1);
+    for (; ids->table[at].text; at = (at + 1) & (ids->slots - 1)) {
+        if (ids->table[at].hash == hash && strcmp(ids->table[at].text, text) == 0)
+            return ids->table[at].id;
+    }
+    char *copy = strdup(text);
+    if (!copy)
+        return -1;
+    ids->table[at] = (struct clrie_tracer__id){.text = copy, .hash = hash,
+                                               .id = (int32_t)++ids->count};
+    return ids->table[at].id;
 }
 
 static HRESULT define_string(struct matching *m, const char *text, mdString *out)
@@ -216,8 +268,7 @@ static HRESULT define_string(struct matching *m, const char *text, mdString *out
     return hr;
 }
 
-static HRESULT add_traced(struct matching *m, mdMethodDef token, bool no_instance,
-                          mdToken value_this, char *text)
+static HRESULT add_traced(struct matching *m, struct clrie_tracer_method method, char *text)
 {
     if (m->count == m->capacity) {
         size_t capacity = m->capacity ? m->capacity * 2 : 16;
@@ -229,10 +280,13 @@ static HRESULT add_traced(struct matching *m, mdMethodDef token, bool no_instanc
         m->traced = grown;
         m->capacity = capacity;
     }
+    method.id = point_id(m->s, text);
+    if (method.id < 0) {
+        free(text);
+        return E_OUTOFMEMORY;
+    }
     struct clrie_tracer__traced *t = &m->traced[m->count];
-    *t = (struct clrie_tracer__traced){
-        .method = {.token = token, .no_instance = no_instance, .value_this = value_this},
-        .point = text};
+    *t = (struct clrie_tracer__traced){.method = method, .point = text};
     HRESULT hr = define_string(m, text, &t->method.point);
     if (FAILED(hr)) {
         free(text);
@@ -314,7 +368,12 @@ static HRESULT match_method(void *data, mdMethodDef token, const WCHAR *full_nam
             free(text);
             return hr;
         }
-        hr = add_traced(m, token, strcmp(method, ".ctor") == 0, value_this, text);
+        struct clrie_tracer_method traced = {
+            .token = token,
+            .no_instance = strcmp(method, ".ctor") == 0,
+            .returns_task = clrie_tracer_returns_task(m->md.import, sig, sig_len),
+            .value_this = value_this};
+        hr = add_traced(m, traced, text);
         if (FAILED(hr))
             return hr;
         clrie_plugin_host_log(&m->s->host, false, "%s: %s::%s(%s) traced by %s (%s:%u)", assembly,
@@ -799,4 +858,8 @@ void clrie_tracer__modules_finish(struct clrie_tracer__plugin *s)
         e = next;
     }
     s->modules = NULL;
+    for (size_t i = 0; i < s->ids.slots; i++)
+        free(s->ids.table[i].text);
+    free(s->ids.table);
+    s->ids = (struct clrie_tracer__ids){0};
 }

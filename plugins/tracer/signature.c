@@ -312,3 +312,38 @@ int clrie_tracer_signature_byref_like(IMetaDataImport *import, const uint8_t *si
     *answer = CLRIE_TRACER_BYREF_LIKE;
     return 0;
 }
+
+bool clrie_tracer_returns_task(IMetaDataImport *import, const uint8_t *sig, size_t len)
+{
+    struct clrie_il_method_sig parsed;
+    size_t mods = 0;
+    if (clrie_il_sig_parse_method(sig, len, &parsed, NULL) != 0 || parsed.returns_void ||
+        parsed.returns_byref)
+        return false;
+    const uint8_t *p = sig + parsed.ret_offset;
+    size_t n = parsed.ret_len;
+    if (clrie_il_sig_skip_custom_mods(p, n, &mods) != 0 || mods + 2 > n)
+        return false;
+    p += mods;
+    n -= mods;
+    bool generic = p[0] == CLRIE_IL_ELEMENT_TYPE_GENERICINST;
+    if (generic) {
+        p++;
+        n--;
+    }
+    if (p[0] != CLRIE_IL_ELEMENT_TYPE_CLASS && p[0] != CLRIE_IL_ELEMENT_TYPE_VALUETYPE)
+        return false;
+    uint32_t token = 0;
+    size_t used = 0;
+    if (clrie_il_sig_read_token(p + 1, n - 1, &token, &used) != 0)
+        return false;
+    char name[CLRIE_PLUGIN_NAME_UNITS * 3];
+    struct text t = {.out = name, .size = sizeof name};
+    name[0] = '\0';
+    type_token_name(import, token, &t, 0);
+    if (generic)
+        return strcmp(name, "System.Threading.Tasks.Task`1") == 0 ||
+               strcmp(name, "System.Threading.Tasks.ValueTask`1") == 0;
+    return strcmp(name, "System.Threading.Tasks.Task") == 0 ||
+           strcmp(name, "System.Threading.Tasks.ValueTask") == 0;
+}

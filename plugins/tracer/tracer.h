@@ -16,6 +16,10 @@
 int clrie_tracer_parameters_text(IMetaDataImport *import, const uint8_t *sig, size_t len, char *out,
                                  size_t size);
 
+/* Whether the method signature sig[0..len) returns a Task, Task<T>, ValueTask or ValueTask<T>
+ * (of System.Threading.Tasks, by name): its tracer may be an IAsyncTracer. */
+bool clrie_tracer_returns_task(IMetaDataImport *import, const uint8_t *sig, size_t len);
+
 /* Whether a type is by-ref-like (Span<T> and the like), which the wrapper could not box. */
 enum clrie_tracer_byref_like {
     CLRIE_TRACER_NOT_BYREF_LIKE,
@@ -38,15 +42,26 @@ int clrie_tracer_signature_byref_like(IMetaDataImport *import, const uint8_t *si
 
 /* What the wrapper calls, defined in the traced method's module at module load. */
 struct clrie_tracer_refs {
-    mdMemberRef enter;  /* object Clrie.Tracing.Shim::Enter(string, object, object[]) */
-    mdMemberRef finish; /* void Clrie.Tracing.Shim::Finish(object, object, object) */
+    mdMemberRef needs;       /* int32 Clrie.Tracing.Shim::Needs(int32, string) */
+    mdMemberRef enter;       /* object Shim::Enter(int32, object, object[]) */
+    mdMemberRef finish;      /* void Shim::Finish(int32, object, object, object) */
+    mdMemberRef finish_task; /* object Shim::FinishTask(int32, object, object) */
+    mdTypeRef async_tracer;  /* Clrie.Tracing.IAsyncTracer */
 };
+
+/* What Shim.Needs returns: the TracerNeeds bits the factory asked for (Api.cs). */
+#define CLRIE_TRACER_NEEDS_INSTANCE 1
+#define CLRIE_TRACER_NEEDS_ARGUMENTS 2
+#define CLRIE_TRACER_NEEDS_RESULT 4
 
 /* One traced method of a module. */
 struct clrie_tracer_method {
     mdMethodDef token;
-    mdString point;   /* the user string Shim.Enter gets: the point's six lines */
+    int32_t id;       /* the point's number: the same for the same point text, process-wide */
+    mdString point;   /* the user string Shim.Needs gets: the point's lines */
     bool no_instance; /* a constructor: the tracer gets null for `this` */
+    bool returns_task; /* Task, Task<T>, ValueTask, ValueTask<T>: Shim.FinishTask for an
+                        * IAsyncTracer */
     mdToken value_this; /* a method of a value type: its type (TypeDef, or a TypeSpec of the
                          * type over its own parameters), to load and box `this`; else
                          * mdTokenNil */

@@ -23,6 +23,17 @@ struct clrie_tracer__traced {
     char *point;
 };
 
+/* A point text and its number (Shim's index): modules.c's table of them. */
+struct clrie_tracer__id {
+    char *text; /* NULL: a free slot */
+    uint64_t hash;
+    int32_t id;
+};
+struct clrie_tracer__ids {
+    struct clrie_tracer__id *table; /* open addressing, slots a power of two */
+    size_t slots, count;
+};
+
 /* A loaded module. */
 struct clrie_tracer__module {
     ModuleID id;
@@ -53,6 +64,7 @@ struct clrie_tracer__plugin {
     struct clrie_os_rwlock lock;
     struct clrie_tracer_points points;
     struct clrie_tracer__module *modules;
+    struct clrie_tracer__ids ids; /* under `matching` */
     bool library_loaded; /* Clrie.Tracing's module has loaded; under `matching` */
     /* The traced methods of all modules, written under `lock`: lookups return at once while it
      * is 0 (AllowInlineSite is asked for every inline site the JIT considers). */
@@ -83,7 +95,7 @@ bool clrie_tracer__find(struct clrie_tracer__plugin *s, ModuleID id, mdMethodDef
 /* Reads the points again and brings every loaded module in line: methods no longer named are
  * reverted, newly named ones and those whose point changed are rejitted. */
 void clrie_tracer__refresh(struct clrie_tracer__plugin *s);
-/* Frees every module entry. */
+/* Frees every module entry and the table of point numbers. */
 void clrie_tracer__modules_finish(struct clrie_tracer__plugin *s);
 /* Reads the points of s->folder into *points, logging each problem. */
 void clrie_tracer__read_points(struct clrie_tracer__plugin *s, struct clrie_tracer_points *points);

@@ -4,28 +4,43 @@
  *         ldnull; stloc tracer
  *   try {                                                        clause 3 (catch object)
  *     try {                                                      clause 0 (catch object)
- *         ldstr <point>; ldarg.0 [ldobj T; box T] | ldnull
- *         ldc.i4 <n>; newarr object; { dup; ldc.i4 i; ldarg i [ldobj T]; [box T]; stelem.ref }
- *         call Shim::Enter; stloc tracer; leave body
+ *         ldc.i4 <id>; ldstr <point>; call Shim::Needs; stloc needs
+ *         ldloc needs; brfalse skip
+ *         ldc.i4 <id>
+ *         ldarg.0 | ldnull | (needs & 1) ? { ldarg.0; ldobj T; box T } : ldnull
+ *         ldnull | (needs & 2) ? { ldc.i4 <n>; newarr object; { dup; ldc.i4 i; ldarg i
+ *                                  [ldobj T]; [box T]; stelem.ref } } : ldnull
+ *         call Shim::Enter; stloc tracer
+ *   skip: leave body
  *     } catch { pop; leave body }
  *   body:
  *         <the original body; each `ret` becomes `[stloc result;] leave exit`>
  *   } catch {
  *         stloc exception
- *         try { ldloc tracer; ldnull; ldloc exception; call Shim::Finish; leave again }  clause 1
+ *         try { ldc.i4 <id>; ldloc tracer; ldnull; ldloc exception; call Shim::Finish;
+ *               leave again }                                    clause 1
  *         catch { pop; leave again }
  *   again: rethrow
  *   }
  *   exit:
- *         try { ldloc tracer; ldloc result [box R] | ldnull; ldnull; call Shim::Finish;  clause 2
- *               leave done }
- *         catch { pop; leave done }
+ *         ldloc tracer; brfalse done
+ *         try {                                                  clause 2
+ *             [a task: ldloc tracer; isinst IAsyncTracer; brfalse plain
+ *                      ldc.i4 <id>; ldloc tracer; ldloc result [box R]; call Shim::FinishTask;
+ *                      unbox.any R; stloc result; leave done
+ *              plain:]
+ *             ldc.i4 <id>; ldloc tracer; ldnull | (needs & 4) ? ldloc result [box R] : ldnull;
+ *             ldnull; call Shim::Finish; leave done
+ *         } catch { pop; leave done }
  *   done: [ldloc result;] ret
  *
- * The catch clauses name `object` (a TypeSpec of ELEMENT_TYPE_OBJECT), so nothing a tracer
- * throws, Exception or not, reaches the application; the original exception is rethrown as
- * it was. Clauses are added innermost first (numbered in that order above; the original body's
- * own clauses, all inside clause 3, come before them); the engine keeps inner before outer. */
+ * The choices on `needs` are branches whose joins are `nop`s. A method whose point has no
+ * factory (Needs gives 0) costs the call to Needs and two branches; no array or box is made
+ * for what the factory does not read. The catch clauses name `object` (a TypeSpec of
+ * ELEMENT_TYPE_OBJECT), so nothing a tracer throws, Exception or not, reaches the application;
+ * the original exception is rethrown as it was. Clauses are added innermost first (numbered in
+ * that order above; the original body's own clauses, all inside clause 3, come before them);
+ * the engine keeps inner before outer. */
 #include "tracer.h"
 
 #include <errno.h>
@@ -123,13 +138,18 @@ static IInstruction *stloc(struct builder *b, DWORD index)
     return keep(b, hr, i);
 }
 
-static IInstruction *leave(struct builder *b, IInstruction *target)
+static IInstruction *branch(struct builder *b, ILOrdinalOpcode code, IInstruction *target)
 {
     IInstruction *i = NULL;
     if (FAILED(b->hr) || !target)
         return NULL;
-    HRESULT hr = b->factory->lpVtbl->CreateBranchInstruction(b->factory, Cee_Leave, target, &i);
+    HRESULT hr = b->factory->lpVtbl->CreateBranchInstruction(b->factory, code, target, &i);
     return keep(b, hr, i);
+}
+
+static IInstruction *leave(struct builder *b, IInstruction *target)
+{
+    return branch(b, Cee_Leave, target);
 }
 
 /* Inserts `items` (count, none NULL) in order after *cursor, or before `before` when *cursor
@@ -226,6 +246,70 @@ static void push_boxed(struct builder *b, IInstruction **cursor, IInstruction *l
     }
 }
 
+/* Appends `if ((needs & bit) != 0) { then... } else ldnull;` after *cursor: `then` leaves one
+ * object on the stack. */
+static void place_if_needed(struct builder *b, IInstruction **cursor, DWORD needs, int bit,
+                            void (*then)(struct builder *, IInstruction **, const void *),
+                            const void *data)
+{
+    IInstruction *otherwise = op(b, Cee_Ldnull), *join = op(b, Cee_Nop);
+    IInstruction *test[] = {ldloc(b, needs), ldc(b, bit), op(b, Cee_And),
+                            branch(b, Cee_Brfalse, otherwise)};
+    place(b, cursor, NULL, test, 4);
+    then(b, cursor, data);
+    IInstruction *rest[] = {branch(b, Cee_Br, join), otherwise, join};
+    place(b, cursor, NULL, rest, 3);
+}
+
+/* What the wrapper builds: the method and where its signature's parts are. */
+struct wrapping {
+    const struct clrie_tracer_method *traced;
+    const uint8_t *sig;
+    DWORD sig_len;
+    struct clrie_il_method_sig parsed;
+    mdTypeSpec object_spec;
+    DWORD result;
+};
+
+/* `this` of a value type is a byref: the tracer gets a boxed copy. */
+static void push_value_this(struct builder *b, IInstruction **cursor, const void *data)
+{
+    const struct wrapping *w = data;
+    IInstruction *copy[] = {ldarg(b, 0), tok(b, Cee_Ldobj, w->traced->value_this),
+                            tok(b, Cee_Box, w->traced->value_this)};
+    place(b, cursor, NULL, copy, 3);
+}
+
+/* new object[] { arguments, boxed } */
+static void push_arguments(struct builder *b, IInstruction **cursor, const void *data)
+{
+    const struct wrapping *w = data;
+    IInstruction *array[] = {ldc(b, (int)w->parsed.param_count),
+                             tok(b, Cee_Newarr, w->object_spec)};
+    place(b, cursor, NULL, array, 2);
+    size_t at = w->parsed.ret_offset + w->parsed.ret_len;
+    for (uint32_t i = 0; i < w->parsed.param_count && SUCCEEDED(b->hr); i++) {
+        size_t type_len = 0;
+        if (clrie_il_sig_type_len(w->sig + at, w->sig_len - at, &type_len) != 0) {
+            b->hr = E_FAIL;
+            break;
+        }
+        IInstruction *slot[] = {op(b, Cee_Dup), ldc(b, (int)i)};
+        place(b, cursor, NULL, slot, 2);
+        push_boxed(b, cursor, ldarg(b, i + (w->parsed.has_this ? 1u : 0u)), w->sig + at,
+                   type_len);
+        IInstruction *store = op(b, Cee_Stelem_Ref);
+        place(b, cursor, NULL, &store, 1);
+        at += type_len;
+    }
+}
+
+static void push_result(struct builder *b, IInstruction **cursor, const void *data)
+{
+    const struct wrapping *w = data;
+    push_boxed(b, cursor, ldloc(b, w->result), w->sig + w->parsed.ret_offset, w->parsed.ret_len);
+}
+
 /* The method's `ret`s (AddRef'd, *count of them), or S_FALSE with *why when it has a `jmp` or a
  * tail call, which cannot leave a protected block. */
 static HRESULT find_returns(IInstructionGraph *graph, IInstruction ***rets, size_t *count,
@@ -279,22 +363,22 @@ HRESULT clrie_tracer_wrap(IMethodInfo *method, const struct clrie_tracer_method 
     struct builder b = {.hr = S_OK};
     IModuleInfo *module = NULL;
     IExceptionSection *clauses = NULL;
-    IType *object = NULL, *result_type = NULL;
+    IType *object = NULL, *int32 = NULL, *result_type = NULL;
     IInstruction **rets = NULL, *first = NULL, *last = NULL, *try_last = NULL;
     size_t ret_count = 0;
     uint8_t sig[1024];
-    DWORD sig_len = 0;
-    struct clrie_il_method_sig parsed;
+    struct wrapping w = {.traced = traced, .sig = sig};
+    struct clrie_il_method_sig *parsed = &w.parsed;
     *why = NULL;
 
-    HRESULT hr = method->lpVtbl->GetCorSignature(method, sizeof sig, sig, &sig_len);
+    HRESULT hr = method->lpVtbl->GetCorSignature(method, sizeof sig, sig, &w.sig_len);
     if (SUCCEEDED(hr) &&
-        (sig_len > sizeof sig || clrie_il_sig_parse_method(sig, sig_len, &parsed, NULL) != 0))
+        (w.sig_len > sizeof sig || clrie_il_sig_parse_method(sig, w.sig_len, parsed, NULL) != 0))
         hr = E_FAIL;
-    if (SUCCEEDED(hr) && parsed.returns_byref)
+    if (SUCCEEDED(hr) && parsed->returns_byref)
         *why = "it returns a byref";
     if (SUCCEEDED(hr) &&
-        (parsed.calling_convention & CLRIE_IL_CALLCONV_KIND_MASK) == CLRIE_IL_CALLCONV_VARARG)
+        (parsed->calling_convention & CLRIE_IL_CALLCONV_KIND_MASK) == CLRIE_IL_CALLCONV_VARARG)
         *why = "it takes variable arguments";
     if (SUCCEEDED(hr) && *why)
         return S_FALSE;
@@ -315,17 +399,21 @@ HRESULT clrie_tracer_wrap(IMethodInfo *method, const struct clrie_tracer_method 
     if (FAILED(hr))
         goto out;
 
-    /* locals: the tracer, the exception, the result */
-    DWORD tracer = 0, exception = 0, result = 0;
+    /* locals: the tracer, the exception, what Needs gave, the result */
+    DWORD tracer = 0, exception = 0, needs = 0;
     hr = clrie_plugin_element_type(method, ELEMENT_TYPE_OBJECT, &object);
+    if (SUCCEEDED(hr))
+        hr = clrie_plugin_element_type(method, ELEMENT_TYPE_I4, &int32);
     if (SUCCEEDED(hr))
         hr = clrie_plugin_add_local(method, object, &tracer);
     if (SUCCEEDED(hr))
         hr = clrie_plugin_add_local(method, object, &exception);
-    if (SUCCEEDED(hr) && !parsed.returns_void)
+    if (SUCCEEDED(hr))
+        hr = clrie_plugin_add_local(method, int32, &needs);
+    if (SUCCEEDED(hr) && !parsed->returns_void)
         hr = method->lpVtbl->GetReturnType(method, &result_type);
-    if (SUCCEEDED(hr) && !parsed.returns_void)
-        hr = clrie_plugin_add_local(method, result_type, &result);
+    if (SUCCEEDED(hr) && !parsed->returns_void)
+        hr = clrie_plugin_add_local(method, result_type, &w.result);
     if (SUCCEEDED(hr))
         hr = b.graph->lpVtbl->GetFirstInstruction(b.graph, &first);
     if (SUCCEEDED(hr))
@@ -333,57 +421,50 @@ HRESULT clrie_tracer_wrap(IMethodInfo *method, const struct clrie_tracer_method 
     if (FAILED(hr))
         goto out;
     b.hr = S_OK;
-    mdTypeSpec object_spec = type_spec(&b, object_sig, sizeof object_sig);
+    w.object_spec = type_spec(&b, object_sig, sizeof object_sig);
+    const uint8_t *ret_type = sig + parsed->ret_offset;
+    bool task = traced->returns_task && !parsed->returns_void;
+    mdTypeSpec ret_spec = task ? type_spec(&b, ret_type, parsed->ret_len) : mdTokenNil;
 
     /* the exit, made first: every return leaves to it */
-    IInstruction *finish_ok[] = {ldloc(&b, tracer)};
-    IInstruction *exit_catch[] = {op(&b, Cee_Pop), NULL};
     IInstruction *done[] = {NULL, op(&b, Cee_Ret)};
-    done[0] = parsed.returns_void ? NULL : ldloc(&b, result);
+    done[0] = parsed->returns_void ? NULL : ldloc(&b, w.result);
     IInstruction *done_first = done[0] ? done[0] : done[1];
-    exit_catch[1] = leave(&b, done_first);
+    IInstruction *exit[] = {ldloc(&b, tracer), branch(&b, Cee_Brfalse, done_first)};
+    IInstruction *exit_catch[] = {op(&b, Cee_Pop), leave(&b, done_first)};
 
     /* the prologue, before the original first instruction */
     IInstruction *cursor = NULL;
     IInstruction *init[] = {op(&b, Cee_Ldnull), stloc(&b, tracer)};
     place(&b, &cursor, first, init, 2);
-    IInstruction *point = tok(&b, Cee_Ldstr, traced->point);
-    place(&b, &cursor, first, &point, 1);
-    if (parsed.has_this && !traced->no_instance && traced->value_this != mdTokenNil) {
-        /* `this` of a value type is a byref: the tracer gets a boxed copy */
-        IInstruction *copy[] = {ldarg(&b, 0), tok(&b, Cee_Ldobj, traced->value_this),
-                                tok(&b, Cee_Box, traced->value_this)};
-        place(&b, &cursor, first, copy, 3);
+    IInstruction *skip = leave(&b, first);
+    IInstruction *ask[] = {ldc(&b, traced->id),         tok(&b, Cee_Ldstr, traced->point),
+                           tok(&b, Cee_Call, refs->needs), stloc(&b, needs),
+                           ldloc(&b, needs),            branch(&b, Cee_Brfalse, skip),
+                           ldc(&b, traced->id)};
+    place(&b, &cursor, NULL, ask, 7);
+    if (parsed->has_this && !traced->no_instance && traced->value_this != mdTokenNil) {
+        place_if_needed(&b, &cursor, needs, CLRIE_TRACER_NEEDS_INSTANCE, push_value_this, &w);
     } else {
         IInstruction *instance =
-            parsed.has_this && !traced->no_instance ? ldarg(&b, 0) : op(&b, Cee_Ldnull);
-        place(&b, &cursor, first, &instance, 1);
+            parsed->has_this && !traced->no_instance ? ldarg(&b, 0) : op(&b, Cee_Ldnull);
+        place(&b, &cursor, NULL, &instance, 1);
     }
-    IInstruction *array[] = {ldc(&b, (int)parsed.param_count), tok(&b, Cee_Newarr, object_spec)};
-    place(&b, &cursor, first, array, 2);
-    size_t at = parsed.ret_offset + parsed.ret_len;
-    for (uint32_t i = 0; i < parsed.param_count && SUCCEEDED(b.hr); i++) {
-        size_t type_len = 0;
-        if (clrie_il_sig_type_len(sig + at, sig_len - at, &type_len) != 0) {
-            b.hr = E_FAIL;
-            break;
-        }
-        IInstruction *slot[] = {op(&b, Cee_Dup), ldc(&b, (int)i)};
-        place(&b, &cursor, first, slot, 2);
-        push_boxed(&b, &cursor, ldarg(&b, i + (parsed.has_this ? 1u : 0u)), sig + at, type_len);
-        IInstruction *store = op(&b, Cee_Stelem_Ref);
-        place(&b, &cursor, first, &store, 1);
-        at += type_len;
+    if (parsed->param_count > 0) {
+        place_if_needed(&b, &cursor, needs, CLRIE_TRACER_NEEDS_ARGUMENTS, push_arguments, &w);
+    } else {
+        IInstruction *none = op(&b, Cee_Ldnull);
+        place(&b, &cursor, NULL, &none, 1);
     }
-    IInstruction *call_enter[] = {tok(&b, Cee_Call, refs->enter), stloc(&b, tracer),
-                                  leave(&b, first)};
-    place(&b, &cursor, first, call_enter, 3);
+    IInstruction *call_enter[] = {tok(&b, Cee_Call, refs->enter), stloc(&b, tracer), skip};
+    place(&b, &cursor, NULL, call_enter, 3);
     IInstruction *enter_catch[] = {op(&b, Cee_Pop), leave(&b, first)};
-    place(&b, &cursor, first, enter_catch, 2);
+    place(&b, &cursor, NULL, enter_catch, 2);
 
     /* after the original last instruction: the outer handler, then the exit */
     IInstruction *rethrow = op(&b, Cee_Rethrow);
     IInstruction *handler[] = {stloc(&b, exception),
+                               ldc(&b, traced->id),
                                ldloc(&b, tracer),
                                op(&b, Cee_Ldnull),
                                ldloc(&b, exception),
@@ -391,14 +472,32 @@ HRESULT clrie_tracer_wrap(IMethodInfo *method, const struct clrie_tracer_method 
                                leave(&b, rethrow)};
     IInstruction *handler_catch[] = {op(&b, Cee_Pop), leave(&b, rethrow), rethrow};
     cursor = last;
-    place(&b, &cursor, NULL, handler, 6);
+    place(&b, &cursor, NULL, handler, 7);
     place(&b, &cursor, NULL, handler_catch, 3);
-    place(&b, &cursor, NULL, finish_ok, 1);
-    if (parsed.returns_void) {
+    place(&b, &cursor, NULL, exit, 2);
+    IInstruction *finish[] = {ldc(&b, traced->id), ldloc(&b, tracer)};
+    IInstruction *exit_try = finish[0];
+    if (task) {
+        /* an IAsyncTracer is finished when the task completes */
+        IInstruction *async[] = {ldloc(&b, tracer),
+                                 tok(&b, Cee_Isinst, refs->async_tracer),
+                                 branch(&b, Cee_Brfalse, finish[0]),
+                                 ldc(&b, traced->id),
+                                 ldloc(&b, tracer)};
+        exit_try = async[0];
+        place(&b, &cursor, NULL, async, 5);
+        push_boxed(&b, &cursor, ldloc(&b, w.result), ret_type, parsed->ret_len);
+        IInstruction *replace[] = {tok(&b, Cee_Call, refs->finish_task),
+                                   tok(&b, Cee_Unbox_Any, ret_spec), stloc(&b, w.result),
+                                   leave(&b, done_first)};
+        place(&b, &cursor, NULL, replace, 4);
+    }
+    place(&b, &cursor, NULL, finish, 2);
+    if (parsed->returns_void) {
         IInstruction *null = op(&b, Cee_Ldnull);
         place(&b, &cursor, NULL, &null, 1);
     } else {
-        push_boxed(&b, &cursor, ldloc(&b, result), sig + parsed.ret_offset, parsed.ret_len);
+        place_if_needed(&b, &cursor, needs, CLRIE_TRACER_NEEDS_RESULT, push_result, &w);
     }
     IInstruction *finish_call[] = {op(&b, Cee_Ldnull), tok(&b, Cee_Call, refs->finish),
                                    leave(&b, done_first)};
@@ -411,12 +510,12 @@ HRESULT clrie_tracer_wrap(IMethodInfo *method, const struct clrie_tracer_method 
 
     /* each original return: [stloc result;] leave exit */
     for (size_t i = 0; i < ret_count && SUCCEEDED(b.hr); i++) {
-        IInstruction *to_exit = leave(&b, finish_ok[0]);
-        if (parsed.returns_void) {
+        IInstruction *to_exit = leave(&b, exit[0]);
+        if (parsed->returns_void) {
             if (SUCCEEDED(b.hr))
                 b.hr = b.graph->lpVtbl->Replace(b.graph, rets[i], to_exit);
         } else {
-            IInstruction *store = stloc(&b, result);
+            IInstruction *store = stloc(&b, w.result);
             if (SUCCEEDED(b.hr))
                 b.hr = b.graph->lpVtbl->Replace(b.graph, rets[i], store);
             cursor = store;
@@ -428,16 +527,15 @@ HRESULT clrie_tracer_wrap(IMethodInfo *method, const struct clrie_tracer_method 
     if (SUCCEEDED(b.hr))
         b.hr = handler[0]->lpVtbl->GetPreviousInstruction(handler[0], &try_last);
     if (SUCCEEDED(b.hr))
-        b.hr =
-            add_catch(clauses, point, call_enter[2], enter_catch[0], enter_catch[1], object_spec);
+        b.hr = add_catch(clauses, ask[0], skip, enter_catch[0], enter_catch[1], w.object_spec);
     if (SUCCEEDED(b.hr))
-        b.hr = add_catch(clauses, handler[1], handler[5], handler_catch[0], handler_catch[1],
-                         object_spec);
+        b.hr = add_catch(clauses, handler[1], handler[6], handler_catch[0], handler_catch[1],
+                         w.object_spec);
     if (SUCCEEDED(b.hr))
-        b.hr = add_catch(clauses, finish_ok[0], finish_call[2], exit_catch[0], exit_catch[1],
-                         object_spec);
+        b.hr = add_catch(clauses, exit_try, finish_call[2], exit_catch[0], exit_catch[1],
+                         w.object_spec);
     if (SUCCEEDED(b.hr))
-        b.hr = add_catch(clauses, point, try_last, handler[0], rethrow, object_spec);
+        b.hr = add_catch(clauses, ask[0], try_last, handler[0], rethrow, w.object_spec);
     hr = b.hr;
 
 out:
@@ -451,6 +549,7 @@ out:
     clrie_plugin_release(first);
     clrie_plugin_release(last);
     clrie_plugin_release(object);
+    clrie_plugin_release(int32);
     clrie_plugin_release(result_type);
     clrie_plugin_release(clauses);
     clrie_plugin_release(module);

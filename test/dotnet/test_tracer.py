@@ -261,6 +261,8 @@ SPANS_POINTS = """<Tracing>
     <Method assembly="spans" type="Spans.Orders" name="Process"/>
     <Method assembly="spans" type="Spans.Orders" name="Validate"/>
     <Method assembly="spans" type="Spans.Orders" name="Charge"/>
+    <Method assembly="spans" type="Spans.Shipping" name="Ship"/>
+    <Method assembly="spans" type="Spans.Shipping" name="Quote"/>
   </Tracer>
 </Tracing>
 """
@@ -271,7 +273,20 @@ SPANS = [
     "span Spans.Orders.Validate parent=Spans.Orders.Process status=Unset",
     "span Spans.Orders.Charge parent=Spans.Orders.Process status=Error",
     "span Spans.Orders.Process parent=- status=Error",
+    # async: each span ends when its task completes; the caller's calls made meanwhile are not
+    # its children, the awaited Quote is
+    "span Spans.Orders.Validate parent=- status=Unset",
+    "span Spans.Shipping.Quote parent=Spans.Shipping.Ship status=Unset",
+    "span Spans.Shipping.Ship parent=- status=Unset",
+    "span Spans.Shipping.Quote parent=Spans.Shipping.Ship status=Unset",
+    "span Spans.Shipping.Ship parent=- status=Unset",
+    "span Spans.Shipping.Quote parent=Spans.Shipping.Ship status=Unset",
+    "span Spans.Shipping.Ship parent=- status=Error",
 ]
+# the shortest time each async span must last (ms): Ship(id) waits 100 * id ms, then Quote 100
+SPAN_AT_LEAST = [("Spans.Shipping.Quote", 90), ("Spans.Shipping.Ship", 190),
+                 ("Spans.Shipping.Quote", 90), ("Spans.Shipping.Ship", 390),
+                 ("Spans.Shipping.Quote", 90), ("Spans.Shipping.Ship", 290)]
 
 
 def scenario_spans():
@@ -288,6 +303,13 @@ def scenario_spans():
         checks.expect(spans == SPANS, "spans: one activity per traced call, nested, with the "
                       "error status where an exception left the method\n    expected: %r"
                       % SPANS, seen=spans)
+        took = [line.split()[1:] for line in result.stderr.splitlines()
+                if line.startswith("took Spans.Shipping.")]
+        checks.expect(len(took) == len(SPAN_AT_LEAST) and all(
+            name == want and int(ms) >= least
+            for (name, ms), (want, least) in zip(took, SPAN_AT_LEAST)),
+            "spans: an async method's span lasts until its task completes (at least %r ms)"
+            % SPAN_AT_LEAST, seen=took)
         checks.expect(not [line for line in apps.baseline("spans").stderr.splitlines()
                            if line.startswith("span ")],
                       "spans: no activity without the plugin", apps.baseline("spans"))

@@ -171,11 +171,14 @@ def check_traced(checks, what, result, events, named, major):
     # separator the file's path uses: on Windows Z:\...\points\missing/Missing.dll, which
     # Windows reads as well (its '/' is a separator there too).
     folder = named(POINTS_FILE)[:-len(os.path.basename(POINTS_FILE))]
+    method_line = [i + 1 for i, line in enumerate(points) if 'Missing.Factory' in line][0] + 1
     missing = [line for line in result.stderr.splitlines()
-               if line.startswith("clrie tracing: cannot make the tracer factory "
-                                  "'Missing.Factory' of %s: FileNotFoundException"
-                                  % (folder + MISSING_LIBRARY))]
-    checks.expect(len(missing) == 1, "%s: a factory whose library is missing is reported once, "
-                  "and its method runs without a tracer" % what, result, seen=missing)
+               if "]tracer: cannot make the tracer factory 'Missing.Factory' of %s (%s:%d): "
+               "System.IO.FileNotFoundException: " % (folder + MISSING_LIBRARY,
+                                                      named(POINTS_FILE), method_line) in line
+               and line.startswith("LogError[")]
+    checks.expect(len(missing) == 1, "%s: a factory whose library is missing is reported once "
+                  "in the engine's log, with its point and the exception, and its method runs "
+                  "without a tracer" % what, result, seen=missing)
     checks.expect_in("%s:3:5: <Method> needs a non-empty 'type' attribute" % named(BAD_FILE),
                      result.stderr, "%s: the bad points file is reported" % what, result)

@@ -84,8 +84,10 @@ namespace Clrie.Tracing
     public sealed class TracedMethod
     {
         internal TracedMethod(string factory, string? library, string assemblyName,
-                              string typeName, string methodName, string? parameterTypes)
+                              string typeName, string methodName, string? parameterTypes,
+                              string? location)
         {
+            Location = location;
             Factory = factory;
             Library = library;
             AssemblyName = assemblyName;
@@ -112,6 +114,10 @@ namespace Clrie.Tracing
         /// <summary>The method's parameter types, comma-separated, as the plugin matched
         /// them (<c>System.Int32,System.String</c>).</summary>
         public string? ParameterTypes { get; }
+
+        /// <summary>The points file and line of the point that named the method
+        /// (<c>/etc/myapp/tracing/shop.xml:12</c>), or null.</summary>
+        public string? Location { get; }
 
         /// <inheritdoc/>
         public override string ToString() => TypeName + "::" + MethodName + "(" + ParameterTypes + ")";

@@ -3,24 +3,36 @@
 //
 //     object tracer = null;
 //     try {
-//         try { tracer = Shim.Enter(point, this or null, new object[] { args... }); } catch { }
+//         try {
+//             int needs = Shim.Needs(id, point);
+//             if (needs != 0)
+//                 tracer = Shim.Enter(id, this or null, new object[] { args... } or null);
+//         } catch { }
 //         <the original body; each return stores the result and leaves>
 //     } catch (object exception) {
-//         try { Shim.Finish(tracer, null, exception); } catch { }
+//         try { Shim.Finish(id, tracer, null, exception); } catch { }
 //         rethrow;
 //     }
-//     try { Shim.Finish(tracer, result, null); } catch { }
+//     if (tracer != null)
+//         try {
+//             if (the method returns a task && tracer is IAsyncTracer)
+//                 result = Shim.FinishTask(id, tracer, result);
+//             else
+//                 Shim.Finish(id, tracer, (needs & Result) != 0 ? (object)result : null, null);
+//         } catch { }
 //     return result;
 //
-// `point` is a string literal of the traced method's module, the same object at every call,
-// so the point it describes is found by reference in a snapshot dictionary: no lock and no
-// string hashing after the first call.
+// `id` is the plugin's number for the method's point (the same number for the same point text
+// in every module), an index into an array here: no dictionary, no lock and no hashing on a
+// call. `point` is a string literal describing the point, read at the first call only.
 using System;
 using System.Collections.Generic;
 using System.ComponentModel;
 using System.Reflection;
+using System.Runtime.CompilerServices;
 using System.Runtime.Loader;
 using System.Threading;
+using System.Threading.Tasks;
 
 namespace Clrie.Tracing
 {
@@ -30,18 +42,19 @@ namespace Clrie.Tracing
     [EditorBrowsable(EditorBrowsableState.Never)]
     public static class Shim
     {
-        sealed class Point
-        {
-            public TracedMethod Method = null!;
-            public ITracerFactory? Factory;
-        }
+        // Needs(): what the wrapper passes. 0 is "no tracer for this method" (its factory could
+        // not be made): the wrapper then skips everything else.
+        const int On = 8;
+        const int InstanceBit = (int)TracerNeeds.Instance;
+        const int ArgumentsBit = (int)TracerNeeds.Arguments;
+        const int ResultBit = (int)TracerNeeds.Result;
 
         static readonly object Gate = new object();
-        static volatile Dictionary<string, Point> points =
-            new Dictionary<string, Point>(ReferenceEqualityComparer.Instance);
+        static volatile Point?[] points = new Point?[64];
         // One factory per (library, class), made once: the points share it.
         static readonly Dictionary<string, ITracerFactory?> Factories = new Dictionary<string, ITracerFactory?>();
         static long failures;
+        static bool exitReport;
 
         [ThreadStatic]
         static bool busy; // a traced method called by a factory or a tracer is not traced
@@ -49,23 +62,33 @@ namespace Clrie.Tracing
         /// <summary>How many times a factory or a tracer threw (each time swallowed).</summary>
         public static long Failures => Interlocked.Read(ref failures);
 
-        /// <summary>At the entry of a traced method: its tracer, or null.</summary>
-        public static object? Enter(string point, object? instance, object?[] arguments)
+        /// <summary>At the entry of a traced method: what <see cref="Enter"/> should be given
+        /// (the <see cref="TracerNeeds"/> bits, and 8), or 0 to call nothing this time.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public static int Needs(int id, string point)
         {
-            // one thread-local lookup for the three uses (measured: about 5 ns a call less)
+            if (busy)
+                return 0;
+            Point?[] all = points;
+            if ((uint)id < (uint)all.Length && all[id] is Point p)
+                return p.Needs;
+            return Register(id, point).Needs;
+        }
+
+        /// <summary>At the entry of a traced method whose <see cref="Needs"/> was not 0: its
+        /// tracer, or null. <paramref name="arguments"/> is null when the factory wants none.</summary>
+        public static object? Enter(int id, object? instance, object?[]? arguments)
+        {
+            Point p = points[id]!;
             ref bool guard = ref busy;
-            if (guard)
-                return null;
             guard = true;
             try
             {
-                if (!points.TryGetValue(point, out Point? p))
-                    p = Add(point);
-                return p.Factory?.GetTracer(p.Method, instance, arguments);
+                return p.Factory!.GetTracer(p.Method, instance, arguments ?? Array.Empty<object?>());
             }
-            catch (Exception)
+            catch (Exception e)
             {
-                Interlocked.Increment(ref failures);
+                p.Failed("GetTracer", e);
                 return null;
             }
             finally
@@ -75,7 +98,7 @@ namespace Clrie.Tracing
         }
 
         /// <summary>When a traced method returns (exception null) or throws.</summary>
-        public static void Finish(object? tracer, object? result, object? exception)
+        public static void Finish(int id, object? tracer, object? result, object? exception)
         {
             if (tracer is not ITracer t)
                 return;
@@ -87,9 +110,9 @@ namespace Clrie.Tracing
             {
                 t.Finish(result, exception as Exception);
             }
-            catch (Exception)
+            catch (Exception e)
             {
-                Interlocked.Increment(ref failures);
+                PointOf(id)?.Failed("Finish", e);
             }
             finally
             {
@@ -97,26 +120,138 @@ namespace Clrie.Tracing
             }
         }
 
-        static Point Add(string point)
+        /// <summary>When a traced method that returns a task returns it to an
+        /// <see cref="IAsyncTracer"/>: finishes the tracer when the task completes, and gives
+        /// back what the method's caller gets (the same task, or for a <c>ValueTask</c> one that
+        /// the caller may consume).</summary>
+        public static object? FinishTask(int id, object? tracer, object? task)
+        {
+            if (tracer is not IAsyncTracer t || PointOf(id) is not Point p)
+                return task;
+            ref bool guard = ref busy;
+            if (guard)
+                return task;
+            guard = true;
+            try
+            {
+                return Tasks.Observe(new Waiting(t, p), task);
+            }
+            catch (Exception e)
+            {
+                p.Failed("Finish", e);
+                return task;
+            }
+            finally
+            {
+                guard = false;
+            }
+        }
+
+        static Point? PointOf(int id)
+        {
+            Point?[] all = points;
+            return (uint)id < (uint)all.Length ? all[id] : null;
+        }
+
+        // An IAsyncTracer waiting for its method's task.
+        internal sealed class Waiting
+        {
+            readonly IAsyncTracer tracer;
+            readonly Point point;
+
+            internal Waiting(IAsyncTracer tracer, Point point)
+            {
+                this.tracer = tracer;
+                this.point = point;
+            }
+
+            internal void Pending()
+            {
+                try
+                {
+                    tracer.Pending();
+                }
+                catch (Exception e)
+                {
+                    point.Failed("Pending", e);
+                }
+            }
+
+            // On the thread that completed the task (or the caller's, when it had completed).
+            internal void Complete(object? result, Exception? exception)
+            {
+                ref bool guard = ref busy;
+                bool outer = guard;
+                guard = true;
+                try
+                {
+                    tracer.Finish(result, exception);
+                }
+                catch (Exception e)
+                {
+                    point.Failed("Finish", e);
+                }
+                finally
+                {
+                    guard = outer;
+                }
+            }
+        }
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        static Point Register(int id, string point)
         {
             lock (Gate)
             {
-                if (points.TryGetValue(point, out Point? known))
+                Point?[] all = points;
+                if ((uint)id < (uint)all.Length && all[id] is Point known)
                     return known;
-                // library, factory, assembly, type, method, parameter types: one per line
-                string[] f = point.Split('\n');
-                if (f.Length != 6)
-                    throw new ArgumentException("not a point: " + point);
-                var p = new Point
-                {
-                    Method = new TracedMethod(f[1], f[0].Length > 0 ? f[0] : null, f[2], f[3], f[4], f[5]),
-                };
+                var p = new Point(Parse(point));
                 p.Factory = FactoryOf(p.Method);
-                var next = new Dictionary<string, Point>(points, ReferenceEqualityComparer.Instance);
-                next[point] = p;
-                points = next;
+                if (p.Factory != null)
+                {
+                    TracerNeeds needs = TracerNeeds.All;
+                    busy = true;
+                    try
+                    {
+                        needs = p.Factory.Needs(p.Method);
+                    }
+                    catch (Exception e)
+                    {
+                        p.Failed("Needs", e);
+                    }
+                    finally
+                    {
+                        busy = false;
+                    }
+                    p.Needs = On | ((int)needs & (int)TracerNeeds.All);
+                }
+                if (id < 0)
+                    return p; // not the plugin's: never kept
+                if (id >= all.Length)
+                    Array.Resize(ref all, Math.Max(id + 1, all.Length * 2));
+                else
+                    all = (Point?[])all.Clone();
+                all[id] = p;
+                points = all;
+                if (!exitReport)
+                {
+                    exitReport = true;
+                    AppDomain.CurrentDomain.ProcessExit += (_, _) => Point.ReportCounts();
+                }
                 return p;
             }
+        }
+
+        // library, factory, assembly, type, method, parameter types, points file:line: one per
+        // line (modules.c writes them)
+        static TracedMethod Parse(string point)
+        {
+            string[] f = point.Split('\n');
+            if (f.Length < 6)
+                throw new ArgumentException("not a point: " + point);
+            return new TracedMethod(f[1], f[0].Length > 0 ? f[0] : null, f[2], f[3], f[4], f[5],
+                                    f.Length > 6 && f[6].Length > 0 ? f[6] : null);
         }
 
         static ITracerFactory? FactoryOf(TracedMethod method)
@@ -130,16 +265,21 @@ namespace Clrie.Tracing
                 Type? type = method.Library != null
                     ? Load(method.Library).GetType(method.Factory, throwOnError: true)
                     : Type.GetType(method.Factory, throwOnError: true);
-                factory = (ITracerFactory)Activator.CreateInstance(type!)!;
+                object made = Activator.CreateInstance(type!)!;
+                factory = made as ITracerFactory ??
+                          throw new InvalidCastException(type!.FullName + " does not implement " +
+                                                         typeof(ITracerFactory).FullName);
             }
             catch (Exception e)
             {
-                // A points file names something that cannot work: said once, then nothing
-                // is traced with it.
+                // A points file names something that cannot work: said once, then nothing is
+                // traced with it.
                 Interlocked.Increment(ref failures);
-                Console.Error.WriteLine("clrie tracing: cannot make the tracer factory '" + method.Factory + "'" +
-                                        (method.Library != null ? " of " + method.Library : "") + ": " +
-                                        e.GetType().Name + ": " + e.Message);
+                Plugin.Log(Plugin.Error, "cannot make the tracer factory '" + method.Factory + "'" +
+                                         (method.Library != null ? " of " + method.Library : "") +
+                                         (method.Location != null ? " (" + method.Location + ")" : "") +
+                                         ": " + Plugin.Describe(e) +
+                                         "; its methods run without tracers");
             }
             Factories[key] = factory;
             return factory;
@@ -153,6 +293,167 @@ namespace Clrie.Tracing
                     return a;
             }
             return AssemblyLoadContext.Default.LoadFromAssemblyPath(path);
+        }
+
+        internal sealed class Point
+        {
+            public readonly TracedMethod Method;
+            public ITracerFactory? Factory;
+            public int Needs;
+            long failures;
+
+            public Point(TracedMethod method)
+            {
+                Method = method;
+            }
+
+            // A factory's or tracer's exception: the first one of the method said, the rest
+            // counted and said at exit.
+            public void Failed(string what, Exception e)
+            {
+                Interlocked.Increment(ref Shim.failures);
+                if (Interlocked.Increment(ref failures) == 1)
+                    Plugin.Log(Plugin.Error, Where() + ": " + what + " threw " + Plugin.Describe(e) +
+                                             "; the app goes on as if untraced; further exceptions " +
+                                             "of this method's tracer are counted");
+            }
+
+            string Where() => Method + " (factory " + Method.Factory +
+                              (Method.Location != null ? ", " + Method.Location : "") + ")";
+
+            public static void ReportCounts()
+            {
+                foreach (Point? p in points)
+                {
+                    long n = p != null ? Interlocked.Read(ref p.failures) : 0;
+                    if (n > 0)
+                        Plugin.Log(Plugin.Error, p!.Where() + ": its factory or tracer threw " + n +
+                                                 (n == 1 ? " time" : " times") + " in all");
+                }
+            }
+        }
+    }
+
+    // Tasks that an IAsyncTracer waits for.
+    static class Tasks
+    {
+        // Per ValueTask<T>, Task<T> type: how to observe it, made once.
+        static readonly Dictionary<Type, Func<Shim.Waiting, object, object>> ValueTasks =
+            new Dictionary<Type, Func<Shim.Waiting, object, object>>();
+        static readonly Dictionary<Type, Func<Task, object?>> Results = new Dictionary<Type, Func<Task, object?>>();
+
+        public static object? Observe(Shim.Waiting tracer, object? task)
+        {
+            switch (task)
+            {
+            case null:
+                tracer.Complete(null, null);
+                return null;
+            case Task t:
+                Watch(tracer, t);
+                return t;
+            case ValueTask vt:
+                return ObserveValueTask(tracer, vt);
+            default:
+                return ValueTaskObserver(task.GetType())(tracer, task);
+            }
+        }
+
+        static void Watch(Shim.Waiting tracer, Task task)
+        {
+            if (task.IsCompleted)
+            {
+                Finished(task, tracer);
+                return;
+            }
+            tracer.Pending();
+            task.ContinueWith(static (t, state) => Finished(t, (Shim.Waiting)state!), tracer,
+                              CancellationToken.None, TaskContinuationOptions.ExecuteSynchronously,
+                              TaskScheduler.Default);
+        }
+
+        static void Finished(Task task, Shim.Waiting tracer)
+        {
+            if (task.IsFaulted)
+            {
+                AggregateException all = task.Exception!;
+                tracer.Complete(null, all.InnerExceptions.Count == 1 ? all.InnerExceptions[0] : all);
+            }
+            else if (task.IsCanceled)
+            {
+                tracer.Complete(null, new TaskCanceledException(task));
+            }
+            else
+            {
+                tracer.Complete(ResultOf(task), null);
+            }
+        }
+
+        static object? ResultOf(Task task)
+        {
+            Type type = task.GetType();
+            while (type.BaseType != null && type.BaseType != typeof(Task))
+                type = type.BaseType;
+            if (!type.IsGenericType || type.GetGenericTypeDefinition() != typeof(Task<>))
+                return null;
+            Func<Task, object?>? read;
+            lock (Results)
+            {
+                if (!Results.TryGetValue(type, out read))
+                {
+                    MethodInfo m = typeof(Tasks).GetMethod(nameof(ResultOfTask), BindingFlags.NonPublic | BindingFlags.Static)!
+                        .MakeGenericMethod(type.GetGenericArguments()[0]);
+                    read = m.CreateDelegate<Func<Task, object?>>();
+                    Results[type] = read;
+                }
+            }
+            return read(task);
+        }
+
+        static object? ResultOfTask<T>(Task task) => ((Task<T>)task).Result;
+
+        static object ObserveValueTask(Shim.Waiting tracer, ValueTask vt)
+        {
+            if (vt.IsCompletedSuccessfully)
+            {
+                // consumed here once; the caller gets a completed one of its own
+                vt.GetAwaiter().GetResult();
+                tracer.Complete(null, null);
+                return default(ValueTask);
+            }
+            Task task = vt.AsTask();
+            Watch(tracer, task);
+            return new ValueTask(task);
+        }
+
+        static Func<Shim.Waiting, object, object> ValueTaskObserver(Type type)
+        {
+            lock (ValueTasks)
+            {
+                if (ValueTasks.TryGetValue(type, out Func<Shim.Waiting, object, object>? known))
+                    return known;
+                Func<Shim.Waiting, object, object> observe = static (_, task) => task;
+                if (type.IsGenericType && type.GetGenericTypeDefinition() == typeof(ValueTask<>))
+                    observe = typeof(Tasks).GetMethod(nameof(ObserveValueTaskOf), BindingFlags.NonPublic | BindingFlags.Static)!
+                        .MakeGenericMethod(type.GetGenericArguments()[0])
+                        .CreateDelegate<Func<Shim.Waiting, object, object>>();
+                ValueTasks[type] = observe;
+                return observe;
+            }
+        }
+
+        static object ObserveValueTaskOf<T>(Shim.Waiting tracer, object boxed)
+        {
+            var vt = (ValueTask<T>)boxed;
+            if (vt.IsCompletedSuccessfully)
+            {
+                T result = vt.Result;
+                tracer.Complete(result, null);
+                return new ValueTask<T>(result);
+            }
+            Task<T> task = vt.AsTask();
+            Watch(tracer, task);
+            return new ValueTask<T>(task);
         }
     }
 }
