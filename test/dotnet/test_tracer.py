@@ -17,8 +17,9 @@ tracer factory of test/dotnet/recorder:
                 factory whose library is missing is reported once and traces nothing; a
                 method named by two points is traced by the first (in the file, and across
                 files in the order of their names), the other one reported
-  throw-entry   the factory throws in GetTracer: enter events only, the app unchanged
-  throw-finish  every tracer throws in Finish: all events, the app unchanged
+  throw-entry   the factory throws in GetTracer: enter events only, the app unchanged; the
+                engine's log has each method's first exception and, at exit, their count
+  throw-finish  every tracer throws in Finish: all events, the app unchanged; logged so too
   null          the factory returns no tracer: enter events only, the app unchanged
   block         the factory blocks 100 ms at every call: all events, the app unchanged
   no-hook       without DOTNET_STARTUP_HOOKS the plugin traces nothing and says why; the app
@@ -31,8 +32,13 @@ tracer factory of test/dotnet/recorder:
                 unchanged (a wrapper that broke the tail calls would overflow the stack), the
                 jmp method's result among its output
   spans         examples/activity-tracer on test/dotnet/spans: one Activity per traced call,
-                nested as the calls are, status Error where an exception left the method; the
-                app's stdout and exit code unchanged
+                nested as the calls are, status Error where an exception left the method;
+                async methods (Task<T>, ValueTask<T>) end when their task completes, their
+                awaited calls their children, their caller's calls meanwhile not; the app's
+                stdout and exit code unchanged
+  allocation    test/dotnet/tracebench: a million calls of a method traced with a no-op tracer
+                (its factory reading nothing), and of one whose factory gives no tracer,
+                allocate no byte; each call was traced
   watch         test/dotnet/refreshed runs on while its points file changes on disk: a point
                 added, its factory changed, a point removed; the events follow within 10 s,
                 exactly one enter and one finish per traced call, none for a removed point
@@ -71,7 +77,7 @@ parser.add_argument("--config", required=True,
 parser.add_argument("--apps-out", required=True, help="where the C# apps are built")
 parser.add_argument("--clrie-attach", help="the built clrie-attach (scenario attach)")
 parser.add_argument("--only", default="traced,throw-entry,throw-finish,null,block,no-hook,http,"
-                    "tail,spans,watch,refresh-call,attach",
+                    "tail,spans,allocation,watch,refresh-call,attach",
                     help="comma-separated scenarios")
 parser.add_argument("--keep", action="store_true", help="keep the temporary directories")
 parser.add_argument("--verbose", action="store_true", help="print every run's stderr")
@@ -134,6 +140,36 @@ def expect_events(what, sandbox, expected):
         what, expected), seen=seen)
 
 
+# What a tracer's failures look like in the log: the first one of each method, then the count
+# at exit.
+THREW = {"throw-entry": "GetTracer threw System.InvalidOperationException: the tracer factory "
+                        "failed; the app goes on as if untraced",
+         "throw-finish": "Finish threw System.InvalidOperationException: the tracer failed; the "
+                         "app goes on as if untraced"}
+
+
+def expect_failures_logged(mode, result, events):
+    """Each traced method whose factory or tracer threw has one line for its first exception,
+    with the exception's type and message, and one line at exit with how many there were."""
+    calls = {}
+    for event in events:
+        if event.startswith("enter "):
+            method = event.split(" ")[1]
+            calls[method] = calls.get(method, 0) + 1
+    lines = [line.split("]tracer: ", 1)[1] for line in result.stderr.splitlines()
+             if line.startswith("LogError[") and "]tracer: " in line]
+    first = sorted(line.split(" (factory ")[0] for line in lines if THREW[mode] in line)
+    checks.expect(first == sorted(calls), "%s: the first exception of each traced method is "
+                  "logged once, with its type and message" % mode, result, seen=first)
+    counted = {}
+    for line in lines:
+        if line.endswith(" in all") and ": its factory or tracer threw " in line:
+            times = int(line.rsplit(" threw ", 1)[1].split()[0])
+            counted[line.split(" (factory ")[0]] = times
+    checks.expect(counted == calls, "%s: at exit, how many exceptions each method's tracer "
+                  "threw\n    expected: %r" % (mode, calls), result, seen=counted)
+
+
 def scenario(mode, expected=None):
     def run_scenario():
         recorder = build_recorder()
@@ -150,6 +186,8 @@ def scenario(mode, expected=None):
                                            int(dotnet_apps.test_runtime() or 10))
             else:
                 expect_events(mode, sb, expected)
+            if mode in THREW:
+                expect_failures_logged(mode, result, dotnet_apps.read_lines(sb.output))
         finally:
             sb.close()
     return run_scenario
@@ -317,6 +355,49 @@ def scenario_spans():
         sb.close()
 
 
+# ---- allocation ------------------------------------------------------------------------------
+
+BENCH_POINTS = """<Tracing>
+  <Tracer factory="Bench.NoopFactory, tracebench">
+    <Method assembly="tracebench" type="Bench.Program" name="Traced"/>
+  </Tracer>
+  <Tracer factory="Bench.NullFactory, tracebench">
+    <Method assembly="tracebench" type="Bench.Program" name="TracedNull"/>
+  </Tracer>
+  <Tracer factory="Bench.BoxedFactory, tracebench">
+    <Method assembly="tracebench" type="Bench.Program" name="TracedBoxed"/>
+  </Tracer>
+</Tracing>
+"""
+
+
+def scenario_allocation():
+    bench = build_factory(os.path.join(HERE, "tracebench", "tracebench.csproj"), "tracebench")
+    sb = Sandbox("allocation", build_recorder())
+    try:
+        os.unlink(sb.path("points/traced.xml"))
+        sb.write("points/bench.xml", BENCH_POINTS)
+        calls = 1000000
+        result = dotnet_apps.run_app(dotnet, bench, args.engine, sb.env, ["alloc", str(calls)])
+        figures = dict(line.rsplit(" ", 1) for line in result.stdout.splitlines()
+                       if line.startswith(("alloc ", "finished ")))
+        checks.expect(result.returncode == 0, "allocation: tracebench exits with 0", result)
+        # the forms were traced: every call finished its tracer (or asked its factory)
+        for form in ("traced", "null", "boxed"):
+            checks.expect(int(figures.get("finished " + form, -1)) == 2 * calls,
+                          "allocation: every call of the %s form went to its tracer" % form,
+                          result, seen=figures)
+        for form in ("traced", "null"):
+            checks.expect(figures.get("alloc " + form) == "0", "allocation: %d calls traced by "
+                          "the %s form allocate nothing" % (calls, form), result, seen=figures)
+        # what the check would see if something were boxed
+        checks.expect(int(figures.get("alloc boxed", 0)) >= 24 * calls,
+                      "allocation: a factory reading the argument and the result gets them "
+                      "boxed, which the count sees", result, seen=figures)
+    finally:
+        sb.close()
+
+
 # ---- refresh ---------------------------------------------------------------------------------
 
 def start_refreshed(sandbox, env, profiler=True):
@@ -418,6 +499,8 @@ dotnet_apps.run_scenarios(checks, [
     ("http", "http: HttpClient.SendAsync of the framework traced", scenario_http),
     ("tail", "tail: methods with tail calls left alone", scenario_tail),
     ("spans", "spans: examples/activity-tracer", scenario_spans),
+    ("allocation", "allocation: a traced call with a no-op tracer allocates nothing",
+     scenario_allocation),
     ("watch", "watch: points changed on disk while the app runs",
      lambda: scenario_refresh(watch=True)),
     ("refresh-call", "refresh-call: points changed, then Tracing.Refresh()",

@@ -63,12 +63,11 @@ namespace Clrie.Tracing
         public static long Failures => Interlocked.Read(ref failures);
 
         /// <summary>At the entry of a traced method: what <see cref="Enter"/> should be given
-        /// (the <see cref="TracerNeeds"/> bits, and 8), or 0 to call nothing this time.</summary>
+        /// (the <see cref="TracerNeeds"/> bits, and 8), or 0 when the method has no factory.
+        /// One array read once the point is known.</summary>
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public static int Needs(int id, string point)
         {
-            if (busy)
-                return 0;
             Point?[] all = points;
             if ((uint)id < (uint)all.Length && all[id] is Point p)
                 return p.Needs;
@@ -79,8 +78,10 @@ namespace Clrie.Tracing
         /// tracer, or null. <paramref name="arguments"/> is null when the factory wants none.</summary>
         public static object? Enter(int id, object? instance, object?[]? arguments)
         {
-            Point p = points[id]!;
             ref bool guard = ref busy;
+            if (guard)
+                return null;
+            Point p = points[id]!;
             guard = true;
             try
             {

@@ -1,12 +1,18 @@
 // test/bench-tracer's app: the time per call of one small method, called COUNT times after as
-// many calls of warm-up, in four forms:
+// many calls of warm-up, in five forms:
 //   bare        not traced
 //   traced      traced by the plugin (test/bench-tracer's points file) with a no-op tracer
+//               whose factory reads nothing (TracerNeeds.None)
 //   null        traced, its factory returning no tracer
+//   boxed       traced with a no-op tracer whose factory reads everything (the argument array,
+//               the boxed argument and result)
 //   reflection  not traced by the plugin: it makes by hand the calls that injected code
 //               reaching the library by reflection would make at every call (the method
 //               found through AppDomain data, MethodBase.Invoke at entry and at exit)
-// Prints one line per form: `<form> <ns per call>`.
+// Prints one line per form: `<form> <ns per call>`. With the argument `alloc COUNT` it prints
+// instead what COUNT calls of each form allocate on the calling thread, `alloc <form> <bytes>`,
+// and `finished <form> <n>`: how many times the form's tracer was finished (so that a form
+// that was not traced cannot pass for one that allocates nothing).
 using System;
 using System.Diagnostics;
 using System.Reflection;
@@ -17,20 +23,41 @@ namespace Bench
 {
     public sealed class NoopFactory : ITracerFactory
     {
-        static readonly NoopTracer Tracer = new NoopTracer();
+        internal static readonly NoopTracer Tracer = new NoopTracer();
+
+        public TracerNeeds Needs(TracedMethod method) => TracerNeeds.None;
 
         public ITracer? GetTracer(TracedMethod method, object? instance, object?[] arguments) => Tracer;
     }
 
     public sealed class NullFactory : ITracerFactory
     {
-        public ITracer? GetTracer(TracedMethod method, object? instance, object?[] arguments) => null;
+        internal static long Calls;
+
+        public TracerNeeds Needs(TracedMethod method) => TracerNeeds.None;
+
+        public ITracer? GetTracer(TracedMethod method, object? instance, object?[] arguments)
+        {
+            Calls++;
+            return null;
+        }
+    }
+
+    // Reads everything (the default), finishes its own tracer.
+    public sealed class BoxedFactory : ITracerFactory
+    {
+        internal static readonly NoopTracer Tracer = new NoopTracer();
+
+        public ITracer? GetTracer(TracedMethod method, object? instance, object?[] arguments) => Tracer;
     }
 
     sealed class NoopTracer : ITracer
     {
+        internal long Finished;
+
         public void Finish(object? result, Exception? exception)
         {
+            Finished++;
         }
     }
 
@@ -48,13 +75,20 @@ namespace Bench
         static int TracedNull(int x) => x * 3 + 1;
 
         [MethodImpl(MethodImplOptions.NoInlining)]
+        static int TracedBoxed(int x) => x * 3 + 1;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
         static int Reflected(int x)
         {
+            // point number 0: never one of the plugin's
+            var needs = (MethodInfo)AppDomain.CurrentDomain.GetData("clrie.bench.needs")!;
             var enter = (MethodInfo)AppDomain.CurrentDomain.GetData("clrie.bench.enter")!;
             var finish = (MethodInfo)AppDomain.CurrentDomain.GetData("clrie.bench.finish")!;
-            object? tracer = enter.Invoke(null, new object?[] { Point, null, new object?[] { x } });
+            object? tracer = (int)needs.Invoke(null, new object?[] { 0, Point })! != 0
+                ? enter.Invoke(null, new object?[] { 0, null, new object?[] { x } })
+                : null;
             int result = x * 3 + 1;
-            finish.Invoke(null, new object?[] { tracer, result, null });
+            finish.Invoke(null, new object?[] { 0, tracer, result, null });
             return result;
         }
 
@@ -72,15 +106,58 @@ namespace Bench
             return watch.Elapsed.TotalMilliseconds * 1e6 / count;
         }
 
+        // Bytes allocated by `count` calls of each form (after as many of warm-up), with direct
+        // calls: no delegate in between.
+        static void Allocations(int count)
+        {
+            int sum = 0;
+            long[] bytes = new long[4];
+            for (int round = 0; round < 2; round++)
+            {
+                long at = GC.GetAllocatedBytesForCurrentThread();
+                for (int i = 0; i < count; i++)
+                    sum += Bare(i);
+                bytes[0] = GC.GetAllocatedBytesForCurrentThread() - at;
+                at = GC.GetAllocatedBytesForCurrentThread();
+                for (int i = 0; i < count; i++)
+                    sum += Traced(i);
+                bytes[1] = GC.GetAllocatedBytesForCurrentThread() - at;
+                at = GC.GetAllocatedBytesForCurrentThread();
+                for (int i = 0; i < count; i++)
+                    sum += TracedNull(i);
+                bytes[2] = GC.GetAllocatedBytesForCurrentThread() - at;
+                at = GC.GetAllocatedBytesForCurrentThread();
+                for (int i = 0; i < count; i++)
+                    sum += TracedBoxed(i);
+                bytes[3] = GC.GetAllocatedBytesForCurrentThread() - at;
+            }
+            if (sum == 42)
+                Console.WriteLine();
+            Console.WriteLine("alloc bare {0}", bytes[0]);
+            Console.WriteLine("alloc traced {0}", bytes[1]);
+            Console.WriteLine("alloc null {0}", bytes[2]);
+            Console.WriteLine("alloc boxed {0}", bytes[3]);
+            Console.WriteLine("finished traced {0}", NoopFactory.Tracer.Finished);
+            Console.WriteLine("finished null {0}", NullFactory.Calls);
+            Console.WriteLine("finished boxed {0}", BoxedFactory.Tracer.Finished);
+        }
+
         static int Main(string[] args)
         {
+            if (args.Length == 2 && args[0] == "alloc")
+            {
+                Allocations(int.Parse(args[1]));
+                return 0;
+            }
             int count = args.Length > 0 ? int.Parse(args[0]) : 10_000_000;
             Type shim = Type.GetType("Clrie.Tracing.Shim, Clrie.Tracing", throwOnError: true)!;
+            AppDomain.CurrentDomain.SetData("clrie.bench.needs", shim.GetMethod("Needs"));
             AppDomain.CurrentDomain.SetData("clrie.bench.enter", shim.GetMethod("Enter"));
             AppDomain.CurrentDomain.SetData("clrie.bench.finish", shim.GetMethod("Finish"));
             Console.WriteLine("bare {0:F2}", Time(Bare, count));
             Console.WriteLine("traced {0:F2}", Time(Traced, count));
             Console.WriteLine("null {0:F2}", Time(TracedNull, count));
+            Console.WriteLine("boxed {0:F2}", Time(TracedBoxed, count));
             Console.WriteLine("reflection {0:F2}", Time(Reflected, Math.Max(count / 10, 1)));
             return 0;
         }
