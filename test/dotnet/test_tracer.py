@@ -36,6 +36,9 @@ tracer factory of test/dotnet/recorder:
                 async methods (Task<T>, ValueTask<T>) end when their task completes, their
                 awaited calls their children, their caller's calls meanwhile not; the app's
                 stdout and exit code unchanged
+  timings       examples/timings-tracer (the docs' complete tracer project) on
+                test/dotnet/spans: its report at exit counts each method's calls and failures,
+                an async method's time until its tasks complete
   allocation    test/dotnet/tracebench: a million calls of a method traced with a no-op tracer
                 (its factory reading nothing), and of one whose factory gives no tracer,
                 allocate no byte; each call was traced
@@ -77,7 +80,7 @@ parser.add_argument("--config", required=True,
 parser.add_argument("--apps-out", required=True, help="where the C# apps are built")
 parser.add_argument("--clrie-attach", help="the built clrie-attach (scenario attach)")
 parser.add_argument("--only", default="traced,throw-entry,throw-finish,null,block,no-hook,http,"
-                    "tail,spans,allocation,watch,refresh-call,attach",
+                    "tail,spans,timings,allocation,watch,refresh-call,attach",
                     help="comma-separated scenarios")
 parser.add_argument("--keep", action="store_true", help="keep the temporary directories")
 parser.add_argument("--verbose", action="store_true", help="print every run's stderr")
@@ -148,15 +151,16 @@ THREW = {"throw-entry": "GetTracer threw System.InvalidOperationException: the t
                          "app goes on as if untraced"}
 
 
-def expect_failures_logged(mode, result, events):
-    """Each traced method whose factory or tracer threw has one line for its first exception,
-    with the exception's type and message, and one line at exit with how many there were."""
+def expect_failures_logged(mode, result, events, log):
+    """Each traced method whose factory or tracer threw has one line in the engine's log (the
+    text `log`) for its first exception, with the exception's type and message, and one line
+    at exit with how many there were."""
     calls = {}
     for event in events:
         if event.startswith("enter "):
             method = event.split(" ")[1]
             calls[method] = calls.get(method, 0) + 1
-    lines = [line.split("]tracer: ", 1)[1] for line in result.stderr.splitlines()
+    lines = [line.split("]tracer: ", 1)[1] for line in log.splitlines()
              if line.startswith("LogError[") and "]tracer: " in line]
     first = sorted(line.split(" (factory ")[0] for line in lines if THREW[mode] in line)
     checks.expect(first == sorted(calls), "%s: the first exception of each traced method is "
@@ -178,8 +182,16 @@ def scenario(mode, expected=None):
             extra = {"CLRIE_TEST_TRACER_MODE": mode} if mode != "traced" else {}
             if mode == "traced":
                 traced_points.write_problems(sb)
+            log_file = sb.path("engine.log")
+            if mode == "throw-entry":
+                # the engine's log in a file: the app's stderr is then its own, as bare
+                extra["MicrosoftInstrumentationEngine_FileLogPath"] = log_file
             result = run(sb, extra)
             expect_app_unchanged(mode, result)
+            if mode == "throw-entry":
+                checks.expect(result.stderr == apps.baseline("traced").stderr,
+                              "%s: with the engine's log in a file, the app's stderr is as "
+                              "without a profiler" % mode, result)
             if mode == "traced":
                 traced_points.check_traced(checks, mode, result,
                                            dotnet_apps.read_lines(sb.output), sb.path,
@@ -187,7 +199,11 @@ def scenario(mode, expected=None):
             else:
                 expect_events(mode, sb, expected)
             if mode in THREW:
-                expect_failures_logged(mode, result, dotnet_apps.read_lines(sb.output))
+                log = result.stderr
+                if mode == "throw-entry":
+                    with open(log_file, encoding="utf-8", errors="replace") as f:
+                        log = f.read()
+                expect_failures_logged(mode, result, dotnet_apps.read_lines(sb.output), log)
         finally:
             sb.close()
     return run_scenario
@@ -355,6 +371,51 @@ def scenario_spans():
         sb.close()
 
 
+# ---- timings ---------------------------------------------------------------------------------
+
+TIMINGS_POINTS = """<Tracing>
+  <Tracer factory="Shop.Tracing.Timings" library="tracers/Shop.Tracing.dll">
+    <Method assembly="spans" type="Spans.Orders" name="Process"/>
+    <Method assembly="spans" type="Spans.Orders" name="Charge"/>
+    <Method assembly="spans" type="Spans.Shipping" name="Ship"/>
+  </Tracer>
+</Tracing>
+"""
+
+
+def scenario_timings():
+    """The docs' complete tracer project, examples/timings-tracer, built against the build's
+    library as the docs build it against the installed one."""
+    factory = dotnet_apps.build_library(
+        dotnet, os.path.join(HERE, "..", "..", "examples", "timings-tracer", "Timings.csproj"),
+        "Shop.Tracing", args.apps_out,
+        ["ClrieTracer=" + os.path.dirname(os.path.abspath(args.library))])
+    sb = Sandbox("timings", build_recorder())
+    try:
+        os.unlink(sb.path("points/traced.xml"))
+        sb.copy(factory, "points/tracers/Shop.Tracing.dll", mode=0o644)
+        sb.write("points/timings.xml", TIMINGS_POINTS)
+        result = apps.run("spans", args.engine, sb.env, sb.name)
+        checks.same_as_baseline("timings", result, apps.baseline("spans"), stderr="ignored")
+        report = {}
+        for line in result.stderr.splitlines():
+            if line.startswith("timings: "):
+                method, figures = line[len("timings: "):].rsplit(": ", 1)
+                calls, failed, ms = figures.split(", ")
+                report[method] = (calls, failed, float(ms.split()[0]))
+        want = {"Spans.Orders::Charge(System.Int32)": ("2 calls", "1 failed"),
+                "Spans.Orders::Process(System.Int32)": ("2 calls", "1 failed"),
+                "Spans.Shipping::Ship(System.Int32)": ("3 calls", "1 failed")}
+        checks.expect({m: r[:2] for m, r in report.items()} == want,
+                      "timings: the report at exit counts each traced method's calls and "
+                      "failures\n    expected: %r" % want, result, seen=report)
+        ship = report.get("Spans.Shipping::Ship(System.Int32)", (0, 0, 0.0))[2]
+        checks.expect(ship >= 850, "timings: the async Ship counts until its tasks complete "
+                      "(at least 850 ms in all)", result, seen=ship)
+    finally:
+        sb.close()
+
+
 # ---- allocation ------------------------------------------------------------------------------
 
 BENCH_POINTS = """<Tracing>
@@ -499,6 +560,7 @@ dotnet_apps.run_scenarios(checks, [
     ("http", "http: HttpClient.SendAsync of the framework traced", scenario_http),
     ("tail", "tail: methods with tail calls left alone", scenario_tail),
     ("spans", "spans: examples/activity-tracer", scenario_spans),
+    ("timings", "timings: examples/timings-tracer, the docs' tracer project", scenario_timings),
     ("allocation", "allocation: a traced call with a no-op tracer allocates nothing",
      scenario_allocation),
     ("watch", "watch: points changed on disk while the app runs",
