@@ -317,6 +317,8 @@ SPANS_POINTS = """<Tracing>
     <Method assembly="spans" type="Spans.Orders" name="Charge"/>
     <Method assembly="spans" type="Spans.Shipping" name="Ship"/>
     <Method assembly="spans" type="Spans.Shipping" name="Quote"/>
+    <Method assembly="spans" type="Spans.Shipping" name="Notify"/>
+    <Method assembly="spans" type="Spans.Shipping" name="Cancelled"/>
   </Tracer>
 </Tracing>
 """
@@ -334,12 +336,15 @@ SPANS = [
     "span Spans.Shipping.Ship parent=- status=Unset",
     "span Spans.Shipping.Quote parent=Spans.Shipping.Ship status=Unset",
     "span Spans.Shipping.Ship parent=- status=Unset",
+    "span Spans.Shipping.Notify parent=- status=Unset",
+    "span Spans.Shipping.Cancelled parent=- status=Error",
     "span Spans.Shipping.Quote parent=Spans.Shipping.Ship status=Unset",
     "span Spans.Shipping.Ship parent=- status=Error",
 ]
 # the shortest time each async span must last (ms): Ship(id) waits 100 * id ms, then Quote 100
 SPAN_AT_LEAST = [("Spans.Shipping.Quote", 90), ("Spans.Shipping.Ship", 190),
                  ("Spans.Shipping.Quote", 90), ("Spans.Shipping.Ship", 390),
+                 ("Spans.Shipping.Notify", 45), ("Spans.Shipping.Cancelled", 0),
                  ("Spans.Shipping.Quote", 90), ("Spans.Shipping.Ship", 290)]
 
 

@@ -42,12 +42,10 @@ namespace Clrie.Tracing
     [EditorBrowsable(EditorBrowsableState.Never)]
     public static class Shim
     {
-        // Needs(): what the wrapper passes. 0 is "no tracer for this method" (its factory could
-        // not be made): the wrapper then skips everything else.
+        // Needs(): the TracerNeeds bits the wrapper tests, with On. 0 is "no tracer for this
+        // method" (its factory could not be made): the wrapper then skips everything else.
         const int On = 8;
-        const int InstanceBit = (int)TracerNeeds.Instance;
-        const int ArgumentsBit = (int)TracerNeeds.Arguments;
-        const int ResultBit = (int)TracerNeeds.Result;
+        const int MaxId = 1 << 24;
 
         static readonly object Gate = new object();
         static volatile Point?[] points = new Point?[64];
@@ -227,8 +225,12 @@ namespace Clrie.Tracing
                     }
                     p.Needs = On | ((int)needs & (int)TracerNeeds.All);
                 }
-                if (id < 0)
-                    return p; // not the plugin's: never kept
+                if (id < 0 || id > MaxId)
+                {
+                    // not a number of the plugin's, which counts its points from 1
+                    p.Needs = 0;
+                    return p;
+                }
                 if (id >= all.Length)
                     Array.Resize(ref all, Math.Max(id + 1, all.Length * 2));
                 else

@@ -46,6 +46,14 @@ namespace Spans
             await Task.Delay(100);
             return id * 10;
         }
+
+        public static async ValueTask Notify()
+        {
+            await Task.Delay(50);
+        }
+
+        // complete (canceled) when returned
+        public static Task Cancelled() => Task.FromCanceled(new System.Threading.CancellationToken(true));
     }
 
     public static class Program
@@ -81,6 +89,15 @@ namespace Spans
             Task<int> third = Shipping.Ship(3);
             Console.WriteLine("shipped 1 for " + await first);
             Console.WriteLine("shipped 3 for " + await third);
+            await Shipping.Notify();
+            try
+            {
+                await Shipping.Cancelled();
+            }
+            catch (OperationCanceledException)
+            {
+                Console.WriteLine("cancelled");
+            }
             try
             {
                 await Shipping.Ship(2);
