@@ -206,9 +206,9 @@ static HRESULT STDMETHODCALLTYPE import_GetNestedClassProps(IMetaDataImport *Thi
 
 static HRESULT STDMETHODCALLTYPE import_GetMethodProps(IMetaDataImport *This, mdMethodDef method,
                                                        mdTypeDef *owner, LPWSTR name,
-                                                       ULONG capacity, ULONG *len, DWORD *attributes,
-                                                       PCCOR_SIGNATURE *sig, ULONG *sig_len,
-                                                       ULONG *rva, DWORD *impl)
+                                                       ULONG capacity, ULONG *len,
+                                                       DWORD *attributes, PCCOR_SIGNATURE *sig,
+                                                       ULONG *sig_len, ULONG *rva, DWORD *impl)
 {
     struct asm_methoddef m;
     if (ASM_TOKEN_TABLE(method) != ASM_TABLE_METHOD_DEF ||
@@ -231,8 +231,8 @@ static HRESULT STDMETHODCALLTYPE import_GetMethodProps(IMetaDataImport *This, md
 }
 
 static HRESULT STDMETHODCALLTYPE import_GetTypeRefProps(IMetaDataImport *This, mdTypeRef type,
-                                                        mdToken *scope, LPWSTR name,
-                                                        ULONG capacity, ULONG *len)
+                                                        mdToken *scope, LPWSTR name, ULONG capacity,
+                                                        ULONG *len)
 {
     struct asm_typeref t;
     if (ASM_TOKEN_TABLE(type) != ASM_TABLE_TYPE_REF ||
