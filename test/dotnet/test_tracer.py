@@ -41,9 +41,17 @@ tracer factory of test/dotnet/recorder:
                 call (needs --clrie-attach)
   refresh-call  the same with the folder not watched (Watch=false) and the app calling
                 Clrie.Tracing.Tracing.Refresh(): the next call already follows the points
+  unmatched     points that name no method of test/dotnet/traced (another parameter list,
+                a name or a type that is not there) each give one error line with the nearest
+                candidates, a point of an assembly that never loads one line at shutdown
+                (LogLevel=Messages), the point that matches none; the app unchanged
+  check         clrie-tracer-check (--tracer-check) on the built traced app: what each point
+                matches, the same candidates as the plugin's lines, an assembly not given, a
+                broken points file, and its exit status
 
 Usage: test_tracer.py --engine SO --plugin SO --library DLL --apps-out DIR
-                      [--clrie-attach EXE] [--only traced,...] [--keep] [--verbose]
+                      [--clrie-attach EXE] [--tracer-check EXE] [--only traced,...] [--keep]
+                      [--verbose]
 Exit: 0 all passed, 1 a check failed, 77 no dotnet on this machine."""
 import argparse
 import functools
@@ -70,8 +78,9 @@ parser.add_argument("--config", required=True,
                     help="the built Tracer.config (naming the plugin beside it)")
 parser.add_argument("--apps-out", required=True, help="where the C# apps are built")
 parser.add_argument("--clrie-attach", help="the built clrie-attach (scenario attach)")
+parser.add_argument("--tracer-check", help="the built clrie-tracer-check (scenario check)")
 parser.add_argument("--only", default="traced,throw-entry,throw-finish,null,block,no-hook,http,"
-                    "tail,spans,watch,refresh-call,attach",
+                    "tail,spans,watch,refresh-call,attach,unmatched,check",
                     help="comma-separated scenarios")
 parser.add_argument("--keep", action="store_true", help="keep the temporary directories")
 parser.add_argument("--verbose", action="store_true", help="print every run's stderr")
@@ -386,6 +395,129 @@ def scenario_attach():
         sb.close()
 
 
+# ---- points that match nothing ---------------------------------------------------------------
+
+UNMATCHED_POINTS = """<Tracing>
+  <Tracer factory="Recorder.Factory" library="recorder/Recorder.dll">
+    <Method assembly="traced" type="Traced.Calculator" name="Add"/>
+    <Method assembly="traced" type="Traced.Calculator" name="Add" parameters="System.Int64"/>
+    <Method assembly="traced" type="Traced.Calculator" name="Ad"/>
+    <Method assembly="traced" type="Traced.Calculatr" name="Add"/>
+    <Method assembly="Nowhere" type="Nowhere.Thing" name="Run" parameters=""/>
+  </Tracer>
+</Tracing>
+"""
+# What the plugin and clrie-tracer-check say of each point after "<file>:<line>: ".
+UNMATCHED_LINES = {
+    4: "Traced.Calculator::Add(System.Int64) matches no method of traced: Traced.Calculator::Add "
+       "takes parameters=\"System.Int32,System.Int32\"",
+    5: "Traced.Calculator::Ad matches no method of traced: Traced.Calculator has no method Ad; "
+       "nearest: Add, .ctor, ToString",
+    6: "Traced.Calculatr::Add matches no method of traced: no type Traced.Calculatr in assembly "
+       "traced; nearest: Traced.Calculator",
+}
+NEVER_LOADED = "Nowhere.Thing::Run() was never traced: the assembly Nowhere never loaded"
+
+
+def scenario_unmatched():
+    sb = Sandbox("unmatched", build_recorder())
+    try:
+        os.unlink(sb.path("points/traced.xml"))
+        points = sb.write("points/unmatched.xml", UNMATCHED_POINTS)
+        result = apps.run("traced", args.engine,
+                          dict(sb.env, MicrosoftInstrumentationEngine_LogLevel="Messages"),
+                          sb.name)
+        expect_app_unchanged("unmatched", result)
+        lines = result.stderr.splitlines()
+        for line, text in UNMATCHED_LINES.items():
+            said = [x for x in lines if x.endswith("tracer: %s:%d: %s" % (points, line, text))
+                    or ("tracer: %s:%d: %s, " % (points, line, text)) in x]
+            checks.expect(len(said) == 1 and "LogError" in said[0],
+                          "unmatched: the point at line %d is an error line, once: %s"
+                          % (line, text), result)
+        checks.expect(not [x for x in lines if "%s:3: " % points in x and "matches no" in x],
+                      "unmatched: the point that matches gives no such line", result)
+        never = [x for x in lines if x.endswith("tracer: %s:7: %s" % (points, NEVER_LOADED))]
+        checks.expect(len(never) == 1 and "LogMessage" in never[0],
+                      "unmatched: the point of an assembly that never loaded is listed once at "
+                      "shutdown, a message", result)
+        events = dotnet_apps.read_lines(sb.output)
+        checks.expect(any(e.startswith("enter Traced.Calculator::Add") for e in events),
+                      "unmatched: the point that matches traces", seen=events)
+    finally:
+        sb.close()
+
+
+def scenario_check():
+    if not args.tracer_check:
+        print("   no --tracer-check: not run")
+        return
+    app_folder = os.path.dirname(apps.app("traced"))
+    sb = Sandbox("check", build_recorder())
+    try:
+        os.unlink(sb.path("points/traced.xml"))
+        points = sb.write("points/unmatched.xml", UNMATCHED_POINTS)
+
+        def check(*arguments):
+            return subprocess.run([args.tracer_check, *arguments], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, timeout=120)
+
+        done = check(sb.path("points"), app_folder)
+        lines = done.stdout.splitlines()
+        expected = ["%s:3: Traced.Calculator::Add -> 1 method: "
+                    "Traced.Calculator::Add(System.Int32,System.Int32)" % points]
+        expected += ["%s:%d: %s" % (points, line, text) for line, text in UNMATCHED_LINES.items()]
+        expected += ["%s:7: Nowhere.Thing::Run(): assembly Nowhere not given" % points,
+                     "5 points: 1 matched, 3 matched nothing, 1 of assemblies not given; "
+                     "0 problems reading files"]
+        # the plugin's line of a point is the tool's (the plugin's lists at most 5 nearest)
+        got = [x for x in lines if not x.startswith(app_folder)]
+        checks.expect(len(got) == len(expected) and all(
+            g == e or g.startswith(e + ", ") for g, e in zip(got, expected)),
+            "check: one line per point, as the plugin says it\n    expected: %r" % expected,
+            seen=done.stdout)
+        checks.expect(done.returncode == 1, "check: exit 1 when a point matched nothing", done)
+
+        # points that all match, and one of an assembly not given: 0 with --allow-missing
+        only_good = """<Tracing>
+  <Tracer factory="Recorder.Factory" library="recorder/Recorder.dll">
+    <Method assembly="traced" type="Traced.Calculator" name="Add"/>
+    <Method assembly="traced" type="Traced.Program" name="First" parameters="!!0[]"/>
+    <Method assembly="Nowhere" type="Nowhere.Thing" name="Run"/>
+  </Tracer>
+</Tracing>
+"""
+        sb.write("points/unmatched.xml", only_good)
+        done = check("--allow-missing", sb.path("points"), app_folder)
+        checks.expect(done.returncode == 0 and "%s:4: Traced.Program::First(!!0[]) -> 1 method: "
+                      "Traced.Program::First(!!0[])" % points in done.stdout,
+                      "check: exit 0 when every point matched, the missing assembly allowed",
+                      done)
+        done = check(sb.path("points"), app_folder)
+        checks.expect(done.returncode == 1, "check: exit 1 for a missing assembly without "
+                      "--allow-missing", done)
+
+        # a broken points file: its problem as the plugin reports it, and exit 1
+        sb.write("points/broken.xml", traced_points.BAD_POINTS)
+        done = check("--allow-missing", sb.path("points"), app_folder)
+        checks.expect(done.returncode == 1 and "%s:3:5: <Method> needs a non-empty 'type' "
+                      "attribute" % sb.path("points/broken.xml") in done.stdout,
+                      "check: a broken file is reported at file:line:col, exit 1", done)
+
+        # a file that is not an assembly, given by name: a clear line, exit 1
+        os.unlink(sb.path("points/broken.xml"))
+        junk = sb.write("junk.dll", "MZ not really\n")
+        done = check("--allow-missing", sb.path("points"), junk)
+        checks.expect(done.returncode == 1 and
+                      done.stdout.startswith(junk + ": not an assembly: "),
+                      "check: a file that is not an assembly is said so, exit 1", done)
+        done = check(sb.path("points"))
+        checks.expect(done.returncode == 2 and "usage:" in done.stderr,
+                      "check: a usage error exits 2", done)
+    finally:
+        sb.close()
+
+
 dotnet_apps.run_scenarios(checks, [
     ("traced", "traced: the expected events, a bad file reported", scenario("traced")),
     ("throw-entry", "throw-entry: a factory that throws", scenario("throw-entry", ENTER_EVENTS)),
@@ -401,5 +533,7 @@ dotnet_apps.run_scenarios(checks, [
     ("refresh-call", "refresh-call: points changed, then Tracing.Refresh()",
      lambda: scenario_refresh(watch=False)),
     ("attach", "attach: the engine and the plugin attached to a running app", scenario_attach),
+    ("unmatched", "unmatched: points that name no method, each said once", scenario_unmatched),
+    ("check", "check: clrie-tracer-check on the built app", scenario_check),
 ], set(args.only.split(",")))
 sys.exit(checks.finish("the tracer plugin traced test/dotnet/traced as expected"))
