@@ -511,6 +511,25 @@ def scenario_check():
         checks.expect(done.returncode == 1 and
                       done.stdout.startswith(junk + ": not an assembly: "),
                       "check: a file that is not an assembly is said so, exit 1", done)
+        # the built app's assembly damaged (bytes changed, cut short): a line, never a crash
+        with open(os.path.join(app_folder, "traced.dll"), "rb") as f:
+            original = f.read()
+        state, crashed = 12345, []
+        for i in range(200):
+            data = bytearray(original)
+            for _ in range(1 + i % 4):
+                state = (state * 1103515245 + 12345) % 2 ** 31
+                data[state % len(data)] ^= 1 + state % 255
+            if i % 10 == 9:
+                data = data[:state % len(data)]
+            mutant = sb.path("mutant.dll")
+            with open(mutant, "wb") as f:
+                f.write(data)
+            done = check("--allow-missing", sb.path("points"), mutant)
+            if done.returncode not in (0, 1) or not done.stdout.endswith("reading files\n"):
+                crashed.append((i, done.returncode, done.stderr[-300:]))
+        checks.expect(not crashed, "check: 200 damaged copies of traced.dll each end with a "
+                      "summary, exit 0 or 1", seen=crashed[:3])
         done = check(sb.path("points"))
         checks.expect(done.returncode == 2 and "usage:" in done.stderr,
                       "check: a usage error exits 2", done)
