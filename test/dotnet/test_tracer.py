@@ -157,6 +157,14 @@ def scenario(mode, expected=None):
                 traced_points.check_traced(checks, mode, result,
                                            dotnet_apps.read_lines(sb.output), sb.path,
                                            int(dotnet_apps.test_runtime() or 10))
+                # Main takes no parameters; its point says System.String[]: never silent
+                main = [i + 1 for i, line in enumerate(traced_points.POINTS.splitlines())
+                        if 'name="Main"' in line][0]
+                checks.expect_in("tracer: %s:%d: Traced.Program::Main(System.String[]) matches "
+                                 "no method of traced: Traced.Program::Main takes "
+                                 "parameters=\"\"\n" % (sb.path(traced_points.POINTS_FILE), main),
+                                 result.stderr, "traced: the point of Main, whose parameters "
+                                 "are wrong, is an error line with the right ones", result)
             else:
                 expect_events(mode, sb, expected)
         finally:
