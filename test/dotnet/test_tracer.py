@@ -45,6 +45,8 @@ tracer factory of test/dotnet/recorder:
                 a name or a type that is not there) each give one error line with the nearest
                 candidates, a point of an assembly that never loads one line at shutdown
                 (LogLevel=Messages), the point that matches none; the app unchanged
+  unmatched-refresh  test/dotnet/refreshed with a point naming no method of it: its error line
+                at the module load and again at each Tracing.Refresh(), once each time
   check         clrie-tracer-check (--tracer-check) on the built traced app: what each point
                 matches, the same candidates as the plugin's lines, an assembly not given, a
                 broken points file, and its exit status
@@ -80,7 +82,7 @@ parser.add_argument("--apps-out", required=True, help="where the C# apps are bui
 parser.add_argument("--clrie-attach", help="the built clrie-attach (scenario attach)")
 parser.add_argument("--tracer-check", help="the built clrie-tracer-check (scenario check)")
 parser.add_argument("--only", default="traced,throw-entry,throw-finish,null,block,no-hook,http,"
-                    "tail,spans,watch,refresh-call,attach,unmatched,check",
+                    "tail,spans,watch,refresh-call,attach,unmatched,unmatched-refresh,check",
                     help="comma-separated scenarios")
 parser.add_argument("--keep", action="store_true", help="keep the temporary directories")
 parser.add_argument("--verbose", action="store_true", help="print every run's stderr")
@@ -456,6 +458,43 @@ def scenario_unmatched():
         sb.close()
 
 
+WRONG_POINTS = """<Tracing>
+  <Tracer factory="Recorder.Factory" library="recorder/Recorder.dll">
+    <Method assembly="refreshed" type="Refreshed.Work" name="Gamma"/>
+  </Tracer>
+</Tracing>
+"""
+
+
+def scenario_unmatched_refresh():
+    sb = Sandbox("unmatched-refresh", build_recorder())
+    os.unlink(sb.path("points/traced.xml"))
+    session = None
+    try:
+        replace_points(sb, refresh_points(STEPS[0]))
+        wrong = sb.write("points/wrong.xml", WRONG_POINTS)
+        session = start_refreshed(sb, dict(sb.env, **{WATCH_VARIABLE: "false"}))
+        answer, events = session.call()
+        checks.expect(events == expected_events(STEPS[0], 1),
+                      "unmatched-refresh: the point that matches traces", seen=events)
+        for _ in range(2):
+            answer = session.ask("refresh")
+            checks.expect(answer == "refreshed True", "unmatched-refresh: Refresh() returns true",
+                          seen=answer)
+        code, err = session.finish()
+        session = None
+        checks.expect(code == 0, "unmatched-refresh: the app exits with 0", seen=err)
+        said = [line for line in err.splitlines() if "tracer: %s:3: Refreshed.Work::Gamma matches "
+                "no method of refreshed: Refreshed.Work has no method Gamma; nearest: " % wrong
+                in line]
+        checks.expect(len(said) == 3, "unmatched-refresh: the point's line at the load and at "
+                      "each of the two refreshes, no more", seen=err)
+    finally:
+        if session:
+            session.kill()
+        sb.close()
+
+
 def scenario_check():
     if not args.tracer_check:
         print("   no --tracer-check: not run")
@@ -561,6 +600,8 @@ dotnet_apps.run_scenarios(checks, [
      lambda: scenario_refresh(watch=False)),
     ("attach", "attach: the engine and the plugin attached to a running app", scenario_attach),
     ("unmatched", "unmatched: points that name no method, each said once", scenario_unmatched),
+    ("unmatched-refresh", "unmatched-refresh: said again at each refresh",
+     scenario_unmatched_refresh),
     ("check", "check: clrie-tracer-check on the built app", scenario_check),
 ], set(args.only.split(",")))
 sys.exit(checks.finish("the tracer plugin traced test/dotnet/traced as expected"))
