@@ -42,9 +42,8 @@ static void check_point(void *data, size_t point, mdMethodDef token, const char 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static struct clrie_tracer_points points;
-    if (points.count == 0 &&
-        clrie_tracer_points_load_memory(&points, "/fuzz/points.xml", POINTS, sizeof POINTS - 1,
-                                        NULL, NULL) != 0)
+    if (points.count == 0 && clrie_tracer_points_load_memory(&points, "/fuzz/points.xml", POINTS,
+                                                             sizeof POINTS - 1, NULL, NULL) != 0)
         abort();
     struct asm_assembly *assembly = NULL;
     IMetaDataImport *import = NULL;
