@@ -99,6 +99,8 @@ int clrie_tracer_match_module(IMetaDataImport *import, const char *assembly,
                               const struct clrie_tracer_points *points, size_t *counts,
                               clrie_tracer_match_fn fn, void *data)
 {
+    if (strcasecmp(assembly, CLRIE_TRACER_LIBRARY) == 0)
+        return 0;
     struct matching m = {.import = import,
                          .assembly = assembly,
                          .points = points,

@@ -12,6 +12,10 @@
 #include "points.h"
 #include "tracer.h"
 
+/* The tracer library's assembly: never traced (its methods run inside every traced call), so
+ * its points match nothing. */
+#define CLRIE_TRACER_LIBRARY "Clrie.Tracing"
+
 /* The room for a method's parameter text. */
 #define CLRIE_TRACER_PARAMETERS_SIZE 2048
 
@@ -21,8 +25,8 @@
 typedef void (*clrie_tracer_match_fn)(void *data, size_t point, mdMethodDef token, const char *type,
                                       const char *method, const char *parameters);
 
-/* Matches every method with IL of the module (assembly `assembly`) against the points, as the
- * plugin chooses what to trace: counts[i] (one per point, which the caller zeroes) grows by the
+/* Matches every method with IL of the module (assembly `assembly`, never the tracer library's)
+ * against the points, as the plugin chooses what to trace: counts[i] (one per point, which the caller zeroes) grows by the
  * methods point i names, and fn (may be NULL) is called for each. 0, -ENOMEM, or -EILSEQ when
  * the metadata cannot be enumerated. */
 int clrie_tracer_match_module(IMetaDataImport *import, const char *assembly,

@@ -17,7 +17,7 @@
 #include "match.h"
 #include "tracer_plugin.h"
 
-#define LIBRARY_NAME "Clrie.Tracing"
+#define LIBRARY_NAME CLRIE_TRACER_LIBRARY
 /* GenericParamAttributes.AllowByRefLike (ECMA-335 augments, .NET 9). */
 #define ALLOW_BYREF_LIKE 0x0020u
 /* How long a module load waits for the ReJIT requests of its methods. */
@@ -667,6 +667,22 @@ void clrie_tracer__report_never_loaded(struct clrie_tracer__plugin *s)
     clrie_os_mutex_unlock(&s->matching);
 }
 
+/* The points that name the tracer library itself, which is never traced (its methods run
+ * inside every traced call): each an error line when it loads. Under `matching`. */
+static void report_library_points(struct clrie_tracer__plugin *s)
+{
+    for (size_t i = 0; i < s->points.count; i++) {
+        const struct clrie_tracer_point *p = &s->points.items[i];
+        if (strcasecmp(p->assembly, LIBRARY_NAME) != 0)
+            continue;
+        char named[1024];
+        clrie_tracer_point_text(p, named, sizeof named);
+        clrie_plugin_host_log(&s->host, true,
+                              "%s:%u: %s is never traced: " LIBRARY_NAME " is the tracer library",
+                              p->file, p->line, named);
+    }
+}
+
 void clrie_tracer__module_loaded(struct clrie_tracer__plugin *s, IModuleInfo *module)
 {
     ModuleID id = 0;
@@ -682,6 +698,8 @@ void clrie_tracer__module_loaded(struct clrie_tracer__plugin *s, IModuleInfo *mo
     if (name) {
         clrie_os_mutex_lock(&s->matching);
         note_assembly(s, name);
+        if (strcasecmp(name, LIBRARY_NAME) == 0)
+            report_library_points(s);
         clrie_os_mutex_unlock(&s->matching);
     }
     if (name && strcasecmp(name, LIBRARY_NAME) == 0) {

@@ -414,6 +414,7 @@ UNMATCHED_POINTS = """<Tracing>
     <Method assembly="traced" type="Traced.Calculator" name="Ad"/>
     <Method assembly="traced" type="Traced.Calculatr" name="Add"/>
     <Method assembly="Nowhere" type="Nowhere.Thing" name="Run" parameters=""/>
+    <Method assembly="Clrie.Tracing" type="Clrie.Tracing.Shim" name="Enter"/>
   </Tracer>
 </Tracing>
 """
@@ -451,6 +452,12 @@ def scenario_unmatched():
         checks.expect(len(never) == 1 and "LogMessage" in never[0],
                       "unmatched: the point of an assembly that never loaded is listed once at "
                       "shutdown, a message", result)
+        library = [x for x in lines if x.endswith(
+            "tracer: %s:8: Clrie.Tracing.Shim::Enter is never traced: Clrie.Tracing is the tracer "
+            "library" % points)]
+        checks.expect(len(library) == 1 and "LogError" in library[0],
+                      "unmatched: a point naming the tracer library itself is an error line",
+                      result)
         events = dotnet_apps.read_lines(sb.output)
         checks.expect(any(e.startswith("enter Traced.Calculator::Add") for e in events),
                       "unmatched: the point that matches traces", seen=events)
@@ -515,7 +522,9 @@ def scenario_check():
                     "Traced.Calculator::Add(System.Int32,System.Int32)" % points]
         expected += ["%s:%d: %s" % (points, line, text) for line, text in UNMATCHED_LINES.items()]
         expected += ["%s:7: Nowhere.Thing::Run(): assembly Nowhere not given" % points,
-                     "5 points: 1 matched, 3 matched nothing, 1 of assemblies not given; "
+                     "%s:8: Clrie.Tracing.Shim::Enter is never traced: Clrie.Tracing is the "
+                     "tracer library" % points,
+                     "6 points: 1 matched, 4 matched nothing, 1 of assemblies not given; "
                      "0 problems reading files"]
         # the plugin's line of a point is the tool's (the plugin's lists at most 5 nearest)
         got = [x for x in lines if not x.startswith(app_folder)]

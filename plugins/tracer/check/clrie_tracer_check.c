@@ -12,6 +12,7 @@
  *   FILE:LINE: Type::Method(P) -> 2 methods: Type::Method(A), Type::Method(B)
  *   FILE:LINE: Type::Method(P) matches no method of ASSEMBLY: <nearest candidates>
  *   FILE:LINE: Type::Method(P): assembly ASSEMBLY not given
+ *   FILE:LINE: Type::Method(P) is never traced: Clrie.Tracing is the tracer library
  *
  * then a summary. Exit status 0 when every point matched a method and every file and assembly
  * was read, 1 otherwise (a point of an assembly not given counts as unmatched unless
@@ -250,6 +251,12 @@ static int run(int argc, char **argv)
             printf("%s:%u: %s -> %zu method%s: %s\n", p->file, p->line, named, f.counts[i],
                    f.counts[i] == 1 ? "" : "s", f.lines[i]);
             matched++;
+            continue;
+        }
+        if (strcasecmp(p->assembly, CLRIE_TRACER_LIBRARY) == 0) {
+            printf("%s:%u: %s is never traced: " CLRIE_TRACER_LIBRARY " is the tracer library\n",
+                   p->file, p->line, named);
+            unmatched++;
             continue;
         }
         const struct opened *o = NULL;
