@@ -26,9 +26,9 @@ typedef void (*clrie_tracer_match_fn)(void *data, size_t point, mdMethodDef toke
                                       const char *method, const char *parameters);
 
 /* Matches every method with IL of the module (assembly `assembly`, never the tracer library's)
- * against the points, as the plugin chooses what to trace: counts[i] (one per point, which the caller zeroes) grows by the
- * methods point i names, and fn (may be NULL) is called for each. 0, -ENOMEM, or -EILSEQ when
- * the metadata cannot be enumerated. */
+ * against the points, as the plugin chooses what to trace: counts[i] (one per point, which the
+ * caller zeroes) grows by the methods point i names, and fn (may be NULL) is called for each.
+ * 0, -ENOMEM, or -EILSEQ when the metadata cannot be enumerated. */
 int clrie_tracer_match_module(IMetaDataImport *import, const char *assembly,
                               const struct clrie_tracer_points *points, size_t *counts,
                               clrie_tracer_match_fn fn, void *data);
