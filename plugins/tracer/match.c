@@ -14,8 +14,10 @@
 
 #include <clrie/plugin.h>
 
-/* How many names "nearest" lists, and how many parameter lists. */
+/* How many names "nearest" lists (when none is near, how many it lists all the same), and how
+ * many parameter lists. */
 #define NEAREST_NAMES 5
+#define FALLBACK_NAMES 3
 #define MAX_OVERLOADS 8
 /* Names longer than this are compared by their first so many bytes. */
 #define DISTANCE_MAX_LEN 256
@@ -207,11 +209,17 @@ static void put(struct text *t, const char *format, ...)
         t->used = (size_t)n < t->size - t->used ? t->used + (size_t)n : t->size - 1;
 }
 
-/* ", a, b, c" of the nearest names, sorted by distance. */
+/* "a, b, c": the names near enough to what was asked for (a third of its length and two more
+ * edits), nearest first, at most NEAREST_NAMES; when none is, the FALLBACK_NAMES nearest all
+ * the same (a name written from memory may share little with the real one). */
 static void put_nearest(struct text *t, struct nearest *n)
 {
     qsort(n->items, n->count, sizeof *n->items, by_distance);
-    for (size_t i = 0; i < n->count && i < NEAREST_NAMES; i++)
+    size_t near = strnlen(n->wanted, DISTANCE_MAX_LEN) / 3 + 2, shown = 0;
+    for (size_t i = 0; i < n->count && shown < NEAREST_NAMES; i++)
+        if (n->items[i].distance <= near)
+            put(t, "%s%s", shown++ ? ", " : "", n->items[i].name);
+    for (size_t i = 0; shown == 0 && i < n->count && i < FALLBACK_NAMES; i++)
         put(t, "%s%s", i ? ", " : "", n->items[i].name);
 }
 

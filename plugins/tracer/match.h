@@ -37,8 +37,10 @@ int clrie_tracer_match_module(IMetaDataImport *import, const char *assembly,
  * cut to fit):
  *   Type::Method takes parameters="A,B" or parameters=""     (the name exists, other parameters)
  *   Type::Method has no IL (abstract, extern or runtime-implemented): never traced
- *   Type has no method M; nearest: N1, N2                    (at most 5, nearest first)
+ *   Type has no method M; nearest: N1, N2                    (nearest first)
  *   no type T in assembly A; nearest: T1, T2
+ * The nearest names are those within a third of the name's length plus two edits, at most 5;
+ * when none is, the 3 nearest.
  * Names the compiler generates (starting with '<') are never offered. 0, -ENOMEM, -EILSEQ. */
 int clrie_tracer_explain_unmatched(IMetaDataImport *import, const char *assembly,
                                    const struct clrie_tracer_point *point, char *out, size_t size);

@@ -143,9 +143,21 @@ static void a_wrong_name_gets_the_nearest_names_of_the_type(void **state)
     char out[512];
     open_built(&f, false);
     point(&f, "Ns.C", "Chian", NULL);
-    /* Chain 2 edits away, Fat 4, then .ctor and Abstract, by name among equals */
+    /* Chain is 2 edits away; Fat (4), .ctor (5) and Abstract (7) are too far to offer */
+    assert_string_equal(explain(&f, out, sizeof out), "Ns.C has no method Chian; nearest: Chain");
+    close_built(&f);
+}
+
+static void a_name_near_none_gets_the_three_nearest_all_the_same(void **state)
+{
+    (void)state;
+    struct fixture f = {0};
+    char out[512];
+    open_built(&f, false);
+    point(&f, "Ns.C", "Xyzzy", NULL);
+    /* .ctor, Chain and Fat are each 5 edits away (then by name), Abstract 8 */
     assert_string_equal(explain(&f, out, sizeof out),
-                        "Ns.C has no method Chian; nearest: Chain, Fat, .ctor, Abstract");
+                        "Ns.C has no method Xyzzy; nearest: .ctor, Chain, Fat");
     close_built(&f);
 }
 
@@ -156,9 +168,9 @@ static void a_wrong_type_gets_the_nearest_types(void **state)
     char out[512];
     open_built(&f, false);
     point(&f, "Ns.D", "Fat", NULL);
-    /* <Module> is never offered */
+    /* Ns.C is 1 edit away, Ns.C+Inner 7; <Module> is never offered */
     assert_string_equal(explain(&f, out, sizeof out),
-                        "no type Ns.D in assembly Built; nearest: Ns.C, Ns.C+Inner");
+                        "no type Ns.D in assembly Built; nearest: Ns.C");
     close_built(&f);
 }
 
@@ -217,6 +229,7 @@ int main(void)
         cmocka_unit_test(matches_through_a_method_ptr_table),
         cmocka_unit_test(other_parameters_are_offered_as_parameters_would_need_them),
         cmocka_unit_test(a_wrong_name_gets_the_nearest_names_of_the_type),
+        cmocka_unit_test(a_name_near_none_gets_the_three_nearest_all_the_same),
         cmocka_unit_test(a_wrong_type_gets_the_nearest_types),
         cmocka_unit_test(a_method_without_il_says_so),
         cmocka_unit_test(the_explanation_is_cut_to_fit),
