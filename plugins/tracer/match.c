@@ -31,7 +31,6 @@ struct matching {
     size_t *counts;
     clrie_tracer_match_fn fn;
     void *data;
-    int error;
 };
 
 /* Splits `Type::Method` (UTF-16) into type[] and the method name within it; false when the
@@ -88,7 +87,8 @@ static HRESULT match_one(void *data, mdMethodDef token, const WCHAR *full_name, 
             text = parameters_of(m->import, token, parameters, sizeof parameters);
             have_parameters = true;
         }
-        if (!clrie_tracer_point_matches(p, m->assembly, name, method, text))
+        /* a signature that cannot be read: the plugin leaves the method alone, with a line */
+        if (!text || !clrie_tracer_point_matches(p, m->assembly, name, method, text))
             continue;
         m->counts[i]++;
         if (m->fn)

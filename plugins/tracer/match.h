@@ -20,15 +20,15 @@
 #define CLRIE_TRACER_PARAMETERS_SIZE 2048
 
 /* One method that point number `point` (an index into the points) names: its TypeDef's name
- * (`Namespace.Outer+Inner`), its name and its parameter text (NULL when its signature could
- * not be read). The strings last for the call. */
+ * (`Namespace.Outer+Inner`), its name and its parameter text. The strings last for the call. */
 typedef void (*clrie_tracer_match_fn)(void *data, size_t point, mdMethodDef token, const char *type,
                                       const char *method, const char *parameters);
 
-/* Matches every method with IL of the module (assembly `assembly`, never the tracer library's)
- * against the points, as the plugin chooses what to trace: counts[i] (one per point, which the
- * caller zeroes) grows by the methods point i names, and fn (may be NULL) is called for each.
- * 0, -ENOMEM, or -EILSEQ when the metadata cannot be enumerated. */
+/* Matches every method with IL and a readable signature of the module (assembly `assembly`,
+ * never the tracer library's) against the points, as the plugin chooses what to trace:
+ * counts[i] (one per point, which the caller zeroes) grows by the methods point i names, and fn
+ * (may be NULL) is called for each. 0, -ENOMEM, or -EILSEQ when the metadata cannot be
+ * enumerated. */
 int clrie_tracer_match_module(IMetaDataImport *import, const char *assembly,
                               const struct clrie_tracer_points *points, size_t *counts,
                               clrie_tracer_match_fn fn, void *data);

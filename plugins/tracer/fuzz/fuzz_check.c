@@ -33,9 +33,8 @@ static void check_point(void *data, size_t point, mdMethodDef token, const char 
                         const char *method, const char *parameters)
 {
     (void)token;
-    (void)parameters;
     const struct clrie_tracer_points *points = data;
-    if (point >= points->count || !type || !method)
+    if (point >= points->count || !type || !method || !parameters)
         abort();
 }
 
