@@ -42,6 +42,7 @@ extern "C" {
 #define asm_assembly_free clrie_il__asm_assembly_free
 #define asm_assembly_info clrie_il__asm_assembly_info
 #define asm_assembly_new clrie_il__asm_assembly_new
+#define asm_assembly_name clrie_il__asm_assembly_name
 #define asm_assembly_new_from_file clrie_il__asm_assembly_new_from_file
 #define asm_blob clrie_il__asm_blob
 #define asm_body_parse clrie_il__asm_body_parse
@@ -199,6 +200,10 @@ struct asm_module {
 };
 int asm_module_get(const struct asm_assembly *assembly, struct asm_module *out,
                    struct asm_diag *diag);
+
+/* The name of the assembly (its Assembly row): -ENOENT for a module without one (a netmodule). */
+int asm_assembly_name(const struct asm_assembly *assembly, const char **out,
+                      struct asm_diag *diag);
 
 struct asm_typedef {
     uint32_t flags;

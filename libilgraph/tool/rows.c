@@ -37,6 +37,14 @@ int asm_module_get(const struct asm_assembly *a, struct asm_module *out, struct 
     return r;
 }
 
+int asm_assembly_name(const struct asm_assembly *a, const char **out, struct asm_diag *diag)
+{
+    int r = check_row(a, ASM_TABLE_ASSEMBLY, 1);
+    if (r != 0 || !out)
+        return r ? r : -EINVAL;
+    return string_cell(a, ASM_TABLE_ASSEMBLY, 1, 7, out, diag);
+}
+
 int asm_typedef_get(const struct asm_assembly *a, uint32_t row, struct asm_typedef *out,
                     struct asm_diag *diag)
 {

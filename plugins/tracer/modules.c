@@ -14,9 +14,10 @@
 
 #include <clrie/ilgraph.h>
 
+#include "match.h"
 #include "tracer_plugin.h"
 
-#define LIBRARY_NAME "Clrie.Tracing"
+#define LIBRARY_NAME CLRIE_TRACER_LIBRARY
 /* GenericParamAttributes.AllowByRefLike (ECMA-335 augments, .NET 9). */
 #define ALLOW_BYREF_LIKE 0x0020u
 /* How long a module load waits for the ReJIT requests of its methods. */
@@ -407,6 +408,32 @@ static void free_traced(struct clrie_tracer__traced *traced, size_t count)
     free(traced);
 }
 
+/* One error line for each point of the module's assembly that names none of its methods (an
+ * unmatched point is never silent), with the nearest candidates: at each load of the assembly
+ * and at each refresh. The decision is match.c's, which clrie-tracer-check shares. */
+static void report_unmatched(struct clrie_tracer__plugin *s, const struct clrie_tracer__module *e,
+                             IMetaDataImport *import, const struct clrie_tracer_points *points)
+{
+    size_t *counts = calloc(points->count ? points->count : 1, sizeof *counts);
+    if (!counts ||
+        clrie_tracer_match_module(import, e->assembly, points, counts, NULL, NULL) != 0) {
+        free(counts);
+        return;
+    }
+    for (size_t i = 0; i < points->count; i++) {
+        const struct clrie_tracer_point *p = &points->items[i];
+        if (counts[i] > 0 || strcasecmp(p->assembly, e->assembly) != 0)
+            continue;
+        char named[1024], why[2048];
+        clrie_tracer_point_text(p, named, sizeof named);
+        if (clrie_tracer_explain_unmatched(import, e->assembly, p, why, sizeof why) != 0)
+            snprintf(why, sizeof why, "its metadata could not be read");
+        clrie_plugin_host_log(&s->host, true, "%s:%u: %s matches no method of %s: %s", p->file,
+                              p->line, named, e->assembly, why);
+    }
+    free(counts);
+}
+
 /* The module's traced methods under `points` into *traced (sorted by token), *count. */
 static HRESULT match_module(struct clrie_tracer__plugin *s, struct clrie_tracer__module *e,
                             const struct clrie_tracer_points *points,
@@ -423,6 +450,8 @@ static HRESULT match_module(struct clrie_tracer__plugin *s, struct clrie_tracer_
     HRESULT hr = clrie_plugin_metadata_init(&m.md, e->module);
     if (SUCCEEDED(hr))
         hr = clrie_plugin_method_defs_each(m.md.import, match_method, &m);
+    if (SUCCEEDED(hr))
+        report_unmatched(s, e, m.md.import, points);
     if (SUCCEEDED(hr) && m.count > 0)
         hr = define_refs(&m);
     clrie_plugin_metadata_finish(&m.md);
@@ -658,6 +687,61 @@ static void library_arrived(struct clrie_tracer__plugin *s)
     free(changes);
 }
 
+/* Remembers that an assembly of this name has loaded (under `matching`), for the points listed
+ * at shutdown as never loaded. */
+static void note_assembly(struct clrie_tracer__plugin *s, const char *name)
+{
+    for (size_t i = 0; i < s->seen_count; i++)
+        if (strcasecmp(s->seen[i], name) == 0)
+            return;
+    if (s->seen_count == s->seen_capacity) {
+        size_t capacity = s->seen_capacity ? s->seen_capacity * 2 : 64;
+        char **grown = realloc(s->seen, capacity * sizeof *grown);
+        if (!grown)
+            return;
+        s->seen = grown;
+        s->seen_capacity = capacity;
+    }
+    char *copy = strdup(name);
+    if (copy)
+        s->seen[s->seen_count++] = copy;
+}
+
+void clrie_tracer__report_never_loaded(struct clrie_tracer__plugin *s)
+{
+    clrie_os_mutex_lock(&s->matching);
+    for (size_t i = 0; i < s->points.count; i++) {
+        const struct clrie_tracer_point *p = &s->points.items[i];
+        bool seen = false;
+        for (size_t j = 0; j < s->seen_count && !seen; j++)
+            seen = strcasecmp(s->seen[j], p->assembly) == 0;
+        if (seen)
+            continue;
+        char named[1024];
+        clrie_tracer_point_text(p, named, sizeof named);
+        clrie_plugin_host_log(&s->host, false,
+                              "%s:%u: %s was never traced: the assembly %s never loaded", p->file,
+                              p->line, named, p->assembly);
+    }
+    clrie_os_mutex_unlock(&s->matching);
+}
+
+/* The points that name the tracer library itself, which is never traced (its methods run
+ * inside every traced call): each an error line when it loads. Under `matching`. */
+static void report_library_points(struct clrie_tracer__plugin *s)
+{
+    for (size_t i = 0; i < s->points.count; i++) {
+        const struct clrie_tracer_point *p = &s->points.items[i];
+        if (strcasecmp(p->assembly, LIBRARY_NAME) != 0)
+            continue;
+        char named[1024];
+        clrie_tracer_point_text(p, named, sizeof named);
+        clrie_plugin_host_log(&s->host, true,
+                              "%s:%u: %s is never traced: " LIBRARY_NAME " is the tracer library",
+                              p->file, p->line, named);
+    }
+}
+
 void clrie_tracer__module_loaded(struct clrie_tracer__plugin *s, IModuleInfo *module)
 {
     ModuleID id = 0;
@@ -670,6 +754,13 @@ void clrie_tracer__module_loaded(struct clrie_tracer__plugin *s, IModuleInfo *mo
         name = clrie_plugin_host_take_utf8(&s->host, assembly->lpVtbl->GetName(assembly, &text),
                                            &text);
     clrie_plugin_release(assembly);
+    if (name) {
+        clrie_os_mutex_lock(&s->matching);
+        note_assembly(s, name);
+        if (strcasecmp(name, LIBRARY_NAME) == 0)
+            report_library_points(s);
+        clrie_os_mutex_unlock(&s->matching);
+    }
     if (name && strcasecmp(name, LIBRARY_NAME) == 0) {
         free(name);
         library_arrived(s);
@@ -862,4 +953,9 @@ void clrie_tracer__modules_finish(struct clrie_tracer__plugin *s)
         free(s->ids.table[i].text);
     free(s->ids.table);
     s->ids = (struct clrie_tracer__ids){0};
+    for (size_t i = 0; i < s->seen_count; i++)
+        free(s->seen[i]);
+    free(s->seen);
+    s->seen = NULL;
+    s->seen_count = s->seen_capacity = 0;
 }

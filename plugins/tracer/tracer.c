@@ -163,7 +163,10 @@ static HRESULT STDMETHODCALLTYPE tracer_OnModuleUnloaded(IInstrumentationMethod 
 
 static HRESULT STDMETHODCALLTYPE tracer_OnShutdown(IInstrumentationMethod *This)
 {
-    clrie_tracer__watch_stop(from_method(This));
+    tracer *s = from_method(This);
+    clrie_tracer__watch_stop(s);
+    if (s->folder)
+        clrie_tracer__report_never_loaded(s);
     return S_OK;
 }
 

@@ -66,6 +66,10 @@ struct clrie_tracer__plugin {
     struct clrie_tracer__module *modules;
     struct clrie_tracer__ids ids; /* under `matching` */
     bool library_loaded; /* Clrie.Tracing's module has loaded; under `matching` */
+    /* The names of the assemblies loaded so far (for the points that never matched, listed at
+     * shutdown); under `matching`. */
+    char **seen;
+    size_t seen_count, seen_capacity;
     /* The traced methods of all modules, written under `lock`: lookups return at once while it
      * is 0 (AllowInlineSite is asked for every inline site the JIT considers). */
     atomic_size_t traced_total;
@@ -95,6 +99,8 @@ bool clrie_tracer__find(struct clrie_tracer__plugin *s, ModuleID id, mdMethodDef
 /* Reads the points again and brings every loaded module in line: methods no longer named are
  * reverted, newly named ones and those whose point changed are rejitted. */
 void clrie_tracer__refresh(struct clrie_tracer__plugin *s);
+/* Logs each point whose assembly never loaded (LogMessage): at shutdown. */
+void clrie_tracer__report_never_loaded(struct clrie_tracer__plugin *s);
 /* Frees every module entry and the table of point numbers. */
 void clrie_tracer__modules_finish(struct clrie_tracer__plugin *s);
 /* Reads the points of s->folder into *points, logging each problem. */

@@ -3,14 +3,17 @@
  * inotify, ReadDirectoryChangesW), after the folder has been quiet for a moment, since editors
  * write a file in several steps; or by
  * the managed library's Clrie.Tracing.Tracing.Refresh() through the export
- * clrie_tracer_refresh, which waits for the refresh to be done. */
+ * clrie_tracer_refresh, which waits for the refresh to be done. The library also writes into the
+ * engine's log through the export clrie_tracer_log. */
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <clrie/os/error.h>
 
+#include "match.h"
 #include "tracer_plugin.h"
 
 /* How long the folder must be quiet before a refresh. */
@@ -143,4 +146,30 @@ int clrie_tracer_refresh(void)
     if (!s)
         return -ENODEV;
     return clrie_tracer__refresh_and_wait(s, 30) ? 0 : -ETIMEDOUT;
+}
+
+/* Called by the managed library to write one line into the engine's log, as the plugin's own
+ * lines: level 0 an error (LogError), 1 a message (LogMessage), 2 a dump line (LogDumpMessage);
+ * `message` UTF-8, made one line (control characters become spaces, cut at 1000 bytes). 0, or -1
+ * when no tracer plugin reads a points folder in the process (or it has shut down), or for a
+ * NULL message or another level. */
+CLRIE_ABI_EXPORT int clrie_tracer_log(int level, const char *message);
+int clrie_tracer_log(int level, const char *message)
+{
+    struct clrie_tracer__plugin *s = atomic_load(&refreshable);
+    if (!s || !message || level < 0 || level > 2)
+        return -1;
+    char line[1001];
+    clrie_tracer_one_line(message, line, sizeof line);
+    if (level < 2) {
+        clrie_plugin_host_log(&s->host, level == 0, "%s", line);
+    } else if (s->host.logging) {
+        char text[1024];
+        snprintf(text, sizeof text, "%s: %s", s->host.name, line);
+        WCHAR wide[1024];
+        wide[0] = 0;
+        clrie_plugin_wcs_append_utf8(wide, sizeof wide / sizeof wide[0], text);
+        s->host.logging->lpVtbl->LogDumpMessage(s->host.logging, wide);
+    }
+    return 0;
 }

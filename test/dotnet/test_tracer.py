@@ -50,9 +50,19 @@ tracer factory of test/dotnet/recorder:
                 call (needs --clrie-attach)
   refresh-call  the same with the folder not watched (Watch=false) and the app calling
                 Clrie.Tracing.Tracing.Refresh(): the next call already follows the points
+  unmatched     points that name no method of test/dotnet/traced (another parameter list,
+                a name or a type that is not there) each give one error line with the nearest
+                candidates, a point of an assembly that never loads one line at shutdown
+                (LogLevel=Messages), the point that matches none; the app unchanged
+  unmatched-refresh  test/dotnet/refreshed with a point naming no method of it: its error line
+                at the module load and again at each Tracing.Refresh(), once each time
+  check         clrie-tracer-check (--tracer-check) on the built traced app: what each point
+                matches, the same candidates as the plugin's lines, an assembly not given, a
+                broken points file, and its exit status
 
 Usage: test_tracer.py --engine SO --plugin SO --library DLL --apps-out DIR
-                      [--clrie-attach EXE] [--only traced,...] [--keep] [--verbose]
+                      [--clrie-attach EXE] [--tracer-check EXE] [--only traced,...] [--keep]
+                      [--verbose]
 Exit: 0 all passed, 1 a check failed, 77 no dotnet on this machine."""
 import argparse
 import functools
@@ -79,8 +89,10 @@ parser.add_argument("--config", required=True,
                     help="the built Tracer.config (naming the plugin beside it)")
 parser.add_argument("--apps-out", required=True, help="where the C# apps are built")
 parser.add_argument("--clrie-attach", help="the built clrie-attach (scenario attach)")
+parser.add_argument("--tracer-check", help="the built clrie-tracer-check (scenario check)")
 parser.add_argument("--only", default="traced,throw-entry,throw-finish,null,block,no-hook,http,"
-                    "tail,spans,timings,allocation,watch,refresh-call,attach",
+                    "tail,spans,timings,allocation,watch,refresh-call,attach,unmatched,"
+                    "unmatched-refresh,check",
                     help="comma-separated scenarios")
 parser.add_argument("--keep", action="store_true", help="keep the temporary directories")
 parser.add_argument("--verbose", action="store_true", help="print every run's stderr")
@@ -196,6 +208,14 @@ def scenario(mode, expected=None):
                 traced_points.check_traced(checks, mode, result,
                                            dotnet_apps.read_lines(sb.output), sb.path,
                                            int(dotnet_apps.test_runtime() or 10))
+                # Main takes no parameters; its point says System.String[]: never silent
+                main = [i + 1 for i, line in enumerate(traced_points.POINTS.splitlines())
+                        if 'name="Main"' in line][0]
+                checks.expect_in("tracer: %s:%d: Traced.Program::Main(System.String[]) matches "
+                                 "no method of traced: Traced.Program::Main takes "
+                                 "parameters=\"\"\n" % (sb.path(traced_points.POINTS_FILE), main),
+                                 result.stderr, "traced: the point of Main, whose parameters "
+                                 "are wrong, is an error line with the right ones", result)
             else:
                 expect_events(mode, sb, expected)
             if mode in THREW:
@@ -555,6 +575,192 @@ def scenario_attach():
         sb.close()
 
 
+# ---- points that match nothing ---------------------------------------------------------------
+
+UNMATCHED_POINTS = """<Tracing>
+  <Tracer factory="Recorder.Factory" library="recorder/Recorder.dll">
+    <Method assembly="traced" type="Traced.Calculator" name="Add"/>
+    <Method assembly="traced" type="Traced.Calculator" name="Add" parameters="System.Int64"/>
+    <Method assembly="traced" type="Traced.Calculator" name="Ad"/>
+    <Method assembly="traced" type="Traced.Calculatr" name="Add"/>
+    <Method assembly="Nowhere" type="Nowhere.Thing" name="Run" parameters=""/>
+    <Method assembly="Clrie.Tracing" type="Clrie.Tracing.Shim" name="Enter"/>
+  </Tracer>
+</Tracing>
+"""
+# What the plugin and clrie-tracer-check say of each point after "<file>:<line>: ".
+UNMATCHED_LINES = {
+    4: "Traced.Calculator::Add(System.Int64) matches no method of traced: Traced.Calculator::Add "
+       "takes parameters=\"System.Int32,System.Int32\"",
+    5: "Traced.Calculator::Ad matches no method of traced: Traced.Calculator has no method Ad; "
+       "nearest: Add",
+    6: "Traced.Calculatr::Add matches no method of traced: no type Traced.Calculatr in assembly "
+       "traced; nearest: Traced.Calculator, Traced.Pair",
+}
+NEVER_LOADED = "Nowhere.Thing::Run() was never traced: the assembly Nowhere never loaded"
+
+
+def scenario_unmatched():
+    sb = Sandbox("unmatched", build_recorder())
+    try:
+        os.unlink(sb.path("points/traced.xml"))
+        points = sb.write("points/unmatched.xml", UNMATCHED_POINTS)
+        result = apps.run("traced", args.engine,
+                          dict(sb.env, MicrosoftInstrumentationEngine_LogLevel="Messages"),
+                          sb.name)
+        expect_app_unchanged("unmatched", result)
+        lines = result.stderr.splitlines()
+        for line, text in UNMATCHED_LINES.items():
+            said = [x for x in lines if x.endswith("tracer: %s:%d: %s" % (points, line, text))]
+            checks.expect(len(said) == 1 and "LogError" in said[0],
+                          "unmatched: the point at line %d is an error line, once: %s"
+                          % (line, text), result)
+        checks.expect(not [x for x in lines if "%s:3: " % points in x and "matches no" in x],
+                      "unmatched: the point that matches gives no such line", result)
+        never = [x for x in lines if x.endswith("tracer: %s:7: %s" % (points, NEVER_LOADED))]
+        checks.expect(len(never) == 1 and "LogMessage" in never[0],
+                      "unmatched: the point of an assembly that never loaded is listed once at "
+                      "shutdown, a message", result)
+        library = [x for x in lines if x.endswith(
+            "tracer: %s:8: Clrie.Tracing.Shim::Enter is never traced: Clrie.Tracing is the tracer "
+            "library" % points)]
+        checks.expect(len(library) == 1 and "LogError" in library[0],
+                      "unmatched: a point naming the tracer library itself is an error line",
+                      result)
+        events = dotnet_apps.read_lines(sb.output)
+        checks.expect(any(e.startswith("enter Traced.Calculator::Add") for e in events),
+                      "unmatched: the point that matches traces", seen=events)
+    finally:
+        sb.close()
+
+
+WRONG_POINTS = """<Tracing>
+  <Tracer factory="Recorder.Factory" library="recorder/Recorder.dll">
+    <Method assembly="refreshed" type="Refreshed.Work" name="Gamma"/>
+  </Tracer>
+</Tracing>
+"""
+
+
+def scenario_unmatched_refresh():
+    sb = Sandbox("unmatched-refresh", build_recorder())
+    os.unlink(sb.path("points/traced.xml"))
+    session = None
+    try:
+        replace_points(sb, refresh_points(STEPS[0]))
+        wrong = sb.write("points/wrong.xml", WRONG_POINTS)
+        session = start_refreshed(sb, dict(sb.env, **{WATCH_VARIABLE: "false"}))
+        answer, events = session.call()
+        checks.expect(events == expected_events(STEPS[0], 1),
+                      "unmatched-refresh: the point that matches traces", seen=events)
+        for _ in range(2):
+            answer = session.ask("refresh")
+            checks.expect(answer == "refreshed True", "unmatched-refresh: Refresh() returns true",
+                          seen=answer)
+        code, err = session.finish()
+        session = None
+        checks.expect(code == 0, "unmatched-refresh: the app exits with 0", seen=err)
+        said = [line for line in err.splitlines() if "tracer: %s:3: Refreshed.Work::Gamma matches "
+                "no method of refreshed: Refreshed.Work has no method Gamma; nearest: " % wrong
+                in line]
+        print("   " + (said[0].split("tracer: ")[-1] if said else "no line"))
+        checks.expect(len(said) == 3, "unmatched-refresh: the point's line at the load and at "
+                      "each of the two refreshes, no more", seen=err)
+    finally:
+        if session:
+            session.kill()
+        sb.close()
+
+
+def scenario_check():
+    if not args.tracer_check:
+        print("   no --tracer-check: not run")
+        return
+    app_folder = os.path.dirname(apps.app("traced"))
+    sb = Sandbox("check", build_recorder())
+    try:
+        os.unlink(sb.path("points/traced.xml"))
+        points = sb.write("points/unmatched.xml", UNMATCHED_POINTS)
+
+        def check(*arguments):
+            return subprocess.run([args.tracer_check, *arguments], stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True, timeout=120)
+
+        done = check(sb.path("points"), app_folder)
+        lines = done.stdout.splitlines()
+        expected = ["%s:3: Traced.Calculator::Add -> 1 method: "
+                    "Traced.Calculator::Add(System.Int32,System.Int32)" % points]
+        expected += ["%s:%d: %s" % (points, line, text) for line, text in UNMATCHED_LINES.items()]
+        expected += ["%s:7: Nowhere.Thing::Run(): assembly Nowhere not given" % points,
+                     "%s:8: Clrie.Tracing.Shim::Enter is never traced: Clrie.Tracing is the "
+                     "tracer library" % points,
+                     "6 points: 1 matched, 4 matched nothing, 1 of assemblies not given; "
+                     "0 problems reading files"]
+        # the plugin's line of a point is the tool's
+        got = [x for x in lines if not x.startswith(app_folder)]
+        checks.expect(got == expected, "check: one line per point, as the plugin says it\n"
+                      "    expected: %r" % expected, seen=done.stdout)
+        checks.expect(done.returncode == 1, "check: exit 1 when a point matched nothing", done)
+
+        # points that all match, and one of an assembly not given: 0 with --allow-missing
+        only_good = """<Tracing>
+  <Tracer factory="Recorder.Factory" library="recorder/Recorder.dll">
+    <Method assembly="traced" type="Traced.Calculator" name="Add"/>
+    <Method assembly="traced" type="Traced.Program" name="First" parameters="!!0[]"/>
+    <Method assembly="Nowhere" type="Nowhere.Thing" name="Run"/>
+  </Tracer>
+</Tracing>
+"""
+        sb.write("points/unmatched.xml", only_good)
+        done = check("--allow-missing", sb.path("points"), app_folder)
+        checks.expect(done.returncode == 0 and "%s:4: Traced.Program::First(!!0[]) -> 1 method: "
+                      "Traced.Program::First(!!0[])" % points in done.stdout,
+                      "check: exit 0 when every point matched, the missing assembly allowed",
+                      done)
+        done = check(sb.path("points"), app_folder)
+        checks.expect(done.returncode == 1, "check: exit 1 for a missing assembly without "
+                      "--allow-missing", done)
+
+        # a broken points file: its problem as the plugin reports it, and exit 1
+        sb.write("points/broken.xml", traced_points.BAD_POINTS)
+        done = check("--allow-missing", sb.path("points"), app_folder)
+        checks.expect(done.returncode == 1 and "%s:3:5: <Method> needs a non-empty 'type' "
+                      "attribute" % sb.path("points/broken.xml") in done.stdout,
+                      "check: a broken file is reported at file:line:col, exit 1", done)
+
+        # a file that is not an assembly, given by name: a clear line, exit 1
+        os.unlink(sb.path("points/broken.xml"))
+        junk = sb.write("junk.dll", "MZ not really\n")
+        done = check("--allow-missing", sb.path("points"), junk)
+        checks.expect(done.returncode == 1 and
+                      done.stdout.startswith(junk + ": not an assembly: "),
+                      "check: a file that is not an assembly is said so, exit 1", done)
+        # the built app's assembly damaged (bytes changed, cut short): a line, never a crash
+        with open(os.path.join(app_folder, "traced.dll"), "rb") as f:
+            original = f.read()
+        state, crashed = 12345, []
+        for i in range(200):
+            data = bytearray(original)
+            for _ in range(1 + i % 4):
+                state = (state * 1103515245 + 12345) % 2 ** 31
+                data[state % len(data)] ^= 1 + state % 255
+            if i % 10 == 9:
+                data = data[:state % len(data)]
+            mutant = sb.path("mutant.dll")
+            with open(mutant, "wb") as f:
+                f.write(data)
+            done = check("--allow-missing", sb.path("points"), mutant)
+            if done.returncode not in (0, 1) or not done.stdout.endswith("reading files\n"):
+                crashed.append((i, done.returncode, done.stderr[-300:]))
+        checks.expect(not crashed, "check: 200 damaged copies of traced.dll each end with a "
+                      "summary, exit 0 or 1", seen=crashed[:3])
+        done = check(sb.path("points"))
+        checks.expect(done.returncode == 2 and "usage:" in done.stderr,
+                      "check: a usage error exits 2", done)
+    finally:
+        sb.close()
+
+
 dotnet_apps.run_scenarios(checks, [
     ("traced", "traced: the expected events, a bad file reported", scenario("traced")),
     ("throw-entry", "throw-entry: a factory that throws", scenario("throw-entry", ENTER_EVENTS)),
@@ -573,5 +779,9 @@ dotnet_apps.run_scenarios(checks, [
     ("refresh-call", "refresh-call: points changed, then Tracing.Refresh()",
      lambda: scenario_refresh(watch=False)),
     ("attach", "attach: the engine and the plugin attached to a running app", scenario_attach),
+    ("unmatched", "unmatched: points that name no method, each said once", scenario_unmatched),
+    ("unmatched-refresh", "unmatched-refresh: said again at each refresh",
+     scenario_unmatched_refresh),
+    ("check", "check: clrie-tracer-check on the built app", scenario_check),
 ], set(args.only.split(",")))
 sys.exit(checks.finish("the tracer plugin traced test/dotnet/traced as expected"))
