@@ -146,6 +146,24 @@ static HRESULT value_this_type(struct matching *m, mdTypeDef type, mdToken *out)
     return m->md.emit->lpVtbl->GetTokenFromTypeSpec(m->md.emit, sig, (ULONG)n, out);
 }
 
+/* What the wrapper calls in [Clrie.Tracing]Clrie.Tracing.Shim (Shim.cs):
+ * static int32 Needs(int32, string); static object Enter(int32, object, object[]);
+ * static void Finish(int32, object, object, object);
+ * static object FinishTask(int32, object, object) */
+static const COR_SIGNATURE needs_sig[] = {0x00, 0x02, ELEMENT_TYPE_I4, ELEMENT_TYPE_I4,
+                                          ELEMENT_TYPE_STRING};
+static const COR_SIGNATURE enter_sig[] = {0x00,           0x03,
+                                          ELEMENT_TYPE_OBJECT, ELEMENT_TYPE_I4,
+                                          ELEMENT_TYPE_OBJECT, ELEMENT_TYPE_SZARRAY,
+                                          ELEMENT_TYPE_OBJECT};
+static const COR_SIGNATURE finish_sig[] = {0x00,           0x04,
+                                           ELEMENT_TYPE_VOID,   ELEMENT_TYPE_I4,
+                                           ELEMENT_TYPE_OBJECT, ELEMENT_TYPE_OBJECT,
+                                           ELEMENT_TYPE_OBJECT};
+static const COR_SIGNATURE finish_task_sig[] = {0x00,           0x03,
+                                                ELEMENT_TYPE_OBJECT, ELEMENT_TYPE_I4,
+                                                ELEMENT_TYPE_OBJECT, ELEMENT_TYPE_OBJECT};
+
 /* [Clrie.Tracing]Clrie.Tracing.Shim's methods and IAsyncTracer, defined in the module once. */
 static HRESULT define_refs(struct matching *m)
 {
@@ -172,32 +190,17 @@ static HRESULT define_refs(struct matching *m)
                                                &e->refs.async_tracer);
     if (FAILED(hr))
         return hr;
-    /* static int32 Needs(int32, string); static object Enter(int32, object, object[]);
-     * static void Finish(int32, object, object, object);
-     * static object FinishTask(int32, object, object) */
-    static const COR_SIGNATURE needs[] = {0x00, 0x02, ELEMENT_TYPE_I4, ELEMENT_TYPE_I4,
-                                          ELEMENT_TYPE_STRING};
-    static const COR_SIGNATURE enter[] = {0x00,           0x03,
-                                          ELEMENT_TYPE_OBJECT, ELEMENT_TYPE_I4,
-                                          ELEMENT_TYPE_OBJECT, ELEMENT_TYPE_SZARRAY,
-                                          ELEMENT_TYPE_OBJECT};
-    static const COR_SIGNATURE finish[] = {0x00,           0x04,
-                                           ELEMENT_TYPE_VOID,   ELEMENT_TYPE_I4,
-                                           ELEMENT_TYPE_OBJECT, ELEMENT_TYPE_OBJECT,
-                                           ELEMENT_TYPE_OBJECT};
-    static const COR_SIGNATURE finish_task[] = {0x00,           0x03,
-                                                ELEMENT_TYPE_OBJECT, ELEMENT_TYPE_I4,
-                                                ELEMENT_TYPE_OBJECT, ELEMENT_TYPE_OBJECT};
-    hr = emit->lpVtbl->DefineMemberRef(emit, shim, u"Needs", needs, sizeof needs, &e->refs.needs);
+    hr = emit->lpVtbl->DefineMemberRef(emit, shim, u"Needs", needs_sig, sizeof needs_sig,
+                                       &e->refs.needs);
     if (SUCCEEDED(hr))
-        hr = emit->lpVtbl->DefineMemberRef(emit, shim, u"Enter", enter, sizeof enter,
+        hr = emit->lpVtbl->DefineMemberRef(emit, shim, u"Enter", enter_sig, sizeof enter_sig,
                                            &e->refs.enter);
     if (SUCCEEDED(hr))
-        hr = emit->lpVtbl->DefineMemberRef(emit, shim, u"Finish", finish, sizeof finish,
+        hr = emit->lpVtbl->DefineMemberRef(emit, shim, u"Finish", finish_sig, sizeof finish_sig,
                                            &e->refs.finish);
     if (SUCCEEDED(hr))
-        hr = emit->lpVtbl->DefineMemberRef(emit, shim, u"FinishTask", finish_task,
-                                           sizeof finish_task, &e->refs.finish_task);
+        hr = emit->lpVtbl->DefineMemberRef(emit, shim, u"FinishTask", finish_task_sig,
+                                           sizeof finish_task_sig, &e->refs.finish_task);
     e->refs_defined = SUCCEEDED(hr);
     return hr;
 }
@@ -649,6 +652,55 @@ struct change {
     size_t rejit_count, revert_count;
 };
 
+/* Whether the loaded Clrie.Tracing defines what the wrapper calls: a copy older than the
+ * plugin (the startup hook naming another install's) binds by name all the same (1.0.0.0), and
+ * every wrapped method would then throw MissingMethodException in the app. */
+static bool library_usable(struct clrie_tracer__plugin *s, IModuleInfo *module)
+{
+    static const struct {
+        const WCHAR *name;
+        const char *text;
+        const COR_SIGNATURE *sig;
+        ULONG len;
+    } wanted[] = {{u"Needs", "Clrie.Tracing.Shim.Needs(int, string)", needs_sig, sizeof needs_sig},
+                  {u"Enter", "Clrie.Tracing.Shim.Enter(int, object, object[])", enter_sig,
+                   sizeof enter_sig},
+                  {u"Finish", "Clrie.Tracing.Shim.Finish(int, object, object, object)",
+                   finish_sig, sizeof finish_sig},
+                  {u"FinishTask", "Clrie.Tracing.Shim.FinishTask(int, object, object)",
+                   finish_task_sig, sizeof finish_task_sig}};
+    IMetaDataImport *import = NULL;
+    mdTypeDef shim = mdTokenNil, async_tracer = mdTokenNil;
+    const char *missing = "Clrie.Tracing.Shim";
+    if (SUCCEEDED(clrie_plugin_module_metadata(module, &IID_IMetaDataImport, (void **)&import)) &&
+        SUCCEEDED(import->lpVtbl->FindTypeDefByName(import, u"Clrie.Tracing.Shim", mdTokenNil,
+                                                     &shim))) {
+        missing = NULL;
+        for (size_t i = 0; i < sizeof wanted / sizeof wanted[0] && !missing; i++) {
+            mdMethodDef found = mdTokenNil;
+            if (FAILED(import->lpVtbl->FindMethod(import, shim, wanted[i].name, wanted[i].sig,
+                                                  wanted[i].len, &found)))
+                missing = wanted[i].text;
+        }
+        if (!missing && FAILED(import->lpVtbl->FindTypeDefByName(
+                            import, u"Clrie.Tracing.IAsyncTracer", mdTokenNil, &async_tracer)))
+            missing = "Clrie.Tracing.IAsyncTracer";
+    }
+    clrie_plugin_release(import);
+    if (!missing)
+        return true;
+    BSTR path = NULL;
+    char *where = clrie_plugin_host_take_utf8(&s->host, module->lpVtbl->GetFullPath(module, &path),
+                                              &path);
+    clrie_plugin_host_log(&s->host, true,
+                          "%s is not the " LIBRARY_NAME " this plugin calls (%s is missing: a "
+                          "copy from an older clrie?): nothing is traced; name the Clrie.Tracing.dll "
+                          "installed beside the plugin in DOTNET_STARTUP_HOOKS",
+                          where ? where : LIBRARY_NAME, missing);
+    free(where);
+    return false;
+}
+
 /* The library has loaded (the startup hook runs before Main, but the framework's first modules
  * load before it): the traced methods of the modules loaded so far are rejitted now. */
 static void library_arrived(struct clrie_tracer__plugin *s)
@@ -763,7 +815,10 @@ void clrie_tracer__module_loaded(struct clrie_tracer__plugin *s, IModuleInfo *mo
     }
     if (name && strcasecmp(name, LIBRARY_NAME) == 0) {
         free(name);
-        library_arrived(s);
+        if (library_usable(s, module))
+            library_arrived(s);
+        else
+            atomic_store(&s->library_unusable, true);
         return;
     }
     if (!name)
@@ -791,7 +846,7 @@ void clrie_tracer__module_loaded(struct clrie_tracer__plugin *s, IModuleInfo *mo
     mdMethodDef *rejit = now && e->count ? tokens_of(e->traced, e->count) : NULL;
     size_t count = rejit ? e->count : 0;
     clrie_os_mutex_unlock(&s->matching);
-    if (!now && e->count > 0)
+    if (!now && e->count > 0 && !atomic_load(&s->library_unusable))
         clrie_plugin_host_log(&s->host, false,
                               "%s: loaded before " LIBRARY_NAME ": its %zu traced methods are "
                               "rejitted once the library is loaded",

@@ -66,6 +66,8 @@ struct clrie_tracer__plugin {
     struct clrie_tracer__module *modules;
     struct clrie_tracer__ids ids; /* under `matching` */
     bool library_loaded; /* Clrie.Tracing's module has loaded; under `matching` */
+    atomic_bool library_unusable; /* it has, but without what the wrapper calls: never set
+                                   * library_loaded, so nothing is rejitted */
     /* The names of the assemblies loaded so far (for the points that never matched, listed at
      * shutdown); under `matching`. */
     char **seen;

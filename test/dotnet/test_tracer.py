@@ -24,6 +24,9 @@ tracer factory of test/dotnet/recorder:
   block         the factory blocks 100 ms at every call: all events, the app unchanged
   no-hook       without DOTNET_STARTUP_HOOKS the plugin traces nothing and says why; the app
                 runs unchanged
+  old-library   DOTNET_STARTUP_HOOKS names a Clrie.Tracing.dll of an older clrie
+                (test/dotnet/oldtracing, without Shim.Needs): nothing traced, said with its
+                path; the app runs unchanged
   http          test/dotnet/httpget, an HTTP client calling a server on 127.0.0.1, with the
                 framework's System.Net.Http.HttpClient.SendAsync traced: one enter (with the
                 request) and one finish (with the task) per request, the app unchanged
@@ -90,7 +93,8 @@ parser.add_argument("--config", required=True,
 parser.add_argument("--apps-out", required=True, help="where the C# apps are built")
 parser.add_argument("--clrie-attach", help="the built clrie-attach (scenario attach)")
 parser.add_argument("--tracer-check", help="the built clrie-tracer-check (scenario check)")
-parser.add_argument("--only", default="traced,throw-entry,throw-finish,null,block,no-hook,http,"
+parser.add_argument("--only", default="traced,throw-entry,throw-finish,null,block,no-hook,"
+                    "old-library,http,"
                     "tail,spans,timings,allocation,watch,refresh-call,attach,unmatched,"
                     "unmatched-refresh,check",
                     help="comma-separated scenarios")
@@ -227,6 +231,24 @@ def scenario(mode, expected=None):
         finally:
             sb.close()
     return run_scenario
+
+
+def scenario_old_library():
+    """The startup hook names a Clrie.Tracing.dll without what the plugin calls."""
+    old = dotnet_apps.build_library(dotnet, os.path.join(HERE, "oldtracing", "oldtracing.csproj"),
+                                    "Clrie.Tracing", os.path.join(args.apps_out, "oldtracing"))
+    sb = Sandbox("old-library", build_recorder())
+    try:
+        library = sb.copy(old, "old/Clrie.Tracing.dll", mode=0o644)
+        result = run(sb, {"DOTNET_STARTUP_HOOKS": library})
+        expect_app_unchanged("old-library", result)
+        checks.expect_in("%s is not the Clrie.Tracing this plugin calls "
+                         "(Clrie.Tracing.Shim.Needs(int, string) is missing: a copy from an older "
+                         "clrie?): nothing is traced" % library, result.stderr, "old-library: a library without what "
+                         "the plugin calls is said, with its path", result)
+        expect_events("old-library", sb, [])
+    finally:
+        sb.close()
 
 
 def scenario_no_hook():
@@ -768,6 +790,8 @@ dotnet_apps.run_scenarios(checks, [
     ("null", "null: a factory without tracers", scenario("null", ENTER_EVENTS)),
     ("block", "block: a factory that blocks", scenario("block", ALL_EVENTS)),
     ("no-hook", "no-hook: without the startup hook", scenario_no_hook),
+    ("old-library", "old-library: the startup hook names an older Clrie.Tracing.dll",
+     scenario_old_library),
     ("http", "http: HttpClient.SendAsync of the framework traced", scenario_http),
     ("tail", "tail: methods with tail calls left alone", scenario_tail),
     ("spans", "spans: examples/activity-tracer", scenario_spans),
