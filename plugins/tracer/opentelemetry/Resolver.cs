@@ -1,17 +1,13 @@
 // Where the assemblies this library needs come from. Clrie.Tracing loads the library into the
 // default load context by its path; the default context finds the runtime's assemblies (and
-// the app's) by name, but not the OpenTelemetry ones beside this file, nor a newer version of a
-// runtime assembly than the runtime has. For each such name it asks this handler:
+// the app's) by name, but not the OpenTelemetry ones beside this file. For those it asks this
+// handler, which loads the file of that name beside this library, into the default context:
+// the app, HttpClient, ASP.NET Core and OpenTelemetry then share one Activity type.
 //
-//   - a name the runtime (or the app) has: its copy, whatever version was asked for. On .NET 8
-//     and 9, OpenTelemetry asks for System.Diagnostics.DiagnosticSource 10.0.0.0; it gets the
-//     runtime's, so that its Activity is the one HttpClient and ASP.NET Core use (a second copy
-//     in another load context would be a second Activity type, invisible to them);
-//   - otherwise the file of that name beside this library (OpenTelemetry*.dll and, in an app
-//     without them, Microsoft.Extensions.*.dll).
-//
-// Everything loads once, into the default context: the app's code and this library see the
-// same types.
+// A name the runtime or the app has is never loaded a second time: a request for a newer version
+// than theirs gets theirs. On .NET 8 and 9 this library, built against the DiagnosticSource 10
+// that OpenTelemetry names, so gets the runtime's 8.0 or 9.0, whose Activity it uses as it
+// is there; the SDK, which needs 10.0, is then not started (Compatibility.cs).
 using System;
 using System.Collections.Generic;
 using System.IO;
@@ -25,7 +21,10 @@ namespace Clrie.Tracing.OpenTelemetry
         static readonly object Gate = new object();
         static bool installed;
         static string folder = "";
-        static HashSet<string> platform = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
+        static readonly HashSet<string> Platform = new HashSet<string>(StringComparer.OrdinalIgnoreCase);
+
+        /// <summary>The folder of this library, where the OpenTelemetry assemblies are.</summary>
+        public static string Folder => folder;
 
         public static void Install()
         {
@@ -39,7 +38,7 @@ namespace Clrie.Tracing.OpenTelemetry
                 if (AppContext.GetData("TRUSTED_PLATFORM_ASSEMBLIES") is string tpa)
                 {
                     foreach (string path in tpa.Split(Path.PathSeparator, StringSplitOptions.RemoveEmptyEntries))
-                        platform.Add(Path.GetFileNameWithoutExtension(path));
+                        Platform.Add(Path.GetFileNameWithoutExtension(path));
                 }
                 AssemblyLoadContext.Default.Resolving += Resolve;
             }
@@ -49,15 +48,14 @@ namespace Clrie.Tracing.OpenTelemetry
         {
             if (name.Name == null)
                 return null;
-            if (platform.Contains(name.Name))
+            if (Platform.Contains(name.Name))
             {
-                // Asked for a newer version than the runtime's: take the runtime's. Loading it
-                // by its name alone cannot come back here (the name is found).
                 foreach (Assembly loaded in context.Assemblies)
                 {
                     if (string.Equals(loaded.GetName().Name, name.Name, StringComparison.OrdinalIgnoreCase))
                         return loaded;
                 }
+                // by its name alone: found, so this handler is not asked again
                 return context.LoadFromAssemblyName(new AssemblyName(name.Name));
             }
             string path = Path.Combine(folder, name.Name + ".dll");

@@ -27,14 +27,18 @@ namespace Clrie.Tracing.OpenTelemetry
         /// <summary>Made once by Clrie.Tracing: starts the process's exporter.</summary>
         public SpanFactory()
         {
-            Resolver.Install();
+            // Without a provider nothing listens to the source, and every call traces nothing.
             try
             {
-                Pipeline.Start();
+                Resolver.Install();
+                string? problem = Compatibility.Problem(Resolver.Folder);
+                if (problem != null)
+                    Console.Error.WriteLine("clrie opentelemetry: " + problem);
+                else
+                    Pipeline.Start();
             }
             catch (Exception e)
             {
-                // No provider: nothing listens to the source, so every call traces nothing.
                 Console.Error.WriteLine("clrie opentelemetry: cannot start the exporter: " +
                                         e.GetType().Name + ": " + e.Message);
             }
