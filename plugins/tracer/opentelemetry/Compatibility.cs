@@ -1,13 +1,13 @@
-// Whether the OpenTelemetry SDK beside this library can run in this process. It is built against
-// a System.Diagnostics.DiagnosticSource (the library of Activity) that may be newer than the
-// runtime's: OpenTelemetry 1.20.1 names DiagnosticSource 10.0 in its builds for .NET 8 and 9
-// too, and calls what only 10.0 has (MeterOptions.TelemetrySchemaUrl, on its export thread,
-// where the MissingMethodException would end the app). DiagnosticSource is part of the
+// Whether the OpenTelemetry SDK beside this library can run in the default load context. It is
+// built against a System.Diagnostics.DiagnosticSource (the library of Activity) that may be
+// newer than the runtime's: OpenTelemetry 1.20.1 names DiagnosticSource 10.0 in its builds for
+// .NET 8 and 9 too, and calls what only 10.0 has (MeterOptions.TelemetrySchemaUrl, on its export
+// thread, where the MissingMethodException would end the app). DiagnosticSource is part of the
 // runtime: the default load context has the runtime's copy (or the app's, when the app ships a
-// newer one) and cannot take a second; one in another load context would be another Activity
-// type, which HttpClient and ASP.NET Core never see. So the SDK starts only when the process's
-// DiagnosticSource is at least the version the SDK names (any .NET 10 app; a .NET 8 or 9 app
-// that ships DiagnosticSource 10 itself, as apps that use OpenTelemetry do).
+// newer one) and cannot take a second. So the SDK runs in the default context only when the
+// process's DiagnosticSource is at least the version the SDK names (any .NET 10 app; a .NET 8
+// or 9 app that ships DiagnosticSource 10 itself, as apps that use OpenTelemetry do); otherwise
+// in a load context of its own with the DiagnosticSource shipped beside it (Bridge.cs).
 using System;
 using System.Diagnostics;
 using System.IO;
@@ -20,12 +20,31 @@ namespace Clrie.Tracing.OpenTelemetry
     {
         const string DiagnosticSource = "System.Diagnostics.DiagnosticSource";
 
-        /// <summary>Null when the SDK can run here, else why not.</summary>
+        /// <summary>Null when the SDK can run in the default load context, else why not.</summary>
         public static string? Problem(string folder)
         {
             Version have = typeof(Activity).Assembly.GetName().Version ?? new Version();
+            Version needed = Needed(folder, out string neededBy);
+            if (have >= needed)
+                return null;
+            return neededBy + " needs " + DiagnosticSource + " " + needed + ", this process has " + have +
+                   " (.NET " + Environment.Version + "), and " + DiagnosticSource + ".dll beside it is missing" +
+                   " or older: no spans are exported (docs/tracers.md, \"Exporting to OpenTelemetry\")";
+        }
+
+        /// <summary>Whether the folder has the DiagnosticSource the SDK needs, for a load
+        /// context of its own (Bridge.cs).</summary>
+        public static bool Isolatable(string folder)
+        {
+            string path = Path.Combine(folder, DiagnosticSource + ".dll");
+            return File.Exists(path) &&
+                   System.Reflection.AssemblyName.GetAssemblyName(path).Version >= Needed(folder, out _);
+        }
+
+        static Version Needed(string folder, out string neededBy)
+        {
             Version needed = new Version();
-            string neededBy = "";
+            neededBy = "";
             foreach (string path in Directory.GetFiles(folder, "OpenTelemetry*.dll"))
             {
                 Version? v = Referenced(path, DiagnosticSource);
@@ -35,11 +54,7 @@ namespace Clrie.Tracing.OpenTelemetry
                     neededBy = Path.GetFileName(path);
                 }
             }
-            if (have >= needed)
-                return null;
-            return neededBy + " needs " + DiagnosticSource + " " + needed + ", this process has " + have +
-                   " (.NET " + Environment.Version + "): no spans are exported" +
-                   " (docs/tracers.md, \"Exporting to OpenTelemetry\")";
+            return needed;
         }
 
         static Version? Referenced(string path, string name)
