@@ -4,10 +4,12 @@
 // handler, which loads the file of that name beside this library, into the default context:
 // the app, HttpClient, ASP.NET Core and OpenTelemetry then share one Activity type.
 //
-// A name the runtime or the app has is never loaded a second time: a request for a newer version
-// than theirs gets theirs. On .NET 8 and 9 this library, built against the DiagnosticSource 10
-// that OpenTelemetry names, so gets the runtime's 8.0 or 9.0, whose Activity it uses as it
-// is there; the SDK, which needs 10.0, is then not started (Compatibility.cs).
+// A name the runtime or the app has is never loaded a second time from here: a request for a
+// newer version than theirs fails as it would without clrie (the factory then says it cannot
+// start the exporter), except for System.Diagnostics.DiagnosticSource, which this library's
+// builds for .NET 8 and 9 name at 10.0 (OpenTelemetry's version) while using only what 8.0 has:
+// they get the process's copy, whose Activity HttpClient uses; the SDK, which needs 10.0, then
+// runs in a load context of its own (Compatibility.cs, Bridge.cs).
 using System;
 using System.Collections.Generic;
 using System.IO;
@@ -50,6 +52,8 @@ namespace Clrie.Tracing.OpenTelemetry
                 return null;
             if (Platform.Contains(name.Name))
             {
+                if (name.Name != "System.Diagnostics.DiagnosticSource")
+                    return null;
                 foreach (Assembly loaded in context.Assemblies)
                 {
                     if (string.Equals(loaded.GetName().Name, name.Name, StringComparison.OrdinalIgnoreCase))
