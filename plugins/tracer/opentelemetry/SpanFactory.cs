@@ -128,15 +128,16 @@ namespace Clrie.Tracing.OpenTelemetry
             ActivityContext parent = default;
             if (traceParent != null)
                 ActivityContext.TryParse(traceParent, traceState, isRemote: true, out parent);
-            Activity? activity = Source.StartActivity(name, ActivityKind.Server, parent);
-            if (activity != null && activity.IsAllDataRequested)
+            // read before the span starts: nothing may throw between its start and GetTracer's
+            // return, or it would stay current with no tracer to stop it
+            var tags = new ActivityTagsCollection
             {
-                activity.SetTag("http.request.method", request.HttpMethod);
-                activity.SetTag("url.path", request.Url?.AbsolutePath);
-                activity.SetTag("url.scheme", request.Url?.Scheme);
-                activity.SetTag("server.port", request.LocalEndPoint?.Port);
-            }
-            return activity;
+                { "http.request.method", request.HttpMethod },
+                { "url.path", request.Url?.AbsolutePath },
+                { "url.scheme", request.Url?.Scheme },
+                { "server.port", request.LocalEndPoint?.Port },
+            };
+            return Source.StartActivity(ActivityKind.Server, parent, tags, name: name);
         }
     }
 
