@@ -13,8 +13,9 @@ over OTLP/HTTP (protobuf) to a receiver this script runs, which decodes them by 
     second request threw (Lookup and Handle in the server, Check in the client);
   - service.name from OTEL_SERVICE_NAME per process (over OTEL_RESOURCE_ATTRIBUTES, whose
     other attributes arrive);
-  - the spans arrive although OTEL_BSP_SCHEDULE_DELAY is a minute: the flush at the process's
-    exit sends them;
+  - the client's spans arrive although its OTEL_BSP_SCHEDULE_DELAY is a minute: the flush at
+    the process's exit sends them; the server exports every 200 ms, and the SDK's own
+    requests (HttpClient's, like the app's) are no spans;
   - both apps' output and exit code are those they have without clrie.
 
 On .NET 8 and 9 (CLRIE_TEST_RUNTIME), whose DiagnosticSource is older than the one the SDK
@@ -320,8 +321,10 @@ def main():
                 "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint,
                 "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf",
                 "OTEL_TRACES_SAMPLER": "parentbased_always_on",
-                # nothing is exported on a timer: only the flush at exit sends the spans
-                "OTEL_BSP_SCHEDULE_DELAY": "60000",
+                # The client exports nothing on a timer: only the flush at its exit sends its
+                # spans. The server exports every 200 ms: the first request's spans while the
+                # client pauses, with HttpClient, whose spans would show at the exit's flush.
+                "OTEL_BSP_SCHEDULE_DELAY": "60000" if role == "client" else "200",
             }
 
         pair_started = time.monotonic()
@@ -345,6 +348,7 @@ def main():
                           resource.get("deployment.environment") == "test",
                           "service.name from OTEL_SERVICE_NAME, the other attributes from "
                           "OTEL_RESOURCE_ATTRIBUTES", seen=resource)
+        print("   %d export requests" % len(posts))
         check_spans(spans)
     finally:
         receiver.shutdown()

@@ -4,6 +4,7 @@
 // 500). Its output and exit code (0) must not change when traced.
 using System;
 using System.Net.Http;
+using System.Threading;
 using System.Threading.Tasks;
 
 namespace OtelClient
@@ -15,6 +16,10 @@ namespace OtelClient
             using var http = new HttpClient();
             foreach (string path in new[] { "/item/1", "/item/2" })
             {
+                // a pause before the second request, in which the server exports the first
+                // one's spans (test_opentelemetry.py)
+                if (path != "/item/1")
+                    Thread.Sleep(500);
                 try
                 {
                     string item = Fetch(http, "http://127.0.0.1:" + port + path).GetAwaiter().GetResult();
