@@ -1,6 +1,6 @@
 """Zero-code OpenTelemetry export (plugins/tracer/opentelemetry) in the real runtime: an HTTP
-server (test/dotnet/otelserver, on HttpListener) and its client (test/dotnet/otelclient, on
-HttpClient), two processes on 127.0.0.1, both run under clrie with the tracer plugin and the
+server on HttpListener and its client on HttpClient (test/dotnet/otelshop), two processes on
+127.0.0.1, both run under clrie with the tracer plugin and the
 factory Clrie.Tracing.OpenTelemetry.SpanFactory, installed as clrie installs them
 (Tracer/OpenTelemetry/ beside the plugin), configured by OTEL_* variables only. The spans go
 over OTLP/HTTP (protobuf) to a receiver this script runs, which decodes them by hand:
@@ -239,11 +239,11 @@ class ReceiverHandler(http.server.BaseHTTPRequestHandler):
 POINTS = """<Tracing>
   <Tracer factory="Clrie.Tracing.OpenTelemetry.SpanFactory"
           library="../Tracer/OpenTelemetry/Clrie.Tracing.OpenTelemetry.dll">
-    <Method assembly="otelclient" type="OtelClient.Shop" name="Run"/>
-    <Method assembly="otelclient" type="OtelClient.Shop" name="Fetch"/>
-    <Method assembly="otelclient" type="OtelClient.Shop" name="Check"/>
-    <Method assembly="otelserver" type="OtelServer.Store" name="Handle"/>
-    <Method assembly="otelserver" type="OtelServer.Store" name="Lookup"/>
+    <Method assembly="otelshop" type="OtelShop.Shop" name="Run"/>
+    <Method assembly="otelshop" type="OtelShop.Shop" name="Fetch"/>
+    <Method assembly="otelshop" type="OtelShop.Shop" name="Check"/>
+    <Method assembly="otelshop" type="OtelShop.Store" name="Handle"/>
+    <Method assembly="otelshop" type="OtelShop.Store" name="Lookup"/>
   </Tracer>
 </Tracing>
 """
@@ -255,7 +255,7 @@ def free_port():
         return s.getsockname()[1]
 
 
-def run_pair(server_app, client_app, env_of=None):
+def run_pair(app, env_of=None):
     """Starts the server, waits for its 'listening', runs the client against it, waits for the
     server to exit. env_of(role): the variables of that process under clrie, or None without
     a profiler. Returns (server result, client result)."""
@@ -269,12 +269,12 @@ def run_pair(server_app, client_app, env_of=None):
             env.update(env_of(role))
         return env
 
-    server = subprocess.Popen(dotnet_apps.app_command(dotnet, server_app) + [port, "2"],
+    server = subprocess.Popen(dotnet_apps.app_command(dotnet, app) + ["server", port, "2"],
                               env=environment("server"), stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True)
     try:
         first = server.stdout.readline()
-        client = subprocess.run(dotnet_apps.app_command(dotnet, client_app) + [port],
+        client = subprocess.run(dotnet_apps.app_command(dotnet, app) + ["client", port],
                                 env=environment("client"), stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, timeout=120)
         rest, err = server.communicate(timeout=60)
@@ -287,8 +287,8 @@ def run_pair(server_app, client_app, env_of=None):
 
 def main():
     apps = dotnet_apps.Apps(dotnet, args.apps_out)
-    server_app, client_app = apps.app("otelserver"), apps.app("otelclient")
-    base_server, base_client = run_pair(server_app, client_app)
+    app = apps.app("otelshop")
+    base_server, base_client = run_pair(app)
     checks.expect(base_client.stdout == "/item/1: apple\n/item/2: error 500\n",
                   "the client's answers without clrie", base_client)
     checks.expect(base_server.stdout == "listening\nserved /item/1\n"
@@ -328,7 +328,7 @@ def main():
             }
 
         pair_started = time.monotonic()
-        server, client = run_pair(server_app, client_app, env_of)
+        server, client = run_pair(app, env_of)
         print("   both apps ran in %.1f s under clrie" % (time.monotonic() - pair_started))
         if args.verbose:
             for what, result in (("server", server), ("client", client)):
@@ -372,13 +372,13 @@ def check_spans(spans):
     by_id = {s["id"]: s for s in spans}
     traces = {s["trace"] for s in spans}
     checks.expect(len(traces) == 1, "one trace across both processes", seen=seen)
-    run = named("shop-client", "OtelClient.Shop.Run")
-    fetch = named("shop-client", "OtelClient.Shop.Fetch")
-    check = named("shop-client", "OtelClient.Shop.Check")
+    run = named("shop-client", "OtelShop.Shop.Run")
+    fetch = named("shop-client", "OtelShop.Shop.Fetch")
+    check = named("shop-client", "OtelShop.Shop.Check")
     requests = [s for s in spans if s["service"] == "shop-client" and
                 s["scope"] == "System.Net.Http"]
-    handle = named("shop-server", "OtelServer.Store.Handle")
-    lookup = named("shop-server", "OtelServer.Store.Lookup")
+    handle = named("shop-server", "OtelShop.Store.Handle")
+    lookup = named("shop-server", "OtelShop.Store.Lookup")
     if not checks.expect((len(run), len(fetch), len(check), len(requests), len(handle),
                           len(lookup)) == (1, 2, 2, 2, 2, 2) and len(spans) == 11,
                          "the spans: Run once, and Fetch, Check, the HTTP request, Handle, "
@@ -424,9 +424,9 @@ def check_spans(spans):
                   run["status"] == "unset", "Run unset, Fetch unset or error",
                   seen=[show(s) for s in fetch + [run]])
     failed = [s for s in lookup + handle + check if s["status"] == "error"]
-    expected_types = {"OtelServer.Store.Lookup": "System.Collections.Generic.KeyNotFoundException",
-                      "OtelServer.Store.Handle": "System.Collections.Generic.KeyNotFoundException",
-                      "OtelClient.Shop.Check": "System.Net.Http.HttpRequestException"}
+    expected_types = {"OtelShop.Store.Lookup": "System.Collections.Generic.KeyNotFoundException",
+                      "OtelShop.Store.Handle": "System.Collections.Generic.KeyNotFoundException",
+                      "OtelShop.Shop.Check": "System.Net.Http.HttpRequestException"}
     for s in failed:
         events = [e for e in s["events"] if e.get("name") == "exception"]
         checks.expect(len(events) == 1 and
