@@ -84,7 +84,8 @@ namespace Clrie.Tracing.OpenTelemetry
             Activity? caller = Activity.Current;
             string name = method.TypeName + "." + method.MethodName;
             Activity? activity = null;
-            if (caller == null && FindRequest(arguments) is HttpListenerRequest request)
+            object? request = caller == null ? FindRequest(arguments) : null;
+            if (request != null)
                 activity = StartServer(name, request);
             activity ??= Source.StartActivity(name, ActivityKind.Internal);
             if (activity == null)
@@ -98,11 +99,12 @@ namespace Clrie.Tracing.OpenTelemetry
             return new SpanTracer(activity, caller);
         }
 
+        // HttpListener's types are named in the two methods below only, which are not inlined:
+        // an app that does not use HttpListener never loads its assembly here.
         static object? FindRequest(object?[] arguments)
         {
             foreach (object? argument in arguments)
             {
-                // by name first: an app without HttpListener never loads its assembly here
                 string? type = argument?.GetType().FullName;
                 if (type == "System.Net.HttpListenerContext" || type == "System.Net.HttpListenerRequest")
                     return RequestOf(argument!);
@@ -111,12 +113,13 @@ namespace Clrie.Tracing.OpenTelemetry
         }
 
         [MethodImpl(MethodImplOptions.NoInlining)]
-        static HttpListenerRequest? RequestOf(object argument) =>
+        static object? RequestOf(object argument) =>
             argument is HttpListenerContext context ? context.Request : argument as HttpListenerRequest;
 
         [MethodImpl(MethodImplOptions.NoInlining)]
-        static Activity? StartServer(string name, HttpListenerRequest request)
+        static Activity? StartServer(string name, object argument)
         {
+            var request = (HttpListenerRequest)argument;
             // The propagator the runtime uses for HttpClient (W3C traceparent by default).
             DistributedContextPropagator.Current.ExtractTraceIdAndState(request,
                 static (object? carrier, string field, out string? value, out System.Collections.Generic.IEnumerable<string>? values) =>
