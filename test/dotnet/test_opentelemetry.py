@@ -18,6 +18,8 @@ over OTLP/HTTP (protobuf) to a receiver this script runs, which decodes them by 
     requests (HttpClient's, like the app's) are no spans;
   - both apps' output and exit code are those they have without clrie.
 
+Then again with OTEL_TRACES_SAMPLER=always_off: no span is exported, the apps unchanged.
+
 On .NET 8 and 9 (CLRIE_TEST_RUNTIME), whose DiagnosticSource is older than the one the SDK
 needs, the SDK runs in a load context of its own (plugins/tracer/opentelemetry/Bridge.cs): the
 same checks hold.
@@ -26,6 +28,7 @@ Usage: test_opentelemetry.py --engine SO --plugin SO --library DLL --config FILE
                              --otel DLL --apps-out DIR [--keep] [--verbose]
 Exit: 0 all passed, 1 a check failed, 77 no dotnet on this machine."""
 import argparse
+import functools
 import gzip
 import http.server
 import os
@@ -285,8 +288,12 @@ def run_pair(app, env_of=None):
     return subprocess.CompletedProcess(server.args, server.returncode, first + rest, err), client
 
 
-def main():
-    apps = dotnet_apps.Apps(dotnet, args.apps_out)
+apps = dotnet_apps.Apps(dotnet, args.apps_out)
+
+
+@functools.lru_cache(maxsize=None)
+def baseline():
+    """The app and its two processes' results without clrie, run once."""
     app = apps.app("otelshop")
     base_server, base_client = run_pair(app)
     checks.expect(base_client.stdout == "/item/1: apple\n/item/2: error 500\n",
@@ -294,8 +301,13 @@ def main():
     checks.expect(base_server.stdout == "listening\nserved /item/1\n"
                   "failed /item/2: no item at /item/2\n", "the server's output without clrie",
                   base_server)
+    return app, base_server, base_client
 
-    sb = dotnet_apps.Sandbox("clrie-otel", "pair", keep=args.keep)
+
+def scenario(sampler):
+    """Both processes under clrie with OTEL_TRACES_SAMPLER=sampler."""
+    app, base_server, base_client = baseline()
+    sb = dotnet_apps.Sandbox("clrie-otel", sampler, keep=args.keep)
     receiver = Receiver()
     thread = threading.Thread(target=receiver.serve_forever, daemon=True)
     thread.start()
@@ -320,7 +332,7 @@ def main():
                 "OTEL_RESOURCE_ATTRIBUTES": "service.name=overridden,deployment.environment=test",
                 "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint,
                 "OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf",
-                "OTEL_TRACES_SAMPLER": "parentbased_always_on",
+                "OTEL_TRACES_SAMPLER": sampler,
                 # The client exports nothing on a timer: only the flush at its exit sends its
                 # spans. The server exports every 200 ms: the first request's spans while the
                 # client pauses, with HttpClient, whose spans would show at the exit's flush.
@@ -340,15 +352,18 @@ def main():
             spans, posts, resources = list(receiver.spans), list(receiver.posts), \
                 list(receiver.resources)
             checks.expect(not receiver.errors, "every export decodes", seen=receiver.errors)
-        checks.expect(posts and all(p == ("/v1/traces", "application/x-protobuf")
-                                    for p in posts),
-                      "OTLP/HTTP protobuf posts to /v1/traces", seen=posts)
         for resource in resources:
             checks.expect(resource.get("service.name") in ("shop-client", "shop-server") and
                           resource.get("deployment.environment") == "test",
                           "service.name from OTEL_SERVICE_NAME, the other attributes from "
                           "OTEL_RESOURCE_ATTRIBUTES", seen=resource)
         print("   %d export requests" % len(posts))
+        if sampler == "always_off":
+            checks.expect(not spans, "always_off: no span exported", seen=spans)
+            return
+        checks.expect(posts and all(p == ("/v1/traces", "application/x-protobuf")
+                                    for p in posts),
+                      "OTLP/HTTP protobuf posts to /v1/traces", seen=posts)
         check_spans(spans)
     finally:
         receiver.shutdown()
@@ -448,7 +463,10 @@ def check_spans(spans):
 
 
 dotnet_apps.run_scenarios(checks, [
-    ("pair", "pair: a client and a server under clrie, spans exported over OTLP", main),
-], {"pair"})
+    ("pair", "pair: a client and a server under clrie, spans exported over OTLP",
+     lambda: scenario("parentbased_always_on")),
+    ("off", "off: the same with OTEL_TRACES_SAMPLER=always_off, nothing exported",
+     lambda: scenario("always_off")),
+], {"pair", "off"})
 print("   %.1f s in all" % (time.monotonic() - started))
 sys.exit(checks.finish("two processes under clrie exported one trace over OTLP"))
