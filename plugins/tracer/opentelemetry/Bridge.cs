@@ -8,7 +8,7 @@
 // requests, made with the runtime's HttpClient, would be spans too).
 //
 // Between the two contexts only the core library's types pass: arrays of strings, numbers,
-// dates and tag pairs (the layouts are Mirror's Sample* and Export* constants).
+// dates and tag pairs, in the order Mirror's Sample and Export read them.
 using System;
 using System.Collections.Generic;
 using System.Diagnostics;
@@ -20,6 +20,7 @@ namespace Clrie.Tracing.OpenTelemetry
 {
     static class Bridge
     {
+        const int RecordOnly = 1, RecordAndSample = 2; // Mirror's Sample: the SDK's SamplingDecision
         static Func<object?[], int> sample = null!;
         static Action<object?[]> export = null!;
         static Func<bool> exporting = null!;
@@ -29,8 +30,9 @@ namespace Clrie.Tracing.OpenTelemetry
         {
             var context = new OpenTelemetryContext(folder);
             Assembly isolated = context.LoadFromAssemblyPath(typeof(Bridge).Assembly.Location);
-            MethodInfo start = isolated.GetType(typeof(Mirror).FullName!, throwOnError: true)!
-                .GetMethod(nameof(Mirror.Start), BindingFlags.Public | BindingFlags.Static)!;
+            // by name: Mirror's types are the SDK's, never loaded in this context
+            MethodInfo start = isolated.GetType("Clrie.Tracing.OpenTelemetry.Mirror", throwOnError: true)!
+                .GetMethod("Start", BindingFlags.Public | BindingFlags.Static)!;
             var calls = (object[])start.Invoke(null, null)!;
             sample = (Func<object?[], int>)calls[0];
             export = (Action<object?[]>)calls[1];
@@ -66,8 +68,8 @@ namespace Clrie.Tracing.OpenTelemetry
                 // as the SDK's own listener: a span not sampled still carries the context on
                 return decision switch
                 {
-                    Mirror.RecordAndSample => ActivitySamplingResult.AllDataAndRecorded,
-                    Mirror.RecordOnly => ActivitySamplingResult.AllData,
+                    RecordAndSample => ActivitySamplingResult.AllDataAndRecorded,
+                    RecordOnly => ActivitySamplingResult.AllData,
                     _ => ActivitySamplingResult.PropagationData,
                 };
             }

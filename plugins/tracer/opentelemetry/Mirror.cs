@@ -20,8 +20,6 @@ namespace Clrie.Tracing.OpenTelemetry
     /// <summary>Called by Bridge through reflection, from the default load context.</summary>
     public static class Mirror
     {
-        internal const int Drop = 0, RecordOnly = 1, RecordAndSample = 2; // SamplingDecision
-
         static Sampler sampler = null!;
         static FieldInfo spanIdField = null!, idField = null!;
         static readonly ConcurrentDictionary<(string, string?), ActivitySource> Sources = new();
