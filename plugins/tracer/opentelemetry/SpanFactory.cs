@@ -10,6 +10,7 @@
 using System;
 using System.Diagnostics;
 using System.Net;
+using System.Reflection;
 using System.Runtime.CompilerServices;
 using Clrie.Tracing;
 
@@ -49,8 +50,10 @@ namespace Clrie.Tracing.OpenTelemetry
             }
             catch (Exception e)
             {
+                // Bridge.Start calls into the SDK's load context by reflection
+                Exception cause = e is TargetInvocationException { InnerException: Exception inner } ? inner : e;
                 Console.Error.WriteLine("clrie opentelemetry: cannot start the exporter: " +
-                                        e.GetType().Name + ": " + e.Message);
+                                        cause.GetType().Name + ": " + cause.Message);
             }
         }
 
