@@ -16,7 +16,9 @@ over OTLP/HTTP (protobuf) to a receiver this script runs, which decodes them by 
   - the client's spans arrive although its OTEL_BSP_SCHEDULE_DELAY is a minute: the flush at
     the process's exit sends them; the server exports every 200 ms, and the SDK's own
     requests (HttpClient's, like the app's) are no spans;
-  - both apps' output and exit code are those they have without clrie.
+  - both apps' output and exit code are those they have without clrie;
+  - the server starts the exporter before Main (DOTNET_STARTUP_HOOKS names the library too),
+    the client at its first traced call.
 
 Then again with OTEL_TRACES_SAMPLER=always_off: no span is exported, the apps unchanged.
 
@@ -327,7 +329,10 @@ def scenario(sampler):
             return {
                 dotnet_apps.CONFIG_VAR + "Tracer": config,
                 FOLDER_VARIABLE: sb.path("points"),
-                "DOTNET_STARTUP_HOOKS": library,
+                # the server starts the exporter before Main (the library's startup hook),
+                # the client at its first traced call
+                "DOTNET_STARTUP_HOOKS": library if role == "client" else
+                library + os.pathsep + sb.path("Tracer/OpenTelemetry/Clrie.Tracing.OpenTelemetry.dll"),
                 "OTEL_SERVICE_NAME": "shop-" + role,
                 "OTEL_RESOURCE_ATTRIBUTES": "service.name=overridden,deployment.environment=test",
                 "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint,

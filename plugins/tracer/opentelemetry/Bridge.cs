@@ -37,7 +37,7 @@ namespace Clrie.Tracing.OpenTelemetry
             sample = (Func<object?[], int>)calls[0];
             export = (Action<object?[]>)calls[1];
             exporting = (Func<bool>)calls[2];
-            var sources = new HashSet<string>(SpanFactory.Sources, StringComparer.Ordinal);
+            var sources = new HashSet<string>(Exporter.Sources, StringComparer.Ordinal);
             listener = new ActivityListener
             {
                 ShouldListenTo = source => sources.Contains(source.Name),

@@ -40,7 +40,7 @@ namespace Clrie.Tracing.OpenTelemetry
 
             TracerProviderBuilder builder = Sdk.CreateTracerProviderBuilder()
                 .SetResourceBuilder(resource)
-                .AddSource(SpanFactory.Sources)
+                .AddSource(Exporter.Sources)
                 .AddOtlpExporter();
             if (sampler != null)
                 builder.SetSampler(sampler);

@@ -10,7 +10,6 @@
 using System;
 using System.Diagnostics;
 using System.Net;
-using System.Reflection;
 using System.Runtime.CompilerServices;
 using Clrie.Tracing;
 
@@ -21,59 +20,16 @@ namespace Clrie.Tracing.OpenTelemetry
     public sealed class SpanFactory : ITracerFactory
     {
         /// <summary>The ActivitySource of the traced calls (the spans' instrumentation scope).</summary>
-        public const string SourceName = "Clrie.Tracing.OpenTelemetry";
-
-        // The sources whose activities are exported: the traced calls; HttpClient's outgoing
-        // requests (a span of kind Client, whose id is the traceparent it sends, so the
-        // server's span has a parent that is exported); ASP.NET Core's incoming requests (a
-        // span of kind Server, whose parent ASP.NET Core takes from the request's traceparent).
-        internal static readonly string[] Sources = { SourceName, "System.Net.Http", "Microsoft.AspNetCore" };
+        public const string SourceName = Exporter.SourceName;
 
         static readonly ActivitySource Source = new ActivitySource(SourceName, "1.0.0");
 
-        /// <summary>Made once by Clrie.Tracing: starts the process's exporter.</summary>
+        /// <summary>Made once by Clrie.Tracing: starts the process's exporter, unless the
+        /// startup hook did.</summary>
         public SpanFactory()
         {
-            // Without a provider nothing listens to the source, and every call traces nothing.
-            try
-            {
-                Resolver.Install();
-                if (!Wanted())
-                    return;
-                string? problem = Compatibility.Problem(Resolver.Folder);
-                if (problem == null)
-                    Pipeline.Start();
-                else if (Compatibility.Isolatable(Resolver.Folder))
-                    Bridge.Start(Resolver.Folder);
-                else
-                    Console.Error.WriteLine("clrie opentelemetry: " + problem);
-            }
-            catch (Exception e)
-            {
-                // Bridge.Start calls into the SDK's load context by reflection
-                Exception cause = e is TargetInvocationException { InnerException: Exception inner } ? inner : e;
-                Console.Error.WriteLine("clrie opentelemetry: cannot start the exporter: " +
-                                        cause.GetType().Name + ": " + cause.Message);
-            }
+            Exporter.Start();
         }
-
-        /// <summary>Whether the variables ask for an exporter: not with OTEL_SDK_DISABLED=true
-        /// or OTEL_TRACES_EXPORTER=none.</summary>
-        static bool Wanted()
-        {
-            if (IsTrue(Environment.GetEnvironmentVariable("OTEL_SDK_DISABLED")))
-                return false;
-            string exporter = (Environment.GetEnvironmentVariable("OTEL_TRACES_EXPORTER") ?? "otlp").Trim();
-            if (exporter.Equals("none", StringComparison.OrdinalIgnoreCase))
-                return false;
-            if (!exporter.Equals("otlp", StringComparison.OrdinalIgnoreCase) && exporter.Length > 0)
-                Console.Error.WriteLine("clrie opentelemetry: OTEL_TRACES_EXPORTER=" + exporter +
-                                        " is not supported; exporting with otlp");
-            return true;
-        }
-
-        static bool IsTrue(string? value) =>
-            value != null && value.Trim().Equals("true", StringComparison.OrdinalIgnoreCase);
 
         /// <summary>The arguments only (a server's request); never the instance or the
         /// result.</summary>
