@@ -344,12 +344,13 @@ static HRESULT STDMETHODCALLTYPE stress_Initialize(IInstrumentationMethod *This,
 static void write_report(struct stress *s)
 {
     char line[256];
-    int len = snprintf(line, sizeof line,
-             "stress seen=%lu instrumented=%lu failed=%lu rejit_requested=%lu rejit_failed=%lu "
-             "jit_compiled=%lu jit_failed=%lu",
-             atomic_load(&s->seen), atomic_load(&s->instrumented), atomic_load(&s->failed),
-             atomic_load(&s->rejit_requested), atomic_load(&s->rejit_failed),
-             atomic_load(&s->jit_compiled), atomic_load(&s->jit_failed));
+    int len =
+        snprintf(line, sizeof line,
+                 "stress seen=%lu instrumented=%lu failed=%lu rejit_requested=%lu rejit_failed=%lu "
+                 "jit_compiled=%lu jit_failed=%lu",
+                 atomic_load(&s->seen), atomic_load(&s->instrumented), atomic_load(&s->failed),
+                 atomic_load(&s->rejit_requested), atomic_load(&s->rejit_failed),
+                 atomic_load(&s->jit_compiled), atomic_load(&s->jit_failed));
     if (s->fail_every && len > 0 && (size_t)len < sizeof line)
         snprintf(line + len, sizeof line - (size_t)len, " refused=%lu", atomic_load(&s->refused));
     if (!s->report) {
