@@ -139,7 +139,19 @@ namespace Soak
                 }
             });
             app.MapGet("/chain/{n:int}", async (int n) => Results.Json(await Handlers.Chain(client, n)));
-            app.MapGet("/traced", (HttpRequest request) => Results.Text(Handlers.Traced(request.Query["reset"] == "1")));
+            app.MapGet("/traced", (HttpRequest request) =>
+            {
+                try
+                {
+                    return Results.Text(Handlers.Traced(request.Query["reset"] == "1"));
+                }
+                catch (Exception e)
+                {
+                    // what test/soak prints when its probe fails
+                    Console.Error.WriteLine("/traced failed: " + e);
+                    return Results.Text("/traced failed: " + e.GetBaseException().Message, statusCode: 500);
+                }
+            });
             app.Lifetime.ApplicationStarted.Register(() => Console.WriteLine("listening " + url));
             app.Lifetime.ApplicationStopped.Register(() => Console.WriteLine("stopped"));
             app.Run();
