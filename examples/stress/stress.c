@@ -21,6 +21,9 @@
  *            method is left alone and a rejit is requested for it (IModuleInfo::RequestRejit,
  *            from a thread of the plugin's own, since a ReJIT request suspends the runtime);
  *            the method is instrumented when the runtime rejits it (isRejit=TRUE).
+ *   FailEvery  n > 0: every n-th InstrumentMethod call fails (E_FAIL) without touching the
+ *            method, as a faulty plugin would; the engine must then run that method
+ *            uninstrumented and say so (test/soak). The report then ends with refused=<n>.
  *   Report   a file written at shutdown with one line:
  *              stress seen=<n> instrumented=<n> failed=<n> rejit_requested=<n> rejit_failed=<n>
  *                     jit_compiled=<n> jit_failed=<n>
@@ -76,7 +79,9 @@ struct stress {
     bool nops;
     bool rejit;
     char *report;
+    unsigned long fail_every; /* 0: never */
 
+    atomic_ulong calls, refused; /* InstrumentMethod calls, and those FailEvery failed */
     atomic_ulong seen, instrumented, failed, rejit_requested, rejit_failed;
     atomic_ulong jit_compiled, jit_failed; /* JIT results of methods whose IL was rewritten */
     atomic_int next_id;
@@ -117,6 +122,14 @@ static void apply_setting(void *data, const char *name, const char *value)
         s->nops = clrie_plugin_is_true(value);
     } else if (strcasecmp(name, "Rejit") == 0) {
         s->rejit = clrie_plugin_is_true(value);
+    } else if (strcasecmp(name, "FailEvery") == 0) {
+        char *end;
+        errno = 0;
+        unsigned long n = strtoul(value, &end, 10);
+        if (errno || end == value || *end || value[0] == '-')
+            clrie_plugin_host_log(&s->host, true, "FailEvery='%s': expected a count", value);
+        else
+            s->fail_every = n;
     } else if (strcasecmp(name, "Report") == 0) {
         free(s->report);
         s->report = strdup(value);
@@ -321,22 +334,25 @@ static HRESULT STDMETHODCALLTYPE stress_Initialize(IInstrumentationMethod *This,
     for (size_t i = 0; i < s->modules.count + s->all_modules && used < sizeof modules; i++)
         used += (size_t)snprintf(modules + used, sizeof modules - used, "%s%s", i ? ";" : "",
                                  i < s->modules.count ? s->modules.items[i] : "*");
-    clrie_plugin_host_log(&s->host, false, "modules %s, nops %s, %s, report %s",
+    clrie_plugin_host_log(&s->host, false, "modules %s, nops %s, %s, report %s, fail every %lu",
                           used ? modules : "(none)", s->nops ? "on" : "off",
                           s->rejit ? "through ReJIT" : "at first JIT",
-                          s->report ? s->report : "(log)");
+                          s->report ? s->report : "(log)", s->fail_every);
     return S_OK;
 }
 
 static void write_report(struct stress *s)
 {
     char line[256];
-    snprintf(line, sizeof line,
-             "stress seen=%lu instrumented=%lu failed=%lu rejit_requested=%lu rejit_failed=%lu "
-             "jit_compiled=%lu jit_failed=%lu",
-             atomic_load(&s->seen), atomic_load(&s->instrumented), atomic_load(&s->failed),
-             atomic_load(&s->rejit_requested), atomic_load(&s->rejit_failed),
-             atomic_load(&s->jit_compiled), atomic_load(&s->jit_failed));
+    int len =
+        snprintf(line, sizeof line,
+                 "stress seen=%lu instrumented=%lu failed=%lu rejit_requested=%lu rejit_failed=%lu "
+                 "jit_compiled=%lu jit_failed=%lu",
+                 atomic_load(&s->seen), atomic_load(&s->instrumented), atomic_load(&s->failed),
+                 atomic_load(&s->rejit_requested), atomic_load(&s->rejit_failed),
+                 atomic_load(&s->jit_compiled), atomic_load(&s->jit_failed));
+    if (s->fail_every && len > 0 && (size_t)len < sizeof line)
+        snprintf(line + len, sizeof line - (size_t)len, " refused=%lu", atomic_load(&s->refused));
     if (!s->report) {
         clrie_plugin_host_log(&s->host, false, "%s", line);
         return;
@@ -404,6 +420,11 @@ static HRESULT STDMETHODCALLTYPE stress_InstrumentMethod(IInstrumentationMethod 
     struct stress *s = from_method(This);
     if (!method)
         return E_POINTER;
+    if (s->fail_every && (atomic_fetch_add(&s->calls, 1) + 1) % s->fail_every == 0) {
+        atomic_fetch_add(&s->refused, 1);
+        atomic_fetch_sub(&s->in_flight, 1);
+        return E_FAIL; /* FailEvery: a faulty plugin, on purpose; the engine logs the method */
+    }
     const char *step = NULL;
     int id = atomic_fetch_add(&s->next_id, 1) + 1;
     HRESULT hr = stress_rewrite(method, id, s->nops, &step);
