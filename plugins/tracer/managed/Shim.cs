@@ -55,7 +55,7 @@ namespace Clrie.Tracing
         static bool exitReport;
 
         [ThreadStatic]
-        static bool busy; // a traced method called by a factory or a tracer is not traced
+        internal static bool busy; // a traced method called by a factory or a tracer is not traced
 
         /// <summary>How many times a factory or a tracer threw (each time swallowed).</summary>
         public static long Failures => Interlocked.Read(ref failures);
@@ -69,7 +69,7 @@ namespace Clrie.Tracing
             Point?[] all = points;
             if ((uint)id < (uint)all.Length && all[id] is Point p)
                 return p.Needs;
-            return Register(id, point).Needs;
+            return Register(id, point);
         }
 
         /// <summary>At the entry of a traced method whose <see cref="Needs"/> was not 0: its
@@ -197,53 +197,65 @@ namespace Clrie.Tracing
             }
         }
 
+        // A method's first call: its point made, its factory too (once per class), and asked
+        // what it needs. The library's own work here calls framework methods that points may
+        // name: under the guard, they are not traced (and not registered) meanwhile.
         [MethodImpl(MethodImplOptions.NoInlining)]
-        static Point Register(int id, string point)
+        static int Register(int id, string point)
         {
-            lock (Gate)
+            ref bool guard = ref busy;
+            if (guard)
+                return 0;
+            guard = true;
+            try
             {
-                Point?[] all = points;
-                if ((uint)id < (uint)all.Length && all[id] is Point known)
-                    return known;
-                var p = new Point(Parse(point));
-                p.Factory = FactoryOf(p.Method);
-                if (p.Factory != null)
+                lock (Gate)
+                    return Add(id, point).Needs;
+            }
+            finally
+            {
+                guard = false;
+            }
+        }
+
+        static Point Add(int id, string point)
+        {
+            Point?[] all = points;
+            if ((uint)id < (uint)all.Length && all[id] is Point known)
+                return known;
+            var p = new Point(Parse(point));
+            p.Factory = FactoryOf(p.Method);
+            if (p.Factory != null)
+            {
+                TracerNeeds needs = TracerNeeds.All;
+                try
                 {
-                    TracerNeeds needs = TracerNeeds.All;
-                    busy = true;
-                    try
-                    {
-                        needs = p.Factory.Needs(p.Method);
-                    }
-                    catch (Exception e)
-                    {
-                        p.Failed("Needs", e);
-                    }
-                    finally
-                    {
-                        busy = false;
-                    }
-                    p.Needs = On | ((int)needs & (int)TracerNeeds.All);
+                    needs = p.Factory.Needs(p.Method);
                 }
-                if (id < 0 || id > MaxId)
+                catch (Exception e)
                 {
-                    // not a number of the plugin's, which counts its points from 1
-                    p.Needs = 0;
-                    return p;
+                    p.Failed("Needs", e);
                 }
-                if (id >= all.Length)
-                    Array.Resize(ref all, Math.Max(id + 1, all.Length * 2));
-                else
-                    all = (Point?[])all.Clone();
-                all[id] = p;
-                points = all;
-                if (!exitReport)
-                {
-                    exitReport = true;
-                    AppDomain.CurrentDomain.ProcessExit += (_, _) => Point.ReportCounts();
-                }
+                p.Needs = On | ((int)needs & (int)TracerNeeds.All);
+            }
+            if (id < 0 || id > MaxId)
+            {
+                // not a number of the plugin's, which counts its points from 1
+                p.Needs = 0;
                 return p;
             }
+            if (id >= all.Length)
+                Array.Resize(ref all, Math.Max(id + 1, all.Length * 2));
+            else
+                all = (Point?[])all.Clone();
+            all[id] = p;
+            points = all;
+            if (!exitReport)
+            {
+                exitReport = true;
+                AppDomain.CurrentDomain.ProcessExit += (_, _) => Point.ReportCounts();
+            }
+            return p;
         }
 
         // library, factory, assembly, type, method, parameter types, points file:line: one per
@@ -326,6 +338,7 @@ namespace Clrie.Tracing
 
             public static void ReportCounts()
             {
+                busy = true; // the process is ending: nothing it calls here is traced
                 foreach (Point? p in points)
                 {
                     long n = p != null ? Interlocked.Read(ref p.failures) : 0;
@@ -376,6 +389,22 @@ namespace Clrie.Tracing
         }
 
         static void Finished(Task task, Shim.Waiting tracer)
+        {
+            // on the thread that completed the task: what this calls is not traced
+            ref bool guard = ref Shim.busy;
+            bool outer = guard;
+            guard = true;
+            try
+            {
+                Report(task, tracer);
+            }
+            finally
+            {
+                guard = outer;
+            }
+        }
+
+        static void Report(Task task, Shim.Waiting tracer)
         {
             if (task.IsFaulted)
             {
