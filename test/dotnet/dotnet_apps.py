@@ -166,7 +166,7 @@ def _sources_stamp(command, folders):
     return digest.hexdigest()
 
 
-def build_app(dotnet, name, out_root, tool=False, project=None, library=False):
+def build_app(dotnet, name, out_root, tool=False, project=None, library=False, properties=()):
     """Builds test/dotnet/<name> into out_root/<name> (offline, incremental) and returns the
     path of its main assembly. With CLRIE_TEST_RUNTIME set, builds it self-contained for that
     .NET version into out_root/net<N>.0-<rid>/<name> (CLRIE_TEST_RID, or this machine's);
@@ -175,8 +175,9 @@ def build_app(dotnet, name, out_root, tool=False, project=None, library=False):
     A tool (a generator the script runs with `dotnet`, never under the engine) is always built
     for the SDK's framework, and its runtime is not announced. project: the .csproj, when it is
     not test/dotnet/<name>/<name>.csproj. library: one of LIBRARIES, built like its app and
-    not announced. With CLRIE_TEST_APPS_CACHE set, the app is built in that folder instead
-    (out_root is still made, for what the test writes there)."""
+    not announced. properties: more -p: arguments (a path of the build's, say). With
+    CLRIE_TEST_APPS_CACHE set, the app is built in that folder instead (out_root is still made,
+    for what the test writes there)."""
     os.makedirs(out_root, exist_ok=True)
     out_root = os.environ.get(CACHE_VARIABLE) or out_root
     os.makedirs(out_root, exist_ok=True)
@@ -198,7 +199,8 @@ def build_app(dotnet, name, out_root, tool=False, project=None, library=False):
         extra = ["-r", runtime_rid(), "--self-contained"]
     project = project or os.path.join(APPS, name, name + ".csproj")
     command = [dotnet, "build", project, "-c", "Release", "-o", out, "--nologo", "-v", "q",
-               "-p:BaseIntermediateOutputPath=" + obj + "/", *extra]
+               "-p:BaseIntermediateOutputPath=" + obj + "/", *extra,
+               *("-p:" + p for p in properties)]
     with open(os.path.join(out_root, ".%s.lock" % name), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         stamp_path = out + ".stamp"

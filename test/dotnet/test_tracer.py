@@ -480,7 +480,9 @@ BENCH_POINTS = """<Tracing>
 
 
 def scenario_allocation():
-    bench = build_factory(os.path.join(HERE, "tracebench", "tracebench.csproj"), "tracebench")
+    # an app: self-contained for another .NET (the runtime matrix), as the others
+    bench = dotnet_apps.build_app(dotnet, "tracebench", args.apps_out,
+                                  properties=["ClrieTracing=" + os.path.abspath(args.library)])
     sb = Sandbox("allocation", build_recorder())
     try:
         os.unlink(sb.path("points/traced.xml"))
