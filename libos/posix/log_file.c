@@ -160,6 +160,24 @@ int clrie_os_log_file_open(const char *path, int *fd, const char **why)
     return error ? -error : -EPERM;
 }
 
+bool clrie_os_log_file_deleted(int fd)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 0;
+}
+
+int clrie_os_log_file_replace(int fd, const char *path, const char **why)
+{
+    int fresh = -1;
+    int r = clrie_os_log_file_open(path, &fresh, why);
+    if (r != 0)
+        return r;
+    /* One step, so that a concurrent write goes to the old file or to the new one. */
+    r = dup3(fresh, fd, O_CLOEXEC) < 0 ? -errno : 0;
+    close(fresh);
+    return r;
+}
+
 int clrie_os_line_file_open(const char *path, bool truncate, int *fd)
 {
     *fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | (truncate ? O_TRUNC : 0), 0644);

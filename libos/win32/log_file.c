@@ -70,6 +70,29 @@ int clrie_os_log_file_open(const char *path, int *fd, const char **why)
     return 0;
 }
 
+bool clrie_os_log_file_deleted(int fd)
+{
+    HANDLE h = (HANDLE)_get_osfhandle(fd);
+    FILE_STANDARD_INFO info;
+    return h != INVALID_HANDLE_VALUE && GetFileType(h) == FILE_TYPE_DISK &&
+           GetFileInformationByHandleEx(h, FileStandardInfo, &info, sizeof(info)) &&
+           (info.DeletePending || info.NumberOfLinks == 0);
+}
+
+int clrie_os_log_file_replace(int fd, const char *path, const char **why)
+{
+    int fresh = -1;
+    int r = clrie_os_log_file_open(path, &fresh, why);
+    if (r != 0)
+        return r;
+    r = _dup2(fresh, fd) == 0 ? 0 : -errno;
+    _close(fresh);
+    /* The C runtime duplicates into an inheritable handle; a child must not hold the log. */
+    if (r == 0)
+        SetHandleInformation((HANDLE)_get_osfhandle(fd), HANDLE_FLAG_INHERIT, 0);
+    return r;
+}
+
 int clrie_os_line_file_open(const char *path, bool truncate, int *fd)
 {
     *fd = -1;

@@ -131,6 +131,7 @@ int clrie_pm_log_init_tagged(struct clrie_pm_log *log, char *const *envp, const 
     *log = (struct clrie_pm_log){.fd = -1, .tag = tag};
     log->shared = log;
     clrie_os_mutex_init(&log->host_lock);
+    clrie_os_mutex_init(&log->renew_lock);
 
     bool strange_level = false, strange_file_level = false;
     const char *level = clrie_pm_env_lookup(envp, ENV_PREFIX "LogLevel");
@@ -184,6 +185,7 @@ int clrie_pm_log_init_view(struct clrie_pm_log *log, struct clrie_pm_log *shared
     *log = (struct clrie_pm_log){
         .shared = shared, .fd = -1, .tag = shared->tag, .method_prefix = shared->method_prefix};
     clrie_os_mutex_init(&log->host_lock);
+    clrie_os_mutex_init(&log->renew_lock);
     atomic_init(&log->stream_kinds, atomic_load(&shared->stream_kinds));
     update_kinds(log);
     return 0;
@@ -200,6 +202,7 @@ void clrie_pm_log_finish(struct clrie_pm_log *log)
         free(log->overrides);
     }
     clrie_os_mutex_finish(&log->host_lock);
+    clrie_os_mutex_finish(&log->renew_lock);
     *log = (struct clrie_pm_log){.fd = -1};
 }
 
@@ -217,10 +220,47 @@ unsigned clrie_pm_log_kinds_for(struct clrie_pm_log *log, const char *guid36)
     return atomic_load(&log->stream_kinds);
 }
 
+/* The log file was deleted under the process (by an operator, a clean-up, a rotation that
+ * does not signal): what is written to it reaches nobody. Makes it again at its path, saying
+ * so at its top, or else goes to stderr from now on, saying why there. */
+static void renew_deleted_file(struct clrie_pm_log *log)
+{
+    const char *refusal = NULL;
+    int error = 0;
+    bool renewing = false;
+    clrie_os_mutex_lock(&log->renew_lock);
+    if (clrie_os_log_file_deleted(log->fd)) { /* not made again by another thread meanwhile */
+        renewing = true;
+        error = log->file_path
+                    ? -clrie_os_log_file_replace(log->fd, log->file_path, &refusal)
+                    : ENOMEM;
+        if (error || refusal)
+            atomic_store_explicit(&log->file_failed, true, memory_order_release);
+    }
+    clrie_os_mutex_unlock(&log->renew_lock);
+    if (!renewing)
+        return;
+    struct clrie_pm_log_line line;
+    clrie_pm_log_line_begin(&line, log, CLRIE_PM_LOG_ERRORS, NULL, "the log file '");
+    clrie_pm_log_line_append_escaped(&line, log->file_path ? log->file_path : "?");
+    char buf[128];
+    if (error || refusal)
+        clrie_pm_log_line_append(&line,
+                                 "' was deleted and cannot be made again (%s); logging to "
+                                 "stderr from now on",
+                                 refusal ? refusal : clrie_os_strerror(error, buf, sizeof(buf)));
+    else
+        clrie_pm_log_line_append(&line, "' was deleted; this is a new one at the same path");
+    clrie_pm_log_line_end(&line);
+}
+
 static void line_to_stream(struct clrie_pm_log *view, const char *text, size_t len)
 {
     struct clrie_pm_log *log = shared_of(view);
     clrie_os_debug_output(text, len); /* a debugger's view, as CLRIE on Windows; no-op elsewhere */
+    if (log->fd >= 0 && !atomic_load_explicit(&log->file_failed, memory_order_acquire) &&
+        clrie_os_log_file_deleted(log->fd))
+        renew_deleted_file(log);
     if (log->fd >= 0 && !atomic_load_explicit(&log->file_failed, memory_order_acquire)) {
         int error = -clrie_os_write_all(log->fd, text, len);
         if (error == 0)

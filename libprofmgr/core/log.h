@@ -73,7 +73,9 @@ struct clrie_pm_log {
     atomic_uint stream_kinds; /* to the file, or else stderr */
     int fd;                   /* the log file, or -1 for stderr; open until finish */
     atomic_bool file_failed;  /* a write to fd failed: every line since goes to stderr */
-    char *file_path;          /* FileLogPath as given, for the line saying the file failed */
+    char *file_path;          /* FileLogPath as given: for the lines about the file, and to
+                               * make it again when it is deleted */
+    struct clrie_os_mutex renew_lock; /* one thread makes a deleted log file again */
     const char *tag;          /* written after the prefix of every line but dumps, or NULL */
     bool method_prefix;
     size_t override_count;

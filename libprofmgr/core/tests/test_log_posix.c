@@ -1,7 +1,7 @@
 /* The engine log on POSIX files: the log file is never a way to hang or hijack the process
  * (a FIFO, a socket, a folder, a block device refused; links and folders others can write to
  * refused; character devices and the process's own stderr taken), its descriptor is not
- * inherited, and a file that fails takes the lines to stderr. */
+ * inherited, a file that fails takes the lines to stderr, and a deleted one is made again. */
 #define _DEFAULT_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +19,7 @@
 
 #include <cmocka.h>
 
+#include "clrie/os/log_file.h"
 #include "clrie/os/thread.h"
 #include "log.h"
 #include "log_testing.h"
@@ -303,6 +304,96 @@ static void concurrent_failing_writes_say_so_once(void **state)
     free(env[0]);
 }
 
+static void write_after(void *arg)
+{
+    struct clrie_pm_log *log = arg;
+    for (int i = 0; i < 50; i++)
+        CLRIE_PM_LOG_MESSAGE(log, "after %d", i);
+}
+
+static void a_deleted_log_file_is_made_again_and_says_so_at_its_top(void **state)
+{
+    char *tree = test_tree_new();
+    char *file = test_path(tree, "engine.log");
+    char name[64];
+    snprintf(name, sizeof(name), "ProfilerLog_%ld.txt", (long)getpid());
+    char *in_folder = test_path(tree, name);
+    /* The file named, and the one made in a folder named. */
+    const char *paths[] = {file, tree}, *files[] = {file, in_folder};
+    for (int p = 0; p < 2; p++) {
+        char *env[] = {log_test_env_entry("MicrosoftInstrumentationEngine_FileLogPath", paths[p]),
+                       log_test_env_entry("MicrosoftInstrumentationEngine_LogLevel", "Messages"),
+                       NULL};
+        struct test_stderr *c = test_stderr_capture();
+        struct clrie_pm_log log;
+        assert_int_equal(clrie_pm_log_init(&log, env), 0);
+        CLRIE_PM_LOG_MESSAGE(&log, "before");
+        assert_int_equal(unlink(files[p]), 0);
+        struct clrie_os_thread threads[WRITERS];
+        for (int i = 0; i < WRITERS; i++)
+            clrie_os_thread_start(&threads[i], write_after, &log);
+        for (int i = 0; i < WRITERS; i++)
+            clrie_os_thread_join(&threads[i]);
+        assert_false(clrie_os_log_file_deleted(log.fd));
+        clrie_pm_log_finish(&log);
+        char *err = test_stderr_release(c);
+        assert_string_equal(err, ""); /* the app's stderr stays as bare */
+        free(err);
+
+        char *text = test_read_file(files[p], NULL);
+        assert_non_null(text);
+        char said[512];
+        snprintf(said, sizeof(said),
+                 "the log file '%s' was deleted; this is a new one at the same path\n",
+                 paths[p]);
+        assert_int_equal(log_test_count(text, said), 1);
+        assert_true(strstr(text, said) < strstr(text, "]:after "));
+        assert_null(strstr(text, "]:before"));
+        assert_int_equal(log_test_count(text, "]:after "), WRITERS * 50);
+        assert_int_equal(log_test_count(text, "\n"), WRITERS * 50 + 1);
+        free(text);
+        for (char **e = env; *e; e++)
+            free(*e);
+    }
+    free(in_folder);
+    free(file);
+    test_tree_free(tree);
+}
+
+static void a_deleted_log_file_that_cannot_be_made_again_takes_the_lines_to_stderr(void **state)
+{
+    char *tree = test_tree_new();
+    char *folder = test_path(tree, "logs");
+    assert_int_equal(mkdir(folder, 0755), 0);
+    char *file = test_path(tree, "logs/engine.log");
+    char *env[] = {log_test_env_entry("MicrosoftInstrumentationEngine_FileLogPath", file), NULL};
+    struct test_stderr *c = test_stderr_capture();
+    struct clrie_pm_log log;
+    assert_int_equal(clrie_pm_log_init(&log, env), 0);
+    CLRIE_PM_LOG_ERROR(&log, "before");
+    /* Its folder gone as well (modes would not stop root from making it again). */
+    assert_int_equal(unlink(file), 0);
+    assert_int_equal(rmdir(folder), 0);
+    CLRIE_PM_LOG_ERROR(&log, "after");
+    CLRIE_PM_LOG_ERROR(&log, "later");
+    clrie_pm_log_finish(&log);
+    char *text = test_stderr_release(c);
+    char said[512];
+    snprintf(said, sizeof(said),
+             "the log file '%s' was deleted and cannot be made again (No such file or "
+             "directory); logging to stderr from now on\n",
+             file);
+    assert_int_equal(log_test_count(text, said), 1);
+    assert_true(strstr(text, said) < strstr(text, "]:after\n"));
+    assert_non_null(strstr(text, "]:later\n"));
+    assert_null(strstr(text, "]:before"));
+    free(text);
+    free(env[0]);
+    free(file);
+    free(folder);
+    test_tree_free(tree);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -315,6 +406,8 @@ int main(void)
         cmocka_unit_test(a_log_folder_others_can_write_to_is_refused_unless_sticky),
         cmocka_unit_test(a_failing_write_falls_back_to_stderr_once_and_says_so),
         cmocka_unit_test(concurrent_failing_writes_say_so_once),
+        cmocka_unit_test(a_deleted_log_file_is_made_again_and_says_so_at_its_top),
+        cmocka_unit_test(a_deleted_log_file_that_cannot_be_made_again_takes_the_lines_to_stderr),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

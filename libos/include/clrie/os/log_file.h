@@ -28,6 +28,17 @@ extern "C" {
  * refused rather than failed ("it is a FIFO, not a regular file or a character device"). */
 int clrie_os_log_file_open(const char *path, int *fd, const char **why);
 
+/* Whether the regular file behind fd has been deleted: it has no name left, so what is written
+ * to it reaches nobody (an operator or a clean-up removed it). False for a character device,
+ * and where the system cannot tell. */
+bool clrie_os_log_file_deleted(int fd);
+
+/* Opens path again as clrie_os_log_file_open does and puts the file it opened behind fd, so
+ * that every thread writing to fd writes there from then on (fd is not inherited either).
+ * Returns 0, or a negative errno value with *why as for clrie_os_log_file_open; fd is
+ * unchanged then. */
+int clrie_os_log_file_replace(int fd, const char *path, const char **why);
+
 /* Opens path itself (made when missing, emptied first when truncate) for appending lines
  * written whole, as a plugin's record or report: 0 and the descriptor in *fd, or a negative
  * errno value and -1 in *fd. Nothing is refused: the caller named this file. Not inherited by
