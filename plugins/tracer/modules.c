@@ -149,7 +149,7 @@ static HRESULT value_this_type(struct matching *m, mdTypeDef type, mdToken *out)
 /* What the wrapper calls in [Clrie.Tracing]Clrie.Tracing.Shim (Shim.cs):
  * static int32 Needs(int32, string); static object Enter(int32, object, object[]);
  * static void Finish(int32, object, object, object);
- * static object FinishTask(int32, object, object) */
+ * static object FinishTask(int32, object, object); static void Failed(object, int32, int32) */
 static const COR_SIGNATURE needs_sig[] = {0x00, 0x02, ELEMENT_TYPE_I4, ELEMENT_TYPE_I4,
                                           ELEMENT_TYPE_STRING};
 static const COR_SIGNATURE enter_sig[] = {0x00,           0x03,
@@ -163,6 +163,9 @@ static const COR_SIGNATURE finish_sig[] = {0x00,           0x04,
 static const COR_SIGNATURE finish_task_sig[] = {0x00,           0x03,
                                                 ELEMENT_TYPE_OBJECT, ELEMENT_TYPE_I4,
                                                 ELEMENT_TYPE_OBJECT, ELEMENT_TYPE_OBJECT};
+static const COR_SIGNATURE failed_sig[] = {0x00,           0x03,
+                                           ELEMENT_TYPE_VOID,   ELEMENT_TYPE_OBJECT,
+                                           ELEMENT_TYPE_I4,     ELEMENT_TYPE_I4};
 
 /* [Clrie.Tracing]Clrie.Tracing.Shim's methods and IAsyncTracer, defined in the module once. */
 static HRESULT define_refs(struct matching *m)
@@ -201,6 +204,9 @@ static HRESULT define_refs(struct matching *m)
     if (SUCCEEDED(hr))
         hr = emit->lpVtbl->DefineMemberRef(emit, shim, u"FinishTask", finish_task_sig,
                                            sizeof finish_task_sig, &e->refs.finish_task);
+    if (SUCCEEDED(hr))
+        hr = emit->lpVtbl->DefineMemberRef(emit, shim, u"Failed", failed_sig, sizeof failed_sig,
+                                           &e->refs.failed);
     e->refs_defined = SUCCEEDED(hr);
     return hr;
 }
@@ -668,7 +674,9 @@ static bool library_usable(struct clrie_tracer__plugin *s, IModuleInfo *module)
                   {u"Finish", "Clrie.Tracing.Shim.Finish(int, object, object, object)",
                    finish_sig, sizeof finish_sig},
                   {u"FinishTask", "Clrie.Tracing.Shim.FinishTask(int, object, object)",
-                   finish_task_sig, sizeof finish_task_sig}};
+                   finish_task_sig, sizeof finish_task_sig},
+                  {u"Failed", "Clrie.Tracing.Shim.Failed(object, int, int)", failed_sig,
+                   sizeof failed_sig}};
     IMetaDataImport *import = NULL;
     mdTypeDef shim = mdTokenNil, async_tracer = mdTokenNil;
     const char *missing = "Clrie.Tracing.Shim";

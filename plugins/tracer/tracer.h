@@ -46,6 +46,7 @@ struct clrie_tracer_refs {
     mdMemberRef enter;       /* object Shim::Enter(int32, object, object[]) */
     mdMemberRef finish;      /* void Shim::Finish(int32, object, object, object) */
     mdMemberRef finish_task; /* object Shim::FinishTask(int32, object, object) */
+    mdMemberRef failed;      /* void Shim::Failed(object, int32, int32) */
     mdTypeRef async_tracer;  /* Clrie.Tracing.IAsyncTracer */
 };
 

@@ -12,14 +12,14 @@
  *                                  [ldobj T]; [box T]; stelem.ref } } : ldnull
  *         call Shim::Enter; stloc tracer
  *   skip: leave body
- *     } catch { pop; leave body }
+ *     } catch { ldc.i4 <id>; ldc.i4 0; call Shim::Failed; leave body }
  *   body:
  *         <the original body; each `ret` becomes `[stloc result;] leave exit`>
  *   } catch {
  *         stloc exception
  *         try { ldc.i4 <id>; ldloc tracer; ldnull; ldloc exception; call Shim::Finish;
  *               leave again }                                    clause 1
- *         catch { pop; leave again }
+ *         catch { ldc.i4 <id>; ldc.i4 1; call Shim::Failed; leave again }
  *   again: rethrow
  *   }
  *   exit:
@@ -31,7 +31,7 @@
  *              plain:]
  *             ldc.i4 <id>; ldloc tracer; ldnull | (needs & 4) ? ldloc result [box R] : ldnull;
  *             ldnull; call Shim::Finish; leave done
- *         } catch { pop; leave done }
+ *         } catch { ldc.i4 <id>; ldc.i4 1; call Shim::Failed; leave done }
  *   done: [ldloc result;] ret
  *
  * The choices on `needs` are branches whose joins are `nop`s. A method whose point has no
@@ -431,7 +431,8 @@ HRESULT clrie_tracer_wrap(IMethodInfo *method, const struct clrie_tracer_method 
     done[0] = parsed->returns_void ? NULL : ldloc(&b, w.result);
     IInstruction *done_first = done[0] ? done[0] : done[1];
     IInstruction *exit[] = {ldloc(&b, tracer), branch(&b, Cee_Brfalse, done_first)};
-    IInstruction *exit_catch[] = {op(&b, Cee_Pop), leave(&b, done_first)};
+    IInstruction *exit_catch[] = {ldc(&b, traced->id), ldc(&b, 1), tok(&b, Cee_Call, refs->failed),
+                                  leave(&b, done_first)};
 
     /* the prologue, before the original first instruction */
     IInstruction *cursor = NULL;
@@ -458,8 +459,9 @@ HRESULT clrie_tracer_wrap(IMethodInfo *method, const struct clrie_tracer_method 
     }
     IInstruction *call_enter[] = {tok(&b, Cee_Call, refs->enter), stloc(&b, tracer), skip};
     place(&b, &cursor, NULL, call_enter, 3);
-    IInstruction *enter_catch[] = {op(&b, Cee_Pop), leave(&b, first)};
-    place(&b, &cursor, NULL, enter_catch, 2);
+    IInstruction *enter_catch[] = {ldc(&b, traced->id), ldc(&b, 0), tok(&b, Cee_Call, refs->failed),
+                                   leave(&b, first)};
+    place(&b, &cursor, NULL, enter_catch, 4);
 
     /* after the original last instruction: the outer handler, then the exit */
     IInstruction *rethrow = op(&b, Cee_Rethrow);
@@ -470,10 +472,11 @@ HRESULT clrie_tracer_wrap(IMethodInfo *method, const struct clrie_tracer_method 
                                ldloc(&b, exception),
                                tok(&b, Cee_Call, refs->finish),
                                leave(&b, rethrow)};
-    IInstruction *handler_catch[] = {op(&b, Cee_Pop), leave(&b, rethrow), rethrow};
+    IInstruction *handler_catch[] = {ldc(&b, traced->id), ldc(&b, 1),
+                                     tok(&b, Cee_Call, refs->failed), leave(&b, rethrow), rethrow};
     cursor = last;
     place(&b, &cursor, NULL, handler, 7);
-    place(&b, &cursor, NULL, handler_catch, 3);
+    place(&b, &cursor, NULL, handler_catch, 5);
     place(&b, &cursor, NULL, exit, 2);
     IInstruction *finish[] = {ldc(&b, traced->id), ldloc(&b, tracer)};
     IInstruction *exit_try = finish[0];
@@ -502,7 +505,7 @@ HRESULT clrie_tracer_wrap(IMethodInfo *method, const struct clrie_tracer_method 
     IInstruction *finish_call[] = {op(&b, Cee_Ldnull), tok(&b, Cee_Call, refs->finish),
                                    leave(&b, done_first)};
     place(&b, &cursor, NULL, finish_call, 3);
-    place(&b, &cursor, NULL, exit_catch, 2);
+    place(&b, &cursor, NULL, exit_catch, 4);
     if (done[0])
         place(&b, &cursor, NULL, done, 2);
     else
@@ -527,12 +530,12 @@ HRESULT clrie_tracer_wrap(IMethodInfo *method, const struct clrie_tracer_method 
     if (SUCCEEDED(b.hr))
         b.hr = handler[0]->lpVtbl->GetPreviousInstruction(handler[0], &try_last);
     if (SUCCEEDED(b.hr))
-        b.hr = add_catch(clauses, ask[0], skip, enter_catch[0], enter_catch[1], w.object_spec);
+        b.hr = add_catch(clauses, ask[0], skip, enter_catch[0], enter_catch[3], w.object_spec);
     if (SUCCEEDED(b.hr))
-        b.hr = add_catch(clauses, handler[1], handler[6], handler_catch[0], handler_catch[1],
+        b.hr = add_catch(clauses, handler[1], handler[6], handler_catch[0], handler_catch[3],
                          w.object_spec);
     if (SUCCEEDED(b.hr))
-        b.hr = add_catch(clauses, exit_try, finish_call[2], exit_catch[0], exit_catch[1],
+        b.hr = add_catch(clauses, exit_try, finish_call[2], exit_catch[0], exit_catch[3],
                          w.object_spec);
     if (SUCCEEDED(b.hr))
         b.hr = add_catch(clauses, ask[0], try_last, handler[0], rethrow, w.object_spec);

@@ -7,10 +7,11 @@
 //             int needs = Shim.Needs(id, point);
 //             if (needs != 0)
 //                 tracer = Shim.Enter(id, this or null, new object[] { args... } or null);
-//         } catch { }
+//         } catch (object e) { Shim.Failed(e, id, Entering); }
 //         <the original body; each return stores the result and leaves>
 //     } catch (object exception) {
-//         try { Shim.Finish(id, tracer, null, exception); } catch { }
+//         try { Shim.Finish(id, tracer, null, exception); }
+//         catch (object e) { Shim.Failed(e, id, Finishing); }
 //         rethrow;
 //     }
 //     if (tracer != null)
@@ -19,12 +20,17 @@
 //                 result = Shim.FinishTask(id, tracer, result);
 //             else
 //                 Shim.Finish(id, tracer, (needs & Result) != 0 ? (object)result : null, null);
-//         } catch { }
+//         } catch (object e) { Shim.Failed(e, id, Finishing); }
 //     return result;
 //
 // `id` is the plugin's number for the method's point (the same number for the same point text
 // in every module), an index into an array here: no dictionary, no lock and no hashing on a
 // call. `point` is a string literal describing the point, read at the first call only.
+//
+// Needs, Enter and Finish have no exception handling of their own, so that the JIT inlines
+// them into the wrapper: a no-op tracer then costs a thread-local flag, an array read and two
+// interface calls. What a factory or a tracer throws leaves them with the guard still set; the
+// wrapper's handler gives it to Failed, which says so and clears the guard.
 using System;
 using System.Collections.Generic;
 using System.ComponentModel;
@@ -46,6 +52,8 @@ namespace Clrie.Tracing
         // method" (its factory could not be made): the wrapper then skips everything else.
         const int On = 8;
         const int MaxId = 1 << 24;
+        // Failed(): where the wrapper caught the exception.
+        const int Entering = 0;
 
         static readonly object Gate = new object();
         static volatile Point?[] points = new Point?[64];
@@ -73,7 +81,9 @@ namespace Clrie.Tracing
         }
 
         /// <summary>At the entry of a traced method whose <see cref="Needs"/> was not 0: its
-        /// tracer, or null. <paramref name="arguments"/> is null when the factory wants none.</summary>
+        /// tracer, or null. <paramref name="arguments"/> is null when the factory wants none.
+        /// What the factory throws goes to the wrapper's handler, then to <see cref="Failed"/>.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public static object? Enter(int id, object? instance, object?[]? arguments)
         {
             ref bool guard = ref busy;
@@ -81,37 +91,44 @@ namespace Clrie.Tracing
                 return null;
             Point p = points[id]!;
             guard = true;
-            try
-            {
-                return p.Factory!.GetTracer(p.Method, instance, arguments ?? Array.Empty<object?>());
-            }
-            catch (Exception e)
-            {
-                p.Failed("GetTracer", e);
-                return null;
-            }
-            finally
-            {
-                guard = false;
-            }
+            ITracer? tracer = p.Factory!.GetTracer(p.Method, instance, arguments ?? Array.Empty<object?>());
+            guard = false;
+            return tracer;
         }
 
-        /// <summary>When a traced method returns (exception null) or throws.</summary>
+        /// <summary>When a traced method returns (exception null) or throws. What the tracer
+        /// throws goes to the wrapper's handler, then to <see cref="Failed"/>.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
         public static void Finish(int id, object? tracer, object? result, object? exception)
         {
-            if (tracer is not ITracer t)
+            if (tracer == null)
                 return;
             ref bool guard = ref busy;
             if (guard)
                 return;
             guard = true;
+            // the wrapper's tracer local only ever holds what Enter returned: an ITracer
+            Unsafe.As<ITracer>(tracer).Finish(result, exception as Exception);
+            guard = false;
+        }
+
+        /// <summary>In the wrapper's handler around <see cref="Enter"/> (<paramref name="step"/>
+        /// 0) or <see cref="Finish"/> and <see cref="FinishTask"/> (1): what the factory or the
+        /// tracer threw. Said at the first one of the method, counted after; the app goes on as
+        /// if untraced. Never throws: it runs in a handler of the app's method.</summary>
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void Failed(object? exception, int id, int step)
+        {
+            ref bool guard = ref busy;
+            guard = true; // what saying it calls is not traced
             try
             {
-                t.Finish(result, exception as Exception);
+                PointOf(id)?.Failed(step == Entering ? "GetTracer" : "Finish",
+                                    exception as Exception ??
+                                        new InvalidOperationException("an object that is not an exception: " + exception));
             }
-            catch (Exception e)
+            catch
             {
-                PointOf(id)?.Failed("Finish", e);
             }
             finally
             {
