@@ -147,16 +147,16 @@ static HRESULT value_this_type(struct matching *m, mdTypeDef type, mdToken *out)
 }
 
 /* What the wrapper calls in [Clrie.Tracing]Clrie.Tracing.Shim (Shim.cs):
- * static int32 Needs(int32, string); static object Enter(int32, object, object[]);
- * static void Finish(int32, object, object, object);
+ * static int32 Needs(int32, string); static object Begin(int32, object, object[]);
+ * static void End(int32, object, object, object);
  * static object FinishTask(int32, object, object); static void Failed(object, int32, int32) */
 static const COR_SIGNATURE needs_sig[] = {0x00, 0x02, ELEMENT_TYPE_I4, ELEMENT_TYPE_I4,
                                           ELEMENT_TYPE_STRING};
-static const COR_SIGNATURE enter_sig[] = {0x00,           0x03,
+static const COR_SIGNATURE begin_sig[] = {0x00,           0x03,
                                           ELEMENT_TYPE_OBJECT, ELEMENT_TYPE_I4,
                                           ELEMENT_TYPE_OBJECT, ELEMENT_TYPE_SZARRAY,
                                           ELEMENT_TYPE_OBJECT};
-static const COR_SIGNATURE finish_sig[] = {0x00,           0x04,
+static const COR_SIGNATURE end_sig[] = {0x00,           0x04,
                                            ELEMENT_TYPE_VOID,   ELEMENT_TYPE_I4,
                                            ELEMENT_TYPE_OBJECT, ELEMENT_TYPE_OBJECT,
                                            ELEMENT_TYPE_OBJECT};
@@ -196,11 +196,11 @@ static HRESULT define_refs(struct matching *m)
     hr = emit->lpVtbl->DefineMemberRef(emit, shim, u"Needs", needs_sig, sizeof needs_sig,
                                        &e->refs.needs);
     if (SUCCEEDED(hr))
-        hr = emit->lpVtbl->DefineMemberRef(emit, shim, u"Enter", enter_sig, sizeof enter_sig,
-                                           &e->refs.enter);
+        hr = emit->lpVtbl->DefineMemberRef(emit, shim, u"Begin", begin_sig, sizeof begin_sig,
+                                           &e->refs.begin);
     if (SUCCEEDED(hr))
-        hr = emit->lpVtbl->DefineMemberRef(emit, shim, u"Finish", finish_sig, sizeof finish_sig,
-                                           &e->refs.finish);
+        hr = emit->lpVtbl->DefineMemberRef(emit, shim, u"End", end_sig, sizeof end_sig,
+                                           &e->refs.end);
     if (SUCCEEDED(hr))
         hr = emit->lpVtbl->DefineMemberRef(emit, shim, u"FinishTask", finish_task_sig,
                                            sizeof finish_task_sig, &e->refs.finish_task);
@@ -669,10 +669,10 @@ static bool library_usable(struct clrie_tracer__plugin *s, IModuleInfo *module)
         const COR_SIGNATURE *sig;
         ULONG len;
     } wanted[] = {{u"Needs", "Clrie.Tracing.Shim.Needs(int, string)", needs_sig, sizeof needs_sig},
-                  {u"Enter", "Clrie.Tracing.Shim.Enter(int, object, object[])", enter_sig,
-                   sizeof enter_sig},
-                  {u"Finish", "Clrie.Tracing.Shim.Finish(int, object, object, object)",
-                   finish_sig, sizeof finish_sig},
+                  {u"Begin", "Clrie.Tracing.Shim.Begin(int, object, object[])", begin_sig,
+                   sizeof begin_sig},
+                  {u"End", "Clrie.Tracing.Shim.End(int, object, object, object)",
+                   end_sig, sizeof end_sig},
                   {u"FinishTask", "Clrie.Tracing.Shim.FinishTask(int, object, object)",
                    finish_task_sig, sizeof finish_task_sig},
                   {u"Failed", "Clrie.Tracing.Shim.Failed(object, int, int)", failed_sig,

@@ -10,14 +10,14 @@
  *         ldarg.0 | ldnull | (needs & 1) ? { ldarg.0; ldobj T; box T } : ldnull
  *         ldnull | (needs & 2) ? { ldc.i4 <n>; newarr object; { dup; ldc.i4 i; ldarg i
  *                                  [ldobj T]; [box T]; stelem.ref } } : ldnull
- *         call Shim::Enter; stloc tracer
+ *         call Shim::Begin; stloc tracer
  *   skip: leave body
  *     } catch { ldc.i4 <id>; ldc.i4 0; call Shim::Failed; leave body }
  *   body:
  *         <the original body; each `ret` becomes `[stloc result;] leave exit`>
  *   } catch {
  *         stloc exception
- *         try { ldc.i4 <id>; ldloc tracer; ldnull; ldloc exception; call Shim::Finish;
+ *         try { ldc.i4 <id>; ldloc tracer; ldnull; ldloc exception; call Shim::End;
  *               leave again }                                    clause 1
  *         catch { ldc.i4 <id>; ldc.i4 1; call Shim::Failed; leave again }
  *   again: rethrow
@@ -30,7 +30,7 @@
  *                      unbox.any R; stloc result; leave done
  *              plain:]
  *             ldc.i4 <id>; ldloc tracer; ldnull | (needs & 4) ? ldloc result [box R] : ldnull;
- *             ldnull; call Shim::Finish; leave done
+ *             ldnull; call Shim::End; leave done
  *         } catch { ldc.i4 <id>; ldc.i4 1; call Shim::Failed; leave done }
  *   done: [ldloc result;] ret
  *
@@ -457,7 +457,7 @@ HRESULT clrie_tracer_wrap(IMethodInfo *method, const struct clrie_tracer_method 
         IInstruction *none = op(&b, Cee_Ldnull);
         place(&b, &cursor, NULL, &none, 1);
     }
-    IInstruction *call_enter[] = {tok(&b, Cee_Call, refs->enter), stloc(&b, tracer), skip};
+    IInstruction *call_enter[] = {tok(&b, Cee_Call, refs->begin), stloc(&b, tracer), skip};
     place(&b, &cursor, NULL, call_enter, 3);
     IInstruction *enter_catch[] = {ldc(&b, traced->id), ldc(&b, 0), tok(&b, Cee_Call, refs->failed),
                                    leave(&b, first)};
@@ -470,7 +470,7 @@ HRESULT clrie_tracer_wrap(IMethodInfo *method, const struct clrie_tracer_method 
                                ldloc(&b, tracer),
                                op(&b, Cee_Ldnull),
                                ldloc(&b, exception),
-                               tok(&b, Cee_Call, refs->finish),
+                               tok(&b, Cee_Call, refs->end),
                                leave(&b, rethrow)};
     IInstruction *handler_catch[] = {ldc(&b, traced->id), ldc(&b, 1),
                                      tok(&b, Cee_Call, refs->failed), leave(&b, rethrow), rethrow};
@@ -502,7 +502,7 @@ HRESULT clrie_tracer_wrap(IMethodInfo *method, const struct clrie_tracer_method 
     } else {
         place_if_needed(&b, &cursor, needs, CLRIE_TRACER_NEEDS_RESULT, push_result, &w);
     }
-    IInstruction *finish_call[] = {op(&b, Cee_Ldnull), tok(&b, Cee_Call, refs->finish),
+    IInstruction *finish_call[] = {op(&b, Cee_Ldnull), tok(&b, Cee_Call, refs->end),
                                    leave(&b, done_first)};
     place(&b, &cursor, NULL, finish_call, 3);
     place(&b, &cursor, NULL, exit_catch, 4);

@@ -6,11 +6,11 @@
 //         try {
 //             int needs = Shim.Needs(id, point);
 //             if (needs != 0)
-//                 tracer = Shim.Enter(id, this or null, new object[] { args... } or null);
+//                 tracer = Shim.Begin(id, this or null, new object[] { args... } or null);
 //         } catch (object e) { Shim.Failed(e, id, Entering); }
 //         <the original body; each return stores the result and leaves>
 //     } catch (object exception) {
-//         try { Shim.Finish(id, tracer, null, exception); }
+//         try { Shim.End(id, tracer, null, exception); }
 //         catch (object e) { Shim.Failed(e, id, Finishing); }
 //         rethrow;
 //     }
@@ -19,7 +19,7 @@
 //             if (the method returns a task && tracer is IAsyncTracer)
 //                 result = Shim.FinishTask(id, tracer, result);
 //             else
-//                 Shim.Finish(id, tracer, (needs & Result) != 0 ? (object)result : null, null);
+//                 Shim.End(id, tracer, (needs & Result) != 0 ? (object)result : null, null);
 //         } catch (object e) { Shim.Failed(e, id, Finishing); }
 //     return result;
 //
@@ -27,10 +27,12 @@
 // in every module), an index into an array here: no dictionary, no lock and no hashing on a
 // call. `point` is a string literal describing the point, read at the first call only.
 //
-// Needs, Enter and Finish have no exception handling of their own, so that the JIT inlines
-// them into the wrapper: a no-op tracer then costs a thread-local flag, an array read and two
+// Needs, Begin and End have no exception handling of their own, so that the JIT inlines them
+// into the wrapper: a no-op tracer then costs a thread-local flag, an array read and two
 // interface calls. What a factory or a tracer throws leaves them with the guard still set; the
-// wrapper's handler gives it to Failed, which says so and clears the guard.
+// wrapper's handler gives it to Failed, which says so and clears the guard. Enter and Finish,
+// with handlers of their own, are what the wrappers of an older plugin call (a library newer
+// than the plugin keeps working with it).
 using System;
 using System.Collections.Generic;
 using System.ComponentModel;
@@ -68,7 +70,7 @@ namespace Clrie.Tracing
         /// <summary>How many times a factory or a tracer threw (each time swallowed).</summary>
         public static long Failures => Interlocked.Read(ref failures);
 
-        /// <summary>At the entry of a traced method: what <see cref="Enter"/> should be given
+        /// <summary>At the entry of a traced method: what <see cref="Begin"/> should be given
         /// (the <see cref="TracerNeeds"/> bits, and 8), or 0 when the method has no factory.
         /// One array read once the point is known.</summary>
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -84,7 +86,7 @@ namespace Clrie.Tracing
         /// tracer, or null. <paramref name="arguments"/> is null when the factory wants none.
         /// What the factory throws goes to the wrapper's handler, then to <see cref="Failed"/>.</summary>
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        public static object? Enter(int id, object? instance, object?[]? arguments)
+        public static object? Begin(int id, object? instance, object?[]? arguments)
         {
             ref bool guard = ref busy;
             if (guard)
@@ -99,7 +101,7 @@ namespace Clrie.Tracing
         /// <summary>When a traced method returns (exception null) or throws. What the tracer
         /// throws goes to the wrapper's handler, then to <see cref="Failed"/>.</summary>
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        public static void Finish(int id, object? tracer, object? result, object? exception)
+        public static void End(int id, object? tracer, object? result, object? exception)
         {
             if (tracer == null)
                 return;
@@ -107,13 +109,13 @@ namespace Clrie.Tracing
             if (guard)
                 return;
             guard = true;
-            // the wrapper's tracer local only ever holds what Enter returned: an ITracer
+            // the wrapper's tracer local only ever holds what Begin returned: an ITracer
             Unsafe.As<ITracer>(tracer).Finish(result, exception as Exception);
             guard = false;
         }
 
-        /// <summary>In the wrapper's handler around <see cref="Enter"/> (<paramref name="step"/>
-        /// 0) or <see cref="Finish"/> and <see cref="FinishTask"/> (1): what the factory or the
+        /// <summary>In the wrapper's handler around <see cref="Begin"/> (<paramref name="step"/>
+        /// 0) or <see cref="End"/> and <see cref="FinishTask"/> (1): what the factory or the
         /// tracer threw. Said at the first one of the method, counted after; the app goes on as
         /// if untraced. Never throws: it runs in a handler of the app's method.</summary>
         [MethodImpl(MethodImplOptions.NoInlining)]
@@ -129,6 +131,53 @@ namespace Clrie.Tracing
             }
             catch
             {
+            }
+            finally
+            {
+                guard = false;
+            }
+        }
+
+        /// <summary>What the wrapper of an older plugin calls in place of <see cref="Begin"/>:
+        /// its handler only swallows what it catches, so the factory's exception is caught here.</summary>
+        public static object? Enter(int id, object? instance, object?[]? arguments)
+        {
+            ref bool guard = ref busy;
+            if (guard)
+                return null;
+            Point p = points[id]!;
+            guard = true;
+            try
+            {
+                return p.Factory!.GetTracer(p.Method, instance, arguments ?? Array.Empty<object?>());
+            }
+            catch (Exception e)
+            {
+                p.Failed("GetTracer", e);
+                return null;
+            }
+            finally
+            {
+                guard = false;
+            }
+        }
+
+        /// <summary>What the wrapper of an older plugin calls in place of <see cref="End"/>.</summary>
+        public static void Finish(int id, object? tracer, object? result, object? exception)
+        {
+            if (tracer is not ITracer t)
+                return;
+            ref bool guard = ref busy;
+            if (guard)
+                return;
+            guard = true;
+            try
+            {
+                t.Finish(result, exception as Exception);
+            }
+            catch (Exception e)
+            {
+                PointOf(id)?.Failed("Finish", e);
             }
             finally
             {
