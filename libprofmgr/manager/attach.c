@@ -231,6 +231,7 @@ HRESULT clrie_pm__attach_initialize(struct manager *m, const void *client_data, 
         CLRIE_PM_LOG_MESSAGE(m->log, "a plugin disabled profiling; the engine declines the attach");
         return CORPROF_E_PROFILER_CANCEL_ACTIVATION;
     }
+    clrie_pm__memory_line_arm(m, attach_or_env, data);
     clrie_pm__detach_arm(m, attach_or_env, data);
     clrie_config_attach_free(data);
     return S_OK;

@@ -192,6 +192,10 @@ struct manager {
     atomic_bool initializing;       /* inside ICorProfilerCallback::Initialize */
     atomic_bool profiling_disabled; /* a plugin called IProfilerManager2::DisableProfiling */
     atomic_bool shut_down;
+    /* The memory line now and then (callbacks.c): when it is next due
+     * (clrie_os_monotonic_ns), and how often (MemoryLogInterval; 0: only at shutdown). */
+    _Atomic uint64_t memory_line_due;
+    uint64_t memory_line_interval_ns;
     /* The engine came by attach (InitializeForAttach): the event mask is kept to what the
      * runtime allows after attach. attaching: plugins loading now get InitializeForAttach. */
     atomic_bool attached;
@@ -412,6 +416,10 @@ void clrie_pm__detach_pin_engine(struct manager *m);
  * that cannot be used is logged and ignored. The watching thread ends at Shutdown or when a
  * detach started. */
 void clrie_pm__detach_arm(struct manager *m, policy_lookup_fn lookup, void *ctx);
+
+/* Reads MemoryLogInterval (whole seconds, 0 for never; 60 when not set) through lookup: how
+ * often the log gets the engine's memory line while the process runs (at Messages). */
+void clrie_pm__memory_line_arm(struct manager *m, policy_lookup_fn lookup, void *ctx);
 /* GetReJITParameters while detaching: true when the method was given its original IL (the
  * caller then does nothing more). */
 bool clrie_pm__detach_rejit(struct manager *m, ModuleID module, mdMethodDef token,

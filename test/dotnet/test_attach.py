@@ -15,7 +15,8 @@ how it ended.
 bad-input: a process ID no process has, a process that is not .NET and a configuration file
 that is not there: each refused in one line, with a non-zero exit.
 detach-after: MicrosoftInstrumentationEngine_DetachAfter=2 at start-up: Old is instrumented,
-then runs its original code; values the engine cannot use are reported and nothing is armed.
+then runs its original code; values the engine cannot use (and a MemoryLogInterval that is
+not whole seconds) are reported and nothing is armed.
 policy-attach: attach data that excludes the service's entry assembly is declined, with the
 engine's reason printed by clrie-attach, and the service runs on unchanged.
 policy-startup: the policy variables at start-up: excluded names and entry assemblies, an
@@ -148,7 +149,8 @@ def scenario_detach_after(checks, dotnet, args, apps):
                       "the log says how the detach ended", seen=log)
 
         bad = dict(env, MicrosoftInstrumentationEngine_DetachAfter="soon",
-                   MicrosoftInstrumentationEngine_DetachFile="relative/file")
+                   MicrosoftInstrumentationEngine_DetachFile="relative/file",
+                   MicrosoftInstrumentationEngine_MemoryLogInterval="often")
         bad["MicrosoftInstrumentationEngine_FileLogPath"] = box.path("bad.log")
         service = start_service(dotnet, apps, box, bad)
         changed = service.wait_for(lambda l: l.startswith("old=42"))
@@ -162,6 +164,9 @@ def scenario_detach_after(checks, dotnet, args, apps):
                          "an unreadable DetachAfter is reported")
         checks.expect_in("DetachFile='relative/file': expected an absolute path", log,
                          "a relative DetachFile is reported")
+        checks.expect_in("MemoryLogInterval='often': expected whole seconds from 0 to 86400 "
+                         "(0: only at shutdown); the memory line comes every 60 s", log,
+                         "an unreadable MemoryLogInterval is reported")
         checks.expect("the engine detaches" not in log, "nothing is armed", seen=log)
     finally:
         box.close()
