@@ -120,6 +120,28 @@ HRESULT clrie_plugin_element_type(IMethodInfo *method, CorElementType element, I
     return hr;
 }
 
+HRESULT clrie_plugin_signature_type(IMethodInfo *method, const COR_SIGNATURE *sig, ULONG len,
+                                    IType **out)
+{
+    IModuleInfo *module = NULL;
+    ITypeCreator *types = NULL;
+    DWORD used = 0;
+    *out = NULL;
+    HRESULT hr = method->lpVtbl->GetModuleInfo(method, &module);
+    if (SUCCEEDED(hr))
+        hr = module->lpVtbl->CreateTypeFactory(module, &types);
+    if (SUCCEEDED(hr))
+        hr = types->lpVtbl->FromSignature(types, len, sig, out, &used);
+    if (SUCCEEDED(hr) && used != len) {
+        clrie_plugin_release(*out);
+        *out = NULL;
+        hr = E_INVALIDARG; /* more than one type, or a signature cut short */
+    }
+    clrie_plugin_release(types);
+    clrie_plugin_release(module);
+    return hr;
+}
+
 HRESULT clrie_plugin_add_local(IMethodInfo *method, IType *type, DWORD *index)
 {
     ILocalVariableCollection *locals = NULL;

@@ -147,19 +147,19 @@ static HRESULT value_this_type(struct matching *m, mdTypeDef type, mdToken *out)
 }
 
 /* What the wrapper calls in [Clrie.Tracing]Clrie.Tracing.Shim (Shim.cs):
- * static int32 Needs(int32, string); static object Begin(int32, object, object[]);
- * static void End(int32, object, object, object);
+ * static int32 Needs(int32, string); static bool& Guard();
+ * static object Begin(bool&, int32, object, object[]);
+ * static void End(bool&, int32, object, object, object);
  * static object FinishTask(int32, object, object); static void Failed(object, int32, int32) */
 static const COR_SIGNATURE needs_sig[] = {0x00, 0x02, ELEMENT_TYPE_I4, ELEMENT_TYPE_I4,
                                           ELEMENT_TYPE_STRING};
-static const COR_SIGNATURE begin_sig[] = {0x00,           0x03,
-                                          ELEMENT_TYPE_OBJECT, ELEMENT_TYPE_I4,
-                                          ELEMENT_TYPE_OBJECT, ELEMENT_TYPE_SZARRAY,
-                                          ELEMENT_TYPE_OBJECT};
-static const COR_SIGNATURE end_sig[] = {0x00,           0x04,
-                                           ELEMENT_TYPE_VOID,   ELEMENT_TYPE_I4,
-                                           ELEMENT_TYPE_OBJECT, ELEMENT_TYPE_OBJECT,
-                                           ELEMENT_TYPE_OBJECT};
+static const COR_SIGNATURE guard_sig[] = {0x00, 0x00, ELEMENT_TYPE_BYREF, ELEMENT_TYPE_BOOLEAN};
+static const COR_SIGNATURE begin_sig[] = {
+    0x00,           0x04,           ELEMENT_TYPE_OBJECT, ELEMENT_TYPE_BYREF,   ELEMENT_TYPE_BOOLEAN,
+    ELEMENT_TYPE_I4, ELEMENT_TYPE_OBJECT, ELEMENT_TYPE_SZARRAY, ELEMENT_TYPE_OBJECT};
+static const COR_SIGNATURE end_sig[] = {
+    0x00,           0x05,           ELEMENT_TYPE_VOID,   ELEMENT_TYPE_BYREF,  ELEMENT_TYPE_BOOLEAN,
+    ELEMENT_TYPE_I4, ELEMENT_TYPE_OBJECT, ELEMENT_TYPE_OBJECT, ELEMENT_TYPE_OBJECT};
 static const COR_SIGNATURE finish_task_sig[] = {0x00,           0x03,
                                                 ELEMENT_TYPE_OBJECT, ELEMENT_TYPE_I4,
                                                 ELEMENT_TYPE_OBJECT, ELEMENT_TYPE_OBJECT};
@@ -195,6 +195,9 @@ static HRESULT define_refs(struct matching *m)
         return hr;
     hr = emit->lpVtbl->DefineMemberRef(emit, shim, u"Needs", needs_sig, sizeof needs_sig,
                                        &e->refs.needs);
+    if (SUCCEEDED(hr))
+        hr = emit->lpVtbl->DefineMemberRef(emit, shim, u"Guard", guard_sig, sizeof guard_sig,
+                                           &e->refs.guard);
     if (SUCCEEDED(hr))
         hr = emit->lpVtbl->DefineMemberRef(emit, shim, u"Begin", begin_sig, sizeof begin_sig,
                                            &e->refs.begin);
@@ -669,9 +672,10 @@ static bool library_usable(struct clrie_tracer__plugin *s, IModuleInfo *module)
         const COR_SIGNATURE *sig;
         ULONG len;
     } wanted[] = {{u"Needs", "Clrie.Tracing.Shim.Needs(int, string)", needs_sig, sizeof needs_sig},
-                  {u"Begin", "Clrie.Tracing.Shim.Begin(int, object, object[])", begin_sig,
-                   sizeof begin_sig},
-                  {u"End", "Clrie.Tracing.Shim.End(int, object, object, object)",
+                  {u"Guard", "Clrie.Tracing.Shim.Guard()", guard_sig, sizeof guard_sig},
+                  {u"Begin", "Clrie.Tracing.Shim.Begin(ref bool, int, object, object[])",
+                   begin_sig, sizeof begin_sig},
+                  {u"End", "Clrie.Tracing.Shim.End(ref bool, int, object, object, object)",
                    end_sig, sizeof end_sig},
                   {u"FinishTask", "Clrie.Tracing.Shim.FinishTask(int, object, object)",
                    finish_task_sig, sizeof finish_task_sig},

@@ -43,8 +43,9 @@ int clrie_tracer_signature_byref_like(IMetaDataImport *import, const uint8_t *si
 /* What the wrapper calls, defined in the traced method's module at module load. */
 struct clrie_tracer_refs {
     mdMemberRef needs;       /* int32 Clrie.Tracing.Shim::Needs(int32, string) */
-    mdMemberRef begin;       /* object Shim::Begin(int32, object, object[]) */
-    mdMemberRef end;         /* void Shim::End(int32, object, object, object) */
+    mdMemberRef guard;       /* bool& Shim::Guard() */
+    mdMemberRef begin;       /* object Shim::Begin(bool&, int32, object, object[]) */
+    mdMemberRef end;         /* void Shim::End(bool&, int32, object, object, object) */
     mdMemberRef finish_task; /* object Shim::FinishTask(int32, object, object) */
     mdMemberRef failed;      /* void Shim::Failed(object, int32, int32) */
     mdTypeRef async_tracer;  /* Clrie.Tracing.IAsyncTracer */

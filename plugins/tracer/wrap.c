@@ -6,7 +6,7 @@
  *     try {                                                      clause 0 (catch object)
  *         ldc.i4 <id>; ldstr <point>; call Shim::Needs; stloc needs
  *         ldloc needs; brfalse skip
- *         ldc.i4 <id>
+ *         call Shim::Guard; stloc guard; ldloc guard; ldc.i4 <id>
  *         ldarg.0 | ldnull | (needs & 1) ? { ldarg.0; ldobj T; box T } : ldnull
  *         ldnull | (needs & 2) ? { ldc.i4 <n>; newarr object; { dup; ldc.i4 i; ldarg i
  *                                  [ldobj T]; [box T]; stelem.ref } } : ldnull
@@ -17,7 +17,7 @@
  *         <the original body; each `ret` becomes `[stloc result;] leave exit`>
  *   } catch {
  *         stloc exception
- *         try { ldc.i4 <id>; ldloc tracer; ldnull; ldloc exception; call Shim::End;
+ *         try { ldloc guard; ldc.i4 <id>; ldloc tracer; ldnull; ldloc exception; call Shim::End;
  *               leave again }                                    clause 1
  *         catch { ldc.i4 <id>; ldc.i4 1; call Shim::Failed; leave again }
  *   again: rethrow
@@ -29,7 +29,8 @@
  *                      ldc.i4 <id>; ldloc tracer; ldloc result [box R]; call Shim::FinishTask;
  *                      unbox.any R; stloc result; leave done
  *              plain:]
- *             ldc.i4 <id>; ldloc tracer; ldnull | (needs & 4) ? ldloc result [box R] : ldnull;
+ *             ldloc guard; ldc.i4 <id>; ldloc tracer;
+ *             ldnull | (needs & 4) ? ldloc result [box R] : ldnull;
  *             ldnull; call Shim::End; leave done
  *         } catch { ldc.i4 <id>; ldc.i4 1; call Shim::Failed; leave done }
  *   done: [ldloc result;] ret
@@ -363,7 +364,7 @@ HRESULT clrie_tracer_wrap(IMethodInfo *method, const struct clrie_tracer_method 
     struct builder b = {.hr = S_OK};
     IModuleInfo *module = NULL;
     IExceptionSection *clauses = NULL;
-    IType *object = NULL, *int32 = NULL, *result_type = NULL;
+    IType *object = NULL, *int32 = NULL, *guard_ref = NULL, *result_type = NULL;
     IInstruction **rets = NULL, *first = NULL, *last = NULL, *try_last = NULL;
     size_t ret_count = 0;
     uint8_t sig[1024];
@@ -399,8 +400,10 @@ HRESULT clrie_tracer_wrap(IMethodInfo *method, const struct clrie_tracer_method 
     if (FAILED(hr))
         goto out;
 
-    /* locals: the tracer, the exception, what Needs gave, the result */
-    DWORD tracer = 0, exception = 0, needs = 0;
+    /* locals: the tracer, the exception, what Needs gave, the recursion guard (a bool& to
+     * the thread's flag, read once a call), the result */
+    static const COR_SIGNATURE guard_type[] = {ELEMENT_TYPE_BYREF, ELEMENT_TYPE_BOOLEAN};
+    DWORD tracer = 0, exception = 0, needs = 0, guard = 0;
     hr = clrie_plugin_element_type(method, ELEMENT_TYPE_OBJECT, &object);
     if (SUCCEEDED(hr))
         hr = clrie_plugin_element_type(method, ELEMENT_TYPE_I4, &int32);
@@ -410,6 +413,10 @@ HRESULT clrie_tracer_wrap(IMethodInfo *method, const struct clrie_tracer_method 
         hr = clrie_plugin_add_local(method, object, &exception);
     if (SUCCEEDED(hr))
         hr = clrie_plugin_add_local(method, int32, &needs);
+    if (SUCCEEDED(hr))
+        hr = clrie_plugin_signature_type(method, guard_type, sizeof guard_type, &guard_ref);
+    if (SUCCEEDED(hr))
+        hr = clrie_plugin_add_local(method, guard_ref, &guard);
     if (SUCCEEDED(hr) && !parsed->returns_void)
         hr = method->lpVtbl->GetReturnType(method, &result_type);
     if (SUCCEEDED(hr) && !parsed->returns_void)
@@ -442,8 +449,9 @@ HRESULT clrie_tracer_wrap(IMethodInfo *method, const struct clrie_tracer_method 
     IInstruction *ask[] = {ldc(&b, traced->id),         tok(&b, Cee_Ldstr, traced->point),
                            tok(&b, Cee_Call, refs->needs), stloc(&b, needs),
                            ldloc(&b, needs),            branch(&b, Cee_Brfalse, skip),
-                           ldc(&b, traced->id)};
-    place(&b, &cursor, NULL, ask, 7);
+                           tok(&b, Cee_Call, refs->guard), stloc(&b, guard),
+                           ldloc(&b, guard),            ldc(&b, traced->id)};
+    place(&b, &cursor, NULL, ask, 10);
     if (parsed->has_this && !traced->no_instance && traced->value_this != mdTokenNil) {
         place_if_needed(&b, &cursor, needs, CLRIE_TRACER_NEEDS_INSTANCE, push_value_this, &w);
     } else {
@@ -466,6 +474,7 @@ HRESULT clrie_tracer_wrap(IMethodInfo *method, const struct clrie_tracer_method 
     /* after the original last instruction: the outer handler, then the exit */
     IInstruction *rethrow = op(&b, Cee_Rethrow);
     IInstruction *handler[] = {stloc(&b, exception),
+                               ldloc(&b, guard),
                                ldc(&b, traced->id),
                                ldloc(&b, tracer),
                                op(&b, Cee_Ldnull),
@@ -475,10 +484,10 @@ HRESULT clrie_tracer_wrap(IMethodInfo *method, const struct clrie_tracer_method 
     IInstruction *handler_catch[] = {ldc(&b, traced->id), ldc(&b, 1),
                                      tok(&b, Cee_Call, refs->failed), leave(&b, rethrow), rethrow};
     cursor = last;
-    place(&b, &cursor, NULL, handler, 7);
+    place(&b, &cursor, NULL, handler, 8);
     place(&b, &cursor, NULL, handler_catch, 5);
     place(&b, &cursor, NULL, exit, 2);
-    IInstruction *finish[] = {ldc(&b, traced->id), ldloc(&b, tracer)};
+    IInstruction *finish[] = {ldloc(&b, guard), ldc(&b, traced->id), ldloc(&b, tracer)};
     IInstruction *exit_try = finish[0];
     if (task) {
         /* an IAsyncTracer is finished when the task completes */
@@ -495,7 +504,7 @@ HRESULT clrie_tracer_wrap(IMethodInfo *method, const struct clrie_tracer_method 
                                    leave(&b, done_first)};
         place(&b, &cursor, NULL, replace, 4);
     }
-    place(&b, &cursor, NULL, finish, 2);
+    place(&b, &cursor, NULL, finish, 3);
     if (parsed->returns_void) {
         IInstruction *null = op(&b, Cee_Ldnull);
         place(&b, &cursor, NULL, &null, 1);
@@ -532,7 +541,7 @@ HRESULT clrie_tracer_wrap(IMethodInfo *method, const struct clrie_tracer_method 
     if (SUCCEEDED(b.hr))
         b.hr = add_catch(clauses, ask[0], skip, enter_catch[0], enter_catch[3], w.object_spec);
     if (SUCCEEDED(b.hr))
-        b.hr = add_catch(clauses, handler[1], handler[6], handler_catch[0], handler_catch[3],
+        b.hr = add_catch(clauses, handler[1], handler[7], handler_catch[0], handler_catch[3],
                          w.object_spec);
     if (SUCCEEDED(b.hr))
         b.hr = add_catch(clauses, exit_try, finish_call[2], exit_catch[0], exit_catch[3],
@@ -553,6 +562,7 @@ out:
     clrie_plugin_release(last);
     clrie_plugin_release(object);
     clrie_plugin_release(int32);
+    clrie_plugin_release(guard_ref);
     clrie_plugin_release(result_type);
     clrie_plugin_release(clauses);
     clrie_plugin_release(module);

@@ -94,8 +94,9 @@
  *   both return an AddRef'd instruction or NULL. struct clrie_plugin_rewrite holds what a
  *   rewrite with a single exit works with: clrie_plugin_rewrite_init(rw, method) gets the
  *   graph and factory and applies single-ret, clrie_plugin_rewrite_exit(rw) is where exit code
- *   goes, clrie_plugin_rewrite_finish(rw) releases it all. clrie_plugin_element_type and
- *   clrie_plugin_add_local give a method a new local of a primitive or object type.
+ *   goes, clrie_plugin_rewrite_finish(rw) releases it all. clrie_plugin_element_type,
+ *   clrie_plugin_signature_type and clrie_plugin_add_local give a method a new local of a
+ *   primitive or object type, or of any type a signature describes.
  *
  * Events a plugin ignores
  *   clrie_plugin_ignore_* are slots that do nothing and return S_OK, for the vtables'
@@ -511,6 +512,10 @@ IInstruction *clrie_plugin_rewrite_exit(const struct clrie_plugin_rewrite *rw);
 /* The IType of a primitive or object element type (ELEMENT_TYPE_I8, ELEMENT_TYPE_OBJECT, ...)
  * in the method's module, a new reference in *out. */
 HRESULT clrie_plugin_element_type(IMethodInfo *method, CorElementType element, IType **out);
+/* The IType a type signature describes (ELEMENT_TYPE_BYREF ELEMENT_TYPE_BOOLEAN, ...) in the
+ * method's module, a new reference in *out; the signature must be exactly one type. */
+HRESULT clrie_plugin_signature_type(IMethodInfo *method, const COR_SIGNATURE *sig, ULONG len,
+                                    IType **out);
 /* Adds a local of `type` to the method (ILocalVariableCollection::AddLocal), its index in
  * *index. */
 HRESULT clrie_plugin_add_local(IMethodInfo *method, IType *type, DWORD *index);

@@ -6,11 +6,12 @@
 //         try {
 //             int needs = Shim.Needs(id, point);
 //             if (needs != 0)
-//                 tracer = Shim.Begin(id, this or null, new object[] { args... } or null);
+//                 tracer = Shim.Begin(ref Shim.Guard(), id, this or null,
+//                                     new object[] { args... } or null);
 //         } catch (object e) { Shim.Failed(e, id, Entering); }
 //         <the original body; each return stores the result and leaves>
 //     } catch (object exception) {
-//         try { Shim.End(id, tracer, null, exception); }
+//         try { Shim.End(ref guard, id, tracer, null, exception); }
 //         catch (object e) { Shim.Failed(e, id, Finishing); }
 //         rethrow;
 //     }
@@ -19,7 +20,7 @@
 //             if (the method returns a task && tracer is IAsyncTracer)
 //                 result = Shim.FinishTask(id, tracer, result);
 //             else
-//                 Shim.End(id, tracer, (needs & Result) != 0 ? (object)result : null, null);
+//                 Shim.End(ref guard, id, tracer, (needs & Result) != 0 ? (object)result : null, null);
 //         } catch (object e) { Shim.Failed(e, id, Finishing); }
 //     return result;
 //
@@ -82,13 +83,17 @@ namespace Clrie.Tracing
             return Register(id, point);
         }
 
+        /// <summary>The calling thread's recursion guard, which the wrapper reads once and hands
+        /// to <see cref="Begin"/> and <see cref="End"/>: one thread-local access a call.</summary>
+        [MethodImpl(MethodImplOptions.AggressiveInlining)]
+        public static ref bool Guard() => ref busy;
+
         /// <summary>At the entry of a traced method whose <see cref="Needs"/> was not 0: its
         /// tracer, or null. <paramref name="arguments"/> is null when the factory wants none.
         /// What the factory throws goes to the wrapper's handler, then to <see cref="Failed"/>.</summary>
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        public static object? Begin(int id, object? instance, object?[]? arguments)
+        public static object? Begin(ref bool guard, int id, object? instance, object?[]? arguments)
         {
-            ref bool guard = ref busy;
             if (guard)
                 return null;
             Point p = points[id]!;
@@ -101,11 +106,10 @@ namespace Clrie.Tracing
         /// <summary>When a traced method returns (exception null) or throws. What the tracer
         /// throws goes to the wrapper's handler, then to <see cref="Failed"/>.</summary>
         [MethodImpl(MethodImplOptions.AggressiveInlining)]
-        public static void End(int id, object? tracer, object? result, object? exception)
+        public static void End(ref bool guard, int id, object? tracer, object? result, object? exception)
         {
             if (tracer == null)
-                return;
-            ref bool guard = ref busy;
+                return; // guard may be null then: the wrapper reads it only for a tracer
             if (guard)
                 return;
             guard = true;
