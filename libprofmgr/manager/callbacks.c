@@ -6,13 +6,11 @@
  * (when one is loaded and its interface version has that slot). The callbacks the engine acts
  * on are written out below and override the generated ones in the vtable: they tell the
  * plugins in priority order first, then forward to the raw hook as CLRIE does. */
-#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "clrie/os/process.h"
 #include "crash.h"
 #include "domains.h"
 #include "hook_turn.h"
@@ -173,67 +171,12 @@ static HRESULT STDMETHODCALLTYPE on_LoadAsNotificationOnly(ICorProfilerCallback1
     return S_OK;
 }
 
-/* At Messages: what the engine keeps for the methods it prepared, for the memory figures of
- * test/bench-engine (docs/benchmarks.md), at shutdown and now and then before. */
-static void log_methods_memory(struct manager *m)
-{
-    if (!clrie_pm_log_enabled(m->log, CLRIE_PM_LOG_MESSAGES) || !m->domains)
-        return;
-    struct clrie_pm_methods_memory k;
-    clrie_pm_domains_methods_memory(m->domains, &k);
-    size_t total = k.record_bytes + k.map_bytes + k.caller_bytes + k.table_bytes;
-    CLRIE_PM_LOG_MESSAGE(m->log,
-                         "memory kept for methods: %zu methods (%zu transformed), %zu bytes: "
-                         "records %zu, IL maps %zu (%zu entries), inline sites %zu, tables %zu",
-                         k.methods, k.transformed, total, k.record_bytes, k.map_bytes,
-                         k.map_entries, k.caller_bytes, k.table_bytes);
-}
-
-/* The memory line while the process runs, so that a service's figure can be followed over
- * time (test/soak): at the first compilation MemoryLogInterval or more after the last line (or
- * the engine's start). Without compilations the figure does not change. */
-#define MEMORY_LINE_DEFAULT_S 60
-#define MEMORY_LINE_MAX_S 86400
-
-void clrie_pm__memory_line_arm(struct manager *m, policy_lookup_fn lookup, void *ctx)
-{
-    const char *text = lookup(ctx, "MemoryLogInterval");
-    unsigned long seconds = MEMORY_LINE_DEFAULT_S;
-    if (text) {
-        char *end = NULL;
-        errno = 0;
-        unsigned long value = strtoul(text, &end, 10);
-        if (errno || end == text || *end || text[0] == '-' || value > MEMORY_LINE_MAX_S)
-            CLRIE_PM_LOG_ERROR(m->log,
-                               "MemoryLogInterval='%s': expected whole seconds from 0 to %d (0: "
-                               "only at shutdown); the memory line comes every %d s",
-                               text, MEMORY_LINE_MAX_S, MEMORY_LINE_DEFAULT_S);
-        else
-            seconds = value;
-    }
-    m->memory_line_interval_ns = seconds * 1000000000ull;
-    atomic_store(&m->memory_line_due,
-                 seconds ? clrie_os_monotonic_ns() + m->memory_line_interval_ns : UINT64_MAX);
-}
-
-static void log_methods_memory_now_and_then(struct manager *m)
-{
-    uint64_t due = atomic_load_explicit(&m->memory_line_due, memory_order_relaxed);
-    if (due == UINT64_MAX || !clrie_pm_log_enabled(m->log, CLRIE_PM_LOG_MESSAGES))
-        return;
-    uint64_t now = clrie_os_monotonic_ns();
-    if (now < due || !atomic_compare_exchange_strong(&m->memory_line_due, &due,
-                                                     now + m->memory_line_interval_ns))
-        return; /* not yet, or another thread writes it */
-    log_methods_memory(m);
-}
-
 /* After Shutdown no plugin is called again, and the plugins are released as soon as no
  * other thread is inside one (the runtime never releases the engine). */
 static HRESULT STDMETHODCALLTYPE on_Shutdown(ICorProfilerCallback11 *This)
 {
     struct manager *m = manager_of(This);
-    log_methods_memory(m);
+    clrie_pm__memory_line_write(m);
     struct plugin_list *list = clrie_pm__manager_plugins_enter(m);
     for (size_t i = 0; i < list->count; i++)
         CLRIE_PM__IN_PLUGIN(list->items[i], "OnShutdown",
@@ -460,7 +403,7 @@ static HRESULT STDMETHODCALLTYPE on_JITCompilationFinished(ICorProfilerCallback1
 {
     clrie_pm__jit_rejected_finished(manager_of(This), functionId, hrStatus);
     clrie_pm__jit_events_finished(manager_of(This), functionId, 0, false, hrStatus);
-    log_methods_memory_now_and_then(manager_of(This));
+    clrie_pm__memory_line_now_and_then(manager_of(This));
     return hook_JITCompilationFinished(This, functionId, hrStatus, fIsSafeToBlock);
 }
 
@@ -503,7 +446,7 @@ static HRESULT STDMETHODCALLTYPE on_ReJITCompilationFinished(ICorProfilerCallbac
 {
     clrie_pm__jit_rejected_finished(manager_of(This), functionId, hrStatus);
     clrie_pm__jit_events_finished(manager_of(This), functionId, rejitId, true, hrStatus);
-    log_methods_memory_now_and_then(manager_of(This));
+    clrie_pm__memory_line_now_and_then(manager_of(This));
     return hook_ReJITCompilationFinished(This, functionId, rejitId, hrStatus, fIsSafeToBlock);
 }
 

@@ -417,9 +417,13 @@ void clrie_pm__detach_pin_engine(struct manager *m);
  * detach started. */
 void clrie_pm__detach_arm(struct manager *m, policy_lookup_fn lookup, void *ctx);
 
-/* Reads MemoryLogInterval (whole seconds, 0 for never; 60 when not set) through lookup: how
- * often the log gets the engine's memory line while the process runs (at Messages). */
+/* memory_line.c: the engine's memory line. _arm reads MemoryLogInterval (whole seconds, 0 for
+ * never; 60 when not set) through lookup: how often the log gets the line while the process
+ * runs; _now_and_then writes it when that time has come (at a compilation); _write writes it
+ * (at shutdown). All at Messages only. */
 void clrie_pm__memory_line_arm(struct manager *m, policy_lookup_fn lookup, void *ctx);
+void clrie_pm__memory_line_now_and_then(struct manager *m);
+void clrie_pm__memory_line_write(struct manager *m);
 /* GetReJITParameters while detaching: true when the method was given its original IL (the
  * caller then does nothing more). */
 bool clrie_pm__detach_rejit(struct manager *m, ModuleID module, mdMethodDef token,
