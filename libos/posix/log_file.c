@@ -166,14 +166,17 @@ bool clrie_os_log_file_deleted(int fd)
     return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 0;
 }
 
-int clrie_os_log_file_replace(int fd, const char *path, const char **why)
+int clrie_os_log_file_replace(int fd, const char *path, const void *first, size_t len,
+                              const char **why)
 {
     int fresh = -1;
     int r = clrie_os_log_file_open(path, &fresh, why);
     if (r != 0)
         return r;
+    r = clrie_os_write_all(fresh, first, len);
     /* One step, so that a concurrent write goes to the old file or to the new one. */
-    r = dup3(fresh, fd, O_CLOEXEC) < 0 ? -errno : 0;
+    if (r == 0)
+        r = dup3(fresh, fd, O_CLOEXEC) < 0 ? -errno : 0;
     close(fresh);
     return r;
 }

@@ -79,13 +79,16 @@ bool clrie_os_log_file_deleted(int fd)
            (info.DeletePending || info.NumberOfLinks == 0);
 }
 
-int clrie_os_log_file_replace(int fd, const char *path, const char **why)
+int clrie_os_log_file_replace(int fd, const char *path, const void *first, size_t len,
+                              const char **why)
 {
     int fresh = -1;
     int r = clrie_os_log_file_open(path, &fresh, why);
     if (r != 0)
         return r;
-    r = _dup2(fresh, fd) == 0 ? 0 : -errno;
+    r = clrie_os_write_all(fresh, first, len);
+    if (r == 0)
+        r = _dup2(fresh, fd) == 0 ? 0 : -errno;
     _close(fresh);
     /* The C runtime duplicates into an inheritable handle; a child must not hold the log. */
     if (r == 0)

@@ -221,36 +221,56 @@ unsigned clrie_pm_log_kinds_for(struct clrie_pm_log *log, const char *guid36)
 }
 
 /* The log file was deleted under the process (by an operator, a clean-up, a rotation that
- * does not signal): what is written to it reaches nobody. Makes it again at its path, saying
- * so at its top, or else goes to stderr from now on, saying why there. */
+ * does not signal): what is written to it reaches nobody. Makes it again at its path, the line
+ * saying so at its top (written before the file takes other threads' lines), or else goes to
+ * stderr from now on, saying why there. */
 static void renew_deleted_file(struct clrie_pm_log *log)
 {
+    const char *path = log->file_path ? log->file_path : "?";
+    struct clrie_pm_log_line renewed;
+    clrie_pm_log_line_begin(&renewed, log, CLRIE_PM_LOG_ERRORS, NULL, "the log file '");
+    clrie_pm_log_line_append_escaped(&renewed, path);
+    clrie_pm_log_line_append(&renewed, "' was deleted; this is a new one at the same path");
+    bool whole = renewed.active && renewed.text;
+    if (whole)
+        renewed.text[renewed.len] = '\n'; /* line_vput keeps room for it */
     const char *refusal = NULL;
     int error = 0;
     bool renewing = false;
     clrie_os_mutex_lock(&log->renew_lock);
     if (clrie_os_log_file_deleted(log->fd)) { /* not made again by another thread meanwhile */
         renewing = true;
-        error = log->file_path
-                    ? -clrie_os_log_file_replace(log->fd, log->file_path, &refusal)
-                    : ENOMEM;
+        error = log->file_path ? -clrie_os_log_file_replace(log->fd, log->file_path,
+                                                            whole ? renewed.text : "",
+                                                            whole ? renewed.len + 1 : 0,
+                                                            &refusal)
+                               : ENOMEM;
         if (error || refusal)
             atomic_store_explicit(&log->file_failed, true, memory_order_release);
     }
     clrie_os_mutex_unlock(&log->renew_lock);
+    if (whole)
+        renewed.text[renewed.len] = '\0';
+    if (renewing && !error && !refusal) {
+        /* in the new file already: the debugger and the host get it */
+        if (whole)
+            clrie_os_debug_output(renewed.text, renewed.len);
+        renewed.to_stream = false;
+        clrie_pm_log_line_end(&renewed);
+        return;
+    }
+    renewed.active = false; /* not this line: none, or the one below */
+    clrie_pm_log_line_end(&renewed);
     if (!renewing)
         return;
     struct clrie_pm_log_line line;
     clrie_pm_log_line_begin(&line, log, CLRIE_PM_LOG_ERRORS, NULL, "the log file '");
-    clrie_pm_log_line_append_escaped(&line, log->file_path ? log->file_path : "?");
+    clrie_pm_log_line_append_escaped(&line, path);
     char buf[128];
-    if (error || refusal)
-        clrie_pm_log_line_append(&line,
-                                 "' was deleted and cannot be made again (%s); logging to "
-                                 "stderr from now on",
-                                 refusal ? refusal : clrie_os_strerror(error, buf, sizeof(buf)));
-    else
-        clrie_pm_log_line_append(&line, "' was deleted; this is a new one at the same path");
+    clrie_pm_log_line_append(&line,
+                             "' was deleted and cannot be made again (%s); logging to stderr "
+                             "from now on",
+                             refusal ? refusal : clrie_os_strerror(error, buf, sizeof(buf)));
     clrie_pm_log_line_end(&line);
 }
 

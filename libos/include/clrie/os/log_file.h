@@ -33,11 +33,12 @@ int clrie_os_log_file_open(const char *path, int *fd, const char **why);
  * and where the system cannot tell. */
 bool clrie_os_log_file_deleted(int fd);
 
-/* Opens path again as clrie_os_log_file_open does and puts the file it opened behind fd, so
- * that every thread writing to fd writes there from then on (fd is not inherited either).
- * Returns 0, or a negative errno value with *why as for clrie_os_log_file_open; fd is
- * unchanged then. */
-int clrie_os_log_file_replace(int fd, const char *path, const char **why);
+/* Opens path again as clrie_os_log_file_open does, writes the len bytes of first to it (a line
+ * saying why, which so comes before any other thread's), and puts the file behind fd, so that
+ * every thread writing to fd writes there from then on (fd is not inherited either). Returns 0,
+ * or a negative errno value with *why as for clrie_os_log_file_open; fd is unchanged then. */
+int clrie_os_log_file_replace(int fd, const char *path, const void *first, size_t len,
+                              const char **why);
 
 /* Opens path itself (made when missing, emptied first when truncate) for appending lines
  * written whole, as a plugin's record or report: 0 and the descriptor in *fd, or a negative
