@@ -70,6 +70,7 @@ Exit: 0 all passed, 1 a check failed, 77 no dotnet on this machine."""
 import argparse
 import functools
 import os
+import re
 import subprocess
 import sys
 import time
@@ -658,6 +659,75 @@ def scenario_unmatched():
         sb.close()
 
 
+# Factories that cannot be made, each naming a method the app calls (a library that is missing
+# is in the main scenario's points): the class missing, a class that is no ITracerFactory, a
+# constructor that throws, a static constructor that throws; and one that works.
+FACTORY_POINTS = """<Tracing>
+  <Tracer factory="Recorder.Absent" library="recorder/Recorder.dll">
+    <Method assembly="traced" type="Traced.Program" name="Log"/>
+  </Tracer>
+  <Tracer factory="Recorder.NotAFactory" library="recorder/Recorder.dll">
+    <Method assembly="traced" type="Traced.Program" name="TryDouble"/>
+  </Tracer>
+  <Tracer factory="Recorder.Refusing" library="recorder/Recorder.dll">
+    <Method assembly="traced" type="Traced.Program" name="Early"/>
+  </Tracer>
+  <Tracer factory="Recorder.BrokenStatics" library="recorder/Recorder.dll">
+    <Method assembly="traced" type="Traced.Program" name="Mid"/>
+  </Tracer>
+  <Tracer factory="Recorder.Factory" library="recorder/Recorder.dll">
+    <Method assembly="traced" type="Traced.Calculator" name="Add"/>
+  </Tracer>
+</Tracing>
+"""
+# What the engine's log says of each factory of FACTORY_POINTS that cannot be made (a regular
+# expression): the exception's type and message, a constructor's own, not the reflection's
+# wrapper. The runtime says "Could not load type" before .NET 10, "Could not resolve type" on it.
+FACTORY_FAILURES = {
+    "Recorder.Absent": r"System\.TypeLoadException: Could not (load|resolve) type "
+                       r"'Recorder\.Absent' (from|in) assembly 'Recorder, [^;]*",
+    "Recorder.NotAFactory": r"System\.InvalidCastException: Recorder\.NotAFactory does not "
+                            r"implement Clrie\.Tracing\.ITracerFactory",
+    "Recorder.Refusing": r"System\.InvalidOperationException: the refusing factory refuses",
+    "Recorder.BrokenStatics": r"System\.ArgumentException: the static setting is missing",
+}
+
+
+def scenario_factories():
+    sb = Sandbox("factories", build_recorder())
+    try:
+        os.unlink(sb.path("points/traced.xml"))
+        points = sb.write("points/factories.xml", FACTORY_POINTS)
+        log_file = sb.path("engine.log")
+        result = run(sb, {"MicrosoftInstrumentationEngine_FileLogPath": log_file})
+        expect_app_unchanged("factories", result)
+        checks.expect(result.stderr == apps.baseline("traced").stderr,
+                      "factories: the app's stderr is as without a profiler (the lines are in "
+                      "the engine's log file)", result)
+        with open(log_file, encoding="utf-8", errors="replace") as f:
+            log = f.read().splitlines()
+        library = os.path.join(sb.path("points"), "recorder/Recorder.dll")
+        lines = FACTORY_POINTS.splitlines()
+        for factory, said in FACTORY_FAILURES.items():
+            method_line = [i + 1 for i, line in enumerate(lines) if factory + '"' in line][0] + 1
+            line_re = re.compile(r"LogError\[[^]]*\]:\[IM:[^]]*\]tracer: cannot make the tracer "
+                                 r"factory '%s' of %s \(%s:%d\): %s; its methods run without "
+                                 r"tracers$" % (re.escape(factory), re.escape(library),
+                                                re.escape(points), method_line, said))
+            found = [line for line in log if line_re.match(line)]
+            checks.expect(len(found) == 1,
+                          "factories: %s is one error line in the engine's log with the "
+                          "exception that stopped it" % factory,
+                          seen=found or [line for line in log if factory in line])
+        events = dotnet_apps.read_lines(sb.output)
+        checks.expect(events == ["enter " + traced_points.CALLS[0][0],
+                                 "finish " + traced_points.CALLS[0][1]],
+                      "factories: the factory that works traces its method, the others' "
+                      "methods run untraced", seen=events)
+    finally:
+        sb.close()
+
+
 WRONG_POINTS = """<Tracing>
   <Tracer factory="Recorder.Factory" library="recorder/Recorder.dll">
     <Method assembly="refreshed" type="Refreshed.Work" name="Gamma"/>
@@ -805,6 +875,8 @@ dotnet_apps.run_scenarios(checks, [
     ("refresh-call", "refresh-call: points changed, then Tracing.Refresh()",
      lambda: scenario_refresh(watch=False)),
     ("attach", "attach: the engine and the plugin attached to a running app", scenario_attach),
+    ("factories", "factories: factories that cannot be made, each said in the engine's log",
+     scenario_factories),
     ("unmatched", "unmatched: points that name no method, each said once", scenario_unmatched),
     ("unmatched-refresh", "unmatched-refresh: said again at each refresh",
      scenario_unmatched_refresh),

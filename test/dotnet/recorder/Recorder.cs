@@ -68,6 +68,34 @@ namespace Recorder
         }
     }
 
+    // Named by points as factories that cannot be made (test_tracer.py, scenario `factories`):
+    // each is one error line in the engine's log, with the exception the runtime gave.
+    public sealed class NotAFactory
+    {
+    }
+
+    public sealed class Refusing : ITracerFactory
+    {
+        public Refusing() => throw new InvalidOperationException("the refusing factory refuses");
+
+        public ITracer? GetTracer(TracedMethod method, object? instance, object?[] arguments) => null;
+    }
+
+    public sealed class BrokenStatics : ITracerFactory
+    {
+        static readonly string Setting;
+
+        // an explicit static constructor: it runs before the first instance is made
+        static BrokenStatics()
+        {
+            Setting = Environment.GetEnvironmentVariable("CLRIE_TEST_UNSET") ??
+                      throw new ArgumentException("the static setting is missing");
+        }
+
+        public ITracer? GetTracer(TracedMethod method, object? instance, object?[] arguments) =>
+            Setting.Length > 0 ? null : null;
+    }
+
     sealed class Tracer : ITracer
     {
         readonly string prefix, name;
