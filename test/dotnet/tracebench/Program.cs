@@ -1,5 +1,6 @@
-// test/bench-tracer's app: the time per call of one small method, called COUNT times after as
-// many calls of warm-up, in five forms:
+// test/bench-tracer's app: the time per call of one small method, in five forms, each called
+// COUNT times for warm-up, then COUNT times more in ten rounds that alternate the forms (the
+// fastest round of each form is its figure):
 //   bare        not traced
 //   traced      traced by the plugin (test/bench-tracer's points file) with a no-op tracer
 //               whose factory reads nothing (TracerNeeds.None)
@@ -92,11 +93,10 @@ namespace Bench
             return result;
         }
 
+        // Calls `method` `count` times and returns the time per call in ns.
         static double Time(Func<int, int> method, int count)
         {
             int sum = 0;
-            for (int i = 0; i < count; i++)
-                sum += method(i);
             var watch = Stopwatch.StartNew();
             for (int i = 0; i < count; i++)
                 sum += method(i);
@@ -104,6 +104,26 @@ namespace Bench
             if (sum == 42)
                 Console.WriteLine();
             return watch.Elapsed.TotalMilliseconds * 1e6 / count;
+        }
+
+        // The time per call of each form: `count` calls of each for warm-up, then Rounds rounds
+        // that each time count / Rounds calls of every form in turn; the fastest round of each
+        // form. The rounds alternate so that a machine whose speed drifts (a busy host) slows
+        // every form alike, and the fastest round is the one least disturbed.
+        const int Rounds = 10;
+
+        static double[] TimeAll(Func<int, int>[] forms, int[] counts)
+        {
+            var best = new double[forms.Length];
+            for (int f = 0; f < forms.Length; f++)
+            {
+                Time(forms[f], counts[f]);
+                best[f] = double.MaxValue;
+            }
+            for (int round = 0; round < Rounds; round++)
+                for (int f = 0; f < forms.Length; f++)
+                    best[f] = Math.Min(best[f], Time(forms[f], Math.Max(counts[f] / Rounds, 1)));
+            return best;
         }
 
         // Bytes allocated by `count` calls of each form (after as many of warm-up), with direct
@@ -154,11 +174,11 @@ namespace Bench
             AppDomain.CurrentDomain.SetData("clrie.bench.needs", shim.GetMethod("Needs"));
             AppDomain.CurrentDomain.SetData("clrie.bench.enter", shim.GetMethod("Enter"));
             AppDomain.CurrentDomain.SetData("clrie.bench.finish", shim.GetMethod("Finish"));
-            Console.WriteLine("bare {0:F2}", Time(Bare, count));
-            Console.WriteLine("traced {0:F2}", Time(Traced, count));
-            Console.WriteLine("null {0:F2}", Time(TracedNull, count));
-            Console.WriteLine("boxed {0:F2}", Time(TracedBoxed, count));
-            Console.WriteLine("reflection {0:F2}", Time(Reflected, Math.Max(count / 10, 1)));
+            string[] names = { "bare", "traced", "null", "boxed", "reflection" };
+            double[] times = TimeAll(new Func<int, int>[] { Bare, Traced, TracedNull, TracedBoxed, Reflected },
+                                     new[] { count, count, count, count, Math.Max(count / 10, 1) });
+            for (int f = 0; f < names.Length; f++)
+                Console.WriteLine("{0} {1:F2}", names[f], times[f]);
             return 0;
         }
     }
