@@ -452,11 +452,11 @@ class Checks:
 
 
 def run_scenarios(checks, scenarios, wanted):
-    """Runs each (name, label, function) of scenarios whose name is in wanted, in order: prints
-    "== label", then "ok" or how many of its checks failed. A scenario that raises counts as one
-    failed check, with the traceback."""
+    """Runs each (name, label, function) of scenarios whose name is in wanted (every one when
+    wanted is None), in order: prints "== label", then "ok" or how many of its checks failed. A
+    scenario that raises counts as one failed check, with the traceback."""
     for name, label, scenario in scenarios:
-        if name not in wanted:
+        if wanted is not None and name not in wanted:
             continue
         print("== %s" % label, flush=True)
         before = len(checks.failures)
