@@ -106,30 +106,35 @@ IInstruction *clrie_plugin_rewrite_exit(const struct clrie_plugin_rewrite *rw)
     return exit ? exit : clrie_plugin_last_plain_ret(rw->graph);
 }
 
-HRESULT clrie_plugin_element_type(IMethodInfo *method, CorElementType element, IType **out)
+/* The ITypeCreator of the method's module, a new reference in *out. */
+static HRESULT type_creator_of(IMethodInfo *method, ITypeCreator **out)
 {
     IModuleInfo *module = NULL;
-    ITypeCreator *types = NULL;
+    *out = NULL;
     HRESULT hr = method->lpVtbl->GetModuleInfo(method, &module);
     if (SUCCEEDED(hr))
-        hr = module->lpVtbl->CreateTypeFactory(module, &types);
+        hr = module->lpVtbl->CreateTypeFactory(module, out);
+    clrie_plugin_release(module);
+    return hr;
+}
+
+HRESULT clrie_plugin_element_type(IMethodInfo *method, CorElementType element, IType **out)
+{
+    ITypeCreator *types = NULL;
+    HRESULT hr = type_creator_of(method, &types);
     if (SUCCEEDED(hr))
         hr = types->lpVtbl->FromCorElement(types, element, out);
     clrie_plugin_release(types);
-    clrie_plugin_release(module);
     return hr;
 }
 
 HRESULT clrie_plugin_signature_type(IMethodInfo *method, const COR_SIGNATURE *sig, ULONG len,
                                     IType **out)
 {
-    IModuleInfo *module = NULL;
     ITypeCreator *types = NULL;
     DWORD used = 0;
     *out = NULL;
-    HRESULT hr = method->lpVtbl->GetModuleInfo(method, &module);
-    if (SUCCEEDED(hr))
-        hr = module->lpVtbl->CreateTypeFactory(module, &types);
+    HRESULT hr = type_creator_of(method, &types);
     if (SUCCEEDED(hr))
         hr = types->lpVtbl->FromSignature(types, len, sig, out, &used);
     if (SUCCEEDED(hr) && used != len) {
@@ -138,7 +143,6 @@ HRESULT clrie_plugin_signature_type(IMethodInfo *method, const COR_SIGNATURE *si
         hr = E_INVALIDARG; /* more than one type, or a signature cut short */
     }
     clrie_plugin_release(types);
-    clrie_plugin_release(module);
     return hr;
 }
 
